@@ -1,0 +1,19 @@
+package dev.tenure;
+
+/**
+ * The lease was lost while its holder still needed it: a renewal was refused ("not yours") or its local
+ * validity ran out without a successful renewal. Work done after this point must not be trusted.
+ */
+public class LeaseLostException extends TenureException {
+
+    private final String owner;
+
+    public LeaseLostException(String key, String owner, String reason) {
+        super("Lease '" + key + "' of owner " + owner + " was lost: " + reason, key);
+        this.owner = owner;
+    }
+
+    public String owner() {
+        return owner;
+    }
+}

@@ -1,0 +1,242 @@
+package dev.tenure;
+
+import dev.tenure.internal.LeaseEngine;
+import dev.tenure.metrics.LeaseMetrics;
+import dev.tenure.spi.LeaseKeys;
+import dev.tenure.spi.LeaseStore;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.TreeSet;
+import java.util.function.Function;
+
+/**
+ * Leases and locks over one {@link LeaseStore}: the everyday entry point. Thread-safe; create one per
+ * application and share it. Every lease it grants is renewed by its watchdog until released or lost.
+ *
+ * <pre>{@code
+ * try (Leases leases = Leases.of(ValkeyLeaseStore.create(ValkeyConfig.standalone("127.0.0.1:6380").build()))) {
+ *     try (Lease lease = leases.tryLock("coupon-42", Duration.ofMillis(500), Duration.ofSeconds(3)).orElseThrow()) {
+ *         // critical section
+ *     }
+ *     Optional<Receipt> r = leases.runLocked("product-7", LockPolicy.failFast(), lease -> issue(...));
+ * }
+ * }</pre>
+ *
+ * Expected results are values: a key held elsewhere gives {@code Optional.empty()}. Faults are
+ * {@link LeaseStoreUnavailableException}s (fail closed: no lease). Bad input is an
+ * {@link IllegalArgumentException} naming the value and the rule.
+ */
+public final class Leases implements AutoCloseable {
+
+    private final LeaseEngine engine;
+    private final LeaseStore store;
+    private final LeaseOptions defaults;
+    private final boolean ownsStore;
+
+    private Leases(Builder b) {
+        this.store = b.store;
+        this.defaults = b.defaults;
+        this.ownsStore = b.ownsStore;
+        this.engine = new LeaseEngine(b.store, b.ticker, b.metrics, b.callTimeout, b.maxLocalHandOffs);
+    }
+
+    /** Leases over {@code store} with default options; closing the result closes the store too. */
+    public static Leases of(LeaseStore store) {
+        return builder(store).build();
+    }
+
+    public static Builder builder(LeaseStore store) {
+        return new Builder(store);
+    }
+
+    /** The options used where a call does not pass its own. */
+    public LeaseOptions defaults() {
+        return defaults;
+    }
+
+    /** One attempt with the default options; empty if held elsewhere. */
+    public Optional<Lease> tryAcquire(String key) {
+        return tryAcquire(key, defaults);
+    }
+
+    /** One attempt; empty if held elsewhere. */
+    public Optional<Lease> tryAcquire(String key, LeaseOptions options) {
+        return engine.tryAcquire(LeaseKeys.validate(key), Objects.requireNonNull(options, "options"));
+    }
+
+    /** Waits up to {@code wait} (zero = one attempt); empty on timeout. */
+    public Optional<Lease> acquire(String key, Duration wait, LeaseOptions options) {
+        return engine.acquire(LeaseKeys.validate(key), checkWait(wait), Objects.requireNonNull(options, "options"));
+    }
+
+    /**
+     * The article's {@code tryLock(key, wait, lease)}: waits up to {@code wait} for a lease of TTL
+     * {@code lease} (renewed by the watchdog while held). Use it in try-with-resources.
+     */
+    public Optional<Lease> tryLock(String key, Duration wait, Duration lease) {
+        return acquire(key, wait, defaults.withTtl(Objects.requireNonNull(lease, "lease")));
+    }
+
+    /**
+     * Leases on all {@code keys} or none: taken in sorted order within {@code wait}, and on any failure
+     * (timeout or fault) every lease already taken is released, in reverse order.
+     */
+    public Optional<LeaseGroup> acquireAll(Collection<String> keys, Duration wait, LeaseOptions options) {
+        Objects.requireNonNull(keys, "keys");
+        if (keys.isEmpty()) {
+            throw new IllegalArgumentException("keys must not be empty");
+        }
+        TreeSet<String> sorted = new TreeSet<>();
+        keys.forEach(k -> sorted.add(LeaseKeys.validate(k)));
+        long deadline = System.nanoTime() + checkWait(wait).toNanos();
+        List<Lease> taken = new ArrayList<>(sorted.size());
+        try {
+            for (String key : sorted) {
+                Duration left = Duration.ofNanos(Math.max(0, deadline - System.nanoTime()));
+                Optional<Lease> lease = engine.acquire(key, left, options);
+                if (lease.isEmpty()) {
+                    releaseReversed(taken);
+                    return Optional.empty();
+                }
+                taken.add(lease.get());
+            }
+        } catch (RuntimeException e) {
+            releaseReversed(taken);
+            throw e;
+        }
+        List<Lease> all = List.copyOf(taken);
+        LeaseGroup group = () -> all;
+        return Optional.of(group);
+    }
+
+    private static void releaseReversed(List<Lease> taken) {
+        for (int i = taken.size() - 1; i >= 0; i--) {
+            taken.get(i).release();
+        }
+    }
+
+    /** {@link #runLocked(String, LockPolicy, LeaseOptions, Function)} with the default options. */
+    public <T> Optional<T> runLocked(String key, LockPolicy policy, Function<Lease, T> work) {
+        return runLocked(key, policy, defaults, work);
+    }
+
+    /**
+     * Runs {@code work} under a lease on {@code key}, releasing it in {@code finally}. Empty when the lock was
+     * not obtained under {@code policy}; the work's result otherwise (an empty Optional too if it returned
+     * null). If the lease was lost while the work ran, throws {@link LeaseLostException} after the work:
+     * its effects were not protected and must be checked by the caller.
+     */
+    public <T> Optional<T> runLocked(String key, LockPolicy policy, LeaseOptions options, Function<Lease, T> work) {
+        Objects.requireNonNull(policy, "policy");
+        Objects.requireNonNull(work, "work");
+        Optional<Lease> held = acquire(key, policy.maxWait(), options);
+        if (held.isEmpty()) {
+            return Optional.empty();
+        }
+        Lease lease = held.get();
+        T result;
+        try {
+            result = work.apply(lease);
+        } finally {
+            ReleaseResult r = lease.release();
+            if (r == ReleaseResult.LOST) {
+                throw new LeaseLostException(lease.key(), lease.owner(), "lost while the work ran");
+            }
+        }
+        return Optional.ofNullable(result);
+    }
+
+    private static Duration checkWait(Duration wait) {
+        Objects.requireNonNull(wait, "wait");
+        if (wait.isNegative()) {
+            throw new IllegalArgumentException("wait must not be negative (got " + wait + ")");
+        }
+        return wait;
+    }
+
+    /** Leases currently held through this instance and watched by its watchdog. */
+    public int heldLeases() {
+        return engine.watchedLeases();
+    }
+
+    /** Releases every lease still held, stops the watchdog, and closes the store if this instance owns it. */
+    @Override
+    public void close() {
+        engine.close();
+        if (ownsStore) {
+            store.close();
+        }
+    }
+
+    /** Configuration of a {@link Leases}. Not thread-safe; build once. */
+    public static final class Builder {
+        private final LeaseStore store;
+        private LeaseOptions defaults = LeaseOptions.ofDefaults();
+        private Ticker ticker = Ticker.system();
+        private LeaseMetrics metrics = LeaseMetrics.none();
+        private Duration callTimeout = Duration.ofSeconds(5);
+        private int maxLocalHandOffs = 16;
+        private boolean ownsStore = true;
+
+        private Builder(LeaseStore store) {
+            this.store = Objects.requireNonNull(store, "store");
+        }
+
+        /** Options for calls that pass none (default {@link LeaseOptions#ofDefaults()}). */
+        public Builder defaults(LeaseOptions options) {
+            this.defaults = Objects.requireNonNull(options, "options");
+            return this;
+        }
+
+        /** The monotonic clock for deadlines (default the system's). */
+        public Builder ticker(Ticker ticker) {
+            this.ticker = Objects.requireNonNull(ticker, "ticker");
+            return this;
+        }
+
+        /** Where to report metrics (default none; see {@code MicrometerLeaseMetrics}). */
+        public Builder metrics(LeaseMetrics metrics) {
+            this.metrics = Objects.requireNonNull(metrics, "metrics");
+            return this;
+        }
+
+        /**
+         * Hard upper bound on waiting for any single store call (default 5 s). The store's own request timeout
+         * is normally much shorter; this only guards against a store that never answers.
+         */
+        public Builder callTimeout(Duration timeout) {
+            if (timeout == null || timeout.isNegative() || timeout.isZero()) {
+                throw new IllegalArgumentException("callTimeout must be positive (got " + timeout + ")");
+            }
+            this.callTimeout = timeout;
+            return this;
+        }
+
+        /**
+         * How many times in a row a released lease may be handed straight to a waiter in this process before it
+         * is released normally so waiters in other processes get a turn (default 16; 0 = never hand off).
+         */
+        public Builder maxLocalHandOffs(int max) {
+            if (max < 0) {
+                throw new IllegalArgumentException("maxLocalHandOffs must be >= 0 (got " + max + ")");
+            }
+            this.maxLocalHandOffs = max;
+            return this;
+        }
+
+        /** Whether {@link Leases#close()} closes the store (default true). */
+        public Builder ownsStore(boolean owns) {
+            this.ownsStore = owns;
+            return this;
+        }
+
+        public Leases build() {
+            return new Leases(this);
+        }
+    }
+}

@@ -1,0 +1,302 @@
+package dev.tenure.internal;
+
+import dev.tenure.Lease;
+import dev.tenure.LeaseOptions;
+import dev.tenure.LeaseOutcomeUnknownException;
+import dev.tenure.LeaseState;
+import dev.tenure.LeaseStoreUnavailableException;
+import dev.tenure.ReleaseResult;
+import dev.tenure.Ticker;
+import dev.tenure.metrics.LeaseMetrics;
+import dev.tenure.spi.AcquireResult;
+import dev.tenure.spi.LeaseStore;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * The lease state machine over a {@link LeaseStore}: single attempts, waiting with a local FIFO per key,
+ * hand-off to a local waiter in one store call, release, and clean-up of acquisitions whose outcome is
+ * unknown. This is the one large class of the core, because waiting, hand-off and release share the
+ * per-key queue and must agree on it.
+ */
+public final class LeaseEngine implements AutoCloseable {
+
+    static final Logger LOG = LoggerFactory.getLogger("dev.tenure");
+    private static final long CLEANUP_RETRY_MILLIS = 200;
+
+    private final LeaseStore store;
+    private final Ticker ticker;
+    private final LeaseMetrics metrics;
+    private final Duration callTimeout;
+    private final int maxLocalHandOffs;
+    private final Watchdog watchdog;
+    private final ScheduledExecutorService cleaner;
+    private final ConcurrentMap<String, KeyWaiters> waiters = new ConcurrentHashMap<>();
+
+    public LeaseEngine(LeaseStore store, Ticker ticker, LeaseMetrics metrics, Duration callTimeout, int maxLocalHandOffs) {
+        this.store = store;
+        this.ticker = ticker;
+        this.metrics = metrics;
+        this.callTimeout = callTimeout;
+        this.maxLocalHandOffs = maxLocalHandOffs;
+        this.watchdog = new Watchdog(store, ticker, metrics);
+        this.cleaner = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "tenure-cleanup");
+            t.setDaemon(true);
+            return t;
+        });
+    }
+
+    long now() {
+        return ticker.nanoTime();
+    }
+
+    /** Leases this engine is watching (held and not yet released or lost). */
+    public int watchedLeases() {
+        return watchdog.size();
+    }
+
+    /** Lets the watchdog look at its leases now. */
+    public void nudgeWatchdog() {
+        watchdog.wakeUp();
+    }
+
+    /** One attempt; empty if held elsewhere. */
+    public Optional<Lease> tryAcquire(String key, LeaseOptions options) {
+        Object r = attempt(key, Owners.next(), options);
+        return r instanceof DefaultLease l ? Optional.of(l) : Optional.empty();
+    }
+
+    /** Returns the granted lease, or the store's {@link AcquireResult.Held} answer. */
+    private Object attempt(String key, String owner, LeaseOptions o) {
+        long sentAt = now();
+        AcquireResult r;
+        try {
+            r = Futures.await(store.tryAcquire(key, owner, o.ttl(), o.fencingToken()), callTimeout, key);
+        } catch (LeaseStoreUnavailableException e) {
+            metrics.acquire(LeaseMetrics.AcquireResult.ERROR, now() - sentAt);
+            cleanUp(key, owner, o.ttl());
+            throw new LeaseOutcomeUnknownException(key, owner, e);
+        }
+        if (r instanceof AcquireResult.Acquired a) {
+            metrics.acquire(LeaseMetrics.AcquireResult.ACQUIRED, now() - sentAt);
+            DefaultLease lease = new DefaultLease(this, key, owner, o, a.fencingToken(), sentAt, Thread.currentThread());
+            watchdog.register(lease);
+            return lease;
+        }
+        metrics.acquire(LeaseMetrics.AcquireResult.HELD, now() - sentAt);
+        return r;
+    }
+
+    /**
+     * Waits up to {@code wait} for the key. Only the head of this process's queue asks the store; it sleeps
+     * with jittered exponential back-off capped by the holder's remaining time, and is woken early by a
+     * release (local, or the store's notification). Empty on timeout or interruption (the flag is kept).
+     */
+    public Optional<Lease> acquire(String key, Duration wait, LeaseOptions o) {
+        if (wait.isZero()) {
+            return tryAcquire(key, o);
+        }
+        long deadline = now() + wait.toNanos();
+        Waiter w = new Waiter(o);
+        KeyWaiters q = join(key, w);
+        try {
+            return awaitTurn(key, q, w, deadline, new Backoff());
+        } finally {
+            leave(key, q, w);
+        }
+    }
+
+    private Optional<Lease> awaitTurn(String key, KeyWaiters q, Waiter w, long deadline, Backoff backoff) {
+        while (true) {
+            int st = w.state.get();
+            if (st == Waiter.GRANTED) {
+                return Optional.of(w.granted);
+            }
+            if (st == Waiter.GRANTING) {
+                LockSupport.parkNanos(this, callTimeout.toNanos());
+                continue;
+            }
+            long left = deadline - now();
+            if (left <= 0 || Thread.currentThread().isInterrupted()) {
+                if (w.cas(Waiter.WAITING, Waiter.DONE)) {
+                    metrics.acquire(LeaseMetrics.AcquireResult.TIMEOUT, 0);
+                    return Optional.empty();
+                }
+                continue;
+            }
+            if (!q.isHead(w) || !w.cas(Waiter.WAITING, Waiter.TRYING)) {
+                LockSupport.parkNanos(this, left);
+                continue;
+            }
+            Object r;
+            try {
+                r = attempt(key, w.owner, w.options);
+            } catch (RuntimeException e) {
+                w.state.set(Waiter.DONE);
+                throw e;
+            }
+            if (r instanceof DefaultLease lease) {
+                w.state.set(Waiter.DONE);
+                q.localHandOffs = 0;
+                return Optional.of(lease);
+            }
+            w.state.set(Waiter.WAITING);
+            metrics.retry();
+            long holderLeft = ((AcquireResult.Held) r).remaining().toNanos() + 1_000_000L;
+            LockSupport.parkNanos(this, Math.min(Math.min(backoff.nextNanos(), holderLeft), Math.max(0, deadline - now())));
+        }
+    }
+
+    private KeyWaiters join(String key, Waiter w) {
+        return waiters.compute(key, (k, q) -> {
+            if (q == null) {
+                q = new KeyWaiters();
+                KeyWaiters created = q;
+                q.subscription = store.subscribeReleases(k, created::wakeHead);
+            }
+            q.add(w);
+            return q;
+        });
+    }
+
+    private void leave(String key, KeyWaiters q, Waiter w) {
+        waiters.computeIfPresent(key, (k, current) -> {
+            if (current.remove(w) && current == q) {
+                closeQuietly(current.subscription);
+                return null;
+            }
+            return current;
+        });
+    }
+
+    /** Releases {@code lease}, handing it straight to a parked local waiter when there is one. */
+    ReleaseResult release(DefaultLease lease) {
+        if (!lease.startRelease()) {
+            return lease.state() == LeaseState.LOST ? ReleaseResult.LOST : ReleaseResult.ALREADY_RELEASED;
+        }
+        watchdog.unregister(lease);
+        metrics.held(Duration.ofNanos(now() - lease.acquiredAt()), lease.options().ttl());
+        KeyWaiters q = waiters.get(lease.key());
+        boolean yield = q != null && q.localHandOffs >= maxLocalHandOffs;
+        if (q != null && !yield && lease.isValid()) {
+            Waiter w = q.claimParkedHead();
+            if (w != null) {
+                return handOff(lease, q, w);
+            }
+        }
+        ReleaseResult r = releaseInStore(lease);
+        if (q != null) {
+            if (yield) {
+                q.localHandOffs = 0; // waiters elsewhere get the same chance: the local head waits for the notification too
+            } else {
+                q.wakeHead();
+            }
+        }
+        return r;
+    }
+
+    private ReleaseResult releaseInStore(DefaultLease lease) {
+        boolean wasLost = lease.state() == LeaseState.LOST;
+        boolean ours;
+        try {
+            ours = Futures.await(store.release(lease.key(), lease.owner()), callTimeout, lease.key());
+        } catch (LeaseStoreUnavailableException e) {
+            metrics.releaseFailure();
+            cleanUp(lease.key(), lease.owner(), lease.options().ttl());
+            lease.markReleased();
+            LOG.warn("release of lease '{}' not confirmed ({}); it expires by its TTL, retrying in the background", lease.key(), e.getMessage());
+            return wasLost ? ReleaseResult.LOST : ReleaseResult.UNCONFIRMED;
+        }
+        if (ours && lease.markReleased()) {
+            return ReleaseResult.RELEASED;
+        }
+        if (lease.markLost("the store no longer held this owner's lease at release")) {
+            metrics.lost();
+        }
+        return ReleaseResult.LOST;
+    }
+
+    private ReleaseResult handOff(DefaultLease lease, KeyWaiters q, Waiter w) {
+        long sentAt = now();
+        AcquireResult r;
+        try {
+            r = Futures.await(store.handOff(lease.key(), lease.owner(), w.owner, w.options.ttl(), w.options.fencingToken()),
+                    callTimeout, lease.key());
+        } catch (LeaseStoreUnavailableException e) {
+            metrics.releaseFailure();
+            cleanUp(lease.key(), lease.owner(), lease.options().ttl());
+            cleanUp(lease.key(), w.owner, w.options.ttl());
+            lease.markReleased();
+            backToWaiting(w);
+            return ReleaseResult.UNCONFIRMED;
+        }
+        if (r instanceof AcquireResult.Acquired a) {
+            lease.markReleased();
+            q.localHandOffs++;
+            metrics.acquire(LeaseMetrics.AcquireResult.ACQUIRED, now() - sentAt);
+            DefaultLease next = new DefaultLease(this, lease.key(), w.owner, w.options, a.fencingToken(), sentAt, w.thread);
+            watchdog.register(next);
+            w.grant(next);
+            return ReleaseResult.RELEASED;
+        }
+        if (lease.markLost("the store no longer held this owner's lease at hand-off")) {
+            metrics.lost();
+        }
+        backToWaiting(w);
+        return ReleaseResult.LOST;
+    }
+
+    private static void backToWaiting(Waiter w) {
+        w.state.set(Waiter.WAITING);
+        w.wake();
+    }
+
+    /** Releases {@code owner}'s lease on {@code key} if it exists, retrying in the background until its TTL has passed. */
+    void cleanUp(String key, String owner, Duration ttl) {
+        long until = now() + ttl.toNanos();
+        cleaner.execute(() -> cleanUpOnce(key, owner, until));
+    }
+
+    private void cleanUpOnce(String key, String owner, long until) {
+        store.release(key, owner).whenComplete((ok, err) -> {
+            if (err != null && now() < until && !cleaner.isShutdown()) {
+                cleaner.schedule(() -> cleanUpOnce(key, owner, until), CLEANUP_RETRY_MILLIS, TimeUnit.MILLISECONDS);
+            }
+        });
+    }
+
+    private static void closeQuietly(AutoCloseable c) {
+        if (c == null) {
+            return;
+        }
+        try {
+            c.close();
+        } catch (Exception e) {
+            LOG.debug("closing a release subscription failed", e);
+        }
+    }
+
+    @Override
+    public void close() {
+        for (DefaultLease lease : watchdog.snapshot()) {
+            lease.release();
+        }
+        watchdog.close();
+        cleaner.shutdown();
+        try {
+            cleaner.awaitTermination(callTimeout.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}

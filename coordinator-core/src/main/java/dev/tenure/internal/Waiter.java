@@ -1,0 +1,47 @@
+package dev.tenure.internal;
+
+import dev.tenure.LeaseOptions;
+
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * One thread waiting for a key in this process. Its owner id is fixed for the whole wait, so a hand-off and
+ * its own attempt can never both grant it a lease under different ids.
+ *
+ * <p>States: WAITING (parked, may be handed the lease) → TRYING (asking the store itself) → WAITING ...;
+ * WAITING → GRANTING (a releasing thread is handing it the lease) → GRANTED or back to WAITING;
+ * WAITING/TRYING → DONE (gave up or acquired by itself).
+ */
+final class Waiter {
+
+    static final int WAITING = 0;
+    static final int TRYING = 1;
+    static final int GRANTING = 2;
+    static final int GRANTED = 3;
+    static final int DONE = 4;
+
+    final Thread thread = Thread.currentThread();
+    final String owner = Owners.next();
+    final LeaseOptions options;
+    final AtomicInteger state = new AtomicInteger(WAITING);
+    volatile DefaultLease granted;
+
+    Waiter(LeaseOptions options) {
+        this.options = options;
+    }
+
+    boolean cas(int from, int to) {
+        return state.compareAndSet(from, to);
+    }
+
+    void grant(DefaultLease lease) {
+        granted = lease;
+        state.set(GRANTED);
+        wake();
+    }
+
+    void wake() {
+        LockSupport.unpark(thread);
+    }
+}

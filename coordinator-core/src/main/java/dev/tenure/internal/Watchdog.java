@@ -1,0 +1,137 @@
+package dev.tenure.internal;
+
+import dev.tenure.LeaseState;
+import dev.tenure.Ticker;
+import dev.tenure.metrics.LeaseMetrics;
+import dev.tenure.spi.LeaseStore;
+
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * One daemon thread per engine that renews every registered lease and declares it LOST when a renewal is
+ * refused or its local validity runs out. Renewals are fired asynchronously and all at once for every lease
+ * that is due (or nearly due: within a tenth of its period), so the store can coalesce them into few calls;
+ * nothing here waits for the store. After a failed renewal it retries sooner (a quarter period), until the
+ * validity deadline, which it enforces on its own clock whether or not a request is still in flight.
+ */
+final class Watchdog implements AutoCloseable {
+
+    private static final long MAX_SLEEP_NANOS = 50_000_000L;
+    private static final long MIN_RETRY_NANOS = 5_000_000L;
+
+    private final Set<DefaultLease> leases = ConcurrentHashMap.newKeySet();
+    private final LeaseStore store;
+    private final Ticker ticker;
+    private final LeaseMetrics metrics;
+    private final Thread thread;
+    private volatile boolean closed;
+
+    Watchdog(LeaseStore store, Ticker ticker, LeaseMetrics metrics) {
+        this.store = store;
+        this.ticker = ticker;
+        this.metrics = metrics;
+        this.thread = new Thread(this::loop, "tenure-watchdog");
+        this.thread.setDaemon(true);
+        this.thread.start();
+    }
+
+    void register(DefaultLease lease) {
+        leases.add(lease);
+        LockSupport.unpark(thread);
+    }
+
+    void unregister(DefaultLease lease) {
+        leases.remove(lease);
+    }
+
+    /** Makes the watchdog look at its leases now (tests that move a settable ticker use this). */
+    void wakeUp() {
+        LockSupport.unpark(thread);
+    }
+
+    java.util.List<DefaultLease> snapshot() {
+        return java.util.List.copyOf(leases);
+    }
+
+    int size() {
+        return leases.size();
+    }
+
+    private void loop() {
+        while (!closed) {
+            long now = ticker.nanoTime();
+            long wake = now + MAX_SLEEP_NANOS;
+            for (DefaultLease lease : leases) {
+                wake = Math.min(wake, visit(lease, now));
+            }
+            long sleep = wake - ticker.nanoTime();
+            if (sleep > 0) {
+                LockSupport.parkNanos(this, sleep);
+            }
+        }
+    }
+
+    /** Handles one lease; returns when it next needs a look. */
+    private long visit(DefaultLease lease, long now) {
+        if (lease.state() != LeaseState.ACTIVE) {
+            leases.remove(lease);
+            return Long.MAX_VALUE;
+        }
+        if (lease.refused) {
+            lose(lease, "the store refused the renewal: it no longer holds this owner's lease");
+            return Long.MAX_VALUE;
+        }
+        if (now >= lease.validUntil()) {
+            lose(lease, "no successful renewal before the local validity deadline");
+            return Long.MAX_VALUE;
+        }
+        if (!lease.options().renew()) {
+            return lease.validUntil();
+        }
+        long window = lease.options().renewEvery().toNanos() / 10;
+        if (!lease.renewInFlight && now >= lease.nextRenewAt - window) {
+            renew(lease);
+        }
+        return lease.renewInFlight ? lease.validUntil() : Math.min(lease.validUntil(), lease.nextRenewAt - window);
+    }
+
+    private void lose(DefaultLease lease, String reason) {
+        leases.remove(lease);
+        if (lease.markLost(reason)) {
+            metrics.lost();
+            LeaseEngine.LOG.warn("lease '{}' of owner {} LOST: {}", lease.key(), lease.owner(), reason);
+        }
+    }
+
+    private void renew(DefaultLease lease) {
+        lease.renewInFlight = true;
+        long sentAt = ticker.nanoTime();
+        store.renew(lease.key(), lease.owner(), lease.options().ttl()).whenComplete((ok, err) -> {
+            if (err != null) {
+                metrics.renewFailure();
+                long retry = Math.max(MIN_RETRY_NANOS, lease.options().renewEvery().toNanos() / 4);
+                lease.nextRenewAt = ticker.nanoTime() + retry;
+            } else if (ok) {
+                lease.extend(sentAt);
+                lease.nextRenewAt = sentAt + lease.options().renewEvery().toNanos();
+            } else {
+                lease.refused = true;
+            }
+            lease.renewInFlight = false;
+            LockSupport.unpark(thread);
+        });
+    }
+
+    @Override
+    public void close() {
+        closed = true;
+        LockSupport.unpark(thread);
+        try {
+            thread.join(1000);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}

@@ -1,0 +1,33 @@
+package dev.tenure.metrics;
+
+import java.time.Duration;
+
+/**
+ * Where Tenure reports what happens to leases. The default does nothing; {@link MicrometerLeaseMetrics}
+ * publishes the meters listed in {@link MetricNames}. Implementations must be thread-safe and fast: they are
+ * called on hot paths and on the watchdog thread.
+ */
+public interface LeaseMetrics {
+
+    /** Result tag values of {@code tenure.lease.acquire}. */
+    enum AcquireResult { ACQUIRED, HELD, TIMEOUT, ERROR }
+
+    default void acquire(AcquireResult result, long nanos) { }
+
+    default void held(Duration holdTime, Duration ttl) { }
+
+    default void retry() { }
+
+    default void renewFailure() { }
+
+    default void lost() { }
+
+    default void releaseFailure() { }
+
+    default void fenceRejected() { }
+
+    /** A metrics sink that records nothing. */
+    static LeaseMetrics none() {
+        return new LeaseMetrics() { };
+    }
+}

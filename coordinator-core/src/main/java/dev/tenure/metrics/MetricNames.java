@@ -1,0 +1,17 @@
+package dev.tenure.metrics;
+
+/** Every meter name Tenure publishes, in one place. */
+public final class MetricNames {
+
+    public static final String ACQUIRE = "tenure.lease.acquire";
+    public static final String HOLD = "tenure.lease.hold";
+    public static final String RETRIES = "tenure.lease.retries";
+    public static final String RENEW_FAILURES = "tenure.lease.renew.failures";
+    public static final String LOST = "tenure.lease.lost";
+    public static final String RELEASE_FAILURES = "tenure.lease.release.failures";
+    public static final String FENCE_REJECTED = "tenure.fence.rejected";
+    public static final String TTL_HEADROOM = "tenure.lease.ttl.headroom";
+
+    private MetricNames() {
+    }
+}

@@ -1,0 +1,87 @@
+package dev.tenure.metrics;
+
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.DistributionSummary;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+
+import java.time.Duration;
+import java.util.EnumMap;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Publishes lease metrics to a Micrometer registry (micrometer-core is an optional dependency: only this
+ * class needs it). Also feeds a {@link TtlAdvisor} so operators can ask for a TTL that fits the observed
+ * hold times. Thread-safe.
+ */
+public final class MicrometerLeaseMetrics implements LeaseMetrics {
+
+    private final Map<AcquireResult, Timer> acquire = new EnumMap<>(AcquireResult.class);
+    private final Timer hold;
+    private final DistributionSummary headroom;
+    private final Counter retries;
+    private final Counter renewFailures;
+    private final Counter lost;
+    private final Counter releaseFailures;
+    private final Counter fenceRejected;
+    private final TtlAdvisor advisor = new TtlAdvisor(1024);
+
+    public MicrometerLeaseMetrics(MeterRegistry registry) {
+        for (AcquireResult r : AcquireResult.values()) {
+            acquire.put(r, Timer.builder(MetricNames.ACQUIRE).tag("result", r.name().toLowerCase(Locale.ROOT))
+                    .description("Lease acquire attempts by result").register(registry));
+        }
+        hold = Timer.builder(MetricNames.HOLD).description("How long leases were held").register(registry);
+        headroom = DistributionSummary.builder(MetricNames.TTL_HEADROOM)
+                .description("Hold time as a fraction of the TTL (1.0 = the whole TTL)").register(registry);
+        retries = registry.counter(MetricNames.RETRIES);
+        renewFailures = registry.counter(MetricNames.RENEW_FAILURES);
+        lost = registry.counter(MetricNames.LOST);
+        releaseFailures = registry.counter(MetricNames.RELEASE_FAILURES);
+        fenceRejected = registry.counter(MetricNames.FENCE_REJECTED);
+    }
+
+    @Override
+    public void acquire(AcquireResult result, long nanos) {
+        acquire.get(result).record(nanos, TimeUnit.NANOSECONDS);
+    }
+
+    @Override
+    public void held(Duration holdTime, Duration ttl) {
+        hold.record(holdTime);
+        headroom.record((double) holdTime.toNanos() / ttl.toNanos());
+        advisor.record(holdTime);
+    }
+
+    @Override
+    public void retry() {
+        retries.increment();
+    }
+
+    @Override
+    public void renewFailure() {
+        renewFailures.increment();
+    }
+
+    @Override
+    public void lost() {
+        lost.increment();
+    }
+
+    @Override
+    public void releaseFailure() {
+        releaseFailures.increment();
+    }
+
+    @Override
+    public void fenceRejected() {
+        fenceRejected.increment();
+    }
+
+    /** The TTL advisor fed by observed hold times. */
+    public TtlAdvisor ttlAdvisor() {
+        return advisor;
+    }
+}
