@@ -1,0 +1,51 @@
+package dev.tenure.bench;
+
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/** The registry of lock drivers. */
+public final class Drivers {
+
+    /** Drivers run when {@code --drivers} is not given. Add "tenure" here once {@link TenureDriver} is wired. */
+    public static final List<String> DEFAULT = List.of("glide", "redisson", "spring", "shedlock");
+
+    private Drivers() {
+    }
+
+    /** Creates a fresh driver (and its clients); the caller closes it. */
+    @FunctionalInterface
+    public interface Factory {
+        LockDriver create(BenchConfig cfg) throws Exception;
+    }
+
+    /**
+     * Every driver the benchmark knows, by {@code --drivers} name. Variants beyond {@link #DEFAULT} are opt-in.
+     */
+    public static Map<String, Factory> all() {
+        Map<String, Factory> m = new LinkedHashMap<>();
+        m.put("glide", GlideTextbookDriver::new);
+        m.put("redisson", RedissonDriver::new);
+        m.put("spring", cfg -> new SpringIntegrationDriver(cfg, "spring", SpringIntegrationDriver.Mode.SPIN_PER_THREAD));
+        m.put("spring-pubsub", cfg -> new SpringIntegrationDriver(cfg, "spring-pubsub", SpringIntegrationDriver.Mode.PUBSUB_PER_THREAD));
+        m.put("spring-shared", cfg -> new SpringIntegrationDriver(cfg, "spring-shared", SpringIntegrationDriver.Mode.SPIN_SHARED));
+        m.put("shedlock", cfg -> new ShedLockDriver(cfg, "shedlock", false));
+        m.put("shedlock-safe", cfg -> new ShedLockDriver(cfg, "shedlock-safe", true));
+        // ---- Tenure: the core author wires it here (and adds "tenure" to DEFAULT above) ----
+        // m.put("tenure", TenureDriver::new);
+        return m;
+    }
+
+    public static Set<String> known() {
+        return all().keySet();
+    }
+
+    public static LockDriver create(String name, BenchConfig cfg) throws Exception {
+        Factory f = all().get(name);
+        if (f == null) {
+            throw new IllegalArgumentException("unknown driver " + name + "; known: " + known());
+        }
+        return f.create(cfg);
+    }
+}
