@@ -1,0 +1,170 @@
+package dev.tenure.bench;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import org.HdrHistogram.Histogram;
+
+/**
+ * Scenario B: N threads contend for ONE key. Each acquisition ({@code lock(key, wait, ttl)}) holds the lock for
+ * {@code hold} and releases it; the thread then immediately asks again. Measures critical sections per second,
+ * timeouts, the hand-off gap (from the moment holder N calls unlock to the moment holder N+1's lock() returns),
+ * fairness, mutual-exclusion violations and server-side commands per section.
+ */
+final class ContendedHandoff {
+
+    record Result(String driver, int threads, long sections, double seconds, Histogram gap, long timeouts,
+                  long errors, String firstError, long minPerThread, long maxPerThread, long regrabs,
+                  long violations, Map<String, Long> commands, Leftovers leftovers) {
+
+        double sectionsPerSecond() {
+            return sections / seconds;
+        }
+    }
+
+    private static final class Worker {
+        long sections;
+        long timeouts;
+        long errors;
+        String firstError;
+    }
+
+    private ContendedHandoff() {
+    }
+
+    static Result run(LockDriver driver, ValkeyAdmin admin, BenchConfig cfg) throws Exception {
+        int threads = cfg.handoffThreads;
+        String key = "handoff";
+        long holdNanos = cfg.hold.toNanos();
+        Phases phases = new Phases(threads);
+
+        // Shared observation state. Only the current holder writes lastRelease/lastHolder/waitersAtRelease, and
+        // the next holder reads them after its lock() returned, i.e. after the previous unlock completed.
+        AtomicLong lastRelease = new AtomicLong(Long.MIN_VALUE);
+        AtomicInteger lastHolder = new AtomicInteger(-1);
+        AtomicInteger waitersAtRelease = new AtomicInteger();
+        AtomicInteger waiting = new AtomicInteger();
+        AtomicInteger inside = new AtomicInteger();
+        AtomicLong violations = new AtomicLong();
+        AtomicLong regrabs = new AtomicLong();
+        Histogram gap = new Histogram(60_000_000_000L, 3);
+
+        List<Worker> workers = new ArrayList<>();
+        CountDownLatch done = new CountDownLatch(threads);
+        for (int t = 0; t < threads; t++) {
+            Worker w = new Worker();
+            workers.add(w);
+            int me = t;
+            Thread th = new Thread(() -> {
+                try {
+                    // One untimed acquisition first (threads queue up for it): per-thread set-up stays out of the
+                    // timed phases.
+                    try {
+                        LockDriver.Handle h = driver.lock(key, cfg.wait, cfg.ttl);
+                        if (h != null) {
+                            driver.unlock(h);
+                        }
+                    } catch (Exception | Error e) {
+                        w.firstError = "priming: " + e;
+                    }
+                    phases.ready();
+                    long warmEnd = phases.warmEnd();
+                    long end = phases.end();
+                    while (System.nanoTime() < end) {
+                        LockDriver.Handle h;
+                        waiting.incrementAndGet();
+                        long askedAt = System.nanoTime();
+                        try {
+                            h = driver.lock(key, cfg.wait, cfg.ttl);
+                        } catch (Exception | Error e) {
+                            if (askedAt >= warmEnd) {
+                                w.errors++;
+                            }
+                            if (w.firstError == null) {
+                                w.firstError = e.toString();
+                            }
+                            Poll.sleepNanos(1_000_000L);
+                            continue;
+                        } finally {
+                            waiting.decrementAndGet();
+                        }
+                        long acquiredAt = System.nanoTime();
+                        if (h == null) {
+                            if (askedAt >= warmEnd) {
+                                w.timeouts++;
+                            }
+                            continue;
+                        }
+                        if (inside.incrementAndGet() != 1) {
+                            violations.incrementAndGet();
+                        }
+                        boolean measured = acquiredAt >= warmEnd && acquiredAt < end;
+                        if (measured) {
+                            w.sections++;
+                            long prev = lastRelease.get();
+                            if (prev != Long.MIN_VALUE && acquiredAt > prev) {
+                                synchronized (gap) {
+                                    gap.recordValue(Math.min(acquiredAt - prev, gap.getHighestTrackableValue()));
+                                }
+                            }
+                            if (lastHolder.get() == me && waitersAtRelease.get() > 0) {
+                                regrabs.incrementAndGet();
+                            }
+                        }
+                        Poll.sleepNanos(holdNanos);
+                        inside.decrementAndGet();
+                        lastHolder.set(me);
+                        waitersAtRelease.set(waiting.get());
+                        lastRelease.set(System.nanoTime());
+                        try {
+                            driver.unlock(h);
+                        } catch (Exception | Error e) {
+                            if (measured) {
+                                w.errors++;
+                            }
+                            if (w.firstError == null) {
+                                w.firstError = "unlock: " + e;
+                            }
+                        }
+                    }
+                } finally {
+                    done.countDown();
+                }
+            }, "handoff-" + driver.name() + "-" + t);
+            th.setDaemon(true);
+            th.start();
+        }
+        phases.start(cfg.warmup, cfg.handoffDuration, driver.name());
+        Poll.sleepNanos(phases.warmEnd() - System.nanoTime());
+        Map<String, Long> before = admin.commandCalls();
+        Poll.sleepNanos(phases.end() - System.nanoTime());
+        Map<String, Long> after = admin.commandCalls();
+        if (!done.await(cfg.wait.toMillis() * 2 + 30_000, TimeUnit.MILLISECONDS)) {
+            System.out.println("# WARNING: " + done.getCount() + " " + driver.name() + " threads still running after the run");
+        }
+        Leftovers leftovers = Leftovers.check(driver, admin, cfg, List.of(key), key);
+
+        long sections = 0;
+        long timeouts = 0;
+        long errors = 0;
+        long min = Long.MAX_VALUE;
+        long max = 0;
+        String firstError = null;
+        for (Worker w : workers) {
+            sections += w.sections;
+            timeouts += w.timeouts;
+            errors += w.errors;
+            min = Math.min(min, w.sections);
+            max = Math.max(max, w.sections);
+            if (firstError == null) {
+                firstError = w.firstError;
+            }
+        }
+        return new Result(driver.name(), threads, sections, cfg.handoffDuration.toNanos() / 1e9, gap, timeouts, errors,
+                firstError, min, max, regrabs.get(), violations.get(), ValkeyAdmin.delta(before, after), leftovers);
+    }
+}
