@@ -36,6 +36,20 @@ final class ValkeyArgs {
         return options;
     }
 
+    /**
+     * {@code defaults}, then {@code extraArgs}, then {@code --masterauth} with the {@code --requirepass} password if
+     * the caller set a password but no masterauth: replicas must authenticate to their primary.
+     */
+    static List<String> forReplication(List<String> defaults, List<String> extraArgs) {
+        List<String> all = new ArrayList<>(defaults);
+        all.addAll(extraArgs);
+        Optional<String> password = password(extraArgs);
+        if (password.isPresent() && !extraArgs.contains("--masterauth")) {
+            all.addAll(List.of("--masterauth", password.get()));
+        }
+        return all;
+    }
+
     static List<String> concat(List<String> first, String... second) {
         List<String> all = new ArrayList<>(first);
         all.addAll(List.of(second));

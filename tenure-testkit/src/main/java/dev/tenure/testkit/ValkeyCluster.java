@@ -1,8 +1,6 @@
 package dev.tenure.testkit;
 
-import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -12,7 +10,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
 import java.util.stream.Collectors;
 
@@ -54,8 +51,7 @@ public final class ValkeyCluster implements AutoCloseable {
     }
 
     static ValkeyCluster start(Path serverBinary, Path cliBinary, List<String> extraArgs) {
-        List<String> args = ValkeyArgs.concat(CLUSTER_ARGS);
-        args.addAll(extraArgs);
+        List<String> args = ValkeyArgs.forReplication(CLUSTER_ARGS, extraArgs);
         List<ValkeyServer> started = new ArrayList<>();
         try {
             for (int i = 0; i < NODES; i++) {
@@ -75,39 +71,12 @@ public final class ValkeyCluster implements AutoCloseable {
      * {@code '{'} and the next {@code '}'}, if non-empty) or of the whole key, mod 16384.
      */
     public static int slotOf(String key) {
-        return slotOf(key.getBytes(StandardCharsets.UTF_8));
+        return ClusterSlots.slotOf(key.getBytes(StandardCharsets.UTF_8));
     }
 
     /** {@link #slotOf(String)} for a binary key. */
     public static int slotOf(byte[] key) {
-        int from = 0;
-        int to = key.length;
-        for (int open = 0; open < key.length; open++) {
-            if (key[open] == '{') {
-                for (int close = open + 1; close < key.length; close++) {
-                    if (key[close] == '}') {
-                        if (close > open + 1) {
-                            from = open + 1;
-                            to = close;
-                        }
-                        break;
-                    }
-                }
-                break;
-            }
-        }
-        return crc16(key, from, to) & (SLOTS - 1);
-    }
-
-    static int crc16(byte[] bytes, int from, int to) {
-        int crc = 0;
-        for (int i = from; i < to; i++) {
-            crc ^= (bytes[i] & 0xFF) << 8;
-            for (int bit = 0; bit < 8; bit++) {
-                crc = (crc & 0x8000) != 0 ? (crc << 1) ^ 0x1021 : crc << 1;
-            }
-        }
-        return crc & 0xFFFF;
+        return ClusterSlots.slotOf(key);
     }
 
     /** All six servers, in start order, whatever their state. */
@@ -219,11 +188,11 @@ public final class ValkeyCluster implements AutoCloseable {
     }
 
     private void create(Path cli, Optional<String> password) {
-        List<String> command = new ArrayList<>(List.of(cli.toString(), "--cluster", "create"));
-        command.addAll(seedAddresses());
-        command.addAll(List.of("--cluster-replicas", "1", "--cluster-yes"));
-        password.ifPresent(secret -> command.addAll(List.of("-a", secret, "--no-auth-warning")));
-        runCli(command);
+        List<String> arguments = new ArrayList<>(List.of("--cluster", "create"));
+        arguments.addAll(seedAddresses());
+        arguments.addAll(List.of("--cluster-replicas", "1", "--cluster-yes"));
+        password.ifPresent(secret -> arguments.addAll(List.of("-a", secret, "--no-auth-warning")));
+        ValkeyCli.run(cli, arguments, nodes.get(0).logFile().orElseThrow().resolveSibling("cluster-create.log"));
         for (ValkeyServer node : nodes) {
             ids.put(node, (String) node.command("CLUSTER", "MYID"));
         }
@@ -234,26 +203,6 @@ public final class ValkeyCluster implements AutoCloseable {
         }
         if (primaries().size() != PRIMARIES) {
             throw new IllegalStateException("expected " + PRIMARIES + " primaries after create. " + dump());
-        }
-    }
-
-    private void runCli(List<String> command) {
-        Path output = nodes.get(0).logFile().orElseThrow().resolveSibling("cluster-create.log");
-        try {
-            Process process = new ProcessBuilder(command).redirectErrorStream(true)
-                    .redirectOutput(output.toFile()).start();
-            if (!process.waitFor(Timing.scaledMillis(60_000), TimeUnit.MILLISECONDS)) {
-                process.destroyForcibly();
-                throw new IllegalStateException("valkey-cli --cluster create did not finish in time: " + read(output));
-            }
-            if (process.exitValue() != 0) {
-                throw new IllegalStateException("valkey-cli --cluster create failed: " + read(output));
-            }
-        } catch (IOException e) {
-            throw new IllegalStateException("could not run " + command.get(0) + ": " + e.getMessage(), e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted while creating the cluster", e);
         }
     }
 
@@ -341,13 +290,5 @@ public final class ValkeyCluster implements AutoCloseable {
             }
         }
         return "no node answers CLUSTER NODES";
-    }
-
-    private static String read(Path file) {
-        try {
-            return Files.readString(file);
-        } catch (IOException e) {
-            return "(no output: " + e.getMessage() + ")";
-        }
     }
 }

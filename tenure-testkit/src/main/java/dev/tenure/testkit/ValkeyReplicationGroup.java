@@ -27,8 +27,7 @@ public final class ValkeyReplicationGroup implements AutoCloseable {
     }
 
     static ValkeyReplicationGroup start(Path binary, List<String> extraArgs) {
-        List<String> args = ValkeyArgs.concat(REPLICATION_ARGS);
-        args.addAll(extraArgs);
+        List<String> args = ValkeyArgs.forReplication(REPLICATION_ARGS, extraArgs);
         ValkeyServer primary = LocalValkeyServer.start(binary, args, false);
         ValkeyServer replica = null;
         try {

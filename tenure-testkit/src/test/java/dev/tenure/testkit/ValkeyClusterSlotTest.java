@@ -10,7 +10,7 @@ class ValkeyClusterSlotTest {
     @Test
     void crc16_checkString_matchesXmodemCheckValue() {
         byte[] check = "123456789".getBytes(StandardCharsets.US_ASCII);
-        assertThat(ValkeyCluster.crc16(check, 0, check.length)).isEqualTo(0x31C3);
+        assertThat(ClusterSlots.crc16(check, 0, check.length)).isEqualTo(0x31C3);
     }
 
     @Test
@@ -30,9 +30,9 @@ class ValkeyClusterSlotTest {
     @Test
     void slotOf_emptyOrUnclosedTag_hashesWholeKey() {
         byte[] emptyTag = "{}x".getBytes(StandardCharsets.UTF_8);
-        assertThat(ValkeyCluster.slotOf("{}x")).isEqualTo(ValkeyCluster.crc16(emptyTag, 0, emptyTag.length) & 16383);
+        assertThat(ValkeyCluster.slotOf("{}x")).isEqualTo(ClusterSlots.crc16(emptyTag, 0, emptyTag.length) & 16383);
         byte[] unclosed = "{abc".getBytes(StandardCharsets.UTF_8);
-        assertThat(ValkeyCluster.slotOf("{abc")).isEqualTo(ValkeyCluster.crc16(unclosed, 0, unclosed.length) & 16383);
+        assertThat(ValkeyCluster.slotOf("{abc")).isEqualTo(ClusterSlots.crc16(unclosed, 0, unclosed.length) & 16383);
         assertThat(ValkeyCluster.slotOf("a{b}{c}")).isEqualTo(ValkeyCluster.slotOf("b"));
     }
 

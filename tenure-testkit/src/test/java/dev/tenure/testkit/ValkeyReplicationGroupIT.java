@@ -49,4 +49,13 @@ class ValkeyReplicationGroupIT {
         assertThat(group.replica().command("GET", "k")).isEqualTo("v");
         group.awaitReplicaSynced(Duration.ofSeconds(1));
     }
+
+    @Test
+    void primaryWithReplica_requirepass_replicaAuthenticatesToPrimary() {
+        try (ValkeyReplicationGroup secured = ValkeyServers.primaryWithReplica("--requirepass", "s3cret")) {
+            assertThat(secured.primary().pipeline(List.of(List.of("SET", "k", "v"), List.of("WAIT", "1", "1000"))))
+                    .containsExactly("OK", 1L);
+            assertThat(secured.replica().command("GET", "k")).isEqualTo("v");
+        }
+    }
 }
