@@ -79,6 +79,10 @@ final class DefaultLease implements Lease {
         return releaseStarted.compareAndSet(false, true);
     }
 
+    boolean releasing() {
+        return releaseStarted.get();
+    }
+
     boolean markReleased() {
         return state.compareAndSet(LeaseState.ACTIVE, LeaseState.RELEASED);
     }

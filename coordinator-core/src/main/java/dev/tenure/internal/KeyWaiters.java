@@ -12,6 +12,15 @@ final class KeyWaiters {
     private final ArrayDeque<Waiter> queue = new ArrayDeque<>();
     /** Consecutive hand-offs inside this process; capped so waiters in other processes get their turn. */
     volatile int localHandOffs;
+    /** A lease on this key that a waiter of this queue holds now, if any: its release wakes the head. */
+    volatile DefaultLease localHolder;
+
+    /** True while a lease taken through this queue is held and not yet being released. */
+    boolean heldLocally() {
+        DefaultLease h = localHolder;
+        return h != null && h.state() == dev.tenure.LeaseState.ACTIVE && !h.releasing();
+    }
+
     /** The store's release subscription for this key, while anyone waits. */
     AutoCloseable subscription;
 

@@ -20,7 +20,6 @@ import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.LockSupport;
 
 /**
  * The lease state machine over a {@link LeaseStore}: single attempts, waiting with a local FIFO per key,
@@ -32,6 +31,8 @@ public final class LeaseEngine implements AutoCloseable {
 
     static final Logger LOG = LoggerFactory.getLogger("dev.tenure");
     private static final long CLEANUP_RETRY_MILLIS = 200;
+    private static final long YIELD_DELAY_MICROS = 2_000;
+    private static final long LOCAL_HOLDER_MAX_PARK_NANOS = 1_000_000_000L;
 
     private final LeaseStore store;
     private final Ticker ticker;
@@ -123,7 +124,7 @@ public final class LeaseEngine implements AutoCloseable {
                 return Optional.of(w.granted);
             }
             if (st == Waiter.GRANTING) {
-                LockSupport.parkNanos(this, callTimeout.toNanos());
+                w.park(callTimeout.toNanos());
                 continue;
             }
             long left = deadline - now();
@@ -134,10 +135,19 @@ public final class LeaseEngine implements AutoCloseable {
                 }
                 continue;
             }
-            if (!q.isHead(w) || !w.cas(Waiter.WAITING, Waiter.TRYING)) {
-                LockSupport.parkNanos(this, left);
+            if (!q.isHead(w)) {
+                w.park(left);
                 continue;
             }
+            if (q.heldLocally()) {
+                // The holder is in this process: its release hands the lease to us or wakes us. No store call.
+                w.park(Math.min(LOCAL_HOLDER_MAX_PARK_NANOS, left));
+                continue;
+            }
+            if (!w.cas(Waiter.WAITING, Waiter.TRYING)) {
+                continue;
+            }
+            w.clearSignal();
             Object r;
             try {
                 r = attempt(key, w.owner, w.options);
@@ -148,12 +158,17 @@ public final class LeaseEngine implements AutoCloseable {
             if (r instanceof DefaultLease lease) {
                 w.state.set(Waiter.DONE);
                 q.localHandOffs = 0;
+                q.localHolder = lease;
                 return Optional.of(lease);
             }
             w.state.set(Waiter.WAITING);
             metrics.retry();
-            long holderLeft = ((AcquireResult.Held) r).remaining().toNanos() + 1_000_000L;
-            LockSupport.parkNanos(this, Math.min(Math.min(backoff.nextNanos(), holderLeft), Math.max(0, deadline - now())));
+            AcquireResult.Held held = (AcquireResult.Held) r;
+            long holderLeft = held.remaining().toNanos() + 1_000_000L;
+            // A holder in this process wakes us itself (hand-off or release); no need to poll it.
+            long pause = held.holder().startsWith(Owners.processPrefix())
+                    ? Math.min(LOCAL_HOLDER_MAX_PARK_NANOS, holderLeft) : Math.min(backoff.nextNanos(), holderLeft);
+            w.park(Math.min(pause, Math.max(0, deadline - now())));
         }
     }
 
@@ -187,6 +202,9 @@ public final class LeaseEngine implements AutoCloseable {
         watchdog.unregister(lease);
         metrics.held(Duration.ofNanos(now() - lease.acquiredAt()), lease.options().ttl());
         KeyWaiters q = waiters.get(lease.key());
+        if (q != null && q.localHolder == lease) {
+            q.localHolder = null;
+        }
         boolean yield = q != null && q.localHandOffs >= maxLocalHandOffs;
         if (q != null && !yield && lease.isValid()) {
             Waiter w = q.claimParkedHead();
@@ -197,7 +215,9 @@ public final class LeaseEngine implements AutoCloseable {
         ReleaseResult r = releaseInStore(lease);
         if (q != null) {
             if (yield) {
-                q.localHandOffs = 0; // waiters elsewhere get the same chance: the local head waits for the notification too
+                // Waiters elsewhere get a head start: the local head is woken a moment after the release notification.
+                q.localHandOffs = 0;
+                cleaner.schedule(q::wakeHead, YIELD_DELAY_MICROS, TimeUnit.MICROSECONDS);
             } else {
                 q.wakeHead();
             }
@@ -245,6 +265,7 @@ public final class LeaseEngine implements AutoCloseable {
             q.localHandOffs++;
             metrics.acquire(LeaseMetrics.AcquireResult.ACQUIRED, now() - sentAt);
             DefaultLease next = new DefaultLease(this, lease.key(), w.owner, w.options, a.fencingToken(), sentAt, w.thread);
+            q.localHolder = next;
             watchdog.register(next);
             w.grant(next);
             return ReleaseResult.RELEASED;

@@ -26,6 +26,7 @@ final class Waiter {
     final LeaseOptions options;
     final AtomicInteger state = new AtomicInteger(WAITING);
     volatile DefaultLease granted;
+    private volatile boolean signalled;
 
     Waiter(LeaseOptions options) {
         this.options = options;
@@ -41,7 +42,29 @@ final class Waiter {
         wake();
     }
 
+    /**
+     * Signals the waiter. The flag, not the thread's park permit, carries the signal: the waiter's thread also
+     * parks inside store calls (CompletableFuture.get), which would swallow a bare unpark.
+     */
     void wake() {
+        signalled = true;
         LockSupport.unpark(thread);
+    }
+
+    /** Parks up to {@code nanos} unless signalled since the last call; consumes the signal. Call only from {@link #thread}. */
+    void park(long nanos) {
+        if (signalled) {
+            signalled = false;
+            return;
+        }
+        LockSupport.parkNanos(this, nanos);
+        if (signalled) {
+            signalled = false;
+        }
+    }
+
+    /** Forgets earlier signals: the attempt about to start sees the store's current state anyway. */
+    void clearSignal() {
+        signalled = false;
     }
 }

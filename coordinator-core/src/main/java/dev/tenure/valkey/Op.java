@@ -1,0 +1,51 @@
+package dev.tenure.valkey;
+
+import dev.tenure.spi.AcquireResult;
+
+import java.util.concurrent.CompletableFuture;
+
+/** One lease operation waiting for, or riding in, a script call. Completed exactly once. */
+final class Op {
+
+    static final char ACQUIRE = 'A';
+    static final char RENEW = 'R';
+    static final char RELEASE = 'D';
+    static final char HAND_OFF = 'H';
+
+    final char code;
+    final String key;
+    final String leaseKey;
+    final String fenceKey;
+    final String owner;
+    final String ttlMillis;
+    final String aux;
+    final int slot;
+    final CompletableFuture<Object> future = new CompletableFuture<>();
+
+    Op(char code, String key, String namespace, String owner, long ttlMillis, String aux, boolean cluster) {
+        this.code = code;
+        this.key = key;
+        this.leaseKey = ValkeyKeys.lease(namespace, key);
+        this.fenceKey = ValkeyKeys.fence(namespace, key);
+        this.owner = owner;
+        this.ttlMillis = Long.toString(ttlMillis);
+        this.aux = aux;
+        this.slot = cluster ? ValkeyKeys.slot(leaseKey) : 0;
+    }
+
+    /** Completes from the script's three values for this op. */
+    void complete(Object ok, Object number, Object text) {
+        boolean granted = ((Long) ok) == 1L;
+        long n = (Long) number;
+        switch (code) {
+            case ACQUIRE, HAND_OFF -> future.complete(granted
+                    ? AcquireResult.acquired(n)
+                    : AcquireResult.held(text == null ? "" : text.toString(), n));
+            default -> future.complete(granted);
+        }
+    }
+
+    void fail(Throwable t) {
+        future.completeExceptionally(t);
+    }
+}

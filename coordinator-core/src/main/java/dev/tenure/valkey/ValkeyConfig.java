@@ -1,0 +1,171 @@
+package dev.tenure.valkey;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * How to reach Valkey. Immutable; build with {@link #standalone(String...)} or {@link #cluster(String...)}.
+ *
+ * <table>
+ * <caption>Knobs</caption>
+ * <tr><th>knob</th><th>default</th><th>meaning</th></tr>
+ * <tr><td>addresses</td><td>-</td><td>{@code host:port} list. Standalone: the primary and its replicas (Tenure
+ *     reconnects to a promoted replica). Cluster: any seed nodes.</td></tr>
+ * <tr><td>requestTimeout</td><td>500 ms</td><td>per call; a call that times out may still have executed
+ *     (Tenure cleans up such acquires)</td></tr>
+ * <tr><td>connectionTimeout</td><td>1 s</td><td>TCP connect + handshake</td></tr>
+ * <tr><td>reconnect back-off</td><td>10, 20, 40, 80, 160 ms then 160 ms</td><td>short, so leases work again
+ *     within about 0.2 s of Valkey coming back</td></tr>
+ * <tr><td>namespace</td><td>{@code tenure}</td><td>prefix inside every key's hash tag:
+ *     {@code {<namespace>:<key>}:lease}</td></tr>
+ * <tr><td>maxInFlightBatches</td><td>4</td><td>script calls in flight at once; further operations wait and
+ *     are coalesced into the next call</td></tr>
+ * <tr><td>maxBatchSize</td><td>128</td><td>operations per script call</td></tr>
+ * <tr><td>tls, username/password, clientName</td><td>off, none, {@code tenure}</td><td>TLS, ACL user, CLIENT
+ *     SETNAME</td></tr>
+ * <tr><td>failoverProbeInterval</td><td>500 ms</td><td>standalone with several addresses: how often to look
+ *     for a new primary while the current one fails</td></tr>
+ * </table>
+ */
+public final class ValkeyConfig {
+
+    private final List<String> addresses;
+    private final boolean cluster;
+    private final boolean tls;
+    private final String username;
+    private final String password;
+    private final String clientName;
+    private final Duration requestTimeout;
+    private final Duration connectionTimeout;
+    private final String namespace;
+    private final int maxInFlightBatches;
+    private final int maxBatchSize;
+    private final Duration failoverProbeInterval;
+
+    private ValkeyConfig(Builder b) {
+        this.addresses = List.copyOf(b.addresses);
+        this.cluster = b.cluster;
+        this.tls = b.tls;
+        this.username = b.username;
+        this.password = b.password;
+        this.clientName = b.clientName;
+        this.requestTimeout = b.requestTimeout;
+        this.connectionTimeout = b.connectionTimeout;
+        this.namespace = b.namespace;
+        this.maxInFlightBatches = b.maxInFlightBatches;
+        this.maxBatchSize = b.maxBatchSize;
+        this.failoverProbeInterval = b.failoverProbeInterval;
+    }
+
+    /** A standalone server (optionally with replicas, listed after it). */
+    public static Builder standalone(String... addresses) {
+        return new Builder(false, addresses);
+    }
+
+    /** A cluster, reached through any of these seed nodes. */
+    public static Builder cluster(String... addresses) {
+        return new Builder(true, addresses);
+    }
+
+    public List<String> addresses() { return addresses; }
+    public boolean isCluster() { return cluster; }
+    public boolean tls() { return tls; }
+    public String username() { return username; }
+    public String password() { return password; }
+    public String clientName() { return clientName; }
+    public Duration requestTimeout() { return requestTimeout; }
+    public Duration connectionTimeout() { return connectionTimeout; }
+    public String namespace() { return namespace; }
+    public int maxInFlightBatches() { return maxInFlightBatches; }
+    public int maxBatchSize() { return maxBatchSize; }
+    public Duration failoverProbeInterval() { return failoverProbeInterval; }
+
+    @Override
+    public String toString() {
+        return "ValkeyConfig[" + (cluster ? "cluster " : "standalone ") + addresses + ", namespace=" + namespace
+                + ", requestTimeout=" + requestTimeout + (username != null ? ", user=" + username : "") + "]";
+    }
+
+    /** Builder; {@link #build()} validates every knob and names the first mistake. */
+    public static final class Builder {
+        private final List<String> addresses = new ArrayList<>();
+        private final boolean cluster;
+        private boolean tls;
+        private String username;
+        private String password;
+        private String clientName = "tenure";
+        private Duration requestTimeout = Duration.ofMillis(500);
+        private Duration connectionTimeout = Duration.ofSeconds(1);
+        private String namespace = "tenure";
+        private int maxInFlightBatches = 4;
+        private int maxBatchSize = 128;
+        private Duration failoverProbeInterval = Duration.ofMillis(500);
+
+        private Builder(boolean cluster, String... addresses) {
+            this.cluster = cluster;
+            for (String a : addresses) {
+                address(a);
+            }
+        }
+
+        public Builder address(String hostPort) {
+            HostPort.parse(hostPort);
+            addresses.add(hostPort);
+            return this;
+        }
+
+        public Builder tls(boolean on) { this.tls = on; return this; }
+
+        /** ACL user and password; a null user means the default user (password only). */
+        public Builder credentials(String user, String pass) {
+            this.username = user;
+            this.password = Objects.requireNonNull(pass, "password");
+            return this;
+        }
+
+        public Builder clientName(String name) { this.clientName = Objects.requireNonNull(name, "clientName"); return this; }
+        public Builder requestTimeout(Duration d) { this.requestTimeout = positive(d, "requestTimeout"); return this; }
+        public Builder connectionTimeout(Duration d) { this.connectionTimeout = positive(d, "connectionTimeout"); return this; }
+        public Builder failoverProbeInterval(Duration d) { this.failoverProbeInterval = positive(d, "failoverProbeInterval"); return this; }
+
+        public Builder namespace(String ns) {
+            this.namespace = ValkeyKeys.validateNamespace(ns);
+            return this;
+        }
+
+        public Builder maxInFlightBatches(int n) {
+            if (n < 1) {
+                throw new IllegalArgumentException("maxInFlightBatches must be >= 1 (got " + n + ")");
+            }
+            this.maxInFlightBatches = n;
+            return this;
+        }
+
+        public Builder maxBatchSize(int n) {
+            if (n < 1 || n > 1000) {
+                throw new IllegalArgumentException("maxBatchSize must be between 1 and 1000 (got " + n + ")");
+            }
+            this.maxBatchSize = n;
+            return this;
+        }
+
+        public ValkeyConfig build() {
+            if (addresses.isEmpty()) {
+                throw new IllegalArgumentException("at least one Valkey address (host:port) is required");
+            }
+            return new ValkeyConfig(this);
+        }
+
+        private static Duration positive(Duration d, String name) {
+            if (d == null || d.isNegative() || d.isZero()) {
+                throw new IllegalArgumentException(name + " must be positive (got " + d + ")");
+            }
+            if (d.toMillis() > Integer.MAX_VALUE) {
+                throw new IllegalArgumentException(name + " is too large (got " + d + ")");
+            }
+            return d;
+        }
+    }
+}

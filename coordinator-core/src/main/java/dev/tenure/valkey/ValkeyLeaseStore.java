@@ -1,0 +1,100 @@
+package dev.tenure.valkey;
+
+import dev.tenure.spi.AcquireResult;
+import dev.tenure.spi.LeaseStore;
+import glide.api.BaseClient;
+import glide.api.logging.Logger;
+
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * Leases in Valkey (standalone or cluster) through Valkey GLIDE. Thread-safe; one instance per application,
+ * sharing one multiplexed client. Every operation is one script call (see {@link LeaseScript}), and
+ * concurrent operations are coalesced into shared calls (see {@link OpBatcher}).
+ */
+public final class ValkeyLeaseStore implements LeaseStore {
+
+    static {
+        // GLIDE's native core logs every failed in-flight request at WARN on stdout; Tenure reports faults itself.
+        Logger.init(Logger.Level.ERROR);
+    }
+
+    private final ValkeyConfig cfg;
+    private final ValkeyLink link;
+    private final OpBatcher batcher;
+    private final ReleaseNotifier notifier;
+
+    private ValkeyLeaseStore(ValkeyConfig cfg) {
+        this.cfg = cfg;
+        this.link = ValkeyLink.open(cfg);
+        this.batcher = new OpBatcher(cfg.maxInFlightBatches(), cfg.maxBatchSize(), link::send);
+        this.notifier = new ReleaseNotifier(cfg);
+        link.onPrimarySwitch(notifier::moveTo);
+    }
+
+    /**
+     * Creates the store. Connects lazily, so this succeeds while Valkey is down; operations then fail with
+     * {@link dev.tenure.LeaseStoreUnavailableException} within the request timeout.
+     */
+    public static ValkeyLeaseStore create(ValkeyConfig cfg) {
+        return new ValkeyLeaseStore(cfg);
+    }
+
+    public ValkeyConfig config() {
+        return cfg;
+    }
+
+    /** The Valkey key that holds the lease of {@code key} (for operators and tests). */
+    public String leaseKeyOf(String key) {
+        return ValkeyKeys.lease(cfg.namespace(), key);
+    }
+
+    /** The Valkey key that holds the fencing counter of {@code key}. */
+    public String fenceKeyOf(String key) {
+        return ValkeyKeys.fence(cfg.namespace(), key);
+    }
+
+    /** The underlying GLIDE client, for diagnostics. Do not close it. */
+    public BaseClient client() {
+        return link.client();
+    }
+
+    @Override
+    public CompletableFuture<AcquireResult> tryAcquire(String key, String owner, Duration ttl, boolean fencingToken) {
+        return submit(new Op(Op.ACQUIRE, key, cfg.namespace(), owner, ttl.toMillis(), fencingToken ? "1" : "0", cfg.isCluster()));
+    }
+
+    @Override
+    public CompletableFuture<Boolean> renew(String key, String owner, Duration ttl) {
+        return submit(new Op(Op.RENEW, key, cfg.namespace(), owner, ttl.toMillis(), "", cfg.isCluster()));
+    }
+
+    @Override
+    public CompletableFuture<Boolean> release(String key, String owner) {
+        return submit(new Op(Op.RELEASE, key, cfg.namespace(), owner, 0, "", cfg.isCluster()));
+    }
+
+    @Override
+    public CompletableFuture<AcquireResult> handOff(String key, String fromOwner, String toOwner, Duration ttl, boolean fencingToken) {
+        return submit(new Op(Op.HAND_OFF, key, cfg.namespace(), fromOwner, ttl.toMillis(),
+                (fencingToken ? "1:" : "0:") + toOwner, cfg.isCluster()));
+    }
+
+    @Override
+    public AutoCloseable subscribeReleases(String key, Runnable onRelease) {
+        return notifier.subscribe(ValkeyKeys.lease(cfg.namespace(), key), onRelease);
+    }
+
+    @SuppressWarnings("unchecked")
+    private <T> CompletableFuture<T> submit(Op op) {
+        batcher.submit(op);
+        return (CompletableFuture<T>) (CompletableFuture<?>) op.future;
+    }
+
+    @Override
+    public void close() {
+        notifier.close();
+        link.close();
+    }
+}
