@@ -8,8 +8,8 @@ import java.util.Set;
 /** The registry of lock drivers. */
 public final class Drivers {
 
-    /** Drivers run when {@code --drivers} is not given. Add "tenure" here once {@link TenureDriver} is wired. */
-    public static final List<String> DEFAULT = List.of("glide", "redisson", "spring", "shedlock");
+    /** Drivers run when {@code --drivers} is not given. Tenure first, then the peers. */
+    public static final List<String> DEFAULT = List.of("tenure", "glide", "redisson", "spring", "shedlock");
 
     private Drivers() {
     }
@@ -32,8 +32,8 @@ public final class Drivers {
         m.put("spring-shared", cfg -> new SpringIntegrationDriver(cfg, "spring-shared", SpringIntegrationDriver.Mode.SPIN_SHARED));
         m.put("shedlock", cfg -> new ShedLockDriver(cfg, "shedlock", false));
         m.put("shedlock-safe", cfg -> new ShedLockDriver(cfg, "shedlock-safe", true));
-        // ---- Tenure: the core author wires it here (and adds "tenure" to DEFAULT above) ----
-        // m.put("tenure", TenureDriver::new);
+        // Tenure: its lease API over its Valkey store (batched script calls, local FIFO hand-off)
+        m.put("tenure", TenureDriver::new);
         return m;
     }
 

@@ -1,19 +1,28 @@
 package dev.tenure.bench;
 
+import dev.tenure.Lease;
+import dev.tenure.LeaseOptions;
+import dev.tenure.Leases;
+import dev.tenure.ReleaseResult;
+import dev.tenure.valkey.ValkeyConfig;
+import dev.tenure.valkey.ValkeyLeaseStore;
+
 import java.time.Duration;
+import java.util.Optional;
 
 /**
- * Tenure's lock under the benchmark. PLACEHOLDER: to be filled in by the coordinator-core author with Tenure's API,
- * then registered in {@link Drivers#all()} (and {@link Drivers#DEFAULT}).
- *
- * <p>Contract (see {@link LockDriver}): create the client(s) in the constructor, once per scenario; prefix every key
- * with {@code cfg.keyPrefix(name())}; {@code tryLock} = one non-blocking attempt; {@code lock} = wait up to
- * {@code wait} (null on timeout); {@code unlock} throws if the lease was no longer held; {@code close} closes clients.
+ * Tenure's lease under the benchmark: the safe protocol (owner-checked renew and release, watchdog renewal,
+ * release notification) through {@link Leases} over {@link ValkeyLeaseStore}.
  */
 public final class TenureDriver implements LockDriver {
 
+    private final Leases leases;
+    private final String prefix;
+
     public TenureDriver(BenchConfig cfg) {
-        throw new UnsupportedOperationException("filled in by core author");
+        this.leases = Leases.of(ValkeyLeaseStore.create(ValkeyConfig.standalone(cfg.host() + ":" + cfg.port())
+                .requestTimeout(cfg.requestTimeout()).clientName("bench-tenure").build()));
+        this.prefix = cfg.keyPrefix(name());
     }
 
     @Override
@@ -22,21 +31,34 @@ public final class TenureDriver implements LockDriver {
     }
 
     @Override
+    public String describe() {
+        return "Tenure Leases over ValkeyLeaseStore (owner-checked script ops coalesced per call, watchdog on, FIFO hand-off in-process)";
+    }
+
+    @Override
     public Handle tryLock(String key, Duration ttl) {
-        throw new UnsupportedOperationException("filled in by core author");
+        return handle(leases.tryAcquire(prefix + ":" + key, LeaseOptions.ofTtl(ttl)));
     }
 
     @Override
     public Handle lock(String key, Duration wait, Duration ttl) {
-        throw new UnsupportedOperationException("filled in by core author");
+        return handle(leases.acquire(prefix + ":" + key, wait, LeaseOptions.ofTtl(ttl)));
+    }
+
+    private static Handle handle(Optional<Lease> lease) {
+        return lease.map(l -> new Handle(l.key(), l)).orElse(null);
     }
 
     @Override
     public void unlock(Handle handle) {
-        throw new UnsupportedOperationException("filled in by core author");
+        ReleaseResult r = ((Lease) handle.state()).release();
+        if (r != ReleaseResult.RELEASED) {
+            throw new IllegalStateException("release of " + handle.key() + " gave " + r);
+        }
     }
 
     @Override
     public void close() {
+        leases.close();
     }
 }

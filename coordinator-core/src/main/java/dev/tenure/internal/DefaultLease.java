@@ -40,6 +40,12 @@ final class DefaultLease implements Lease {
 
     DefaultLease(LeaseEngine engine, String key, String owner, LeaseOptions options, OptionalLong token, long sentAt,
                  Thread holder) {
+        this(engine, key, owner, options, token, sentAt, holder, sentAt + options.ttl().toNanos() - options.safetyMargin().toNanos());
+    }
+
+    /** A lease whose validity is given, not derived from a send time (an early hand-off inherits its predecessor's). */
+    DefaultLease(LeaseEngine engine, String key, String owner, LeaseOptions options, OptionalLong token, long sentAt,
+                 Thread holder, long validUntil) {
         this.engine = engine;
         this.key = key;
         this.owner = owner;
@@ -47,7 +53,7 @@ final class DefaultLease implements Lease {
         this.token = token;
         this.holder = holder;
         this.acquiredAt = sentAt;
-        this.validUntil = deadlineFrom(sentAt);
+        this.validUntil = validUntil;
         this.nextRenewAt = sentAt + options.renewEvery().toNanos();
     }
 

@@ -15,6 +15,8 @@ import org.slf4j.LoggerFactory;
 
 import java.time.Duration;
 import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.Executors;
@@ -247,11 +249,66 @@ public final class LeaseEngine implements AutoCloseable {
     }
 
     private ReleaseResult handOff(DefaultLease lease, KeyWaiters q, Waiter w) {
+        return w.options.fencingToken() ? confirmedHandOff(lease, q, w) : earlyHandOff(lease, q, w);
+    }
+
+    /**
+     * The waiter gets the lease before the store confirms the transfer: this process holds the key in the store
+     * without a gap (the old owner's entry stays until the transfer script replaces it), so the new lease is
+     * valid until the old one's deadline, and only the confirmation extends it. No renewal is sent before the
+     * confirmation (it would be refused). If the store says the old owner no longer held the key, or does not
+     * answer, the new lease is LOST at once. The releasing thread waits for the answer; the waiter does not.
+     */
+    private ReleaseResult earlyHandOff(DefaultLease lease, KeyWaiters q, Waiter w) {
+        long sentAt = now();
+        DefaultLease next = new DefaultLease(this, lease.key(), w.owner, w.options, OptionalLong.empty(), sentAt, w.thread,
+                lease.validUntil());
+        next.renewInFlight = true;
+        CompletableFuture<AcquireResult> transfer = store.handOff(lease.key(), lease.owner(), w.owner, w.options.ttl(), false);
+        q.localHolder = next;
+        q.localHandOffs++;
+        watchdog.register(next);
+        w.grant(next);
+        AcquireResult r;
+        try {
+            r = Futures.await(transfer, callTimeout, lease.key());
+        } catch (LeaseStoreUnavailableException e) {
+            metrics.releaseFailure();
+            loseNow(next, "the store did not confirm the hand-off to this owner: " + e.getMessage());
+            cleanUp(lease.key(), lease.owner(), lease.options().ttl());
+            cleanUp(lease.key(), w.owner, w.options.ttl());
+            lease.markReleased();
+            return ReleaseResult.UNCONFIRMED;
+        }
+        if (r instanceof AcquireResult.Acquired) {
+            next.extend(sentAt);
+            next.nextRenewAt = sentAt + w.options.renewEvery().toNanos();
+            next.renewInFlight = false;
+            lease.markReleased();
+            metrics.acquire(LeaseMetrics.AcquireResult.ACQUIRED, now() - sentAt);
+            return ReleaseResult.RELEASED;
+        }
+        loseNow(next, "the previous owner no longer held the key when it was handed over");
+        if (lease.markLost("the store no longer held this owner's lease at hand-off")) {
+            metrics.lost();
+        }
+        return ReleaseResult.LOST;
+    }
+
+    private void loseNow(DefaultLease lease, String reason) {
+        watchdog.unregister(lease);
+        if (lease.markLost(reason)) {
+            metrics.lost();
+            LOG.warn("lease '{}' of owner {} LOST: {}", lease.key(), lease.owner(), reason);
+        }
+    }
+
+    /** Hand-off when the waiter asked for a fencing token: it only exists once the store has answered. */
+    private ReleaseResult confirmedHandOff(DefaultLease lease, KeyWaiters q, Waiter w) {
         long sentAt = now();
         AcquireResult r;
         try {
-            r = Futures.await(store.handOff(lease.key(), lease.owner(), w.owner, w.options.ttl(), w.options.fencingToken()),
-                    callTimeout, lease.key());
+            r = Futures.await(store.handOff(lease.key(), lease.owner(), w.owner, w.options.ttl(), true), callTimeout, lease.key());
         } catch (LeaseStoreUnavailableException e) {
             metrics.releaseFailure();
             cleanUp(lease.key(), lease.owner(), lease.options().ttl());

@@ -27,6 +27,8 @@ final class Watchdog implements AutoCloseable {
     private final LeaseMetrics metrics;
     private final Thread thread;
     private volatile boolean closed;
+    /** When the watchdog thread means to look next; registering a lease due earlier wakes it. */
+    private volatile long plannedWake = Long.MIN_VALUE;
 
     Watchdog(LeaseStore store, Ticker ticker, LeaseMetrics metrics) {
         this.store = store;
@@ -39,7 +41,10 @@ final class Watchdog implements AutoCloseable {
 
     void register(DefaultLease lease) {
         leases.add(lease);
-        LockSupport.unpark(thread);
+        long window = lease.options().renewEvery().toNanos() / 10;
+        if (Math.min(lease.validUntil(), lease.nextRenewAt - window) < plannedWake) {
+            LockSupport.unpark(thread); // due before the watchdog's next look
+        }
     }
 
     void unregister(DefaultLease lease) {
@@ -66,10 +71,12 @@ final class Watchdog implements AutoCloseable {
             for (DefaultLease lease : leases) {
                 wake = Math.min(wake, visit(lease, now));
             }
+            plannedWake = wake;
             long sleep = wake - ticker.nanoTime();
             if (sleep > 0) {
                 LockSupport.parkNanos(this, sleep);
             }
+            plannedWake = Long.MIN_VALUE;
         }
     }
 
