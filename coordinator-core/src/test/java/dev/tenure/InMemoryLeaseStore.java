@@ -25,9 +25,35 @@ final class InMemoryLeaseStore implements LeaseStore {
     final AtomicBoolean down = new AtomicBoolean();
     final AtomicInteger calls = new AtomicInteger();
     private final Ticker ticker;
+    private final boolean atomicHandOff;
 
     InMemoryLeaseStore(Ticker ticker) {
+        this(ticker, false);
+    }
+
+    InMemoryLeaseStore(Ticker ticker, boolean atomicHandOff) {
         this.ticker = ticker;
+        this.atomicHandOff = atomicHandOff;
+    }
+
+    @Override
+    public boolean atomicHandOff() {
+        return atomicHandOff;
+    }
+
+    @Override
+    public CompletableFuture<AcquireResult> handOff(String key, String from, String to, Duration ttl, boolean token) {
+        if (!atomicHandOff) {
+            return LeaseStore.super.handOff(key, from, to, ttl, token);
+        }
+        return run(() -> {
+            Entry e = live(key);
+            if (e == null || !e.owner().equals(from)) {
+                return AcquireResult.held(e == null ? "" : e.owner(), 0);
+            }
+            leases.put(key, new Entry(to, ticker.nanoTime() + ttl.toNanos()));
+            return AcquireResult.acquired(token ? fences.computeIfAbsent(key, k -> new AtomicLong()).incrementAndGet() : 0);
+        });
     }
 
     private synchronized <T> CompletableFuture<T> run(java.util.function.Supplier<T> op) {
@@ -77,7 +103,7 @@ final class InMemoryLeaseStore implements LeaseStore {
             Entry e = live(key);
             return e != null && e.owner().equals(owner) && leases.remove(key, e);
         });
-        if (Boolean.TRUE.equals(r.getNow(false))) {
+        if (!r.isCompletedExceptionally() && Boolean.TRUE.equals(r.getNow(false))) {
             subscribers.getOrDefault(key, List.of()).forEach(Runnable::run);
         }
         return r;

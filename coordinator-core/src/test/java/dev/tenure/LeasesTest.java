@@ -1,6 +1,7 @@
 package dev.tenure;
 
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
@@ -12,13 +13,18 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 class LeasesTest {
 
-    private final InMemoryLeaseStore store = new InMemoryLeaseStore(Ticker.system());
+    private final AtomicLong time = new AtomicLong(1_000_000_000L);
+    private final Ticker manual = time::get;
     private Leases leases;
 
     @AfterEach
@@ -28,24 +34,35 @@ class LeasesTest {
         }
     }
 
-    private int contend(int threads, int rounds, int maxLocalHandOffs) throws Exception {
-        leases = Leases.builder(store).maxLocalHandOffs(maxLocalHandOffs).build();
+    private Leases over(InMemoryLeaseStore store, Ticker ticker, int maxLocalHandOffs) {
+        leases = Leases.builder(store).ticker(ticker).maxLocalHandOffs(maxLocalHandOffs).build();
+        return leases;
+    }
+
+    /** Many threads increment an unsynchronised counter under one key; returns the counter, asserts no overlap. */
+    private int contend(Leases l, int threads, int rounds, LeaseOptions options) throws Exception {
         int[] counter = {0};
+        AtomicInteger inside = new AtomicInteger();
+        AtomicInteger overlaps = new AtomicInteger();
         AtomicInteger timeouts = new AtomicInteger();
         ExecutorService pool = Executors.newFixedThreadPool(threads);
         List<Future<?>> fs = new ArrayList<>();
         for (int t = 0; t < threads; t++) {
             fs.add(pool.submit(() -> {
                 for (int i = 0; i < rounds; i++) {
-                    Optional<Lease> l = leases.acquire("hot", Duration.ofSeconds(5), leases.defaults());
-                    if (l.isEmpty()) {
+                    Optional<Lease> held = l.acquire("hot", Duration.ofSeconds(10), options);
+                    if (held.isEmpty()) {
                         timeouts.incrementAndGet();
                         continue;
                     }
-                    try (Lease lease = l.get()) {
+                    try (Lease lease = held.get()) {
+                        if (inside.incrementAndGet() != 1) {
+                            overlaps.incrementAndGet();
+                        }
                         int v = counter[0];
-                        LockSupport.parkNanos(200_000);
+                        LockSupport.parkNanos(100_000);
                         counter[0] = v + 1;
+                        inside.decrementAndGet();
                     }
                 }
             }));
@@ -54,19 +71,210 @@ class LeasesTest {
             f.get(60, TimeUnit.SECONDS);
         }
         pool.shutdown();
+        assertThat(overlaps).hasValue(0);
         assertThat(timeouts).hasValue(0);
         return counter[0];
     }
 
-    @Test
-    void acquire_contendedWithHandOff_noLostUpdates() throws Exception {
-        assertThat(contend(8, 50, 16)).isEqualTo(400);
+    @Nested
+    class MutualExclusion {
+
+        @Test
+        void acquire_manyThreadsAtomicHandOff_noLostUpdates() throws Exception {
+            Leases l = over(new InMemoryLeaseStore(Ticker.system(), true), Ticker.system(), 16);
+            assertThat(contend(l, 8, 100, LeaseOptions.ofDefaults())).isEqualTo(800);
+        }
+
+        @Test
+        void acquire_manyThreadsNonAtomicHandOff_noLostUpdates() throws Exception {
+            Leases l = over(new InMemoryLeaseStore(Ticker.system(), false), Ticker.system(), 16);
+            assertThat(contend(l, 8, 100, LeaseOptions.ofDefaults())).isEqualTo(800);
+        }
+
+        @Test
+        void acquire_withoutHandOff_noLostUpdates() throws Exception {
+            Leases l = over(new InMemoryLeaseStore(Ticker.system(), true), Ticker.system(), 0);
+            assertThat(contend(l, 4, 50, LeaseOptions.ofDefaults())).isEqualTo(200);
+        }
+
+        @Test
+        void acquire_fencingTokensOverHandOffs_strictlyIncrease() throws Exception {
+            InMemoryLeaseStore store = new InMemoryLeaseStore(Ticker.system(), true);
+            Leases l = over(store, Ticker.system(), 16);
+            List<Long> tokens = java.util.Collections.synchronizedList(new ArrayList<>());
+            ExecutorService pool = Executors.newFixedThreadPool(4);
+            List<Future<?>> fs = new ArrayList<>();
+            for (int t = 0; t < 4; t++) {
+                fs.add(pool.submit(() -> {
+                    for (int i = 0; i < 25; i++) {
+                        try (Lease lease = l.acquire("tok", Duration.ofSeconds(10), LeaseOptions.ofDefaults().withFencingToken(true)).orElseThrow()) {
+                            tokens.add(lease.fencingToken().orElseThrow());
+                        }
+                    }
+                }));
+            }
+            for (Future<?> f : fs) {
+                f.get(60, TimeUnit.SECONDS);
+            }
+            pool.shutdown();
+            assertThat(tokens).hasSize(100).doesNotHaveDuplicates().isSorted();
+        }
     }
 
-    @Test
-    void acquire_contendedWithoutHandOff_noLostUpdates() throws Exception {
-        long t0 = System.nanoTime();
-        assertThat(contend(2, 50, 0)).isEqualTo(100);
-        System.out.println("took ms " + (System.nanoTime() - t0) / 1_000_000);
+    @Nested
+    class Ownership {
+
+        @Test
+        void tryAcquire_heldElsewhere_isEmpty() {
+            Leases l = over(new InMemoryLeaseStore(Ticker.system()), Ticker.system(), 16);
+            Lease first = l.tryAcquire("k").orElseThrow();
+            assertThat(l.tryAcquire("k")).isEmpty();
+            assertThat(first.release()).isEqualTo(ReleaseResult.RELEASED);
+            assertThat(first.release()).isEqualTo(ReleaseResult.ALREADY_RELEASED);
+            assertThat(first.state()).isEqualTo(LeaseState.RELEASED);
+            assertThat(l.tryAcquire("k")).isPresent();
+        }
+
+        @Test
+        void release_afterKeyTakenByOther_reportsLostAndKeepsOthersLease() {
+            InMemoryLeaseStore store = new InMemoryLeaseStore(Ticker.system());
+            Leases l = over(store, Ticker.system(), 16);
+            Lease mine = l.tryAcquire("k").orElseThrow();
+            store.leases.put("k", new InMemoryLeaseStore.Entry("someone-else", Long.MAX_VALUE));
+            assertThat(mine.release()).isEqualTo(ReleaseResult.LOST);
+            assertThat(mine.state()).isEqualTo(LeaseState.LOST);
+            assertThat(store.leases.get("k").owner()).isEqualTo("someone-else");
+        }
+
+        @Test
+        void owners_areUniquePerAcquisition() {
+            Leases l = over(new InMemoryLeaseStore(Ticker.system()), Ticker.system(), 16);
+            Lease a = l.tryAcquire("a").orElseThrow();
+            Lease b = l.tryAcquire("b").orElseThrow();
+            a.release();
+            Lease a2 = l.tryAcquire("a").orElseThrow();
+            assertThat(List.of(a.owner(), b.owner(), a2.owner())).doesNotHaveDuplicates();
+        }
+    }
+
+    @Nested
+    class Watchdog {
+
+        @Test
+        void renewalRefused_marksLostAndRunsListeners() {
+            InMemoryLeaseStore store = new InMemoryLeaseStore(manual);
+            Leases l = over(store, manual, 16);
+            Lease lease = l.tryAcquire("w", LeaseOptions.ofTtl(Duration.ofSeconds(3))).orElseThrow();
+            AtomicReference<Lease> lostSeen = new AtomicReference<>();
+            lease.onLost(lostSeen::set);
+            store.leases.remove("w");
+            time.addAndGet(Duration.ofSeconds(1).toNanos());
+            await().atMost(Duration.ofSeconds(5)).until(() -> lease.state() == LeaseState.LOST);
+            assertThat(lostSeen.get()).isSameAs(lease);
+            assertThat(lease.isValid()).isFalse();
+            assertThat(lease.release()).isEqualTo(ReleaseResult.LOST);
+        }
+
+        @Test
+        void storeDown_marksLostAtTheLocalDeadlineNotBefore() {
+            InMemoryLeaseStore store = new InMemoryLeaseStore(manual);
+            Leases l = over(store, manual, 16);
+            LeaseOptions o = LeaseOptions.ofTtl(Duration.ofSeconds(3));
+            Lease lease = l.tryAcquire("d", o).orElseThrow();
+            store.down.set(true);
+            time.addAndGet(Duration.ofSeconds(2).toNanos());
+            await().pollDelay(Duration.ofMillis(200)).atMost(Duration.ofSeconds(5)).until(() -> store.calls.get() >= 2);
+            assertThat(lease.state()).isEqualTo(LeaseState.ACTIVE);
+            time.addAndGet(Duration.ofSeconds(1).toNanos());
+            await().atMost(Duration.ofSeconds(5)).until(() -> lease.state() == LeaseState.LOST);
+        }
+
+        @Test
+        void renewals_keepLeaseActiveLongPastItsTtl() {
+            InMemoryLeaseStore store = new InMemoryLeaseStore(manual);
+            Leases l = over(store, manual, 16);
+            Lease lease = l.tryAcquire("r", LeaseOptions.ofTtl(Duration.ofSeconds(3))).orElseThrow();
+            for (int i = 0; i < 30; i++) {
+                int before = store.calls.get();
+                time.addAndGet(Duration.ofMillis(500).toNanos());
+                if (i % 2 == 1) {
+                    await().atMost(Duration.ofSeconds(5)).until(() -> store.calls.get() > before || lease.remaining().toMillis() > 2000);
+                }
+            }
+            assertThat(lease.state()).isEqualTo(LeaseState.ACTIVE);
+            assertThat(lease.isValid()).isTrue();
+            assertThat(store.leases.get("r").owner()).isEqualTo(lease.owner());
+        }
+    }
+
+    @Nested
+    class Faults {
+
+        @Test
+        void tryAcquire_storeDown_throwsUnknownOutcomeAndCleansUp() {
+            InMemoryLeaseStore store = new InMemoryLeaseStore(Ticker.system());
+            Leases l = over(store, Ticker.system(), 16);
+            store.down.set(true);
+            assertThatThrownBy(() -> l.tryAcquire("x"))
+                    .isInstanceOf(LeaseOutcomeUnknownException.class)
+                    .isInstanceOf(LeaseStoreUnavailableException.class)
+                    .hasMessageContaining("'x'");
+            int before = store.calls.get();
+            await().atMost(Duration.ofSeconds(5)).until(() -> store.calls.get() > before + 1);
+        }
+
+        @Test
+        void acquireAll_oneKeyHeld_releasesEverythingTaken() {
+            InMemoryLeaseStore store = new InMemoryLeaseStore(Ticker.system());
+            Leases l = over(store, Ticker.system(), 16);
+            Lease other = l.tryAcquire("c").orElseThrow();
+            assertThat(l.acquireAll(List.of("d", "b", "a", "c"), Duration.ofMillis(50), l.defaults())).isEmpty();
+            assertThat(store.leases.keySet()).containsExactly("c");
+            other.release();
+            try (LeaseGroup g = l.acquireAll(List.of("d", "b", "a", "c"), Duration.ZERO, l.defaults()).orElseThrow()) {
+                assertThat(g.leases()).extracting(Lease::key).containsExactly("a", "b", "c", "d");
+            }
+            assertThat(store.leases).isEmpty();
+        }
+    }
+
+    @Nested
+    class Facade {
+
+        @Test
+        void runLocked_releasesInFinallyEvenWhenWorkThrows() {
+            InMemoryLeaseStore store = new InMemoryLeaseStore(Ticker.system());
+            Leases l = over(store, Ticker.system(), 16);
+            assertThatThrownBy(() -> l.runLocked("p", LockPolicy.failFast(), lease -> {
+                throw new IllegalStateException("boom");
+            })).hasMessage("boom");
+            assertThat(store.leases).isEmpty();
+            assertThat(l.runLocked("p", LockPolicy.failFast(), lease -> lease.key() + "!")).contains("p!");
+        }
+
+        @Test
+        void runLocked_failFastWhenHeld_isEmptyAndDoesNotRun() {
+            Leases l = over(new InMemoryLeaseStore(Ticker.system()), Ticker.system(), 16);
+            Lease holder = l.tryAcquire("p").orElseThrow();
+            AtomicInteger ran = new AtomicInteger();
+            assertThat(l.runLocked("p", LockPolicy.failFast(), lease -> ran.incrementAndGet())).isEmpty();
+            assertThat(l.runLocked("p", LockPolicy.waitUpTo(Duration.ofMillis(30)), lease -> ran.incrementAndGet())).isEmpty();
+            assertThat(ran).hasValue(0);
+            holder.release();
+        }
+
+        @Test
+        void tryLock_waitsForRelease() throws Exception {
+            Leases l = over(new InMemoryLeaseStore(Ticker.system()), Ticker.system(), 16);
+            Lease holder = l.tryAcquire("coupon-1").orElseThrow();
+            ExecutorService pool = Executors.newSingleThreadExecutor();
+            Future<Optional<Lease>> waiting = pool.submit(() -> l.tryLock("coupon-1", Duration.ofSeconds(5), Duration.ofSeconds(3)));
+            Thread.sleep(50);
+            holder.release();
+            try (Lease got = waiting.get(5, TimeUnit.SECONDS).orElseThrow()) {
+                assertThat(got.isValid()).isTrue();
+            }
+            pool.shutdown();
+        }
     }
 }

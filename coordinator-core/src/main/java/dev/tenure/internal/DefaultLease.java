@@ -8,6 +8,7 @@ import dev.tenure.ReleaseResult;
 import java.time.Duration;
 import java.util.List;
 import java.util.OptionalLong;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
@@ -19,6 +20,8 @@ import java.util.function.Consumer;
  * watchdog thread and by store callbacks, hence volatile.
  */
 final class DefaultLease implements Lease {
+
+    private static final CompletableFuture<Void> DONE = CompletableFuture.completedFuture(null);
 
     private final LeaseEngine engine;
     private final String key;
@@ -32,6 +35,9 @@ final class DefaultLease implements Lease {
     private final List<Once> listeners = new CopyOnWriteArrayList<>();
     private volatile long validUntil;
     private volatile String lostReason;
+
+    /** Completes when the store confirmed (or refused) the hand-off that created this lease; done otherwise. */
+    final CompletableFuture<Void> handOffSettled;
 
     // watchdog bookkeeping
     volatile long nextRenewAt;
@@ -54,6 +60,7 @@ final class DefaultLease implements Lease {
         this.holder = holder;
         this.acquiredAt = sentAt;
         this.validUntil = validUntil;
+        this.handOffSettled = validUntil == deadlineFrom(sentAt) ? DONE : new CompletableFuture<>();
         this.nextRenewAt = sentAt + options.renewEvery().toNanos();
     }
 

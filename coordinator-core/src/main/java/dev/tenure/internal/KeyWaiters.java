@@ -10,7 +10,10 @@ import java.util.ArrayDeque;
 final class KeyWaiters {
 
     private final ArrayDeque<Waiter> queue = new ArrayDeque<>();
-    /** Consecutive hand-offs inside this process; capped so waiters in other processes get their turn. */
+    /**
+     * Consecutive hand-offs inside this process while the store reports waiters elsewhere; capped so those get
+     * their turn. Hand-offs with nobody waiting elsewhere do not count.
+     */
     volatile int localHandOffs;
     /** A lease on this key that a waiter of this queue holds now, if any: its release wakes the head. */
     volatile DefaultLease localHolder;

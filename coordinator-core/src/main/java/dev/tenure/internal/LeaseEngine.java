@@ -201,6 +201,7 @@ public final class LeaseEngine implements AutoCloseable {
         if (!lease.startRelease()) {
             return lease.state() == LeaseState.LOST ? ReleaseResult.LOST : ReleaseResult.ALREADY_RELEASED;
         }
+        awaitHandOffSettled(lease);
         watchdog.unregister(lease);
         metrics.held(Duration.ofNanos(now() - lease.acquiredAt()), lease.options().ttl());
         KeyWaiters q = waiters.get(lease.key());
@@ -249,7 +250,7 @@ public final class LeaseEngine implements AutoCloseable {
     }
 
     private ReleaseResult handOff(DefaultLease lease, KeyWaiters q, Waiter w) {
-        return w.options.fencingToken() ? confirmedHandOff(lease, q, w) : earlyHandOff(lease, q, w);
+        return store.atomicHandOff() && !w.options.fencingToken() ? earlyHandOff(lease, q, w) : confirmedHandOff(lease, q, w);
     }
 
     /**
@@ -264,11 +265,19 @@ public final class LeaseEngine implements AutoCloseable {
         DefaultLease next = new DefaultLease(this, lease.key(), w.owner, w.options, OptionalLong.empty(), sentAt, w.thread,
                 lease.validUntil());
         next.renewInFlight = true;
-        CompletableFuture<AcquireResult> transfer = store.handOff(lease.key(), lease.owner(), w.owner, w.options.ttl(), false);
         q.localHolder = next;
-        q.localHandOffs++;
         watchdog.register(next);
         w.grant(next);
+        CompletableFuture<AcquireResult> transfer = store.handOff(lease.key(), lease.owner(), w.owner, w.options.ttl(), false);
+        try {
+            return settleEarlyHandOff(lease, next, q, w, transfer, sentAt);
+        } finally {
+            next.handOffSettled.complete(null);
+        }
+    }
+
+    private ReleaseResult settleEarlyHandOff(DefaultLease lease, DefaultLease next, KeyWaiters q, Waiter w,
+                                             CompletableFuture<AcquireResult> transfer, long sentAt) {
         AcquireResult r;
         try {
             r = Futures.await(transfer, callTimeout, lease.key());
@@ -280,7 +289,8 @@ public final class LeaseEngine implements AutoCloseable {
             lease.markReleased();
             return ReleaseResult.UNCONFIRMED;
         }
-        if (r instanceof AcquireResult.Acquired) {
+        if (r instanceof AcquireResult.Acquired a) {
+            countHandOff(q, a);
             next.extend(sentAt);
             next.nextRenewAt = sentAt + w.options.renewEvery().toNanos();
             next.renewInFlight = false;
@@ -293,6 +303,19 @@ public final class LeaseEngine implements AutoCloseable {
             metrics.lost();
         }
         return ReleaseResult.LOST;
+    }
+
+    /** A lease handed over early is released only after the store has the transfer, so store operations stay in order. */
+    private void awaitHandOffSettled(DefaultLease lease) {
+        try {
+            Futures.await(lease.handOffSettled, callTimeout.multipliedBy(2), lease.key());
+        } catch (LeaseStoreUnavailableException e) {
+            loseNow(lease, "its hand-off was never settled");
+        }
+    }
+
+    private static void countHandOff(KeyWaiters q, AcquireResult.Acquired a) {
+        q.localHandOffs = a.othersWaiting() ? q.localHandOffs + 1 : 0;
     }
 
     private void loseNow(DefaultLease lease, String reason) {
@@ -319,7 +342,7 @@ public final class LeaseEngine implements AutoCloseable {
         }
         if (r instanceof AcquireResult.Acquired a) {
             lease.markReleased();
-            q.localHandOffs++;
+            countHandOff(q, a);
             metrics.acquire(LeaseMetrics.AcquireResult.ACQUIRED, now() - sentAt);
             DefaultLease next = new DefaultLease(this, lease.key(), w.owner, w.options, a.fencingToken(), sentAt, w.thread);
             q.localHolder = next;
@@ -346,7 +369,13 @@ public final class LeaseEngine implements AutoCloseable {
     }
 
     private void cleanUpOnce(String key, String owner, long until) {
-        store.release(key, owner).whenComplete((ok, err) -> {
+        CompletableFuture<Boolean> f;
+        try {
+            f = store.release(key, owner);
+        } catch (RuntimeException e) {
+            f = CompletableFuture.failedFuture(e);
+        }
+        f.whenComplete((ok, err) -> {
             if (err != null && now() < until && !cleaner.isShutdown()) {
                 cleaner.schedule(() -> cleanUpOnce(key, owner, until), CLEANUP_RETRY_MILLIS, TimeUnit.MILLISECONDS);
             }

@@ -6,8 +6,11 @@ import java.util.OptionalLong;
 /** The answer of {@link LeaseStore#tryAcquire}: either granted, or held by someone else. */
 public sealed interface AcquireResult {
 
-    /** Granted. {@code fencingToken} is present only when the caller asked for one. */
-    record Acquired(OptionalLong fencingToken) implements AcquireResult {
+    /**
+     * Granted. {@code fencingToken} is present only when the caller asked for one. {@code othersWaiting} is a
+     * hint that callers elsewhere recently found the key held (stores that cannot tell say false).
+     */
+    record Acquired(OptionalLong fencingToken, boolean othersWaiting) implements AcquireResult {
     }
 
     /**
@@ -18,7 +21,11 @@ public sealed interface AcquireResult {
     }
 
     static AcquireResult acquired(long token) {
-        return new Acquired(token > 0 ? OptionalLong.of(token) : OptionalLong.empty());
+        return acquired(token, false);
+    }
+
+    static AcquireResult acquired(long token, boolean othersWaiting) {
+        return new Acquired(token > 0 ? OptionalLong.of(token) : OptionalLong.empty(), othersWaiting);
     }
 
     static AcquireResult held(String holder, long remainingMillis) {

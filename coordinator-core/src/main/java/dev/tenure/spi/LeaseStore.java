@@ -38,6 +38,14 @@ public interface LeaseStore extends AutoCloseable {
     }
 
     /**
+     * True if {@link #handOff} is atomic (no moment in which the key is free). Only then does the engine let the
+     * next holder start before the store confirms the hand-off. The default implementation is not atomic.
+     */
+    default boolean atomicHandOff() {
+        return false;
+    }
+
+    /**
      * Asks to be told, best effort, when a lease on {@code key} is released by anyone. Waiters poll anyway;
      * this only makes hand-off faster. Closing the returned handle ends the subscription.
      */

@@ -6,18 +6,19 @@ import java.security.NoSuchAlgorithmException;
 
 /**
  * The one Lua script Tenure runs: a batch of lease operations in one call. Its text is a constant; input
- * only ever travels in KEYS and ARGV. Every key it touches is in KEYS (two per operation: the lease and the
- * fencing counter, same hash tag, so a cluster batch stays in one slot).
+ * only ever travels in KEYS and ARGV. Every key it touches is in KEYS (three per operation, same hash tag, so
+ * a cluster batch stays in one slot): the lease, the fencing counter, and a short-lived marker that an
+ * acquire found the lease held (someone is waiting; it expires 2 s after the last such attempt).
  *
  * <p>ARGV[1] is the notification mode ({@code p} = PUBLISH, {@code s} = SPUBLISH for cluster shards,
  * {@code -} = none); then four arguments per operation: op, owner, ttl ms, aux.
  * <ul>
  * <li>{@code A} acquire: SET NX PX; if granted and aux = 1, INCR the fence → {1, token, ""};
- *     if held → {0, pttl, holder}</li>
+ *     if held → set the waiting marker, {0, pttl, holder}</li>
  * <li>{@code R} renew: PEXPIRE if the value is ours → {1|0, 0, ""}</li>
  * <li>{@code D} release: DEL if ours, then notify on the lease key's channel → {1|0, 0, ""}</li>
  * <li>{@code H} hand-off: if ours, SET the new owner (aux = "t:newOwner", t = token flag) PX ttl, INCR the
- *     fence if asked → {1, token, ""}; else → {0, pttl, holder}</li>
+ *     fence if asked → {1, token, waiting marker exists (0|1)}; else → {0, pttl, holder}</li>
  * </ul>
  * The result is a flat array of three values per operation.
  */
@@ -27,7 +28,7 @@ final class LeaseScript {
             local pub = ARGV[1]
             local out = {}
             local a = 2
-            for i = 1, #KEYS, 2 do
+            for i = 1, #KEYS, 3 do
               local lk = KEYS[i]
               local op = ARGV[a]
               local owner = ARGV[a + 1]
@@ -41,6 +42,7 @@ final class LeaseScript {
                   if aux == '1' then tok = redis.call('incr', KEYS[i + 1]) end
                   out[n + 1] = 1; out[n + 2] = tok; out[n + 3] = ''
                 else
+                  redis.call('set', KEYS[i + 2], '1', 'PX', 2000)
                   out[n + 1] = 0; out[n + 2] = redis.call('pttl', lk); out[n + 3] = redis.call('get', lk) or ''
                 end
               elseif op == 'R' then
@@ -60,7 +62,7 @@ final class LeaseScript {
                   redis.call('set', lk, string.sub(aux, 3), 'PX', ttl)
                   local tok = 0
                   if string.sub(aux, 1, 1) == '1' then tok = redis.call('incr', KEYS[i + 1]) end
-                  out[n + 1] = 1; out[n + 2] = tok; out[n + 3] = ''
+                  out[n + 1] = 1; out[n + 2] = tok; out[n + 3] = redis.call('exists', KEYS[i + 2])
                 else
                   out[n + 1] = 0; out[n + 2] = redis.call('pttl', lk); out[n + 3] = cur or ''
                 end

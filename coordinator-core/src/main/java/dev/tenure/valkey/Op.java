@@ -16,6 +16,7 @@ final class Op {
     final String key;
     final String leaseKey;
     final String fenceKey;
+    final String waitingKey;
     final String owner;
     final String ttlMillis;
     final String aux;
@@ -27,6 +28,7 @@ final class Op {
         this.key = key;
         this.leaseKey = ValkeyKeys.lease(namespace, key);
         this.fenceKey = ValkeyKeys.fence(namespace, key);
+        this.waitingKey = ValkeyKeys.waiting(namespace, key);
         this.owner = owner;
         this.ttlMillis = Long.toString(ttlMillis);
         this.aux = aux;
@@ -38,8 +40,11 @@ final class Op {
         boolean granted = ((Long) ok) == 1L;
         long n = (Long) number;
         switch (code) {
-            case ACQUIRE, HAND_OFF -> future.complete(granted
+            case ACQUIRE -> future.complete(granted
                     ? AcquireResult.acquired(n)
+                    : AcquireResult.held(text == null ? "" : text.toString(), n));
+            case HAND_OFF -> future.complete(granted
+                    ? AcquireResult.acquired(n, Long.valueOf(1L).equals(text))
                     : AcquireResult.held(text == null ? "" : text.toString(), n));
             default -> future.complete(granted);
         }

@@ -5,7 +5,8 @@ import dev.tenure.spi.LeaseKeys;
 /**
  * Key layout. Every key of one lease shares a hash tag, so in a cluster they live in one slot:
  * {@code {<namespace>:<key>}:lease} (the lease; also the release notification channel) and
- * {@code {<namespace>:<key>}:fence} (the fencing counter).
+ * {@code {<namespace>:<key>}:fence} (the fencing counter), {@code {<namespace>:<key>}:waiting} (a marker that
+ * someone found the lease held in the last 2 s).
  */
 final class ValkeyKeys {
 
@@ -18,6 +19,10 @@ final class ValkeyKeys {
 
     static String fence(String namespace, String key) {
         return "{" + namespace + ":" + key + "}:fence";
+    }
+
+    static String waiting(String namespace, String key) {
+        return "{" + namespace + ":" + key + "}:waiting";
     }
 
     static String validateNamespace(String ns) {

@@ -81,6 +81,12 @@ public final class ValkeyLeaseStore implements LeaseStore {
                 (fencingToken ? "1:" : "0:") + toOwner, cfg.isCluster()));
     }
 
+    /** The hand-off script replaces the owner in one step. */
+    @Override
+    public boolean atomicHandOff() {
+        return true;
+    }
+
     @Override
     public AutoCloseable subscribeReleases(String key, Runnable onRelease) {
         return notifier.subscribe(ValkeyKeys.lease(cfg.namespace(), key), onRelease);

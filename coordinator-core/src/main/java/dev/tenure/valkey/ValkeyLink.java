@@ -154,14 +154,15 @@ final class ValkeyLink implements AutoCloseable {
 
     private String[] encode(List<Op> ops) {
         int n = ops.size();
-        String[] a = new String[3 + 2 * n + 1 + 4 * n];
+        String[] a = new String[3 + 3 * n + 1 + 4 * n];
         a[0] = "EVALSHA";
         a[1] = LeaseScript.SHA;
-        a[2] = Integer.toString(2 * n);
+        a[2] = Integer.toString(3 * n);
         int k = 3;
         for (Op op : ops) {
             a[k++] = op.leaseKey;
             a[k++] = op.fenceKey;
+            a[k++] = op.waitingKey;
         }
         a[k++] = pubMode;
         for (Op op : ops) {

@@ -1,0 +1,71 @@
+package dev.tenure;
+
+import dev.tenure.spi.LeaseKeys;
+import dev.tenure.valkey.ValkeyConfig;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import java.time.Duration;
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+class BadInputTest {
+
+    @ParameterizedTest
+    @ValueSource(strings = {"", "a{b", "a}b", "a b", "tab\there", "new\nline"})
+    void validate_badKey_namesKeyAndRule(String key) {
+        assertThatThrownBy(() -> LeaseKeys.validate(key)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("lease key").hasMessageMatching("(?s).*(empty|must not contain).*");
+    }
+
+    @Test
+    void validate_oversizedKey_namesTheLimit() {
+        assertThatThrownBy(() -> LeaseKeys.validate("x".repeat(201))).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("201").hasMessageContaining("200");
+    }
+
+    @Test
+    void options_nonPositiveTtl_rejected() {
+        assertThatThrownBy(() -> LeaseOptions.ofTtl(Duration.ZERO)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("ttl must be positive").hasMessageContaining("PT0S");
+        assertThatThrownBy(() -> LeaseOptions.ofTtl(Duration.ofSeconds(-1))).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("ttl must be positive");
+    }
+
+    @Test
+    void options_renewalNotShorterThanTtl_rejected() {
+        assertThatThrownBy(() -> LeaseOptions.ofTtl(Duration.ofSeconds(3)).withRenewEvery(Duration.ofSeconds(3)))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("renewEvery (PT3S) must be shorter than ttl (PT3S)");
+    }
+
+    @Test
+    void wait_negative_rejected() {
+        assertThatThrownBy(() -> LockPolicy.waitUpTo(Duration.ofMillis(-1))).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("maxWait must not be negative");
+        try (Leases l = Leases.of(new InMemoryLeaseStore(Ticker.system()))) {
+            assertThatThrownBy(() -> l.acquire("k", Duration.ofMillis(-5), l.defaults()))
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("wait must not be negative (got PT-0.005S)");
+            assertThatThrownBy(() -> l.tryAcquire("bad key")).isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("'bad key'");
+            assertThatThrownBy(() -> l.acquireAll(List.of(), Duration.ZERO, l.defaults()))
+                    .isInstanceOf(IllegalArgumentException.class);
+        }
+    }
+
+    @Test
+    void valkeyConfig_badValues_rejectedWithTheValue() {
+        assertThatThrownBy(() -> ValkeyConfig.standalone("localhost").build()).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("host:port").hasMessageContaining("localhost");
+        assertThatThrownBy(() -> ValkeyConfig.standalone("h:99999").build()).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("1..65535");
+        assertThatThrownBy(() -> ValkeyConfig.standalone().build()).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("at least one");
+        assertThatThrownBy(() -> ValkeyConfig.standalone("h:1").requestTimeout(Duration.ZERO))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("requestTimeout must be positive");
+        assertThatThrownBy(() -> ValkeyConfig.standalone("h:1").namespace("a{b"))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("'a{b'");
+    }
+}
