@@ -21,7 +21,8 @@ public final class TenureDriver implements LockDriver {
 
     public TenureDriver(BenchConfig cfg) {
         this.leases = Leases.of(ValkeyLeaseStore.create(ValkeyConfig.standalone(cfg.host() + ":" + cfg.port())
-                .requestTimeout(cfg.requestTimeout()).clientName("bench-tenure").build()));
+                .requestTimeout(cfg.requestTimeout()).clientName("bench-tenure")
+                .maxInFlightBatches(Integer.getInteger("tenure.inflight", 2)).build()));
         this.prefix = cfg.keyPrefix(name());
     }
 

@@ -20,7 +20,7 @@ import java.util.Objects;
  *     within about 0.2 s of Valkey coming back</td></tr>
  * <tr><td>namespace</td><td>{@code tenure}</td><td>prefix inside every key's hash tag:
  *     {@code {<namespace>:<key>}:lease}</td></tr>
- * <tr><td>maxInFlightBatches</td><td>4</td><td>script calls in flight at once; further operations wait and
+ * <tr><td>maxInFlightBatches</td><td>2</td><td>script calls in flight at once; further operations wait and
  *     are coalesced into the next call</td></tr>
  * <tr><td>maxBatchSize</td><td>128</td><td>operations per script call</td></tr>
  * <tr><td>tls, username/password, clientName</td><td>off, none, {@code tenure}</td><td>TLS, ACL user, CLIENT
@@ -99,7 +99,7 @@ public final class ValkeyConfig {
         private Duration requestTimeout = Duration.ofMillis(500);
         private Duration connectionTimeout = Duration.ofSeconds(1);
         private String namespace = "tenure";
-        private int maxInFlightBatches = 4;
+        private int maxInFlightBatches = 2;
         private int maxBatchSize = 128;
         private Duration failoverProbeInterval = Duration.ofMillis(500);
 
