@@ -37,8 +37,10 @@ public final class Leases implements AutoCloseable {
     private final LeaseStore store;
     private final LeaseOptions defaults;
     private final boolean ownsStore;
+    private final Ticker ticker;
 
     private Leases(Builder b) {
+        this.ticker = b.ticker;
         this.store = b.store;
         this.defaults = b.defaults;
         this.ownsStore = b.ownsStore;
@@ -69,7 +71,10 @@ public final class Leases implements AutoCloseable {
         return engine.tryAcquire(LeaseKeys.validate(key), Objects.requireNonNull(options, "options"));
     }
 
-    /** Waits up to {@code wait} (zero = one attempt); empty on timeout. */
+    /**
+     * Waits up to {@code wait} (zero = one attempt); empty on timeout, or when the waiting thread is interrupted
+     * (its interrupt flag stays set).
+     */
     public Optional<Lease> acquire(String key, Duration wait, LeaseOptions options) {
         return engine.acquire(LeaseKeys.validate(key), checkWait(wait), Objects.requireNonNull(options, "options"));
     }
@@ -93,11 +98,11 @@ public final class Leases implements AutoCloseable {
         }
         TreeSet<String> sorted = new TreeSet<>();
         keys.forEach(k -> sorted.add(LeaseKeys.validate(k)));
-        long deadline = System.nanoTime() + checkWait(wait).toNanos();
+        long deadline = ticker.nanoTime() + checkWait(wait).toNanos();
         List<Lease> taken = new ArrayList<>(sorted.size());
         try {
             for (String key : sorted) {
-                Duration left = Duration.ofNanos(Math.max(0, deadline - System.nanoTime()));
+                Duration left = Duration.ofNanos(Math.max(0, deadline - ticker.nanoTime()));
                 Optional<Lease> lease = engine.acquire(key, left, options);
                 if (lease.isEmpty()) {
                     releaseReversed(taken);

@@ -69,7 +69,13 @@ final class Watchdog implements AutoCloseable {
             long now = ticker.nanoTime();
             long wake = now + MAX_SLEEP_NANOS;
             for (DefaultLease lease : leases) {
-                wake = Math.min(wake, visit(lease, now));
+                try {
+                    wake = Math.min(wake, visit(lease, now));
+                } catch (RuntimeException | Error e) {
+                    // never let one lease (or a store that throws instead of failing its future) stop the watchdog
+                    LeaseEngine.LOG.error("watchdog failed on lease '{}'", lease.key(), e);
+                    lease.renewInFlight = false;
+                }
             }
             plannedWake = wake;
             long sleep = wake - ticker.nanoTime();
@@ -115,7 +121,13 @@ final class Watchdog implements AutoCloseable {
     private void renew(DefaultLease lease) {
         lease.renewInFlight = true;
         long sentAt = ticker.nanoTime();
-        store.renew(lease.key(), lease.owner(), lease.options().ttl()).whenComplete((ok, err) -> {
+        java.util.concurrent.CompletableFuture<Boolean> call;
+        try {
+            call = store.renew(lease.key(), lease.owner(), lease.options().ttl());
+        } catch (RuntimeException e) {
+            call = java.util.concurrent.CompletableFuture.failedFuture(e);
+        }
+        call.whenComplete((ok, err) -> {
             if (err != null) {
                 metrics.renewFailure();
                 long retry = Math.max(MIN_RETRY_NANOS, lease.options().renewEvery().toNanos() / 4);
