@@ -44,6 +44,7 @@ public final class LeaseEngine implements AutoCloseable {
     private final Watchdog watchdog;
     private final ScheduledExecutorService cleaner;
     private final ConcurrentMap<String, KeyWaiters> waiters = new ConcurrentHashMap<>();
+    private final Owners owners = new Owners();
 
     public LeaseEngine(LeaseStore store, Ticker ticker, LeaseMetrics metrics, Duration callTimeout, int maxLocalHandOffs) {
         this.store = store;
@@ -75,7 +76,7 @@ public final class LeaseEngine implements AutoCloseable {
 
     /** One attempt; empty if held elsewhere. */
     public Optional<Lease> tryAcquire(String key, LeaseOptions options) {
-        Object r = attempt(key, Owners.next(), options);
+        Object r = attempt(key, owners.next(), options);
         return r instanceof DefaultLease l ? Optional.of(l) : Optional.empty();
     }
 
@@ -110,7 +111,7 @@ public final class LeaseEngine implements AutoCloseable {
             return tryAcquire(key, o);
         }
         long deadline = now() + wait.toNanos();
-        Waiter w = new Waiter(o);
+        Waiter w = new Waiter(owners.next(), o);
         KeyWaiters q = join(key, w);
         try {
             return awaitTurn(key, q, w, deadline, new Backoff());
@@ -168,7 +169,7 @@ public final class LeaseEngine implements AutoCloseable {
             AcquireResult.Held held = (AcquireResult.Held) r;
             long holderLeft = held.remaining().toNanos() + 1_000_000L;
             // A holder in this process wakes us itself (hand-off or release); no need to poll it.
-            long pause = held.holder().startsWith(Owners.processPrefix())
+            long pause = owners.isMine(held.holder())
                     ? Math.min(LOCAL_HOLDER_MAX_PARK_NANOS, holderLeft) : Math.min(backoff.nextNanos(), holderLeft);
             w.park(Math.min(pause, Math.max(0, deadline - now())));
         }

@@ -3,18 +3,27 @@ package dev.tenure.internal;
 import java.security.SecureRandom;
 import java.util.concurrent.atomic.AtomicLong;
 
-/** Owner ids: unique per acquisition across processes (random process prefix + pid + counter). */
+/**
+ * Owner ids: unique per acquisition across processes: a random process prefix, the pid, an engine number and
+ * a counter, e.g. {@code 3f9a1c07e2d4b8a1-12345-2.42}. Each engine has its own prefix, so it can tell its own
+ * holders from everyone else's (even another engine in the same JVM). Thread-safe.
+ */
 public final class Owners {
 
     private static final String PROCESS = makePrefix();
-    private static final AtomicLong COUNTER = new AtomicLong();
+    private static final AtomicLong ENGINES = new AtomicLong();
 
-    private Owners() {
+    private final String prefix = PROCESS + ENGINES.incrementAndGet() + ".";
+    private final AtomicLong counter = new AtomicLong();
+
+    /** A fresh owner id. */
+    public String next() {
+        return prefix + counter.incrementAndGet();
     }
 
-    /** A fresh owner id, e.g. {@code 3f9a1c07e2d4b8a1-12345-42}. */
-    public static String next() {
-        return PROCESS + COUNTER.incrementAndGet();
+    /** True if {@code owner} was made by this instance. */
+    public boolean isMine(String owner) {
+        return owner.startsWith(prefix);
     }
 
     /** The prefix shared by every owner id this process makes. */

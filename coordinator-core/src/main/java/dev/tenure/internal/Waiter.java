@@ -22,13 +22,14 @@ final class Waiter {
     static final int DONE = 4;
 
     final Thread thread = Thread.currentThread();
-    final String owner = Owners.next();
+    final String owner;
     final LeaseOptions options;
     final AtomicInteger state = new AtomicInteger(WAITING);
     volatile DefaultLease granted;
     private volatile boolean signalled;
 
-    Waiter(LeaseOptions options) {
+    Waiter(String owner, LeaseOptions options) {
+        this.owner = owner;
         this.options = options;
     }
 
