@@ -41,8 +41,7 @@ final class Watchdog implements AutoCloseable {
 
     void register(DefaultLease lease) {
         leases.add(lease);
-        long window = lease.options().renewEvery().toNanos() / 10;
-        if (Math.min(lease.validUntil(), lease.nextRenewAt - window) < plannedWake) {
+        if (Math.min(lease.validUntil(), lease.nextRenewAt) < plannedWake) {
             LockSupport.unpark(thread); // due before the watchdog's next look
         }
     }
@@ -107,7 +106,8 @@ final class Watchdog implements AutoCloseable {
         if (!lease.renewInFlight && now >= lease.nextRenewAt - window) {
             renew(lease);
         }
-        return lease.renewInFlight ? lease.validUntil() : Math.min(lease.validUntil(), lease.nextRenewAt - window);
+        // Wake when the earliest lease is due; that pass also renews everything due within the next window.
+        return lease.renewInFlight ? lease.validUntil() : Math.min(lease.validUntil(), lease.nextRenewAt);
     }
 
     private void lose(DefaultLease lease, String reason) {
