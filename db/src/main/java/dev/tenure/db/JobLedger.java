@@ -1,0 +1,284 @@
+package dev.tenure.db;
+
+import dev.tenure.db.internal.Jdbc;
+import dev.tenure.db.internal.LeaseRows;
+import dev.tenure.db.internal.RunRows;
+import dev.tenure.db.internal.Sql;
+import dev.tenure.spi.LeaseKeys;
+
+import javax.sql.DataSource;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.UUID;
+
+/**
+ * The Postgres ledger of jobs: database leases with epochs ({@code job_execution}), fence checks inside the caller's
+ * transactions, and one row per fire ({@code job_run}). Every operation is one statement or one short transaction,
+ * and every time it compares comes from the database clock ({@code clock_timestamp()}); the application's clock is
+ * never used.
+ *
+ * <pre>{@code
+ * JobLedger ledger = JobLedger.create(dataSource);                 // schema "tenure", migrated beforehand
+ * if (ledger.claim("settle", owner, ttl) instanceof ClaimResult.Claimed c) {
+ *     RunStart start = ledger.startRun("settle", "2024-05-01T00:00Z", c.epoch(), owner);
+ *     if (start instanceof RunStart.Started s) {
+ *         try (Connection tx = appDataSource.getConnection()) {
+ *             tx.setAutoCommit(false);
+ *             ledger.fence(tx, "settle", c.epoch());             // throws StaleOwnerException: roll back
+ *             ... business writes ...
+ *             tx.commit();
+ *         }
+ *         ledger.finish("settle", c.epoch(), s.runId(), RunStatus.COMPLETED, null);
+ *     }
+ * }
+ * }</pre>
+ *
+ * <p>Thread-safe; holds no resources of its own (the caller owns the data source). Faults are
+ * {@link LedgerUnavailableException}s, raised within the pool's timeouts; a stale epoch is a
+ * {@link StaleOwnerException}; bad arguments are {@link IllegalArgumentException}s naming the value and the rule.
+ */
+public final class JobLedger {
+
+    /** Longest accepted owner id or fire key, in characters. */
+    public static final int MAX_ID_LENGTH = 200;
+
+    private final String schema;
+    private final LeaseRows leases;
+    private final RunRows runs;
+
+    private JobLedger(Builder b) {
+        this.schema = b.schema;
+        Jdbc jdbc = new Jdbc(b.dataSource, b.queryTimeout);
+        Sql sql = new Sql("\"" + b.schema + "\"");
+        this.leases = new LeaseRows(jdbc, sql, b.schema, b.claimLockTimeout, b.renewLockTimeout);
+        this.runs = new RunRows(jdbc, sql, leases);
+    }
+
+    /** A ledger on schema {@value TenureSchema#DEFAULT_SCHEMA} with default timeouts. */
+    public static JobLedger create(DataSource dataSource) {
+        return builder(dataSource).build();
+    }
+
+    public static Builder builder(DataSource dataSource) {
+        return new Builder(dataSource);
+    }
+
+    /** The schema holding the ledger's tables. */
+    public String schema() {
+        return schema;
+    }
+
+    /**
+     * Claims {@code jobKey} for {@code owner} for {@code ttl}: creates the row if missing, and bumps its epoch and sets
+     * the lease only where no other owner's lease is live by the database clock (a live lease of the same owner is
+     * claimed again with a new epoch). A claim waits for a current fence lock (up to the claim lock timeout), so a
+     * holder's open fenced transaction finishes before the hand-over; if it stays open longer, the job counts as held.
+     *
+     * @return {@link ClaimResult.Claimed} with the new epoch, or {@link ClaimResult.HeldBy} the current holder
+     * @throws LedgerUnavailableException on faults; if {@link LedgerUnavailableException#outcomeUnknown()}, the row may
+     *                                    name {@code owner} until its TTL: {@link #releaseIfOwner} clears it
+     */
+    public ClaimResult claim(String jobKey, String owner, Duration ttl) {
+        return leases.claim(key(jobKey), id("owner", owner), ttl(ttl));
+    }
+
+    /**
+     * Extends the lease of {@code epoch} to {@code ttl} from now (database clock), only if that epoch is current and
+     * its lease still live. {@code false} = fenced out or expired: the lease is lost and must be claimed again.
+     *
+     * <p>Never waits long for its own holder: if the row is locked by an open fenced transaction, it gives up after
+     * the renew lock timeout with a {@link LedgerUnavailableException} (SQLSTATE 55P03), to be retried. The lease is
+     * not extended meanwhile, but nobody can take it over while that transaction holds the row lock.
+     */
+    public boolean renew(String jobKey, long epoch, Duration ttl) {
+        return leases.renewEpoch(key(jobKey), epoch(epoch), ttl(ttl));
+    }
+
+    /**
+     * The fence check, inside the caller's open transaction on {@code connection}: locks the job's row FOR SHARE
+     * and compares epochs. Call it in every transaction whose writes belong to the run, before they commit (first is
+     * best). A newer claim waits for this lock, so those writes commit before the hand-over or not at all.
+     *
+     * <p>Works at READ COMMITTED (the default). At REPEATABLE READ or SERIALIZABLE, a renewal committed since the
+     * transaction's snapshot makes this fail with a serialization error (SQLSTATE 40001), which the caller retries.
+     *
+     * @throws StaleOwnerException     if {@code epoch} is not current or its lease has expired by the database clock:
+     *                                 roll the transaction back
+     * @throws IllegalStateException   if the connection is in autocommit mode (there is no transaction to protect)
+     * @throws SQLException            as the caller's own statements would (the caller handles its transaction)
+     */
+    public void fence(Connection connection, String jobKey, long epoch) throws SQLException {
+        leases.fence(Objects.requireNonNull(connection, "connection"), key(jobKey), epoch(epoch));
+    }
+
+    /**
+     * {@link #fence(Connection, String, long)} on the connection that {@code transactional} hands out inside the
+     * current transaction (for example Spring's {@code TransactionAwareDataSourceProxy}); a plain pool would hand out
+     * an autocommit connection, which is refused with {@link IllegalStateException}.
+     */
+    public void fence(DataSource transactional, String jobKey, long epoch) throws SQLException {
+        try (Connection c = transactional.getConnection()) {
+            fence(c, jobKey, epoch);
+        }
+    }
+
+    /**
+     * Clears the lease of {@code epoch} (the epoch stays; the next claim bumps it) and wakes waiters with
+     * {@code NOTIFY}. Call it after the run's transactions have committed, never before.
+     *
+     * @return the database time of the release, or empty if the epoch was no longer current or already released
+     */
+    public Optional<Instant> release(String jobKey, long epoch) {
+        return leases.releaseEpoch(key(jobKey), epoch(epoch));
+    }
+
+    /** Clears {@code owner}'s lease (after a claim whose outcome is unknown, say) and wakes waiters. True if it was theirs. */
+    public boolean releaseIfOwner(String jobKey, String owner) {
+        return leases.releaseOwner(key(jobKey), id("owner", owner)).isPresent();
+    }
+
+    /**
+     * Fire idempotency: starts the run of ({@code jobKey}, {@code fireKey}) for the holder of {@code epoch}, in one
+     * short transaction. RUNNING runs of older epochs are marked ABANDONED (their owners' leases ended). A fire that
+     * COMPLETED is reported, not started again; one that FAILED, was ABANDONED or REJECTED_STALE is taken over by a
+     * new attempt (new run id, epoch and owner).
+     *
+     * @throws StaleOwnerException if {@code epoch} (of {@code owner}) is not the job's current, live epoch
+     */
+    public RunStart startRun(String jobKey, String fireKey, long epoch, String owner) {
+        return runs.start(key(jobKey), id("fireKey", fireKey), epoch(epoch), id("owner", owner));
+    }
+
+    /**
+     * Records the run's outcome ({@link RunStatus#COMPLETED} or {@link RunStatus#FAILED}, with an optional error) and
+     * clears the lease, in one statement, only where {@code epoch} is still the job's; then wakes waiters.
+     *
+     * @return true if recorded; false if fenced out (the run, if still RUNNING, is marked REJECTED_STALE instead)
+     */
+    public boolean finish(String jobKey, long epoch, UUID runId, RunStatus outcome, String error) {
+        Objects.requireNonNull(runId, "runId");
+        if (outcome != RunStatus.COMPLETED && outcome != RunStatus.FAILED) {
+            throw new IllegalArgumentException("outcome must be COMPLETED or FAILED (got " + outcome + ")");
+        }
+        return runs.finish(key(jobKey), epoch(epoch), runId, outcome, error);
+    }
+
+    /** The run row of ({@code jobKey}, {@code fireKey}), if any; a read without locks. */
+    public Optional<RunRecord> runOf(String jobKey, String fireKey) {
+        return runs.runOf(key(jobKey), id("fireKey", fireKey));
+    }
+
+    /** Who holds {@code jobKey} now by the database clock; empty if nobody's lease is live. */
+    public Optional<JobHolder> holder(String jobKey) {
+        return leases.read(key(jobKey)).filter(h -> h.owner() != null && h.remaining().compareTo(Duration.ZERO) > 0);
+    }
+
+    /** The NOTIFY channel on which releases of {@code jobKey} are announced. */
+    public String releaseChannel(String jobKey) {
+        return leases.channel(key(jobKey));
+    }
+
+    LeaseRows leaseRows() {
+        return leases;
+    }
+
+    static String key(String jobKey) {
+        return LeaseKeys.validate(jobKey);
+    }
+
+    static String id(String what, String value) {
+        if (value == null || value.isEmpty() || value.length() > MAX_ID_LENGTH) {
+            throw new IllegalArgumentException(what + " must have 1 to " + MAX_ID_LENGTH + " characters (got "
+                    + (value == null ? "null" : value.length() + ": '" + value.substring(0, Math.min(32, value.length())) + "'") + ")");
+        }
+        return value;
+    }
+
+    static long epoch(long epoch) {
+        if (epoch < 1) {
+            throw new IllegalArgumentException("epoch must be >= 1 (got " + epoch + "); epochs come from claim()");
+        }
+        return epoch;
+    }
+
+    static Duration ttl(Duration ttl) {
+        Objects.requireNonNull(ttl, "ttl");
+        if (ttl.toMillis() < 10) {
+            throw new IllegalArgumentException("ttl must be at least 10 ms (got " + ttl + ")");
+        }
+        return ttl;
+    }
+
+    /** Configuration of a {@link JobLedger}. Not thread-safe; build once. */
+    public static final class Builder {
+        /** Default wait of a claim for a holder's fence lock. */
+        public static final Duration DEFAULT_CLAIM_LOCK_TIMEOUT = Duration.ofSeconds(2);
+        /** Default wait of a renewal for a row lock (its own holder's fenced transaction). */
+        public static final Duration DEFAULT_RENEW_LOCK_TIMEOUT = Duration.ofMillis(250);
+        /** Default client-side backstop per statement. */
+        public static final Duration DEFAULT_QUERY_TIMEOUT = Duration.ofSeconds(5);
+
+        private final DataSource dataSource;
+        private String schema = TenureSchema.DEFAULT_SCHEMA;
+        private Duration claimLockTimeout = DEFAULT_CLAIM_LOCK_TIMEOUT;
+        private Duration renewLockTimeout = DEFAULT_RENEW_LOCK_TIMEOUT;
+        private Duration queryTimeout = DEFAULT_QUERY_TIMEOUT;
+
+        private Builder(DataSource dataSource) {
+            this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
+        }
+
+        /** The schema holding Tenure's tables (default {@value TenureSchema#DEFAULT_SCHEMA}). */
+        public Builder schema(String schema) {
+            this.schema = TenureSchema.checkName(schema);
+            return this;
+        }
+
+        /**
+         * How long a claim waits for a row lock held by an open fenced transaction before reporting the job as held
+         * (default 2 s). The pool's statement timeout still applies on top.
+         */
+        public Builder claimLockTimeout(Duration timeout) {
+            this.claimLockTimeout = positive("claimLockTimeout", timeout);
+            return this;
+        }
+
+        /**
+         * How long a renewal waits for a row lock (in practice: its own holder's open fenced transaction) before failing
+         * with SQLSTATE 55P03, to be retried (default 250 ms). Keeps the watchdog from stalling.
+         */
+        public Builder renewLockTimeout(Duration timeout) {
+            this.renewLockTimeout = positive("renewLockTimeout", timeout);
+            return this;
+        }
+
+        /**
+         * Client-side query timeout per statement, a backstop for data sources without a server-side
+         * {@code statement_timeout} (default 5 s, rounded up to whole seconds; zero = none).
+         */
+        public Builder queryTimeout(Duration timeout) {
+            Objects.requireNonNull(timeout, "queryTimeout");
+            if (timeout.isNegative()) {
+                throw new IllegalArgumentException("queryTimeout must not be negative (got " + timeout + ")");
+            }
+            this.queryTimeout = timeout;
+            return this;
+        }
+
+        private static Duration positive(String what, Duration d) {
+            Objects.requireNonNull(d, what);
+            if (d.toMillis() < 1) {
+                throw new IllegalArgumentException(what + " must be at least 1 ms (got " + d + ")");
+            }
+            return d;
+        }
+
+        public JobLedger build() {
+            return new JobLedger(this);
+        }
+    }
+}

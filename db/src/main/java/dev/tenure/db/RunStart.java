@@ -1,0 +1,23 @@
+package dev.tenure.db;
+
+import java.time.Instant;
+import java.util.UUID;
+
+/** The answer of {@link JobLedger#startRun}: whether this fire runs now, ran already, or runs elsewhere. */
+public sealed interface RunStart {
+
+    /**
+     * Run it: a new {@code RUNNING} row (or an earlier FAILED, ABANDONED or REJECTED_STALE row taken over, then
+     * {@code attempt > 1} and {@code previousStatus} says what it was).
+     */
+    record Started(UUID runId, int attempt, RunStatus previousStatus) implements RunStart {
+    }
+
+    /** The fire already COMPLETED: do not run it again; report the earlier run. */
+    record AlreadyCompleted(UUID runId, String owner, long epoch, Instant finishedAt) implements RunStart {
+    }
+
+    /** The fire is RUNNING under the caller's own epoch (another thread of the same holder started it). */
+    record RunningElsewhere(UUID runId, String owner, long epoch, Instant startedAt) implements RunStart {
+    }
+}

@@ -1,0 +1,132 @@
+package dev.tenure.db.internal;
+
+import dev.tenure.db.RunRecord;
+import dev.tenure.db.RunStart;
+import dev.tenure.db.RunStatus;
+import dev.tenure.db.StaleOwnerException;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.Optional;
+import java.util.UUID;
+
+/** The run operations on {@code job_run}: fire idempotency, start and finish. Thread-safe. */
+public final class RunRows {
+
+    private final Jdbc jdbc;
+    private final Sql sql;
+    private final LeaseRows leases;
+
+    public RunRows(Jdbc jdbc, Sql sql, LeaseRows leases) {
+        this.jdbc = jdbc;
+        this.sql = sql;
+        this.leases = leases;
+    }
+
+    /**
+     * One short transaction: lock the job row and check that {@code epoch} (of {@code owner}) is current and live;
+     * mark RUNNING runs of older epochs ABANDONED (their owners lost the lease); insert the run, or take over the
+     * fire's FAILED, ABANDONED or REJECTED_STALE row; if the fire already COMPLETED or runs under this epoch, say so.
+     */
+    public RunStart start(String key, String fireKey, long epoch, String owner) {
+        return jdbc.inTransaction("start run", key, c -> {
+            checkHolder(c, key, epoch, owner);
+            try (PreparedStatement ps = jdbc.prepare(c, sql.abandonOlderRuns)) {
+                ps.setString(1, key);
+                ps.setLong(2, epoch);
+                ps.executeUpdate();
+            }
+            UUID runId = UUID.randomUUID();
+            try (PreparedStatement ps = jdbc.prepare(c, sql.upsertRun)) {
+                ps.setObject(1, runId);
+                ps.setString(2, key);
+                ps.setString(3, fireKey);
+                ps.setLong(4, epoch);
+                ps.setString(5, owner);
+                try (ResultSet rs = ps.executeQuery()) {
+                    if (rs.next()) {
+                        String previous = rs.getString(2);
+                        markRunning(c, key, epoch, runId);
+                        return new RunStart.Started(runId, rs.getInt(1), previous == null ? null : RunStatus.valueOf(previous));
+                    }
+                }
+            }
+            RunRecord existing = find(c, key, fireKey).orElseThrow(() -> new IllegalStateException(
+                    "job_run row of '" + key + "' / '" + fireKey + "' vanished inside the transaction"));
+            if (existing.status() == RunStatus.COMPLETED) {
+                return new RunStart.AlreadyCompleted(existing.runId(), existing.owner(), existing.epoch(), existing.finishedAt());
+            }
+            return new RunStart.RunningElsewhere(existing.runId(), existing.owner(), existing.epoch(), existing.startedAt());
+        });
+    }
+
+    private void checkHolder(Connection c, String key, long epoch, String owner) throws SQLException {
+        try (PreparedStatement ps = jdbc.prepare(c, sql.lockForRun)) {
+            ps.setString(1, key);
+            try (ResultSet rs = ps.executeQuery()) {
+                if (!rs.next()) {
+                    throw new StaleOwnerException(key, epoch, 0, null, null);
+                }
+                long current = rs.getLong(1);
+                String currentOwner = rs.getString(2);
+                if (current != epoch || !rs.getBoolean(4) || !owner.equals(currentOwner)) {
+                    throw new StaleOwnerException(key, epoch, current, currentOwner, Rows.instant(rs, 3));
+                }
+            }
+        }
+    }
+
+    private void markRunning(Connection c, String key, long epoch, UUID runId) throws SQLException {
+        try (PreparedStatement ps = jdbc.prepare(c, sql.markRunning)) {
+            ps.setObject(1, runId);
+            ps.setString(2, key);
+            ps.setLong(3, epoch);
+            ps.executeUpdate();
+        }
+    }
+
+    /**
+     * Records {@code outcome} of the run and clears the lease, in one statement, only if {@code epoch} is still the
+     * job's; otherwise marks the run REJECTED_STALE (if it is still RUNNING) and changes nothing else.
+     */
+    public boolean finish(String key, long epoch, UUID runId, RunStatus outcome, String error) {
+        return jdbc.run("finish", key, true, c -> {
+            try (PreparedStatement ps = jdbc.prepare(c, sql.finish)) {
+                ps.setString(1, key);
+                ps.setLong(2, epoch);
+                ps.setString(3, outcome.name());
+                ps.setString(4, error);
+                ps.setObject(5, runId);
+                ps.setString(6, key);
+                ps.setLong(7, epoch);
+                ps.setString(8, leases.channel(key));
+                ps.setString(9, key);
+                try (ResultSet rs = ps.executeQuery()) {
+                    rs.next();
+                    return rs.getLong(1) > 0;
+                }
+            }
+        });
+    }
+
+    public Optional<RunRecord> runOf(String key, String fireKey) {
+        return jdbc.run("read run", key, false, c -> find(c, key, fireKey));
+    }
+
+    private Optional<RunRecord> find(Connection c, String key, String fireKey) throws SQLException {
+        try (PreparedStatement ps = jdbc.prepare(c, sql.runOf)) {
+            ps.setString(1, key);
+            ps.setString(2, fireKey);
+            try (ResultSet rs = ps.executeQuery()) {
+                if (!rs.next()) {
+                    return Optional.empty();
+                }
+                return Optional.of(new RunRecord(rs.getObject(1, UUID.class), rs.getString(2), rs.getString(3),
+                        rs.getLong(4), rs.getString(5), RunStatus.valueOf(rs.getString(6)), rs.getInt(7),
+                        Rows.instant(rs, 8), Rows.instant(rs, 9), rs.getString(10)));
+            }
+        }
+    }
+}

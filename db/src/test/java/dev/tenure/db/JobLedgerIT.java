@@ -1,0 +1,107 @@
+package dev.tenure.db;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import java.sql.Connection;
+import java.time.Duration;
+import java.util.UUID;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+class JobLedgerIT {
+
+    private static Fixture fx;
+    private static JobLedger ledger;
+
+    @BeforeAll
+    static void start() {
+        fx = Fixture.forClass(JobLedgerIT.class);
+        ledger = fx.ledger;
+    }
+
+    @AfterAll
+    static void stop() {
+        fx.close();
+    }
+
+    private static String key() {
+        return "job-" + UUID.randomUUID();
+    }
+
+    @Test
+    void claim_free_grantsEpochOne_thenReportsHolder() {
+        String key = key();
+        ClaimResult.Claimed c = (ClaimResult.Claimed) ledger.claim(key, "a", Duration.ofSeconds(10));
+        assertThat(c.epoch()).isEqualTo(1);
+        assertThat(c.remaining()).isGreaterThan(Duration.ofSeconds(9)).isLessThanOrEqualTo(Duration.ofSeconds(10));
+        assertThat(c.leaseExpiresAt()).isAfter(c.claimedAt());
+
+        ClaimResult.HeldBy h = (ClaimResult.HeldBy) ledger.claim(key, "b", Duration.ofSeconds(10));
+        assertThat(h.owner()).isEqualTo("a");
+        assertThat(h.epoch()).isEqualTo(1);
+        assertThat(h.remaining()).isGreaterThan(Duration.ofSeconds(8));
+        assertThat(fx.query("SELECT fencing_token FROM tenure.job_execution WHERE job_key = '" + key + "'")).containsExactly("1");
+    }
+
+    @Test
+    void claim_afterRelease_bumpsEpoch() {
+        String key = key();
+        long e1 = ((ClaimResult.Claimed) ledger.claim(key, "a", Duration.ofSeconds(10))).epoch();
+        assertThat(ledger.release(key, e1)).isPresent();
+        assertThat(ledger.release(key, e1)).isEmpty();
+        long e2 = ((ClaimResult.Claimed) ledger.claim(key, "b", Duration.ofSeconds(10))).epoch();
+        assertThat(e2).isEqualTo(e1 + 1);
+        assertThat(ledger.holder(key)).get().extracting(JobHolder::owner).isEqualTo("b");
+    }
+
+    @Test
+    void claim_afterExpiry_bumpsEpoch_andOldEpochCannotRenew() throws Exception {
+        String key = key();
+        long e1 = ((ClaimResult.Claimed) ledger.claim(key, "a", Duration.ofMillis(200))).epoch();
+        assertThat(ledger.renew(key, e1, Duration.ofMillis(200))).isTrue();
+        Thread.sleep(300);
+        assertThat(ledger.holder(key)).isEmpty();
+        assertThat(ledger.renew(key, e1, Duration.ofSeconds(10))).as("expired lease cannot be renewed").isFalse();
+        long e2 = ((ClaimResult.Claimed) ledger.claim(key, "b", Duration.ofSeconds(10))).epoch();
+        assertThat(e2).isEqualTo(e1 + 1);
+        assertThat(ledger.renew(key, e1, Duration.ofSeconds(10))).isFalse();
+        assertThat(ledger.renew(key, e2, Duration.ofSeconds(10))).isTrue();
+    }
+
+    @Test
+    void fence_currentEpoch_passes_staleEpochThrows() throws Exception {
+        String key = key();
+        long e1 = ((ClaimResult.Claimed) ledger.claim(key, "a", Duration.ofSeconds(10))).epoch();
+        try (Connection c = fx.pool.getConnection()) {
+            c.setAutoCommit(false);
+            ledger.fence(c, key, e1);
+            assertThatThrownBy(() -> ledger.fence(c, key, e1 + 1)).isInstanceOf(StaleOwnerException.class)
+                    .hasMessageContaining("presented epoch " + (e1 + 1));
+            c.rollback();
+        }
+        try (Connection c = fx.pool.getConnection()) {
+            assertThatThrownBy(() -> ledger.fence(c, key, e1)).isInstanceOf(IllegalStateException.class)
+                    .hasMessageContaining("autocommit");
+        }
+    }
+
+    @Test
+    void startRun_thenFinish_completedFireIsNotRunAgain() {
+        String key = key();
+        long e1 = ((ClaimResult.Claimed) ledger.claim(key, "a", Duration.ofSeconds(10))).epoch();
+        RunStart.Started s = (RunStart.Started) ledger.startRun(key, "fire-1", e1, "a");
+        assertThat(s.attempt()).isEqualTo(1);
+        assertThat(ledger.startRun(key, "fire-1", e1, "a")).isInstanceOf(RunStart.RunningElsewhere.class);
+        assertThat(ledger.finish(key, e1, s.runId(), RunStatus.COMPLETED, null)).isTrue();
+        assertThat(ledger.holder(key)).isEmpty();
+
+        long e2 = ((ClaimResult.Claimed) ledger.claim(key, "b", Duration.ofSeconds(10))).epoch();
+        RunStart again = ledger.startRun(key, "fire-1", e2, "b");
+        assertThat(again).isInstanceOf(RunStart.AlreadyCompleted.class);
+        assertThat(((RunStart.AlreadyCompleted) again).runId()).isEqualTo(s.runId());
+        assertThat(ledger.runOf(key, "fire-1")).get().extracting(RunRecord::status).isEqualTo(RunStatus.COMPLETED);
+    }
+}
