@@ -1,0 +1,205 @@
+package dev.tenure.db;
+
+import dev.tenure.db.internal.AsyncCalls;
+import dev.tenure.db.internal.LeaseRows;
+import dev.tenure.spi.AcquireResult;
+import dev.tenure.spi.LeaseStore;
+
+import javax.sql.DataSource;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * Leases on {@code job_execution} rows: the database leader-election mode of Tenure, a {@link LeaseStore} for
+ * {@link dev.tenure.Leases}. A lease's fencing token is the row's epoch, so it can be checked with
+ * {@link JobLedger#fence} inside business transactions.
+ *
+ * <pre>{@code
+ * HikariDataSource pool = TenureDataSources.hikari(url, user, password);
+ * TenureSchema.migrate(pool);
+ * try (Leases leases = Leases.of(JdbcLeaseStore.create(pool))) { ... }
+ * }</pre>
+ *
+ * <ul>
+ *   <li>acquire = {@link JobLedger#claim} (one statement), renew = extend where the owner's lease is live (with the
+ *   ledger's renew lock timeout, so the watchdog never stalls behind its own holder's fenced transaction), release =
+ *   clear where the owner matches, then {@code NOTIFY}; hand-off = one UPDATE from owner to owner (atomic).</li>
+ *   <li>Waiters are woken by {@code LISTEN} through a {@link ReleaseNotifications} (one connection); polling with
+ *   back-off stays the fallback.</li>
+ *   <li>JDBC runs on a small bounded executor; every future completes within {@code callTimeout}, exceptionally with a
+ *   {@link LedgerUnavailableException} (a {@link dev.tenure.LeaseStoreUnavailableException}) naming the key.</li>
+ * </ul>
+ *
+ * Thread-safe. {@link #close()} stops the executor and the notifications it owns, not the data source.
+ */
+public final class JdbcLeaseStore implements LeaseStore {
+
+    private final JobLedger ledger;
+    private final LeaseRows rows;
+    private final AsyncCalls calls;
+    private final ReleaseNotifications notifications;
+    private final boolean ownsNotifications;
+
+    private JdbcLeaseStore(Builder b) {
+        this.ledger = b.ledger.build();
+        this.rows = ledger.leaseRows();
+        this.calls = new AsyncCalls(b.threads, b.maxQueued, b.callTimeout);
+        this.ownsNotifications = b.notifications == null && b.notify;
+        this.notifications = b.notifications != null ? b.notifications
+                : b.notify ? ReleaseNotifications.start(b.dataSource) : null;
+    }
+
+    /** A store on schema {@value TenureSchema#DEFAULT_SCHEMA} with default settings and its own notifications. */
+    public static JdbcLeaseStore create(DataSource dataSource) {
+        return builder(dataSource).build();
+    }
+
+    public static Builder builder(DataSource dataSource) {
+        return new Builder(dataSource);
+    }
+
+    /** The ledger this store works on (for fence checks with a lease's fencing token). */
+    public JobLedger ledger() {
+        return ledger;
+    }
+
+    @Override
+    public CompletableFuture<AcquireResult> tryAcquire(String key, String owner, Duration ttl, boolean fencingToken) {
+        return calls.call("acquire", key, () -> {
+            ClaimResult r = ledger.claim(key, owner, ttl);
+            if (r instanceof ClaimResult.Claimed c) {
+                return AcquireResult.acquired(fencingToken ? c.epoch() : 0);
+            }
+            ClaimResult.HeldBy h = (ClaimResult.HeldBy) r;
+            return new AcquireResult.Held(h.owner() == null ? "" : h.owner(), h.remaining());
+        });
+    }
+
+    @Override
+    public CompletableFuture<Boolean> renew(String key, String owner, Duration ttl) {
+        return calls.call("renew", key, () -> rows.renewOwner(JobLedger.key(key), JobLedger.id("owner", owner), JobLedger.ttl(ttl)));
+    }
+
+    @Override
+    public CompletableFuture<Boolean> release(String key, String owner) {
+        return calls.call("release", key, () -> ledger.releaseIfOwner(key, owner));
+    }
+
+    @Override
+    public CompletableFuture<AcquireResult> handOff(String key, String fromOwner, String toOwner, Duration ttl,
+                                                    boolean fencingToken) {
+        return calls.call("hand-off", key, () -> {
+            var moved = rows.handOff(JobLedger.key(key), JobLedger.id("owner", fromOwner), JobLedger.id("owner", toOwner),
+                    JobLedger.ttl(ttl));
+            if (moved.isPresent()) {
+                return AcquireResult.acquired(fencingToken ? moved.get().epoch() : 0);
+            }
+            return rows.read(key).<AcquireResult>map(h -> new AcquireResult.Held(h.owner() == null ? "" : h.owner(), h.remaining()))
+                    .orElseGet(() -> new AcquireResult.Held("", Duration.ZERO));
+        });
+    }
+
+    /** The hand-off is one UPDATE that replaces the owner: the key is never free in between. */
+    @Override
+    public boolean atomicHandOff() {
+        return true;
+    }
+
+    @Override
+    public AutoCloseable subscribeReleases(String key, Runnable onRelease) {
+        if (notifications == null) {
+            return () -> { };
+        }
+        return notifications.subscribe(ledger.releaseChannel(key), onRelease);
+    }
+
+    @Override
+    public void close() {
+        calls.close();
+        if (ownsNotifications) {
+            notifications.close();
+        }
+    }
+
+    /** Configuration of a {@link JdbcLeaseStore}. Not thread-safe; build once. */
+    public static final class Builder {
+        private final DataSource dataSource;
+        private final JobLedger.Builder ledger;
+        private int threads = 4;
+        private int maxQueued = 1024;
+        private Duration callTimeout = Duration.ofMillis(4500);
+        private ReleaseNotifications notifications;
+        private boolean notify = true;
+
+        private Builder(DataSource dataSource) {
+            this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
+            this.ledger = JobLedger.builder(dataSource);
+        }
+
+        /** The schema holding Tenure's tables (default {@value TenureSchema#DEFAULT_SCHEMA}). */
+        public Builder schema(String schema) {
+            ledger.schema(schema);
+            return this;
+        }
+
+        /** See {@link JobLedger.Builder#claimLockTimeout}. */
+        public Builder claimLockTimeout(Duration timeout) {
+            ledger.claimLockTimeout(timeout);
+            return this;
+        }
+
+        /** See {@link JobLedger.Builder#renewLockTimeout}. */
+        public Builder renewLockTimeout(Duration timeout) {
+            ledger.renewLockTimeout(timeout);
+            return this;
+        }
+
+        /** Threads running JDBC calls (default 4; at most the pool size makes sense). */
+        public Builder threads(int threads) {
+            if (threads < 1 || threads > 64) {
+                throw new IllegalArgumentException("threads must be between 1 and 64 (got " + threads + ")");
+            }
+            this.threads = threads;
+            return this;
+        }
+
+        /** Calls that may wait for a thread before new ones fail at once (default 1024). */
+        public Builder maxQueued(int max) {
+            if (max < 1) {
+                throw new IllegalArgumentException("maxQueued must be >= 1 (got " + max + ")");
+            }
+            this.maxQueued = max;
+            return this;
+        }
+
+        /**
+         * Upper bound on every call, queueing included (default 4.5 s: above the pool's connection timeout plus a
+         * claim's lock wait, below {@link dev.tenure.Leases}' 5 s call timeout).
+         */
+        public Builder callTimeout(Duration timeout) {
+            Objects.requireNonNull(timeout, "callTimeout");
+            if (timeout.toMillis() < 10) {
+                throw new IllegalArgumentException("callTimeout must be at least 10 ms (got " + timeout + ")");
+            }
+            this.callTimeout = timeout;
+            return this;
+        }
+
+        /** Shares release notifications (one LISTEN connection) with other stores and elections; not closed by the store. */
+        public Builder notifications(ReleaseNotifications shared) {
+            this.notifications = Objects.requireNonNull(shared, "notifications");
+            return this;
+        }
+
+        /** Whether to LISTEN for releases at all (default true); without, waiters only poll. */
+        public Builder listen(boolean on) {
+            this.notify = on;
+            return this;
+        }
+
+        public JdbcLeaseStore build() {
+            return new JdbcLeaseStore(this);
+        }
+    }
+}

@@ -1,0 +1,216 @@
+package dev.tenure.db;
+
+import com.zaxxer.hikari.HikariDataSource;
+import org.postgresql.PGConnection;
+import org.postgresql.PGNotification;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import javax.sql.DataSource;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * Release notifications from Postgres: one dedicated connection that {@code LISTEN}s on the channels of the keys
+ * someone here waits for, read by one daemon thread with {@code PGConnection.getNotifications(timeout)}. Releases
+ * ({@link JobLedger#release}, {@link JobLedger#finish}, {@link JdbcLeaseStore#release}) {@code NOTIFY} on the key's
+ * channel when they commit.
+ *
+ * <p>Best effort: a notification only makes a waiter look sooner; waiters poll anyway. When the connection breaks
+ * (server restart, killed backend) the thread reconnects with back-off (100 ms doubling to 2 s), listens again and
+ * wakes every subscriber once, since releases may have been missed meanwhile. Share one instance between the stores
+ * and elections of one database: it holds one connection of the pool for as long as it runs.
+ *
+ * <p>Thread-safe. Subscribers' callbacks run on the listening thread and must not block. {@link #close()} stops the
+ * thread and closes the connection; idempotent.
+ */
+public final class ReleaseNotifications implements AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(ReleaseNotifications.class);
+    private static final int POLL_MILLIS = 100;
+    private static final long HEARTBEAT_NANOS = TimeUnit.SECONDS.toNanos(10);
+    private static final long MIN_BACKOFF_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
+    private static final long MAX_BACKOFF_NANOS = TimeUnit.SECONDS.toNanos(2);
+
+    private final DataSource dataSource;
+    private final Map<String, List<Runnable>> subscribers = new ConcurrentHashMap<>();
+    private final Thread thread;
+    private volatile boolean closed;
+    private volatile boolean connected;
+    // confined to the listening thread
+    private final Set<String> listening = new HashSet<>();
+    private Connection connection;
+    private long lastHeard;
+
+    private ReleaseNotifications(DataSource dataSource) {
+        this.dataSource = dataSource;
+        this.thread = new Thread(this::loop, "tenure-db-listen");
+        this.thread.setDaemon(true);
+    }
+
+    /** Starts listening through a connection of {@code dataSource} (taken at once, or as soon as it can be had). */
+    public static ReleaseNotifications start(DataSource dataSource) {
+        ReleaseNotifications n = new ReleaseNotifications(Objects.requireNonNull(dataSource, "dataSource"));
+        n.thread.start();
+        return n;
+    }
+
+    /**
+     * Calls {@code onRelease} whenever a release is notified on {@code channel} (see {@link JobLedger#releaseChannel}),
+     * and after every reconnect. The subscription takes effect within about 100 ms. Closing the handle ends it.
+     */
+    public AutoCloseable subscribe(String channel, Runnable onRelease) {
+        Objects.requireNonNull(channel, "channel");
+        Objects.requireNonNull(onRelease, "onRelease");
+        subscribers.computeIfAbsent(channel, c -> new CopyOnWriteArrayList<>()).add(onRelease);
+        return () -> subscribers.computeIfPresent(channel, (c, list) -> {
+            list.remove(onRelease);
+            return list.isEmpty() ? null : list;
+        });
+    }
+
+    /** Whether the listening connection is up (for health checks and tests). */
+    public boolean isConnected() {
+        return connected;
+    }
+
+    private void loop() {
+        long backoff = MIN_BACKOFF_NANOS;
+        boolean wasConnected = false;
+        while (!closed) {
+            try {
+                if (connection == null) {
+                    open();
+                    if (wasConnected) {
+                        wakeAll(); // releases may have been missed while disconnected
+                    }
+                    wasConnected = true;
+                    backoff = MIN_BACKOFF_NANOS;
+                }
+                syncChannels();
+                PGNotification[] ns = connection.unwrap(PGConnection.class).getNotifications(POLL_MILLIS);
+                if (ns != null && ns.length > 0) {
+                    lastHeard = System.nanoTime();
+                    for (PGNotification n : ns) {
+                        deliver(n.getName());
+                    }
+                }
+                heartbeatIfQuiet();
+            } catch (SQLException | RuntimeException e) {
+                if (!closed) {
+                    LOG.debug("release notifications: connection lost ({}); reconnecting in {} ms", e.toString(),
+                            TimeUnit.NANOSECONDS.toMillis(backoff));
+                }
+                drop();
+                LockSupport.parkNanos(backoff);
+                backoff = Math.min(MAX_BACKOFF_NANOS, backoff * 2);
+            }
+        }
+        drop();
+    }
+
+    private void open() throws SQLException {
+        connection = dataSource.getConnection();
+        connection.setAutoCommit(true);
+        listening.clear();
+        lastHeard = System.nanoTime();
+        connected = true;
+    }
+
+    private void syncChannels() throws SQLException {
+        Set<String> wanted = subscribers.keySet();
+        if (listening.equals(wanted)) {
+            return;
+        }
+        try (Statement s = connection.createStatement()) {
+            for (String ch : Set.copyOf(wanted)) {
+                if (listening.add(ch)) {
+                    s.execute("LISTEN \"" + ch + "\"");
+                }
+            }
+            for (String ch : Set.copyOf(listening)) {
+                if (!wanted.contains(ch)) {
+                    s.execute("UNLISTEN \"" + ch + "\"");
+                    listening.remove(ch);
+                }
+            }
+        }
+    }
+
+    private void heartbeatIfQuiet() throws SQLException {
+        if (System.nanoTime() - lastHeard > HEARTBEAT_NANOS) {
+            try (Statement s = connection.createStatement()) {
+                s.execute("SELECT 1");
+            }
+            lastHeard = System.nanoTime();
+        }
+    }
+
+    private void deliver(String channel) {
+        List<Runnable> list = subscribers.get(channel);
+        if (list != null) {
+            list.forEach(ReleaseNotifications::runQuietly);
+        }
+    }
+
+    private void wakeAll() {
+        subscribers.values().forEach(list -> list.forEach(ReleaseNotifications::runQuietly));
+    }
+
+    private static void runQuietly(Runnable r) {
+        try {
+            r.run();
+        } catch (RuntimeException e) {
+            LOG.warn("a release subscriber threw", e);
+        }
+    }
+
+    /**
+     * Gives the connection back. A pooled connection must not keep listening (its next borrower would pile up
+     * notifications it never reads): UNLISTEN first, and if that fails, have Hikari throw the connection away.
+     */
+    private void drop() {
+        connected = false;
+        listening.clear();
+        Connection c = connection;
+        connection = null;
+        if (c == null) {
+            return;
+        }
+        try (Statement s = c.createStatement()) {
+            s.execute("UNLISTEN *");
+        } catch (SQLException | RuntimeException e) {
+            if (dataSource instanceof HikariDataSource h) {
+                h.evictConnection(c);
+            }
+        }
+        try {
+            c.close();
+        } catch (SQLException | RuntimeException ignored) {
+            // broken already
+        }
+    }
+
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        try {
+            thread.join(2_000);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}
