@@ -22,8 +22,13 @@ import static glide.api.models.GlideString.gs;
 /** Builds GLIDE clients from a {@link ValkeyConfig}: one place for timeouts, credentials, TLS and back-off. */
 final class GlideClients {
 
-    /** A channel subscribed at creation so the client gets a message callback; nothing is published to it. */
-    static final String IDLE_CHANNEL = "{tenure}:idle";
+    /**
+     * A channel subscribed at creation so the client gets a message callback; nothing is published to it. Inside
+     * the namespace's channel space ({@code {<ns>:...}}) so a namespace-scoped ACL allows it.
+     */
+    static String idleChannel(ValkeyConfig cfg) {
+        return "{" + cfg.namespace() + ":}idle";
+    }
 
     private GlideClients() {
     }
@@ -63,7 +68,7 @@ final class GlideClients {
         }
         if (callback != null) {
             b.subscriptionConfiguration(StandaloneSubscriptionConfiguration.builder()
-                    .subscription(StandaloneSubscriptionConfiguration.PubSubChannelMode.EXACT, gs(IDLE_CHANNEL))
+                    .subscription(StandaloneSubscriptionConfiguration.PubSubChannelMode.EXACT, gs(idleChannel(cfg)))
                     .callback(callback).build());
         }
         return GlideClient.createClient(b.build());
@@ -85,7 +90,7 @@ final class GlideClients {
         }
         if (callback != null) {
             b.subscriptionConfiguration(ClusterSubscriptionConfiguration.builder()
-                    .subscription(ClusterSubscriptionConfiguration.PubSubClusterChannelMode.SHARDED, IDLE_CHANNEL)
+                    .subscription(ClusterSubscriptionConfiguration.PubSubClusterChannelMode.SHARDED, idleChannel(cfg))
                     .callback(callback).build());
         }
         return GlideClusterClient.createClient(b.build());

@@ -17,7 +17,7 @@ import java.security.NoSuchAlgorithmException;
  *     if held → set the waiting marker, {0, pttl, holder}</li>
  * <li>{@code R} renew: PEXPIRE if the value is ours → {1|0, 0, ""}</li>
  * <li>{@code D} release: DEL if ours, then, if the waiting marker exists, notify on the lease key's channel
- *     → {1|0, 0, ""}</li>
+ *     (best effort: pcall, a failed notification does not fail the release) → {1|0, 0, ""}</li>
  * <li>{@code H} hand-off: if ours, SET the new owner (aux = "t:newOwner", t = token flag) PX ttl, INCR the
  *     fence if asked → {1, token, waiting marker exists (0|1)}; else → {0, pttl, holder}</li>
  * </ul>
@@ -55,7 +55,7 @@ final class LeaseScript {
                 if redis.call('get', lk) == owner then
                   ok = redis.call('del', lk)
                   if redis.call('exists', KEYS[i + 2]) == 1 then
-                    if pub == 'p' then redis.call('publish', lk, 'r') elseif pub == 's' then redis.call('spublish', lk, 'r') end
+                    if pub == 'p' then redis.pcall('publish', lk, 'r') elseif pub == 's' then redis.pcall('spublish', lk, 'r') end
                   end
                 end
                 out[n + 1] = ok; out[n + 2] = 0; out[n + 3] = ''

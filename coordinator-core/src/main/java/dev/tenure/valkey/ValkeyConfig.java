@@ -25,6 +25,8 @@ import java.util.Objects;
  * <tr><td>maxBatchSize</td><td>128</td><td>operations per script call</td></tr>
  * <tr><td>tls, username/password, clientName</td><td>off, none, {@code tenure}</td><td>TLS, ACL user, CLIENT
  *     SETNAME</td></tr>
+ * <tr><td>replicaAcks</td><td>0, 100 ms</td><td>WAIT for this many replicas after a grant; fewer fail the
+ *     acquire</td></tr>
  * <tr><td>failoverProbeInterval</td><td>500 ms</td><td>standalone with several addresses: how often to look
  *     for a new primary while the current one fails</td></tr>
  * </table>
@@ -43,8 +45,12 @@ public final class ValkeyConfig {
     private final int maxInFlightBatches;
     private final int maxBatchSize;
     private final Duration failoverProbeInterval;
+    private final int replicaAcks;
+    private final Duration replicaAckTimeout;
 
     private ValkeyConfig(Builder b) {
+        this.replicaAcks = b.replicaAcks;
+        this.replicaAckTimeout = b.replicaAckTimeout;
         this.addresses = List.copyOf(b.addresses);
         this.cluster = b.cluster;
         this.tls = b.tls;
@@ -81,6 +87,8 @@ public final class ValkeyConfig {
     public int maxInFlightBatches() { return maxInFlightBatches; }
     public int maxBatchSize() { return maxBatchSize; }
     public Duration failoverProbeInterval() { return failoverProbeInterval; }
+    public int replicaAcks() { return replicaAcks; }
+    public Duration replicaAckTimeout() { return replicaAckTimeout; }
 
     @Override
     public String toString() {
@@ -102,6 +110,8 @@ public final class ValkeyConfig {
         private int maxInFlightBatches = 2;
         private int maxBatchSize = 128;
         private Duration failoverProbeInterval = Duration.ofMillis(500);
+        private int replicaAcks;
+        private Duration replicaAckTimeout = Duration.ofMillis(100);
 
         private Builder(boolean cluster, String... addresses) {
             this.cluster = cluster;
@@ -140,6 +150,20 @@ public final class ValkeyConfig {
                 throw new IllegalArgumentException("maxInFlightBatches must be >= 1 (got " + n + ")");
             }
             this.maxInFlightBatches = n;
+            return this;
+        }
+
+        /**
+         * After granting a lease, WAIT until {@code replicas} replicas have it, at most {@code timeout}; fewer
+         * acknowledgements fail the acquire (fail closed). Narrows the failover window of asynchronous
+         * replication; does not close it. Default 0 = no WAIT.
+         */
+        public Builder replicaAcks(int replicas, Duration timeout) {
+            if (replicas < 0 || replicas > 16) {
+                throw new IllegalArgumentException("replicaAcks must be between 0 and 16 (got " + replicas + ")");
+            }
+            this.replicaAcks = replicas;
+            this.replicaAckTimeout = positive(timeout, "replicaAckTimeout");
             return this;
         }
 

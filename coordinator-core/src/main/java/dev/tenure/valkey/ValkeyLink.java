@@ -51,7 +51,7 @@ final class ValkeyLink implements AutoCloseable {
         List<String> start = cfg.addresses();
         String primary = null;
         if (!cfg.isCluster() && start.size() > 1) {
-            primary = FailoverProbe.findPrimary(cfg, null);
+            primary = FailoverProbe.findPrimary(cfg);
             if (primary != null) {
                 start = List.of(primary);
             }
@@ -176,6 +176,10 @@ final class ValkeyLink implements AutoCloseable {
 
     private Void settle(List<Op> ops, Object res, Throwable err) {
         if (err == null && res instanceof Object[] values && values.length == 3 * ops.size()) {
+            if (cfg.replicaAcks() > 0 && anyGrant(ops, values)) {
+                awaitReplicas(ops, values);
+                return null;
+            }
             for (int i = 0; i < ops.size(); i++) {
                 ops.get(i).complete(values[3 * i], values[3 * i + 1], values[3 * i + 2]);
             }
@@ -192,6 +196,46 @@ final class ValkeyLink implements AutoCloseable {
         return null;
     }
 
+    private static boolean isGrant(Op op, Object[] values, int i) {
+        return (op.code == Op.ACQUIRE || op.code == Op.HAND_OFF) && Long.valueOf(1L).equals(values[3 * i]);
+    }
+
+    private static boolean anyGrant(List<Op> ops, Object[] values) {
+        for (int i = 0; i < ops.size(); i++) {
+            if (isGrant(ops.get(i), values, i)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * WAIT for the configured number of replicas before reporting grants: a grant no replica has seen can vanish
+     * in a failover. Too few acknowledgements fail the grants (the engine then releases them: fail closed).
+     * This narrows the failover window; it does not close it (replication stays asynchronous).
+     */
+    private void awaitReplicas(List<Op> ops, Object[] values) {
+        String[] wait = {"WAIT", Integer.toString(cfg.replicaAcks()), Long.toString(cfg.replicaAckTimeout().toMillis())};
+        BaseClient c = client;
+        CompletableFuture<Object> acks = c instanceof GlideClusterClient cc
+                ? cc.customCommand(wait, new SlotKeyRoute(ops.get(0).leaseKey, SlotType.PRIMARY)).thenApply(ClusterValue::getSingleValue)
+                : ((GlideClient) c).customCommand(wait);
+        acks.whenComplete((n, e) -> {
+            long got = n instanceof Long l ? l : -1;
+            for (int i = 0; i < ops.size(); i++) {
+                Op op = ops.get(i);
+                if (!isGrant(op, values, i) || got >= cfg.replicaAcks()) {
+                    op.complete(values[3 * i], values[3 * i + 1], values[3 * i + 2]);
+                } else {
+                    op.fail(new LeaseStoreUnavailableException("lease '" + op.key + "' was granted but "
+                            + (e != null ? "WAIT failed: " + unwrap(e).getMessage() : "only " + got + " of "
+                            + cfg.replicaAcks() + " replicas acknowledged it within " + cfg.replicaAckTimeout())
+                            + "; not treated as held", op.key, e));
+                }
+            }
+        });
+    }
+
     static Throwable unwrap(Throwable t) {
         while ((t instanceof CompletionException || t instanceof ExecutionException) && t.getCause() != null) {
             t = t.getCause();
@@ -205,9 +249,9 @@ final class ValkeyLink implements AutoCloseable {
     }
 
     /** Moves to {@code primary}: a new client there, the old one closed once in-flight calls had time to end. */
-    private void switchTo(String primary) {
+    private boolean switchTo(String primary) {
         if (closed) {
-            return;
+            return false;
         }
         try {
             BaseClient fresh = GlideClients.create(cfg, List.of(primary), false, false, null)
@@ -218,8 +262,10 @@ final class ValkeyLink implements AutoCloseable {
             onSwitch.forEach(l -> l.accept(primary));
             CompletableFuture.delayedExecutor(cfg.requestTimeout().toMillis() * 2, TimeUnit.MILLISECONDS)
                     .execute(() -> GlideClients.closeQuietly(old));
+            return true;
         } catch (Exception e) {
             LOG.warn("could not connect to the new Valkey primary {}: {}", primary, e.toString());
+            return false;
         }
     }
 

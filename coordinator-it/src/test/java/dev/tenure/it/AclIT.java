@@ -53,12 +53,12 @@ class AclIT {
 
     /** docs/acl.md, standalone (with or without replicas). */
     static final String STANDALONE_RULES = "on >" + PASSWORD + " resetkeys ~{tenure:* resetchannels &{tenure:*"
-            + " &{tenure}:idle -@all +evalsha +script|load +info +role +client|setname +client|setinfo"
-            + " +subscribe +unsubscribe +publish +set +get +del +pexpire +pttl +incr +exists";
+            + " -@all +evalsha +script|load +info +role +client|setname +client|setinfo"
+            + " +subscribe +unsubscribe +publish +set +get +del +pexpire +pttl +incr +exists +wait";
     /** docs/acl.md, cluster. */
     static final String CLUSTER_RULES = "on >" + PASSWORD + " resetkeys ~{tenure:* resetchannels &{tenure:*"
-            + " &{tenure}:idle -@all +evalsha +script|load +info +ping +cluster|slots +client|setname +client|setinfo"
-            + " +ssubscribe +sunsubscribe +spublish +set +get +del +pexpire +pttl +incr +exists";
+            + " -@all +evalsha +script|load +info +ping +cluster|slots +client|setname +client|setinfo"
+            + " +ssubscribe +sunsubscribe +spublish +set +get +del +pexpire +pttl +incr +exists +wait";
 
     /** Every Tenure feature, as the restricted user; a variant supplies the servers. */
     @TestInstance(TestInstance.Lifecycle.PER_CLASS)

@@ -135,8 +135,10 @@ public abstract class LeaseStoreContract {
         AtomicInteger woken = new AtomicInteger();
         try (AutoCloseable sub = store().subscribeReleases(key, woken::incrementAndGet)) {
             acquire(key, "a");
-            // the subscription is asynchronous: release repeatedly until one notification arrives
+            // the subscription is asynchronous: release repeatedly until one notification arrives; each round a
+            // waiter first finds the key held, as a real waiter would (stores may notify only when someone waits)
             await().atMost(Timing.scaled(Duration.ofSeconds(10))).pollInterval(Duration.ofMillis(100)).until(() -> {
+                assertThat(acquire(key, "waiter")).isInstanceOf(AcquireResult.Held.class);
                 get(store().release(key, "a"));
                 acquire(key, "a");
                 return woken.get() > 0;
