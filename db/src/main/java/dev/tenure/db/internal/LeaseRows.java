@@ -38,46 +38,62 @@ public final class LeaseRows {
     }
 
     /**
-     * Claims {@code key} for {@code owner}. If the row stays locked by an open transaction (a fenced write of the
-     * current holder) longer than the claim's lock timeout, the key counts as held by whoever the committed row names.
+     * Claims {@code key} for {@code owner}: one UPDATE that also reports the holder when it does not apply (and an
+     * INSERT the first time). If the row stays locked by an open transaction (a fenced write of the current holder)
+     * longer than the claim's lock timeout, the key counts as held by whoever the committed row names.
      */
     public ClaimResult claim(String key, String owner, Duration ttl) {
-        ClaimResult.HeldBy held = null;
-        for (int attempt = 0; attempt < 2; attempt++) {
+        for (int attempt = 0; attempt < 3; attempt++) {
+            ClaimResult r;
             try {
-                Optional<ClaimResult.Claimed> won = jdbc.run("claim", key, true, c -> tryClaim(c, key, owner, ttl));
-                if (won.isPresent()) {
-                    return won.get();
-                }
+                r = jdbc.run("claim", key, true, c -> tryClaim(c, key, owner, ttl));
             } catch (LedgerUnavailableException e) {
                 if (!Faults.LOCK_TIMEOUT.equals(e.sqlState())) {
                     throw e;
                 }
                 return heldBy(key); // locked by an open transaction: held, whatever the committed row says
             }
-            held = heldBy(key);
-            if (held.owner() != null && held.remaining().compareTo(Duration.ZERO) > 0) {
-                return held;
+            if (r instanceof ClaimResult.Claimed) {
+                return r;
             }
-            // freed between the claim and the read: one more try
+            if (r instanceof ClaimResult.HeldBy h && h.owner() != null && h.remaining().compareTo(Duration.ZERO) > 0) {
+                return h;
+            }
+            // no row yet (inserted meanwhile by someone else), or the lease ended between snapshot and check: again
         }
-        return held;
+        return heldBy(key);
     }
 
-    private Optional<ClaimResult.Claimed> tryClaim(Connection c, String key, String owner, Duration ttl) throws SQLException {
+    /** Claimed, HeldBy (as of the statement's snapshot), or null when no row existed and someone else inserted it. */
+    private ClaimResult tryClaim(Connection c, String key, String owner, Duration ttl) throws SQLException {
         try (PreparedStatement ps = jdbc.prepare(c, sql.claim)) {
             ps.setString(1, claimLockTimeout);
-            ps.setString(2, key);
-            ps.setString(3, owner);
-            ps.setLong(4, ttl.toMillis());
-            ps.setLong(5, ttl.toMillis());
+            ps.setString(2, owner);
+            ps.setLong(3, ttl.toMillis());
+            ps.setString(4, key);
+            ps.setString(5, owner);
+            ps.setString(6, key);
+            try (ResultSet rs = ps.executeQuery()) {
+                if (rs.next()) {
+                    Instant expires = Rows.instant(rs, 5);
+                    Duration remaining = Jdbc.between(Rows.instant(rs, 6), expires);
+                    return rs.getBoolean(1)
+                            ? new ClaimResult.Claimed(rs.getLong(2), Rows.instant(rs, 4), expires, remaining)
+                            : new ClaimResult.HeldBy(rs.getString(3), rs.getLong(2), expires, remaining);
+                }
+            }
+        }
+        try (PreparedStatement ps = jdbc.prepare(c, sql.claimNew)) {
+            ps.setString(1, key);
+            ps.setString(2, owner);
+            ps.setLong(3, ttl.toMillis());
             try (ResultSet rs = ps.executeQuery()) {
                 if (!rs.next()) {
-                    return Optional.empty();
+                    return null;
                 }
                 Instant expires = Rows.instant(rs, 3);
-                return Optional.of(new ClaimResult.Claimed(rs.getLong(1), Rows.instant(rs, 2), expires,
-                        Jdbc.between(Rows.instant(rs, 4), expires)));
+                return new ClaimResult.Claimed(rs.getLong(1), Rows.instant(rs, 2), expires,
+                        Jdbc.between(Rows.instant(rs, 4), expires));
             }
         }
     }

@@ -5,6 +5,10 @@ package dev.tenure.db.internal;
  * ({@code clock_timestamp()}) for every time: {@code now()} would be the start of a possibly long transaction, and the
  * application's clock is never compared with the database's. One instance per schema; immutable.
  *
+ * <p>A claim is a plain UPDATE, not an upsert: an UPDATE whose WHERE fails on the current row version (someone's lease
+ * is live) takes no row lock, so claims of a held key never queue behind each other, the holder's fence checks or its
+ * release. Only a missing row is inserted (ON CONFLICT DO NOTHING, then the UPDATE again).
+ *
  * <p>Statements that may wait for a row lock set their own {@code lock_timeout} first, in the same statement: a
  * one-row CTE calls {@code set_config('lock_timeout', ?, true)} (local to the statement's own transaction), and the
  * statement reads that CTE, so the setting is in force before any row is locked.
@@ -16,6 +20,7 @@ public final class Sql {
             + "current_run_id = NULL, updated_at = clock_timestamp()";
 
     final String claim;
+    final String claimNew;
     final String holder;
     final String renewEpoch;
     final String renewOwner;
@@ -33,14 +38,18 @@ public final class Sql {
     public Sql(String quotedSchema) {
         String je = quotedSchema + ".job_execution";
         String jr = quotedSchema + ".job_run";
-        claim = "WITH cfg AS (SELECT set_config('lock_timeout', ?, true) AS lt) "
-                + "INSERT INTO " + je + " AS je (job_key, fencing_token, owner, status, claimed_at, lease_expires_at) "
-                + "SELECT ?, 1, ?, 'HELD', clock_timestamp(), clock_timestamp() + " + INTERVAL + " FROM cfg WHERE true "
-                + "ON CONFLICT (job_key) DO UPDATE SET fencing_token = je.fencing_token + 1, owner = excluded.owner, "
-                + "status = 'HELD', current_run_id = NULL, claimed_at = clock_timestamp(), "
-                + "lease_expires_at = clock_timestamp() + " + INTERVAL + ", updated_at = clock_timestamp() "
-                + "WHERE je.lease_expires_at IS NULL OR je.lease_expires_at <= clock_timestamp() OR je.owner = excluded.owner "
-                + "RETURNING je.fencing_token, je.claimed_at, je.lease_expires_at, clock_timestamp()";
+        claim = "WITH cfg AS (SELECT set_config('lock_timeout', ?, true) AS lt), "
+                + "won AS (UPDATE " + je + " AS je SET fencing_token = je.fencing_token + 1, owner = ?, status = 'HELD', "
+                + "current_run_id = NULL, claimed_at = clock_timestamp(), lease_expires_at = clock_timestamp() + " + INTERVAL
+                + ", updated_at = clock_timestamp() FROM cfg WHERE je.job_key = ? AND (je.lease_expires_at IS NULL "
+                + "OR je.lease_expires_at <= clock_timestamp() OR je.owner = ?) "
+                + "RETURNING je.fencing_token, je.owner, je.claimed_at, je.lease_expires_at) "
+                + "SELECT true, fencing_token, owner, claimed_at, lease_expires_at, clock_timestamp() FROM won "
+                + "UNION ALL SELECT false, fencing_token, owner, claimed_at, lease_expires_at, clock_timestamp() FROM " + je
+                + " WHERE job_key = ? AND NOT EXISTS (SELECT 1 FROM won)";
+        claimNew = "INSERT INTO " + je + " (job_key, fencing_token, owner, status, claimed_at, lease_expires_at) "
+                + "VALUES (?, 1, ?, 'HELD', clock_timestamp(), clock_timestamp() + " + INTERVAL + ") "
+                + "ON CONFLICT (job_key) DO NOTHING RETURNING fencing_token, claimed_at, lease_expires_at, clock_timestamp()";
         holder = "SELECT owner, fencing_token, claimed_at, lease_expires_at, clock_timestamp() FROM " + je
                 + " WHERE job_key = ?";
         String renew = "WITH cfg AS (SELECT set_config('lock_timeout', ?, true) AS lt) "
