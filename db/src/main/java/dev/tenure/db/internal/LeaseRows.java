@@ -68,10 +68,10 @@ public final class LeaseRows {
     private ClaimResult tryClaim(Connection c, String key, String owner, Duration ttl) throws SQLException {
         try (PreparedStatement ps = jdbc.prepare(c, sql.claim)) {
             ps.setString(1, claimLockTimeout);
-            ps.setString(2, owner);
-            ps.setLong(3, ttl.toMillis());
-            ps.setString(4, key);
-            ps.setString(5, owner);
+            ps.setString(2, key);
+            ps.setString(3, owner);
+            ps.setString(4, owner);
+            ps.setLong(5, ttl.toMillis());
             ps.setString(6, key);
             try (ResultSet rs = ps.executeQuery()) {
                 if (rs.next()) {

@@ -5,9 +5,13 @@ package dev.tenure.db.internal;
  * ({@code clock_timestamp()}) for every time: {@code now()} would be the start of a possibly long transaction, and the
  * application's clock is never compared with the database's. One instance per schema; immutable.
  *
- * <p>A claim is a plain UPDATE, not an upsert: an UPDATE whose WHERE fails on the current row version (someone's lease
- * is live) takes no row lock, so claims of a held key never queue behind each other, the holder's fence checks or its
- * release. Only a missing row is inserted (ON CONFLICT DO NOTHING, then the UPDATE again).
+ * <p>A claim is one statement that first selects the row FOR NO KEY UPDATE where no other owner's lease is live, then
+ * updates it; it is not an upsert. A row whose WHERE fails on the current version (someone's lease is live) is not
+ * locked at all, so claims of a held key never queue behind each other, the holder's fence checks or its release.
+ * Locking first and writing second matters when the claim has to wait for a fence lock (FOR SHARE): a plain UPDATE
+ * would compute {@code claimed_at} and {@code lease_expires_at} before the wait, while here they are computed after
+ * the lock is granted, that is after the older owner's transaction ended. Only a missing row is inserted
+ * (ON CONFLICT DO NOTHING, then the claim again).
  *
  * <p>Statements that may wait for a row lock set their own {@code lock_timeout} first, in the same statement: a
  * one-row CTE calls {@code set_config('lock_timeout', ?, true)} (local to the statement's own transaction), and the
@@ -39,10 +43,11 @@ public final class Sql {
         String je = quotedSchema + ".job_execution";
         String jr = quotedSchema + ".job_run";
         claim = "WITH cfg AS (SELECT set_config('lock_timeout', ?, true) AS lt), "
+                + "free AS (SELECT je.job_key FROM " + je + " AS je, cfg WHERE je.job_key = ? AND (je.lease_expires_at IS NULL "
+                + "OR je.lease_expires_at <= clock_timestamp() OR je.owner = ?) FOR NO KEY UPDATE OF je), "
                 + "won AS (UPDATE " + je + " AS je SET fencing_token = je.fencing_token + 1, owner = ?, status = 'HELD', "
                 + "current_run_id = NULL, claimed_at = clock_timestamp(), lease_expires_at = clock_timestamp() + " + INTERVAL
-                + ", updated_at = clock_timestamp() FROM cfg WHERE je.job_key = ? AND (je.lease_expires_at IS NULL "
-                + "OR je.lease_expires_at <= clock_timestamp() OR je.owner = ?) "
+                + ", updated_at = clock_timestamp() FROM free WHERE je.job_key = free.job_key "
                 + "RETURNING je.fencing_token, je.owner, je.claimed_at, je.lease_expires_at) "
                 + "SELECT true, fencing_token, owner, claimed_at, lease_expires_at, clock_timestamp() FROM won "
                 + "UNION ALL SELECT false, fencing_token, owner, claimed_at, lease_expires_at, clock_timestamp() FROM " + je

@@ -1,0 +1,179 @@
+package dev.tenure.db;
+
+import org.awaitility.Awaitility;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * Acceptance 2: a stale owner's fenced writes roll back; and a newer claim waits for the older owner's open fenced
+ * transaction, so the older owner's writes commit before the hand-over.
+ */
+class StaleOwnerIT {
+
+    private static Fixture fx;
+    private static JobLedger ledger;
+
+    @BeforeAll
+    static void start() {
+        fx = Fixture.forClass(StaleOwnerIT.class);
+        ledger = fx.ledger;
+        fx.execute("CREATE TABLE public.settlement (job_key text, writer text, epoch bigint, "
+                + "written_at timestamptz DEFAULT clock_timestamp())");
+    }
+
+    @AfterAll
+    static void stop() {
+        fx.close();
+    }
+
+    private static String key() {
+        return "settle-" + UUID.randomUUID();
+    }
+
+    private static void write(Connection tx, String key, String writer, long epoch) throws Exception {
+        try (PreparedStatement ps = tx.prepareStatement("INSERT INTO public.settlement (job_key, writer, epoch) VALUES (?, ?, ?)")) {
+            ps.setString(1, key);
+            ps.setString(2, writer);
+            ps.setLong(3, epoch);
+            ps.executeUpdate();
+        }
+    }
+
+    private static String writers(String key) {
+        return String.join(",", fx.query("SELECT writer || ':' || epoch FROM public.settlement WHERE job_key = '" + key + "' ORDER BY written_at"));
+    }
+
+    @Test
+    void expiredOwner_fencedWriteRollsBack_newOwnerCommits() throws Exception {
+        String key = key();
+        long n = ((ClaimResult.Claimed) ledger.claim(key, "A", Duration.ofMillis(300))).epoch();
+        Awaitility.await().atMost(Duration.ofSeconds(5)).pollInterval(Duration.ofMillis(20))
+                .until(() -> ledger.holder(key).isEmpty());
+        long b = ((ClaimResult.Claimed) ledger.claim(key, "B", Duration.ofSeconds(10))).epoch();
+        assertThat(b).isEqualTo(n + 1);
+
+        try (Connection a = fx.pool.getConnection()) {
+            a.setAutoCommit(false);
+            write(a, key, "A", n);                        // the stale owner writes first ...
+            assertThatThrownBy(() -> ledger.fence(a, key, n))  // ... and the fence check before commit refuses
+                    .isInstanceOfSatisfying(StaleOwnerException.class, e -> {
+                        assertThat(e.key()).isEqualTo(key);
+                        assertThat(e.expectedEpoch()).isEqualTo(n);
+                        assertThat(e.currentEpoch()).isEqualTo(n + 1);
+                        assertThat(e.currentOwner()).isEqualTo("B");
+                    });
+            a.rollback();
+        }
+        try (Connection bTx = fx.pool.getConnection()) {
+            bTx.setAutoCommit(false);
+            ledger.fence(bTx, key, b);
+            write(bTx, key, "B", b);
+            bTx.commit();
+        }
+        assertThat(writers(key)).isEqualTo("B:" + b);
+        assertThat(ledger.release(key, n)).as("the stale owner cannot release").isEmpty();
+        assertThat(ledger.renew(key, n, Duration.ofSeconds(10))).as("nor renew").isFalse();
+    }
+
+    @Test
+    void expiredButUnclaimedLease_failsTheFenceToo() throws Exception {
+        String key = key();
+        long n = ((ClaimResult.Claimed) ledger.claim(key, "A", Duration.ofMillis(100))).epoch();
+        Thread.sleep(200);
+        try (Connection a = fx.pool.getConnection()) {
+            a.setAutoCommit(false);
+            assertThatThrownBy(() -> ledger.fence(a, key, n)).isInstanceOfSatisfying(StaleOwnerException.class,
+                    e -> assertThat(e.expired()).isTrue());
+            a.rollback();
+        }
+    }
+
+    @Test
+    void openFencedTransaction_makesTheNextClaimWait_olderWritesCommitFirst() throws Exception {
+        String key = key();
+        ClaimResult.Claimed a = (ClaimResult.Claimed) ledger.claim(key, "A", Duration.ofMillis(300));
+        long n = a.epoch();
+        long holdMillis = 1500;
+        CompletableFuture<Instant> aCommitted = new CompletableFuture<>();
+        Thread holder = new Thread(() -> {
+            try (Connection tx = fx.pool.getConnection()) {
+                tx.setAutoCommit(false);
+                ledger.fence(tx, key, n);                 // live now: passes, and locks the row FOR SHARE
+                write(tx, key, "A", n);
+                Thread.sleep(holdMillis);                 // the lease expires meanwhile (300 ms)
+                write(tx, key, "A-late", n);
+                tx.commit();
+                aCommitted.complete(Instant.now());
+            } catch (Exception e) {
+                aCommitted.completeExceptionally(e);
+            }
+        });
+        holder.start();
+        Thread.sleep(500);                                // A's lease has expired by the database clock
+        assertThat(ledger.holder(key)).isEmpty();
+
+        long started = System.nanoTime();
+        ClaimResult r = ledger.claim(key, "B", Duration.ofSeconds(10));   // must wait for A's transaction
+        long waitedMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
+        aCommitted.get(10, TimeUnit.SECONDS);
+
+        assertThat(r).isInstanceOf(ClaimResult.Claimed.class);
+        ClaimResult.Claimed b = (ClaimResult.Claimed) r;
+        Instant aLastWrite = lastWrite(key, "A-late");
+        System.out.printf("reverse interleaving: B's claim waited %d ms (A held its fenced transaction %d ms, "
+                + "B started 500 ms in); A's last write %s < B claimed %s; epochs %d -> %d%n",
+                waitedMillis, holdMillis, aLastWrite, b.claimedAt(), n, b.epoch());
+        assertThat(waitedMillis).as("B's claim was blocked until A committed").isGreaterThanOrEqualTo(holdMillis - 500 - 100);
+        assertThat(b.epoch()).isEqualTo(n + 1);
+        assertThat(b.claimedAt()).as("B's claim took effect after A's last write").isAfter(aLastWrite);
+        assertThat(writers(key)).isEqualTo("A:" + n + ",A-late:" + n);
+
+        try (Connection tx = fx.pool.getConnection()) {     // from now on A is stale
+            tx.setAutoCommit(false);
+            assertThatThrownBy(() -> ledger.fence(tx, key, n)).isInstanceOf(StaleOwnerException.class);
+            tx.rollback();
+        }
+    }
+
+    @Test
+    void openFencedTransaction_liveLease_otherClaimsAnswerHeldAtOnce() throws Exception {
+        String key = key();
+        long n = ((ClaimResult.Claimed) ledger.claim(key, "A", Duration.ofSeconds(10))).epoch();
+        try (Connection tx = fx.pool.getConnection()) {
+            tx.setAutoCommit(false);
+            ledger.fence(tx, key, n);
+            long started = System.nanoTime();
+            ClaimResult r = ledger.claim(key, "B", Duration.ofSeconds(10));
+            long tookMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
+            assertThat(r).isInstanceOfSatisfying(ClaimResult.HeldBy.class, h -> assertThat(h.owner()).isEqualTo("A"));
+            assertThat(tookMillis).as("a live lease is reported without waiting for row locks").isLessThan(1000);
+            tx.commit();
+        }
+    }
+
+    private static Instant lastWrite(String key, String writer) throws Exception {
+        try (Connection c = fx.connect();
+             PreparedStatement ps = c.prepareStatement("SELECT written_at FROM public.settlement WHERE job_key = ? AND writer = ?")) {
+            ps.setString(1, key);
+            ps.setString(2, writer);
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                return rs.getObject(1, OffsetDateTime.class).toInstant();
+            }
+        }
+    }
+}
