@@ -1,0 +1,280 @@
+package dev.tenure;
+
+import dev.tenure.internal.CircuitBreaker;
+import dev.tenure.spi.RunLedger;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * Runs a job at most once per fire across processes: the protocol of DESIGN.md.
+ * <ol>
+ * <li>Valkey lease (contention filter): the losers learn it in one round trip and never touch the database.</li>
+ * <li>Database lease + epoch: the winner claims the job's row; its epoch is the fencing token.</li>
+ * <li>The fire's run row: a completed fire is never run again.</li>
+ * <li>The work, with a {@link JobContext} that exposes the epoch, the lease state, cancellation and the fence
+ *     check for the work's own transactions.</li>
+ * <li>The outcome, recorded only under the current epoch; then the database lease is released, and the
+ *     Valkey lease after that (never before the commit).</li>
+ * </ol>
+ * Both leases are renewed by their watchdogs; losing either cancels the context.
+ *
+ * <p><b>Why switching modes cannot let two processes run one job.</b> The database lease is taken in every
+ * mode, and it is the authority: a process runs work only while it holds the job's database lease (claimed by
+ * the database's own clock, only where no other owner's lease is live), and records its outcome only under the
+ * epoch that lease gave it. The Valkey lease is a filter in front of it. In {@link Mode#VALKEY_WITH_DATABASE_FALLBACK}
+ * a process that cannot reach Valkey skips the filter and goes straight to the database claim, which still
+ * refuses it while any other process (with or without Valkey) holds the job. So a Valkey outage, a failover
+ * that loses the lease key, or two processes in different modes can only cost contention, never exclusion.
+ *
+ * <p>Thread-safe; one per application.
+ */
+public final class JobCoordinator implements AutoCloseable {
+
+    /** Which layers a run uses. */
+    public enum Mode {
+        /** Valkey lease, then database; Valkey unreachable = a typed error (fail closed). */
+        VALKEY,
+        /** Database only (the DB leader-election mode). */
+        DATABASE,
+        /** Valkey lease, then database; while Valkey is unreachable (circuit open), database only. The default. */
+        VALKEY_WITH_DATABASE_FALLBACK
+    }
+
+    private final Leases valkey;
+    private final Leases database;
+    private final RunLedger ledger;
+    private final Mode mode;
+    private final LeaseOptions options;
+    private final CircuitBreaker breaker;
+    private final Ticker ticker;
+
+    private JobCoordinator(Builder b) {
+        this.valkey = b.valkey;
+        this.database = b.database;
+        this.ledger = b.ledger;
+        this.mode = b.valkey == null ? Mode.DATABASE : b.mode;
+        this.options = b.options;
+        this.ticker = b.ticker;
+        this.breaker = new CircuitBreaker(b.breakerThreshold, b.breakerOpenFor, b.ticker);
+    }
+
+    /**
+     * @param database leases on the database store (the JDBC lease store of the {@code db} module)
+     * @param ledger   the run ledger of the same database
+     */
+    public static Builder builder(Leases database, RunLedger ledger) {
+        return new Builder(database, ledger);
+    }
+
+    public Mode mode() {
+        return mode;
+    }
+
+    /** True while runs bypass Valkey because it was unreachable. */
+    public boolean inFallback() {
+        return mode == Mode.VALKEY_WITH_DATABASE_FALLBACK && breaker.isOpen();
+    }
+
+    /** How many times Valkey was bypassed after failures (circuit opened). */
+    public long fallbacks() {
+        return breaker.timesOpened();
+    }
+
+    /**
+     * Runs {@code work} for fire {@code fireKey} of job {@code jobKey}, at most once across all processes.
+     * Faults of the database (and of Valkey in {@link Mode#VALKEY}) are {@link LeaseStoreUnavailableException}s:
+     * no lease, no run.
+     */
+    public <T> RunOutcome<T> run(String jobKey, String fireKey, RunPolicy policy, JobWork<T> work) {
+        Objects.requireNonNull(policy, "policy");
+        Objects.requireNonNull(work, "work");
+        if (fireKey == null || fireKey.isEmpty() || fireKey.length() > 200) {
+            throw new IllegalArgumentException("fireKey must be 1..200 characters (got " + fireKey + ")");
+        }
+        long start = ticker.nanoTime();
+        long deadline = start + policy.maxWait().toNanos();
+        boolean fallback = false;
+        Lease filter = null;
+        if (mode != Mode.DATABASE && !inFallback()) {
+            try {
+                Optional<Lease> v = valkey.acquire(jobKey, policy.maxWait(), options);
+                breaker.success();
+                if (v.isEmpty()) {
+                    return notObtained(jobKey, fireKey, policy, start, false);
+                }
+                filter = v.get();
+            } catch (LeaseStoreUnavailableException e) {
+                if (mode == Mode.VALKEY) {
+                    throw e;
+                }
+                breaker.failure();
+                fallback = true;
+            }
+        } else if (mode != Mode.DATABASE) {
+            fallback = true;
+        }
+        try {
+            Duration left = Duration.ofNanos(Math.max(0, deadline - ticker.nanoTime()));
+            Optional<Lease> db = database.acquire(jobKey, left, options.withFencingToken(true));
+            if (db.isEmpty()) {
+                return notObtained(jobKey, fireKey, policy, start, fallback);
+            }
+            try (Lease lease = db.get()) {
+                return runHeld(jobKey, fireKey, policy, work, lease, filter, start, fallback);
+            }
+        } finally {
+            if (filter != null) {
+                filter.release();
+            }
+        }
+    }
+
+    private <T> RunOutcome<T> runHeld(String jobKey, String fireKey, RunPolicy policy, JobWork<T> work, Lease db,
+                                      Lease filter, long start, boolean fallback) {
+        long epoch = db.fencingToken().orElseThrow(() -> new IllegalStateException(
+                "the database lease store returned no epoch for job '" + jobKey + "'"));
+        Duration waited = Duration.ofNanos(ticker.nanoTime() - start);
+        RunLedger.FireStart fs = ledger.startRun(jobKey, fireKey, epoch, db.owner());
+        if (fs instanceof RunLedger.FireStart.AlreadyCompleted done) {
+            return new RunOutcome<>(RunOutcome.Status.SKIPPED_ALREADY_DONE, jobKey, fireKey,
+                    policy.reportEarlierRun() ? done.epoch() : 0, policy.reportEarlierRun() ? done.owner() : null,
+                    waited, Duration.ZERO, null, null, fallback);
+        }
+        if (fs instanceof RunLedger.FireStart.InProgress other) {
+            return new RunOutcome<>(RunOutcome.Status.SKIPPED_HELD_ELSEWHERE, jobKey, fireKey, other.epoch(), other.owner(),
+                    waited, Duration.ZERO, null, null, fallback);
+        }
+        String runId = ((RunLedger.FireStart.Started) fs).runId();
+        Context ctx = new Context(jobKey, fireKey, epoch, db, filter);
+        db.onLost(l -> ctx.cancelled.set(true));
+        if (filter != null) {
+            filter.onLost(l -> ctx.cancelled.set(true));
+        }
+        long began = ticker.nanoTime();
+        T result = null;
+        Throwable error = null;
+        try {
+            result = work.run(ctx);
+        } catch (Exception | AssertionError e) {
+            error = e;
+        }
+        Duration ran = Duration.ofNanos(ticker.nanoTime() - began);
+        boolean accepted = db.isValid() && ledger.finish(jobKey, epoch, runId, error == null,
+                error == null ? null : String.valueOf(error));
+        if (!accepted) {
+            return new RunOutcome<>(RunOutcome.Status.LEASE_LOST, jobKey, fireKey, epoch, db.owner(), waited, ran, result, error, fallback);
+        }
+        return new RunOutcome<>(error == null ? RunOutcome.Status.EXECUTED : RunOutcome.Status.FAILED, jobKey, fireKey,
+                epoch, db.owner(), waited, ran, result, error, fallback);
+    }
+
+    private <T> RunOutcome<T> notObtained(String jobKey, String fireKey, RunPolicy policy, long start, boolean fallback) {
+        RunOutcome.Status s = policy.maxWait().isZero() ? RunOutcome.Status.SKIPPED_HELD_ELSEWHERE : RunOutcome.Status.TIMED_OUT_WAITING;
+        return new RunOutcome<>(s, jobKey, fireKey, 0, null, Duration.ofNanos(ticker.nanoTime() - start), Duration.ZERO,
+                null, null, fallback);
+    }
+
+    private final class Context implements JobContext {
+        private final String jobKey;
+        private final String fireKey;
+        private final long epoch;
+        private final Lease db;
+        private final Lease filter;
+        final AtomicBoolean cancelled = new AtomicBoolean();
+
+        Context(String jobKey, String fireKey, long epoch, Lease db, Lease filter) {
+            this.jobKey = jobKey;
+            this.fireKey = fireKey;
+            this.epoch = epoch;
+            this.db = db;
+            this.filter = filter;
+        }
+
+        @Override public String jobKey() { return jobKey; }
+        @Override public String fireKey() { return fireKey; }
+        @Override public long epoch() { return epoch; }
+        @Override public String owner() { return db.owner(); }
+
+        @Override
+        public boolean isLeaseValid() {
+            return db.isValid() && (filter == null || filter.isValid());
+        }
+
+        @Override
+        public boolean isCancelled() {
+            return cancelled.get() || !db.isValid();
+        }
+
+        @Override
+        public void fence(Connection connection) throws SQLException {
+            ledger.fence(connection, jobKey, epoch);
+        }
+    }
+
+    /** Releases nothing it does not own; closes the Leases instances it was given only if asked to. */
+    @Override
+    public void close() {
+    }
+
+    /** Configuration of a {@link JobCoordinator}. */
+    public static final class Builder {
+        private final Leases database;
+        private final RunLedger ledger;
+        private Leases valkey;
+        private Mode mode = Mode.VALKEY_WITH_DATABASE_FALLBACK;
+        private LeaseOptions options = LeaseOptions.ofTtl(Duration.ofSeconds(30));
+        private Ticker ticker = Ticker.system();
+        private int breakerThreshold = 2;
+        private Duration breakerOpenFor = Duration.ofSeconds(5);
+
+        private Builder(Leases database, RunLedger ledger) {
+            this.database = Objects.requireNonNull(database, "database");
+            this.ledger = Objects.requireNonNull(ledger, "ledger");
+        }
+
+        /** Leases on Valkey (the contention filter). Without it the coordinator runs in {@link Mode#DATABASE}. */
+        public Builder valkey(Leases leases) {
+            this.valkey = Objects.requireNonNull(leases, "leases");
+            return this;
+        }
+
+        public Builder mode(Mode m) {
+            this.mode = Objects.requireNonNull(m, "mode");
+            return this;
+        }
+
+        /** TTL and renewal of both leases (default 30 s TTL, renewed every 10 s). */
+        public Builder leaseOptions(LeaseOptions o) {
+            this.options = Objects.requireNonNull(o, "options");
+            return this;
+        }
+
+        public Builder ticker(Ticker t) {
+            this.ticker = Objects.requireNonNull(t, "ticker");
+            return this;
+        }
+
+        /** Valkey fallback: open after {@code failures} consecutive failures, for {@code openFor} (default 2, 5 s). */
+        public Builder fallbackBreaker(int failures, Duration openFor) {
+            if (failures < 1 || openFor == null || openFor.isNegative() || openFor.isZero()) {
+                throw new IllegalArgumentException("fallbackBreaker needs failures >= 1 and a positive openFor (got "
+                        + failures + ", " + openFor + ")");
+            }
+            this.breakerThreshold = failures;
+            this.breakerOpenFor = openFor;
+            return this;
+        }
+
+        public JobCoordinator build() {
+            if (mode != Mode.DATABASE && valkey == null) {
+                throw new IllegalArgumentException("mode " + mode + " needs Valkey leases: call valkey(leases), or use Mode.DATABASE");
+            }
+            return new JobCoordinator(this);
+        }
+    }
+}

@@ -1,0 +1,133 @@
+package dev.tenure;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+class JobCoordinatorTest {
+
+    private final InMemoryLeaseStore valkeyStore = new InMemoryLeaseStore(Ticker.system(), true);
+    private final InMemoryLeaseStore dbStore = new InMemoryLeaseStore(Ticker.system());
+    private final InMemoryRunLedger ledger = new InMemoryRunLedger(dbStore);
+    private final Leases valkey = Leases.of(valkeyStore);
+    private final Leases database = Leases.of(dbStore);
+
+    @AfterEach
+    void close() {
+        valkey.close();
+        database.close();
+    }
+
+    private JobCoordinator coordinator(JobCoordinator.Mode mode) {
+        return JobCoordinator.builder(database, ledger).valkey(valkey).mode(mode).build();
+    }
+
+    @Test
+    void run_manyThreadsSameFires_eachFireExecutedOnce() throws Exception {
+        JobCoordinator c = coordinator(JobCoordinator.Mode.VALKEY_WITH_DATABASE_FALLBACK);
+        ConcurrentHashMap<String, AtomicInteger> executions = new ConcurrentHashMap<>();
+        ExecutorService pool = Executors.newFixedThreadPool(8);
+        List<Future<?>> fs = new ArrayList<>();
+        for (int t = 0; t < 8; t++) {
+            fs.add(pool.submit(() -> {
+                for (int fire = 0; fire < 20; fire++) {
+                    String fk = "fire-" + fire;
+                    c.run("settle", fk, RunPolicy.waitUpTo(Duration.ofSeconds(5)), ctx -> {
+                        executions.computeIfAbsent(fk, k -> new AtomicInteger()).incrementAndGet();
+                        return null;
+                    });
+                }
+                return null;
+            }));
+        }
+        for (Future<?> f : fs) {
+            f.get(60, TimeUnit.SECONDS);
+        }
+        pool.shutdown();
+        assertThat(executions).hasSize(20);
+        assertThat(executions.values()).allSatisfy(n -> assertThat(n).hasValue(1));
+        assertThat(ledger.runs.values()).allSatisfy(r -> assertThat(r.status()).isEqualTo("COMPLETED"));
+    }
+
+    @Test
+    void run_completedFire_isSkipped_andCanReportTheEarlierRun() {
+        JobCoordinator c = coordinator(JobCoordinator.Mode.VALKEY);
+        RunOutcome<String> first = c.run("job", "f1", RunPolicy.failFast(), ctx -> "done@" + ctx.epoch());
+        assertThat(first.status()).isEqualTo(RunOutcome.Status.EXECUTED);
+        assertThat(first.result()).isEqualTo("done@" + first.epoch());
+        RunOutcome<String> again = c.run("job", "f1", RunPolicy.returnEarlierOutcome(), ctx -> "twice");
+        assertThat(again.status()).isEqualTo(RunOutcome.Status.SKIPPED_ALREADY_DONE);
+        assertThat(again.epoch()).isEqualTo(first.epoch());
+        assertThat(again.owner()).isEqualTo(first.owner());
+        assertThat(c.run("job", "f2", RunPolicy.failFast(), ctx -> "x").epoch()).isGreaterThan(first.epoch());
+    }
+
+    @Test
+    void run_databaseLeaseHeldElsewhere_skipsEvenWhenValkeyIsFree() {
+        JobCoordinator c = coordinator(JobCoordinator.Mode.VALKEY);
+        Lease other = database.tryAcquire("job").orElseThrow(); // as if Valkey lost the key in a failover
+        RunOutcome<Object> o = c.run("job", "f", RunPolicy.failFast(), ctx -> {
+            throw new AssertionError("must not run");
+        });
+        assertThat(o.status()).isEqualTo(RunOutcome.Status.SKIPPED_HELD_ELSEWHERE);
+        assertThat(valkeyStore.leases).isEmpty();
+        other.release();
+    }
+
+    @Test
+    void run_valkeyDown_fallbackModeUsesTheDatabase_valkeyModeFailsClosed() {
+        valkeyStore.down.set(true);
+        JobCoordinator strict = coordinator(JobCoordinator.Mode.VALKEY);
+        assertThatThrownBy(() -> strict.run("job", "a", RunPolicy.failFast(), ctx -> 1))
+                .isInstanceOf(LeaseStoreUnavailableException.class);
+        JobCoordinator c = coordinator(JobCoordinator.Mode.VALKEY_WITH_DATABASE_FALLBACK);
+        for (int i = 0; i < 4; i++) {
+            RunOutcome<Integer> o = c.run("job", "b" + i, RunPolicy.failFast(), ctx -> 1);
+            assertThat(o.status()).isEqualTo(RunOutcome.Status.EXECUTED);
+            assertThat(o.viaFallback()).isTrue();
+        }
+        assertThat(c.inFallback()).isTrue();
+        assertThat(c.fallbacks()).isEqualTo(1);
+    }
+
+    @Test
+    void run_workThrows_failedAndTheFireCanRunAgain() {
+        JobCoordinator c = coordinator(JobCoordinator.Mode.DATABASE);
+        RunOutcome<Object> o = c.run("job", "f", RunPolicy.failFast(), ctx -> {
+            throw new IllegalStateException("boom");
+        });
+        assertThat(o.status()).isEqualTo(RunOutcome.Status.FAILED);
+        assertThat(o.error()).hasMessage("boom");
+        assertThat(c.run("job", "f", RunPolicy.failFast(), ctx -> 1).status()).isEqualTo(RunOutcome.Status.EXECUTED);
+    }
+
+    @Test
+    void run_epochMovedOnDuringWork_leaseLostAndOutcomeRejected() {
+        JobCoordinator c = coordinator(JobCoordinator.Mode.DATABASE);
+        RunOutcome<Object> o = c.run("job", "f", RunPolicy.failFast(), ctx -> {
+            dbStore.fences.get("job").incrementAndGet(); // a newer owner claimed the job
+            assertThatThrownBy(() -> ctx.fence(null)).isInstanceOf(TenureException.class);
+            return "stale";
+        });
+        assertThat(o.status()).isEqualTo(RunOutcome.Status.LEASE_LOST);
+        assertThat(ledger.runs.get("job/f").status()).isEqualTo("REJECTED_STALE");
+    }
+
+    @Test
+    void builder_valkeyModeWithoutValkey_rejected() {
+        assertThatThrownBy(() -> JobCoordinator.builder(database, ledger).mode(JobCoordinator.Mode.VALKEY).build())
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("needs Valkey leases");
+    }
+}
