@@ -1,0 +1,44 @@
+package dev.tenure.db;
+
+import dev.tenure.spi.RunLedger;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.util.Objects;
+import java.util.UUID;
+
+/**
+ * The job coordinator's {@link RunLedger} on the {@code job_run} and {@code job_execution} tables, through a
+ * {@link JobLedger}. Thread-safe.
+ */
+public final class JdbcRunLedger implements RunLedger {
+
+    private final JobLedger ledger;
+
+    public JdbcRunLedger(JobLedger ledger) {
+        this.ledger = Objects.requireNonNull(ledger, "ledger");
+    }
+
+    @Override
+    public FireStart startRun(String jobKey, String fireKey, long epoch, String owner) {
+        RunStart s = ledger.startRun(jobKey, fireKey, epoch, owner);
+        if (s instanceof RunStart.Started started) {
+            return new FireStart.Started(started.runId().toString());
+        }
+        if (s instanceof RunStart.AlreadyCompleted done) {
+            return new FireStart.AlreadyCompleted(done.runId().toString(), done.owner(), done.epoch());
+        }
+        RunStart.RunningElsewhere other = (RunStart.RunningElsewhere) s;
+        return new FireStart.InProgress(other.runId().toString(), other.owner(), other.epoch());
+    }
+
+    @Override
+    public boolean finish(String jobKey, long epoch, String runId, boolean succeeded, String error) {
+        return ledger.finish(jobKey, epoch, UUID.fromString(runId), succeeded ? RunStatus.COMPLETED : RunStatus.FAILED, error);
+    }
+
+    @Override
+    public void fence(Connection connection, String jobKey, long epoch) throws SQLException {
+        ledger.fence(connection, jobKey, epoch);
+    }
+}
