@@ -10,7 +10,9 @@ import java.util.Properties;
  * a fixed, small pool; a short {@code connectionTimeout}; a server-side {@code statement_timeout} on every
  * connection (sent in the startup packet, no extra round trip); pgjdbc connect, login and socket timeouts so that
  * even a frozen server cannot hold a caller longer than about {@code statementTimeout + 2 s}; TCP keep-alive; and a
- * pool that starts even while the database is down (operations then fail typed within {@code connectionTimeout}).
+ * pool that opens its first connection at once (so a cold JVM pays the driver's start-up cost there, not in the
+ * first operation) but starts even while the database is down (operations then fail typed within
+ * {@code connectionTimeout}).
  *
  * <p>The caller owns the returned pool and closes it.
  */
@@ -44,7 +46,7 @@ public final class TenureDataSources {
         h.setConnectionTimeout(cfg.connectionTimeout().toMillis());
         h.setValidationTimeout(Math.max(250, Math.min(1000, cfg.connectionTimeout().toMillis() / 2)));
         h.setKeepaliveTime(30_000);
-        h.setInitializationFailTimeout(-1);
+        h.setInitializationFailTimeout(0); // one connection at once if the database answers; start anyway if not
         h.setAutoCommit(true);
         h.setTransactionIsolation("TRANSACTION_READ_COMMITTED");
         h.setDataSourceProperties(driverProperties(cfg));

@@ -1,0 +1,204 @@
+package dev.tenure.db;
+
+import dev.tenure.Lease;
+import dev.tenure.LeaseOptions;
+import dev.tenure.LeaseState;
+import dev.tenure.Leases;
+import dev.tenure.testkit.SettableTicker;
+import dev.tenure.testkit.Timing;
+import org.awaitility.Awaitility;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+/**
+ * Acceptance 3: database leases expire by the database clock only. Application clocks hours off (an injected
+ * ticker here; the real wall clock of child JVMs under libfaketime) change nothing about who holds what.
+ */
+class DatabaseClockIT {
+
+    private static final Duration HOURS = Duration.ofHours(5);
+    private static final Path FAKETIME = Path.of("/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1");
+    private static Fixture fx;
+
+    @BeforeAll
+    static void start() {
+        fx = Fixture.forClass(DatabaseClockIT.class);
+    }
+
+    @AfterAll
+    static void stop() {
+        fx.close();
+    }
+
+    @Test
+    void electionsWithTickersHoursApart_agreeOnTheLeader() {
+        List<String> events = new java.util.concurrent.CopyOnWriteArrayList<>();
+        try (DatabaseLeaderElection ahead = election("ahead", () -> System.nanoTime() + HOURS.toNanos(), events);
+             DatabaseLeaderElection behind = election("behind", () -> System.nanoTime() - HOURS.toNanos(), events)) {
+            ahead.start();
+            Awaitility.await().atMost(Timing.scaled(Duration.ofSeconds(5))).until(ahead::isLeader);
+            behind.start();
+            sleep(1200); // more than the 600 ms TTL: several renewals with both clocks running
+            assertThat(ahead.isLeader()).isTrue();
+            assertThat(behind.isLeader()).isFalse();
+            assertThat(behind.currentLeader()).get().extracting(l -> l.owner()).isEqualTo("ahead");
+            ahead.stop();
+            Awaitility.await().atMost(Timing.scaled(Duration.ofSeconds(3))).until(behind::isLeader);
+            assertThat(ahead.currentLeader()).get().extracting(l -> l.owner()).isEqualTo("behind");
+        }
+        assertThat(events).containsExactly("ahead elected 1", "ahead revoked stopped", "behind elected 2",
+                "behind revoked stopped");
+    }
+
+    @Test
+    void holdersTickerJumpsHours_databaseHolderUnchangedUntilItsDatabaseTtl() {
+        SettableTicker ticker = new SettableTicker(System.nanoTime());
+        try (Leases jumping = Leases.builder(JdbcLeaseStore.create(fx.pool)).ticker(ticker).build();
+             Leases other = Leases.of(JdbcLeaseStore.create(fx.pool))) {
+            LeaseOptions options = LeaseOptions.ofTtl(Duration.ofSeconds(2)).withRenewal(false);
+            Lease lease = jumping.tryAcquire("jump", options).orElseThrow();
+            ticker.advance(Duration.ofHours(3));  // this process now believes hours have passed
+            Awaitility.await().atMost(Duration.ofSeconds(2)).until(() -> lease.state() == LeaseState.LOST);
+
+            long started = System.nanoTime();
+            assertThat(other.tryAcquire("jump", options)).as("the database still says it is held").isEmpty();
+            assertThat(fx.ledger.holder("jump")).get().extracting(JobHolder::owner).isEqualTo(lease.owner());
+            Optional<Lease> taken = Optional.empty();
+            while (taken.isEmpty()) {
+                taken = other.tryAcquire("jump", options);
+                sleep(20);
+            }
+            long waited = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
+            System.out.printf("ticker jumped 3 h: other process could take the key only after %d ms (database TTL 2000 ms)%n", waited);
+            assertThat(waited).isBetween(1500L, 4000L);
+            taken.get().release();
+        }
+    }
+
+    @Test
+    void childJvmsWithWallClocksHoursOff_seeTheDatabaseTtlOnly() throws Exception {
+        assumeTrue(Files.exists(FAKETIME), "libfaketime is not installed (apt-get install faketime); "
+                + "the in-process skew tests above still ran");
+        // a holder whose wall clock is 3 h ahead: its 2 s lease is a 2 s lease for everyone
+        Child holder = Child.start("+3h", "skew-a", "hold");
+        try {
+            String claimed = holder.await("CLAIMED ");
+            Instant childWall = Instant.parse(holder.await("WALL ").substring(5));
+            assertThat(Duration.between(Instant.now(), childWall)).isGreaterThan(Duration.ofHours(2));
+            ClaimResult.HeldBy h = (ClaimResult.HeldBy) fx.ledger.claim("skew-a", "real-clock", Duration.ofSeconds(2));
+            assertThat(h.owner()).isEqualTo("skewed-holder");
+            assertThat(h.remaining()).isLessThanOrEqualTo(Duration.ofSeconds(2));
+            long started = System.nanoTime();
+            while (!(fx.ledger.claim("skew-a", "real-clock", Duration.ofSeconds(2)) instanceof ClaimResult.Claimed)) {
+                sleep(20);
+            }
+            long waited = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
+            System.out.printf("holder 3 h ahead (%s): real-clock claimant waited %d ms for its 2 s lease%n", claimed, waited);
+            assertThat(waited).isLessThan(2500);
+        } finally {
+            holder.close();
+        }
+        // a waiter whose wall clock is 3 h behind: it takes over when the database says so, not 3 h later
+        Child waiter = Child.start("-3h", "skew-b", "wait");
+        try {
+            waiter.await("READY");
+            ClaimResult.Claimed mine = (ClaimResult.Claimed) fx.ledger.claim("skew-b", "real-clock", Duration.ofSeconds(3));
+            String held = waiter.await("HELD ");
+            String claimed = waiter.await("CLAIMED ");
+            long heldRemaining = Long.parseLong(held.split(" ")[2]);
+            long after = Long.parseLong(claimed.substring(claimed.indexOf("AFTER ") + 6));
+            System.out.printf("waiter 3 h behind: %s, then %s (lease of epoch %d had 3 s)%n", held, claimed, mine.epoch());
+            assertThat(held).startsWith("HELD real-clock ");
+            assertThat(heldRemaining).isBetween(1L, 3000L);
+            assertThat(after).as("took over when the database lease ended").isBetween(heldRemaining - 300, heldRemaining + 1500);
+            assertThat(claimed).startsWith("CLAIMED " + (mine.epoch() + 1) + " ");
+        } finally {
+            waiter.close();
+        }
+    }
+
+    private static DatabaseLeaderElection election(String id, dev.tenure.Ticker ticker, List<String> events) {
+        return DatabaseLeaderElection.builder(fx.pool, "clock-election").participantId(id).ticker(ticker)
+                .ttl(Duration.ofMillis(600)).listener(new dev.tenure.LeaderElection.Listener() {
+                    @Override
+                    public void elected(long epoch) {
+                        events.add(id + " elected " + epoch);
+                    }
+
+                    @Override
+                    public void revoked(String reason) {
+                        events.add(id + " revoked " + reason);
+                    }
+                }).build();
+    }
+
+    private static void sleep(long millis) {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** A {@link SkewedClaimMain} child JVM under libfaketime (JvmProcess cannot set LD_PRELOAD). */
+    private record Child(Process process, Path out) implements AutoCloseable {
+
+        static Child start(String offset, String key, String mode) throws IOException {
+            Path out = Files.createTempFile("tenure-skewed-", ".log");
+            List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                    "-cp", System.getProperty("java.class.path"), SkewedClaimMain.class.getName(), fx.db.jdbcUrl(),
+                    orDash(fx.db.username()), orDash(fx.db.password()), key, mode));
+            ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(out.toFile());
+            pb.environment().put("LD_PRELOAD", FAKETIME.toString());
+            pb.environment().put("FAKETIME", offset);
+            pb.environment().put("FAKETIME_DONT_FAKE_MONOTONIC", "1");
+            return new Child(pb.start(), out);
+        }
+
+        String await(String prefix) throws Exception {
+            long deadline = System.nanoTime() + Timing.scaled(Duration.ofSeconds(30)).toNanos();
+            while (System.nanoTime() < deadline) {
+                for (String line : Files.readAllLines(out)) {
+                    if (line.startsWith(prefix)) {
+                        return line;
+                    }
+                }
+                if (!process.isAlive() && process.exitValue() != 0) {
+                    throw new IllegalStateException("child exited " + process.exitValue() + ": " + Files.readAllLines(out));
+                }
+                Thread.sleep(20);
+            }
+            throw new IllegalStateException("no line starting with '" + prefix + "' from the child: " + Files.readAllLines(out));
+        }
+
+        @Override
+        public void close() throws IOException {
+            process.destroyForcibly();
+            try {
+                process.waitFor(10, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            Files.deleteIfExists(out);
+        }
+
+        private static String orDash(String s) {
+            return s == null ? "-" : s;
+        }
+    }
+}
