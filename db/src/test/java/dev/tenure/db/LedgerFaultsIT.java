@@ -1,0 +1,214 @@
+package dev.tenure.db;
+
+import com.zaxxer.hikari.HikariDataSource;
+import dev.tenure.LeaseStoreUnavailableException;
+import dev.tenure.testkit.Timing;
+import org.awaitility.Awaitility;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * Acceptance 4 (and the fault list of the issue) on the shared server: a killed backend mid-claim and mid-run, a
+ * statement timeout, an exhausted pool. Each gives a typed exception within bounded time, leaves no partial rows,
+ * and is followed by a clean claim. (Restarting Postgres: {@link PostgresRestartIT}.)
+ */
+class LedgerFaultsIT {
+
+    private static Fixture fx;
+
+    @BeforeAll
+    static void start() {
+        fx = Fixture.forClass(LedgerFaultsIT.class);
+        fx.execute("CREATE TABLE public.business (job_key text, item int)");
+    }
+
+    @AfterAll
+    static void stop() {
+        fx.close();
+    }
+
+    private static String key() {
+        return "fault-" + UUID.randomUUID();
+    }
+
+    /** A: claim with a short lease, then an open fenced transaction that outlives the lease (claims must wait). */
+    private static Connection openFencedTransaction(String key, long epoch) throws SQLException {
+        Connection tx = fx.connect();
+        tx.setAutoCommit(false);
+        fx.ledger.fence(tx, key, epoch);
+        return tx;
+    }
+
+    private static int backendWaitingOnLock(String needle) {
+        List<String> pids = new ArrayList<>();
+        Awaitility.await().atMost(Timing.scaled(Duration.ofSeconds(5))).pollInterval(Duration.ofMillis(10)).until(() -> {
+            pids.clear();
+            pids.addAll(fx.query("SELECT pid FROM pg_stat_activity WHERE datname = current_database() "
+                    + "AND wait_event_type = 'Lock' AND query LIKE '%" + needle + "%'"));
+            return !pids.isEmpty();
+        });
+        return Integer.parseInt(pids.get(0));
+    }
+
+    private static String row(String key) {
+        return String.join("|", fx.query("SELECT fencing_token || ' ' || coalesce(owner, '-') || ' ' || status "
+                + "FROM tenure.job_execution WHERE job_key = '" + key + "'"));
+    }
+
+    @Test
+    void backendKilledMidClaim_typedError_rowUnchanged_cleanClaimAfterwards() throws Exception {
+        String key = key();
+        long n = ((ClaimResult.Claimed) fx.ledger.claim(key, "A", Duration.ofMillis(200))).epoch();
+        try (Connection a = openFencedTransaction(key, n)) {
+            Thread.sleep(300); // A's lease has expired; B's claim will wait for A's row lock
+            CompletableFuture<ClaimResult> b = CompletableFuture.supplyAsync(() -> fx.ledger.claim(key, "B", Duration.ofSeconds(5)));
+            int pid = backendWaitingOnLock("free AS");
+            long killedAt = System.nanoTime();
+            fx.query("SELECT pg_terminate_backend(" + pid + ")");
+            assertThatThrownBy(() -> b.get(10, TimeUnit.SECONDS)).isInstanceOf(ExecutionException.class)
+                    .cause().isInstanceOfSatisfying(LedgerUnavailableException.class, e -> {
+                        assertThat(e.key()).isEqualTo(key);
+                        assertThat(e.sqlState()).startsWith("57P01");
+                    });
+            long failedAfter = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - killedAt);
+            System.out.printf("claim killed mid-wait: typed error after %d ms; row %s%n", failedAfter, row(key));
+            assertThat(failedAfter).isLessThan(2000);
+            assertThat(row(key)).isEqualTo(n + " A HELD");
+            a.commit();
+        }
+        ClaimResult.Claimed again = (ClaimResult.Claimed) fx.ledger.claim(key, "B", Duration.ofSeconds(5));
+        assertThat(again.epoch()).isEqualTo(n + 1);
+    }
+
+    @Test
+    void backendKilledMidRun_businessWritesRolledBack_runAbandonedAndTakenOver() throws Exception {
+        String key = key();
+        long n = ((ClaimResult.Claimed) fx.ledger.claim(key, "A", Duration.ofMillis(500))).epoch();
+        RunStart.Started run = (RunStart.Started) fx.ledger.startRun(key, "fire-1", n, "A");
+        Connection a = fx.connect();
+        a.setAutoCommit(false);
+        fx.ledger.fence(a, key, n);
+        try (PreparedStatement ps = a.prepareStatement("INSERT INTO public.business VALUES (?, ?)")) {
+            for (int i = 0; i < 3; i++) {
+                ps.setString(1, key);
+                ps.setInt(2, i);
+                ps.executeUpdate();
+            }
+        }
+        int pid = Integer.parseInt(fx.query("SELECT pid FROM pg_stat_activity WHERE datname = current_database() "
+                + "AND state = 'idle in transaction'").get(0));
+        fx.query("SELECT pg_terminate_backend(" + pid + ")");
+        assertThatThrownBy(a::commit).isInstanceOf(SQLException.class);
+        a.close();
+        assertThat(fx.query("SELECT count(*) FROM public.business WHERE job_key = '" + key + "'")).containsExactly("0");
+        assertThat(fx.ledger.runOf(key, "fire-1")).get().extracting(RunRecord::status).isEqualTo(RunStatus.RUNNING);
+
+        Awaitility.await().atMost(Timing.scaled(Duration.ofSeconds(5))).until(() -> fx.ledger.holder(key).isEmpty());
+        long m = ((ClaimResult.Claimed) fx.ledger.claim(key, "B", Duration.ofSeconds(5))).epoch();
+        RunStart retry = fx.ledger.startRun(key, "fire-1", m, "B");
+        assertThat(retry).isInstanceOfSatisfying(RunStart.Started.class, s -> {
+            assertThat(s.attempt()).isEqualTo(2);
+            assertThat(s.previousStatus()).isEqualTo(RunStatus.ABANDONED);
+        });
+        RunRecord taken = fx.ledger.runOf(key, "fire-1").orElseThrow();
+        assertThat(taken.epoch()).isEqualTo(m);
+        assertThat(taken.owner()).isEqualTo("B");
+        assertThat(fx.ledger.finish(key, n, run.runId(), RunStatus.COMPLETED, null)).as("the old holder's late finish").isFalse();
+        assertThat(fx.ledger.finish(key, m, ((RunStart.Started) retry).runId(), RunStatus.COMPLETED, null)).isTrue();
+        assertThat(fx.ledger.runOf(key, "fire-1")).get().extracting(RunRecord::status).isEqualTo(RunStatus.COMPLETED);
+    }
+
+    @Test
+    void pooledConnectionKilledBetweenCalls_nextCallTyped_thenRecovers() {
+        try (HikariDataSource pool = fx.pool(Fixture.poolConfig(fx.db).maxPoolSize(2))) {
+            JobLedger ledger = JobLedger.create(pool);
+            String key = key();
+            long n = ((ClaimResult.Claimed) ledger.claim(key, "A", Duration.ofSeconds(5))).epoch();
+            fx.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() "
+                    + "AND application_name = 'tenure' AND pid <> pg_backend_pid()");
+            int typed = 0;
+            for (int i = 0; i < 4; i++) {
+                try {
+                    assertThat(ledger.renew(key, n, Duration.ofSeconds(5))).isTrue();
+                } catch (LedgerUnavailableException e) {
+                    typed++;
+                }
+            }
+            assertThat(typed).as("dead pooled connections fail typed, then Hikari replaces them").isLessThanOrEqualTo(2);
+            assertThat(ledger.release(key, n)).isPresent();
+        }
+    }
+
+    @Test
+    void statementTimeout_typedError_nothingChanged() throws Exception {
+        String key = key();
+        long n = ((ClaimResult.Claimed) fx.ledger.claim(key, "A", Duration.ofMillis(100))).epoch();
+        try (HikariDataSource pool = fx.pool(Fixture.poolConfig(fx.db).statementTimeout(Duration.ofMillis(300)));
+             Connection a = openFencedTransaction(key, n)) {
+            JobLedger ledger = JobLedger.builder(pool).claimLockTimeout(Duration.ofSeconds(10)).build();
+            Thread.sleep(150);
+            long started = System.nanoTime();
+            assertThatThrownBy(() -> ledger.claim(key, "B", Duration.ofSeconds(5)))
+                    .isInstanceOfSatisfying(LedgerUnavailableException.class, e -> {
+                        assertThat(e.sqlState()).isEqualTo("57014");
+                        assertThat(e.outcomeUnknown()).isFalse();
+                        assertThat(e.getMessage()).contains("statement timeout");
+                    });
+            long took = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
+            System.out.printf("statement timeout 300 ms: typed error after %d ms%n", took);
+            assertThat(took).isBetween(250L, 2000L);
+            assertThat(row(key)).isEqualTo(n + " A HELD");
+            a.commit();
+            assertThat(((ClaimResult.Claimed) ledger.claim(key, "B", Duration.ofSeconds(5))).epoch()).isEqualTo(n + 1);
+        }
+    }
+
+    @Test
+    void poolExhausted_typedErrorWithinConnectionTimeout_syncAndAsync() throws Exception {
+        try (HikariDataSource pool = fx.pool(Fixture.poolConfig(fx.db).maxPoolSize(2).connectionTimeout(Duration.ofMillis(300)));
+             JdbcLeaseStore store = JdbcLeaseStore.builder(pool).listen(false).build()) {
+            JobLedger ledger = JobLedger.create(pool);
+            String key = key();
+            Connection c1 = pool.getConnection();
+            Connection c2 = pool.getConnection();
+            try {
+                long started = System.nanoTime();
+                assertThatThrownBy(() -> ledger.claim(key, "A", Duration.ofSeconds(5)))
+                        .isInstanceOfSatisfying(LedgerUnavailableException.class, e -> {
+                            assertThat(e.outcomeUnknown()).isFalse();
+                            assertThat(e.getMessage()).contains("pool exhausted").contains(key);
+                        });
+                long took = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
+                started = System.nanoTime();
+                CompletableFuture<?> f = store.tryAcquire(key, "A", Duration.ofSeconds(5), true);
+                assertThatThrownBy(() -> f.get(5, TimeUnit.SECONDS)).cause()
+                        .isInstanceOf(LeaseStoreUnavailableException.class).hasMessageContaining(key);
+                long tookAsync = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
+                System.out.printf("pool exhausted (connectionTimeout 300 ms): typed error after %d ms (ledger), %d ms (store future)%n",
+                        took, tookAsync);
+                assertThat(took).isBetween(250L, 1500L);
+                assertThat(tookAsync).isBetween(250L, 1500L);
+                assertThat(fx.query("SELECT count(*) FROM tenure.job_execution WHERE job_key = '" + key + "'")).containsExactly("0");
+            } finally {
+                c1.close();
+                c2.close();
+            }
+            assertThat(ledger.claim(key, "A", Duration.ofSeconds(5))).isInstanceOf(ClaimResult.Claimed.class);
+        }
+    }
+}
