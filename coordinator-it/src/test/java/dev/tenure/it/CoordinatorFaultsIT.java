@@ -1,0 +1,180 @@
+package dev.tenure.it;
+
+import dev.tenure.JobCoordinator;
+import dev.tenure.db.TenureSchema;
+import dev.tenure.testkit.JvmProcess;
+import dev.tenure.testkit.PostgresDatabase;
+import dev.tenure.testkit.PostgresDatabases;
+import dev.tenure.testkit.Timing;
+import dev.tenure.testkit.ValkeyServer;
+import dev.tenure.testkit.ValkeyServers;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** Issue 4, acceptance 2 and 3: the holder killed, or frozen past its TTL, mid-run. */
+class CoordinatorFaultsIT {
+
+    private static final long TTL_MS = 2000;
+    private static final long RENEW_MS = TTL_MS / 3;
+
+    private static ValkeyServer valkey;
+    private static PostgresDatabase db;
+
+    @BeforeAll
+    static void start() throws Exception {
+        valkey = ValkeyServers.standalone();
+        db = PostgresDatabases.forClass(CoordinatorFaultsIT.class);
+        TenureSchema.migrate(db.dataSource());
+        try (Connection c = db.dataSource().getConnection(); Statement s = c.createStatement()) {
+            s.execute("CREATE TABLE business_ledger (fire_key text PRIMARY KEY, epoch bigint NOT NULL)");
+        }
+    }
+
+    @AfterAll
+    static void stop() {
+        db.close();
+        valkey.close();
+    }
+
+    private List<JvmProcess> nodes(String job, int seconds, long workMs) {
+        List<JvmProcess> nodes = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            nodes.add(JvmProcess.start(LoopWorker.class, JobCoordinator.Mode.VALKEY_WITH_DATABASE_FALLBACK.name(), valkey.address(),
+                    db.jdbcUrl(), db.username(), db.password() == null || db.password().isEmpty() ? "-" : db.password(), job,
+                    Integer.toString(seconds), Long.toString(workMs), Long.toString(TTL_MS)));
+        }
+        return nodes;
+    }
+
+    /** The node whose last START line has no OUTCOME after it, and that START line. */
+    private static Optional<String[]> runningNow(List<JvmProcess> nodes, int[] index) {
+        for (int i = 0; i < nodes.size(); i++) {
+            List<String> lines = nodes.get(i).stdoutLines();
+            for (int j = lines.size() - 1; j >= 0; j--) {
+                if (lines.get(j).startsWith("OUTCOME ")) {
+                    break;
+                }
+                if (lines.get(j).startsWith("START ")) {
+                    index[0] = i;
+                    return Optional.of(lines.get(j).split(" "));
+                }
+            }
+        }
+        return Optional.empty();
+    }
+
+    private static Optional<String[]> firstStartAfter(List<JvmProcess> nodes, int except, long after) {
+        String[] best = null;
+        for (int i = 0; i < nodes.size(); i++) {
+            if (i == except) {
+                continue;
+            }
+            for (String l : nodes.get(i).stdoutLines()) {
+                if (l.startsWith("START ")) {
+                    String[] p = l.split(" ");
+                    if (Long.parseLong(p[3]) > after && (best == null || Long.parseLong(p[3]) < Long.parseLong(best[3]))) {
+                        best = p;
+                    }
+                }
+            }
+        }
+        return Optional.ofNullable(best);
+    }
+
+    private static int count(String sql) throws Exception {
+        try (Connection c = db.dataSource().getConnection(); Statement s = c.createStatement(); ResultSet r = s.executeQuery(sql)) {
+            r.next();
+            return r.getInt(1);
+        }
+    }
+
+    @Test
+    void holderKilledMidRun_anotherNodeRunsTheJobWithinTtlPlusOneRenewal() throws Exception {
+        List<JvmProcess> nodes = nodes("killed-job", 14, 1500);
+        try {
+            int[] holder = {-1};
+            Thread.sleep(6000);
+            String[] start = null;
+            long deadline = System.currentTimeMillis() + 10_000;
+            while (start == null && System.currentTimeMillis() < deadline) {
+                // only well inside a run (work is 1.5 s), never while it is finishing
+                start = runningNow(nodes, holder).filter(p -> System.currentTimeMillis() - Long.parseLong(p[3]) < 800).orElse(null);
+                Thread.sleep(20);
+            }
+            assertThat(start).as("a node is running the job").isNotNull();
+            nodes.get(holder[0]).kill();
+            long killedAt = System.currentTimeMillis();
+            String[] next = null;
+            while (next == null && System.currentTimeMillis() < killedAt + 15_000) {
+                next = firstStartAfter(nodes, holder[0], killedAt).orElse(null);
+                Thread.sleep(20);
+            }
+            assertThat(next).as("another node took over").isNotNull();
+            long takeover = Long.parseLong(next[3]) - killedAt;
+            System.out.printf("holder killed %d ms into its run (epoch %s); another node started the job %d ms later (TTL %d + renewal %d = %d ms), epoch %s%n",
+                    killedAt - Long.parseLong(start[3]), start[2], takeover, TTL_MS, RENEW_MS, TTL_MS + RENEW_MS, next[2]);
+            assertThat(takeover).isLessThanOrEqualTo(TTL_MS + RENEW_MS + Timing.scaledMillis(300));
+            assertThat(Long.parseLong(next[2])).isGreaterThan(Long.parseLong(start[2]));
+            for (int i = 0; i < 3; i++) {
+                if (i != holder[0]) {
+                    nodes.get(i).awaitStdoutLine("DONE"::equals, Timing.scaled(Duration.ofSeconds(60)));
+                }
+            }
+        } finally {
+            nodes.forEach(JvmProcess::close);
+        }
+        assertThat(count("SELECT count(*) FROM business_ledger b JOIN tenure.job_run r ON r.fire_key = b.fire_key "
+                + "WHERE r.job_key = 'killed-job' AND r.status <> 'COMPLETED'")).as("business rows of runs not completed").isZero();
+    }
+
+    @Test
+    void holderFrozenPastTtl_learnsLeaseLost_andItsFencedWriteIsRejected() throws Exception {
+        List<JvmProcess> nodes = nodes("frozen-job", 14, 1500);
+        int[] holder = {-1};
+        String[] start;
+        int executed = 0;
+        try {
+            Thread.sleep(6000);
+            start = null;
+            long deadline = System.currentTimeMillis() + 10_000;
+            while (start == null && System.currentTimeMillis() < deadline) {
+                start = runningNow(nodes, holder).filter(p -> System.currentTimeMillis() - Long.parseLong(p[3]) < 800).orElse(null);
+                Thread.sleep(20);
+            }
+            assertThat(start).as("a node is running the job").isNotNull();
+            JvmProcess frozen = nodes.get(holder[0]);
+            frozen.pause();
+            Thread.sleep(TTL_MS + 2000);
+            frozen.resume();
+            String fire = start[1];
+            String outcome = frozen.awaitStdoutLine(l -> l.startsWith("OUTCOME " + fire), Timing.scaled(Duration.ofSeconds(20)));
+            System.out.println("frozen holder's outcome: " + outcome);
+            assertThat(outcome).contains("LEASE_LOST");
+            for (JvmProcess n : nodes) {
+                n.awaitStdoutLine("DONE"::equals, Timing.scaled(Duration.ofSeconds(60)));
+            }
+            assertThat(count("SELECT count(*) FROM business_ledger WHERE fire_key = '" + fire + "'"))
+                    .as("the frozen holder's business row").isZero();
+            assertThat(count("SELECT count(*) FROM tenure.job_run WHERE fire_key = '" + fire + "' AND status = 'COMPLETED'")).isZero();
+        } finally {
+            for (JvmProcess n : nodes) {
+                executed += (int) n.stdoutLines().stream().filter(l -> l.startsWith("OUTCOME ") && l.contains(" EXECUTED ")).count();
+            }
+            nodes.forEach(JvmProcess::close);
+        }
+        assertThat(count("SELECT count(*) FROM business_ledger b JOIN tenure.job_run r ON r.fire_key = b.fire_key WHERE r.job_key = 'frozen-job'"))
+                .as("one business row per executed run").isEqualTo(executed);
+        assertThat(count("SELECT count(*) FROM tenure.job_run WHERE job_key = 'frozen-job' AND status = 'COMPLETED'")).isEqualTo(executed);
+    }
+}

@@ -1,0 +1,72 @@
+package dev.tenure.it;
+
+import dev.tenure.JobCoordinator;
+import dev.tenure.LeaseOptions;
+import dev.tenure.Leases;
+import dev.tenure.RunOutcome;
+import dev.tenure.RunPolicy;
+import dev.tenure.db.JdbcLeaseStore;
+import dev.tenure.db.JdbcRunLedger;
+import dev.tenure.db.TenureDataSources;
+import dev.tenure.valkey.ValkeyConfig;
+import dev.tenure.valkey.ValkeyLeaseStore;
+
+import javax.sql.DataSource;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.time.Duration;
+import java.util.UUID;
+
+/**
+ * A node that runs one job over and over (each run a fresh fire):
+ * {@code <mode> <valkey|-> <jdbc url> <user> <password|-> <job> <seconds> <work ms> <ttl ms>}. The work prints
+ * {@code START <fire> <epoch> <wall ms>}, sleeps in 10 ms steps, then writes its fire into {@code business_ledger}
+ * in a fenced transaction. Prints {@code OUTCOME <fire> <status> <epoch>}.
+ */
+public final class LoopWorker {
+
+    public static void main(String[] a) throws Exception {
+        JobCoordinator.Mode mode = JobCoordinator.Mode.valueOf(a[0]);
+        DataSource ds = TenureDataSources.hikari(a[2], a[3], a[4].equals("-") ? "" : a[4]);
+        JdbcLeaseStore dbStore = JdbcLeaseStore.create(ds);
+        Leases database = Leases.of(dbStore);
+        JobCoordinator.Builder b = JobCoordinator.builder(database, new JdbcRunLedger(dbStore.ledger())).mode(mode)
+                .leaseOptions(LeaseOptions.ofTtl(Duration.ofMillis(Long.parseLong(a[8]))));
+        if (!a[1].equals("-")) {
+            b.valkey(Leases.of(ValkeyLeaseStore.create(ValkeyConfig.standalone(a[1]).requestTimeout(Duration.ofMillis(300)).build())));
+        }
+        JobCoordinator c = b.build();
+        String job = a[5];
+        long until = System.currentTimeMillis() + Long.parseLong(a[6]) * 1000;
+        long work = Long.parseLong(a[7]);
+        System.out.println("READY");
+        while (System.currentTimeMillis() < until) {
+            String fire = UUID.randomUUID().toString();
+            try {
+                RunOutcome<Void> o = c.run(job, fire, RunPolicy.waitUpTo(Duration.ofSeconds(10)), ctx -> {
+                    System.out.println("START " + fire + " " + ctx.epoch() + " " + System.currentTimeMillis());
+                    long end = System.currentTimeMillis() + work;
+                    while (System.currentTimeMillis() < end) {
+                        Thread.sleep(10);
+                    }
+                    try (Connection conn = ds.getConnection()) {
+                        conn.setAutoCommit(false);
+                        ctx.fence(conn);
+                        try (PreparedStatement ps = conn.prepareStatement("INSERT INTO business_ledger(fire_key, epoch) VALUES (?, ?)")) {
+                            ps.setString(1, fire);
+                            ps.setLong(2, ctx.epoch());
+                            ps.executeUpdate();
+                        }
+                        conn.commit();
+                    }
+                    return null;
+                });
+                System.out.println("OUTCOME " + fire + " " + o.status() + " " + o.epoch() + " " + System.currentTimeMillis());
+            } catch (RuntimeException e) {
+                System.out.println("OUTCOME " + fire + " ERROR " + e);
+            }
+        }
+        System.out.println("DONE");
+        System.exit(0);
+    }
+}
