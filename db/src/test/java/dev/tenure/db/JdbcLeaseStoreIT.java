@@ -1,0 +1,77 @@
+package dev.tenure.db;
+
+import dev.tenure.Lease;
+import dev.tenure.LeaseOptions;
+import dev.tenure.Leases;
+import dev.tenure.testkit.CounterFuzzer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** {@link Leases} over the JDBC store: mutual exclusion through the engine, and waiters woken by NOTIFY. */
+class JdbcLeaseStoreIT {
+
+    private static Fixture fx;
+
+    @BeforeAll
+    static void start() {
+        fx = Fixture.forClass(JdbcLeaseStoreIT.class);
+    }
+
+    @AfterAll
+    static void stop() {
+        fx.close();
+    }
+
+    @Test
+    void counterFuzzer_twoEnginesOnOneDatabase_noLostIncrements(@TempDir Path dir) throws Exception {
+        Path counter = CounterFuzzer.newCounter(dir);
+        try (Leases a = Leases.of(JdbcLeaseStore.create(fx.pool)); Leases b = Leases.of(JdbcLeaseStore.create(fx.pool))) {
+            CompletableFuture<Integer> fa = CompletableFuture.supplyAsync(() -> hammer(a, counter));
+            CompletableFuture<Integer> fb = CompletableFuture.supplyAsync(() -> hammer(b, counter));
+            int made = fa.get(120, TimeUnit.SECONDS) + fb.get(120, TimeUnit.SECONDS);
+            assertThat(made).isEqualTo(300);
+            assertThat(CounterFuzzer.read(counter)).isEqualTo(300);
+        }
+    }
+
+    private static int hammer(Leases leases, Path counter) {
+        try {
+            return CounterFuzzer.hammer(leases, "fuzz", counter, 4, 150);
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    @Test
+    void releaseInOneProcess_wakesWaiterOfAnother_byNotification() throws Exception {
+        String key = "wake-" + UUID.randomUUID();
+        try (Leases a = Leases.of(JdbcLeaseStore.create(fx.pool)); Leases b = Leases.of(JdbcLeaseStore.create(fx.pool))) {
+            Lease held = a.tryAcquire(key, LeaseOptions.ofTtl(Duration.ofSeconds(30))).orElseThrow();
+            long[] acquiredAt = new long[1];
+            CompletableFuture<Optional<Lease>> waiter = CompletableFuture.supplyAsync(() -> {
+                Optional<Lease> l = b.acquire(key, Duration.ofSeconds(20), LeaseOptions.ofTtl(Duration.ofSeconds(5)));
+                acquiredAt[0] = System.nanoTime();
+                return l;
+            });
+            Thread.sleep(2500); // the waiter's back-off has grown to its cap (500 ms) by now
+            long releasedAt = System.nanoTime();
+            held.release();
+            Lease next = waiter.get(10, TimeUnit.SECONDS).orElseThrow();
+            long wakeMillis = TimeUnit.NANOSECONDS.toMillis(acquiredAt[0] - releasedAt);
+            System.out.printf("waiter in another engine acquired %d ms after the release%n", wakeMillis);
+            assertThat(wakeMillis).isLessThan(1000);
+            next.release();
+        }
+    }
+}
