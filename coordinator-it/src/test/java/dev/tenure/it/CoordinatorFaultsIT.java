@@ -177,4 +177,42 @@ class CoordinatorFaultsIT {
                 .as("one business row per executed run").isEqualTo(executed);
         assertThat(count("SELECT count(*) FROM tenure.job_run WHERE job_key = 'frozen-job' AND status = 'COMPLETED'")).isEqualTo(executed);
     }
+
+    @Test
+    void valkeyLeaseKeyDeletedDuringARun_noOtherNodeStartsBeforeTheDatabaseLeaseEnds() throws Exception {
+        List<JvmProcess> nodes = nodes("deleted-key-job", 12, 1500);
+        try {
+            int[] holder = {-1};
+            Thread.sleep(6000);
+            String[] start = null;
+            long deadline = System.currentTimeMillis() + 10_000;
+            while (start == null && System.currentTimeMillis() < deadline) {
+                start = runningNow(nodes, holder).filter(p -> System.currentTimeMillis() - Long.parseLong(p[3]) < 500).orElse(null);
+                Thread.sleep(10);
+            }
+            assertThat(start).as("a node is running the job").isNotNull();
+            // as a failover without replication would: the Valkey lease vanishes while the run is live
+            assertThat(valkey.command("DEL", "{tenure:deleted-key-job}:lease")).isEqualTo(1L);
+            long deletedAt = System.currentTimeMillis();
+            String fire = start[1];
+            String outcome = nodes.get(holder[0]).awaitStdoutLine(l -> l.startsWith("OUTCOME " + fire), Timing.scaled(Duration.ofSeconds(20)));
+            long workEnded = Long.parseLong(start[3]) + 1500;
+            String[] next = null;
+            while (next == null && System.currentTimeMillis() < deletedAt + 15_000) {
+                next = firstStartAfter(nodes, holder[0], deletedAt).orElse(null);
+                Thread.sleep(20);
+            }
+            assertThat(next).as("another node ran the job afterwards").isNotNull();
+            System.out.printf("Valkey key deleted %d ms into the run; the holder finished (%s); the next node started %d ms after the deletion, %d ms after the holder's work ended%n",
+                    deletedAt - Long.parseLong(start[3]), outcome.split(" ")[2], Long.parseLong(next[3]) - deletedAt,
+                    Long.parseLong(next[3]) - workEnded);
+            assertThat(outcome).contains(" EXECUTED ");
+            assertThat(Long.parseLong(next[3])).as("next start vs the end of the holder's work").isGreaterThanOrEqualTo(workEnded);
+            for (int i = 0; i < 3; i++) {
+                nodes.get(i).awaitStdoutLine("DONE"::equals, Timing.scaled(Duration.ofSeconds(60)));
+            }
+        } finally {
+            nodes.forEach(JvmProcess::close);
+        }
+    }
 }

