@@ -1,0 +1,98 @@
+package dev.tenure.db;
+
+import com.zaxxer.hikari.HikariConfig;
+import org.junit.jupiter.api.Test;
+import org.postgresql.ds.PGSimpleDataSource;
+
+import java.time.Duration;
+import java.util.UUID;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/** Configuration validation and the settings that reach Hikari and pgjdbc; no database needed. */
+class ConfigurationTest {
+
+    @Test
+    void poolConfig_defaults_reachHikariAndTheDriver() {
+        HikariConfig h = TenureDataSources.hikariConfig(PoolConfig.builder("jdbc:postgresql://db:5432/app").user("u").build());
+        assertThat(h.getMaximumPoolSize()).isEqualTo(6);
+        assertThat(h.getMinimumIdle()).isEqualTo(6);
+        assertThat(h.getConnectionTimeout()).isEqualTo(1500);
+        assertThat(h.getValidationTimeout()).isEqualTo(750);
+        assertThat(h.getInitializationFailTimeout()).isZero();
+        assertThat(h.getDataSourceProperties())
+                .containsEntry("options", "-c statement_timeout=3000")
+                .containsEntry("connectTimeout", "2")
+                .containsEntry("socketTimeout", "5")
+                .containsEntry("tcpKeepAlive", "true")
+                .containsEntry("ApplicationName", "tenure");
+    }
+
+    @Test
+    void poolConfig_rejectsEachMistakeWithOneMessage() {
+        assertThatThrownBy(() -> PoolConfig.builder("jdbc:mysql://x/y").build())
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("Postgres URL");
+        assertThatThrownBy(() -> PoolConfig.builder("jdbc:postgresql://x/y").maxPoolSize(1).build())
+                .hasMessageContaining("maxPoolSize must be between 2 and 64 (got 1)");
+        assertThatThrownBy(() -> PoolConfig.builder("jdbc:postgresql://x/y").connectionTimeout(Duration.ofMillis(100)).build())
+                .hasMessageContaining("connectionTimeout must be at least 250 ms");
+        assertThatThrownBy(() -> PoolConfig.builder("jdbc:postgresql://x/y").statementTimeout(Duration.ofMillis(10)).build())
+                .hasMessageContaining("statementTimeout must be at least 100 ms");
+    }
+
+    @Test
+    void schemaNames_plainLowerCaseIdentifiersOnly() {
+        assertThat(TenureSchema.checkName("tenure")).isEqualTo("tenure");
+        assertThat(TenureSchema.checkName("_jobs2")).isEqualTo("_jobs2");
+        for (String bad : new String[] {"", "Jobs", "2jobs", "a-b", "a\"b", "x".repeat(64)}) {
+            assertThatThrownBy(() -> TenureSchema.checkName(bad)).isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("[a-z_][a-z0-9_]{0,62}");
+        }
+        assertThatThrownBy(() -> JobLedger.builder(new PGSimpleDataSource()).schema("Bad")).isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
+    void ledgerArguments_checkedBeforeAnyDatabaseCall() {
+        JobLedger ledger = JobLedger.create(new PGSimpleDataSource()); // never connected: validation comes first
+        assertThatThrownBy(() -> ledger.claim("bad key", "o", Duration.ofSeconds(1))).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("whitespace");
+        assertThatThrownBy(() -> ledger.claim("k", "", Duration.ofSeconds(1))).hasMessageContaining("owner must have 1 to 200");
+        assertThatThrownBy(() -> ledger.claim("k", "o", Duration.ofMillis(5))).hasMessageContaining("ttl must be at least 10 ms");
+        assertThatThrownBy(() -> ledger.renew("k", 0, Duration.ofSeconds(1))).hasMessageContaining("epoch must be >= 1");
+        assertThatThrownBy(() -> ledger.finish("k", 1, UUID.randomUUID(), RunStatus.ABANDONED, null))
+                .hasMessageContaining("COMPLETED or FAILED");
+        assertThatThrownBy(() -> ledger.startRun("k", "f".repeat(201), 1, "o")).hasMessageContaining("fireKey");
+    }
+
+    @Test
+    void ledgerBuilder_rejectsNonsenseTimeouts() {
+        JobLedger.Builder b = JobLedger.builder(new PGSimpleDataSource());
+        assertThatThrownBy(() -> b.claimLockTimeout(Duration.ZERO)).hasMessageContaining("claimLockTimeout must be at least 1 ms");
+        assertThatThrownBy(() -> b.renewLockTimeout(Duration.ofNanos(5))).hasMessageContaining("renewLockTimeout");
+        assertThatThrownBy(() -> b.queryTimeout(Duration.ofSeconds(-1))).hasMessageContaining("queryTimeout must not be negative");
+    }
+
+    @Test
+    void electionBuilder_checksRenewalAgainstTtl() {
+        PGSimpleDataSource ds = new PGSimpleDataSource();
+        assertThatThrownBy(() -> DatabaseLeaderElection.builder(ds, "r").ttl(Duration.ofSeconds(3))
+                .renewEvery(Duration.ofSeconds(3)).build()).hasMessageContaining("shorter than ttl");
+        assertThatThrownBy(() -> DatabaseLeaderElection.builder(ds, "r").ttl(Duration.ofSeconds(3))
+                .renewEvery(Duration.ofSeconds(2)).safetyMargin(Duration.ofSeconds(1)).build())
+                .hasMessageContaining("safetyMargin");
+        assertThatThrownBy(() -> DatabaseLeaderElection.builder(ds, "bad{role}")).hasMessageContaining("'{'");
+        assertThat(DatabaseLeaderElection.builder(ds, "r").build().participantId()).contains("@");
+    }
+
+    @Test
+    void staleOwnerException_saysWhatHappenedAndWhatToDo() {
+        StaleOwnerException superseded = new StaleOwnerException("settle", 4, 5, "B", null);
+        assertThat(superseded).hasMessage("Stale owner of job 'settle': presented epoch 4, but its epoch is now 5 "
+                + "(owner B). Roll back this transaction and stop working on the job.");
+        assertThat(superseded.expired()).isFalse();
+        StaleOwnerException expired = new StaleOwnerException("settle", 5, 5, "A", java.time.Instant.EPOCH);
+        assertThat(expired.expired()).isTrue();
+        assertThat(expired.getMessage()).contains("not live by the database clock");
+    }
+}
