@@ -41,4 +41,9 @@ public interface RunLedger {
      * transaction rolls back. A newer claim waits for this lock until the caller's transaction ends.
      */
     void fence(Connection connection, String jobKey, long epoch) throws SQLException;
+
+    /** Who holds the job's database lease now, as the database sees it (empty if nobody). Default: unknown. */
+    default java.util.Optional<dev.tenure.LeaderElection.Leader> holder(String jobKey) {
+        return java.util.Optional.empty();
+    }
 }

@@ -41,4 +41,11 @@ public final class JdbcRunLedger implements RunLedger {
     public void fence(Connection connection, String jobKey, long epoch) throws SQLException {
         ledger.fence(connection, jobKey, epoch);
     }
+
+    /** The holder of a live database lease on {@code jobKey}, by the database clock. */
+    @Override
+    public java.util.Optional<dev.tenure.LeaderElection.Leader> holder(String jobKey) {
+        return ledger.holder(jobKey).filter(h -> h.owner() != null && !h.remaining().isZero() && !h.remaining().isNegative())
+                .map(h -> new dev.tenure.LeaderElection.Leader(h.owner(), h.epoch(), h.leaseExpiresAt()));
+    }
 }
