@@ -126,12 +126,12 @@ public final class DatabaseLeaderElection implements LeaderElection {
         started = true;
         ReleaseNotifications n = notifications;
         if (n == null && ownsNotifications) {
-            n = ReleaseNotifications.start(dataSource);
+            n = ReleaseNotifications.start(dataSource, ledger.schema());
         }
         notificationsInUse = n;
         state.execute(() -> {
             if (notificationsInUse != null) {
-                subscription = notificationsInUse.subscribe(ledger.releaseChannel(name), () -> onState(this::wokenByRelease));
+                subscription = notificationsInUse.subscribe(name, () -> onState(this::wokenByRelease));
             }
             campaign();
         });
@@ -480,6 +480,11 @@ public final class DatabaseLeaderElection implements LeaderElection {
         }
 
         public DatabaseLeaderElection build() {
+            String usedSchema = ledger != null ? ledger.schema() : schema;
+            if (notifications != null && !notifications.schema().equals(usedSchema)) {
+                throw new IllegalArgumentException("the shared notifications listen on schema '" + notifications.schema()
+                        + "' but the election works on schema '" + usedSchema + "'");
+            }
             Duration every = renewEvery != null ? renewEvery : ttl.dividedBy(3);
             if (every.isZero() || every.isNegative() || every.compareTo(ttl) >= 0) {
                 throw new IllegalArgumentException("renewEvery (" + every + ") must be positive and shorter than ttl (" + ttl + ")");

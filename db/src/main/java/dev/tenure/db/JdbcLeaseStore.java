@@ -41,13 +41,13 @@ public final class JdbcLeaseStore implements LeaseStore {
     private final ReleaseNotifications notifications;
     private final boolean ownsNotifications;
 
-    private JdbcLeaseStore(Builder b) {
-        this.ledger = b.ledger.build();
+    private JdbcLeaseStore(Builder b, JobLedger ledger) {
+        this.ledger = ledger;
         this.rows = ledger.leaseRows();
         this.calls = new AsyncCalls(b.threads, b.maxQueued, b.callTimeout);
         this.ownsNotifications = b.notifications == null && b.notify;
         this.notifications = b.notifications != null ? b.notifications
-                : b.notify ? ReleaseNotifications.start(b.dataSource) : null;
+                : b.notify ? ReleaseNotifications.start(b.dataSource, ledger.schema()) : null;
     }
 
     /** A store on schema {@value TenureSchema#DEFAULT_SCHEMA} with default settings and its own notifications. */
@@ -111,7 +111,7 @@ public final class JdbcLeaseStore implements LeaseStore {
         if (notifications == null) {
             return () -> { };
         }
-        return notifications.subscribe(ledger.releaseChannel(key), onRelease);
+        return notifications.subscribe(key, onRelease);
     }
 
     @Override
@@ -199,7 +199,12 @@ public final class JdbcLeaseStore implements LeaseStore {
         }
 
         public JdbcLeaseStore build() {
-            return new JdbcLeaseStore(this);
+            JobLedger built = ledger.build();
+            if (notifications != null && !notifications.schema().equals(built.schema())) {
+                throw new IllegalArgumentException("the shared notifications listen on schema '" + notifications.schema()
+                        + "' but the store works on schema '" + built.schema() + "'");
+            }
+            return new JdbcLeaseStore(this, built);
         }
     }
 }

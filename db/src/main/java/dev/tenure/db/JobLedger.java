@@ -177,11 +177,6 @@ public final class JobLedger {
         return leases.read(key(jobKey)).filter(h -> h.owner() != null && h.remaining().compareTo(Duration.ZERO) > 0);
     }
 
-    /** The NOTIFY channel on which releases of {@code jobKey} are announced. */
-    public String releaseChannel(String jobKey) {
-        return leases.channel(key(jobKey));
-    }
-
     LeaseRows leaseRows() {
         return leases;
     }

@@ -1,6 +1,8 @@
 package dev.tenure.db;
 
 import com.zaxxer.hikari.HikariDataSource;
+import dev.tenure.db.internal.Channels;
+import dev.tenure.db.internal.ListenerMarks;
 import org.postgresql.PGConnection;
 import org.postgresql.PGNotification;
 import org.slf4j.Logger;
@@ -15,6 +17,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
+import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
@@ -24,7 +27,9 @@ import java.util.concurrent.locks.LockSupport;
  * Release notifications from Postgres: one dedicated connection that {@code LISTEN}s on the channels of the keys
  * someone here waits for, read by one daemon thread with {@code PGConnection.getNotifications(timeout)}. Releases
  * ({@link JobLedger#release}, {@link JobLedger#finish}, {@link JdbcLeaseStore#release}) {@code NOTIFY} on the key's
- * channel when they commit.
+ * channel when they commit, but only if a listener has marked the channel in {@code release_listener} (this class
+ * does, after its LISTEN, and refreshes the mark every 10 s): NOTIFY serialises all notifying commits of the database
+ * on one lock, so releases nobody waits for skip it. Bound to one Tenure schema.
  *
  * <p>Best effort: a notification only makes a waiter look sooner; waiters poll anyway. When the connection breaks
  * (server restart, killed backend) the thread reconnects with back-off (100 ms doubling to 2 s), listens again and
@@ -38,11 +43,12 @@ public final class ReleaseNotifications implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(ReleaseNotifications.class);
     private static final int POLL_MILLIS = 100;
-    private static final long HEARTBEAT_NANOS = TimeUnit.SECONDS.toNanos(10);
     private static final long MIN_BACKOFF_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
     private static final long MAX_BACKOFF_NANOS = TimeUnit.SECONDS.toNanos(2);
 
     private final DataSource dataSource;
+    private final String schema;
+    private final ListenerMarks marks;
     private final Map<String, List<Runnable>> subscribers = new ConcurrentHashMap<>();
     private final Thread thread;
     private volatile boolean closed;
@@ -50,27 +56,44 @@ public final class ReleaseNotifications implements AutoCloseable {
     // confined to the listening thread
     private final Set<String> listening = new HashSet<>();
     private Connection connection;
-    private long lastHeard;
+    private long lastMarked;
 
-    private ReleaseNotifications(DataSource dataSource) {
+    private ReleaseNotifications(DataSource dataSource, String schema) {
         this.dataSource = dataSource;
+        this.schema = schema;
+        this.marks = new ListenerMarks("\"" + schema + "\"", UUID.randomUUID().toString());
         this.thread = new Thread(this::loop, "tenure-db-listen");
         this.thread.setDaemon(true);
     }
 
-    /** Starts listening through a connection of {@code dataSource} (taken at once, or as soon as it can be had). */
+    /** {@link #start(DataSource, String)} for schema {@value TenureSchema#DEFAULT_SCHEMA}. */
     public static ReleaseNotifications start(DataSource dataSource) {
-        ReleaseNotifications n = new ReleaseNotifications(Objects.requireNonNull(dataSource, "dataSource"));
+        return start(dataSource, TenureSchema.DEFAULT_SCHEMA);
+    }
+
+    /**
+     * Starts listening for releases of jobs in {@code schema}, through a connection of {@code dataSource} (taken at
+     * once, or as soon as it can be had).
+     */
+    public static ReleaseNotifications start(DataSource dataSource, String schema) {
+        ReleaseNotifications n = new ReleaseNotifications(Objects.requireNonNull(dataSource, "dataSource"),
+                TenureSchema.checkName(schema));
         n.thread.start();
         return n;
     }
 
+    /** The Tenure schema whose releases this listens to. */
+    public String schema() {
+        return schema;
+    }
+
     /**
-     * Calls {@code onRelease} whenever a release is notified on {@code channel} (see {@link JobLedger#releaseChannel}),
-     * and after every reconnect. The subscription takes effect within about 100 ms. Closing the handle ends it.
+     * Calls {@code onRelease} whenever a release of {@code jobKey} is notified, and after every reconnect. The
+     * subscription takes effect within about 100 ms (releases before that only reach polling waiters). Closing the
+     * handle ends it.
      */
-    public AutoCloseable subscribe(String channel, Runnable onRelease) {
-        Objects.requireNonNull(channel, "channel");
+    public AutoCloseable subscribe(String jobKey, Runnable onRelease) {
+        String channel = Channels.of(schema, JobLedger.key(jobKey));
         Objects.requireNonNull(onRelease, "onRelease");
         subscribers.computeIfAbsent(channel, c -> new CopyOnWriteArrayList<>()).add(onRelease);
         return () -> subscribers.computeIfPresent(channel, (c, list) -> {
@@ -86,6 +109,7 @@ public final class ReleaseNotifications implements AutoCloseable {
 
     private void loop() {
         long backoff = MIN_BACKOFF_NANOS;
+        int failures = 0;
         boolean wasConnected = false;
         while (!closed) {
             try {
@@ -99,17 +123,23 @@ public final class ReleaseNotifications implements AutoCloseable {
                 }
                 syncChannels();
                 PGNotification[] ns = connection.unwrap(PGConnection.class).getNotifications(POLL_MILLIS);
-                if (ns != null && ns.length > 0) {
-                    lastHeard = System.nanoTime();
+                if (ns != null) {
                     for (PGNotification n : ns) {
                         deliver(n.getName());
                     }
                 }
-                heartbeatIfQuiet();
+                refreshMarks();
+                failures = 0;
             } catch (SQLException | RuntimeException e) {
                 if (!closed) {
-                    LOG.debug("release notifications: connection lost ({}); reconnecting in {} ms", e.toString(),
-                            TimeUnit.NANOSECONDS.toMillis(backoff));
+                    // the first failure after a good spell is worth a warning (a missing schema shows up here too)
+                    if (failures++ == 0) {
+                        LOG.warn("release notifications on schema '{}' interrupted ({}); waiters poll meanwhile, "
+                                + "reconnecting with back-off", schema, e.toString());
+                    } else {
+                        LOG.debug("release notifications: still failing ({}); next try in {} ms", e.toString(),
+                                TimeUnit.NANOSECONDS.toMillis(backoff));
+                    }
                 }
                 drop();
                 LockSupport.parkNanos(backoff);
@@ -123,7 +153,8 @@ public final class ReleaseNotifications implements AutoCloseable {
         connection = dataSource.getConnection();
         connection.setAutoCommit(true);
         listening.clear();
-        lastHeard = System.nanoTime();
+        marks.mark(connection, listening); // drops marks a previous connection of ours may have left
+        lastMarked = System.nanoTime();
         connected = true;
     }
 
@@ -145,14 +176,15 @@ public final class ReleaseNotifications implements AutoCloseable {
                 }
             }
         }
+        marks.mark(connection, listening);
+        lastMarked = System.nanoTime();
     }
 
-    private void heartbeatIfQuiet() throws SQLException {
-        if (System.nanoTime() - lastHeard > HEARTBEAT_NANOS) {
-            try (Statement s = connection.createStatement()) {
-                s.execute("SELECT 1");
-            }
-            lastHeard = System.nanoTime();
+    /** Refreshes the marks every 10 s, which also proves the connection alive. */
+    private void refreshMarks() throws SQLException {
+        if (System.nanoTime() - lastMarked > ListenerMarks.REFRESH_NANOS) {
+            marks.refresh(connection, listening);
+            lastMarked = System.nanoTime();
         }
     }
 
@@ -189,6 +221,7 @@ public final class ReleaseNotifications implements AutoCloseable {
         }
         try (Statement s = c.createStatement()) {
             s.execute("UNLISTEN *");
+            marks.unmarkAll(c);
         } catch (SQLException | RuntimeException e) {
             if (dataSource instanceof HikariDataSource h) {
                 h.evictConnection(c);

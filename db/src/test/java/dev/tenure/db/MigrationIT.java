@@ -53,11 +53,11 @@ class MigrationIT {
             assertThat(second.version()).isEqualTo("1");
 
             assertThat(query(db, "SELECT table_name FROM information_schema.tables WHERE table_schema = 'tenure' ORDER BY 1"))
-                    .containsExactly("job_execution", "job_run", "tenure_schema_history");
+                    .containsExactly("job_execution", "job_run", "release_listener", "tenure_schema_history");
             assertThat(query(db, "SELECT count(*) FROM information_schema.tables WHERE table_schema = 'public'"))
                     .containsExactly("0");
             assertThat(query(db, "SELECT indexname FROM pg_indexes WHERE schemaname = 'tenure' ORDER BY 1"))
-                    .contains("job_execution_pk", "job_run_fire_uq", "job_run_pk", "job_run_running_idx");
+                    .contains("job_execution_pk", "job_run_fire_uq", "job_run_pk", "job_run_running_idx", "release_listener_pk");
         }
     }
 
@@ -111,7 +111,8 @@ class MigrationIT {
             assertThat(query(db, "SELECT coalesce(version, '-') || ' ' || type FROM app.tenure_schema_history ORDER BY installed_rank"))
                     .containsExactly("0 BASELINE", "1 SQL");
             assertThat(query(db, "SELECT table_name FROM information_schema.tables WHERE table_schema = 'app' ORDER BY 1"))
-                    .containsExactly("flyway_schema_history", "job_execution", "job_run", "orders", "tenure_schema_history");
+                    .containsExactly("flyway_schema_history", "job_execution", "job_run", "orders", "release_listener",
+                            "tenure_schema_history");
         }
     }
 

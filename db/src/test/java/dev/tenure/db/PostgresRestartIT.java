@@ -55,7 +55,7 @@ class PostgresRestartIT {
 
         AtomicInteger woken = new AtomicInteger();
         try (ReleaseNotifications notifications = ReleaseNotifications.start(fx.pool);
-             AutoCloseable sub = notifications.subscribe(fx.ledger.releaseChannel("other"), woken::incrementAndGet)) {
+             AutoCloseable sub = notifications.subscribe("other", woken::incrementAndGet)) {
             Awaitility.await().atMost(Timing.scaled(Duration.ofSeconds(5))).until(notifications::isConnected);
 
             // other claimants keep calling through the restart

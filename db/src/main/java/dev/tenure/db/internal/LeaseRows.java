@@ -190,6 +190,7 @@ public final class LeaseRows {
                 who.bind(ps);
                 ps.setString(3, channel(key));
                 ps.setString(4, key);
+                ps.setString(5, channel(key));
                 try (ResultSet rs = ps.executeQuery()) {
                     return rs.next() ? Optional.of(Rows.instant(rs, 1)) : Optional.empty();
                 }

@@ -103,6 +103,7 @@ public final class RunRows {
                 ps.setLong(7, epoch);
                 ps.setString(8, leases.channel(key));
                 ps.setString(9, key);
+                ps.setString(10, leases.channel(key));
                 try (ResultSet rs = ps.executeQuery()) {
                     rs.next();
                     return rs.getLong(1) > 0;

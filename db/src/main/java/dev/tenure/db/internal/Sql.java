@@ -39,6 +39,15 @@ public final class Sql {
     final String runOf;
     final String finish;
 
+    /**
+     * {@code pg_notify(channel, key)} once, only if a live {@code release_listener} row says someone listens on the
+     * channel; parameters: channel, key, channel.
+     */
+    private static String notifyIfListened(String quotedSchema, String from) {
+        return "(SELECT count(*) FROM (SELECT pg_notify(?, ?) FROM " + from + quotedSchema + ".release_listener l "
+                + "WHERE l.channel = ? AND l.expires_at > clock_timestamp() LIMIT 1) n)";
+    }
+
     public Sql(String quotedSchema) {
         String je = quotedSchema + ".job_execution";
         String jr = quotedSchema + ".job_run";
@@ -66,7 +75,8 @@ public final class Sql {
         fence = "SELECT fencing_token, owner, lease_expires_at, coalesce(lease_expires_at > clock_timestamp(), false) FROM "
                 + je + " WHERE job_key = ? FOR SHARE";
         String release = "WITH r AS (UPDATE " + je + " SET " + CLEAR_LEASE + " WHERE job_key = ? AND ";
-        String releaseTail = " AND owner IS NOT NULL RETURNING updated_at) SELECT updated_at, pg_notify(?, ?) FROM r";
+        String releaseTail = " AND owner IS NOT NULL RETURNING updated_at) SELECT updated_at, " + notifyIfListened(quotedSchema, "")
+                + " FROM r";
         releaseEpoch = release + "fencing_token = ?" + releaseTail;
         releaseOwner = release + "owner = ?" + releaseTail;
         handOff = "UPDATE " + je + " SET owner = ?, fencing_token = fencing_token + 1, status = 'HELD', "
@@ -95,6 +105,6 @@ public final class Sql {
                 + "ELSE 'REJECTED_STALE' END, finished_at = clock_timestamp(), error = ? "
                 + "WHERE run_id = ? AND job_key = ? AND epoch = ? AND status = 'RUNNING' RETURNING status) "
                 + "SELECT (SELECT count(*) FROM cleared), (SELECT status FROM run), "
-                + "(SELECT count(*) FROM (SELECT pg_notify(?, ?) FROM cleared) n)";
+                + notifyIfListened(quotedSchema, "cleared, ");
     }
 }

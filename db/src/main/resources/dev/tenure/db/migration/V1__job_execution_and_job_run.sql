@@ -41,3 +41,13 @@ CREATE TABLE ${schema}.job_run (
 
 -- startRun marks a job's RUNNING runs of older epochs ABANDONED: only RUNNING rows are indexed for that.
 CREATE INDEX job_run_running_idx ON ${schema}.job_run (job_key, epoch) WHERE status = 'RUNNING';
+
+-- Who listens for releases of which job (by NOTIFY channel), refreshed every 10 s by each listening connection.
+-- Releases NOTIFY only when a live row exists: NOTIFY serialises committing transactions on a global lock, so
+-- releases nobody waits for must not pay for it.
+CREATE TABLE ${schema}.release_listener (
+    channel    text        NOT NULL,
+    listener   text        NOT NULL,
+    expires_at timestamptz NOT NULL,
+    CONSTRAINT release_listener_pk PRIMARY KEY (channel, listener)
+);
