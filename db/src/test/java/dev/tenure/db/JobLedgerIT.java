@@ -104,4 +104,67 @@ class JobLedgerIT {
         assertThat(((RunStart.AlreadyCompleted) again).runId()).isEqualTo(s.runId());
         assertThat(ledger.runOf(key, "fire-1")).get().extracting(RunRecord::status).isEqualTo(RunStatus.COMPLETED);
     }
+
+    @Test
+    void finish_afterBeingFencedOut_rejectsTheOutcome_andTheFireIsRetried() throws Exception {
+        String key = key();
+        long n = ((ClaimResult.Claimed) ledger.claim(key, "a", Duration.ofMillis(150))).epoch();
+        RunStart.Started s = (RunStart.Started) ledger.startRun(key, "fire-1", n, "a");
+        Thread.sleep(250);
+        long m = ((ClaimResult.Claimed) ledger.claim(key, "b", Duration.ofSeconds(10))).epoch();
+        assertThat(ledger.finish(key, n, s.runId(), RunStatus.COMPLETED, null)).isFalse();
+        assertThat(ledger.runOf(key, "fire-1")).get().extracting(RunRecord::status).isEqualTo(RunStatus.REJECTED_STALE);
+        assertThat(ledger.holder(key)).get().extracting(JobHolder::owner).isEqualTo("b");
+
+        RunStart.Started retry = (RunStart.Started) ledger.startRun(key, "fire-1", m, "b");
+        assertThat(retry.attempt()).isEqualTo(2);
+        assertThat(retry.previousStatus()).isEqualTo(RunStatus.REJECTED_STALE);
+        assertThat(fx.query("SELECT status || ' ' || current_run_id FROM tenure.job_execution WHERE job_key = '" + key + "'"))
+                .containsExactly("RUNNING " + retry.runId());
+    }
+
+    @Test
+    void failedFire_isTakenOverByTheNextAttempt_completedOneIsFinal() {
+        String key = key();
+        long n = ((ClaimResult.Claimed) ledger.claim(key, "a", Duration.ofSeconds(10))).epoch();
+        RunStart.Started s = (RunStart.Started) ledger.startRun(key, "fire-1", n, "a");
+        assertThat(ledger.finish(key, n, s.runId(), RunStatus.FAILED, "boom")).isTrue();
+        RunRecord failed = ledger.runOf(key, "fire-1").orElseThrow();
+        assertThat(failed.status()).isEqualTo(RunStatus.FAILED);
+        assertThat(failed.error()).isEqualTo("boom");
+        assertThat(failed.finishedAt()).isAfterOrEqualTo(failed.startedAt());
+
+        long m = ((ClaimResult.Claimed) ledger.claim(key, "b", Duration.ofSeconds(10))).epoch();
+        RunStart.Started retry = (RunStart.Started) ledger.startRun(key, "fire-1", m, "b");
+        assertThat(retry.attempt()).isEqualTo(2);
+        assertThat(retry.previousStatus()).isEqualTo(RunStatus.FAILED);
+        assertThat(ledger.finish(key, m, retry.runId(), RunStatus.COMPLETED, null)).isTrue();
+        assertThat(ledger.runOf(key, "fire-1")).get().satisfies(r -> {
+            assertThat(r.status()).isEqualTo(RunStatus.COMPLETED);
+            assertThat(r.error()).isNull();
+            assertThat(r.owner()).isEqualTo("b");
+        });
+    }
+
+    @Test
+    void startRun_byAStaleOrForeignHolder_isRefused() {
+        String key = key();
+        long n = ((ClaimResult.Claimed) ledger.claim(key, "a", Duration.ofSeconds(10))).epoch();
+        assertThatThrownBy(() -> ledger.startRun(key, "fire-1", n + 1, "a")).isInstanceOf(StaleOwnerException.class);
+        assertThatThrownBy(() -> ledger.startRun(key, "fire-1", n, "b")).isInstanceOf(StaleOwnerException.class);
+        assertThatThrownBy(() -> ledger.startRun("never-claimed-" + key, "fire-1", 1, "a"))
+                .isInstanceOfSatisfying(StaleOwnerException.class, e -> assertThat(e.currentEpoch()).isZero());
+        assertThat(ledger.runOf(key, "fire-1")).isEmpty();
+    }
+
+    @Test
+    void sameOwnerClaimingAgain_getsANewEpoch_oldOneIsFenced() throws Exception {
+        String key = key();
+        long n = ((ClaimResult.Claimed) ledger.claim(key, "a", Duration.ofSeconds(10))).epoch();
+        long again = ((ClaimResult.Claimed) ledger.claim(key, "a", Duration.ofSeconds(10))).epoch();
+        assertThat(again).isEqualTo(n + 1);
+        assertThat(ledger.renew(key, n, Duration.ofSeconds(10))).isFalse();
+        assertThat(ledger.releaseIfOwner(key, "b")).isFalse();
+        assertThat(ledger.releaseIfOwner(key, "a")).isTrue();
+    }
 }

@@ -2,6 +2,7 @@ package dev.tenure.db;
 
 import com.zaxxer.hikari.HikariDataSource;
 import dev.tenure.LeaseStoreUnavailableException;
+import dev.tenure.Leases;
 import dev.tenure.testkit.Timing;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterAll;
@@ -204,6 +205,10 @@ class LedgerFaultsIT {
                 assertThat(took).isBetween(250L, 1500L);
                 assertThat(tookAsync).isBetween(250L, 1500L);
                 assertThat(fx.query("SELECT count(*) FROM tenure.job_execution WHERE job_key = '" + key + "'")).containsExactly("0");
+                try (Leases leases = Leases.builder(store).ownsStore(false).build()) {
+                    assertThatThrownBy(() -> leases.tryAcquire(key)).isInstanceOf(LeaseStoreUnavailableException.class);
+                    assertThat(leases.heldLeases()).as("the lease is not believed held").isZero();
+                }
             } finally {
                 c1.close();
                 c2.close();
