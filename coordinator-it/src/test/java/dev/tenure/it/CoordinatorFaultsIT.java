@@ -101,12 +101,12 @@ class CoordinatorFaultsIT {
 
     @Test
     void holderKilledMidRun_anotherNodeRunsTheJobWithinTtlPlusOneRenewal() throws Exception {
-        List<JvmProcess> nodes = nodes("killed-job", 14, 1500);
+        List<JvmProcess> nodes = nodes("killed-job", 24, 1500);
         try {
             int[] holder = {-1};
             Thread.sleep(6000);
             String[] start = null;
-            long deadline = System.currentTimeMillis() + 10_000;
+            long deadline = System.currentTimeMillis() + Timing.scaledMillis(15_000);
             while (start == null && System.currentTimeMillis() < deadline) {
                 // only well inside a run (work is 1.5 s), never while it is finishing
                 start = runningNow(nodes, holder).filter(p -> System.currentTimeMillis() - Long.parseLong(p[3]) < 800).orElse(null);
@@ -140,14 +140,14 @@ class CoordinatorFaultsIT {
 
     @Test
     void holderFrozenPastTtl_learnsLeaseLost_andItsFencedWriteIsRejected() throws Exception {
-        List<JvmProcess> nodes = nodes("frozen-job", 14, 1500);
+        List<JvmProcess> nodes = nodes("frozen-job", 24, 1500);
         int[] holder = {-1};
         String[] start;
         int executed = 0;
         try {
             Thread.sleep(6000);
             start = null;
-            long deadline = System.currentTimeMillis() + 10_000;
+            long deadline = System.currentTimeMillis() + Timing.scaledMillis(15_000);
             while (start == null && System.currentTimeMillis() < deadline) {
                 start = runningNow(nodes, holder).filter(p -> System.currentTimeMillis() - Long.parseLong(p[3]) < 800).orElse(null);
                 Thread.sleep(20);
@@ -180,12 +180,12 @@ class CoordinatorFaultsIT {
 
     @Test
     void valkeyLeaseKeyDeletedDuringARun_noOtherNodeStartsBeforeTheDatabaseLeaseEnds() throws Exception {
-        List<JvmProcess> nodes = nodes("deleted-key-job", 12, 1500);
+        List<JvmProcess> nodes = nodes("deleted-key-job", 22, 1500);
         try {
             int[] holder = {-1};
             Thread.sleep(6000);
             String[] start = null;
-            long deadline = System.currentTimeMillis() + 10_000;
+            long deadline = System.currentTimeMillis() + Timing.scaledMillis(15_000);
             while (start == null && System.currentTimeMillis() < deadline) {
                 start = runningNow(nodes, holder).filter(p -> System.currentTimeMillis() - Long.parseLong(p[3]) < 500).orElse(null);
                 Thread.sleep(10);
