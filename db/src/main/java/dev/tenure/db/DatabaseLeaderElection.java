@@ -299,7 +299,7 @@ public final class DatabaseLeaderElection implements LeaderElection {
                 LOG.warn("election '{}': stopping did not finish cleanly: {}", name, e.toString());
             }
         }
-        state.shutdown();
+        state.shutdownNow(); // drops scheduled campaigns and renewals; they would see "stopped" anyway
         io.shutdown();
         if (ownsNotifications && notificationsInUse != null) {
             notificationsInUse.close();

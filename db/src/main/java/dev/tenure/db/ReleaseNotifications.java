@@ -53,6 +53,7 @@ public final class ReleaseNotifications implements AutoCloseable {
     private final Thread thread;
     private volatile boolean closed;
     private volatile boolean connected;
+    private boolean started;
     // confined to the listening thread
     private final Set<String> listening = new HashSet<>();
     private Connection connection;
@@ -72,14 +73,11 @@ public final class ReleaseNotifications implements AutoCloseable {
     }
 
     /**
-     * Starts listening for releases of jobs in {@code schema}, through a connection of {@code dataSource} (taken at
-     * once, or as soon as it can be had).
+     * Listens for releases of jobs in {@code schema}, through a connection of {@code dataSource}, taken when the first
+     * subscription arrives (so a store whose callers never wait never holds it) and kept until {@link #close()}.
      */
     public static ReleaseNotifications start(DataSource dataSource, String schema) {
-        ReleaseNotifications n = new ReleaseNotifications(Objects.requireNonNull(dataSource, "dataSource"),
-                TenureSchema.checkName(schema));
-        n.thread.start();
-        return n;
+        return new ReleaseNotifications(Objects.requireNonNull(dataSource, "dataSource"), TenureSchema.checkName(schema));
     }
 
     /** The Tenure schema whose releases this listens to. */
@@ -96,10 +94,18 @@ public final class ReleaseNotifications implements AutoCloseable {
         String channel = Channels.of(schema, JobLedger.key(jobKey));
         Objects.requireNonNull(onRelease, "onRelease");
         subscribers.computeIfAbsent(channel, c -> new CopyOnWriteArrayList<>()).add(onRelease);
+        startOnce();
         return () -> subscribers.computeIfPresent(channel, (c, list) -> {
             list.remove(onRelease);
             return list.isEmpty() ? null : list;
         });
+    }
+
+    private synchronized void startOnce() {
+        if (!started && !closed) {
+            started = true;
+            thread.start();
+        }
     }
 
     /** Whether the listening connection is up (for health checks and tests). */
@@ -236,10 +242,15 @@ public final class ReleaseNotifications implements AutoCloseable {
 
     @Override
     public void close() {
-        if (closed) {
-            return;
+        synchronized (this) {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            if (!started) {
+                return;
+            }
         }
-        closed = true;
         try {
             thread.join(2_000);
         } catch (InterruptedException e) {
