@@ -18,6 +18,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 
@@ -90,12 +91,15 @@ public final class DatabaseLeaderElection implements LeaderElection {
         this.dataSource = b.dataSource;
         this.ownsNotifications = b.notifications == null && b.listen;
         this.notifications = b.notifications;
-        this.state = Executors.newSingleThreadScheduledExecutor(r -> {
+        ScheduledThreadPoolExecutor st = new ScheduledThreadPoolExecutor(1, r -> {
             Thread t = new Thread(r, "tenure-election-" + name);
             t.setDaemon(true);
             stateThread = t;
             return t;
         });
+        st.setExecuteExistingDelayedTasksAfterShutdownPolicy(false); // scheduled campaigns and renewals end with stop()
+        st.setRemoveOnCancelPolicy(true);
+        this.state = st;
         this.io = Executors.newSingleThreadExecutor(r -> {
             Thread t = new Thread(r, "tenure-election-io-" + name);
             t.setDaemon(true);
@@ -168,8 +172,17 @@ public final class DatabaseLeaderElection implements LeaderElection {
         campaignInFlight = true;
         campaignAgain = false;
         long sentAt = ticker.nanoTime();
-        CompletableFuture.supplyAsync(() -> ledger.claim(name, participantId, ttl), io)
+        CompletableFuture.supplyAsync(this::claimUnlessStopped, io)
                 .whenComplete((r, e) -> onState(() -> onClaim(sentAt, r, e)));
+    }
+
+    /** A claim that wins after stop() began is given back at once, on the io thread (stop() waits for it). */
+    private ClaimResult claimUnlessStopped() {
+        ClaimResult r = ledger.claim(name, participantId, ttl);
+        if (stopped && r instanceof ClaimResult.Claimed c) {
+            releaseQuietly(c.epoch());
+        }
+        return r;
     }
 
     private void wokenByRelease() {
@@ -290,6 +303,12 @@ public final class DatabaseLeaderElection implements LeaderElection {
             }
             stopped = true;
         }
+        io.shutdown(); // let an in-flight claim or renewal finish (bounded by the pool's timeouts) and report
+        try {
+            io.awaitTermination(10, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
         if (Thread.currentThread() == stateThread) {
             resign();
         } else {
@@ -299,8 +318,7 @@ public final class DatabaseLeaderElection implements LeaderElection {
                 LOG.warn("election '{}': stopping did not finish cleanly: {}", name, e.toString());
             }
         }
-        state.shutdownNow(); // drops scheduled campaigns and renewals; they would see "stopped" anyway
-        io.shutdown();
+        state.shutdown();    // results already queued still run (and see "stopped"); scheduled work is dropped
         if (ownsNotifications && notificationsInUse != null) {
             notificationsInUse.close();
         }
@@ -315,8 +333,8 @@ public final class DatabaseLeaderElection implements LeaderElection {
         term = null;
         if (t != null) {
             try {
-                CompletableFuture.runAsync(() -> ledger.release(name, t.epoch), io).get(10, TimeUnit.SECONDS);
-            } catch (Exception e) {
+                ledger.release(name, t.epoch); // on this thread: io is shut down by now
+            } catch (RuntimeException e) {
                 LOG.warn("election '{}': release on stop failed ({}); the lease expires by its TTL", name, e.toString());
             }
             LOG.info("election '{}': {} resigned (epoch {})", name, participantId, t.epoch);
@@ -325,13 +343,11 @@ public final class DatabaseLeaderElection implements LeaderElection {
     }
 
     private void releaseQuietly(long epoch) {
-        io.execute(() -> {
-            try {
-                ledger.release(name, epoch);
-            } catch (RuntimeException e) {
-                LOG.debug("election '{}': release of epoch {} failed: {}", name, epoch, e.toString());
-            }
-        });
+        try {
+            ledger.release(name, epoch);
+        } catch (RuntimeException e) {
+            LOG.debug("election '{}': release of epoch {} failed: {}", name, epoch, e.toString());
+        }
     }
 
     // ---- plumbing ----

@@ -52,7 +52,7 @@ class DatabaseClockIT {
             ahead.start();
             Awaitility.await().atMost(Timing.scaled(Duration.ofSeconds(5))).until(ahead::isLeader);
             behind.start();
-            sleep(1200); // more than the 600 ms TTL: several renewals with both clocks running
+            sleep(2500); // more than the 2 s TTL: several renewals with both clocks running
             assertThat(ahead.isLeader()).isTrue();
             assertThat(behind.isLeader()).isFalse();
             assertThat(behind.currentLeader()).get().extracting(l -> l.owner()).isEqualTo("ahead");
@@ -133,7 +133,7 @@ class DatabaseClockIT {
 
     private static DatabaseLeaderElection election(String id, dev.tenure.Ticker ticker, List<String> events) {
         return DatabaseLeaderElection.builder(fx.pool, "clock-election").participantId(id).ticker(ticker)
-                .ttl(Duration.ofMillis(600)).listener(new dev.tenure.LeaderElection.Listener() {
+                .ttl(Duration.ofSeconds(2)).listener(new dev.tenure.LeaderElection.Listener() {
                     @Override
                     public void elected(long epoch) {
                         events.add(id + " elected " + epoch);

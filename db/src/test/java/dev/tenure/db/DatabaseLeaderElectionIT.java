@@ -175,6 +175,33 @@ class DatabaseLeaderElectionIT {
         }
     }
 
+    @Test
+    void stopWhileAClaimIsInFlight_aLateWinIsGivenBack_noCallback() throws Exception {
+        String role = role();
+        long n = ((ClaimResult.Claimed) fx.ledger.claim(role, "old", Duration.ofMillis(300))).epoch();
+        List<String> events = new CopyOnWriteArrayList<>();
+        DatabaseLeaderElection e = election(role, "late", Duration.ofSeconds(5), events, null);
+        try (Connection blocker = fx.connect()) {       // the old holder's fenced transaction outlives its lease
+            blocker.setAutoCommit(false);
+            fx.ledger.fence(blocker, role, n);
+            sleep(400);
+            e.start();                                  // its claim now waits for the blocker's row lock
+            Awaitility.await().atMost(Timing.scaled(Duration.ofSeconds(5))).pollInterval(Duration.ofMillis(10))
+                    .until(() -> !fx.query("SELECT pid FROM pg_stat_activity WHERE datname = current_database() "
+                            + "AND wait_event_type = 'Lock'").isEmpty());
+            Thread stopper = new Thread(e::stop);
+            stopper.start();
+            sleep(200);
+            blocker.commit();                           // the claim wins, after stop() began
+            stopper.join(15_000);
+        }
+        assertThat(fx.ledger.holder(role)).as("the late win was released").isEmpty();
+        assertThat(fx.query("SELECT fencing_token FROM tenure.job_execution WHERE job_key = '" + role + "'"))
+                .containsExactly(Long.toString(n + 1));
+        assertThat(events).isEmpty();
+        assertThat(e.isLeader()).isFalse();
+    }
+
     private static long leaders(List<DatabaseLeaderElection> all) {
         return all.stream().filter(DatabaseLeaderElection::isLeader).count();
     }

@@ -79,17 +79,17 @@ class FenceRenewalIT {
     void watchdog_fencedTransactionShorterThanTtl_leaseStaysActive() throws Exception {
         try (Leases leases = Leases.of(JdbcLeaseStore.create(fx.pool))) {
             String key = key();
-            Lease lease = leases.tryAcquire(key, LeaseOptions.ofTtl(Duration.ofMillis(1500)).withFencingToken(true)).orElseThrow();
+            Lease lease = leases.tryAcquire(key, LeaseOptions.ofTtl(Duration.ofMillis(2400)).withFencingToken(true)).orElseThrow();
             long epoch = lease.fencingToken().orElseThrow();
             try (Connection tx = fx.connect()) {
                 tx.setAutoCommit(false);
                 fx.ledger.fence(tx, key, epoch);
                 write(tx, key, epoch);
-                Thread.sleep(1000);   // spans the 500 ms renewal: it meets the row lock and is retried
+                Thread.sleep(1500);   // spans the renewal at 800 ms: it meets the row lock and is retried
                 fx.ledger.fence(tx, key, epoch);
                 tx.commit();
             }
-            Thread.sleep(700);        // a renewal after the commit extends it again
+            Thread.sleep(1200);       // renewals after the commit extend it again
             assertThat(lease.state()).isEqualTo(LeaseState.ACTIVE);
             assertThat(lease.isValid()).isTrue();
             assertThat(fx.ledger.holder(key)).get().extracting(JobHolder::epoch).isEqualTo(epoch);

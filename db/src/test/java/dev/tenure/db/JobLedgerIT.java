@@ -60,9 +60,9 @@ class JobLedgerIT {
     @Test
     void claim_afterExpiry_bumpsEpoch_andOldEpochCannotRenew() throws Exception {
         String key = key();
-        long e1 = ((ClaimResult.Claimed) ledger.claim(key, "a", Duration.ofMillis(200))).epoch();
-        assertThat(ledger.renew(key, e1, Duration.ofMillis(200))).isTrue();
-        Thread.sleep(300);
+        long e1 = ((ClaimResult.Claimed) ledger.claim(key, "a", Duration.ofMillis(800))).epoch();
+        assertThat(ledger.renew(key, e1, Duration.ofMillis(300))).isTrue();
+        Thread.sleep(400);
         assertThat(ledger.holder(key)).isEmpty();
         assertThat(ledger.renew(key, e1, Duration.ofSeconds(10))).as("expired lease cannot be renewed").isFalse();
         long e2 = ((ClaimResult.Claimed) ledger.claim(key, "b", Duration.ofSeconds(10))).epoch();
@@ -108,9 +108,10 @@ class JobLedgerIT {
     @Test
     void finish_afterBeingFencedOut_rejectsTheOutcome_andTheFireIsRetried() throws Exception {
         String key = key();
-        long n = ((ClaimResult.Claimed) ledger.claim(key, "a", Duration.ofMillis(150))).epoch();
+        long n = ((ClaimResult.Claimed) ledger.claim(key, "a", Duration.ofMillis(800))).epoch();
         RunStart.Started s = (RunStart.Started) ledger.startRun(key, "fire-1", n, "a");
-        Thread.sleep(250);
+        ledger.renew(key, n, Duration.ofMillis(100));
+        Thread.sleep(200);
         long m = ((ClaimResult.Claimed) ledger.claim(key, "b", Duration.ofSeconds(10))).epoch();
         assertThat(ledger.finish(key, n, s.runId(), RunStatus.COMPLETED, null)).isFalse();
         assertThat(ledger.runOf(key, "fire-1")).get().extracting(RunRecord::status).isEqualTo(RunStatus.REJECTED_STALE);

@@ -66,6 +66,11 @@ class LedgerFaultsIT {
         return Integer.parseInt(pids.get(0));
     }
 
+    private static void awaitExpiry(String key) {
+        Awaitility.await().atMost(Timing.scaled(Duration.ofSeconds(5))).pollInterval(Duration.ofMillis(10))
+                .until(() -> fx.ledger.holder(key).isEmpty());
+    }
+
     private static String row(String key) {
         return String.join("|", fx.query("SELECT fencing_token || ' ' || coalesce(owner, '-') || ' ' || status "
                 + "FROM tenure.job_execution WHERE job_key = '" + key + "'"));
@@ -74,9 +79,9 @@ class LedgerFaultsIT {
     @Test
     void backendKilledMidClaim_typedError_rowUnchanged_cleanClaimAfterwards() throws Exception {
         String key = key();
-        long n = ((ClaimResult.Claimed) fx.ledger.claim(key, "A", Duration.ofMillis(200))).epoch();
+        long n = ((ClaimResult.Claimed) fx.ledger.claim(key, "A", Duration.ofMillis(1000))).epoch();
         try (Connection a = openFencedTransaction(key, n)) {
-            Thread.sleep(300); // A's lease has expired; B's claim will wait for A's row lock
+            awaitExpiry(key); // A's lease has ended; B's claim will wait for A's row lock
             CompletableFuture<ClaimResult> b = CompletableFuture.supplyAsync(() -> fx.ledger.claim(key, "B", Duration.ofSeconds(5)));
             int pid = backendWaitingOnLock("free AS");
             long killedAt = System.nanoTime();
@@ -99,7 +104,7 @@ class LedgerFaultsIT {
     @Test
     void backendKilledMidRun_businessWritesRolledBack_runAbandonedAndTakenOver() throws Exception {
         String key = key();
-        long n = ((ClaimResult.Claimed) fx.ledger.claim(key, "A", Duration.ofMillis(500))).epoch();
+        long n = ((ClaimResult.Claimed) fx.ledger.claim(key, "A", Duration.ofMillis(1500))).epoch();
         RunStart.Started run = (RunStart.Started) fx.ledger.startRun(key, "fire-1", n, "A");
         Connection a = fx.connect();
         a.setAutoCommit(false);
@@ -158,11 +163,11 @@ class LedgerFaultsIT {
     @Test
     void statementTimeout_typedError_nothingChanged() throws Exception {
         String key = key();
-        long n = ((ClaimResult.Claimed) fx.ledger.claim(key, "A", Duration.ofMillis(100))).epoch();
-        try (HikariDataSource pool = fx.pool(Fixture.poolConfig(fx.db).statementTimeout(Duration.ofMillis(300)));
-             Connection a = openFencedTransaction(key, n)) {
+        long n = ((ClaimResult.Claimed) fx.ledger.claim(key, "A", Duration.ofMillis(1000))).epoch();
+        try (Connection a = openFencedTransaction(key, n);
+             HikariDataSource pool = fx.pool(Fixture.poolConfig(fx.db).statementTimeout(Duration.ofMillis(300)))) {
             JobLedger ledger = JobLedger.builder(pool).claimLockTimeout(Duration.ofSeconds(10)).build();
-            Thread.sleep(150);
+            awaitExpiry(key);
             long started = System.nanoTime();
             assertThatThrownBy(() -> ledger.claim(key, "B", Duration.ofSeconds(5)))
                     .isInstanceOfSatisfying(LedgerUnavailableException.class, e -> {

@@ -105,16 +105,16 @@ class StaleOwnerIT {
     @Test
     void openFencedTransaction_makesTheNextClaimWait_olderWritesCommitFirst() throws Exception {
         String key = key();
-        ClaimResult.Claimed a = (ClaimResult.Claimed) ledger.claim(key, "A", Duration.ofMillis(300));
+        ClaimResult.Claimed a = (ClaimResult.Claimed) ledger.claim(key, "A", Duration.ofMillis(700));
         long n = a.epoch();
-        long holdMillis = 1500;
+        long holdMillis = 2000;
         CompletableFuture<Instant> aCommitted = new CompletableFuture<>();
         Thread holder = new Thread(() -> {
             try (Connection tx = fx.pool.getConnection()) {
                 tx.setAutoCommit(false);
                 ledger.fence(tx, key, n);                 // live now: passes, and locks the row FOR SHARE
                 write(tx, key, "A", n);
-                Thread.sleep(holdMillis);                 // the lease expires meanwhile (300 ms)
+                Thread.sleep(holdMillis);                 // the lease expires meanwhile (700 ms)
                 write(tx, key, "A-late", n);
                 tx.commit();
                 aCommitted.complete(Instant.now());
@@ -123,8 +123,9 @@ class StaleOwnerIT {
             }
         });
         holder.start();
-        Thread.sleep(500);                                // A's lease has expired by the database clock
+        Thread.sleep(1000);                               // A's lease has expired by the database clock
         assertThat(ledger.holder(key)).isEmpty();
+        assertThat(aCommitted).isNotDone();
 
         long started = System.nanoTime();
         ClaimResult r = ledger.claim(key, "B", Duration.ofSeconds(10));   // must wait for A's transaction
@@ -135,9 +136,9 @@ class StaleOwnerIT {
         ClaimResult.Claimed b = (ClaimResult.Claimed) r;
         Instant aLastWrite = lastWrite(key, "A-late");
         System.out.printf("reverse interleaving: B's claim waited %d ms (A held its fenced transaction %d ms, "
-                + "B started 500 ms in); A's last write %s < B claimed %s; epochs %d -> %d%n",
+                + "B started 1000 ms in); A's last write %s < B claimed %s; epochs %d -> %d%n",
                 waitedMillis, holdMillis, aLastWrite, b.claimedAt(), n, b.epoch());
-        assertThat(waitedMillis).as("B's claim was blocked until A committed").isGreaterThanOrEqualTo(holdMillis - 500 - 100);
+        assertThat(waitedMillis).as("B's claim was blocked until A committed").isGreaterThanOrEqualTo(holdMillis - 1000 - 100);
         assertThat(b.epoch()).isEqualTo(n + 1);
         assertThat(b.claimedAt()).as("B's claim took effect after A's last write").isAfter(aLastWrite);
         assertThat(writers(key)).isEqualTo("A:" + n + ",A-late:" + n);
