@@ -36,7 +36,7 @@ public final class CoordinatedWorker {
         Leases valkey = a[1].equals("-") ? null
                 : Leases.of(ValkeyLeaseStore.create(ValkeyConfig.standalone(a[1]).requestTimeout(Duration.ofMillis(300)).build()));
         JobCoordinator.Builder b = JobCoordinator.builder(database, new JdbcRunLedger(ledger)).mode(mode)
-                .leaseOptions(LeaseOptions.ofTtl(Duration.ofSeconds(2)));
+                .leaseOptions(LeaseOptions.ofTtl(Duration.ofSeconds(2))).fallbackBreaker(2, Duration.ofSeconds(2));
         if (valkey != null) {
             b.valkey(valkey);
         }
