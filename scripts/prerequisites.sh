@@ -17,6 +17,13 @@ if ! command -v valkey-server >/dev/null 2>&1 || ! command -v valkey-cli >/dev/n
 fi
 valkey-server --version
 
+# libfaketime: DatabaseClockIT runs child JVMs whose wall clocks are hours off.
+if [ ! -e /usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1 ]; then
+  echo "== installing faketime"
+  as_root apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq faketime
+fi
+
 # Postgres on 127.0.0.1:5432 (the test kit falls back to embedded Postgres, but a local server is faster).
 if command -v pg_isready >/dev/null 2>&1 && ! pg_isready -q -h 127.0.0.1 -p 5432; then
   if command -v pg_ctlcluster >/dev/null 2>&1 && [ -d /etc/postgresql ]; then
