@@ -13,8 +13,6 @@ import dev.tenure.valkey.ValkeyConfig;
 import dev.tenure.valkey.ValkeyLeaseStore;
 
 import javax.sql.DataSource;
-import java.sql.Connection;
-import java.sql.PreparedStatement;
 import java.time.Duration;
 
 /**
@@ -62,16 +60,7 @@ public final class CoordinatedWorker {
             try {
                 RunOutcome<Void> o = c.run(job, fire, RunPolicy.waitUpTo(Duration.ofMillis(interval * 4 / 5)), ctx -> {
                     Thread.sleep(work);
-                    try (Connection conn = ds.getConnection()) {
-                        conn.setAutoCommit(false);
-                        ctx.fence(conn);
-                        try (PreparedStatement ps = conn.prepareStatement("INSERT INTO business_ledger(fire_key, epoch) VALUES (?, ?)")) {
-                            ps.setString(1, fire);
-                            ps.setLong(2, ctx.epoch());
-                            ps.executeUpdate();
-                        }
-                        conn.commit();
-                    }
+                    FencedWrite.insert(ds, ctx, fire);
                     return null;
                 });
                 System.out.println("OUTCOME " + fire + " " + o.status() + " " + o.epoch() + (o.viaFallback() ? " fallback" : ""));

@@ -74,6 +74,22 @@ class CoordinatorFaultsIT {
         return Optional.empty();
     }
 
+    /**
+     * Waits until some live node is inside a run that started less than {@code withinMs} ago (well before its
+     * 1.5 s of work ends); returns its START line and sets {@code holder[0]}.
+     */
+    private static String[] awaitInsideRun(List<JvmProcess> nodes, int[] holder, long withinMs) throws InterruptedException {
+        long deadline = System.currentTimeMillis() + Timing.scaledMillis(15_000);
+        while (System.currentTimeMillis() < deadline) {
+            Optional<String[]> start = runningNow(nodes, holder).filter(p -> System.currentTimeMillis() - Long.parseLong(p[3]) < withinMs);
+            if (start.isPresent()) {
+                return start.get();
+            }
+            Thread.sleep(10);
+        }
+        throw new AssertionError("no node was running the job within 15 s");
+    }
+
     private static Optional<String[]> firstStartAfter(List<JvmProcess> nodes, int except, long after) {
         String[] best = null;
         for (int i = 0; i < nodes.size(); i++) {
@@ -105,14 +121,7 @@ class CoordinatorFaultsIT {
         try {
             int[] holder = {-1};
             Thread.sleep(6000);
-            String[] start = null;
-            long deadline = System.currentTimeMillis() + Timing.scaledMillis(15_000);
-            while (start == null && System.currentTimeMillis() < deadline) {
-                // only well inside a run (work is 1.5 s), never while it is finishing
-                start = runningNow(nodes, holder).filter(p -> System.currentTimeMillis() - Long.parseLong(p[3]) < 800).orElse(null);
-                Thread.sleep(20);
-            }
-            assertThat(start).as("a node is running the job").isNotNull();
+            String[] start = awaitInsideRun(nodes, holder, 500);
             nodes.get(holder[0]).kill();
             long killedAt = System.currentTimeMillis();
             String[] next = null;
@@ -146,13 +155,7 @@ class CoordinatorFaultsIT {
         int executed = 0;
         try {
             Thread.sleep(6000);
-            start = null;
-            long deadline = System.currentTimeMillis() + Timing.scaledMillis(15_000);
-            while (start == null && System.currentTimeMillis() < deadline) {
-                start = runningNow(nodes, holder).filter(p -> System.currentTimeMillis() - Long.parseLong(p[3]) < 800).orElse(null);
-                Thread.sleep(20);
-            }
-            assertThat(start).as("a node is running the job").isNotNull();
+            start = awaitInsideRun(nodes, holder, 500);
             JvmProcess frozen = nodes.get(holder[0]);
             frozen.pause();
             Thread.sleep(TTL_MS + 2000);
@@ -184,13 +187,7 @@ class CoordinatorFaultsIT {
         try {
             int[] holder = {-1};
             Thread.sleep(6000);
-            String[] start = null;
-            long deadline = System.currentTimeMillis() + Timing.scaledMillis(15_000);
-            while (start == null && System.currentTimeMillis() < deadline) {
-                start = runningNow(nodes, holder).filter(p -> System.currentTimeMillis() - Long.parseLong(p[3]) < 500).orElse(null);
-                Thread.sleep(10);
-            }
-            assertThat(start).as("a node is running the job").isNotNull();
+            String[] start = awaitInsideRun(nodes, holder, 500);
             // as a failover without replication would: the Valkey lease vanishes while the run is live
             assertThat(valkey.command("DEL", "{tenure:deleted-key-job}:lease")).isEqualTo(1L);
             long deletedAt = System.currentTimeMillis();

@@ -12,8 +12,6 @@ import dev.tenure.valkey.ValkeyConfig;
 import dev.tenure.valkey.ValkeyLeaseStore;
 
 import javax.sql.DataSource;
-import java.sql.Connection;
-import java.sql.PreparedStatement;
 import java.time.Duration;
 import java.util.UUID;
 
@@ -49,16 +47,7 @@ public final class LoopWorker {
                     while (System.currentTimeMillis() < end) {
                         Thread.sleep(10);
                     }
-                    try (Connection conn = ds.getConnection()) {
-                        conn.setAutoCommit(false);
-                        ctx.fence(conn);
-                        try (PreparedStatement ps = conn.prepareStatement("INSERT INTO business_ledger(fire_key, epoch) VALUES (?, ?)")) {
-                            ps.setString(1, fire);
-                            ps.setLong(2, ctx.epoch());
-                            ps.executeUpdate();
-                        }
-                        conn.commit();
-                    }
+                    FencedWrite.insert(ds, ctx, fire);
                     return null;
                 });
                 System.out.println("OUTCOME " + fire + " " + o.status() + " " + o.epoch() + " " + System.currentTimeMillis());
