@@ -1,13 +1,10 @@
 package dev.tenure.it;
 
 import dev.tenure.JobCoordinator;
-import dev.tenure.db.TenureSchema;
 import dev.tenure.testkit.JvmProcess;
 import dev.tenure.testkit.PostgresDatabase;
-import dev.tenure.testkit.PostgresDatabases;
 import dev.tenure.testkit.Timing;
 import dev.tenure.testkit.ValkeyServer;
-import dev.tenure.testkit.ValkeyServers;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -28,30 +25,27 @@ class CoordinatorFaultsIT {
     private static final long TTL_MS = 2000;
     private static final long RENEW_MS = TTL_MS / 3;
 
+    private static CoordinatorServers servers;
     private static ValkeyServer valkey;
     private static PostgresDatabase db;
 
     @BeforeAll
     static void start() throws Exception {
-        valkey = ValkeyServers.standalone();
-        db = PostgresDatabases.forClass(CoordinatorFaultsIT.class);
-        TenureSchema.migrate(db.dataSource());
-        try (Connection c = db.dataSource().getConnection(); Statement s = c.createStatement()) {
-            s.execute("CREATE TABLE business_ledger (fire_key text PRIMARY KEY, epoch bigint NOT NULL)");
-        }
+        servers = new CoordinatorServers(CoordinatorFaultsIT.class);
+        valkey = servers.valkey;
+        db = servers.db;
     }
 
     @AfterAll
     static void stop() {
-        db.close();
-        valkey.close();
+        servers.close();
     }
 
     private List<JvmProcess> nodes(String job, int seconds, long workMs) {
         List<JvmProcess> nodes = new ArrayList<>();
         for (int i = 0; i < 3; i++) {
             nodes.add(JvmProcess.start(LoopWorker.class, JobCoordinator.Mode.VALKEY_WITH_DATABASE_FALLBACK.name(), valkey.address(),
-                    db.jdbcUrl(), db.username(), db.password() == null || db.password().isEmpty() ? "-" : db.password(), job,
+                    db.jdbcUrl(), db.username(), servers.passwordArg(), job,
                     Integer.toString(seconds), Long.toString(workMs), Long.toString(TTL_MS)));
         }
         return nodes;

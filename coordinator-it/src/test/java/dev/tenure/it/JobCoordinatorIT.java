@@ -1,13 +1,10 @@
 package dev.tenure.it;
 
 import dev.tenure.JobCoordinator;
-import dev.tenure.db.TenureSchema;
 import dev.tenure.testkit.JvmProcess;
 import dev.tenure.testkit.PostgresDatabase;
-import dev.tenure.testkit.PostgresDatabases;
 import dev.tenure.testkit.Timing;
 import dev.tenure.testkit.ValkeyServer;
-import dev.tenure.testkit.ValkeyServers;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
@@ -30,30 +27,25 @@ class JobCoordinatorIT {
     private static final int FIRES = 60;
     private static final long INTERVAL_MS = 250;
 
+    private static CoordinatorServers servers;
     private static ValkeyServer valkey;
     private static PostgresDatabase db;
 
     @BeforeAll
     static void start() throws Exception {
-        valkey = ValkeyServers.standalone();
-        db = PostgresDatabases.forClass(JobCoordinatorIT.class);
-        TenureSchema.migrate(db.dataSource());
-        try (Connection c = db.dataSource().getConnection(); Statement s = c.createStatement()) {
-            s.execute("CREATE TABLE business_ledger (fire_key text PRIMARY KEY, epoch bigint NOT NULL)");
-        }
+        servers = new CoordinatorServers(JobCoordinatorIT.class);
+        valkey = servers.valkey;
+        db = servers.db;
     }
 
     @AfterAll
     static void stop() {
-        db.close();
-        valkey.close();
+        servers.close();
     }
 
     @BeforeEach
     void clean() throws Exception {
-        try (Connection c = db.dataSource().getConnection(); Statement s = c.createStatement()) {
-            s.execute("TRUNCATE business_ledger");
-        }
+        servers.execute("TRUNCATE business_ledger");
     }
 
     @ParameterizedTest
@@ -100,8 +92,8 @@ class JobCoordinatorIT {
         try {
             for (int i = 0; i < 3; i++) {
                 nodes.add(JvmProcess.start(CoordinatedWorker.class, mode.name(),
-                        mode == JobCoordinator.Mode.DATABASE ? "-" : valkey.address(), db.jdbcUrl(), db.username(),
-                        db.password() == null || db.password().isEmpty() ? "-" : db.password(), job,
+                        mode == JobCoordinator.Mode.DATABASE ? "-" : valkey.address(),
+                        db.jdbcUrl(), db.username(), servers.passwordArg(), job,
                         Integer.toString(FIRES), Long.toString(INTERVAL_MS), Long.toString(startAt), "30"));
             }
             faults.start();

@@ -1,12 +1,9 @@
 package dev.tenure.it;
 
-import dev.tenure.db.TenureSchema;
 import dev.tenure.testkit.JvmProcess;
 import dev.tenure.testkit.PostgresDatabase;
-import dev.tenure.testkit.PostgresDatabases;
 import dev.tenure.testkit.Timing;
 import dev.tenure.testkit.ValkeyServer;
-import dev.tenure.testkit.ValkeyServers;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -24,20 +21,20 @@ class LeaderElectionIT {
     private static final long TTL_MS = 2000;
     private static final long RENEW_MS = TTL_MS / 3;
 
+    private static CoordinatorServers servers;
     private static ValkeyServer valkey;
     private static PostgresDatabase db;
 
     @BeforeAll
-    static void start() {
-        valkey = ValkeyServers.standalone();
-        db = PostgresDatabases.forClass(LeaderElectionIT.class);
-        TenureSchema.migrate(db.dataSource());
+    static void start() throws Exception {
+        servers = new CoordinatorServers(LeaderElectionIT.class);
+        valkey = servers.valkey;
+        db = servers.db;
     }
 
     @AfterAll
     static void stop() {
-        db.close();
-        valkey.close();
+        servers.close();
     }
 
     /** A term: [start, end) in wall ms on this machine, with its epoch. */
@@ -45,8 +42,8 @@ class LeaderElectionIT {
     }
 
     private static JvmProcess worker(String name, int seconds, long resignAfter) {
-        return JvmProcess.start(ElectionWorker.class, valkey.address(), db.jdbcUrl(), db.username(),
-                db.password() == null || db.password().isEmpty() ? "-" : db.password(), name, Integer.toString(seconds),
+        return JvmProcess.start(ElectionWorker.class, valkey.address(), db.jdbcUrl(), db.username(), servers.passwordArg(),
+                name, Integer.toString(seconds),
                 Long.toString(resignAfter));
     }
 

@@ -1,0 +1,45 @@
+package dev.tenure.it;
+
+import dev.tenure.db.TenureSchema;
+import dev.tenure.testkit.PostgresDatabase;
+import dev.tenure.testkit.PostgresDatabases;
+import dev.tenure.testkit.ValkeyServer;
+import dev.tenure.testkit.ValkeyServers;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
+
+/**
+ * The servers of a coordinator test class: a standalone Valkey and the class's own Postgres database with
+ * Tenure's schema and the workers' {@code business_ledger} table.
+ */
+final class CoordinatorServers implements AutoCloseable {
+
+    final ValkeyServer valkey;
+    final PostgresDatabase db;
+
+    CoordinatorServers(Class<?> testClass) throws SQLException {
+        valkey = ValkeyServers.standalone();
+        db = PostgresDatabases.forClass(testClass);
+        TenureSchema.migrate(db.dataSource());
+        execute("CREATE TABLE business_ledger (fire_key text PRIMARY KEY, epoch bigint NOT NULL)");
+    }
+
+    void execute(String sql) throws SQLException {
+        try (Connection c = db.dataSource().getConnection(); Statement s = c.createStatement()) {
+            s.execute(sql);
+        }
+    }
+
+    /** The database password as worker processes take it: {@code -} for none. */
+    String passwordArg() {
+        return db.password() == null || db.password().isEmpty() ? "-" : db.password();
+    }
+
+    @Override
+    public void close() {
+        db.close();
+        valkey.close();
+    }
+}
