@@ -3,12 +3,9 @@ package dev.tenure;
 import dev.tenure.internal.CircuitBreaker;
 import dev.tenure.spi.RunLedger;
 
-import java.sql.Connection;
-import java.sql.SQLException;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * Runs a job at most once per fire across processes: the protocol of DESIGN.md.
@@ -91,8 +88,33 @@ public final class JobCoordinator implements AutoCloseable {
      * no lease, no run.
      */
     public <T> RunOutcome<T> run(String jobKey, String fireKey, RunPolicy policy, JobWork<T> work) {
-        Objects.requireNonNull(policy, "policy");
         Objects.requireNonNull(work, "work");
+        RunClaim claim = begin(jobKey, fireKey, policy);
+        if (claim instanceof RunClaim.NotClaimed not) {
+            return retype(not.outcome());
+        }
+        try (ActiveRun run = ((RunClaim.Claimed) claim).run()) {
+            T result = null;
+            Throwable error = null;
+            try {
+                result = work.run(run);
+            } catch (Exception | AssertionError e) {
+                error = e;
+            }
+            return run.finish(result, error);
+        }
+    }
+
+    /**
+     * The first half of {@link #run}, for hosts that start and end a run in two callbacks: takes the leases and
+     * starts the fire's run row. On {@link RunClaim.Claimed} the caller does the work and then calls
+     * {@link ActiveRun#finish} (from any thread), which records the outcome and releases the leases.
+     *
+     * @throws LeaseStoreUnavailableException on faults of the database (and of Valkey in {@link Mode#VALKEY});
+     *                                        nothing is held then
+     */
+    public RunClaim begin(String jobKey, String fireKey, RunPolicy policy) {
+        Objects.requireNonNull(policy, "policy");
         if (fireKey == null || fireKey.isEmpty() || fireKey.length() > 200) {
             throw new IllegalArgumentException("fireKey must be 1..200 characters (got " + fireKey + ")");
         }
@@ -118,102 +140,59 @@ public final class JobCoordinator implements AutoCloseable {
         } else if (mode != Mode.DATABASE) {
             fallback = true;
         }
+        Lease db = null;
         try {
             Duration left = Duration.ofNanos(Math.max(0, deadline - ticker.nanoTime()));
-            Optional<Lease> db = database.acquire(jobKey, left, options.withFencingToken(true));
-            if (db.isEmpty()) {
+            Optional<Lease> got = database.acquire(jobKey, left, options.withFencingToken(true));
+            if (got.isEmpty()) {
                 return notObtained(jobKey, fireKey, policy, start, fallback);
             }
-            try (Lease lease = db.get()) {
-                return runHeld(jobKey, fireKey, policy, work, lease, filter, start, fallback);
+            db = got.get();
+            RunClaim claim = claimFire(jobKey, fireKey, policy, db, filter, start, fallback);
+            if (claim instanceof RunClaim.Claimed) {
+                db = null;
+                filter = null;
             }
+            return claim;
         } finally {
+            if (db != null) {
+                db.release();
+            }
             if (filter != null) {
                 filter.release();
             }
         }
     }
 
-    private <T> RunOutcome<T> runHeld(String jobKey, String fireKey, RunPolicy policy, JobWork<T> work, Lease db,
-                                      Lease filter, long start, boolean fallback) {
+    private RunClaim claimFire(String jobKey, String fireKey, RunPolicy policy, Lease db, Lease filter, long start,
+                               boolean fallback) {
         long epoch = db.fencingToken().orElseThrow(() -> new IllegalStateException(
                 "the database lease store returned no epoch for job '" + jobKey + "'"));
         Duration waited = Duration.ofNanos(ticker.nanoTime() - start);
         RunLedger.FireStart fs = ledger.startRun(jobKey, fireKey, epoch, db.owner());
         if (fs instanceof RunLedger.FireStart.AlreadyCompleted done) {
-            return new RunOutcome<>(RunOutcome.Status.SKIPPED_ALREADY_DONE, jobKey, fireKey,
+            return new RunClaim.NotClaimed(new RunOutcome<>(RunOutcome.Status.SKIPPED_ALREADY_DONE, jobKey, fireKey,
                     policy.reportEarlierRun() ? done.epoch() : 0, policy.reportEarlierRun() ? done.owner() : null,
-                    waited, Duration.ZERO, null, null, fallback);
+                    waited, Duration.ZERO, null, null, fallback));
         }
         if (fs instanceof RunLedger.FireStart.InProgress other) {
-            return new RunOutcome<>(RunOutcome.Status.SKIPPED_HELD_ELSEWHERE, jobKey, fireKey, other.epoch(), other.owner(),
-                    waited, Duration.ZERO, null, null, fallback);
+            return new RunClaim.NotClaimed(new RunOutcome<>(RunOutcome.Status.SKIPPED_HELD_ELSEWHERE, jobKey, fireKey,
+                    other.epoch(), other.owner(), waited, Duration.ZERO, null, null, fallback));
         }
         String runId = ((RunLedger.FireStart.Started) fs).runId();
-        Context ctx = new Context(jobKey, fireKey, epoch, db, filter);
-        db.onLost(l -> ctx.cancelled.set(true));
-        if (filter != null) {
-            filter.onLost(l -> ctx.cancelled.set(true));
-        }
-        long began = ticker.nanoTime();
-        T result = null;
-        Throwable error = null;
-        try {
-            result = work.run(ctx);
-        } catch (Exception | AssertionError e) {
-            error = e;
-        }
-        Duration ran = Duration.ofNanos(ticker.nanoTime() - began);
-        boolean accepted = db.isValid() && ledger.finish(jobKey, epoch, runId, error == null,
-                error == null ? null : String.valueOf(error));
-        if (!accepted) {
-            return new RunOutcome<>(RunOutcome.Status.LEASE_LOST, jobKey, fireKey, epoch, db.owner(), waited, ran, result, error, fallback);
-        }
-        return new RunOutcome<>(error == null ? RunOutcome.Status.EXECUTED : RunOutcome.Status.FAILED, jobKey, fireKey,
-                epoch, db.owner(), waited, ran, result, error, fallback);
+        return new RunClaim.Claimed(new ActiveRun(ledger, ticker, jobKey, fireKey, epoch, runId, db, filter, waited,
+                fallback));
     }
 
-    private <T> RunOutcome<T> notObtained(String jobKey, String fireKey, RunPolicy policy, long start, boolean fallback) {
+    @SuppressWarnings("unchecked")
+    private static <T> RunOutcome<T> retype(RunOutcome<Void> o) {
+        return (RunOutcome<T>) (RunOutcome<?>) o;
+    }
+
+    private RunClaim notObtained(String jobKey, String fireKey, RunPolicy policy, long start, boolean fallback) {
         RunOutcome.Status s = policy.maxWait().isZero() ? RunOutcome.Status.SKIPPED_HELD_ELSEWHERE : RunOutcome.Status.TIMED_OUT_WAITING;
-        return new RunOutcome<>(s, jobKey, fireKey, 0, null, Duration.ofNanos(ticker.nanoTime() - start), Duration.ZERO,
-                null, null, fallback);
-    }
-
-    private final class Context implements JobContext {
-        private final String jobKey;
-        private final String fireKey;
-        private final long epoch;
-        private final Lease db;
-        private final Lease filter;
-        final AtomicBoolean cancelled = new AtomicBoolean();
-
-        Context(String jobKey, String fireKey, long epoch, Lease db, Lease filter) {
-            this.jobKey = jobKey;
-            this.fireKey = fireKey;
-            this.epoch = epoch;
-            this.db = db;
-            this.filter = filter;
-        }
-
-        @Override public String jobKey() { return jobKey; }
-        @Override public String fireKey() { return fireKey; }
-        @Override public long epoch() { return epoch; }
-        @Override public String owner() { return db.owner(); }
-
-        @Override
-        public boolean isLeaseValid() {
-            return db.isValid() && (filter == null || filter.isValid());
-        }
-
-        @Override
-        public boolean isCancelled() {
-            return cancelled.get() || !db.isValid();
-        }
-
-        @Override
-        public void fence(Connection connection) throws SQLException {
-            ledger.fence(connection, jobKey, epoch);
-        }
+        return new RunClaim.NotClaimed(new RunOutcome<>(s, jobKey, fireKey, 0, null,
+                Duration.ofNanos(ticker.nanoTime() - start), Duration.ZERO, null, null, fallback));
     }
 
     /** Releases nothing it does not own; closes the Leases instances it was given only if asked to. */

@@ -62,6 +62,41 @@ class JobCoordinatorTest {
     }
 
     @Test
+    void begin_claimsTheFire_othersAreRefusedUntilFinish_fromAnotherThread() throws Exception {
+        JobCoordinator c = coordinator(JobCoordinator.Mode.VALKEY);
+        RunClaim claim = c.begin("job", "f1", RunPolicy.failFast());
+        assertThat(claim).isInstanceOf(RunClaim.Claimed.class);
+        ActiveRun run = ((RunClaim.Claimed) claim).run();
+        assertThat(run.isLeaseValid()).isTrue();
+        assertThat(run.lease().fencingToken()).hasValue(run.epoch());
+
+        RunClaim second = c.begin("job", "f1", RunPolicy.failFast());
+        assertThat(second).isInstanceOfSatisfying(RunClaim.NotClaimed.class,
+                n -> assertThat(n.outcome().status()).isEqualTo(RunOutcome.Status.SKIPPED_HELD_ELSEWHERE));
+
+        ExecutorService other = Executors.newSingleThreadExecutor();
+        RunOutcome<String> done = other.submit(() -> run.finish("ok", null)).get(10, TimeUnit.SECONDS);
+        other.shutdown();
+        assertThat(done.status()).isEqualTo(RunOutcome.Status.EXECUTED);
+        assertThat(run.finish("again", new RuntimeException())).isSameAs(done);
+        assertThat(run.lease().state()).isEqualTo(LeaseState.RELEASED);
+
+        RunClaim after = c.begin("job", "f1", RunPolicy.failFast());
+        assertThat(after).isInstanceOfSatisfying(RunClaim.NotClaimed.class,
+                n -> assertThat(n.outcome().status()).isEqualTo(RunOutcome.Status.SKIPPED_ALREADY_DONE));
+    }
+
+    @Test
+    void close_withoutFinish_recordsFailure_andFireCanBeRetried() {
+        JobCoordinator c = coordinator(JobCoordinator.Mode.VALKEY);
+        try (ActiveRun run = ((RunClaim.Claimed) c.begin("job", "f1", RunPolicy.failFast())).run()) {
+            assertThat(run.isFinished()).isFalse();
+        }
+        assertThat(ledger.runs.values()).singleElement().satisfies(r -> assertThat(r.status()).isEqualTo("FAILED"));
+        assertThat(c.begin("job", "f1", RunPolicy.failFast())).isInstanceOf(RunClaim.Claimed.class);
+    }
+
+    @Test
     void run_completedFire_isSkipped_andCanReportTheEarlierRun() {
         JobCoordinator c = coordinator(JobCoordinator.Mode.VALKEY);
         RunOutcome<String> first = c.run("job", "f1", RunPolicy.failFast(), ctx -> "done@" + ctx.epoch());

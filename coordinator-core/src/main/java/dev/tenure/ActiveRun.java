@@ -1,0 +1,162 @@
+package dev.tenure;
+
+import dev.tenure.spi.RunLedger;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * A claimed run of one fire, between {@link JobCoordinator#begin} and {@link #finish}: the holder of the job's
+ * database lease (and Valkey lease, if used) and of the fire's run row. It is the run's {@link JobContext}.
+ *
+ * <p>{@link #finish} records the outcome under this run's epoch (only if it is still current), then releases the
+ * database lease and after it the Valkey lease. It may be called from any thread, once; later calls return the
+ * first outcome. {@link #close()} finishes a run that was not finished as FAILED ("closed without an outcome").
+ * If the process dies instead, the leases expire by their TTL and the next claim marks the run ABANDONED.
+ *
+ * <p>Thread-safe.
+ */
+public final class ActiveRun implements JobContext, AutoCloseable {
+
+    private final RunLedger ledger;
+    private final Ticker ticker;
+    private final String jobKey;
+    private final String fireKey;
+    private final long epoch;
+    private final String runId;
+    private final Lease db;
+    private final Lease filter;
+    private final Duration waited;
+    private final boolean viaFallback;
+    private final long began;
+    private final AtomicBoolean cancelled = new AtomicBoolean();
+    private RunOutcome<?> outcome;
+
+    ActiveRun(RunLedger ledger, Ticker ticker, String jobKey, String fireKey, long epoch, String runId, Lease db,
+              Lease filter, Duration waited, boolean viaFallback) {
+        this.ledger = ledger;
+        this.ticker = ticker;
+        this.jobKey = jobKey;
+        this.fireKey = fireKey;
+        this.epoch = epoch;
+        this.runId = runId;
+        this.db = db;
+        this.filter = filter;
+        this.waited = waited;
+        this.viaFallback = viaFallback;
+        this.began = ticker.nanoTime();
+        onCancelled(() -> cancelled.set(true));
+    }
+
+    @Override public String jobKey() { return jobKey; }
+    @Override public String fireKey() { return fireKey; }
+    @Override public long epoch() { return epoch; }
+    @Override public String owner() { return db.owner(); }
+
+    /** The job's database lease: its state, remaining validity and epoch ({@link Lease#fencingToken()}). */
+    public Lease lease() {
+        return db;
+    }
+
+    /** True if the run went to the database directly because Valkey was unreachable. */
+    public boolean viaFallback() {
+        return viaFallback;
+    }
+
+    @Override
+    public boolean isLeaseValid() {
+        return db.isValid() && (filter == null || filter.isValid());
+    }
+
+    @Override
+    public boolean isCancelled() {
+        return cancelled.get() || !db.isValid();
+    }
+
+    @Override
+    public void fence(Connection connection) throws SQLException {
+        ledger.fence(connection, jobKey, epoch);
+    }
+
+    /**
+     * Runs {@code action} once when either lease is lost (at once if one already is), on Tenure's watchdog
+     * thread: it must not block. For interrupting or stopping the work.
+     */
+    public ActiveRun onCancelled(Runnable action) {
+        Objects.requireNonNull(action, "action");
+        AtomicBoolean once = new AtomicBoolean();
+        Runnable guarded = () -> {
+            if (once.compareAndSet(false, true)) {
+                action.run();
+            }
+        };
+        db.onLost(l -> guarded.run());
+        if (filter != null) {
+            filter.onLost(l -> guarded.run());
+        }
+        return this;
+    }
+
+    /** True once {@link #finish} (or {@link #close()}) ran. */
+    public synchronized boolean isFinished() {
+        return outcome != null;
+    }
+
+    /**
+     * Records the outcome and releases the leases. {@code error == null} means the work succeeded
+     * ({@link RunOutcome.Status#EXECUTED}); otherwise {@link RunOutcome.Status#FAILED}; either becomes
+     * {@link RunOutcome.Status#LEASE_LOST} if the epoch is no longer current (the outcome is rejected as stale).
+     * Idempotent: a second call returns the first call's outcome.
+     *
+     * @throws LeaseStoreUnavailableException if the database could not record it (the leases are released all
+     *                                        the same; the run row stays RUNNING until the next claim abandons it)
+     */
+    @SuppressWarnings("unchecked")
+    public synchronized <T> RunOutcome<T> finish(T result, Throwable error) {
+        if (outcome != null) {
+            return (RunOutcome<T>) outcome;
+        }
+        Duration ran = Duration.ofNanos(ticker.nanoTime() - began);
+        try {
+            boolean accepted = db.isValid() && ledger.finish(jobKey, epoch, runId, error == null,
+                    error == null ? null : String.valueOf(error));
+            RunOutcome.Status status = !accepted ? RunOutcome.Status.LEASE_LOST
+                    : error == null ? RunOutcome.Status.EXECUTED : RunOutcome.Status.FAILED;
+            RunOutcome<T> o = new RunOutcome<>(status, jobKey, fireKey, epoch, db.owner(), waited, ran, result, error,
+                    viaFallback);
+            outcome = o;
+            return o;
+        } catch (RuntimeException e) {
+            outcome = new RunOutcome<>(RunOutcome.Status.FAILED, jobKey, fireKey, epoch, db.owner(), waited, ran,
+                    null, e, viaFallback);
+            throw e;
+        } finally {
+            db.release();
+            if (filter != null) {
+                filter.release();
+            }
+        }
+    }
+
+    /** Finishes the run as FAILED if nobody finished it; never throws for store faults. */
+    @Override
+    public void close() {
+        if (isFinished()) {
+            return;
+        }
+        try {
+            finish(null, new IllegalStateException("run of job '" + jobKey + "' fire '" + fireKey
+                    + "' was closed without an outcome"));
+        } catch (TenureException e) {
+            // the leases are released; the next claim marks the run ABANDONED
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "ActiveRun[job=" + jobKey + ", fire=" + fireKey + ", epoch=" + epoch + ", owner=" + db.owner() + "]";
+    }
+}

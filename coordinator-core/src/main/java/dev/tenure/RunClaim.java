@@ -1,0 +1,20 @@
+package dev.tenure;
+
+/**
+ * What {@link JobCoordinator#begin} found: the run is this process's to do ({@link Claimed}), or it is not
+ * ({@link NotClaimed}, with the outcome that says why). For hosts whose start and end of a run happen in two
+ * callbacks (a Quartz trigger listener and job listener, a Spring Batch launch and its {@code afterJob}).
+ */
+public sealed interface RunClaim permits RunClaim.Claimed, RunClaim.NotClaimed {
+
+    /** This process holds the job and has started the fire: run it, then {@link ActiveRun#finish} it. */
+    record Claimed(ActiveRun run) implements RunClaim {
+    }
+
+    /**
+     * Not this process's run: {@code outcome} is {@link RunOutcome.Status#SKIPPED_HELD_ELSEWHERE},
+     * {@link RunOutcome.Status#SKIPPED_ALREADY_DONE} or {@link RunOutcome.Status#TIMED_OUT_WAITING}.
+     */
+    record NotClaimed(RunOutcome<Void> outcome) implements RunClaim {
+    }
+}
