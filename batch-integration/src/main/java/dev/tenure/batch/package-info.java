@@ -1,0 +1,2 @@
+/** Tenure for Spring Batch: guarded launches, per-chunk fencing, stop on lease loss, crash recovery. */
+package dev.tenure.batch;
