@@ -34,17 +34,40 @@ final class EmbeddedPostgresServer {
 
     /** Stops the server (fast shutdown: open sessions are cut) and starts it again on the same port and data. */
     synchronized void restart() {
+        halt();
+        resume();
+    }
+
+    /** Stops the server (fast shutdown: open sessions are cut); the port refuses connections until {@link #resume()}. */
+    synchronized void halt() {
+        if (postgres == null) {
+            return;
+        }
         try {
             postgres.close();
+            postgres = null;
+        } catch (IOException e) {
+            throw new UncheckedIOException("could not stop embedded Postgres on port " + port, e);
+        }
+    }
+
+    /** Starts a halted server again on the same port with the same data; a running one is left alone. */
+    synchronized void resume() {
+        if (postgres != null) {
+            return;
+        }
+        try {
             postgres = builder(dataDirectory).setPort(port).start();
         } catch (IOException e) {
-            throw new UncheckedIOException("could not restart embedded Postgres on port " + port, e);
+            throw new UncheckedIOException("could not start embedded Postgres again on port " + port, e);
         }
     }
 
     private synchronized void stop() {
         try {
-            postgres.close();
+            if (postgres != null) {
+                postgres.close();
+            }
         } catch (IOException | RuntimeException e) {
             // the JVM is exiting; the directory goes anyway
         }

@@ -69,6 +69,21 @@ public final class PostgresDatabase implements AutoCloseable {
         PostgresServers.restart(server);
     }
 
+    /**
+     * Stops the embedded Postgres server: an outage until {@link #startServer()}. New connections are refused and open
+     * ones are cut. Same caveats as {@link #restartServer()}.
+     *
+     * @throws UnsupportedOperationException unless {@link #source()} is {@link PostgresSource#EMBEDDED}
+     */
+    public void stopServer() {
+        PostgresServers.stop(server);
+    }
+
+    /** Starts the embedded server stopped by {@link #stopServer()} again, on the same port with the same data. */
+    public void startServer() {
+        PostgresServers.start(server);
+    }
+
     /** Drops the database ({@code DROP DATABASE ... WITH (FORCE)}). Idempotent. */
     @Override
     public synchronized void close() {
@@ -76,6 +91,9 @@ public final class PostgresDatabase implements AutoCloseable {
             return;
         }
         closed = true;
+        if (server.source() == PostgresSource.EMBEDDED) {
+            PostgresServers.start(server); // a test that stopped it and failed before starting it again
+        }
         try (Connection connection = server.admin(); Statement statement = connection.createStatement()) {
             statement.execute("DROP DATABASE IF EXISTS \"" + name + "\" WITH (FORCE)");
         } catch (SQLException e) {

@@ -71,11 +71,27 @@ final class PostgresServers {
 
     /** Restarts an embedded server on the same port with the same data. */
     static synchronized void restart(PostgresServer server) {
-        if (server.source() != PostgresSource.EMBEDDED) {
-            throw new UnsupportedOperationException("only the embedded Postgres can be restarted by the test kit; "
-                    + "this database lives on " + server + ". Ask for PostgresSource.EMBEDDED to restart it.");
-        }
+        requireEmbedded(server, "restarted");
         embedded.restart();
+    }
+
+    /** Stops an embedded server until {@link #start}; connections are refused meanwhile. */
+    static synchronized void stop(PostgresServer server) {
+        requireEmbedded(server, "stopped");
+        embedded.halt();
+    }
+
+    /** Starts a stopped embedded server again on the same port with the same data. */
+    static synchronized void start(PostgresServer server) {
+        requireEmbedded(server, "started");
+        embedded.resume();
+    }
+
+    private static void requireEmbedded(PostgresServer server, String what) {
+        if (server.source() != PostgresSource.EMBEDDED) {
+            throw new UnsupportedOperationException("only the embedded Postgres can be " + what + " by the test kit; "
+                    + "this database lives on " + server + ". Ask for PostgresSource.EMBEDDED.");
+        }
     }
 
     static PostgresServer find(PostgresSource source, Function<String, String> env) {
