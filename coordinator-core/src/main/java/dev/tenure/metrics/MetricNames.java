@@ -11,6 +11,8 @@ public final class MetricNames {
     public static final String RELEASE_FAILURES = "tenure.lease.release.failures";
     public static final String FENCE_REJECTED = "tenure.fence.rejected";
     public static final String TTL_HEADROOM = "tenure.lease.ttl.headroom";
+    /** Scheduler fires seen by an integration, tagged {@code integration}, {@code job} and {@code outcome}. */
+    public static final String JOB_FIRES = "tenure.job.fires";
 
     private MetricNames() {
     }

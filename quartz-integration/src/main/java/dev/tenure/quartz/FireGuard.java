@@ -1,0 +1,159 @@
+package dev.tenure.quartz;
+
+import dev.tenure.ActiveRun;
+import dev.tenure.RunClaim;
+import dev.tenure.RunOutcome;
+import org.quartz.InterruptableJob;
+import org.quartz.Job;
+import org.quartz.JobExecutionContext;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.Locale;
+
+/**
+ * The one place both plug-in styles share: begin a coordinated run for a fire, finish it. Keeps its state in the
+ * fire's {@link JobExecutionContext} (a per-fire scratch map), and never throws: every fault becomes a skip (or an
+ * uncoordinated run, if so configured), a log line and a metric. Thread-safe.
+ */
+final class FireGuard {
+
+    static final String RUN = "dev.tenure.quartz.run";
+    static final String OUTCOME = "dev.tenure.quartz.outcome";
+
+    private static final Logger LOG = LoggerFactory.getLogger(QuartzCoordination.class);
+
+    /** What {@link #enter} decided. */
+    enum Entry {
+        /** Claimed: run the job, then {@link #exit}. */
+        RUN,
+        /** A fault, and the policy is to run anyway. */
+        RUN_UNCOORDINATED,
+        /** Another node has it, it is done, or a fault under the fail-closed policy. */
+        SKIP,
+        /** Not a job Tenure coordinates. */
+        NOT_COORDINATED
+    }
+
+    private final QuartzCoordination config;
+
+    FireGuard(QuartzCoordination config) {
+        this.config = config;
+    }
+
+    /** True if {@code key} is a coordinated job; a matcher that throws counts as yes (it is checked again at the fire). */
+    boolean coordinates(org.quartz.JobKey key) {
+        try {
+            return config.coordinates(key);
+        } catch (Throwable t) {
+            return true;
+        }
+    }
+
+    /** Claims the fire of {@code context} (see {@link Entry}). Never throws. */
+    Entry enter(JobExecutionContext context) {
+        String job = null;
+        try {
+            if (!config.coordinates(context.getJobDetail().getKey())) {
+                return Entry.NOT_COORDINATED;
+            }
+            if (context.get(RUN) != null) {
+                return Entry.RUN; // both plug-in styles on one scheduler: the first one holds the fire
+            }
+            job = config.jobKey(context.getJobDetail().getKey());
+            RunClaim claim = config.coordinator().begin(job, FireKeys.fireKey(context), config.runPolicy());
+            if (claim instanceof RunClaim.NotClaimed not) {
+                context.put(OUTCOME, not.outcome());
+                report(job, not.outcome().status().name());
+                LOG.debug("fire {} of {} skipped: {}", not.outcome().fireKey(), job, not.outcome().status());
+                return Entry.SKIP;
+            }
+            ActiveRun run = ((RunClaim.Claimed) claim).run();
+            context.put(RUN, run);
+            if (config.interruptOnLeaseLoss()) {
+                run.onCancelled(() -> interrupt(context, run));
+            }
+            return Entry.RUN;
+        } catch (Throwable t) {
+            return fault(context, job, t);
+        }
+    }
+
+    /** Records the outcome of a run {@link #enter} claimed ({@code error == null}: success). Never throws. */
+    void exit(JobExecutionContext context, Throwable error) {
+        Object held = context.get(RUN);
+        if (!(held instanceof ActiveRun run) || run.isFinished()) {
+            return;
+        }
+        try {
+            RunOutcome<Object> outcome = run.finish(null, error);
+            context.put(OUTCOME, outcome);
+            report(run.jobKey(), outcome.status().name());
+            if (outcome.status() == RunOutcome.Status.LEASE_LOST) {
+                LOG.warn("fire {} of {} ran but lost its lease (epoch {}): its outcome was rejected as stale",
+                        run.fireKey(), run.jobKey(), run.epoch());
+            }
+        } catch (Throwable t) {
+            report(run.jobKey(), "fault_on_finish");
+            LOG.error("could not record the outcome of fire {} of {} (epoch {}); its leases are released and the "
+                    + "next claim marks the run abandoned", run.fireKey(), run.jobKey(), run.epoch(), t);
+        }
+    }
+
+    /** The fire was vetoed by someone else after {@link #enter} claimed it: give the fire back as failed. */
+    void vetoedElsewhere(JobExecutionContext context) {
+        Object held = context.get(RUN);
+        if (held instanceof ActiveRun run && !run.isFinished()) {
+            report(run.jobKey(), "vetoed_by_other_listener");
+            exit(context, new IllegalStateException("fire vetoed by another Quartz listener"));
+        }
+    }
+
+    private Entry fault(JobExecutionContext context, String job, Throwable t) {
+        String name = job != null ? job : String.valueOf(safeKey(context));
+        if (config.faultPolicy() == FaultPolicy.RUN_UNCOORDINATED) {
+            report(name, "fault_ran_uncoordinated");
+            LOG.error("Tenure could not coordinate a fire of {}; running it UNCOORDINATED as configured "
+                    + "(FaultPolicy.RUN_UNCOORDINATED)", name, t);
+            return Entry.RUN_UNCOORDINATED;
+        }
+        report(name, "fault_skipped");
+        LOG.error("Tenure could not coordinate a fire of {}; the fire is skipped (fail closed), the trigger stays "
+                + "scheduled: {}", name, t.toString());
+        return Entry.SKIP;
+    }
+
+    private void interrupt(JobExecutionContext context, ActiveRun run) {
+        Job job = context.getJobInstance();
+        LOG.warn("lease of {} lost during fire {} (epoch {}); interrupting the job", run.jobKey(), run.fireKey(),
+                run.epoch());
+        if (!(job instanceof InterruptableJob interruptable)) {
+            return;
+        }
+        Thread t = new Thread(() -> {
+            try {
+                interruptable.interrupt();
+            } catch (Throwable e) {
+                LOG.warn("interrupting {} after its lease was lost failed", run.jobKey(), e);
+            }
+        }, "tenure-quartz-interrupt");
+        t.setDaemon(true);
+        t.start();
+    }
+
+    private void report(String job, String outcome) {
+        try {
+            config.metrics().fire(job, outcome.toLowerCase(Locale.ROOT));
+        } catch (Throwable ignored) {
+            // metrics never break a fire
+        }
+    }
+
+    private static Object safeKey(JobExecutionContext context) {
+        try {
+            return context.getJobDetail().getKey();
+        } catch (Throwable t) {
+            return "?";
+        }
+    }
+}

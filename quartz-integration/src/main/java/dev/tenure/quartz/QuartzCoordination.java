@@ -1,0 +1,212 @@
+package dev.tenure.quartz;
+
+import dev.tenure.ActiveRun;
+import dev.tenure.JobContext;
+import dev.tenure.JobCoordinator;
+import dev.tenure.Lease;
+import dev.tenure.RunOutcome;
+import dev.tenure.RunPolicy;
+import org.quartz.JobExecutionContext;
+import org.quartz.JobKey;
+import org.quartz.JobListener;
+import org.quartz.ListenerManager;
+import org.quartz.Scheduler;
+import org.quartz.SchedulerException;
+import org.quartz.TriggerListener;
+import org.quartz.impl.matchers.EverythingMatcher;
+import org.quartz.simpl.PropertySettingJobFactory;
+import org.quartz.spi.JobFactory;
+import org.quartz.Matcher;
+
+import java.util.Objects;
+import java.util.Optional;
+import java.util.function.Function;
+
+/**
+ * Coordinates Quartz jobs across nodes with a {@link JobCoordinator}: each fire (a job and its trigger's scheduled
+ * fire time) runs on at most one node, under a lease and an epoch that fences its writes. Two ways to plug it in:
+ * <pre>{@code
+ * QuartzCoordination tenure = QuartzCoordination.builder(coordinator)
+ *         .jobs(GroupMatcher.jobGroupEquals("settlement"))      // default: every job
+ *         .build();
+ * tenure.registerListeners(scheduler);                          // 1. a trigger listener + job listener pair
+ * // or
+ * scheduler.setJobFactory(tenure.jobFactory());                 // 2. a job factory decorator (one scope per fire)
+ * }</pre>
+ * A job reads its run with {@link #contextOf} (epoch, lease state, the fence check) and {@link #leaseOf}.
+ *
+ * <p>Nothing here throws into Quartz: faults become skipped fires (the default, {@link FaultPolicy#SKIP_FIRE}) or
+ * uncoordinated runs ({@link FaultPolicy#RUN_UNCOORDINATED}), a log line and a metric. Thread-safe; one per scheduler
+ * or per application.
+ */
+public final class QuartzCoordination {
+
+    /** The default listener name (Quartz keys listeners by name: a second registration replaces the first). */
+    public static final String DEFAULT_NAME = "tenure";
+
+    private final JobCoordinator coordinator;
+    private final String name;
+    private final Matcher<JobKey> jobs;
+    private final Function<JobKey, String> jobKeys;
+    private final RunPolicy runPolicy;
+    private final FaultPolicy faultPolicy;
+    private final boolean interruptOnLeaseLoss;
+    private final FireMetrics metrics;
+    private final FireGuard guard;
+
+    private QuartzCoordination(Builder b) {
+        this.coordinator = b.coordinator;
+        this.name = b.name;
+        this.jobs = b.jobs;
+        this.jobKeys = b.jobKeys;
+        this.runPolicy = b.runPolicy;
+        this.faultPolicy = b.faultPolicy;
+        this.interruptOnLeaseLoss = b.interruptOnLeaseLoss;
+        this.metrics = b.metrics;
+        this.guard = new FireGuard(this);
+    }
+
+    public static Builder builder(JobCoordinator coordinator) {
+        return new Builder(coordinator);
+    }
+
+    /**
+     * Registers the trigger listener, the job listener and a scheduler listener (which finishes claimed fires that
+     * Quartz abandons when some other listener throws) on {@code scheduler}, additively.
+     *
+     * @throws SchedulerException if Quartz refuses the registration (nothing is registered then, or only part of it;
+     *                            registering again replaces by name)
+     */
+    public void registerListeners(Scheduler scheduler) throws SchedulerException {
+        ListenerManager listeners = scheduler.getListenerManager();
+        listeners.addSchedulerListener(new CoordinatingJobListener.ListenerErrors(guard));
+        listeners.addJobListener(jobListener(), EverythingMatcher.allJobs());
+        listeners.addTriggerListener(triggerListener(), EverythingMatcher.allTriggers());
+    }
+
+    /** The trigger listener that claims fires (for Spring's {@code setGlobalTriggerListeners}, say). */
+    public TriggerListener triggerListener() {
+        return new CoordinatingTriggerListener(name, guard);
+    }
+
+    /** The job listener that finishes claimed fires; register it with {@link #triggerListener()}. */
+    public JobListener jobListener() {
+        return new CoordinatingJobListener(name, guard);
+    }
+
+    /** Wraps Quartz's default job factory ({@link PropertySettingJobFactory}). */
+    public JobFactory jobFactory() {
+        return jobFactory(new PropertySettingJobFactory());
+    }
+
+    /**
+     * Wraps {@code delegate} (Spring's {@code SpringBeanJobFactory}, say): each coordinated job it creates runs in one
+     * acquire → claim → execute → finish → release scope.
+     */
+    public JobFactory jobFactory(JobFactory delegate) {
+        return new CoordinatingJobFactory(Objects.requireNonNull(delegate, "delegate"), guard);
+    }
+
+    /** The coordinated run of the fire {@code context} belongs to: empty if this fire is not coordinated. */
+    public static Optional<JobContext> contextOf(JobExecutionContext context) {
+        return run(context).map(r -> r);
+    }
+
+    /** The database lease of the fire's run (state, time left, epoch); empty if this fire is not coordinated. */
+    public static Optional<Lease> leaseOf(JobExecutionContext context) {
+        return run(context).map(ActiveRun::lease);
+    }
+
+    /** What Tenure decided for this fire, once known: a skip at once, a run's outcome after it finished. */
+    public static Optional<RunOutcome<?>> outcomeOf(JobExecutionContext context) {
+        Object o = context.get(FireGuard.OUTCOME);
+        return o instanceof RunOutcome<?> outcome ? Optional.of(outcome) : Optional.empty();
+    }
+
+    private static Optional<ActiveRun> run(JobExecutionContext context) {
+        Object o = context.get(FireGuard.RUN);
+        return o instanceof ActiveRun r ? Optional.of(r) : Optional.empty();
+    }
+
+    boolean coordinates(JobKey key) {
+        return jobs.isMatch(key);
+    }
+
+    String jobKey(JobKey key) {
+        return jobKeys.apply(key);
+    }
+
+    JobCoordinator coordinator() { return coordinator; }
+    RunPolicy runPolicy() { return runPolicy; }
+    FaultPolicy faultPolicy() { return faultPolicy; }
+    boolean interruptOnLeaseLoss() { return interruptOnLeaseLoss; }
+    FireMetrics metrics() { return metrics; }
+
+    /** Configuration of a {@link QuartzCoordination}; every knob has a default. */
+    public static final class Builder {
+        private final JobCoordinator coordinator;
+        private String name = DEFAULT_NAME;
+        private Matcher<JobKey> jobs = EverythingMatcher.allJobs();
+        private Function<JobKey, String> jobKeys = FireKeys::jobKey;
+        private RunPolicy runPolicy = RunPolicy.skipFire();
+        private FaultPolicy faultPolicy = FaultPolicy.SKIP_FIRE;
+        private boolean interruptOnLeaseLoss = true;
+        private FireMetrics metrics = FireMetrics.none();
+
+        private Builder(JobCoordinator coordinator) {
+            this.coordinator = Objects.requireNonNull(coordinator, "coordinator");
+        }
+
+        /** Listener name (default {@value #DEFAULT_NAME}); use another for a second coordination on one scheduler. */
+        public Builder name(String name) {
+            if (name == null || name.isBlank()) {
+                throw new IllegalArgumentException("listener name must not be blank (Quartz rejects it)");
+            }
+            this.name = name;
+            return this;
+        }
+
+        /** Which jobs are coordinated (default: all). Others run as Quartz would run them. */
+        public Builder jobs(Matcher<JobKey> matcher) {
+            this.jobs = Objects.requireNonNull(matcher, "matcher");
+            return this;
+        }
+
+        /** The Tenure job key of a Quartz job (default {@code quartz:<group>:<name>}, URL-encoded parts). */
+        public Builder jobKeys(Function<JobKey, String> mapping) {
+            this.jobKeys = Objects.requireNonNull(mapping, "mapping");
+            return this;
+        }
+
+        /**
+         * What a fire does when another node holds the job (default {@link RunPolicy#skipFire()}). A waiting policy
+         * holds a Quartz worker thread while it waits; keep the wait shorter than the trigger's period.
+         */
+        public Builder runPolicy(RunPolicy policy) {
+            this.runPolicy = Objects.requireNonNull(policy, "policy");
+            return this;
+        }
+
+        /** What a fire does when Tenure faults (default {@link FaultPolicy#SKIP_FIRE}: fail closed). */
+        public Builder onFault(FaultPolicy policy) {
+            this.faultPolicy = Objects.requireNonNull(policy, "policy");
+            return this;
+        }
+
+        /** Interrupt an {@link org.quartz.InterruptableJob} when its lease is lost (default true). */
+        public Builder interruptOnLeaseLoss(boolean interrupt) {
+            this.interruptOnLeaseLoss = interrupt;
+            return this;
+        }
+
+        /** Where fire outcomes are counted (default none; see {@link MicrometerFireMetrics}). */
+        public Builder metrics(FireMetrics metrics) {
+            this.metrics = Objects.requireNonNull(metrics, "metrics");
+            return this;
+        }
+
+        public QuartzCoordination build() {
+            return new QuartzCoordination(this);
+        }
+    }
+}
