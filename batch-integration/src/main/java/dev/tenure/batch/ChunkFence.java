@@ -1,0 +1,38 @@
+package dev.tenure.batch;
+
+import dev.tenure.ActiveRun;
+import org.springframework.jdbc.datasource.DataSourceUtils;
+
+import javax.sql.DataSource;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.util.Objects;
+
+/**
+ * The fence check on the connection of the current Spring transaction: it must be a transaction on the fenced
+ * {@code DataSource} (a {@code DataSourceTransactionManager} on it), or the check could not roll anything back.
+ * Thread-safe.
+ */
+final class ChunkFence {
+
+    private final DataSource dataSource;
+
+    ChunkFence(DataSource dataSource) {
+        this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
+    }
+
+    /** Throws {@code dev.tenure.db.StaleOwnerException} (from the ledger) if {@code run}'s epoch is no longer current. */
+    void check(ActiveRun run) throws SQLException {
+        Connection c = DataSourceUtils.getConnection(dataSource);
+        try {
+            if (!DataSourceUtils.isConnectionTransactional(c, dataSource)) {
+                throw new BatchFencingException("the chunk of job '" + run.jobKey() + "' is not in a transaction on the "
+                        + "fenced DataSource: give the step a DataSourceTransactionManager on the same DataSource as "
+                        + "TenureBatch (and the business tables)", run.jobKey(), null);
+            }
+            run.fence(c);
+        } finally {
+            DataSourceUtils.releaseConnection(c, dataSource);
+        }
+    }
+}

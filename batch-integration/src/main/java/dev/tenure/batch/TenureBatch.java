@@ -1,0 +1,104 @@
+package dev.tenure.batch;
+
+import dev.tenure.JobCoordinator;
+import dev.tenure.RunPolicy;
+import org.springframework.batch.core.launch.JobOperator;
+import org.springframework.batch.core.repository.JobRepository;
+import org.springframework.batch.core.step.StepInterruptionPolicy;
+import org.springframework.batch.core.step.builder.ChunkOrientedStepBuilder;
+import org.springframework.batch.core.step.skip.SkipPolicy;
+import org.springframework.batch.core.step.tasklet.Tasklet;
+import org.springframework.batch.core.step.tasklet.TaskletStep;
+import org.springframework.batch.infrastructure.item.ItemWriter;
+import org.springframework.core.retry.RetryPolicy;
+
+import javax.sql.DataSource;
+import java.util.Objects;
+
+/**
+ * Tenure for Spring Batch, one per application: the launch guard and the step decorators that share its runs.
+ *
+ * <pre>{@code
+ * TenureBatch tenure = TenureBatch.of(coordinator, dataSource);   // the DataSource of the batch tables AND business tables
+ *
+ * @Bean Step settle(JobRepository repo, DataSourceTransactionManager tx) {
+ *     return tenure.fencedChunks(new StepBuilder("settle", repo).<Entry, Entry>chunk(100).transactionManager(tx)
+ *             .reader(reader), writer).build();
+ * }
+ * BatchLaunch l = tenure.guard(jobOperator, jobRepository).launch(job, params);   // SKIPPED_HELD_ELSEWHERE on losers
+ * }</pre>
+ *
+ * <p>The fence check runs on the connection of the step's transaction, so the step's transaction manager must be a
+ * {@code DataSourceTransactionManager} on {@code dataSource}; otherwise the chunk fails with a
+ * {@link BatchFencingException} before writing. A fenced chunk of a stale owner throws
+ * {@code dev.tenure.db.StaleOwnerException}: the chunk rolls back with its business writes and the step fails.
+ *
+ * <p>Thread-safe; holds no resources (the caller owns the coordinator and the data source). Null arguments are
+ * {@link NullPointerException}s naming the argument.
+ */
+public final class TenureBatch {
+
+    private final JobCoordinator coordinator;
+    private final DataSource dataSource;
+    private final BatchRuns runs = new BatchRuns();
+
+    private TenureBatch(JobCoordinator coordinator, DataSource dataSource) {
+        this.coordinator = Objects.requireNonNull(coordinator, "coordinator");
+        this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
+    }
+
+    /**
+     * @param coordinator the job coordinator (its database lease store on the same Postgres as {@code dataSource})
+     * @param dataSource  the DataSource of the Spring Batch tables, the business tables and Tenure's ledger
+     */
+    public static TenureBatch of(JobCoordinator coordinator, DataSource dataSource) {
+        return new TenureBatch(coordinator, dataSource);
+    }
+
+    /** The launch guard with fail-fast semantics: a loser gets SKIPPED_HELD_ELSEWHERE at once. */
+    public GuardedJobOperator guard(JobOperator operator, JobRepository repository) {
+        return guard(operator, repository, RunPolicy.failFast());
+    }
+
+    /** The launch guard with {@code policy} (e.g. {@link RunPolicy#waitUpTo} to wait for the current holder). */
+    public GuardedJobOperator guard(JobOperator operator, JobRepository repository, RunPolicy policy) {
+        return new GuardedJobOperator(operator, repository, coordinator, runs, policy);
+    }
+
+    /** {@code writer}, behind the fence check in the chunk transaction. */
+    public <T> ItemWriter<T> fenced(ItemWriter<T> writer) {
+        return new FencedItemWriter<>(writer, dataSource, runs);
+    }
+
+    /** {@code tasklet}, behind the fence check in each of its transactions. */
+    public Tasklet fenced(Tasklet tasklet) {
+        return new FencedTasklet(tasklet, dataSource, runs);
+    }
+
+    /** Stops a step at its next chunk boundary once its run lost a lease: the step ends STOPPED, naming the loss. */
+    public StepInterruptionPolicy stopOnLeaseLoss() {
+        return new LeaseLossInterruptionPolicy(runs);
+    }
+
+    /** A chunk step builder with {@code writer} fenced and {@link #stopOnLeaseLoss()}: call {@code build()} on it. */
+    public <I, O> ChunkOrientedStepBuilder<I, O> fencedChunks(ChunkOrientedStepBuilder<I, O> builder, ItemWriter<O> writer) {
+        return builder.writer(fenced(writer)).interruptionPolicy(stopOnLeaseLoss());
+    }
+
+    /** {@code step} with its tasklet fenced and {@link #stopOnLeaseLoss()}; returns the same step. */
+    public TaskletStep fenced(TaskletStep step) {
+        step.setTasklet(fenced(step.getTasklet()));
+        step.setInterruptionPolicy(stopOnLeaseLoss());
+        return step;
+    }
+
+    /** {@code delegate}, except that fence failures are never skipped (for fault-tolerant steps). */
+    public static SkipPolicy neverSkipFenceFailures(SkipPolicy delegate) {
+        return StaleOwnerPolicies.neverSkip(delegate);
+    }
+
+    /** {@code delegate}, except that fence failures are never retried (for fault-tolerant steps). */
+    public static RetryPolicy neverRetryFenceFailures(RetryPolicy delegate) {
+        return StaleOwnerPolicies.neverRetry(delegate);
+    }
+}
