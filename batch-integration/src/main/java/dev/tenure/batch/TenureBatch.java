@@ -1,8 +1,11 @@
 package dev.tenure.batch;
 
+import dev.tenure.JobContext;
 import dev.tenure.JobCoordinator;
 import dev.tenure.RunPolicy;
 import org.springframework.batch.core.launch.JobOperator;
+import org.springframework.batch.core.scope.context.StepContext;
+import org.springframework.batch.core.scope.context.StepSynchronizationManager;
 import org.springframework.batch.core.repository.JobRepository;
 import org.springframework.batch.core.step.StepInterruptionPolicy;
 import org.springframework.batch.core.step.builder.ChunkOrientedStepBuilder;
@@ -14,6 +17,7 @@ import org.springframework.core.retry.RetryPolicy;
 
 import javax.sql.DataSource;
 import java.util.Objects;
+import java.util.Optional;
 
 /**
  * Tenure for Spring Batch, one per application: the launch guard and the step decorators that share its runs.
@@ -90,6 +94,15 @@ public final class TenureBatch {
         step.setTasklet(fenced(step.getTasklet()));
         step.setInterruptionPolicy(stopOnLeaseLoss());
         return step;
+    }
+
+    /**
+     * The run (epoch, lease state, fence check) of the guarded step executing on this thread, e.g. for a writer that
+     * records the epoch; empty outside a step or for a job not launched through a guard of this instance.
+     */
+    public Optional<JobContext> currentRun() {
+        StepContext ctx = StepSynchronizationManager.getContext();
+        return ctx == null ? Optional.empty() : runs.of(ctx.getStepExecution()).map(r -> (JobContext) r);
     }
 
     /** {@code delegate}, except that fence failures are never skipped (for fault-tolerant steps). */
