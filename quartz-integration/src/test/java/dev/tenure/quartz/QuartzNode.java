@@ -1,0 +1,183 @@
+package dev.tenure.quartz;
+
+import dev.tenure.JobContext;
+import dev.tenure.JobCoordinator;
+import dev.tenure.LeaseOptions;
+import dev.tenure.Leases;
+import dev.tenure.db.JdbcLeaseStore;
+import dev.tenure.db.JdbcRunLedger;
+import dev.tenure.db.PoolConfig;
+import dev.tenure.db.TenureDataSources;
+import dev.tenure.valkey.ValkeyConfig;
+import dev.tenure.valkey.ValkeyLeaseStore;
+import org.quartz.CronScheduleBuilder;
+import org.quartz.InterruptableJob;
+import org.quartz.JobBuilder;
+import org.quartz.JobDetail;
+import org.quartz.JobExecutionContext;
+import org.quartz.JobExecutionException;
+import org.quartz.ObjectAlreadyExistsException;
+import org.quartz.Scheduler;
+import org.quartz.Trigger;
+import org.quartz.TriggerBuilder;
+import org.quartz.impl.StdSchedulerFactory;
+import org.quartz.impl.matchers.EverythingMatcher;
+import org.quartz.listeners.JobListenerSupport;
+
+import javax.sql.DataSource;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.Properties;
+
+/**
+ * One scheduler node of the Quartz tests, a separate JVM:
+ * {@code <node> <store ram|jdbc> <style listeners|factory> <job> <valkey port> <jdbc url> <user> <password|-> <ttl ms>}.
+ * Fires an every-second cron job; the job writes {@code (slot, node, epoch)} into {@code quartz_exec} in a fenced
+ * transaction. While {@code quartz_control.stall} is true the executing node prints {@code STALLING <slot>} and sleeps
+ * before the write. Prints {@code READY}, {@code EXECUTED <slot> <epoch>} and {@code NOT_RUN <slot> <why>}.
+ */
+public final class QuartzNode {
+
+    static DataSource dataSource;
+    static String node;
+
+    public static void main(String[] a) throws Exception {
+        node = a[0];
+        boolean jdbc = a[1].equals("jdbc");
+        boolean factory = a[2].equals("factory");
+        String job = a[3];
+        String password = a[7].equals("-") ? "" : a[7];
+        dataSource = TenureDataSources.hikari(PoolConfig.builder(a[5]).user(a[6]).password(password)
+                .connectionTimeout(Duration.ofSeconds(1)).statementTimeout(Duration.ofSeconds(2)).build());
+        JdbcLeaseStore dbStore = JdbcLeaseStore.create(dataSource);
+        Leases valkey = Leases.of(ValkeyLeaseStore.create(ValkeyConfig.standalone("127.0.0.1:" + a[4])
+                .requestTimeout(Duration.ofMillis(300)).build()));
+        JobCoordinator coordinator = JobCoordinator.builder(Leases.of(dbStore), new JdbcRunLedger(dbStore.ledger()))
+                .valkey(valkey).leaseOptions(LeaseOptions.ofTtl(Duration.ofMillis(Long.parseLong(a[8]))))
+                .fallbackBreaker(1, Duration.ofSeconds(1)).build();
+        QuartzCoordination tenure = QuartzCoordination.builder(coordinator).build();
+
+        Scheduler scheduler = new StdSchedulerFactory(properties(node, jdbc, a[5], a[6], password)).getScheduler();
+        if (factory) {
+            scheduler.setJobFactory(tenure.jobFactory());
+        } else {
+            tenure.registerListeners(scheduler);
+        }
+        scheduler.getListenerManager().addJobListener(new Reporter(), EverythingMatcher.allJobs());
+        JobDetail detail = JobBuilder.newJob(SlotJob.class).withIdentity(job, "it").build();
+        Trigger trigger = TriggerBuilder.newTrigger().withIdentity(job, "it")
+                .withSchedule(CronScheduleBuilder.cronSchedule("* * * * * ?").withMisfireHandlingInstructionDoNothing())
+                .build();
+        try {
+            scheduler.scheduleJob(detail, trigger);
+        } catch (ObjectAlreadyExistsException e) {
+            // a clustered job store: another node scheduled it already
+        }
+        scheduler.start();
+        System.out.println("READY");
+        Thread.currentThread().join();
+    }
+
+    private static Properties properties(String node, boolean jdbc, String url, String user, String password) {
+        Properties p = new Properties();
+        p.setProperty("org.quartz.scheduler.instanceName", "tenure-it");
+        p.setProperty("org.quartz.scheduler.instanceId", node);
+        p.setProperty("org.quartz.threadPool.threadCount", "4");
+        p.setProperty("org.quartz.scheduler.skipUpdateCheck", "true");
+        if (jdbc) {
+            p.setProperty("org.quartz.jobStore.class", "org.quartz.impl.jdbcjobstore.JobStoreTX");
+            p.setProperty("org.quartz.jobStore.driverDelegateClass", "org.quartz.impl.jdbcjobstore.PostgreSQLDelegate");
+            p.setProperty("org.quartz.jobStore.dataSource", "qz");
+            p.setProperty("org.quartz.jobStore.isClustered", "true");
+            p.setProperty("org.quartz.jobStore.clusterCheckinInterval", "1000");
+            p.setProperty("org.quartz.jobStore.acquireTriggersWithinLock", "true");
+            p.setProperty("org.quartz.dataSource.qz.provider", "hikaricp");
+            p.setProperty("org.quartz.dataSource.qz.driver", "org.postgresql.Driver");
+            p.setProperty("org.quartz.dataSource.qz.URL", url);
+            p.setProperty("org.quartz.dataSource.qz.user", user);
+            p.setProperty("org.quartz.dataSource.qz.password", password);
+            p.setProperty("org.quartz.dataSource.qz.maxConnections", "6");
+        }
+        return p;
+    }
+
+    /** The coordinated job: one fenced insert per slot. */
+    public static final class SlotJob implements InterruptableJob {
+        private volatile Thread runner;
+
+        @Override
+        public void execute(JobExecutionContext context) throws JobExecutionException {
+            runner = Thread.currentThread();
+            context.put("ran", Boolean.TRUE);
+            String slot = FireKeys.fireKey(context);
+            JobContext run = QuartzCoordination.contextOf(context).orElseThrow(
+                    () -> new JobExecutionException("no coordinated run in the context of " + slot));
+            try {
+                if (stalled()) {
+                    System.out.println("STALLING " + slot);
+                    Thread.sleep(60_000);
+                }
+                try (Connection c = dataSource.getConnection()) {
+                    c.setAutoCommit(false);
+                    run.fence(c);
+                    try (PreparedStatement ps = c.prepareStatement(
+                            "INSERT INTO quartz_exec (slot, node, epoch) VALUES (?, ?, ?)")) {
+                        ps.setString(1, slot);
+                        ps.setString(2, node);
+                        ps.setLong(3, run.epoch());
+                        ps.executeUpdate();
+                    }
+                    c.commit();
+                }
+                System.out.println("EXECUTED " + slot + " " + run.epoch());
+            } catch (Exception e) {
+                System.out.println("JOB_FAILED " + slot + " " + e);
+                throw new JobExecutionException(e);
+            }
+        }
+
+        private static boolean stalled() throws Exception {
+            try (Connection c = dataSource.getConnection(); Statement s = c.createStatement();
+                 ResultSet rs = s.executeQuery("SELECT stall FROM quartz_control")) {
+                return rs.next() && rs.getBoolean(1);
+            }
+        }
+
+        @Override
+        public void interrupt() {
+            Thread t = runner;
+            if (t != null) {
+                System.out.println("INTERRUPTED");
+                t.interrupt();
+            }
+        }
+    }
+
+    /** Prints every fire that did not run the job, with Tenure's reason. */
+    static final class Reporter extends JobListenerSupport {
+        @Override
+        public String getName() {
+            return "it-reporter";
+        }
+
+        @Override
+        public void jobExecutionVetoed(JobExecutionContext context) {
+            print(context, "vetoed");
+        }
+
+        @Override
+        public void jobWasExecuted(JobExecutionContext context, JobExecutionException e) {
+            if (context.get("ran") == null) {
+                print(context, "skipped");
+            }
+        }
+
+        private static void print(JobExecutionContext context, String how) {
+            String why = QuartzCoordination.outcomeOf(context).map(o -> o.status().name()).orElse("FAULT");
+            System.out.println("NOT_RUN " + FireKeys.fireKey(context) + " " + how + ":" + why);
+        }
+    }
+}

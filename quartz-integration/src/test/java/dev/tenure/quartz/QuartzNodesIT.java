@@ -1,0 +1,121 @@
+package dev.tenure.quartz;
+
+import dev.tenure.testkit.JvmProcess;
+import dev.tenure.testkit.Timing;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicReference;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * Three Quartz scheduler processes fire the same every-second cron job; Tenure lets exactly one of them run each slot.
+ * The nodes mix both plug-in styles (listener pair and job factory), which must guard each other.
+ */
+class QuartzNodesIT {
+
+    private static final int SLOTS = 60;
+    private QuartzServers servers;
+
+    @BeforeEach
+    void start() throws Exception {
+        servers = new QuartzServers(QuartzNodesIT.class, null);
+    }
+
+    @AfterEach
+    void stop() {
+        servers.close();
+    }
+
+    @Test
+    void ramJobStores_threeNodes_eachSlotExecutedExactlyOnce() throws Exception {
+        everySlotOnce("ram");
+    }
+
+    @Test
+    void clusteredJdbcJobStore_threeNodes_eachSlotExecutedExactlyOnce() throws Exception {
+        everySlotOnce("jdbc");
+    }
+
+    private void everySlotOnce(String store) throws Exception {
+        List<JvmProcess> nodes = List.of(
+                servers.node("n1", store, "listeners", "tick", 3000),
+                servers.node("n2", store, "factory", "tick", 3000),
+                servers.node("n3", store, "listeners", "tick", 3000));
+        for (JvmProcess n : nodes) {
+            n.awaitStdoutLine("READY"::equals, Timing.scaled(Duration.ofSeconds(60)));
+        }
+        Instant first = Instant.now().truncatedTo(ChronoUnit.SECONDS).plusSeconds(3);
+        Instant last = first.plusSeconds(SLOTS - 1);
+        await().atMost(Timing.scaled(Duration.ofSeconds(SLOTS + 60))).pollInterval(Duration.ofSeconds(1))
+                .until(() -> Instant.now().isAfter(last.plusSeconds(3)));
+        nodes.forEach(JvmProcess::kill);
+
+        Map<Instant, Integer> perSlot = servers.executionsPerSlot();
+        assertThat(perSlot.values()).as("no slot ever ran twice: %s", perSlot).allMatch(n -> n == 1);
+        for (Instant slot = first; !slot.isAfter(last); slot = slot.plusSeconds(1)) {
+            assertThat(perSlot.get(slot)).as("executions of slot %s (store %s)", slot, store).isEqualTo(1);
+        }
+        System.out.printf("[quartz %s] %d slots from %s: executions per node %s%n", store, SLOTS, first,
+                servers.executionsPerNode());
+    }
+
+    @Test
+    void executingNodeKilledMidJob_killedSlotCompletedByNobody_laterSlotsExactlyOnce() throws Exception {
+        long ttl = 2000;
+        List<JvmProcess> nodes = List.of(
+                servers.node("n1", "ram", "listeners", "tick", ttl),
+                servers.node("n2", "ram", "factory", "tick", ttl),
+                servers.node("n3", "ram", "listeners", "tick", ttl));
+        for (JvmProcess n : nodes) {
+            n.awaitStdoutLine("READY"::equals, Timing.scaled(Duration.ofSeconds(60)));
+        }
+        await().atMost(Timing.scaled(Duration.ofSeconds(30))).until(() -> servers.executionsPerSlot().size() >= 3);
+
+        servers.execute("UPDATE quartz_control SET stall = true");
+        AtomicReference<JvmProcess> staller = new AtomicReference<>();
+        AtomicReference<String> stalledSlot = new AtomicReference<>();
+        await().atMost(Timing.scaled(Duration.ofSeconds(20))).until(() -> {
+            for (JvmProcess n : nodes) {
+                for (String line : n.stdoutLines()) {
+                    if (line.startsWith("STALLING ")) {
+                        staller.set(n);
+                        stalledSlot.set(line.substring("STALLING ".length()));
+                        return true;
+                    }
+                }
+            }
+            return false;
+        });
+        servers.execute("UPDATE quartz_control SET stall = false");
+        staller.get().kill();
+        Instant killedAt = Instant.now();
+
+        Instant settled = killedAt.plusMillis(ttl).plusSeconds(2).truncatedTo(ChronoUnit.SECONDS).plusSeconds(1);
+        Instant last = settled.plusSeconds(14);
+        await().atMost(Timing.scaled(Duration.ofSeconds(60))).pollInterval(Duration.ofSeconds(1))
+                .until(() -> Instant.now().isAfter(last.plusSeconds(3)));
+        nodes.forEach(JvmProcess::kill);
+
+        Map<Instant, Integer> perSlot = servers.executionsPerSlot();
+        assertThat(perSlot.values()).as("no slot ever ran twice: %s", perSlot).allMatch(n -> n == 1);
+        assertThat(perSlot).as("the killed slot %s is completed by nobody", stalledSlot.get())
+                .doesNotContainKey(Instant.parse(stalledSlot.get()));
+        assertThat(servers.runStatus("quartz:it:tick", stalledSlot.get())).isEqualTo("ABANDONED");
+        for (Instant slot = settled; !slot.isAfter(last); slot = slot.plusSeconds(1)) {
+            assertThat(perSlot.get(slot)).as("executions of slot %s after the kill at %s", slot, killedAt).isEqualTo(1);
+        }
+        long skipped = perSlot.keySet().stream().filter(s -> s.isAfter(Instant.parse(stalledSlot.get()))
+                && s.isBefore(settled)).count();
+        System.out.printf("[quartz kill] killed %s in slot %s; slots executed between the kill and %s: %d; "
+                + "executions per node %s%n", staller.get(), stalledSlot.get(), settled, skipped, servers.executionsPerNode());
+    }
+}
