@@ -39,7 +39,7 @@ public final class BatchNode {
                 RunOutcome<Void> o = l.awaitOutcome(Duration.ofSeconds(120)).orElseThrow();
                 JobExecution e = l.execution().orElse(null);
                 System.out.println("LAUNCH " + o.status() + " " + (e == null ? "- -" : e.getId() + " " + e.getStatus())
-                        + " " + (e == null ? "" : e.getExitStatus().getExitDescription().replace('\n', ' ')));
+                        + " " + (e == null ? "" : firstLine(e.getExitStatus().getExitDescription())));
                 boolean done = o.status() == RunOutcome.Status.EXECUTED || o.status() == RunOutcome.Status.SKIPPED_ALREADY_DONE;
                 if (!untilDone || done) {
                     break;
@@ -49,5 +49,10 @@ public final class BatchNode {
         }
         System.out.println("DONE");
         System.exit(0);
+    }
+
+    private static String firstLine(String s) {
+        String line = s.lines().findFirst().orElse("");
+        return line.length() > 160 ? line.substring(0, 160) : line;
     }
 }
