@@ -36,7 +36,7 @@ import java.util.Properties;
  * One scheduler node of the Quartz tests, a separate JVM:
  * {@code <node> <store ram|jdbc> <style listeners|factory> <job> <valkey port> <jdbc url> <user> <password|-> <ttl ms>}.
  * Fires an every-second cron job; the job writes {@code (slot, node, epoch)} into {@code quartz_exec} in a fenced
- * transaction. While {@code quartz_control.stall} is true the executing node prints {@code STALLING <slot>} and sleeps
+ * transaction (with the job's name). While {@code quartz_control.stall} is true the executing node prints {@code STALLING <slot>} and sleeps
  * before the write. Prints {@code READY}, {@code EXECUTED <slot> <epoch>} and {@code NOT_RUN <slot> <why>}.
  */
 public final class QuartzNode {
@@ -124,10 +124,11 @@ public final class QuartzNode {
                     c.setAutoCommit(false);
                     run.fence(c);
                     try (PreparedStatement ps = c.prepareStatement(
-                            "INSERT INTO quartz_exec (slot, node, epoch) VALUES (?, ?, ?)")) {
-                        ps.setString(1, slot);
-                        ps.setString(2, node);
-                        ps.setLong(3, run.epoch());
+                            "INSERT INTO quartz_exec (job, slot, node, epoch) VALUES (?, ?, ?, ?)")) {
+                        ps.setString(1, context.getJobDetail().getKey().getName());
+                        ps.setString(2, slot);
+                        ps.setString(3, node);
+                        ps.setLong(4, run.epoch());
                         ps.executeUpdate();
                     }
                     c.commit();

@@ -59,7 +59,7 @@ class QuartzNodesIT {
                 .until(() -> Instant.now().isAfter(last.plusSeconds(3)));
         nodes.forEach(JvmProcess::kill);
 
-        Map<Instant, Integer> perSlot = servers.executionsPerSlot();
+        Map<Instant, Integer> perSlot = servers.executionsPerSlot("tick");
         assertThat(perSlot.values()).as("no slot ever ran twice: %s", perSlot).allMatch(n -> n == 1);
         for (Instant slot = first; !slot.isAfter(last); slot = slot.plusSeconds(1)) {
             assertThat(perSlot.get(slot)).as("executions of slot %s (store %s)", slot, store).isEqualTo(1);
@@ -78,7 +78,7 @@ class QuartzNodesIT {
         for (JvmProcess n : nodes) {
             n.awaitStdoutLine("READY"::equals, Timing.scaled(Duration.ofSeconds(60)));
         }
-        await().atMost(Timing.scaled(Duration.ofSeconds(30))).until(() -> servers.executionsPerSlot().size() >= 3);
+        await().atMost(Timing.scaled(Duration.ofSeconds(30))).until(() -> servers.executionsPerSlot("tick").size() >= 3);
 
         servers.execute("UPDATE quartz_control SET stall = true");
         AtomicReference<JvmProcess> staller = new AtomicReference<>();
@@ -105,7 +105,7 @@ class QuartzNodesIT {
                 .until(() -> Instant.now().isAfter(last.plusSeconds(3)));
         nodes.forEach(JvmProcess::kill);
 
-        Map<Instant, Integer> perSlot = servers.executionsPerSlot();
+        Map<Instant, Integer> perSlot = servers.executionsPerSlot("tick");
         assertThat(perSlot.values()).as("no slot ever ran twice: %s", perSlot).allMatch(n -> n == 1);
         assertThat(perSlot).as("the killed slot %s is completed by nobody", stalledSlot.get())
                 .doesNotContainKey(Instant.parse(stalledSlot.get()));

@@ -39,7 +39,7 @@ final class QuartzServers implements AutoCloseable {
                 .getResourceAsStream("org/quartz/impl/jdbcjobstore/tables_postgres.sql")) {
             execute(new String(in.readAllBytes(), StandardCharsets.UTF_8));
         }
-        execute("CREATE TABLE quartz_exec (slot text NOT NULL, node text NOT NULL, epoch bigint NOT NULL, "
+        execute("CREATE TABLE quartz_exec (job text NOT NULL, slot text NOT NULL, node text NOT NULL, epoch bigint NOT NULL, "
                 + "at timestamptz NOT NULL DEFAULT clock_timestamp())");
         execute("CREATE TABLE quartz_control (stall boolean NOT NULL); INSERT INTO quartz_control VALUES (false)");
     }
@@ -59,13 +59,16 @@ final class QuartzServers implements AutoCloseable {
         }
     }
 
-    /** Executions per slot (scheduled fire time), in slot order. */
-    Map<Instant, Integer> executionsPerSlot() throws SQLException {
+    /** Executions of {@code job} per slot (scheduled fire time), in slot order. */
+    Map<Instant, Integer> executionsPerSlot(String job) throws SQLException {
         Map<Instant, Integer> slots = new TreeMap<>();
-        try (Connection c = db.dataSource().getConnection(); Statement s = c.createStatement();
-             ResultSet rs = s.executeQuery("SELECT slot, count(*) FROM quartz_exec GROUP BY slot")) {
-            while (rs.next()) {
-                slots.put(Instant.parse(rs.getString(1)), rs.getInt(2));
+        try (Connection c = db.dataSource().getConnection();
+             var ps = c.prepareStatement("SELECT slot, count(*) FROM quartz_exec WHERE job = ? GROUP BY slot")) {
+            ps.setString(1, job);
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    slots.put(Instant.parse(rs.getString(1)), rs.getInt(2));
+                }
             }
         }
         return slots;
