@@ -1,0 +1,268 @@
+package dev.tenure.quartz;
+
+import dev.tenure.JobContext;
+import dev.tenure.JobCoordinator;
+import dev.tenure.Lease;
+import dev.tenure.LeaseOptions;
+import dev.tenure.Leases;
+import dev.tenure.RunClaim;
+import dev.tenure.RunPolicy;
+import dev.tenure.db.JdbcLeaseStore;
+import dev.tenure.db.JdbcRunLedger;
+import dev.tenure.testkit.Timing;
+import dev.tenure.valkey.ValkeyConfig;
+import dev.tenure.valkey.ValkeyLeaseStore;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.quartz.InterruptableJob;
+import org.quartz.Job;
+import org.quartz.JobBuilder;
+import org.quartz.JobExecutionContext;
+import org.quartz.JobExecutionException;
+import org.quartz.Scheduler;
+import org.quartz.SchedulerException;
+import org.quartz.SimpleScheduleBuilder;
+import org.quartz.Trigger;
+import org.quartz.TriggerBuilder;
+import org.quartz.TriggerKey;
+import org.quartz.impl.StdSchedulerFactory;
+import org.quartz.impl.matchers.EverythingMatcher;
+import org.quartz.impl.matchers.GroupMatcher;
+import org.quartz.listeners.JobListenerSupport;
+import org.quartz.listeners.TriggerListenerSupport;
+
+import java.sql.Connection;
+import java.time.Duration;
+import java.util.List;
+import java.util.Properties;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/** The plug-in mechanics inside one scheduler, against real Valkey and Postgres. */
+class QuartzMechanicsIT {
+
+    private static QuartzServers servers;
+    private static JdbcLeaseStore dbStore;
+    private static final List<Leases> leases = new CopyOnWriteArrayList<>();
+    static final List<String> seen = new CopyOnWriteArrayList<>();
+    static final AtomicInteger interrupts = new AtomicInteger();
+    private Scheduler scheduler;
+
+    @BeforeAll
+    static void start() throws Exception {
+        servers = new QuartzServers(QuartzMechanicsIT.class, null);
+        QuartzNode.dataSource = servers.db.dataSource();
+        dbStore = JdbcLeaseStore.create(servers.db.dataSource());
+    }
+
+    @AfterAll
+    static void stop() {
+        leases.forEach(Leases::close);
+        servers.close();
+    }
+
+    @AfterEach
+    void shutdown() throws SchedulerException {
+        seen.clear();
+        if (scheduler != null) {
+            scheduler.shutdown(false);
+        }
+    }
+
+    private static JobCoordinator coordinator(Duration ttl) {
+        Leases valkey = Leases.of(ValkeyLeaseStore.create(ValkeyConfig.standalone("127.0.0.1:" + servers.valkey.port())
+                .requestTimeout(Duration.ofMillis(300)).build()));
+        Leases database = Leases.of(dbStore);
+        leases.add(valkey);
+        leases.add(database);
+        return JobCoordinator.builder(database, new JdbcRunLedger(dbStore.ledger())).valkey(valkey)
+                .mode(JobCoordinator.Mode.VALKEY).leaseOptions(LeaseOptions.ofTtl(ttl)).build();
+    }
+
+    private Scheduler scheduler(String name) throws SchedulerException {
+        Properties p = new Properties();
+        p.setProperty("org.quartz.scheduler.instanceName", name);
+        p.setProperty("org.quartz.threadPool.threadCount", "2");
+        p.setProperty("org.quartz.scheduler.skipUpdateCheck", "true");
+        scheduler = new StdSchedulerFactory(p).getScheduler();
+        return scheduler;
+    }
+
+    private static Trigger onceNow(String name) {
+        return TriggerBuilder.newTrigger().withIdentity(name, "m").startNow().build();
+    }
+
+    /** True if another owner can take the job's leases at once (the fire's leases were released, not leaked). */
+    private static boolean jobIsFree(JobCoordinator other, String jobKey, String probe) {
+        RunClaim claim = other.begin(jobKey, probe, RunPolicy.failFast());
+        if (claim instanceof RunClaim.Claimed c) {
+            c.run().finish(null, null);
+            return true;
+        }
+        return false;
+    }
+
+    @Test
+    void listeners_jobReadsItsLeaseEpochAndFence_fromTheContext() throws Exception {
+        JobCoordinator coordinator = coordinator(Duration.ofSeconds(30));
+        Scheduler s = scheduler("m-read");
+        QuartzCoordination.builder(coordinator).build().registerListeners(s);
+        s.scheduleJob(JobBuilder.newJob(ReadingJob.class).withIdentity("reader", "m").build(), onceNow("reader"));
+        s.start();
+        await().atMost(Timing.scaled(Duration.ofSeconds(20))).until(() -> seen.size() == 1);
+        assertThat(seen.get(0)).startsWith("valid=true epochMatches=true fenced=true");
+        assertThat(servers.runStatus("quartz:m:reader", seen.get(0).split("fire=")[1])).isEqualTo("COMPLETED");
+    }
+
+    @Test
+    void anotherListenerVetoesAfterOurs_fireGivenBack_leasesReleased() throws Exception {
+        JobCoordinator coordinator = coordinator(Duration.ofSeconds(30));
+        Scheduler s = scheduler("m-veto");
+        QuartzCoordination.builder(coordinator).build().registerListeners(s);
+        s.getListenerManager().addTriggerListener(new TriggerListenerSupport() {
+            @Override public String getName() { return "vetoes-everything"; }
+            @Override public boolean vetoJobExecution(Trigger trigger, JobExecutionContext context) {
+                seen.add("claimed=" + QuartzCoordination.contextOf(context).isPresent() + " fire=" + FireKeys.fireKey(context));
+                return true;
+            }
+        });
+        s.scheduleJob(JobBuilder.newJob(ReadingJob.class).withIdentity("vetoed", "m").build(), onceNow("vetoed"));
+        s.start();
+        await().atMost(Timing.scaled(Duration.ofSeconds(20))).until(() -> seen.size() == 1);
+        assertThat(seen.get(0)).startsWith("claimed=true");
+        String fire = seen.get(0).split("fire=")[1];
+        await().atMost(Timing.scaled(Duration.ofSeconds(10)))
+                .until(() -> "FAILED".equals(servers.runStatus("quartz:m:vetoed", fire)));
+        assertThat(jobIsFree(coordinator(Duration.ofSeconds(30)), "quartz:m:vetoed", "probe")).isTrue();
+    }
+
+    @Test
+    void anotherListenerThrows_quartzAbandonsTheFire_leasesReleasedAnyway() throws Exception {
+        JobCoordinator coordinator = coordinator(Duration.ofSeconds(30));
+        Scheduler s = scheduler("m-throw");
+        QuartzCoordination.builder(coordinator).build().registerListeners(s);
+        s.getListenerManager().addTriggerListener(new TriggerListenerSupport() {
+            @Override public String getName() { return "throws"; }
+            @Override public boolean vetoJobExecution(Trigger trigger, JobExecutionContext context) {
+                seen.add("fire=" + FireKeys.fireKey(context));
+                throw new IllegalStateException("a broken listener");
+            }
+        });
+        s.scheduleJob(JobBuilder.newJob(ReadingJob.class).withIdentity("thrown", "m").build(), onceNow("thrown"));
+        s.start();
+        await().atMost(Timing.scaled(Duration.ofSeconds(20))).until(() -> seen.size() == 1);
+        String fire = seen.get(0).split("fire=")[1];
+        await().atMost(Timing.scaled(Duration.ofSeconds(10)))
+                .until(() -> "FAILED".equals(servers.runStatus("quartz:m:thrown", fire)));
+        assertThat(jobIsFree(coordinator(Duration.ofSeconds(30)), "quartz:m:thrown", "probe")).isTrue();
+    }
+
+    @Test
+    void factory_delegateThrows_newJobDoesNotThrow_fireFails_triggerStaysHealthy() throws Exception {
+        JobCoordinator coordinator = coordinator(Duration.ofSeconds(30));
+        Scheduler s = scheduler("m-factory");
+        s.setJobFactory(QuartzCoordination.builder(coordinator).build().jobFactory((bundle, sch) -> {
+            throw new SchedulerException("no instance today");
+        }));
+        s.getListenerManager().addJobListener(new JobListenerSupport() {
+            @Override public String getName() { return "records"; }
+            @Override public void jobWasExecuted(JobExecutionContext context, JobExecutionException e) {
+                seen.add(String.valueOf(e));
+            }
+        }, EverythingMatcher.allJobs());
+        TriggerKey key = TriggerKey.triggerKey("broken", "m");
+        s.scheduleJob(JobBuilder.newJob(ReadingJob.class).withIdentity("broken", "m").build(),
+                TriggerBuilder.newTrigger().withIdentity(key).startNow()
+                        .withSchedule(SimpleScheduleBuilder.repeatSecondlyForever()).build());
+        s.start();
+        await().atMost(Timing.scaled(Duration.ofSeconds(20))).until(() -> seen.size() >= 2);
+        assertThat(seen).allMatch(e -> e.contains("could not create an instance") && e.contains("no instance today"));
+        assertThat(s.getTriggerState(key)).isEqualTo(Trigger.TriggerState.NORMAL);
+    }
+
+    @Test
+    void factory_onlyMatchedJobsAreCoordinated() throws Exception {
+        JobCoordinator coordinator = coordinator(Duration.ofSeconds(30));
+        Scheduler s = scheduler("m-match");
+        s.setJobFactory(QuartzCoordination.builder(coordinator).jobs(GroupMatcher.jobGroupEquals("m")).build().jobFactory());
+        s.scheduleJob(JobBuilder.newJob(ReadingJob.class).withIdentity("in", "m").build(), onceNow("in"));
+        s.scheduleJob(JobBuilder.newJob(ReadingJob.class).withIdentity("out", "other").build(),
+                TriggerBuilder.newTrigger().withIdentity("out", "other").startNow().build());
+        s.start();
+        await().atMost(Timing.scaled(Duration.ofSeconds(20))).until(() -> seen.size() == 2);
+        assertThat(seen).anyMatch(l -> l.startsWith("valid=true") && l.contains("job=in"))
+                .anyMatch(l -> l.startsWith("uncoordinated") && l.contains("job=out"));
+    }
+
+    @Test
+    void leaseLostMidJob_interruptableJobIsInterrupted() throws Exception {
+        JobCoordinator coordinator = coordinator(Duration.ofMillis(1500));
+        Scheduler s = scheduler("m-interrupt");
+        s.setJobFactory(QuartzCoordination.builder(coordinator).build().jobFactory());
+        s.scheduleJob(JobBuilder.newJob(SleepingJob.class).withIdentity("sleeper", "m").build(), onceNow("sleeper"));
+        interrupts.set(0);
+        s.start();
+        await().atMost(Timing.scaled(Duration.ofSeconds(20))).until(() -> seen.contains("sleeping"));
+        servers.valkey.pause();
+        try {
+            await().atMost(Timing.scaled(Duration.ofSeconds(10))).until(() -> interrupts.get() == 1);
+            await().atMost(Timing.scaled(Duration.ofSeconds(10))).until(() -> seen.size() == 2);
+        } finally {
+            servers.valkey.resume();
+        }
+        assertThat(seen).containsExactly("sleeping", "interrupted validAfterLoss=false");
+    }
+
+    /** Reads its run from the context and makes one fenced (empty) transaction. */
+    public static final class ReadingJob implements Job {
+        @Override
+        public void execute(JobExecutionContext context) throws JobExecutionException {
+            String job = "job=" + context.getJobDetail().getKey().getName();
+            JobContext run = QuartzCoordination.contextOf(context).orElse(null);
+            if (run == null) {
+                seen.add("uncoordinated " + job);
+                return;
+            }
+            Lease lease = QuartzCoordination.leaseOf(context).orElseThrow();
+            boolean fenced;
+            try (Connection c = QuartzNode.dataSource.getConnection()) {
+                c.setAutoCommit(false);
+                run.fence(c);
+                c.commit();
+                fenced = true;
+            } catch (Exception e) {
+                fenced = false;
+            }
+            seen.add("valid=" + lease.isValid() + " epochMatches=" + (lease.fencingToken().orElse(-1) == run.epoch())
+                    + " fenced=" + fenced + " " + job + " fire=" + run.fireKey());
+        }
+    }
+
+    /** Sleeps until interrupted; reports whether the lease was still valid then. */
+    public static final class SleepingJob implements InterruptableJob {
+        private volatile Thread runner;
+
+        @Override
+        public void execute(JobExecutionContext context) {
+            runner = Thread.currentThread();
+            seen.add("sleeping");
+            try {
+                Thread.sleep(60_000);
+            } catch (InterruptedException e) {
+                seen.add("interrupted validAfterLoss=" + QuartzCoordination.contextOf(context).orElseThrow().isLeaseValid());
+            }
+        }
+
+        @Override
+        public void interrupt() {
+            interrupts.incrementAndGet();
+            runner.interrupt();
+        }
+    }
+
+}
