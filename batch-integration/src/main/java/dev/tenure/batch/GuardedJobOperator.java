@@ -9,6 +9,9 @@ import dev.tenure.spi.LeaseKeys;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.batch.core.BatchStatus;
+import org.springframework.batch.core.ExitStatus;
+import org.springframework.batch.core.job.JobInstance;
+import org.springframework.batch.core.step.StepExecution;
 import org.springframework.batch.core.job.DefaultJobKeyGenerator;
 import org.springframework.batch.core.job.Job;
 import org.springframework.batch.core.job.JobExecution;
@@ -18,6 +21,7 @@ import org.springframework.batch.core.launch.JobOperator;
 import org.springframework.batch.core.repository.JobRepository;
 
 import java.time.Duration;
+import java.time.LocalDateTime;
 import java.util.Objects;
 
 /**
@@ -33,7 +37,8 @@ import java.util.Objects;
  * <p><b>Crash recovery.</b> When the claim succeeds and the instance's last execution is still marked running
  * (STARTING/STARTED/STOPPING), its owner's database lease has ended (a claim succeeds only then), so the owner is dead
  * or fenced out: the guard calls {@link JobOperator#recover} on it and then restarts the instance. This is sound
- * only if every process launches the job through a guard.
+ * only if every process launches the job through a guard. UNKNOWN executions (a chunk whose outcome its stale owner
+ * never learned) are marked FAILED, so that the instance restarts from its last checkpoint.
  *
  * <p>The run is finished (outcome recorded, leases released) when the job ends, on the thread that ran it, so
  * synchronous and asynchronous task executors both work. Jobs with a {@code JobParametersIncrementer} are refused
@@ -126,6 +131,42 @@ public final class GuardedJobOperator {
             log.warn("job execution {} of '{}' is still marked {} but its owner's lease has ended (this process holds "
                     + "epoch {}): recovering it", last.getId(), job.getName(), last.getStatus(), run.epoch());
             operator.recover(last);
+        }
+        repairUnknown(job, parameters, run);
+    }
+
+    /**
+     * Marks the instance's UNKNOWN job and step executions FAILED, so Spring Batch restarts it instead of demanding
+     * manual intervention. UNKNOWN means a chunk transaction's outcome was not known to its process (a stale owner
+     * whose connection was cut, typically). Safe here because the chunk's business writes, its fence check and the
+     * step's checkpoint share one transaction on one DataSource (which {@link TenureBatch} requires): whether or not
+     * it committed, the checkpoint matches the data; and this process holds the claim, so that owner's lease ended.
+     */
+    private void repairUnknown(Job job, JobParameters parameters, ActiveRun run) {
+        JobInstance instance = repository.getJobInstance(job.getName(), parameters);
+        if (instance == null) {
+            return;
+        }
+        String why = "Tenure: marked FAILED by epoch " + run.epoch() + " (owner " + run.owner() + "): the execution's "
+                + "owner lost its lease, and its chunk in flight was fenced or rolled back with its checkpoint";
+        for (JobExecution listed : repository.getJobExecutions(instance)) {
+            JobExecution e = repository.getJobExecution(listed.getId());
+            for (StepExecution s : e.getStepExecutions()) {
+                if (s.getStatus() == BatchStatus.UNKNOWN) {
+                    s.setStatus(BatchStatus.FAILED);
+                    s.setExitStatus(ExitStatus.FAILED.addExitDescription(why));
+                    s.setEndTime(s.getEndTime() != null ? s.getEndTime() : LocalDateTime.now());
+                    repository.update(s);
+                }
+            }
+            if (e.getStatus() == BatchStatus.UNKNOWN) {
+                log.warn("job execution {} of '{}' was left UNKNOWN by an owner that lost its lease: marking it FAILED",
+                        e.getId(), job.getName());
+                e.setStatus(BatchStatus.FAILED);
+                e.setExitStatus(ExitStatus.FAILED.addExitDescription(why));
+                e.setEndTime(e.getEndTime() != null ? e.getEndTime() : LocalDateTime.now());
+                repository.update(e);
+            }
         }
     }
 }

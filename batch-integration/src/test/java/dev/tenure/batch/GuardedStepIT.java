@@ -141,6 +141,31 @@ class GuardedStepIT {
     }
 
     @Test
+    void launch_executionLeftUnknownByAStaleOwner_isMarkedFailedAndTheInstanceRestarts() throws Exception {
+        GuardedJobOperator guard = sync.tenure.guard(sync.operator, sync.repository);
+        AtomicInteger chunks = new AtomicInteger();
+        Job job = sync.settlementJob("zombie", "zombie", 1, id -> {
+            if (chunks.incrementAndGet() == 2) {
+                valkey.command("SET", "{tenure:batch:zombie}:lease", "intruder");
+            }
+        });
+        BatchLaunch first = guard.launch(job, date("2024-05-01"));
+        long stale = first.execution().orElseThrow().getId();
+        // what a resumed stale owner's unfenced job bookkeeping leaves behind (its chunk itself was fenced out)
+        sync.jdbc.update("UPDATE batch_job_execution SET status = 'UNKNOWN', exit_code = 'UNKNOWN' WHERE job_execution_id = ?", stale);
+        sync.jdbc.update("UPDATE batch_step_execution SET status = 'UNKNOWN', exit_code = 'UNKNOWN' WHERE job_execution_id = ?", stale);
+        valkey.command("DEL", "{tenure:batch:zombie}:lease");
+
+        BatchLaunch restart = guard.launch(sync.settlementJob("zombie", "zombie", 0, id -> { }), date("2024-05-01"));
+
+        assertThat(restart.outcomeNow().orElseThrow().status()).isEqualTo(RunOutcome.Status.EXECUTED);
+        assertThat(sync.repository.getJobExecution(stale).getStatus()).isEqualTo(BatchStatus.FAILED);
+        assertThat(sync.repository.getJobExecution(stale).getExitStatus().getExitDescription()).contains("Tenure");
+        assertThat(count("SELECT count(*) FROM settlement WHERE node = 'zombie'")).isEqualTo(ROWS);
+        assertThat(count("SELECT count(DISTINCT entry_id) FROM settlement WHERE node = 'zombie'")).isEqualTo(ROWS);
+    }
+
+    @Test
     void taskletStep_leaseLost_endsStoppedNamingTheLoss() throws Exception {
         AtomicInteger iterations = new AtomicInteger();
         DataSourceTransactionManager tx = new DataSourceTransactionManager(sync.dataSource);
