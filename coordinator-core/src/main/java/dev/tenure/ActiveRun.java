@@ -33,6 +33,7 @@ public final class ActiveRun implements JobContext, AutoCloseable {
     private final boolean viaFallback;
     private final long began;
     private final AtomicBoolean cancelled = new AtomicBoolean();
+    private final AtomicBoolean finishing = new AtomicBoolean();
     private RunOutcome<?> outcome;
 
     ActiveRun(RunLedger ledger, Ticker ticker, String jobKey, String fireKey, long epoch, String runId, Lease db,
@@ -82,14 +83,15 @@ public final class ActiveRun implements JobContext, AutoCloseable {
     }
 
     /**
-     * Runs {@code action} once when either lease is lost (at once if one already is), on Tenure's watchdog
-     * thread: it must not block. For interrupting or stopping the work.
+     * Runs {@code action} once when either lease is lost (at once if one already is) while the work runs, on
+     * Tenure's watchdog thread: it must not block. For interrupting or stopping the work. Never runs once
+     * {@link #finish} has begun: the work is over by then.
      */
     public ActiveRun onCancelled(Runnable action) {
         Objects.requireNonNull(action, "action");
         AtomicBoolean once = new AtomicBoolean();
         Runnable guarded = () -> {
-            if (once.compareAndSet(false, true)) {
+            if (!finishing.get() && once.compareAndSet(false, true)) {
                 action.run();
             }
         };
@@ -119,6 +121,7 @@ public final class ActiveRun implements JobContext, AutoCloseable {
         if (outcome != null) {
             return (RunOutcome<T>) outcome;
         }
+        finishing.set(true);
         Duration ran = Duration.ofNanos(ticker.nanoTime() - began);
         try {
             boolean accepted = db.isValid() && ledger.finish(jobKey, epoch, runId, error == null,

@@ -31,7 +31,8 @@ public interface RunLedger {
 
     /**
      * Records the outcome, only if {@code epoch} is still the job's current epoch. False = fenced out: the
-     * outcome was not accepted (the run is marked rejected as stale).
+     * outcome was not accepted (the run is marked rejected as stale). It leaves the job's lease to its holder, who
+     * releases it right after (so that the holder's lease handle ends RELEASED, not LOST).
      */
     boolean finish(String jobKey, long epoch, String runId, boolean succeeded, String error);
 

@@ -34,7 +34,8 @@ public final class JdbcRunLedger implements RunLedger {
 
     @Override
     public boolean finish(String jobKey, long epoch, String runId, boolean succeeded, String error) {
-        return ledger.finish(jobKey, epoch, UUID.fromString(runId), succeeded ? RunStatus.COMPLETED : RunStatus.FAILED, error);
+        // the coordinator releases its lease handle right after: the handle, not this statement, ends the lease
+        return ledger.recordOutcome(jobKey, epoch, UUID.fromString(runId), succeeded ? RunStatus.COMPLETED : RunStatus.FAILED, error);
     }
 
     @Override

@@ -167,6 +167,18 @@ public final class JobLedger {
         return runs.finish(key(jobKey), epoch(epoch), runId, outcome, error);
     }
 
+    /**
+     * Like {@link #finish}, but the lease stays with its holder, who then releases it (with {@link #release} or its
+     * lease handle): for holders whose lease handle must see its own release, as the job coordinator's does.
+     */
+    public boolean recordOutcome(String jobKey, long epoch, UUID runId, RunStatus outcome, String error) {
+        Objects.requireNonNull(runId, "runId");
+        if (outcome != RunStatus.COMPLETED && outcome != RunStatus.FAILED) {
+            throw new IllegalArgumentException("outcome must be COMPLETED or FAILED (got " + outcome + ")");
+        }
+        return runs.finish(key(jobKey), epoch(epoch), runId, outcome, error, true);
+    }
+
     /** The run row of ({@code jobKey}, {@code fireKey}), if any; a read without locks. */
     public Optional<RunRecord> runOf(String jobKey, String fireKey) {
         return runs.runOf(key(jobKey), id("fireKey", fireKey));

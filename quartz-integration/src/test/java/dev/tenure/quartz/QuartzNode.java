@@ -37,7 +37,7 @@ import java.util.Properties;
  * {@code <node> <store ram|jdbc> <style listeners|factory> <job> <valkey port> <jdbc url> <user> <password|-> <ttl ms>}.
  * Fires an every-second cron job; the job writes {@code (slot, node, epoch)} into {@code quartz_exec} in a fenced
  * transaction (with the job's name). While {@code quartz_control.stall} is true the executing node prints {@code STALLING <slot>} and sleeps
- * before the write. Prints {@code READY}, {@code EXECUTED <slot> <epoch>} and {@code NOT_RUN <slot> <why>}.
+ * 5 s before the write. The job requests recovery (a clustered store re-fires it when its node is declared dead). Prints {@code READY}, {@code EXECUTED <slot> <epoch>} and {@code NOT_RUN <slot> <why>}.
  */
 public final class QuartzNode {
 
@@ -67,7 +67,7 @@ public final class QuartzNode {
             tenure.registerListeners(scheduler);
         }
         scheduler.getListenerManager().addJobListener(new Reporter(), EverythingMatcher.allJobs());
-        JobDetail detail = JobBuilder.newJob(SlotJob.class).withIdentity(job, "it").build();
+        JobDetail detail = JobBuilder.newJob(SlotJob.class).withIdentity(job, "it").requestRecovery(true).build();
         Trigger trigger = TriggerBuilder.newTrigger().withIdentity(job, "it")
                 .withSchedule(CronScheduleBuilder.cronSchedule("* * * * * ?").withMisfireHandlingInstructionDoNothing())
                 .build();
@@ -118,7 +118,7 @@ public final class QuartzNode {
             try {
                 if (stalled()) {
                     System.out.println("STALLING " + slot);
-                    Thread.sleep(60_000);
+                    Thread.sleep(5_000);
                 }
                 try (Connection c = dataSource.getConnection()) {
                     c.setAutoCommit(false);

@@ -92,8 +92,13 @@ public final class RunRows {
      * job's; otherwise marks the run REJECTED_STALE (if it is still RUNNING) and changes nothing else.
      */
     public boolean finish(String key, long epoch, UUID runId, RunStatus outcome, String error) {
+        return finish(key, epoch, runId, outcome, error, false);
+    }
+
+    /** {@link #finish}; with {@code keepLease} the lease stays with its holder, who releases it next. */
+    public boolean finish(String key, long epoch, UUID runId, RunStatus outcome, String error, boolean keepLease) {
         return jdbc.run("finish", key, true, c -> {
-            try (PreparedStatement ps = jdbc.prepare(c, sql.finish)) {
+            try (PreparedStatement ps = jdbc.prepare(c, keepLease ? sql.finishKeepingLease : sql.finish)) {
                 ps.setString(1, key);
                 ps.setLong(2, epoch);
                 ps.setString(3, outcome.name());
@@ -101,9 +106,11 @@ public final class RunRows {
                 ps.setObject(5, runId);
                 ps.setString(6, key);
                 ps.setLong(7, epoch);
-                ps.setString(8, leases.channel(key));
-                ps.setString(9, key);
-                ps.setString(10, leases.channel(key));
+                if (!keepLease) {
+                    ps.setString(8, leases.channel(key));
+                    ps.setString(9, key);
+                    ps.setString(10, leases.channel(key));
+                }
                 try (ResultSet rs = ps.executeQuery()) {
                     rs.next();
                     return rs.getLong(1) > 0;

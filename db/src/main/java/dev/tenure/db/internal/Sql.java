@@ -38,6 +38,8 @@ public final class Sql {
     final String markRunning;
     final String runOf;
     final String finish;
+    /** Like {@link #finish} but keeps the lease (the holder releases it next); parameters 1-7 only. */
+    final String finishKeepingLease;
 
     /**
      * {@code pg_notify(channel, key)} once, only if a live {@code release_listener} row says someone listens on the
@@ -99,12 +101,16 @@ public final class Sql {
                 + "WHERE job_key = ? AND fencing_token = ?";
         runOf = "SELECT run_id, job_key, fire_key, epoch, owner, status, attempt, started_at, finished_at, error FROM "
                 + jr + " WHERE job_key = ? AND fire_key = ?";
-        finish = "WITH cleared AS (UPDATE " + je + " SET " + CLEAR_LEASE
+        finish = finish(je, jr, CLEAR_LEASE, notifyIfListened(quotedSchema, "cleared, "));
+        finishKeepingLease = finish(je, jr, "status = 'HELD', current_run_id = NULL, updated_at = clock_timestamp()", "0");
+    }
+
+    private static String finish(String je, String jr, String set, String notify) {
+        return "WITH cleared AS (UPDATE " + je + " SET " + set
                 + " WHERE job_key = ? AND fencing_token = ? RETURNING job_key), "
                 + "run AS (UPDATE " + jr + " SET status = CASE WHEN EXISTS (SELECT 1 FROM cleared) THEN ? "
                 + "ELSE 'REJECTED_STALE' END, finished_at = clock_timestamp(), error = ? "
                 + "WHERE run_id = ? AND job_key = ? AND epoch = ? AND status = 'RUNNING' RETURNING status) "
-                + "SELECT (SELECT count(*) FROM cleared), (SELECT status FROM run), "
-                + notifyIfListened(quotedSchema, "cleared, ");
+                + "SELECT (SELECT count(*) FROM cleared), (SELECT status FROM run), " + notify;
     }
 }
