@@ -106,6 +106,23 @@ class JobLedgerIT {
     }
 
     @Test
+    void recordOutcome_keepsTheLeaseForItsHolderToRelease_staleEpochRejected() {
+        String key = key();
+        long e1 = ((ClaimResult.Claimed) ledger.claim(key, "a", Duration.ofSeconds(10))).epoch();
+        RunStart.Started s = (RunStart.Started) ledger.startRun(key, "fire-1", e1, "a");
+        assertThat(ledger.recordOutcome(key, e1, s.runId(), RunStatus.COMPLETED, null)).isTrue();
+        assertThat(ledger.runOf(key, "fire-1")).get().extracting(RunRecord::status).isEqualTo(RunStatus.COMPLETED);
+        assertThat(ledger.holder(key)).get().extracting(JobHolder::owner).isEqualTo("a");
+        assertThat(ledger.releaseIfOwner(key, "a")).as("the holder's own release still finds its lease").isTrue();
+        assertThat(ledger.holder(key)).isEmpty();
+
+        long e2 = ((ClaimResult.Claimed) ledger.claim(key, "b", Duration.ofSeconds(10))).epoch();
+        RunStart.Started s2 = (RunStart.Started) ledger.startRun(key, "fire-2", e2, "b");
+        assertThat(ledger.recordOutcome(key, e2 - 1, s2.runId(), RunStatus.COMPLETED, null)).isFalse();
+        assertThat(ledger.holder(key)).get().extracting(JobHolder::owner).isEqualTo("b");
+    }
+
+    @Test
     void finish_afterBeingFencedOut_rejectsTheOutcome_andTheFireIsRetried() throws Exception {
         String key = key();
         long n = ((ClaimResult.Claimed) ledger.claim(key, "a", Duration.ofMillis(800))).epoch();
