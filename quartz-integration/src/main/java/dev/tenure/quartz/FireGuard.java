@@ -3,6 +3,7 @@ package dev.tenure.quartz;
 import dev.tenure.ActiveRun;
 import dev.tenure.RunClaim;
 import dev.tenure.RunOutcome;
+import dev.tenure.RunPolicy;
 import org.quartz.InterruptableJob;
 import org.quartz.Job;
 import org.quartz.JobExecutionContext;
@@ -57,11 +58,13 @@ final class FireGuard {
             if (!config.coordinates(context.getJobDetail().getKey())) {
                 return Entry.NOT_COORDINATED;
             }
-            if (context.get(RUN) != null) {
+            if (context.get(RUN) instanceof ActiveRun held && !held.isFinished()) {
                 return Entry.RUN; // both plug-in styles on one scheduler: the first one holds the fire
             }
+            // a finished run here is a re-execution (JobExecutionException with refireImmediately): claim again
             job = config.jobKey(context.getJobDetail().getKey());
-            RunClaim claim = config.coordinator().begin(job, FireKeys.fireKey(context), config.runPolicy());
+            RunPolicy policy = context.isRecovering() ? config.recoveryPolicy() : config.runPolicy();
+            RunClaim claim = config.coordinator().begin(job, FireKeys.fireKey(context), policy);
             if (claim instanceof RunClaim.NotClaimed not) {
                 context.put(OUTCOME, not.outcome());
                 report(job, not.outcome().status().name());

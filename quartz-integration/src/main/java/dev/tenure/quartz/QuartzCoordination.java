@@ -18,6 +18,7 @@ import org.quartz.simpl.PropertySettingJobFactory;
 import org.quartz.spi.JobFactory;
 import org.quartz.Matcher;
 
+import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.function.Function;
@@ -49,6 +50,7 @@ public final class QuartzCoordination {
     private final Matcher<JobKey> jobs;
     private final Function<JobKey, String> jobKeys;
     private final RunPolicy runPolicy;
+    private final RunPolicy recoveryPolicy;
     private final FaultPolicy faultPolicy;
     private final boolean interruptOnLeaseLoss;
     private final FireMetrics metrics;
@@ -60,6 +62,7 @@ public final class QuartzCoordination {
         this.jobs = b.jobs;
         this.jobKeys = b.jobKeys;
         this.runPolicy = b.runPolicy;
+        this.recoveryPolicy = b.recoveryPolicy;
         this.faultPolicy = b.faultPolicy;
         this.interruptOnLeaseLoss = b.interruptOnLeaseLoss;
         this.metrics = b.metrics;
@@ -138,6 +141,7 @@ public final class QuartzCoordination {
 
     JobCoordinator coordinator() { return coordinator; }
     RunPolicy runPolicy() { return runPolicy; }
+    RunPolicy recoveryPolicy() { return recoveryPolicy; }
     FaultPolicy faultPolicy() { return faultPolicy; }
     boolean interruptOnLeaseLoss() { return interruptOnLeaseLoss; }
     FireMetrics metrics() { return metrics; }
@@ -149,6 +153,7 @@ public final class QuartzCoordination {
         private Matcher<JobKey> jobs = EverythingMatcher.allJobs();
         private Function<JobKey, String> jobKeys = FireKeys::jobKey;
         private RunPolicy runPolicy = RunPolicy.skipFire();
+        private RunPolicy recoveryPolicy = RunPolicy.waitUpTo(Duration.ofSeconds(60));
         private FaultPolicy faultPolicy = FaultPolicy.SKIP_FIRE;
         private boolean interruptOnLeaseLoss = true;
         private FireMetrics metrics = FireMetrics.none();
@@ -184,6 +189,17 @@ public final class QuartzCoordination {
          */
         public Builder runPolicy(RunPolicy policy) {
             this.runPolicy = Objects.requireNonNull(policy, "policy");
+            return this;
+        }
+
+        /**
+         * What a cluster-recovery fire ({@code isRecovering()}, JDBC job store, {@code requestsRecovery} jobs) does
+         * when the job is held (default: wait up to 60 s). Quartz may declare a frozen node dead before that node's
+         * lease has run out; waiting lets the recovery fire complete the fire once the lease ends (or find it done,
+         * if the node was only slow) instead of skipping it for good. Keep it above the coordinator's lease TTL.
+         */
+        public Builder recoveryPolicy(RunPolicy policy) {
+            this.recoveryPolicy = Objects.requireNonNull(policy, "policy");
             return this;
         }
 

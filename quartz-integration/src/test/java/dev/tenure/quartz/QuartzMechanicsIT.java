@@ -1,5 +1,14 @@
 package dev.tenure.quartz;
 
+import dev.tenure.ActiveRun;
+import java.time.Instant;
+import java.util.Date;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.quartz.JobDetail;
+import org.quartz.impl.JobExecutionContextImpl;
+import org.quartz.spi.OperableTrigger;
+import org.quartz.spi.TriggerFiredBundle;
 import dev.tenure.JobContext;
 import dev.tenure.JobCoordinator;
 import dev.tenure.Lease;
@@ -216,6 +225,80 @@ class QuartzMechanicsIT {
             servers.valkey.resume();
         }
         assertThat(seen).containsExactly("sleeping", "interrupted validAfterLoss=false");
+    }
+
+    @Test
+    void refireImmediately_reExecutionIsClaimedAgain_neverRunsUncoordinated() throws Exception {
+        JobCoordinator coordinator = coordinator(Duration.ofSeconds(30));
+        for (boolean factory : new boolean[]{false, true}) {
+            seen.clear();
+            Scheduler s = scheduler("m-refire-" + factory);
+            QuartzCoordination tenure = QuartzCoordination.builder(coordinator).build();
+            if (factory) {
+                s.setJobFactory(tenure.jobFactory());
+            } else {
+                tenure.registerListeners(s);
+            }
+            String name = "refire-" + factory;
+            s.scheduleJob(JobBuilder.newJob(RefiringJob.class).withIdentity(name, "m").build(), onceNow(name));
+            s.start();
+            await().atMost(Timing.scaled(Duration.ofSeconds(20))).until(() -> seen.size() == 2);
+            s.shutdown(true);
+            long first = Long.parseLong(seen.get(0).split(" ")[1]);
+            assertThat(seen.get(0)).as("factory=%s", factory).startsWith("attempt1 ");
+            assertThat(seen.get(1)).as("factory=%s", factory).startsWith("attempt2 ").endsWith(" valid=true");
+            assertThat(Long.parseLong(seen.get(1).split(" ")[1])).isGreaterThan(first);
+            String fire = seen.get(0).split(" ")[2];
+            assertThat(servers.runStatus("quartz:m:" + name, fire)).isEqualTo("COMPLETED");
+        }
+        scheduler = null;
+    }
+
+    /** Asks Quartz to re-execute it once at once; reports the epoch and lease of each execution. */
+    public static final class RefiringJob implements Job {
+        @Override
+        public void execute(JobExecutionContext context) throws JobExecutionException {
+            JobContext run = QuartzCoordination.contextOf(context).orElseThrow();
+            Lease lease = QuartzCoordination.leaseOf(context).orElseThrow();
+            if (context.getRefireCount() == 0) {
+                seen.add("attempt1 " + run.epoch() + " " + run.fireKey());
+                throw new JobExecutionException("try again", true);
+            }
+            seen.add("attempt2 " + run.epoch() + " " + run.fireKey() + " valid=" + lease.isValid());
+        }
+    }
+
+    @Test
+    void recoveringFire_ownerStillHoldsTheJob_waitsForItsLeaseInsteadOfSkipping() throws Exception {
+        String original = "2026-12-02T09:00:00Z";
+        ActiveRun frozenOwner = ((RunClaim.Claimed) coordinator(Duration.ofSeconds(30))
+                .begin("quartz:m:recov", original, RunPolicy.failFast())).run();
+        FireGuard guard = new FireGuard(QuartzCoordination.builder(coordinator(Duration.ofSeconds(30)))
+                .recoveryPolicy(RunPolicy.waitUpTo(Duration.ofSeconds(20))).build());
+
+        assertThat(guard.enter(fire(false, original))).as("a normal fire of a held job is skipped at once")
+                .isEqualTo(FireGuard.Entry.SKIP);
+        JobExecutionContext recovery = fire(true, original);
+        CompletableFuture<FireGuard.Entry> entry = CompletableFuture.supplyAsync(() -> guard.enter(recovery));
+        Thread.sleep(1000);
+        assertThat(entry).as("the recovery fire waits for the owner's lease").isNotDone();
+        frozenOwner.close(); // its lease ends (here released; a frozen owner's would expire)
+
+        assertThat(entry.get(20, TimeUnit.SECONDS)).isEqualTo(FireGuard.Entry.RUN);
+        assertThat(QuartzCoordination.contextOf(recovery).orElseThrow().fireKey()).isEqualTo(original);
+        guard.exit(recovery, null);
+        assertThat(servers.runStatus("quartz:m:recov", original)).isEqualTo("COMPLETED");
+    }
+
+    private static JobExecutionContext fire(boolean recovering, String originalFireTime) {
+        JobDetail job = JobBuilder.newJob(ReadingJob.class).withIdentity("recov", "m").build();
+        long millis = Instant.parse(originalFireTime).toEpochMilli();
+        OperableTrigger trigger = (OperableTrigger) TriggerBuilder.newTrigger().withIdentity("recover_n1", "RECOVERING_JOBS")
+                .usingJobData(Scheduler.FAILED_JOB_ORIGINAL_TRIGGER_SCHEDULED_FIRETIME_IN_MILLISECONDS, Long.toString(millis))
+                .build();
+        Date scheduled = recovering ? new Date() : new Date(millis);
+        return new JobExecutionContextImpl(null, new TriggerFiredBundle(job, trigger, null, recovering, new Date(),
+                scheduled, null, null), new ReadingJob());
     }
 
     /** Reads its run from the context and makes one fenced (empty) transaction. */

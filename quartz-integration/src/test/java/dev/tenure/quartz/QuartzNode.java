@@ -23,6 +23,7 @@ import org.quartz.TriggerBuilder;
 import org.quartz.impl.StdSchedulerFactory;
 import org.quartz.impl.matchers.EverythingMatcher;
 import org.quartz.listeners.JobListenerSupport;
+import org.quartz.listeners.TriggerListenerSupport;
 
 import javax.sql.DataSource;
 import java.sql.Connection;
@@ -67,6 +68,19 @@ public final class QuartzNode {
             tenure.registerListeners(scheduler);
         }
         scheduler.getListenerManager().addJobListener(new Reporter(), EverythingMatcher.allJobs());
+        scheduler.getListenerManager().addTriggerListener(new TriggerListenerSupport() {
+            @Override
+            public String getName() {
+                return "it-recovery-reporter";
+            }
+
+            @Override
+            public void triggerFired(Trigger trigger, JobExecutionContext context) {
+                if (context.isRecovering()) {
+                    System.out.println("RECOVERING " + safeFireKey(context));
+                }
+            }
+        }, EverythingMatcher.allTriggers());
         JobDetail detail = JobBuilder.newJob(SlotJob.class).withIdentity(job, "it").requestRecovery(true).build();
         Trigger trigger = TriggerBuilder.newTrigger().withIdentity(job, "it")
                 .withSchedule(CronScheduleBuilder.cronSchedule("* * * * * ?").withMisfireHandlingInstructionDoNothing())
@@ -178,7 +192,15 @@ public final class QuartzNode {
 
         private static void print(JobExecutionContext context, String how) {
             String why = QuartzCoordination.outcomeOf(context).map(o -> o.status().name()).orElse("FAULT");
-            System.out.println("NOT_RUN " + FireKeys.fireKey(context) + " " + how + ":" + why);
+            System.out.println("NOT_RUN " + safeFireKey(context) + " " + how + ":" + why);
+        }
+    }
+
+    static String safeFireKey(JobExecutionContext context) {
+        try {
+            return FireKeys.fireKey(context);
+        } catch (RuntimeException e) {
+            return "BAD_FIRE_KEY(" + e + ")";
         }
     }
 }

@@ -83,21 +83,9 @@ class QuartzNodesIT {
         }
         await().atMost(Timing.scaled(Duration.ofSeconds(30))).until(() -> servers.executionsPerSlot("tick").size() >= 3);
 
-        servers.execute("UPDATE quartz_control SET stall = true");
         AtomicReference<JvmProcess> staller = new AtomicReference<>();
         AtomicReference<String> stalledSlot = new AtomicReference<>();
-        await().atMost(Timing.scaled(Duration.ofSeconds(20))).until(() -> {
-            for (JvmProcess n : nodes) {
-                for (String line : n.stdoutLines()) {
-                    if (line.startsWith("STALLING ")) {
-                        staller.set(n);
-                        stalledSlot.set(line.substring("STALLING ".length()));
-                        return true;
-                    }
-                }
-            }
-            return false;
-        });
+        stallTheNextRun(nodes, staller, stalledSlot);
         servers.execute("UPDATE quartz_control SET stall = false");
         staller.get().kill();
         Instant killedAt = Instant.now();
@@ -131,27 +119,19 @@ class QuartzNodesIT {
             n.awaitStdoutLine("READY"::equals, Timing.scaled(Duration.ofSeconds(60)));
         }
         await().atMost(Timing.scaled(Duration.ofSeconds(30))).until(() -> servers.executionsPerSlot("tick").size() >= 3);
-        servers.execute("UPDATE quartz_control SET stall = true");
         AtomicReference<JvmProcess> zombie = new AtomicReference<>();
         AtomicReference<String> slot = new AtomicReference<>();
-        await().atMost(Timing.scaled(Duration.ofSeconds(20))).pollInterval(Duration.ofMillis(10)).until(() -> {
-            for (JvmProcess n : nodes) {
-                for (String line : n.stdoutLines()) {
-                    if (line.startsWith("STALLING ")) {
-                        zombie.set(n);
-                        slot.set(line.substring("STALLING ".length()));
-                        return true;
-                    }
-                }
-            }
-            return false;
-        });
+        stallTheNextRun(nodes, zombie, slot);
         zombie.get().pause(); // alive but silent: Quartz declares it failed and recovers its job on the other node
         long pausedAt = System.currentTimeMillis();
         servers.execute("UPDATE quartz_control SET stall = false");
         JvmProcess survivor = nodes.get(nodes.get(0) == zombie.get() ? 1 : 0);
-        survivor.awaitStdoutLine(l -> l.startsWith("EXECUTED " + slot.get() + " "),
-                Timing.scaled(Duration.ofSeconds(45)));
+        try {
+            survivor.awaitStdoutLine(l -> l.startsWith("EXECUTED " + slot.get() + " "), Timing.scaled(Duration.ofSeconds(45)));
+        } catch (IllegalStateException e) {
+            throw new AssertionError("slot " + slot.get() + " was not recovered; frozen node's output: "
+                    + zombie.get().stdoutLines(), e);
+        }
         long recoveredAfter = System.currentTimeMillis() - pausedAt;
         zombie.get().resume(); // its job wakes up after its sleep and tries its write
         String rejected = zombie.get().awaitStdoutLine(l -> l.startsWith("JOB_FAILED " + slot.get()),
@@ -164,5 +144,23 @@ class QuartzNodesIT {
         assertThat(servers.runStatus("quartz:it:tick", slot.get())).isEqualTo("COMPLETED");
         System.out.printf("[quartz jdbc recovery] slot %s frozen on %s; Quartz's recovery fire completed it on %s "
                 + "%d ms later; the zombie's write: %s%n", slot.get(), zombie.get(), survivor, recoveredAfter, rejected);
+    }
+
+    /** Makes the next run stall (print STALLING, sleep 5 s before its write); returns its node and slot. */
+    private void stallTheNextRun(List<JvmProcess> nodes, AtomicReference<JvmProcess> node, AtomicReference<String> slot)
+            throws Exception {
+        servers.execute("UPDATE quartz_control SET stall = true");
+        await().atMost(Timing.scaled(Duration.ofSeconds(20))).pollInterval(Duration.ofMillis(10)).until(() -> {
+            for (JvmProcess n : nodes) {
+                for (String line : n.stdoutLines()) {
+                    if (line.startsWith("STALLING ")) {
+                        node.set(n);
+                        slot.set(line.substring("STALLING ".length()));
+                        return true;
+                    }
+                }
+            }
+            return false;
+        });
     }
 }
