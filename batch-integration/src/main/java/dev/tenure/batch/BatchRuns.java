@@ -25,6 +25,10 @@ final class BatchRuns {
         byExecution.remove(jobExecutionId);
     }
 
+    Optional<ActiveRun> of(long jobExecutionId) {
+        return Optional.ofNullable(byExecution.get(jobExecutionId));
+    }
+
     Optional<ActiveRun> of(StepExecution step) {
         return Optional.ofNullable(byExecution.get(step.getJobExecution().getId()));
     }

@@ -69,6 +69,16 @@ public final class TenureBatch {
         return new GuardedJobOperator(operator, repository, coordinator, runs, policy);
     }
 
+    /**
+     * {@code repository} with its writes about guarded executions behind the fence check, in one transaction with it
+     * (job and step execution updates, execution contexts): a former owner that resumes after a takeover
+     * cannot overwrite the new owner's metadata. Give it to the job and step builders and to the {@code JobOperator}.
+     * Its transactions join the repository's own when both are on {@code dataSource}.
+     */
+    public JobRepository fenced(JobRepository repository) {
+        return FencedJobRepository.wrap(Objects.requireNonNull(repository, "repository"), dataSource, runs);
+    }
+
     /** {@code writer}, behind the fence check in the chunk transaction. */
     public <T> ItemWriter<T> fenced(ItemWriter<T> writer) {
         return new FencedItemWriter<>(writer, dataSource, runs);

@@ -32,7 +32,7 @@ import java.util.Map;
 import java.util.function.Consumer;
 
 /**
- * One process's Spring Batch + Tenure stack on the test servers: JDBC job repository and business tables on one
+ * One process's Spring Batch + Tenure stack on the test servers: a fenced JDBC job repository and business tables on one
  * DataSource, a coordinator with a short TTL, and a settlement job over {@code ledger_entry}: each chunk inserts one
  * {@code settlement} row per entry (no unique key, so a double settlement would show) in the fenced chunk transaction.
  */
@@ -69,13 +69,13 @@ final class BatchStack implements AutoCloseable {
         factory.setDataSource(dataSource);
         factory.setTransactionManager(tx);
         factory.afterPropertiesSet();
-        repository = factory.getObject();
+        tenure = TenureBatch.of(coordinator, dataSource);
+        repository = tenure.fenced(factory.getObject());
         operator = new TaskExecutorJobOperator();
         operator.setJobRepository(repository);
         operator.setTaskExecutor(executor);
         operator.setJobRegistry(new MapJobRegistry());
         operator.afterPropertiesSet();
-        tenure = TenureBatch.of(coordinator, dataSource);
     }
 
     /** Spring Batch's schema and the business tables with {@code rows} unsettled entries (run once, before the nodes). */

@@ -65,6 +65,11 @@ class GuardedStepIT {
         return new JobParametersBuilder().addString("businessDate", d).toJobParameters();
     }
 
+    /** Writes as another process would: on its own connection, outside the step's chunk transaction. */
+    private static org.springframework.jdbc.core.JdbcTemplate outside() {
+        return new org.springframework.jdbc.core.JdbcTemplate(db.dataSource());
+    }
+
     private static int count(String sql, Object... args) {
         return sync.jdbc.queryForObject(sql, Integer.class, args);
     }
@@ -196,21 +201,47 @@ class GuardedStepIT {
         AtomicBoolean bumped = new AtomicBoolean();
         Job job = new JobBuilder("stale", sync.repository).start(sync.settleStep("stale", 0, id -> { }, e -> {
             if (e.id() == 3 * BatchStack.CHUNK + 1 && bumped.compareAndSet(false, true)) { // a newer owner's claim
-                sync.jdbc.update("UPDATE tenure.job_execution SET fencing_token = fencing_token + 1 WHERE job_key = 'batch:stale'");
+                outside().update("UPDATE tenure.job_execution SET fencing_token = fencing_token + 1 WHERE job_key = 'batch:stale'");
             }
         })).build();
 
         BatchLaunch l = sync.tenure.guard(sync.operator, sync.repository).launch(job, date("2024-05-01"));
 
-        StepExecution s = onlyStep(l.execution().orElseThrow());
+        StepExecution s = l.execution().orElseThrow().getStepExecutions().iterator().next();
         System.out.printf("stale owner: step %s, %d chunks committed, exit %s%n", s.getStatus(), s.getCommitCount(),
                 s.getExitStatus().getExitDescription().lines().findFirst().orElse(""));
-        assertThat(s.getStatus()).isEqualTo(BatchStatus.FAILED);
-        StepExecution inMemory = l.execution().orElseThrow().getStepExecutions().iterator().next();
+        // FAILED by the fenced chunk, then UNKNOWN in memory: Spring Batch's own final update of the step was refused
+        assertThat(s.getStatus()).isEqualTo(BatchStatus.UNKNOWN);
+        assertThat(onlyStep(l.execution().orElseThrow()).getStatus()).as("its final step update was fenced out too: "
+                + "the row stays as last committed, for the new owner to recover").isEqualTo(BatchStatus.STARTED);
+        StepExecution inMemory = s;
         assertThat(inMemory.getFailureExceptions()).anySatisfy(t ->
                 assertThat(t).hasRootCauseInstanceOf(dev.tenure.db.StaleOwnerException.class));
         assertThat(count("SELECT count(*) FROM settlement WHERE node = 'stale'")).isEqualTo(3 * BatchStack.CHUNK);
-        // the bump is not a real claim (no newer run row), so the ledger may still accept the FAILED outcome
+        assertThat(l.outcomeNow().orElseThrow().status()).isEqualTo(RunOutcome.Status.LEASE_LOST);
+    }
+
+    @Test
+    void fencedRepository_staleOwnersBookkeeping_doesNotOverwriteTheNewOwnersRecovery() throws Exception {
+        AtomicBoolean tookOver = new AtomicBoolean();
+        Job job = new JobBuilder("overwrite", sync.repository).start(sync.settleStep("overwrite", 0, id -> { }, e -> {
+            if (e.id() == 3 * BatchStack.CHUNK + 1 && tookOver.compareAndSet(false, true)) {
+                // what a new owner does: claims (a newer epoch) and recovers this execution
+                long execution = org.springframework.batch.core.scope.context.StepSynchronizationManager.getContext()
+                        .getStepExecution().getJobExecutionId();
+                outside().update("UPDATE tenure.job_execution SET fencing_token = fencing_token + 1 WHERE job_key = 'batch:overwrite'");
+                outside().update("UPDATE batch_job_execution SET status = 'FAILED', exit_code = 'FAILED', "
+                        + "exit_message = 'recovered by the new owner', end_time = now(), version = version + 1 "
+                        + "WHERE job_execution_id = ?", execution);
+            }
+        })).build();
+
+        BatchLaunch l = sync.tenure.guard(sync.operator, sync.repository).launch(job, date("2024-05-01"));
+
+        long id = l.execution().orElseThrow().getId();
+        assertThat(sync.jdbc.queryForObject("SELECT exit_message FROM batch_job_execution WHERE job_execution_id = ?",
+                String.class, id)).as("the stale owner's final job update was fenced out").isEqualTo("recovered by the new owner");
+        assertThat(count("SELECT count(*) FROM settlement WHERE node = 'overwrite'")).isEqualTo(3 * BatchStack.CHUNK);
         assertThat(l.outcomeNow().orElseThrow().status()).isIn(RunOutcome.Status.FAILED, RunOutcome.Status.LEASE_LOST);
     }
 

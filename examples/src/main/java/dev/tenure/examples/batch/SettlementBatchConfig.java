@@ -88,12 +88,13 @@ public class SettlementBatchConfig {
     }
 
     @Bean
-    JobRepository jobRepository(DataSource dataSource, DataSourceTransactionManager transactionManager) throws Exception {
+    JobRepository jobRepository(DataSource dataSource, DataSourceTransactionManager transactionManager, TenureBatch tenure)
+            throws Exception {
         JdbcJobRepositoryFactoryBean factory = new JdbcJobRepositoryFactoryBean();
         factory.setDataSource(dataSource);
         factory.setTransactionManager(transactionManager);
         factory.afterPropertiesSet();
-        return factory.getObject();
+        return tenure.fenced(factory.getObject());   // a stale owner's bookkeeping cannot overwrite the new owner's
     }
 
     @Bean
