@@ -115,9 +115,7 @@ class BatchFaultsIT {
     @Test
     void runningProcessPausedPastTtl_otherRestartsTheJob_andThePausedOnesNextChunkIsRejected() {
         String job = "settle-paused";
-        long now = System.currentTimeMillis();
-        List<JvmProcess> nodes = List.of(node("until-done", job, now + Timing.scaledMillis(4000)),
-                node("until-done", job, now + Timing.scaledMillis(5000)));
+        List<JvmProcess> nodes = staggeredPair(job);
         try {
             JvmProcess runner = awaitRunnerPast(nodes, 10);
             JvmProcess other = nodes.get(nodes.get(0) == runner ? 1 : 0);
@@ -144,8 +142,7 @@ class BatchFaultsIT {
             nodes.forEach(JvmProcess::close);
         }
         assertEachRowSettledOnce();
-        List<String> statuses = jdbc.queryForList("SELECT e.status FROM batch_job_execution e JOIN batch_job_instance i "
-                + "USING (job_instance_id) WHERE i.job_name = ? ORDER BY e.job_execution_id", String.class, job);
+        List<String> statuses = executionStatuses(job);
         System.out.println("executions of the paused job's instance: " + statuses);
         // the paused one's execution, recovered by the new owner, is not overwritten when it resumes (fenced repository)
         assertThat(statuses).containsExactly("FAILED", "COMPLETED");
@@ -154,9 +151,7 @@ class BatchFaultsIT {
     @Test
     void runningProcessKilled_otherRecoversTheStaleExecutionAndFinishesFromTheLastCommittedChunk() {
         String job = "settle-killed";
-        long now = System.currentTimeMillis();
-        List<JvmProcess> nodes = List.of(node("until-done", job, now + Timing.scaledMillis(4000)),
-                node("until-done", job, now + Timing.scaledMillis(5000)));
+        List<JvmProcess> nodes = staggeredPair(job);
         try {
             JvmProcess runner = awaitRunnerPast(nodes, 10);
             JvmProcess other = nodes.get(nodes.get(0) == runner ? 1 : 0);
@@ -176,14 +171,26 @@ class BatchFaultsIT {
             nodes.forEach(JvmProcess::close);
         }
         assertEachRowSettledOnce();
-        List<String> statuses = jdbc.queryForList("SELECT e.status FROM batch_job_execution e JOIN batch_job_instance i "
-                + "USING (job_instance_id) WHERE i.job_name = ? ORDER BY e.job_execution_id", String.class, job);
+        List<String> statuses = executionStatuses(job);
         System.out.println("executions of the killed job's instance: " + statuses);
         assertThat(statuses).containsExactly("FAILED", "COMPLETED"); // the stale one recovered, then the restart
         // JobOperator.recover marks the stale execution FAILED with an end time (its batch.recovered flag is set
         // in memory only: 6.0.6 does not persist the execution context there)
         assertThat(count("SELECT count(*) FROM batch_job_execution e JOIN batch_job_instance i USING (job_instance_id) "
                 + "WHERE i.job_name = ? AND e.status = 'FAILED' AND e.end_time IS NOT NULL", job)).isEqualTo(1);
+    }
+
+    /** Two processes that keep launching {@code job} until it is done, the second starting 1 s after the first. */
+    private static List<JvmProcess> staggeredPair(String job) {
+        long now = System.currentTimeMillis();
+        return List.of(node("until-done", job, now + Timing.scaledMillis(4000)),
+                node("until-done", job, now + Timing.scaledMillis(5000)));
+    }
+
+    /** The statuses of the job instance's executions, oldest first. */
+    private static List<String> executionStatuses(String job) {
+        return jdbc.queryForList("SELECT e.status FROM batch_job_execution e JOIN batch_job_instance i "
+                + "USING (job_instance_id) WHERE i.job_name = ? ORDER BY e.job_execution_id", String.class, job);
     }
 
     /** The node that runs the job, once it has written {@code chunks} chunks. */
