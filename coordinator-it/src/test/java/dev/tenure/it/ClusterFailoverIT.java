@@ -66,6 +66,25 @@ class ClusterFailoverIT {
         leases = Leases.of(store);
         elsewhere = Leases.of(ValkeyLeaseStore.create(config()));
         keysByShard = keysOnEveryShard();
+        warmUp(leases);
+        warmUp(elsewhere);
+    }
+
+    /**
+     * Until both clients' first calls have gone through on every shard (connections, topology, script loading): on a
+     * loaded 2-core machine the first call to a fresh cluster can outlast the 500 ms request timeout. Uses keys of its
+     * own, so an unknown outcome here cannot leave a test's key held.
+     */
+    private static void warmUp(Leases client) {
+        for (int i = 0; i < 30; i++) {
+            String key = "warm-up-" + i;
+            await().atMost(Timing.scaled(Duration.ofSeconds(30))).ignoreExceptionsInstanceOf(LeaseStoreUnavailableException.class)
+                    .until(() -> {
+                        Optional<Lease> lease = client.tryAcquire(key, LeaseOptions.ofTtl(Duration.ofSeconds(2)));
+                        lease.ifPresent(Lease::release);
+                        return lease.isPresent();
+                    });
+        }
     }
 
     @AfterAll
