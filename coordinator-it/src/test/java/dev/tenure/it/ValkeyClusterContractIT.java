@@ -1,11 +1,15 @@
 package dev.tenure.it;
 
 import dev.tenure.spi.LeaseStore;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
 import dev.tenure.testkit.LeaseStoreContract;
 import dev.tenure.testkit.ValkeyCluster;
 import dev.tenure.testkit.ValkeyServers;
 import dev.tenure.valkey.ValkeyConfig;
 import dev.tenure.valkey.ValkeyLeaseStore;
+import dev.tenure.testkit.Timing;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 
@@ -19,6 +23,21 @@ class ValkeyClusterContractIT extends LeaseStoreContract {
     static void start() {
         cluster = ValkeyServers.cluster();
         store = ValkeyLeaseStore.create(ValkeyConfig.cluster(cluster.seedAddresses().toArray(String[]::new)).build());
+        warmUp(store);
+    }
+
+    /**
+     * Until a call has gone through on every shard (connections, topology, script loading): on a loaded 2-core machine
+     * the first call to a fresh cluster can outlast the 500 ms request timeout. Keys of its own, short TTL.
+     */
+    static void warmUp(LeaseStore store) {
+        for (int i = 0; i < 30; i++) {
+            String key = "warm-up-" + i;
+            Awaitility.await().atMost(Timing.scaled(Duration.ofSeconds(30))).ignoreExceptions().until(() -> {
+                store.tryAcquire(key, "warm-up", Duration.ofMillis(500), false).get(5, TimeUnit.SECONDS);
+                return true;
+            });
+        }
     }
 
     @AfterAll
