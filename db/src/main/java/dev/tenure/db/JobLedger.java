@@ -160,11 +160,7 @@ public final class JobLedger {
      * @return true if recorded; false if fenced out (the run, if still RUNNING, is marked REJECTED_STALE instead)
      */
     public boolean finish(String jobKey, long epoch, UUID runId, RunStatus outcome, String error) {
-        Objects.requireNonNull(runId, "runId");
-        if (outcome != RunStatus.COMPLETED && outcome != RunStatus.FAILED) {
-            throw new IllegalArgumentException("outcome must be COMPLETED or FAILED (got " + outcome + ")");
-        }
-        return runs.finish(key(jobKey), epoch(epoch), runId, outcome, error);
+        return finish(jobKey, epoch, runId, outcome, error, false);
     }
 
     /**
@@ -172,11 +168,15 @@ public final class JobLedger {
      * lease handle): for holders whose lease handle must see its own release, as the job coordinator's does.
      */
     public boolean recordOutcome(String jobKey, long epoch, UUID runId, RunStatus outcome, String error) {
+        return finish(jobKey, epoch, runId, outcome, error, true);
+    }
+
+    private boolean finish(String jobKey, long epoch, UUID runId, RunStatus outcome, String error, boolean keepLease) {
         Objects.requireNonNull(runId, "runId");
         if (outcome != RunStatus.COMPLETED && outcome != RunStatus.FAILED) {
             throw new IllegalArgumentException("outcome must be COMPLETED or FAILED (got " + outcome + ")");
         }
-        return runs.finish(key(jobKey), epoch(epoch), runId, outcome, error, true);
+        return runs.finish(key(jobKey), epoch(epoch), runId, outcome, error, keepLease);
     }
 
     /** The run row of ({@code jobKey}, {@code fireKey}), if any; a read without locks. */

@@ -88,14 +88,10 @@ public final class RunRows {
     }
 
     /**
-     * Records {@code outcome} of the run and clears the lease, in one statement, only if {@code epoch} is still the
-     * job's; otherwise marks the run REJECTED_STALE (if it is still RUNNING) and changes nothing else.
+     * Records {@code outcome} of the run and clears the lease (unless {@code keepLease}: then its holder releases it
+     * next), in one statement, only if {@code epoch} is still the job's; otherwise marks the run REJECTED_STALE (if it
+     * is still RUNNING) and changes nothing else.
      */
-    public boolean finish(String key, long epoch, UUID runId, RunStatus outcome, String error) {
-        return finish(key, epoch, runId, outcome, error, false);
-    }
-
-    /** {@link #finish}; with {@code keepLease} the lease stays with its holder, who releases it next. */
     public boolean finish(String key, long epoch, UUID runId, RunStatus outcome, String error, boolean keepLease) {
         return jdbc.run("finish", key, true, c -> {
             try (PreparedStatement ps = jdbc.prepare(c, keepLease ? sql.finishKeepingLease : sql.finish)) {
