@@ -1,5 +1,6 @@
 package dev.tenure;
 
+import dev.tenure.metrics.RunMetrics;
 import dev.tenure.spi.RunLedger;
 
 import java.sql.Connection;
@@ -7,21 +8,25 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * A claimed run of one fire, between {@link JobCoordinator#begin} and {@link #finish}: the holder of the job's
  * database lease (and Valkey lease, if used) and of the fire's run row. It is the run's {@link JobContext}.
  *
- * <p>{@link #finish} records the outcome under this run's epoch (only if it is still current), then releases the
- * database lease and after it the Valkey lease. It may be called from any thread, once; later calls return the
- * first outcome. {@link #close()} finishes a run that was not finished as FAILED ("closed without an outcome").
- * If the process dies instead, the leases expire by their TTL and the next claim marks the run ABANDONED.
+ * <p>{@link #finish} records the outcome under this run's epoch (only if it is still current: the database decides,
+ * not the local lease deadline), then releases the database lease and after it the Valkey lease. A run that
+ * {@link #complete completed} in its own transaction is EXECUTED whatever happened after that commit. It may be
+ * called from any thread, once; later calls return the first outcome. {@link #close()} finishes a run that was not
+ * finished as FAILED ("closed without an outcome"). If the process dies instead, the leases expire by their TTL and
+ * the next claim marks the run ABANDONED (unless it completed).
  *
  * <p>Thread-safe.
  */
 public final class ActiveRun implements JobContext, AutoCloseable {
 
     private final RunLedger ledger;
+    private final RunMetrics metrics;
     private final Ticker ticker;
     private final String jobKey;
     private final String fireKey;
@@ -34,11 +39,13 @@ public final class ActiveRun implements JobContext, AutoCloseable {
     private final long began;
     private final AtomicBoolean cancelled = new AtomicBoolean();
     private final AtomicBoolean finishing = new AtomicBoolean();
+    private final AtomicInteger fenceChecks = new AtomicInteger();
     private RunOutcome<?> outcome;
 
-    ActiveRun(RunLedger ledger, Ticker ticker, String jobKey, String fireKey, long epoch, String runId, Lease db,
-              Lease filter, Duration waited, boolean viaFallback) {
+    ActiveRun(RunLedger ledger, RunMetrics metrics, Ticker ticker, String jobKey, String fireKey, long epoch,
+              String runId, Lease db, Lease filter, Duration waited, boolean viaFallback) {
         this.ledger = ledger;
+        this.metrics = metrics;
         this.ticker = ticker;
         this.jobKey = jobKey;
         this.fireKey = fireKey;
@@ -67,6 +74,11 @@ public final class ActiveRun implements JobContext, AutoCloseable {
         return viaFallback;
     }
 
+    /** Fence checks (and completions) that passed so far. */
+    public int fenceChecks() {
+        return fenceChecks.get();
+    }
+
     @Override
     public boolean isLeaseValid() {
         return db.isValid() && (filter == null || filter.isValid());
@@ -79,7 +91,27 @@ public final class ActiveRun implements JobContext, AutoCloseable {
 
     @Override
     public void fence(Connection connection) throws SQLException {
-        ledger.fence(connection, jobKey, epoch);
+        checked(() -> ledger.fence(connection, jobKey, epoch, db.owner()));
+    }
+
+    @Override
+    public void complete(Connection connection) throws SQLException {
+        checked(() -> ledger.complete(connection, jobKey, epoch, db.owner(), runId));
+    }
+
+    private interface Check {
+        void run() throws SQLException;
+    }
+
+    /** Counts a passed check; a stale epoch is counted as a rejected fence and rethrown. */
+    private void checked(Check check) throws SQLException {
+        try {
+            check.run();
+        } catch (TenureException e) {
+            metrics.fenceRejected(jobKey);
+            throw e;
+        }
+        fenceChecks.incrementAndGet();
     }
 
     /**
@@ -110,11 +142,14 @@ public final class ActiveRun implements JobContext, AutoCloseable {
     /**
      * Records the outcome and releases the leases. {@code error == null} means the work succeeded
      * ({@link RunOutcome.Status#EXECUTED}); otherwise {@link RunOutcome.Status#FAILED}; either becomes
-     * {@link RunOutcome.Status#LEASE_LOST} if the epoch is no longer current (the outcome is rejected as stale).
-     * Idempotent: a second call returns the first call's outcome.
+     * {@link RunOutcome.Status#LEASE_LOST} if the database no longer has this run's epoch and owner (the outcome is
+     * rejected as stale). A run that completed in its own committed transaction is {@link RunOutcome.Status#EXECUTED}
+     * in any case (with {@code error}, if the work threw after that commit). Idempotent: a second call returns the
+     * first call's outcome.
      *
      * @throws LeaseStoreUnavailableException if the database could not record it (the leases are released all
-     *                                        the same; the run row stays RUNNING until the next claim abandons it)
+     *                                        the same; unless the run completed in its own transaction, the run row
+     *                                        stays RUNNING until the next claim abandons it)
      */
     @SuppressWarnings("unchecked")
     public synchronized <T> RunOutcome<T> finish(T result, Throwable error) {
@@ -124,17 +159,16 @@ public final class ActiveRun implements JobContext, AutoCloseable {
         finishing.set(true);
         Duration ran = Duration.ofNanos(ticker.nanoTime() - began);
         try {
-            boolean accepted = db.isValid() && ledger.finish(jobKey, epoch, runId, error == null,
+            RunLedger.Finished f = ledger.finish(jobKey, epoch, db.owner(), runId, error == null,
                     error == null ? null : String.valueOf(error));
-            RunOutcome.Status status = !accepted ? RunOutcome.Status.LEASE_LOST
-                    : error == null ? RunOutcome.Status.EXECUTED : RunOutcome.Status.FAILED;
-            RunOutcome<T> o = new RunOutcome<>(status, jobKey, fireKey, epoch, db.owner(), waited, ran, result, error,
-                    viaFallback);
-            outcome = o;
-            return o;
+            RunOutcome.Status status = f == RunLedger.Finished.STALE ? RunOutcome.Status.LEASE_LOST
+                    : f == RunLedger.Finished.COMPLETED_EARLIER || error == null ? RunOutcome.Status.EXECUTED
+                    : RunOutcome.Status.FAILED;
+            return ended(new RunOutcome<>(status, jobKey, fireKey, epoch, db.owner(), waited, ran, result, error,
+                    viaFallback, fenceChecks.get(), f == RunLedger.Finished.COMPLETED_EARLIER));
         } catch (RuntimeException e) {
-            outcome = new RunOutcome<>(RunOutcome.Status.FAILED, jobKey, fireKey, epoch, db.owner(), waited, ran,
-                    null, e, viaFallback);
+            ended(new RunOutcome<>(RunOutcome.Status.FAILED, jobKey, fireKey, epoch, db.owner(), waited, ran, null, e,
+                    viaFallback, fenceChecks.get(), false));
             throw e;
         } finally {
             db.release();
@@ -142,6 +176,16 @@ public final class ActiveRun implements JobContext, AutoCloseable {
                 filter.release();
             }
         }
+    }
+
+    private <T> RunOutcome<T> ended(RunOutcome<T> o) {
+        outcome = o;
+        try {
+            metrics.runEnded(jobKey, o.status(), o.fenceChecks());
+        } catch (RuntimeException e) {
+            // metrics never break a run
+        }
+        return o;
     }
 
     /** Finishes the run as FAILED if nobody finished it; never throws for store faults. */

@@ -1,14 +1,26 @@
 package dev.tenure;
 
+import dev.tenure.internal.CompletingTransaction;
+
+import javax.sql.DataSource;
 import java.sql.Connection;
 import java.sql.SQLException;
 
 /**
  * What a coordinated job sees while it runs. Thread-safe.
  *
- * <p>Check {@link #isLeaseValid()} (or react to {@link #isCancelled()}) between units of work, and call
- * {@link #fence(Connection)} inside every transaction whose writes must not be made by a stale owner: it
- * locks the job's row and throws if the epoch moved on, so the transaction rolls back.
+ * <p><b>Exactly-once database effects.</b> A fire's database effects happen exactly once when they commit through
+ * {@link #completeInTransaction} (or a transaction that calls {@link #fence} first and {@link #complete} last): the
+ * business writes and "this fire is done" commit together or not at all, and only under this run's epoch. A holder
+ * that commits and then stalls past its lease, or whose outcome cannot be recorded afterwards, no longer makes the
+ * next claim run the fire again. The business tables must live in the same Postgres database as Tenure's schema.
+ *
+ * <p><b>Effects outside the database</b> (an HTTP call, an e-mail) are at most once per lease, not per fire: a holder
+ * paused past its lease may have made the call before another process runs the fire. Give the other system an
+ * idempotency key ({@link #idempotencyKey()}, the same for every attempt of a fire) and, where it can compare, the
+ * epoch as a fencing token ({@link #epoch()} only grows).
+ *
+ * <p>Check {@link #isLeaseValid()} (or react to {@link #isCancelled()}) between units of work.
  */
 public interface JobContext {
 
@@ -19,7 +31,13 @@ public interface JobContext {
     /** This run's epoch: the database fencing token, strictly greater than any earlier run's. */
     long epoch();
 
+    /** This run's owner id: unique per acquisition (and per process). */
     String owner();
+
+    /** {@code jobKey/fireKey}: the same for every attempt of this fire, for systems outside the database to deduplicate. */
+    default String idempotencyKey() {
+        return jobKey() + "/" + fireKey();
+    }
 
     /** True while both leases (database, and Valkey if used) are valid. */
     boolean isLeaseValid();
@@ -27,6 +45,31 @@ public interface JobContext {
     /** True once a lease was lost: stop as soon as possible; further fenced writes will be rejected. */
     boolean isCancelled();
 
-    /** The fence check for the caller's transaction on {@code connection} (see {@link dev.tenure.spi.RunLedger#fence}). */
+    /**
+     * The fence check for the caller's open transaction on {@code connection}: locks the job's row (so that a new
+     * owner's claim waits until this transaction ends) and throws a {@link TenureException} subclass
+     * ({@code StaleOwnerException}) if this run's epoch is no longer current, so the transaction rolls back.
+     */
     void fence(Connection connection) throws SQLException;
+
+    /**
+     * The fence check plus "this fire is done", in the caller's open transaction on {@code connection}: call it last,
+     * right before the commit. Once that commit succeeds the fire is complete for good: the run reports
+     * {@link RunOutcome.Status#EXECUTED} even if its lease runs out afterwards, and no later claim runs the fire again.
+     * If the transaction rolls back, nothing is completed.
+     */
+    void complete(Connection connection) throws SQLException;
+
+    /**
+     * The common case, hard to get wrong: opens a transaction on {@code dataSource} (or joins Spring's current
+     * transaction on it, when spring-jdbc is on the class path and one is active), fences, runs {@code work},
+     * completes the fire and commits; rolls back (or marks Spring's transaction rollback-only) on any exception,
+     * which is then rethrown.
+     *
+     * @throws TenureException      (the db module's {@code StaleOwnerException}) when the epoch is stale: nothing committed
+     * @throws IllegalStateException if Spring's active transaction is not on {@code dataSource}
+     */
+    default <T> T completeInTransaction(DataSource dataSource, TransactionWork<T> work) throws SQLException {
+        return CompletingTransaction.run(this, dataSource, work);
+    }
 }

@@ -1,6 +1,7 @@
 package dev.tenure;
 
 import dev.tenure.internal.CircuitBreaker;
+import dev.tenure.metrics.RunMetrics;
 import dev.tenure.spi.RunLedger;
 
 import java.time.Duration;
@@ -11,12 +12,15 @@ import java.util.Optional;
  * Runs a job at most once per fire across processes: the protocol of DESIGN.md.
  * <ol>
  * <li>Valkey lease (contention filter): the losers learn it in one round trip and never touch the database.</li>
+ * <li>The fire's state is read first: a completed fire is final, and is reported without a claim.</li>
  * <li>Database lease + epoch: the winner claims the job's row; its epoch is the fencing token.</li>
  * <li>The fire's run row: a completed fire is never run again.</li>
- * <li>The work, with a {@link JobContext} that exposes the epoch, the lease state, cancellation and the fence
- *     check for the work's own transactions.</li>
- * <li>The outcome, recorded only under the current epoch; then the database lease is released, and the
- *     Valkey lease after that (never before the commit).</li>
+ * <li>The work, with a {@link JobContext} that exposes the epoch, the lease state, cancellation, the fence check
+ *     for the work's own transactions and the completion of the fire inside them
+ *     ({@link JobContext#completeInTransaction}).</li>
+ * <li>The outcome, recorded only under the current epoch and owner (a fire completed in its own transaction
+ *     stays completed); then the database lease is released, and the Valkey lease after that (never before
+ *     the commit).</li>
  * </ol>
  * Both leases are renewed by their watchdogs; losing either cancels the context.
  *
@@ -49,6 +53,9 @@ public final class JobCoordinator implements AutoCloseable {
     private final LeaseOptions options;
     private final CircuitBreaker breaker;
     private final Ticker ticker;
+    private final RunMetrics metrics;
+    private final boolean closesLeases;
+    private volatile boolean closed;
 
     private JobCoordinator(Builder b) {
         this.valkey = b.valkey;
@@ -57,6 +64,8 @@ public final class JobCoordinator implements AutoCloseable {
         this.mode = b.valkey == null ? Mode.DATABASE : b.mode;
         this.options = b.options;
         this.ticker = b.ticker;
+        this.metrics = b.metrics;
+        this.closesLeases = b.closesLeases;
         this.breaker = new CircuitBreaker(b.breakerThreshold, b.breakerOpenFor, b.ticker);
     }
 
@@ -83,9 +92,10 @@ public final class JobCoordinator implements AutoCloseable {
     }
 
     /**
-     * Runs {@code work} for fire {@code fireKey} of job {@code jobKey}, at most once across all processes.
-     * Faults of the database (and of Valkey in {@link Mode#VALKEY}) are {@link LeaseStoreUnavailableException}s:
-     * no lease, no run.
+     * Runs {@code work} for fire {@code fireKey} of job {@code jobKey}, at most once at a time across all processes,
+     * and never again once the fire completed. Faults of the database (and of Valkey in {@link Mode#VALKEY}) are
+     * {@link LeaseStoreUnavailableException}s: no lease, no run. If the work throws {@link InterruptedException}, the
+     * outcome is FAILED and the thread's interrupt flag is set again.
      */
     public <T> RunOutcome<T> run(String jobKey, String fireKey, RunPolicy policy, JobWork<T> work) {
         Objects.requireNonNull(work, "work");
@@ -101,7 +111,13 @@ public final class JobCoordinator implements AutoCloseable {
             } catch (Exception | AssertionError e) {
                 error = e;
             }
-            return run.finish(result, error);
+            try {
+                return run.finish(result, error);
+            } finally {
+                if (error instanceof InterruptedException) {
+                    Thread.currentThread().interrupt();
+                }
+            }
         }
     }
 
@@ -112,9 +128,13 @@ public final class JobCoordinator implements AutoCloseable {
      *
      * @throws LeaseStoreUnavailableException on faults of the database (and of Valkey in {@link Mode#VALKEY});
      *                                        nothing is held then
+     * @throws IllegalStateException          once the coordinator is closed
      */
     public RunClaim begin(String jobKey, String fireKey, RunPolicy policy) {
         Objects.requireNonNull(policy, "policy");
+        if (closed) {
+            throw new IllegalStateException("the JobCoordinator is closed: no new run of job '" + jobKey + "'");
+        }
         if (fireKey == null || fireKey.isEmpty() || fireKey.length() > 200) {
             throw new IllegalArgumentException("fireKey must be 1..200 characters (got " + fireKey + ")");
         }
@@ -142,6 +162,10 @@ public final class JobCoordinator implements AutoCloseable {
         }
         Lease db = null;
         try {
+            Optional<RunClaim> done = completedEarlier(jobKey, fireKey, policy, start, fallback);
+            if (done.isPresent()) {
+                return done.get();
+            }
             Duration left = Duration.ofNanos(Math.max(0, deadline - ticker.nanoTime()));
             Optional<Lease> got = database.acquire(jobKey, left, options.withFencingToken(true));
             if (got.isEmpty()) {
@@ -164,6 +188,20 @@ public final class JobCoordinator implements AutoCloseable {
         }
     }
 
+    /** A completed fire is final: it is reported as done without a claim (no epoch spent, nothing written). */
+    private Optional<RunClaim> completedEarlier(String jobKey, String fireKey, RunPolicy policy, long start,
+                                                boolean fallback) {
+        return ledger.completedRun(jobKey, fireKey).map(done -> alreadyDone(jobKey, fireKey, policy, done,
+                Duration.ofNanos(ticker.nanoTime() - start), fallback));
+    }
+
+    private static RunClaim alreadyDone(String jobKey, String fireKey, RunPolicy policy,
+                                        RunLedger.FireStart.AlreadyCompleted done, Duration waited, boolean fallback) {
+        return new RunClaim.NotClaimed(RunOutcome.notRun(RunOutcome.Status.SKIPPED_ALREADY_DONE, jobKey, fireKey,
+                policy.reportEarlierRun() ? done.epoch() : 0, policy.reportEarlierRun() ? done.owner() : null,
+                waited, fallback));
+    }
+
     private RunClaim claimFire(String jobKey, String fireKey, RunPolicy policy, Lease db, Lease filter, long start,
                                boolean fallback) {
         long epoch = db.fencingToken().orElseThrow(() -> new IllegalStateException(
@@ -171,17 +209,15 @@ public final class JobCoordinator implements AutoCloseable {
         Duration waited = Duration.ofNanos(ticker.nanoTime() - start);
         RunLedger.FireStart fs = ledger.startRun(jobKey, fireKey, epoch, db.owner());
         if (fs instanceof RunLedger.FireStart.AlreadyCompleted done) {
-            return new RunClaim.NotClaimed(new RunOutcome<>(RunOutcome.Status.SKIPPED_ALREADY_DONE, jobKey, fireKey,
-                    policy.reportEarlierRun() ? done.epoch() : 0, policy.reportEarlierRun() ? done.owner() : null,
-                    waited, Duration.ZERO, null, null, fallback));
+            return alreadyDone(jobKey, fireKey, policy, done, waited, fallback);
         }
         if (fs instanceof RunLedger.FireStart.InProgress other) {
-            return new RunClaim.NotClaimed(new RunOutcome<>(RunOutcome.Status.SKIPPED_HELD_ELSEWHERE, jobKey, fireKey,
-                    other.epoch(), other.owner(), waited, Duration.ZERO, null, null, fallback));
+            return new RunClaim.NotClaimed(RunOutcome.notRun(RunOutcome.Status.SKIPPED_HELD_ELSEWHERE, jobKey, fireKey,
+                    other.epoch(), other.owner(), waited, fallback));
         }
         String runId = ((RunLedger.FireStart.Started) fs).runId();
-        return new RunClaim.Claimed(new ActiveRun(ledger, ticker, jobKey, fireKey, epoch, runId, db, filter, waited,
-                fallback));
+        return new RunClaim.Claimed(new ActiveRun(ledger, metrics, ticker, jobKey, fireKey, epoch, runId, db, filter,
+                waited, fallback));
     }
 
     @SuppressWarnings("unchecked")
@@ -191,13 +227,27 @@ public final class JobCoordinator implements AutoCloseable {
 
     private RunClaim notObtained(String jobKey, String fireKey, RunPolicy policy, long start, boolean fallback) {
         RunOutcome.Status s = policy.maxWait().isZero() ? RunOutcome.Status.SKIPPED_HELD_ELSEWHERE : RunOutcome.Status.TIMED_OUT_WAITING;
-        return new RunClaim.NotClaimed(new RunOutcome<>(s, jobKey, fireKey, 0, null,
-                Duration.ofNanos(ticker.nanoTime() - start), Duration.ZERO, null, null, fallback));
+        return new RunClaim.NotClaimed(RunOutcome.notRun(s, jobKey, fireKey, 0, null,
+                Duration.ofNanos(ticker.nanoTime() - start), fallback));
     }
 
-    /** Releases nothing it does not own; closes the Leases instances it was given only if asked to. */
+    /**
+     * Refuses new runs from now on ({@link #begin} and {@link #run} throw {@link IllegalStateException}). Runs in
+     * progress keep their leases until they finish. Closes the {@link Leases} it was given (releasing what they still
+     * hold) only if it was built with {@link Builder#closesLeases(boolean) closesLeases(true)}. Idempotent.
+     */
     @Override
     public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        if (closesLeases) {
+            if (valkey != null) {
+                valkey.close();
+            }
+            database.close();
+        }
     }
 
     /** Configuration of a {@link JobCoordinator}. */
@@ -210,6 +260,8 @@ public final class JobCoordinator implements AutoCloseable {
         private Ticker ticker = Ticker.system();
         private int breakerThreshold = 2;
         private Duration breakerOpenFor = Duration.ofSeconds(5);
+        private RunMetrics metrics = RunMetrics.none();
+        private boolean closesLeases;
 
         private Builder(Leases database, RunLedger ledger) {
             this.database = Objects.requireNonNull(database, "database");
@@ -230,6 +282,18 @@ public final class JobCoordinator implements AutoCloseable {
         /** TTL and renewal of both leases (default 30 s TTL, renewed every 10 s). */
         public Builder leaseOptions(LeaseOptions o) {
             this.options = Objects.requireNonNull(o, "options");
+            return this;
+        }
+
+        /** Where runs are reported (default: nowhere); {@code new MicrometerRunMetrics(registry)} for Micrometer. */
+        public Builder metrics(RunMetrics m) {
+            this.metrics = Objects.requireNonNull(m, "metrics");
+            return this;
+        }
+
+        /** Whether {@link JobCoordinator#close()} closes the {@link Leases} given to the builder (default false). */
+        public Builder closesLeases(boolean closes) {
+            this.closesLeases = closes;
             return this;
         }
 

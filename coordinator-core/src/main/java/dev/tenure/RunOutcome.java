@@ -6,19 +6,27 @@ import java.util.Optional;
 /**
  * The result of one coordinated run: expected results are statuses, not exceptions.
  *
- * @param status   what happened
- * @param epoch    the epoch (database fencing token) the run held, or of the earlier run for a skipped
- *                 completed fire; 0 when none
- * @param owner    the owner id that ran (or holds, or ran earlier); null when unknown
- * @param waited   time spent getting the leases
- * @param ran      time the work ran (zero if it did not run)
+ * @param status      what happened
+ * @param epoch       the epoch (database fencing token) the run held, or of the earlier run for a skipped
+ *                    completed fire; 0 when none
+ * @param owner       the owner id that ran (or holds, or ran earlier); null when unknown
+ * @param waited      time spent getting the leases
+ * @param ran         time the work ran (zero if it did not run)
  * @param viaFallback true if Valkey was bypassed because it was unreachable (database mode for this run)
+ * @param fenceChecks how many fence checks (including completions) passed while the work ran: 0 for a run that
+ *                    ran means its writes were not protected by the fence (see {@code tenure.run.unfenced})
+ * @param completedInTransaction true if the fire was completed inside the work's own business transaction
+ *                    ({@link JobContext#complete}), so its database effects and "this fire is done" committed together
  */
 public record RunOutcome<T>(Status status, String jobKey, String fireKey, long epoch, String owner,
-                            Duration waited, Duration ran, T result, Throwable error, boolean viaFallback) {
+                            Duration waited, Duration ran, T result, Throwable error, boolean viaFallback,
+                            int fenceChecks, boolean completedInTransaction) {
 
     public enum Status {
-        /** The work ran and its outcome was recorded under the current epoch. */
+        /**
+         * The work ran and its outcome was recorded under the current epoch; or it completed the fire in its own
+         * transaction, which stays recorded even if the lease ran out after that commit.
+         */
         EXECUTED,
         /** Another process holds the job (Valkey lease or database lease). */
         SKIPPED_HELD_ELSEWHERE,
@@ -30,6 +38,13 @@ public record RunOutcome<T>(Status status, String jobKey, String fireKey, long e
         LEASE_LOST,
         /** The work threw; the failure was recorded under the current epoch. */
         FAILED
+    }
+
+    /** An outcome of a fire that did not run here (no fence checks, not completed by this process). */
+    public static <T> RunOutcome<T> notRun(Status status, String jobKey, String fireKey, long epoch, String owner,
+                                           Duration waited, boolean viaFallback) {
+        return new RunOutcome<>(status, jobKey, fireKey, epoch, owner, waited, Duration.ZERO, null, null, viaFallback,
+                0, false);
     }
 
     public Optional<T> value() {

@@ -12,6 +12,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -164,5 +165,112 @@ class JobCoordinatorTest {
     void builder_valkeyModeWithoutValkey_rejected() {
         assertThatThrownBy(() -> JobCoordinator.builder(database, ledger).mode(JobCoordinator.Mode.VALKEY).build())
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("needs Valkey leases");
+    }
+
+    @Test
+    void finish_afterTheLocalDeadlinePassed_butTheEpochIsStillCurrent_recordsTheOutcome() {
+        AtomicLong now = new AtomicLong();
+        Ticker ticker = now::get;
+        InMemoryLeaseStore store = new InMemoryLeaseStore(ticker);
+        InMemoryRunLedger runs = new InMemoryRunLedger(store);
+        try (Leases db = Leases.builder(store).ticker(ticker).build()) {
+            JobCoordinator c = JobCoordinator.builder(db, runs).mode(JobCoordinator.Mode.DATABASE).ticker(ticker)
+                    .leaseOptions(LeaseOptions.ofTtl(Duration.ofSeconds(2))).build();
+            RunOutcome<Object> o = c.run("job", "f", RunPolicy.failFast(), ctx -> {
+                now.addAndGet(Duration.ofSeconds(3).toNanos()); // a pause past the lease; nobody claimed meanwhile
+                assertThat(ctx.isLeaseValid()).isFalse();
+                return "done";
+            });
+            assertThat(o.status()).as("the database's epoch check decides, not the local deadline")
+                    .isEqualTo(RunOutcome.Status.EXECUTED);
+            assertThat(runs.runs.get("job/f").status()).isEqualTo("COMPLETED");
+        }
+    }
+
+    @Test
+    void completedInTheWorksTransaction_staysExecuted_evenIfTheEpochMovedOnAfterwards() {
+        JobCoordinator c = coordinator(JobCoordinator.Mode.DATABASE);
+        RunOutcome<Object> o = c.run("job", "f", RunPolicy.failFast(), ctx -> {
+            ctx.complete(null);                           // committed together with the business writes
+            dbStore.fences.get("job").incrementAndGet(); // then a pause: a newer owner claimed the job
+            return "done";
+        });
+        assertThat(o.status()).isEqualTo(RunOutcome.Status.EXECUTED);
+        assertThat(o.completedInTransaction()).isTrue();
+        assertThat(o.fenceChecks()).isEqualTo(1);
+        assertThat(ledger.runs.get("job/f").status()).isEqualTo("COMPLETED");
+    }
+
+    @Test
+    void begin_ofACompletedFire_reportsItWithoutClaiming() {
+        JobCoordinator c = coordinator(JobCoordinator.Mode.DATABASE);
+        RunOutcome<Object> first = c.run("job", "f", RunPolicy.failFast(), ctx -> "done");
+        long epochAfter = dbStore.fences.get("job").get();
+        RunOutcome<Object> again = c.run("job", "f", RunPolicy.returnEarlierOutcome(), ctx -> {
+            throw new AssertionError("a completed fire ran again");
+        });
+        assertThat(again.status()).isEqualTo(RunOutcome.Status.SKIPPED_ALREADY_DONE);
+        assertThat(again.epoch()).isEqualTo(first.epoch());
+        assertThat(dbStore.fences.get("job").get()).as("no claim: no new epoch").isEqualTo(epochAfter);
+    }
+
+    @Test
+    void run_workInterrupted_failed_andTheInterruptFlagIsRestored() {
+        JobCoordinator c = coordinator(JobCoordinator.Mode.DATABASE);
+        try {
+            RunOutcome<Object> o = c.run("job", "f", RunPolicy.failFast(), ctx -> {
+                throw new InterruptedException("stop");
+            });
+            assertThat(o.status()).isEqualTo(RunOutcome.Status.FAILED);
+            assertThat(Thread.currentThread().isInterrupted()).isTrue();
+        } finally {
+            Thread.interrupted();
+        }
+    }
+
+    @Test
+    void close_refusesNewRuns_andClosesTheLeasesOnlyWhenAskedTo() {
+        JobCoordinator c = coordinator(JobCoordinator.Mode.DATABASE);
+        c.close();
+        assertThatThrownBy(() -> c.begin("job", "f", RunPolicy.failFast())).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("closed");
+        assertThat(database.tryAcquire("still-open")).as("the Leases given to it stay open").isPresent();
+
+        InMemoryLeaseStore store = new InMemoryLeaseStore(Ticker.system());
+        Leases owned = Leases.of(store);
+        owned.tryAcquire("held").orElseThrow();
+        JobCoordinator.builder(owned, new InMemoryRunLedger(store)).mode(JobCoordinator.Mode.DATABASE).closesLeases(true)
+                .build().close();
+        assertThat(owned.heldLeases()).as("closing released what its Leases held").isZero();
+    }
+
+    @Test
+    void fenceChecks_areCounted_andUnfencedExecutedRunsReported() {
+        List<String> reported = new ArrayList<>();
+        dev.tenure.metrics.RunMetrics metrics = new dev.tenure.metrics.RunMetrics() {
+            @Override
+            public void runEnded(String jobKey, RunOutcome.Status status, int fenceChecks) {
+                reported.add(jobKey + " " + status + " " + fenceChecks);
+            }
+
+            @Override
+            public void fenceRejected(String jobKey) {
+                reported.add(jobKey + " rejected");
+            }
+        };
+        JobCoordinator c = JobCoordinator.builder(database, ledger).mode(JobCoordinator.Mode.DATABASE).metrics(metrics).build();
+        assertThat(c.run("unfenced", "f", RunPolicy.failFast(), ctx -> 1).fenceChecks()).isZero();
+        assertThat(c.run("fenced", "f", RunPolicy.failFast(), ctx -> {
+            ctx.fence(null);
+            ctx.fence(null);
+            return 1;
+        }).fenceChecks()).isEqualTo(2);
+        c.run("stale", "f", RunPolicy.failFast(), ctx -> {
+            dbStore.fences.get("stale").incrementAndGet();
+            ctx.fence(null);
+            return 1;
+        });
+        assertThat(reported).containsExactly("unfenced EXECUTED 0", "fenced EXECUTED 2", "stale rejected",
+                "stale LEASE_LOST 0");
     }
 }

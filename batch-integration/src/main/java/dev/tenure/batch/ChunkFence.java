@@ -23,6 +23,22 @@ final class ChunkFence {
 
     /** Throws {@code dev.tenure.db.StaleOwnerException} (from the ledger) if {@code run}'s epoch is no longer current. */
     void check(ActiveRun run) throws SQLException {
+        onTransaction(run, run::fence);
+    }
+
+    /**
+     * The fence check plus "this fire is done", in the current transaction: it commits with the writes of that
+     * transaction (the job execution's COMPLETED status) or not at all.
+     */
+    void complete(ActiveRun run) throws SQLException {
+        onTransaction(run, run::complete);
+    }
+
+    private interface OnConnection {
+        void accept(Connection c) throws SQLException;
+    }
+
+    private void onTransaction(ActiveRun run, OnConnection action) throws SQLException {
         Connection c = DataSourceUtils.getConnection(dataSource);
         try {
             if (!DataSourceUtils.isConnectionTransactional(c, dataSource)) {
@@ -30,7 +46,7 @@ final class ChunkFence {
                         + "fenced DataSource: give the step a DataSourceTransactionManager on the same DataSource as "
                         + "TenureBatch (and the business tables)", run.jobKey(), null);
             }
-            run.fence(c);
+            action.accept(c);
         } finally {
             DataSourceUtils.releaseConnection(c, dataSource);
         }

@@ -1,6 +1,7 @@
 package dev.tenure.batch;
 
 import dev.tenure.ActiveRun;
+import org.springframework.batch.core.BatchStatus;
 import org.springframework.batch.core.job.JobExecution;
 import org.springframework.batch.core.repository.JobRepository;
 import org.springframework.batch.core.step.StepExecution;
@@ -19,7 +20,10 @@ import java.util.Set;
  * A {@link JobRepository} whose updates about a guarded job execution (job and step executions, execution contexts)
  * run behind the fence check, in one transaction with it: a former owner that resumes after another
  * process took the job over can no longer overwrite the metadata the new owner wrote (the recovered execution, the
- * restarted one). Writes about executions this process does not run pass straight through. Thread-safe.
+ * restarted one). The update that records a guarded job execution COMPLETED also completes the fire's run in the
+ * same transaction, so "the job finished" and "this fire is done" commit together: a crash or a lost lease between
+ * the two can no longer make another process run the fire again. Writes about executions this process does not run
+ * pass straight through. Thread-safe.
  */
 final class FencedJobRepository implements InvocationHandler {
 
@@ -56,7 +60,11 @@ final class FencedJobRepository implements InvocationHandler {
             return tx.execute(status -> {
                 try {
                     fence.check(run.get());
-                    return call(method, args);
+                    Object result = call(method, args);
+                    if (completesTheJob(method, args)) {
+                        fence.complete(run.get());
+                    }
+                    return result;
                 } catch (RuntimeException | Error e) {
                     throw e;
                 } catch (Throwable t) {
@@ -73,6 +81,12 @@ final class FencedJobRepository implements InvocationHandler {
         Checked(Throwable cause) {
             super(cause);
         }
+    }
+
+    /** {@code update(JobExecution)} with the status COMPLETED: the job execution's own end. */
+    private static boolean completesTheJob(Method method, Object[] args) {
+        return method.getName().equals("update") && args != null && args.length == 1
+                && args[0] instanceof JobExecution je && je.getStatus() == BatchStatus.COMPLETED;
     }
 
     private Optional<ActiveRun> runOf(Object[] args) {

@@ -20,7 +20,6 @@ import org.springframework.batch.core.launch.JobInstanceAlreadyCompleteException
 import org.springframework.batch.core.launch.JobOperator;
 import org.springframework.batch.core.repository.JobRepository;
 
-import java.time.Duration;
 import java.time.LocalDateTime;
 import java.util.Objects;
 
@@ -112,8 +111,8 @@ public final class GuardedJobOperator {
         } catch (JobInstanceAlreadyCompleteException e) {
             // Spring Batch completed it but the ledger did not hear of it (a crash in between): record it done
             RunOutcome<Void> o = run.finish(null, null);
-            return BatchLaunch.notLaunched(new RunOutcome<>(RunOutcome.Status.SKIPPED_ALREADY_DONE, o.jobKey(),
-                    o.fireKey(), o.epoch(), o.owner(), o.waited(), Duration.ZERO, null, null, o.viaFallback()));
+            return BatchLaunch.notLaunched(RunOutcome.notRun(RunOutcome.Status.SKIPPED_ALREADY_DONE, o.jobKey(),
+                    o.fireKey(), o.epoch(), o.owner(), o.waited(), o.viaFallback()));
         } catch (Exception e) {
             guarded.complete(guarded.execution(), e);
             return new BatchLaunch(guarded.execution(), guarded.outcome());

@@ -24,8 +24,6 @@ public interface LeaseMetrics {
 
     default void releaseFailure() { }
 
-    default void fenceRejected() { }
-
     /** A metrics sink that records nothing. */
     static LeaseMetrics none() {
         return new LeaseMetrics() { };

@@ -9,7 +9,10 @@ public final class MetricNames {
     public static final String RENEW_FAILURES = "tenure.lease.renew.failures";
     public static final String LOST = "tenure.lease.lost";
     public static final String RELEASE_FAILURES = "tenure.lease.release.failures";
+    /** Fence checks (and completions) of coordinated runs rejected because the run's epoch was stale; tag {@code job}. */
     public static final String FENCE_REJECTED = "tenure.fence.rejected";
+    /** Coordinated runs that executed without a single fence check: their writes were not protected; tag {@code job}. */
+    public static final String RUN_UNFENCED = "tenure.run.unfenced";
     public static final String TTL_HEADROOM = "tenure.lease.ttl.headroom";
     /** Scheduler fires seen by an integration, tagged {@code integration}, {@code job} and {@code outcome}. */
     public static final String JOB_FIRES = "tenure.job.fires";

@@ -25,7 +25,6 @@ public final class MicrometerLeaseMetrics implements LeaseMetrics {
     private final Counter renewFailures;
     private final Counter lost;
     private final Counter releaseFailures;
-    private final Counter fenceRejected;
     private final TtlAdvisor advisor = new TtlAdvisor(1024);
 
     public MicrometerLeaseMetrics(MeterRegistry registry) {
@@ -40,7 +39,6 @@ public final class MicrometerLeaseMetrics implements LeaseMetrics {
         renewFailures = registry.counter(MetricNames.RENEW_FAILURES);
         lost = registry.counter(MetricNames.LOST);
         releaseFailures = registry.counter(MetricNames.RELEASE_FAILURES);
-        fenceRejected = registry.counter(MetricNames.FENCE_REJECTED);
     }
 
     @Override
@@ -73,11 +71,6 @@ public final class MicrometerLeaseMetrics implements LeaseMetrics {
     @Override
     public void releaseFailure() {
         releaseFailures.increment();
-    }
-
-    @Override
-    public void fenceRejected() {
-        fenceRejected.increment();
     }
 
     /** The TTL advisor fed by observed hold times. */

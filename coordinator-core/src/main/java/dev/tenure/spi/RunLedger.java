@@ -1,13 +1,19 @@
 package dev.tenure.spi;
 
+import dev.tenure.LeaderElection;
+
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.util.Optional;
 
 /**
- * The run records of the job coordinator: one row per (job key, fire key), written only under the current
- * epoch. The database module implements it; core stays free of JDBC drivers ({@code java.sql} is the JDK's).
- * Implementations are thread-safe and raise {@link dev.tenure.LeaseStoreUnavailableException} (or a subclass)
- * on faults, within bounded time.
+ * The run records of the job coordinator: one row per (job key, fire key), written only under the current epoch.
+ * The database module implements it; core stays free of JDBC drivers ({@code java.sql} is the JDK's).
+ * Implementations are thread-safe and raise {@link dev.tenure.LeaseStoreUnavailableException} (or a subclass) on
+ * faults, within bounded time.
+ *
+ * <p>Wherever a holder proves itself (fence, complete, finish) it presents its epoch <em>and</em> its owner id, which
+ * is unique per acquisition: an epoch alone could be handed out twice after a database failover that lost commits.
  */
 public interface RunLedger {
 
@@ -26,25 +32,51 @@ public interface RunLedger {
         }
     }
 
+    /** What {@link #finish} found. */
+    enum Finished {
+        /** The outcome was recorded under the current epoch. */
+        RECORDED,
+        /**
+         * The run had already COMPLETED inside its own business transaction ({@link #complete}); that stays, whatever
+         * the epoch is now.
+         */
+        COMPLETED_EARLIER,
+        /** The epoch (or owner) is no longer current: nothing was recorded; a RUNNING run is marked rejected as stale. */
+        STALE
+    }
+
+    /**
+     * The fire's completed run, if there is one: a read without locks, for skipping a fire that is done before
+     * claiming anything (a completed fire is final).
+     */
+    Optional<FireStart.AlreadyCompleted> completedRun(String jobKey, String fireKey);
+
     /** Records that {@code owner} starts {@code fireKey} of {@code jobKey} under {@code epoch}. */
     FireStart startRun(String jobKey, String fireKey, long epoch, String owner);
 
     /**
-     * Records the outcome, only if {@code epoch} is still the job's current epoch. False = fenced out: the
-     * outcome was not accepted (the run is marked rejected as stale). It leaves the job's lease to its holder, who
-     * releases it right after (so that the holder's lease handle ends RELEASED, not LOST).
+     * Records the outcome, only if {@code epoch} of {@code owner} is still the job's current epoch. It leaves the job's
+     * lease to its holder, who releases it right after (so that the holder's lease handle ends RELEASED, not LOST).
      */
-    boolean finish(String jobKey, long epoch, String runId, boolean succeeded, String error);
+    Finished finish(String jobKey, long epoch, String owner, String runId, boolean succeeded, String error);
 
     /**
-     * The fence check for the work's own transaction on {@code connection}: locks the job's row and throws a
-     * {@link dev.tenure.TenureException} subclass if {@code epoch} is no longer current, so the caller's
-     * transaction rolls back. A newer claim waits for this lock until the caller's transaction ends.
+     * The fence check for the work's own transaction on {@code connection}: locks the job's row (in a mode that does
+     * not hold up renewals) and throws a {@link dev.tenure.TenureException} subclass if {@code epoch} of {@code owner}
+     * is no longer current, so the caller's transaction rolls back. A newer claim waits for this lock until the caller's
+     * transaction ends.
      */
-    void fence(Connection connection, String jobKey, long epoch) throws SQLException;
+    void fence(Connection connection, String jobKey, long epoch, String owner) throws SQLException;
+
+    /**
+     * The fence check plus "this fire is done", in the caller's open transaction on {@code connection}: marks run
+     * {@code runId} COMPLETED under {@code epoch} of {@code owner}, so that the caller's one commit makes its business
+     * writes and the completion durable together, or neither. Throws as {@link #fence} does when the epoch is stale.
+     */
+    void complete(Connection connection, String jobKey, long epoch, String owner, String runId) throws SQLException;
 
     /** Who holds the job's database lease now, as the database sees it (empty if nobody). Default: unknown. */
-    default java.util.Optional<dev.tenure.LeaderElection.Leader> holder(String jobKey) {
-        return java.util.Optional.empty();
+    default Optional<LeaderElection.Leader> holder(String jobKey) {
+        return Optional.empty();
     }
 }

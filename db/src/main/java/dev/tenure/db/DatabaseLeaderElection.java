@@ -50,6 +50,7 @@ public final class DatabaseLeaderElection implements LeaderElection {
 
     private final String name;
     private final String participantId;
+    private final String ownerId;
     private final JobLedger ledger;
     private final Duration ttl;
     private final long renewEveryNanos;
@@ -81,6 +82,7 @@ public final class DatabaseLeaderElection implements LeaderElection {
     private DatabaseLeaderElection(Builder b) {
         this.name = b.name;
         this.participantId = b.participantId != null ? b.participantId : defaultParticipantId();
+        this.ownerId = uniqueOwner(participantId);
         this.ledger = b.ledger != null ? b.ledger : JobLedger.builder(b.dataSource).schema(b.schema).build();
         this.ttl = b.ttl;
         this.renewEveryNanos = (b.renewEvery != null ? b.renewEvery : b.ttl.dividedBy(3)).toNanos();
@@ -120,6 +122,15 @@ public final class DatabaseLeaderElection implements LeaderElection {
     @Override
     public String participantId() {
         return participantId;
+    }
+
+    /**
+     * The owner id this participant writes into the row: the participant id plus a random suffix, unique per
+     * instance, so that two processes configured with the same participant id never take each other's lease. Fence
+     * a leader's writes with {@code ledger.fence(connection, name(), epoch, ownerId())}.
+     */
+    public String ownerId() {
+        return ownerId;
     }
 
     @Override
@@ -178,7 +189,7 @@ public final class DatabaseLeaderElection implements LeaderElection {
 
     /** A claim that wins after stop() began is given back at once, on the io thread (stop() waits for it). */
     private ClaimResult claimUnlessStopped() {
-        ClaimResult r = ledger.claim(name, participantId, ttl);
+        ClaimResult r = ledger.claim(name, ownerId, ttl);
         if (stopped && r instanceof ClaimResult.Claimed c) {
             releaseQuietly(c.epoch());
         }
@@ -224,7 +235,7 @@ public final class DatabaseLeaderElection implements LeaderElection {
         scheduleDeadline(t);
         nextRenew = state.schedule(this::renew, Math.max(0, sentAt + renewEveryNanos - ticker.nanoTime()),
                 TimeUnit.NANOSECONDS);
-        LOG.info("election '{}': {} is leader, epoch {}", name, participantId, t.epoch);
+        LOG.info("election '{}': {} is leader, epoch {}", name, ownerId, t.epoch);
         callback(() -> listener.elected(t.epoch));
     }
 
@@ -237,7 +248,7 @@ public final class DatabaseLeaderElection implements LeaderElection {
         }
         renewInFlight = true;
         long sentAt = ticker.nanoTime();
-        CompletableFuture.supplyAsync(() -> ledger.renew(name, t.epoch, ttl), io)
+        CompletableFuture.supplyAsync(() -> ledger.renew(name, t.epoch, ownerId, ttl), io)
                 .whenComplete((ok, e) -> onState(() -> onRenew(t, sentAt, ok, e)));
     }
 
@@ -287,7 +298,7 @@ public final class DatabaseLeaderElection implements LeaderElection {
         cancel(nextRenew);
         cancel(deadline);
         if (t != null) {
-            LOG.warn("election '{}': {} lost leadership (epoch {}): {}", name, participantId, t.epoch, reason);
+            LOG.warn("election '{}': {} lost leadership (epoch {}): {}", name, ownerId, t.epoch, reason);
             callback(() -> listener.revoked(reason));
         }
     }
@@ -333,18 +344,18 @@ public final class DatabaseLeaderElection implements LeaderElection {
         term = null;
         if (t != null) {
             try {
-                ledger.release(name, t.epoch); // on this thread: io is shut down by now
+                ledger.release(name, t.epoch, ownerId); // on this thread: io is shut down by now
             } catch (RuntimeException e) {
                 LOG.warn("election '{}': release on stop failed ({}); the lease expires by its TTL", name, e.toString());
             }
-            LOG.info("election '{}': {} resigned (epoch {})", name, participantId, t.epoch);
+            LOG.info("election '{}': {} resigned (epoch {})", name, ownerId, t.epoch);
             callback(() -> listener.revoked("stopped"));
         }
     }
 
     private void releaseQuietly(long epoch) {
         try {
-            ledger.release(name, epoch);
+            ledger.release(name, epoch, ownerId);
         } catch (RuntimeException e) {
             LOG.debug("election '{}': release of epoch {} failed: {}", name, epoch, e.toString());
         }
@@ -384,6 +395,14 @@ public final class DatabaseLeaderElection implements LeaderElection {
         }
     }
 
+    /** {@code id#<8 hex>}, kept within the ledger's id length. */
+    private static String uniqueOwner(String id) {
+        byte[] b = new byte[4];
+        new SecureRandom().nextBytes(b);
+        String suffix = "#" + HexFormat.of().formatHex(b);
+        return id.substring(0, Math.min(id.length(), JobLedger.MAX_ID_LENGTH - suffix.length())) + suffix;
+    }
+
     private static String defaultParticipantId() {
         byte[] b = new byte[4];
         new SecureRandom().nextBytes(b);
@@ -393,7 +412,7 @@ public final class DatabaseLeaderElection implements LeaderElection {
     @Override
     public String toString() {
         Term t = term;
-        return "DatabaseLeaderElection[" + name + ", " + participantId + (t != null ? ", leader epoch " + t.epoch : ", follower") + "]";
+        return "DatabaseLeaderElection[" + name + ", " + ownerId + (t != null ? ", leader epoch " + t.epoch : ", follower") + "]";
     }
 
     /** Configuration of a {@link DatabaseLeaderElection}. Not thread-safe; build once. */

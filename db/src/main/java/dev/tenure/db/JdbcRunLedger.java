@@ -1,10 +1,12 @@
 package dev.tenure.db;
 
+import dev.tenure.LeaderElection;
 import dev.tenure.spi.RunLedger;
 
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.UUID;
 
 /**
@@ -17,6 +19,12 @@ public final class JdbcRunLedger implements RunLedger {
 
     public JdbcRunLedger(JobLedger ledger) {
         this.ledger = Objects.requireNonNull(ledger, "ledger");
+    }
+
+    @Override
+    public Optional<FireStart.AlreadyCompleted> completedRun(String jobKey, String fireKey) {
+        return ledger.completedRun(jobKey, fireKey)
+                .map(r -> new FireStart.AlreadyCompleted(r.runId().toString(), r.owner(), r.epoch()));
     }
 
     @Override
@@ -33,20 +41,25 @@ public final class JdbcRunLedger implements RunLedger {
     }
 
     @Override
-    public boolean finish(String jobKey, long epoch, String runId, boolean succeeded, String error) {
+    public Finished finish(String jobKey, long epoch, String owner, String runId, boolean succeeded, String error) {
         // the coordinator releases its lease handle right after: the handle, not this statement, ends the lease
-        return ledger.recordOutcome(jobKey, epoch, UUID.fromString(runId), succeeded ? RunStatus.COMPLETED : RunStatus.FAILED, error);
+        return ledger.recordOutcome(jobKey, epoch, owner, UUID.fromString(runId),
+                succeeded ? RunStatus.COMPLETED : RunStatus.FAILED, error);
     }
 
     @Override
-    public void fence(Connection connection, String jobKey, long epoch) throws SQLException {
-        ledger.fence(connection, jobKey, epoch);
+    public void fence(Connection connection, String jobKey, long epoch, String owner) throws SQLException {
+        ledger.fence(connection, jobKey, epoch, owner);
+    }
+
+    @Override
+    public void complete(Connection connection, String jobKey, long epoch, String owner, String runId) throws SQLException {
+        ledger.complete(connection, jobKey, epoch, owner, UUID.fromString(runId));
     }
 
     /** The holder of a live database lease on {@code jobKey}, by the database clock. */
     @Override
-    public java.util.Optional<dev.tenure.LeaderElection.Leader> holder(String jobKey) {
-        return ledger.holder(jobKey).filter(h -> h.owner() != null && !h.remaining().isZero() && !h.remaining().isNegative())
-                .map(h -> new dev.tenure.LeaderElection.Leader(h.owner(), h.epoch(), h.leaseExpiresAt()));
+    public Optional<LeaderElection.Leader> holder(String jobKey) {
+        return ledger.holder(jobKey).map(h -> new LeaderElection.Leader(h.owner(), h.epoch(), h.leaseExpiresAt()));
     }
 }

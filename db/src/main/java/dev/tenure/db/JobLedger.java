@@ -5,6 +5,7 @@ import dev.tenure.db.internal.LeaseRows;
 import dev.tenure.db.internal.RunRows;
 import dev.tenure.db.internal.Sql;
 import dev.tenure.spi.LeaseKeys;
+import dev.tenure.spi.RunLedger.Finished;
 
 import javax.sql.DataSource;
 import java.sql.Connection;
@@ -26,13 +27,14 @@ import java.util.UUID;
  * if (ledger.claim("settle", owner, ttl) instanceof ClaimResult.Claimed c) {
  *     RunStart start = ledger.startRun("settle", "2024-05-01T00:00Z", c.epoch(), owner);
  *     if (start instanceof RunStart.Started s) {
- *         try (Connection tx = appDataSource.getConnection()) {
+ *         try (Connection tx = dataSource.getConnection()) {       // the same database as Tenure's schema
  *             tx.setAutoCommit(false);
- *             ledger.fence(tx, "settle", c.epoch());             // throws StaleOwnerException: roll back
+ *             ledger.fence(tx, "settle", c.epoch(), owner);       // throws StaleOwnerException: roll back
  *             ... business writes ...
+ *             ledger.complete(tx, "settle", c.epoch(), owner, s.runId());   // the fire is done: same commit
  *             tx.commit();
  *         }
- *         ledger.finish("settle", c.epoch(), s.runId(), RunStatus.COMPLETED, null);
+ *         ledger.release("settle", c.epoch(), owner);
  *     }
  * }
  * }</pre>
@@ -87,53 +89,57 @@ public final class JobLedger {
     }
 
     /**
-     * Extends the lease of {@code epoch} to {@code ttl} from now (database clock), only if that epoch is current and
-     * its lease still live. {@code false} = fenced out or expired: the lease is lost and must be claimed again.
+     * Extends the lease of {@code epoch} (held by {@code owner}) to {@code ttl} from now (database clock), only if that
+     * epoch is current, still {@code owner}'s, and its lease still live. {@code false} = fenced out or expired: the lease is lost and must be claimed again.
      *
-     * <p>Never waits long for its own holder: if the row is locked by an open fenced transaction, it gives up after
-     * the renew lock timeout with a {@link LedgerUnavailableException} (SQLSTATE 55P03), to be retried. The lease is
-     * not extended meanwhile, but nobody can take it over while that transaction holds the row lock.
+     * <p>Fence checks do not hold it up (they lock the row FOR KEY SHARE, which a renewal's FOR NO KEY UPDATE does not
+     * conflict with). If the row is locked by a claim or hand-off in progress, it gives up after the renew lock timeout
+     * with a {@link LedgerUnavailableException} (SQLSTATE 55P03), to be retried.
      */
-    public boolean renew(String jobKey, long epoch, Duration ttl) {
-        return leases.renewEpoch(key(jobKey), epoch(epoch), ttl(ttl));
+    public boolean renew(String jobKey, long epoch, String owner, Duration ttl) {
+        return leases.renewEpoch(key(jobKey), epoch(epoch), id("owner", owner), ttl(ttl));
     }
 
     /**
-     * The fence check, inside the caller's open transaction on {@code connection}: locks the job's row FOR SHARE
-     * and compares epochs. Call it in every transaction whose writes belong to the run, before they commit (first is
-     * best). A newer claim waits for this lock, so those writes commit before the hand-over or not at all.
+     * The fence check, inside the caller's open transaction on {@code connection}: locks the job's row FOR KEY SHARE
+     * and compares the epoch and the owner. Call it in every transaction whose writes belong to the run, before they
+     * commit (first is best). A newer claim waits for this lock, so those writes commit before the hand-over or not at
+     * all; the holder's renewals do not wait for it, so any number of fenced transactions may overlap.
      *
      * <p>Works at READ COMMITTED (the default). At REPEATABLE READ or SERIALIZABLE, a renewal committed since the
      * transaction's snapshot makes this fail with a serialization error (SQLSTATE 40001), which the caller retries.
      *
-     * @throws StaleOwnerException     if {@code epoch} is not current or its lease has expired by the database clock:
-     *                                 roll the transaction back
+     * @throws StaleOwnerException     if {@code epoch} is not current, not {@code owner}'s, or its lease has expired by
+     *                                 the database clock: roll the transaction back
      * @throws IllegalStateException   if the connection is in autocommit mode (there is no transaction to protect)
      * @throws SQLException            as the caller's own statements would (the caller handles its transaction)
      */
-    public void fence(Connection connection, String jobKey, long epoch) throws SQLException {
-        leases.fence(Objects.requireNonNull(connection, "connection"), key(jobKey), epoch(epoch));
+    public void fence(Connection connection, String jobKey, long epoch, String owner) throws SQLException {
+        leases.fence(Objects.requireNonNull(connection, "connection"), key(jobKey), epoch(epoch), id("owner", owner));
     }
 
     /**
-     * {@link #fence(Connection, String, long)} on the connection that {@code transactional} hands out inside the
-     * current transaction (for example Spring's {@code TransactionAwareDataSourceProxy}); a plain pool would hand out
-     * an autocommit connection, which is refused with {@link IllegalStateException}.
+     * The fence check and the completion of run {@code runId} (see {@link #startRun}), inside the caller's open
+     * transaction: the run turns COMPLETED only under {@code epoch} of {@code owner}, and only if the caller commits,
+     * together with its business writes. After that commit the fire is done for good: a later {@link #startRun} reports
+     * it as completed, whatever happened to the lease, and {@link #finish} keeps it.
+     *
+     * @throws StaleOwnerException   as {@link #fence}: roll the transaction back
+     * @throws IllegalStateException in autocommit mode, or if the run row is not {@code runId}'s RUNNING (or COMPLETED) row
      */
-    public void fence(DataSource transactional, String jobKey, long epoch) throws SQLException {
-        try (Connection c = transactional.getConnection()) {
-            fence(c, jobKey, epoch);
-        }
+    public void complete(Connection connection, String jobKey, long epoch, String owner, UUID runId) throws SQLException {
+        leases.complete(Objects.requireNonNull(connection, "connection"), key(jobKey), epoch(epoch), id("owner", owner),
+                Objects.requireNonNull(runId, "runId"));
     }
 
     /**
      * Clears the lease of {@code epoch} (the epoch stays; the next claim bumps it) and wakes waiters with
      * {@code NOTIFY}. Call it after the run's transactions have committed, never before.
      *
-     * @return the database time of the release, or empty if the epoch was no longer current or already released
+     * @return the database time of the release, or empty if the epoch was no longer {@code owner}'s or already released
      */
-    public Optional<Instant> release(String jobKey, long epoch) {
-        return leases.releaseEpoch(key(jobKey), epoch(epoch));
+    public Optional<Instant> release(String jobKey, long epoch, String owner) {
+        return leases.releaseEpoch(key(jobKey), epoch(epoch), id("owner", owner));
     }
 
     /** Clears {@code owner}'s lease (after a claim whose outcome is unknown, say) and wakes waiters. True if it was theirs. */
@@ -155,28 +161,35 @@ public final class JobLedger {
 
     /**
      * Records the run's outcome ({@link RunStatus#COMPLETED} or {@link RunStatus#FAILED}, with an optional error) and
-     * clears the lease, in one statement, only where {@code epoch} is still the job's; then wakes waiters.
+     * clears the lease, in one statement, only where {@code epoch} of {@code owner} is still the job's; then wakes
+     * waiters. A run that already COMPLETED in its own transaction ({@link #complete}) stays COMPLETED.
      *
-     * @return true if recorded; false if fenced out (the run, if still RUNNING, is marked REJECTED_STALE instead)
+     * @return RECORDED; COMPLETED_EARLIER; or STALE if fenced out (the run, if still RUNNING, is marked REJECTED_STALE)
      */
-    public boolean finish(String jobKey, long epoch, UUID runId, RunStatus outcome, String error) {
-        return finish(jobKey, epoch, runId, outcome, error, false);
+    public Finished finish(String jobKey, long epoch, String owner, UUID runId, RunStatus outcome, String error) {
+        return finish(jobKey, epoch, owner, runId, outcome, error, false);
     }
 
     /**
      * Like {@link #finish}, but the lease stays with its holder, who then releases it (with {@link #release} or its
      * lease handle): for holders whose lease handle must see its own release, as the job coordinator's does.
      */
-    public boolean recordOutcome(String jobKey, long epoch, UUID runId, RunStatus outcome, String error) {
-        return finish(jobKey, epoch, runId, outcome, error, true);
+    public Finished recordOutcome(String jobKey, long epoch, String owner, UUID runId, RunStatus outcome, String error) {
+        return finish(jobKey, epoch, owner, runId, outcome, error, true);
     }
 
-    private boolean finish(String jobKey, long epoch, UUID runId, RunStatus outcome, String error, boolean keepLease) {
+    private Finished finish(String jobKey, long epoch, String owner, UUID runId, RunStatus outcome, String error,
+                            boolean keepLease) {
         Objects.requireNonNull(runId, "runId");
         if (outcome != RunStatus.COMPLETED && outcome != RunStatus.FAILED) {
             throw new IllegalArgumentException("outcome must be COMPLETED or FAILED (got " + outcome + ")");
         }
-        return runs.finish(key(jobKey), epoch(epoch), runId, outcome, error, keepLease);
+        return runs.finish(key(jobKey), epoch(epoch), id("owner", owner), runId, outcome, error, keepLease);
+    }
+
+    /** The fire's COMPLETED run, if any: a read without locks (a completed fire is final). */
+    public Optional<RunRecord> completedRun(String jobKey, String fireKey) {
+        return runs.completedRun(key(jobKey), id("fireKey", fireKey));
     }
 
     /** The run row of ({@code jobKey}, {@code fireKey}), if any; a read without locks. */

@@ -64,12 +64,12 @@ final class ClaimLoop {
                 continue;
             }
             ClaimResult.Claimed c = (ClaimResult.Claimed) r;
-            fencedIncrement(c.epoch());
+            fencedIncrement(c.epoch(), owner);
             LockSupport.parkNanos(rnd.nextLong(0, 2_000_000));
             long released = -1;
             if (!abandon) {
                 try {
-                    Optional<Instant> at = ledger.release(key, c.epoch());
+                    Optional<Instant> at = ledger.release(key, c.epoch(), owner);
                     released = at.map(ClaimLoop::micros).orElse(-1L);
                 } catch (LedgerUnavailableException e) {
                     fault(e);
@@ -80,11 +80,11 @@ final class ClaimLoop {
         }
     }
 
-    private void fencedIncrement(long epoch) {
+    private void fencedIncrement(long epoch, String owner) {
         try (Connection tx = business.getConnection()) {
             tx.setAutoCommit(false);
             try {
-                ledger.fence(tx, key, epoch);
+                ledger.fence(tx, key, epoch, owner);
                 try (PreparedStatement ps = tx.prepareStatement(
                         "UPDATE public.fenced_counter SET n = n + 1, last_epoch = ? WHERE id = 1 AND last_epoch <= ?")) {
                     ps.setLong(1, epoch);

@@ -115,7 +115,7 @@ class ClaimMutualExclusionIT {
             long counter = Long.parseLong(fx.query("SELECT n FROM public.fenced_counter WHERE id = 1").get(0));
             long dbEpoch = Long.parseLong(fx.query("SELECT fencing_token FROM tenure.job_execution WHERE job_key = '" + key + "'").get(0));
 
-            System.out.printf("mutual exclusion: %d claims won (%d let expire), %d attempts, by process %s, epochs 1..%d "
+            System.out.printf("mutual exclusion: %d claims won (%d let expire), %d attempts, by process %s, epochs up to %d "
                             + "(db %d), overlaps %d, non-increasing epochs %d, min gap %d us, fenced commits %d "
                             + "(counter %d), stale rejections %d, backwards writes %d, faults %d%n",
                     intervals.size(), expiredTakeovers, attempts, byProcess, intervals.get(intervals.size() - 1).epoch(),

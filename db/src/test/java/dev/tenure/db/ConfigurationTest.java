@@ -59,8 +59,8 @@ class ConfigurationTest {
                 .hasMessageContaining("whitespace");
         assertThatThrownBy(() -> ledger.claim("k", "", Duration.ofSeconds(1))).hasMessageContaining("owner must have 1 to 200");
         assertThatThrownBy(() -> ledger.claim("k", "o", Duration.ofMillis(5))).hasMessageContaining("ttl must be at least 10 ms");
-        assertThatThrownBy(() -> ledger.renew("k", 0, Duration.ofSeconds(1))).hasMessageContaining("epoch must be >= 1");
-        assertThatThrownBy(() -> ledger.finish("k", 1, UUID.randomUUID(), RunStatus.ABANDONED, null))
+        assertThatThrownBy(() -> ledger.renew("k", 0, "o", Duration.ofSeconds(1))).hasMessageContaining("epoch must be >= 1");
+        assertThatThrownBy(() -> ledger.finish("k", 1, "o", UUID.randomUUID(), RunStatus.ABANDONED, null))
                 .hasMessageContaining("COMPLETED or FAILED");
         assertThatThrownBy(() -> ledger.startRun("k", "f".repeat(201), 1, "o")).hasMessageContaining("fireKey");
     }
@@ -87,12 +87,15 @@ class ConfigurationTest {
 
     @Test
     void staleOwnerException_saysWhatHappenedAndWhatToDo() {
-        StaleOwnerException superseded = new StaleOwnerException("settle", 4, 5, "B", null);
-        assertThat(superseded).hasMessage("Stale owner of job 'settle': presented epoch 4, but its epoch is now 5 "
+        StaleOwnerException superseded = new StaleOwnerException("settle", 4, "A", 5, "B", null);
+        assertThat(superseded).hasMessage("Stale owner of job 'settle': presented epoch 4 as A, but its epoch is now 5 "
                 + "(owner B). Roll back this transaction and stop working on the job.");
         assertThat(superseded.expired()).isFalse();
-        StaleOwnerException expired = new StaleOwnerException("settle", 5, 5, "A", java.time.Instant.EPOCH);
+        StaleOwnerException expired = new StaleOwnerException("settle", 5, "A", 5, "A", java.time.Instant.EPOCH);
         assertThat(expired.expired()).isTrue();
         assertThat(expired.getMessage()).contains("not live by the database clock");
+        StaleOwnerException twice = new StaleOwnerException("settle", 5, "A", 5, "B", java.time.Instant.EPOCH);
+        assertThat(twice.expired()).isFalse();
+        assertThat(twice.getMessage()).contains("epoch 5 now belongs to owner B").contains("failover");
     }
 }

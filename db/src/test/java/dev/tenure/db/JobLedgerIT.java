@@ -4,6 +4,8 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
+import dev.tenure.spi.RunLedger.Finished;
+
 import java.sql.Connection;
 import java.time.Duration;
 import java.util.UUID;
@@ -32,28 +34,31 @@ class JobLedgerIT {
     }
 
     @Test
-    void claim_free_grantsEpochOne_thenReportsHolder() {
+    void claim_free_grantsAnEpochFromTheDatabaseClock_thenReportsHolder() {
         String key = key();
+        long before = System.currentTimeMillis() * 1000 - 60_000_000L; // a minute of clock difference allowed
         ClaimResult.Claimed c = (ClaimResult.Claimed) ledger.claim(key, "a", Duration.ofSeconds(10));
-        assertThat(c.epoch()).isEqualTo(1);
+        assertThat(c.epoch()).as("epoch = database clock in microseconds").isGreaterThan(before);
         assertThat(c.remaining()).isGreaterThan(Duration.ofSeconds(9)).isLessThanOrEqualTo(Duration.ofSeconds(10));
         assertThat(c.leaseExpiresAt()).isAfter(c.claimedAt());
 
         ClaimResult.HeldBy h = (ClaimResult.HeldBy) ledger.claim(key, "b", Duration.ofSeconds(10));
         assertThat(h.owner()).isEqualTo("a");
-        assertThat(h.epoch()).isEqualTo(1);
+        assertThat(h.epoch()).isEqualTo(c.epoch());
         assertThat(h.remaining()).isGreaterThan(Duration.ofSeconds(8));
-        assertThat(fx.query("SELECT fencing_token FROM tenure.job_execution WHERE job_key = '" + key + "'")).containsExactly("1");
+        assertThat(fx.query("SELECT fencing_token FROM tenure.job_execution WHERE job_key = '" + key + "'"))
+                .containsExactly(Long.toString(c.epoch()));
     }
 
     @Test
     void claim_afterRelease_bumpsEpoch() {
         String key = key();
         long e1 = ((ClaimResult.Claimed) ledger.claim(key, "a", Duration.ofSeconds(10))).epoch();
-        assertThat(ledger.release(key, e1)).isPresent();
-        assertThat(ledger.release(key, e1)).isEmpty();
+        assertThat(ledger.release(key, e1, "b")).as("another owner cannot release epoch e1").isEmpty();
+        assertThat(ledger.release(key, e1, "a")).isPresent();
+        assertThat(ledger.release(key, e1, "a")).isEmpty();
         long e2 = ((ClaimResult.Claimed) ledger.claim(key, "b", Duration.ofSeconds(10))).epoch();
-        assertThat(e2).isEqualTo(e1 + 1);
+        assertThat(e2).isGreaterThan(e1);
         assertThat(ledger.holder(key)).get().extracting(JobHolder::owner).isEqualTo("b");
     }
 
@@ -61,14 +66,15 @@ class JobLedgerIT {
     void claim_afterExpiry_bumpsEpoch_andOldEpochCannotRenew() throws Exception {
         String key = key();
         long e1 = ((ClaimResult.Claimed) ledger.claim(key, "a", Duration.ofMillis(800))).epoch();
-        assertThat(ledger.renew(key, e1, Duration.ofMillis(300))).isTrue();
+        assertThat(ledger.renew(key, e1, "b", Duration.ofMillis(300))).as("another owner cannot renew epoch e1").isFalse();
+        assertThat(ledger.renew(key, e1, "a", Duration.ofMillis(300))).isTrue();
         Thread.sleep(400);
         assertThat(ledger.holder(key)).isEmpty();
-        assertThat(ledger.renew(key, e1, Duration.ofSeconds(10))).as("expired lease cannot be renewed").isFalse();
+        assertThat(ledger.renew(key, e1, "a", Duration.ofSeconds(10))).as("expired lease cannot be renewed").isFalse();
         long e2 = ((ClaimResult.Claimed) ledger.claim(key, "b", Duration.ofSeconds(10))).epoch();
-        assertThat(e2).isEqualTo(e1 + 1);
-        assertThat(ledger.renew(key, e1, Duration.ofSeconds(10))).isFalse();
-        assertThat(ledger.renew(key, e2, Duration.ofSeconds(10))).isTrue();
+        assertThat(e2).isGreaterThan(e1);
+        assertThat(ledger.renew(key, e1, "a", Duration.ofSeconds(10))).isFalse();
+        assertThat(ledger.renew(key, e2, "b", Duration.ofSeconds(10))).isTrue();
     }
 
     @Test
@@ -77,13 +83,15 @@ class JobLedgerIT {
         long e1 = ((ClaimResult.Claimed) ledger.claim(key, "a", Duration.ofSeconds(10))).epoch();
         try (Connection c = fx.pool.getConnection()) {
             c.setAutoCommit(false);
-            ledger.fence(c, key, e1);
-            assertThatThrownBy(() -> ledger.fence(c, key, e1 + 1)).isInstanceOf(StaleOwnerException.class)
+            ledger.fence(c, key, e1, "a");
+            assertThatThrownBy(() -> ledger.fence(c, key, e1 + 1, "a")).isInstanceOf(StaleOwnerException.class)
                     .hasMessageContaining("presented epoch " + (e1 + 1));
+            assertThatThrownBy(() -> ledger.fence(c, key, e1, "b")).isInstanceOf(StaleOwnerException.class)
+                    .hasMessageContaining("belongs to owner a");
             c.rollback();
         }
         try (Connection c = fx.pool.getConnection()) {
-            assertThatThrownBy(() -> ledger.fence(c, key, e1)).isInstanceOf(IllegalStateException.class)
+            assertThatThrownBy(() -> ledger.fence(c, key, e1, "a")).isInstanceOf(IllegalStateException.class)
                     .hasMessageContaining("autocommit");
         }
     }
@@ -95,7 +103,7 @@ class JobLedgerIT {
         RunStart.Started s = (RunStart.Started) ledger.startRun(key, "fire-1", e1, "a");
         assertThat(s.attempt()).isEqualTo(1);
         assertThat(ledger.startRun(key, "fire-1", e1, "a")).isInstanceOf(RunStart.RunningElsewhere.class);
-        assertThat(ledger.finish(key, e1, s.runId(), RunStatus.COMPLETED, null)).isTrue();
+        assertThat(ledger.finish(key, e1, "a", s.runId(), RunStatus.COMPLETED, null)).isEqualTo(Finished.RECORDED);
         assertThat(ledger.holder(key)).isEmpty();
 
         long e2 = ((ClaimResult.Claimed) ledger.claim(key, "b", Duration.ofSeconds(10))).epoch();
@@ -110,7 +118,7 @@ class JobLedgerIT {
         String key = key();
         long e1 = ((ClaimResult.Claimed) ledger.claim(key, "a", Duration.ofSeconds(10))).epoch();
         RunStart.Started s = (RunStart.Started) ledger.startRun(key, "fire-1", e1, "a");
-        assertThat(ledger.recordOutcome(key, e1, s.runId(), RunStatus.COMPLETED, null)).isTrue();
+        assertThat(ledger.recordOutcome(key, e1, "a", s.runId(), RunStatus.COMPLETED, null)).isEqualTo(Finished.RECORDED);
         assertThat(ledger.runOf(key, "fire-1")).get().extracting(RunRecord::status).isEqualTo(RunStatus.COMPLETED);
         assertThat(ledger.holder(key)).get().extracting(JobHolder::owner).isEqualTo("a");
         assertThat(ledger.releaseIfOwner(key, "a")).as("the holder's own release still finds its lease").isTrue();
@@ -118,7 +126,8 @@ class JobLedgerIT {
 
         long e2 = ((ClaimResult.Claimed) ledger.claim(key, "b", Duration.ofSeconds(10))).epoch();
         RunStart.Started s2 = (RunStart.Started) ledger.startRun(key, "fire-2", e2, "b");
-        assertThat(ledger.recordOutcome(key, e2 - 1, s2.runId(), RunStatus.COMPLETED, null)).isFalse();
+        assertThat(ledger.recordOutcome(key, e2 - 1, "b", s2.runId(), RunStatus.COMPLETED, null)).isEqualTo(Finished.STALE);
+        assertThat(ledger.recordOutcome(key, e2, "a", s2.runId(), RunStatus.COMPLETED, null)).isEqualTo(Finished.STALE);
         assertThat(ledger.holder(key)).get().extracting(JobHolder::owner).isEqualTo("b");
     }
 
@@ -127,10 +136,10 @@ class JobLedgerIT {
         String key = key();
         long n = ((ClaimResult.Claimed) ledger.claim(key, "a", Duration.ofMillis(800))).epoch();
         RunStart.Started s = (RunStart.Started) ledger.startRun(key, "fire-1", n, "a");
-        ledger.renew(key, n, Duration.ofMillis(100));
+        ledger.renew(key, n, "a", Duration.ofMillis(100));
         Thread.sleep(200);
         long m = ((ClaimResult.Claimed) ledger.claim(key, "b", Duration.ofSeconds(10))).epoch();
-        assertThat(ledger.finish(key, n, s.runId(), RunStatus.COMPLETED, null)).isFalse();
+        assertThat(ledger.finish(key, n, "a", s.runId(), RunStatus.COMPLETED, null)).isEqualTo(Finished.STALE);
         assertThat(ledger.runOf(key, "fire-1")).get().extracting(RunRecord::status).isEqualTo(RunStatus.REJECTED_STALE);
         assertThat(ledger.holder(key)).get().extracting(JobHolder::owner).isEqualTo("b");
 
@@ -146,7 +155,7 @@ class JobLedgerIT {
         String key = key();
         long n = ((ClaimResult.Claimed) ledger.claim(key, "a", Duration.ofSeconds(10))).epoch();
         RunStart.Started s = (RunStart.Started) ledger.startRun(key, "fire-1", n, "a");
-        assertThat(ledger.finish(key, n, s.runId(), RunStatus.FAILED, "boom")).isTrue();
+        assertThat(ledger.finish(key, n, "a", s.runId(), RunStatus.FAILED, "boom")).isEqualTo(Finished.RECORDED);
         RunRecord failed = ledger.runOf(key, "fire-1").orElseThrow();
         assertThat(failed.status()).isEqualTo(RunStatus.FAILED);
         assertThat(failed.error()).isEqualTo("boom");
@@ -156,7 +165,7 @@ class JobLedgerIT {
         RunStart.Started retry = (RunStart.Started) ledger.startRun(key, "fire-1", m, "b");
         assertThat(retry.attempt()).isEqualTo(2);
         assertThat(retry.previousStatus()).isEqualTo(RunStatus.FAILED);
-        assertThat(ledger.finish(key, m, retry.runId(), RunStatus.COMPLETED, null)).isTrue();
+        assertThat(ledger.finish(key, m, "b", retry.runId(), RunStatus.COMPLETED, null)).isEqualTo(Finished.RECORDED);
         assertThat(ledger.runOf(key, "fire-1")).get().satisfies(r -> {
             assertThat(r.status()).isEqualTo(RunStatus.COMPLETED);
             assertThat(r.error()).isNull();
@@ -180,9 +189,63 @@ class JobLedgerIT {
         String key = key();
         long n = ((ClaimResult.Claimed) ledger.claim(key, "a", Duration.ofSeconds(10))).epoch();
         long again = ((ClaimResult.Claimed) ledger.claim(key, "a", Duration.ofSeconds(10))).epoch();
-        assertThat(again).isEqualTo(n + 1);
-        assertThat(ledger.renew(key, n, Duration.ofSeconds(10))).isFalse();
+        assertThat(again).isGreaterThan(n);
+        assertThat(ledger.renew(key, n, "a", Duration.ofSeconds(10))).isFalse();
         assertThat(ledger.releaseIfOwner(key, "b")).isFalse();
         assertThat(ledger.releaseIfOwner(key, "a")).isTrue();
+    }
+
+    @Test
+    void complete_commitsWithTheBusinessWrite_andIsFinal_evenAfterTheLeaseMovedOn() throws Exception {
+        String key = key();
+        long n = ((ClaimResult.Claimed) ledger.claim(key, "a", Duration.ofMillis(800))).epoch();
+        RunStart.Started s = (RunStart.Started) ledger.startRun(key, "fire-1", n, "a");
+        try (Connection c = fx.pool.getConnection()) {
+            c.setAutoCommit(false);
+            ledger.complete(c, key, n, "a", s.runId());
+            c.rollback(); // rolled back: nothing completed
+        }
+        assertThat(ledger.runOf(key, "fire-1")).get().extracting(RunRecord::status).isEqualTo(RunStatus.RUNNING);
+        assertThat(ledger.completedRun(key, "fire-1")).isEmpty();
+        try (Connection c = fx.pool.getConnection()) {
+            c.setAutoCommit(false);
+            ledger.complete(c, key, n, "a", s.runId());
+            ledger.complete(c, key, n, "a", s.runId()); // twice in one transaction: harmless
+            c.commit();
+        }
+        assertThat(ledger.completedRun(key, "fire-1")).get().extracting(RunRecord::epoch).isEqualTo(n);
+        Thread.sleep(1000); // the holder stalls past its lease after the commit; another owner claims
+        long m = ((ClaimResult.Claimed) ledger.claim(key, "b", Duration.ofSeconds(10))).epoch();
+        assertThat(ledger.startRun(key, "fire-1", m, "b")).isInstanceOf(RunStart.AlreadyCompleted.class);
+        assertThat(ledger.recordOutcome(key, n, "a", s.runId(), RunStatus.FAILED, "late")).as("the late outcome")
+                .isEqualTo(Finished.COMPLETED_EARLIER);
+        assertThat(ledger.runOf(key, "fire-1")).get().satisfies(r -> {
+            assertThat(r.status()).isEqualTo(RunStatus.COMPLETED);
+            assertThat(r.error()).isNull();
+        });
+        assertThat(ledger.holder(key)).get().extracting(JobHolder::owner).isEqualTo("b");
+    }
+
+    @Test
+    void complete_byAStaleOrForeignHolder_isRefused_andCompletesNothing() throws Exception {
+        String key = key();
+        long n = ((ClaimResult.Claimed) ledger.claim(key, "a", Duration.ofSeconds(10))).epoch();
+        RunStart.Started s = (RunStart.Started) ledger.startRun(key, "fire-1", n, "a");
+        try (Connection c = fx.pool.getConnection()) {
+            c.setAutoCommit(false);
+            assertThatThrownBy(() -> ledger.complete(c, key, n, "b", s.runId())).isInstanceOf(StaleOwnerException.class);
+            c.rollback();
+            assertThatThrownBy(() -> ledger.complete(c, key, n, "a", UUID.randomUUID()))
+                    .isInstanceOf(IllegalStateException.class).hasMessageContaining("missing");
+            c.rollback();
+        }
+        ledger.releaseIfOwner(key, "a");
+        try (Connection c = fx.pool.getConnection()) {
+            c.setAutoCommit(false);
+            assertThatThrownBy(() -> ledger.complete(c, key, n, "a", s.runId())).isInstanceOf(StaleOwnerException.class)
+                    .hasMessageContaining("was released");
+            c.rollback();
+        }
+        assertThat(ledger.completedRun(key, "fire-1")).isEmpty();
     }
 }

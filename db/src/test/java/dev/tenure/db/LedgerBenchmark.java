@@ -21,7 +21,7 @@ import java.util.concurrent.TimeUnit;
  *
  * <ul>
  *   <li>claim: a claim+release cycle per iteration (the key is free each time); claim and release timed apart.</li>
- *   <li>fence check: {@code BEGIN; fence (SELECT ... FOR SHARE); COMMIT} on a pooled connection, as a business
+ *   <li>fence check: {@code BEGIN; fence (SELECT ... FOR KEY SHARE); COMMIT} on a pooled connection, as a business
  *   transaction would do it, minus its own writes; the fence statement and the whole transaction timed apart.</li>
  *   <li>renew: the watchdog's renewal of a held key (one UPDATE).</li>
  * </ul>
@@ -51,9 +51,10 @@ public final class LedgerBenchmark {
 
             rows.addAll(measure("claim (claim+release cycle)", new String[] {"claim", "release"}, threads, seconds, (t, lat, i) -> {
                 long s = System.nanoTime();
-                ClaimResult.Claimed c = (ClaimResult.Claimed) ledger.claim("bench-" + t, "owner-" + t + "-" + i, Duration.ofSeconds(30));
+                String owner = "owner-" + t + "-" + i;
+                ClaimResult.Claimed c = (ClaimResult.Claimed) ledger.claim("bench-" + t, owner, Duration.ofSeconds(30));
                 long m = System.nanoTime();
-                ledger.release("bench-" + t, c.epoch());
+                ledger.release("bench-" + t, c.epoch(), owner);
                 long e = System.nanoTime();
                 lat[0][i] = m - s;
                 lat[1][i] = e - m;
@@ -67,7 +68,7 @@ public final class LedgerBenchmark {
                 try (Connection tx = pool.getConnection()) {
                     tx.setAutoCommit(false);
                     long f = System.nanoTime();
-                    ledger.fence(tx, "bench-" + t, epochs[t]);
+                    ledger.fence(tx, "bench-" + t, epochs[t], "holder-" + t);
                     lat[0][i] = System.nanoTime() - f;
                     tx.commit();
                 }
@@ -75,7 +76,7 @@ public final class LedgerBenchmark {
             }));
             rows.addAll(measure("renew", new String[] {"renew"}, threads, seconds, (t, lat, i) -> {
                 long s = System.nanoTime();
-                if (!ledger.renew("bench-" + t, epochs[t], Duration.ofMinutes(10))) {
+                if (!ledger.renew("bench-" + t, epochs[t], "holder-" + t, Duration.ofMinutes(10))) {
                     throw new IllegalStateException("renewal refused");
                 }
                 lat[0][i] = System.nanoTime() - s;

@@ -8,8 +8,8 @@ import java.time.Duration;
 import java.time.Instant;
 
 /**
- * Runs ledger work on one pooled connection: single statements in autocommit, short transactions with an explicit
- * commit. Every failure comes out as a {@link dev.tenure.db.LedgerUnavailableException}. Thread-safe.
+ * Runs ledger work on one pooled connection: single statements committed on their own (in autocommit, or with an
+ * explicit commit when the pool hands out connections with autocommit off), short transactions with an explicit commit. Every failure comes out as a {@link dev.tenure.db.LedgerUnavailableException}. Thread-safe.
  */
 public final class Jdbc {
 
@@ -28,8 +28,33 @@ public final class Jdbc {
         this.queryTimeoutSeconds = (int) Math.min(Integer.MAX_VALUE, (queryTimeout.toMillis() + 999) / 1000);
     }
 
-    /** One autocommit statement (or read). {@code writes}: whether a broken connection leaves the outcome unknown. */
+    /**
+     * One statement (or read), committed whatever the pool's autocommit default is: a pool that hands out
+     * {@code autoCommit=false} connections would otherwise roll the statement back on close while Tenure reports
+     * success. {@code writes}: whether a broken connection leaves the outcome unknown.
+     */
     public <T> T run(String op, String key, boolean writes, Work<T> work) {
+        return onConnection(op, key, writes, c -> c.getAutoCommit() ? work.apply(c) : committed(c, work));
+    }
+
+    /** A short transaction: committed if {@code work} returns, rolled back if it throws; autocommit restored after. */
+    public <T> T inTransaction(String op, String key, Work<T> work) {
+        return onConnection(op, key, true, c -> {
+            boolean auto = c.getAutoCommit();
+            if (auto) {
+                c.setAutoCommit(false);
+            }
+            try {
+                return committed(c, work);
+            } finally {
+                if (auto) {
+                    resetQuietly(c);
+                }
+            }
+        });
+    }
+
+    private <T> T onConnection(String op, String key, boolean writes, Work<T> work) {
         Connection c = connect(op, key);
         try (c) {
             return work.apply(c);
@@ -43,21 +68,15 @@ public final class Jdbc {
         }
     }
 
-    /** A short transaction: committed if {@code work} returns, rolled back if it throws. */
-    public <T> T inTransaction(String op, String key, Work<T> work) {
-        return run(op, key, true, c -> {
-            c.setAutoCommit(false);
-            try {
-                T result = work.apply(c);
-                c.commit();
-                return result;
-            } catch (SQLException | RuntimeException e) {
-                rollbackQuietly(c);
-                throw e;
-            } finally {
-                resetQuietly(c);
-            }
-        });
+    private static <T> T committed(Connection c, Work<T> work) throws SQLException {
+        try {
+            T result = work.apply(c);
+            c.commit();
+            return result;
+        } catch (SQLException | RuntimeException e) {
+            rollbackQuietly(c);
+            throw e;
+        }
     }
 
     /** Prepares {@code sql} with the backstop query timeout. */

@@ -14,8 +14,8 @@ import java.time.Instant;
 import java.util.Optional;
 
 /**
- * The lease operations on {@code job_execution}: each one statement in autocommit, except the fence check, which
- * runs in the caller's transaction. Thread-safe.
+ * The lease operations on {@code job_execution}: each one statement committed on its own, except the fence check and
+ * the completion, which run in the caller's transaction. Thread-safe.
  */
 public final class LeaseRows {
 
@@ -121,9 +121,12 @@ public final class LeaseRows {
         });
     }
 
-    /** Extends the live lease of {@code epoch}; false if the epoch is not current or its lease has expired. */
-    public boolean renewEpoch(String key, long epoch, Duration ttl) {
-        return renew(sql.renewEpoch, key, ttl, ps -> ps.setLong(4, epoch));
+    /** Extends the live lease of {@code epoch} held by {@code owner}; false if not current or its lease has expired. */
+    public boolean renewEpoch(String key, long epoch, String owner, Duration ttl) {
+        return renew(sql.renewEpoch, key, ttl, ps -> {
+            ps.setLong(4, epoch);
+            ps.setString(5, owner);
+        });
     }
 
     /** Extends the live lease of {@code owner}; false if someone else holds it or it has expired. */
@@ -150,47 +153,87 @@ public final class LeaseRows {
     }
 
     /**
-     * Locks the row FOR SHARE in the caller's transaction and checks that {@code epoch} is current and its lease live
-     * by the database clock. A claim waits for this lock, so the caller's writes commit before any hand-over or not
-     * at all. Errors are the caller's to handle: they are SQL errors of the caller's own transaction.
+     * Locks the row FOR KEY SHARE in the caller's transaction and checks that {@code epoch} of {@code owner} is current
+     * and its lease live by the database clock. A claim (FOR UPDATE) waits for this lock, so the caller's writes commit
+     * before any hand-over or not at all; renewals (FOR NO KEY UPDATE) do not. Errors are the caller's to handle: they
+     * are SQL errors of the caller's own transaction.
      */
-    public void fence(Connection c, String key, long epoch) throws SQLException {
-        if (c.getAutoCommit()) {
-            throw new IllegalStateException("fence(" + key + ") needs a transaction (autocommit is on): the row lock "
-                    + "would end with the statement and protect nothing");
-        }
+    public void fence(Connection c, String key, long epoch, String owner) throws SQLException {
+        requireTransaction(c, "fence", key);
         try (PreparedStatement ps = jdbc.prepare(c, sql.fence)) {
             ps.setString(1, key);
             try (ResultSet rs = ps.executeQuery()) {
-                if (!rs.next()) {
-                    throw new StaleOwnerException(key, epoch, 0, null, null);
-                }
-                long current = rs.getLong(1);
-                if (current != epoch || !rs.getBoolean(4)) {
-                    throw new StaleOwnerException(key, epoch, current, rs.getString(2), Rows.instant(rs, 3));
+                checkHolder(rs, key, epoch, owner);
+            }
+        }
+    }
+
+    /**
+     * The fence check and the completion of run {@code runId} in one statement, in the caller's transaction: the run
+     * row turns COMPLETED only if {@code epoch} of {@code owner} is current and live; the caller's commit makes it
+     * durable together with its business writes. Completing a run twice is harmless.
+     *
+     * @throws StaleOwnerException   if the epoch is stale (roll back)
+     * @throws IllegalStateException if the run row is not this run's RUNNING or COMPLETED row
+     */
+    public void complete(Connection c, String key, long epoch, String owner, java.util.UUID runId) throws SQLException {
+        requireTransaction(c, "complete", key);
+        try (PreparedStatement ps = jdbc.prepare(c, sql.complete)) {
+            ps.setString(1, key);
+            ps.setLong(2, epoch);
+            ps.setString(3, owner);
+            ps.setObject(4, runId);
+            ps.setString(5, key);
+            ps.setObject(6, runId);
+            try (ResultSet rs = ps.executeQuery()) {
+                checkHolder(rs, key, epoch, owner);
+                String before = rs.getString(6);
+                if (rs.getLong(5) == 0 && !"COMPLETED".equals(before)) {
+                    throw new IllegalStateException("run " + runId + " of job '" + key + "' cannot complete: its row is "
+                            + (before == null ? "missing" : before) + " (complete only the run this context belongs to)");
                 }
             }
         }
     }
 
-    /** Clears the lease of {@code epoch} and notifies waiters; the database time of the release, or empty if not ours. */
-    public Optional<Instant> releaseEpoch(String key, long epoch) {
-        return release(sql.releaseEpoch, key, ps -> ps.setLong(2, epoch));
+    /** Reads the holder columns of the fence or completion row, and throws unless they name {@code epoch} of {@code owner}. */
+    private static void checkHolder(ResultSet rs, String key, long epoch, String owner) throws SQLException {
+        if (!rs.next()) {
+            throw new StaleOwnerException(key, epoch, owner, 0, null, null);
+        }
+        long current = rs.getLong(1);
+        String currentOwner = rs.getString(2);
+        if (current != epoch || !owner.equals(currentOwner) || !rs.getBoolean(4)) {
+            throw new StaleOwnerException(key, epoch, owner, current, currentOwner, Rows.instant(rs, 3));
+        }
+    }
+
+    private static void requireTransaction(Connection c, String op, String key) throws SQLException {
+        if (c.getAutoCommit()) {
+            throw new IllegalStateException(op + "(" + key + ") needs a transaction (autocommit is on): the row lock "
+                    + "would end with the statement and protect nothing");
+        }
+    }
+
+    /** Clears the lease of {@code epoch} of {@code owner} and notifies waiters; the database time of the release, or empty if not ours. */
+    public Optional<Instant> releaseEpoch(String key, long epoch, String owner) {
+        return release(sql.releaseEpoch, key, 4, ps -> {
+            ps.setLong(2, epoch);
+            ps.setString(3, owner);
+        });
     }
 
     /** Clears {@code owner}'s lease and notifies waiters; the database time of the release, or empty if not ours. */
     public Optional<Instant> releaseOwner(String key, String owner) {
-        return release(sql.releaseOwner, key, ps -> ps.setString(2, owner));
+        return release(sql.releaseOwner, key, 3, ps -> ps.setString(2, owner));
     }
 
-    private Optional<Instant> release(String text, String key, Binder who) {
+    private Optional<Instant> release(String text, String key, int notifyAt, Binder who) {
         return jdbc.run("release", key, true, c -> {
             try (PreparedStatement ps = jdbc.prepare(c, text)) {
                 ps.setString(1, key);
                 who.bind(ps);
-                ps.setString(3, channel(key));
-                ps.setString(4, key);
-                ps.setString(5, channel(key));
+                bindNotify(ps, notifyAt, key);
                 try (ResultSet rs = ps.executeQuery()) {
                     return rs.next() ? Optional.of(Rows.instant(rs, 1)) : Optional.empty();
                 }
@@ -198,17 +241,26 @@ public final class LeaseRows {
         });
     }
 
+    /** Binds the three parameters of a notify-if-listened clause from {@code at}: channel, key, channel. */
+    void bindNotify(PreparedStatement ps, int at, String key) throws SQLException {
+        ps.setString(at, channel(key));
+        ps.setString(at + 1, key);
+        ps.setString(at + 2, channel(key));
+    }
+
     /**
-     * Passes {@code from}'s lease straight to {@code to} with a new epoch, in one UPDATE (the key is never free in
-     * between). Empty if {@code from} no longer holds it; then nothing changed.
+     * Passes {@code from}'s lease straight to {@code to} with a new epoch, in one statement (the key is never free in
+     * between). Like a claim, it locks the row FOR UPDATE first, so it waits for open fenced transactions (up to the
+     * claim lock timeout). Empty if {@code from} no longer holds it; then nothing changed.
      */
     public Optional<ClaimResult.Claimed> handOff(String key, String from, String to, Duration ttl) {
         return jdbc.run("hand-off", key, true, c -> {
             try (PreparedStatement ps = jdbc.prepare(c, sql.handOff)) {
-                ps.setString(1, to);
-                ps.setLong(2, ttl.toMillis());
-                ps.setString(3, key);
-                ps.setString(4, from);
+                ps.setString(1, claimLockTimeout);
+                ps.setString(2, key);
+                ps.setString(3, from);
+                ps.setString(4, to);
+                ps.setLong(5, ttl.toMillis());
                 try (ResultSet rs = ps.executeQuery()) {
                     if (!rs.next()) {
                         return Optional.empty();

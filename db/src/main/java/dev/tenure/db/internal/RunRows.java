@@ -4,6 +4,7 @@ import dev.tenure.db.RunRecord;
 import dev.tenure.db.RunStart;
 import dev.tenure.db.RunStatus;
 import dev.tenure.db.StaleOwnerException;
+import dev.tenure.spi.RunLedger.Finished;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -67,12 +68,12 @@ public final class RunRows {
             ps.setString(1, key);
             try (ResultSet rs = ps.executeQuery()) {
                 if (!rs.next()) {
-                    throw new StaleOwnerException(key, epoch, 0, null, null);
+                    throw new StaleOwnerException(key, epoch, owner, 0, null, null);
                 }
                 long current = rs.getLong(1);
                 String currentOwner = rs.getString(2);
                 if (current != epoch || !rs.getBoolean(4) || !owner.equals(currentOwner)) {
-                    throw new StaleOwnerException(key, epoch, current, currentOwner, Rows.instant(rs, 3));
+                    throw new StaleOwnerException(key, epoch, owner, current, currentOwner, Rows.instant(rs, 3));
                 }
             }
         }
@@ -89,30 +90,40 @@ public final class RunRows {
 
     /**
      * Records {@code outcome} of the run and clears the lease (unless {@code keepLease}: then its holder releases it
-     * next), in one statement, only if {@code epoch} is still the job's; otherwise marks the run REJECTED_STALE (if it
-     * is still RUNNING) and changes nothing else.
+     * next), in one statement, only if {@code epoch} of {@code owner} is still the job's; otherwise marks the run
+     * REJECTED_STALE (if it is still RUNNING) and changes nothing else. A run that COMPLETED in its own transaction
+     * stays COMPLETED whatever the epoch is now.
      */
-    public boolean finish(String key, long epoch, UUID runId, RunStatus outcome, String error, boolean keepLease) {
+    public Finished finish(String key, long epoch, String owner, UUID runId, RunStatus outcome, String error,
+                           boolean keepLease) {
         return jdbc.run("finish", key, true, c -> {
             try (PreparedStatement ps = jdbc.prepare(c, keepLease ? sql.finishKeepingLease : sql.finish)) {
                 ps.setString(1, key);
                 ps.setLong(2, epoch);
-                ps.setString(3, outcome.name());
-                ps.setString(4, error);
-                ps.setObject(5, runId);
-                ps.setString(6, key);
-                ps.setLong(7, epoch);
+                ps.setString(3, owner);
+                ps.setString(4, outcome.name());
+                ps.setString(5, error);
+                ps.setObject(6, runId);
+                ps.setString(7, key);
+                ps.setLong(8, epoch);
+                ps.setObject(9, runId);
                 if (!keepLease) {
-                    ps.setString(8, leases.channel(key));
-                    ps.setString(9, key);
-                    ps.setString(10, leases.channel(key));
+                    leases.bindNotify(ps, 10, key);
                 }
                 try (ResultSet rs = ps.executeQuery()) {
                     rs.next();
-                    return rs.getLong(1) > 0;
+                    if ("COMPLETED".equals(rs.getString(3))) {
+                        return Finished.COMPLETED_EARLIER;
+                    }
+                    return rs.getLong(1) > 0 ? Finished.RECORDED : Finished.STALE;
                 }
             }
         });
+    }
+
+    /** The COMPLETED run of the fire, if any: a read without locks (a completed fire is final). */
+    public Optional<RunRecord> completedRun(String key, String fireKey) {
+        return runOf(key, fireKey).filter(r -> r.status() == RunStatus.COMPLETED);
     }
 
     public Optional<RunRecord> runOf(String key, String fireKey) {

@@ -5,13 +5,29 @@ package dev.tenure.db.internal;
  * ({@code clock_timestamp()}) for every time: {@code now()} would be the start of a possibly long transaction, and the
  * application's clock is never compared with the database's. One instance per schema; immutable.
  *
- * <p>A claim is one statement that first selects the row FOR NO KEY UPDATE where no other owner's lease is live, then
+ * <p><b>Row locks on {@code job_execution}</b>, chosen so that fence checks never hold up renewals while claims still
+ * wait for every open fenced transaction:
+ * <ul>
+ * <li>fence check and completion (in the caller's transaction): {@code FOR KEY SHARE}; any number of overlapping
+ *     fenced transactions of one job (parallel chunks) share it;</li>
+ * <li>renewal, release, outcome: plain UPDATEs of non-key columns, i.e. {@code FOR NO KEY UPDATE}, which does not
+ *     conflict with {@code FOR KEY SHARE}: a holder's own open transactions never delay its renewal;</li>
+ * <li>claim and hand-off: {@code FOR UPDATE}, which conflicts with {@code FOR KEY SHARE}: a new owner waits until the
+ *     old owner's fenced transactions have ended, so their writes commit before the hand-over or not at all.</li>
+ * </ul>
+ *
+ * <p>A claim is one statement that first selects the row FOR UPDATE where no other owner's lease is live, then
  * updates it; it is not an upsert. A row whose WHERE fails on the current version (someone's lease is live) is not
  * locked at all, so claims of a held key never queue behind each other, the holder's fence checks or its release.
- * Locking first and writing second matters when the claim has to wait for a fence lock (FOR SHARE): a plain UPDATE
- * would compute {@code claimed_at} and {@code lease_expires_at} before the wait, while here they are computed after
- * the lock is granted, that is after the older owner's transaction ended. Only a missing row is inserted
- * (ON CONFLICT DO NOTHING, then the claim again).
+ * Locking first and writing second matters when the claim has to wait for a fence lock: a plain UPDATE would compute
+ * {@code claimed_at} and {@code lease_expires_at} before the wait, while here they are computed after the lock is
+ * granted, that is after the older owner's transaction ended. Only a missing row is inserted (ON CONFLICT DO
+ * NOTHING, then the claim again).
+ *
+ * <p>A new epoch is {@code greatest(old + 1, database clock in microseconds)}: it grows by at least one per claim,
+ * and a claim after a Postgres failover that lost acknowledged commits (an asynchronous standby promoted) still gets
+ * an epoch above every lost one, because time has moved on; epochs passed to systems outside Postgres never go back.
+ * Every statement by which a holder proves itself compares the owner id (unique per acquisition) as well as the epoch.
  *
  * <p>Statements that may wait for a row lock set their own {@code lock_timeout} first, in the same statement: a
  * one-row CTE calls {@code set_config('lock_timeout', ?, true)} (local to the statement's own transaction), and the
@@ -20,6 +36,7 @@ package dev.tenure.db.internal;
 public final class Sql {
 
     private static final String INTERVAL = "?::bigint * interval '1 millisecond'";
+    private static final String MICROS = "(extract(epoch FROM clock_timestamp()) * 1000000)::bigint";
     private static final String CLEAR_LEASE = "owner = NULL, status = 'IDLE', lease_expires_at = NULL, "
             + "current_run_id = NULL, updated_at = clock_timestamp()";
 
@@ -29,6 +46,7 @@ public final class Sql {
     final String renewEpoch;
     final String renewOwner;
     final String fence;
+    final String complete;
     final String releaseEpoch;
     final String releaseOwner;
     final String handOff;
@@ -38,7 +56,7 @@ public final class Sql {
     final String markRunning;
     final String runOf;
     final String finish;
-    /** Like {@link #finish} but keeps the lease (the holder releases it next); parameters 1-7 only. */
+    /** Like {@link #finish} but keeps the lease (the holder releases it next); parameters 1-9 only. */
     final String finishKeepingLease;
 
     /**
@@ -55,8 +73,9 @@ public final class Sql {
         String jr = quotedSchema + ".job_run";
         claim = "WITH cfg AS (SELECT set_config('lock_timeout', ?, true) AS lt), "
                 + "free AS (SELECT je.job_key FROM " + je + " AS je, cfg WHERE je.job_key = ? AND (je.lease_expires_at IS NULL "
-                + "OR je.lease_expires_at <= clock_timestamp() OR je.owner = ?) FOR NO KEY UPDATE OF je), "
-                + "won AS (UPDATE " + je + " AS je SET fencing_token = je.fencing_token + 1, owner = ?, status = 'HELD', "
+                + "OR je.lease_expires_at <= clock_timestamp() OR je.owner = ?) FOR UPDATE OF je), "
+                + "won AS (UPDATE " + je + " AS je SET fencing_token = greatest(je.fencing_token + 1, " + MICROS + "), "
+                + "owner = ?, status = 'HELD', "
                 + "current_run_id = NULL, claimed_at = clock_timestamp(), lease_expires_at = clock_timestamp() + " + INTERVAL
                 + ", updated_at = clock_timestamp() FROM free WHERE je.job_key = free.job_key "
                 + "RETURNING je.fencing_token, je.owner, je.claimed_at, je.lease_expires_at) "
@@ -64,7 +83,7 @@ public final class Sql {
                 + "UNION ALL SELECT false, fencing_token, owner, claimed_at, lease_expires_at, clock_timestamp() FROM " + je
                 + " WHERE job_key = ? AND NOT EXISTS (SELECT 1 FROM won)";
         claimNew = "INSERT INTO " + je + " (job_key, fencing_token, owner, status, claimed_at, lease_expires_at) "
-                + "VALUES (?, 1, ?, 'HELD', clock_timestamp(), clock_timestamp() + " + INTERVAL + ") "
+                + "VALUES (?, greatest(1, " + MICROS + "), ?, 'HELD', clock_timestamp(), clock_timestamp() + " + INTERVAL + ") "
                 + "ON CONFLICT (job_key) DO NOTHING RETURNING fencing_token, claimed_at, lease_expires_at, clock_timestamp()";
         holder = "SELECT owner, fencing_token, claimed_at, lease_expires_at, clock_timestamp() FROM " + je
                 + " WHERE job_key = ?";
@@ -72,21 +91,28 @@ public final class Sql {
                 + "UPDATE " + je + " AS je SET lease_expires_at = clock_timestamp() + " + INTERVAL
                 + ", updated_at = clock_timestamp() FROM cfg WHERE je.job_key = ? AND ";
         String renewTail = " AND je.lease_expires_at > clock_timestamp() RETURNING je.lease_expires_at, clock_timestamp()";
-        renewEpoch = renew + "je.fencing_token = ?" + renewTail;
+        renewEpoch = renew + "je.fencing_token = ? AND je.owner = ?" + renewTail;
         renewOwner = renew + "je.owner = ?" + renewTail;
-        fence = "SELECT fencing_token, owner, lease_expires_at, coalesce(lease_expires_at > clock_timestamp(), false) FROM "
-                + je + " WHERE job_key = ? FOR SHARE";
+        String holderColumns = "fencing_token, owner, lease_expires_at, coalesce(lease_expires_at > clock_timestamp(), false)";
+        fence = "SELECT " + holderColumns + " FROM " + je + " WHERE job_key = ? FOR KEY SHARE";
+        complete = "WITH f AS (SELECT " + holderColumns + " AS live FROM " + je + " WHERE job_key = ? FOR KEY SHARE), "
+                + "done AS (UPDATE " + jr + " AS r SET status = 'COMPLETED', finished_at = clock_timestamp(), error = NULL "
+                + "FROM f WHERE f.fencing_token = ? AND f.owner = ? AND f.live AND r.run_id = ? AND r.job_key = ? "
+                + "AND r.epoch = f.fencing_token AND r.status = 'RUNNING' RETURNING r.run_id) "
+                + "SELECT f.fencing_token, f.owner, f.lease_expires_at, f.live, (SELECT count(*) FROM done), "
+                + "(SELECT status FROM " + jr + " WHERE run_id = ?) FROM f";
         String release = "WITH r AS (UPDATE " + je + " SET " + CLEAR_LEASE + " WHERE job_key = ? AND ";
         String releaseTail = " AND owner IS NOT NULL RETURNING updated_at) SELECT updated_at, " + notifyIfListened(quotedSchema, "")
                 + " FROM r";
-        releaseEpoch = release + "fencing_token = ?" + releaseTail;
+        releaseEpoch = release + "fencing_token = ? AND owner = ?" + releaseTail;
         releaseOwner = release + "owner = ?" + releaseTail;
-        handOff = "UPDATE " + je + " SET owner = ?, fencing_token = fencing_token + 1, status = 'HELD', "
-                + "current_run_id = NULL, claimed_at = clock_timestamp(), lease_expires_at = clock_timestamp() + " + INTERVAL
-                + ", updated_at = clock_timestamp() WHERE job_key = ? AND owner = ? "
-                + "RETURNING fencing_token, lease_expires_at, clock_timestamp()";
-        lockForRun = "SELECT fencing_token, owner, lease_expires_at, coalesce(lease_expires_at > clock_timestamp(), false) FROM "
-                + je + " WHERE job_key = ? FOR NO KEY UPDATE";
+        handOff = "WITH cfg AS (SELECT set_config('lock_timeout', ?, true) AS lt), "
+                + "cur AS (SELECT je.job_key FROM " + je + " AS je, cfg WHERE je.job_key = ? AND je.owner = ? FOR UPDATE OF je) "
+                + "UPDATE " + je + " AS je SET owner = ?, fencing_token = greatest(je.fencing_token + 1, " + MICROS + "), "
+                + "status = 'HELD', current_run_id = NULL, claimed_at = clock_timestamp(), lease_expires_at = clock_timestamp() + "
+                + INTERVAL + ", updated_at = clock_timestamp() FROM cur WHERE je.job_key = cur.job_key "
+                + "RETURNING je.fencing_token, je.lease_expires_at, clock_timestamp()";
+        lockForRun = "SELECT " + holderColumns + " FROM " + je + " WHERE job_key = ? FOR NO KEY UPDATE";
         abandonOlderRuns = "UPDATE " + jr + " SET status = 'ABANDONED', finished_at = clock_timestamp(), "
                 + "error = 'the lease of ' || owner || ' (epoch ' || epoch || ') ended while the run was RUNNING' "
                 + "WHERE job_key = ? AND status = 'RUNNING' AND epoch < ?";
@@ -105,12 +131,18 @@ public final class Sql {
         finishKeepingLease = finish(je, jr, "status = 'HELD', current_run_id = NULL, updated_at = clock_timestamp()", "0");
     }
 
+    /**
+     * Parameters: 1 job, 2 epoch, 3 owner, 4 outcome, 5 error, 6 run id, 7 job, 8 epoch, 9 run id (then the notify's).
+     * Columns: 1 lease rows matched (0 = fenced out), 2 the status recorded now (null if none), 3 the run's status
+     * before this statement ({@code COMPLETED} = completed earlier in the run's own business transaction).
+     */
     private static String finish(String je, String jr, String set, String notify) {
         return "WITH cleared AS (UPDATE " + je + " SET " + set
-                + " WHERE job_key = ? AND fencing_token = ? RETURNING job_key), "
+                + " WHERE job_key = ? AND fencing_token = ? AND owner = ? RETURNING job_key), "
                 + "run AS (UPDATE " + jr + " SET status = CASE WHEN EXISTS (SELECT 1 FROM cleared) THEN ? "
                 + "ELSE 'REJECTED_STALE' END, finished_at = clock_timestamp(), error = ? "
                 + "WHERE run_id = ? AND job_key = ? AND epoch = ? AND status = 'RUNNING' RETURNING status) "
-                + "SELECT (SELECT count(*) FROM cleared), (SELECT status FROM run), " + notify;
+                + "SELECT (SELECT count(*) FROM cleared), (SELECT status FROM run), "
+                + "(SELECT status FROM " + jr + " WHERE run_id = ?), " + notify;
     }
 }

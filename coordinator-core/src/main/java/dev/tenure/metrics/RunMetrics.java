@@ -1,0 +1,22 @@
+package dev.tenure.metrics;
+
+import dev.tenure.RunOutcome;
+
+/**
+ * Where the job coordinator reports what happens to runs. The default does nothing; {@link MicrometerRunMetrics}
+ * publishes {@link MetricNames#RUN_UNFENCED} and {@link MetricNames#FENCE_REJECTED}. Implementations must be
+ * thread-safe and fast.
+ */
+public interface RunMetrics {
+
+    /** A run that this process executed ended with {@code status}, after {@code fenceChecks} passed fence checks. */
+    default void runEnded(String jobKey, RunOutcome.Status status, int fenceChecks) { }
+
+    /** A fence check (or completion) of a run of {@code jobKey} was rejected: its epoch was stale. */
+    default void fenceRejected(String jobKey) { }
+
+    /** A metrics sink that records nothing. */
+    static RunMetrics none() {
+        return new RunMetrics() { };
+    }
+}
