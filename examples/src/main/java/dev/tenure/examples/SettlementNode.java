@@ -14,7 +14,6 @@ import dev.tenure.valkey.ValkeyConfig;
 import dev.tenure.valkey.ValkeyLeaseStore;
 
 import javax.sql.DataSource;
-import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.time.Duration;
 
@@ -23,7 +22,7 @@ import java.time.Duration;
  * {@code <name> <valkey|-> <jdbc url> <user> <password|-> <fires> <start ms> <interval ms>}. Fire k of the
  * "settlement" job is due at start + k·interval on every instance (a cron slot); the instance runs it through
  * the {@link JobCoordinator} and the work settles the slot: one row in {@code settlement}, written in a
- * transaction with the fence check. Three slots later it also tries that slot again with fail-fast (a catch-up
+ * transaction that fences first and completes the fire last ({@code completeInTransaction}). Three slots later it also tries that slot again with fail-fast (a catch-up
  * like a misfire policy): the run ledger executes it only if no run completed it. Each instance also
  * campaigns for the "reporter" role.
  */
@@ -82,21 +81,18 @@ public final class SettlementNode {
 
     private static void settle(JobCoordinator coordinator, DataSource ds, String name, String fire, RunPolicy policy) {
             try {
-                RunOutcome<Void> o = coordinator.run("settlement", fire, policy, ctx -> {
+                RunOutcome<Integer> o = coordinator.run("settlement", fire, policy, ctx -> {
                     System.out.println("START " + fire + " " + ctx.epoch());
                     Thread.sleep(300); // reading and summing the slot's payments
-                    try (Connection c = ds.getConnection()) {
-                        c.setAutoCommit(false);
-                        ctx.fence(c); // a stale owner's transaction stops here and rolls back
+                    // fence, write, complete the fire, commit: a stale owner rolls back; a completed slot is final
+                    return ctx.completeInTransaction(ds, c -> {
                         try (PreparedStatement ps = c.prepareStatement("INSERT INTO settlement(slot, epoch, node) VALUES (?, ?, ?)")) {
                             ps.setString(1, fire);
                             ps.setLong(2, ctx.epoch());
                             ps.setString(3, name);
-                            ps.executeUpdate();
+                            return ps.executeUpdate();
                         }
-                        c.commit();
-                    }
-                    return null;
+                    });
                 });
                 System.out.println("OUTCOME " + fire + " " + o.status() + " " + o.epoch() + (o.viaFallback() ? " fallback" : ""));
             } catch (RuntimeException e) {

@@ -21,7 +21,6 @@ import org.quartz.TriggerBuilder;
 import org.quartz.impl.StdSchedulerFactory;
 
 import javax.sql.DataSource;
-import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.time.Duration;
 import java.util.Properties;
@@ -29,7 +28,7 @@ import java.util.Properties;
 /**
  * One application instance of the Quartz demo: {@code <name> <valkey address> <jdbc url> <user> <password|->}.
  * Its own in-memory (RAM) Quartz scheduler fires the "hourly-report" job every second, as each instance's would;
- * Tenure's listeners let one instance per slot run it. The job writes its slot in a fenced transaction.
+ * Tenure's listeners let one instance per slot run it. The job writes its slot in a fenced transaction that also completes the fire.
  */
 public final class QuartzDemoNode {
 
@@ -61,7 +60,7 @@ public final class QuartzDemoNode {
         Thread.currentThread().join();
     }
 
-    /** The report: 150 ms of work, then its slot recorded under the fence. */
+    /** The report: 150 ms of work, then its slot recorded under the fence, completing the fire in the same commit. */
     @DisallowConcurrentExecution
     public static final class ReportJob implements Job {
         @Override
@@ -71,17 +70,14 @@ public final class QuartzDemoNode {
             System.out.println("RUNNING " + slot);
             try {
                 Thread.sleep(150);
-                try (Connection c = dataSource.getConnection()) {
-                    c.setAutoCommit(false);
-                    run.fence(c);
+                run.completeInTransaction(dataSource, c -> {   // fence, write, complete the fire, commit
                     try (PreparedStatement ps = c.prepareStatement("INSERT INTO report (slot, node, epoch) VALUES (?, ?, ?)")) {
                         ps.setString(1, slot);
                         ps.setString(2, name);
                         ps.setLong(3, run.epoch());
-                        ps.executeUpdate();
+                        return ps.executeUpdate();
                     }
-                    c.commit();
-                }
+                });
                 System.out.println("DONE " + slot);
             } catch (Exception e) {
                 throw new JobExecutionException("report for " + slot + " failed: " + e, e);

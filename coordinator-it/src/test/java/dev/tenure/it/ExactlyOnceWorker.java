@@ -1,0 +1,100 @@
+package dev.tenure.it;
+
+import dev.tenure.JobCoordinator;
+import dev.tenure.LeaseOptions;
+import dev.tenure.Leases;
+import dev.tenure.RunOutcome;
+import dev.tenure.RunPolicy;
+import dev.tenure.db.JdbcLeaseStore;
+import dev.tenure.db.JdbcRunLedger;
+import dev.tenure.db.TenureDataSources;
+import dev.tenure.valkey.ValkeyConfig;
+import dev.tenure.valkey.ValkeyLeaseStore;
+
+import javax.sql.DataSource;
+import java.sql.PreparedStatement;
+import java.time.Duration;
+
+/**
+ * One node of {@link ExactlyOnceIT}:
+ * {@code <mode> <valkey|-> <jdbc url> <user> <password|-> <job> <fires> <interval ms> <start ms> <ttl ms> <freeze ms> <node>}.
+ * Fire k is due at start + k·interval on every node. Each node works through the fires in order and retries a fire
+ * until it is done (executed here or elsewhere), as a scheduler that recovers missed fires would. The work inserts one
+ * row into {@code business_effects} (no unique key on the fire) and completes the fire in the same transaction. Right
+ * after that commit, on its 2nd, 6th, 10th... execution, the node freezes itself with SIGSTOP for {@code freeze ms}
+ * (longer than the TTL), before its outcome is recorded. Prints {@code FROZE <fire>}, {@code OUTCOME <fire> <status>
+ * <epoch> <completedInTransaction>}, then {@code DONE}.
+ */
+public final class ExactlyOnceWorker {
+
+    public static void main(String[] a) throws Exception {
+        JobCoordinator.Mode mode = JobCoordinator.Mode.valueOf(a[0]);
+        DataSource ds = TenureDataSources.hikari(a[2], a[3], a[4].equals("-") ? "" : a[4]);
+        JdbcLeaseStore dbStore = JdbcLeaseStore.create(ds);
+        long ttl = Long.parseLong(a[9]);
+        JobCoordinator.Builder b = JobCoordinator.builder(Leases.of(dbStore), new JdbcRunLedger(dbStore.ledger())).mode(mode)
+                .leaseOptions(LeaseOptions.ofTtl(Duration.ofMillis(ttl)));
+        if (!a[1].equals("-")) {
+            b.valkey(Leases.of(ValkeyLeaseStore.create(ValkeyConfig.standalone(a[1]).requestTimeout(Duration.ofMillis(500)).build())));
+        }
+        JobCoordinator c = b.closesLeases(true).build();
+        String job = a[5];
+        int fires = Integer.parseInt(a[6]);
+        long interval = Long.parseLong(a[7]);
+        long start = Long.parseLong(a[8]);
+        long freeze = Long.parseLong(a[10]);
+        String node = a[11];
+        int[] executions = {0};
+        System.out.println("READY");
+        for (int k = 0; k < fires; k++) {
+            long sleep = start + k * interval - System.currentTimeMillis();
+            if (sleep > 0) {
+                Thread.sleep(sleep);
+            }
+            String fire = "fire-" + k;
+            long giveUp = System.currentTimeMillis() + 30_000;
+            RunOutcome<Integer> o = null;
+            while (System.currentTimeMillis() < giveUp && (o == null || !settled(o))) {
+                try {
+                    o = c.run(job, fire, new RunPolicy(Duration.ofMillis(ttl), true), ctx -> {
+                        int n = ctx.completeInTransaction(ds, conn -> {
+                            try (PreparedStatement ps = conn.prepareStatement(
+                                    "INSERT INTO business_effects(job, fire_key, epoch, node) VALUES (?, ?, ?, ?)")) {
+                                ps.setString(1, job);
+                                ps.setString(2, fire);
+                                ps.setLong(3, ctx.epoch());
+                                ps.setString(4, node);
+                                return ps.executeUpdate();
+                            }
+                        });
+                        if (++executions[0] % 4 == 2) {
+                            System.out.println("FROZE " + fire);
+                            freezeSelf(freeze);
+                        }
+                        return n;
+                    });
+                } catch (RuntimeException e) {
+                    System.out.println("ERROR " + fire + " " + e);
+                    Thread.sleep(100);
+                }
+            }
+            System.out.println("OUTCOME " + fire + " " + (o == null ? "NONE" : o.status() + " " + o.epoch() + " "
+                    + o.completedInTransaction()));
+        }
+        System.out.println("DONE");
+        c.close();
+        System.exit(0);
+    }
+
+    private static boolean settled(RunOutcome<?> o) {
+        return o.status() == RunOutcome.Status.EXECUTED || o.status() == RunOutcome.Status.SKIPPED_ALREADY_DONE;
+    }
+
+    /** SIGSTOP to this JVM from a child shell, which sends SIGCONT {@code millis} later. */
+    private static void freezeSelf(long millis) throws Exception {
+        long pid = ProcessHandle.current().pid();
+        Process p = new ProcessBuilder("sh", "-c", "kill -STOP " + pid + "; sleep " + millis / 1000.0 + "; kill -CONT " + pid)
+                .inheritIO().start();
+        p.waitFor();
+    }
+}
