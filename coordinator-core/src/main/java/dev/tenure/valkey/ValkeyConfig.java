@@ -26,7 +26,7 @@ import java.util.Objects;
  * <tr><td>tls, username/password, clientName</td><td>off, none, {@code tenure}</td><td>TLS, ACL user, CLIENT
  *     SETNAME</td></tr>
  * <tr><td>replicaAcks</td><td>0, 100 ms</td><td>WAIT for this many replicas after a grant; fewer fail the
- *     acquire</td></tr>
+ *     acquire. Grants and their WAIT use a connection of their own, one call at a time</td></tr>
  * <tr><td>failoverProbeInterval</td><td>500 ms</td><td>standalone with several addresses: how often to look
  *     for a new primary while the current one fails</td></tr>
  * </table>
@@ -156,7 +156,9 @@ public final class ValkeyConfig {
         /**
          * After granting a lease, WAIT until {@code replicas} replicas have it, at most {@code timeout}; fewer
          * acknowledgements fail the acquire (fail closed). Narrows the failover window of asynchronous
-         * replication; does not close it. Default 0 = no WAIT.
+         * replication; does not close it. Default 0 = no WAIT. Acquires and hand-offs then run on a second
+         * connection, one call (with its WAIT) at a time, so renewals and releases never wait for a WAIT; an acquire
+         * may wait for the WAIT of the call before it, so keep {@code timeout} well below {@code Leases}' call timeout.
          */
         public Builder replicaAcks(int replicas, Duration timeout) {
             if (replicas < 0 || replicas > 16) {
