@@ -16,23 +16,27 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 
 /**
- * One call of the lease script for operations of one slot: EVALSHA, loading the script when a server answers
- * NOSCRIPT. A cluster call goes to the primary of the operations' slot. Stateless apart from the configuration.
+ * One call of the lease script for operations of one slot, in the configured {@link ScriptMode}: EVALSHA, loading
+ * the script when a server answers NOSCRIPT, or FCALL of the function an administrator installed (never loaded
+ * here). A cluster call goes to the primary of the operations' slot. Stateless apart from the configuration.
  */
 final class ScriptCall {
 
+    private final ScriptMode mode;
     private final String pubMode;
 
     ScriptCall(ValkeyConfig cfg) {
+        this.mode = cfg.scriptMode();
         this.pubMode = cfg.isCluster() ? "s" : "p";
     }
 
-    /** {@code EVALSHA sha}, then the number of keys, the keys and the arguments of {@code ops}. */
+    /** {@code EVALSHA sha} or {@code FCALL name}, then the number of keys, the keys and the arguments of {@code ops}. */
     String[] command(List<Op> ops) {
         int n = ops.size();
         String[] a = new String[3 + 3 * n + 1 + 4 * n];
-        a[0] = "EVALSHA";
-        a[1] = LeaseScript.SHA;
+        boolean function = mode == ScriptMode.PRELOADED_FUNCTION;
+        a[0] = function ? "FCALL" : "EVALSHA";
+        a[1] = function ? LeaseFunction.NAME : LeaseScript.SHA;
         a[2] = Integer.toString(3 * n);
         int k = 3;
         for (Op op : ops) {
@@ -62,9 +66,9 @@ final class ScriptCall {
         }).thenCompose(f -> f);
     }
 
-    /** Whether {@code t} is a NOSCRIPT that loading the script cures. */
+    /** Whether {@code t} is a NOSCRIPT that loading the script cures (EVALSHA mode only). */
     boolean needsLoad(Throwable t) {
-        return says(t, "NOSCRIPT");
+        return mode == ScriptMode.EVALSHA_LOAD_ON_MISS && says(t, "NOSCRIPT");
     }
 
     /** SCRIPT LOAD, on every primary of a cluster. */
@@ -76,10 +80,12 @@ final class ScriptCall {
         return ((GlideClient) c).customCommand(load);
     }
 
-    /** The typed error for {@code op} after {@code err}. */
+    /** The typed error for {@code op} after {@code err}; a missing function says how to install it. */
     LeaseStoreUnavailableException failure(Op op, Throwable err) {
         Throwable cause = unwrap(err);
-        String what = cause.getMessage() + " (" + cause.getClass().getSimpleName() + ")";
+        String what = mode == ScriptMode.PRELOADED_FUNCTION && says(cause, "FUNCTION NOT FOUND")
+                ? LeaseFunction.missing()
+                : cause.getMessage() + " (" + cause.getClass().getSimpleName() + ")";
         return new LeaseStoreUnavailableException("Valkey call for lease '" + op.key + "' failed: " + what, op.key, cause);
     }
 

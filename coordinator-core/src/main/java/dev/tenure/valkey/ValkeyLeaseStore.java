@@ -14,6 +14,9 @@ import java.util.concurrent.CompletableFuture;
  * concurrent operations are coalesced into shared calls (see {@link OpBatcher}). With
  * {@link ValkeyConfig#replicaAcks()}, acquires and hand-offs use a second connection, where each call is followed
  * by WAIT (see {@link AckedGrants}); renewals and releases never queue behind a WAIT.
+ *
+ * <p>In {@link ScriptMode#PRELOADED_FUNCTION} an administrator first installs the function:
+ * {@link #installFunction(ValkeyConfig)}, or {@code FUNCTION LOAD REPLACE} of {@link #functionLibrary()}.
  */
 public final class ValkeyLeaseStore implements LeaseStore {
 
@@ -58,6 +61,33 @@ public final class ValkeyLeaseStore implements LeaseStore {
     /** The Valkey key that holds the fencing counter of {@code key}. */
     public String fenceKeyOf(String key) {
         return ValkeyKeys.fence(cfg.namespace(), key);
+    }
+
+    /**
+     * The Valkey function library that {@link ScriptMode#PRELOADED_FUNCTION} calls: the lease script wrapped as one
+     * function, named after the script's hash. An administrator loads it with {@code FUNCTION LOAD REPLACE <text>} on
+     * every primary (or with {@link #installFunction(ValkeyConfig)}).
+     */
+    public static String functionLibrary() {
+        return LeaseFunction.TEXT;
+    }
+
+    /** The name of the function that {@link ScriptMode#PRELOADED_FUNCTION} calls with {@code FCALL}. */
+    public static String functionName() {
+        return LeaseFunction.NAME;
+    }
+
+    /**
+     * Installs {@link #functionLibrary()} with {@code FUNCTION LOAD REPLACE}: on the server, or on every primary of a
+     * cluster (replicas get it by replication). Run it as an administrator, once per Tenure version and after
+     * adding a primary or restarting one without persistence. Blocks at most about the connection and request
+     * timeouts of {@code adminConfig}.
+     *
+     * @param adminConfig how to reach Valkey as a user allowed to run {@code FUNCTION LOAD}
+     * @throws dev.tenure.LeaseStoreUnavailableException if a server cannot be reached or refuses the load
+     */
+    public static void installFunction(ValkeyConfig adminConfig) {
+        LeaseFunction.install(adminConfig);
     }
 
     /** The underlying GLIDE client, for diagnostics. Do not close it. */
