@@ -2,6 +2,10 @@ package dev.tenure.valkey;
 
 import dev.tenure.spi.AcquireResult;
 
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 
 /** One lease operation waiting for, or riding in, a script call. Completed exactly once. */
@@ -48,6 +52,31 @@ final class Op {
                     : AcquireResult.held(text == null ? "" : text.toString(), n));
             default -> future.complete(granted);
         }
+    }
+
+    /** Completes this op, the {@code i}-th of its call, from the script's flat reply (three values per op). */
+    void completeFrom(Object[] values, int i) {
+        complete(values[3 * i], values[3 * i + 1], values[3 * i + 2]);
+    }
+
+    /** Whether this op, the {@code i}-th of its call, was granted a lease (an acquire or a hand-off that succeeded). */
+    boolean grantedIn(Object[] values, int i) {
+        return (code == ACQUIRE || code == HAND_OFF) && Long.valueOf(1L).equals(values[3 * i]);
+    }
+
+    static void completeAll(List<Op> ops, Object[] values) {
+        for (int i = 0; i < ops.size(); i++) {
+            ops.get(i).completeFrom(values, i);
+        }
+    }
+
+    /** {@code batch} split by cluster slot, in order of first appearance (one group when not a cluster). */
+    static List<List<Op>> bySlot(List<Op> batch) {
+        Map<Integer, List<Op>> groups = new LinkedHashMap<>();
+        for (Op op : batch) {
+            groups.computeIfAbsent(op.slot, s -> new ArrayList<>()).add(op);
+        }
+        return new ArrayList<>(groups.values());
     }
 
     void fail(Throwable t) {

@@ -26,7 +26,9 @@ import java.util.Objects;
  * <tr><td>tls, username/password, clientName</td><td>off, none, {@code tenure}</td><td>TLS, ACL user, CLIENT
  *     SETNAME</td></tr>
  * <tr><td>replicaAcks</td><td>0, 100 ms</td><td>WAIT for this many replicas after a grant; fewer fail the
- *     acquire</td></tr>
+ *     acquire. Grants and their WAIT use a connection of their own, one call at a time</td></tr>
+ * <tr><td>scriptMode</td><td>{@link ScriptMode#EVALSHA_LOAD_ON_MISS}</td><td>EVALSHA, loading the script when
+ *     missing; or {@link ScriptMode#PRELOADED_FUNCTION}: FCALL of a function an administrator installed</td></tr>
  * <tr><td>failoverProbeInterval</td><td>500 ms</td><td>standalone with several addresses: how often to look
  *     for a new primary while the current one fails</td></tr>
  * </table>
@@ -47,8 +49,10 @@ public final class ValkeyConfig {
     private final Duration failoverProbeInterval;
     private final int replicaAcks;
     private final Duration replicaAckTimeout;
+    private final ScriptMode scriptMode;
 
     private ValkeyConfig(Builder b) {
+        this.scriptMode = b.scriptMode;
         this.replicaAcks = b.replicaAcks;
         this.replicaAckTimeout = b.replicaAckTimeout;
         this.addresses = List.copyOf(b.addresses);
@@ -89,11 +93,13 @@ public final class ValkeyConfig {
     public Duration failoverProbeInterval() { return failoverProbeInterval; }
     public int replicaAcks() { return replicaAcks; }
     public Duration replicaAckTimeout() { return replicaAckTimeout; }
+    public ScriptMode scriptMode() { return scriptMode; }
 
     @Override
     public String toString() {
         return "ValkeyConfig[" + (cluster ? "cluster " : "standalone ") + addresses + ", namespace=" + namespace
-                + ", requestTimeout=" + requestTimeout + (username != null ? ", user=" + username : "") + "]";
+                + ", requestTimeout=" + requestTimeout + (username != null ? ", user=" + username : "")
+                + (scriptMode != ScriptMode.EVALSHA_LOAD_ON_MISS ? ", scriptMode=" + scriptMode : "") + "]";
     }
 
     /** Builder; {@link #build()} validates every knob and names the first mistake. */
@@ -112,6 +118,7 @@ public final class ValkeyConfig {
         private Duration failoverProbeInterval = Duration.ofMillis(500);
         private int replicaAcks;
         private Duration replicaAckTimeout = Duration.ofMillis(100);
+        private ScriptMode scriptMode = ScriptMode.EVALSHA_LOAD_ON_MISS;
 
         private Builder(boolean cluster, String... addresses) {
             this.cluster = cluster;
@@ -156,7 +163,9 @@ public final class ValkeyConfig {
         /**
          * After granting a lease, WAIT until {@code replicas} replicas have it, at most {@code timeout}; fewer
          * acknowledgements fail the acquire (fail closed). Narrows the failover window of asynchronous
-         * replication; does not close it. Default 0 = no WAIT.
+         * replication; does not close it. Default 0 = no WAIT. Acquires and hand-offs then run on a second
+         * connection, one call (with its WAIT) at a time, so renewals and releases never wait for a WAIT; an acquire
+         * may wait for the WAIT of the call before it, so keep {@code timeout} well below {@code Leases}' call timeout.
          */
         public Builder replicaAcks(int replicas, Duration timeout) {
             if (replicas < 0 || replicas > 16) {
@@ -164,6 +173,17 @@ public final class ValkeyConfig {
             }
             this.replicaAcks = replicas;
             this.replicaAckTimeout = positive(timeout, "replicaAckTimeout");
+            return this;
+        }
+
+        /**
+         * How the lease script runs (default {@link ScriptMode#EVALSHA_LOAD_ON_MISS}). With
+         * {@link ScriptMode#PRELOADED_FUNCTION} an administrator installs the function first
+         * ({@link ValkeyLeaseStore#installFunction(ValkeyConfig)}), and the ACL user needs {@code +fcall} instead of
+         * {@code +evalsha +script|load}.
+         */
+        public Builder scriptMode(ScriptMode mode) {
+            this.scriptMode = Objects.requireNonNull(mode, "scriptMode");
             return this;
         }
 

@@ -18,6 +18,7 @@ import dev.tenure.testkit.ValkeyReplicationGroup;
 import dev.tenure.testkit.ValkeyReplyException;
 import dev.tenure.testkit.ValkeyServer;
 import dev.tenure.testkit.ValkeyServers;
+import dev.tenure.valkey.ScriptMode;
 import dev.tenure.valkey.ValkeyConfig;
 import dev.tenure.valkey.ValkeyLeaseStore;
 import java.nio.charset.StandardCharsets;
@@ -29,6 +30,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -59,6 +61,10 @@ class AclIT {
     static final String CLUSTER_RULES = "on >" + PASSWORD + " resetkeys ~{tenure:* resetchannels &{tenure:*"
             + " -@all +evalsha +script|load +info +ping +cluster|slots +client|setname +client|setinfo"
             + " +ssubscribe +sunsubscribe +spublish +set +get +del +pexpire +pttl +incr +exists +wait";
+    /** docs/acl.md, standalone, {@link ScriptMode#PRELOADED_FUNCTION}: {@code +fcall} instead of the two script permissions. */
+    static final String STANDALONE_FUNCTION_RULES = STANDALONE_RULES.replace(" +evalsha +script|load ", " +fcall ");
+    /** docs/acl.md, cluster, {@link ScriptMode#PRELOADED_FUNCTION}. */
+    static final String CLUSTER_FUNCTION_RULES = CLUSTER_RULES.replace(" +evalsha +script|load ", " +fcall ");
 
     /** Every Tenure feature, as the restricted user; a variant supplies the servers. */
     @TestInstance(TestInstance.Lifecycle.PER_CLASS)
@@ -77,8 +83,15 @@ class AclIT {
 
         abstract String rules();
 
+        /** How the store runs its script; the function mode variants override it (and {@link #rules()}). */
+        ScriptMode scriptMode() {
+            return ScriptMode.EVALSHA_LOAD_ON_MISS;
+        }
+
         /** The node that serves {@code valkeyKey} (for the administrator's checks). */
         abstract ValkeyServer nodeFor(String valkeyKey);
+
+        abstract List<ValkeyServer> primaries();
 
         abstract void stopServers();
 
@@ -86,9 +99,21 @@ class AclIT {
         void start() {
             nodes = startServers();
             nodes.forEach(node -> grant(node, rules()));
-            store = ValkeyLeaseStore.create(config().credentials(USER, PASSWORD).build());
+            installFunctionIfNeeded();
+            store = ValkeyLeaseStore.create(userConfig());
             leases = Leases.of(store);
-            elsewhere = Leases.of(ValkeyLeaseStore.create(config().credentials(USER, PASSWORD).build()));
+            elsewhere = Leases.of(ValkeyLeaseStore.create(userConfig()));
+        }
+
+        ValkeyConfig userConfig() {
+            return config().credentials(USER, PASSWORD).scriptMode(scriptMode()).build();
+        }
+
+        /** In function mode, the administrator's step before Tenure's user can work. */
+        void installFunctionIfNeeded() {
+            if (scriptMode() == ScriptMode.PRELOADED_FUNCTION) {
+                ValkeyLeaseStore.installFunction(config().credentials(null, ADMIN_PASSWORD).build());
+            }
         }
 
         @AfterAll
@@ -208,7 +233,6 @@ class AclIT {
         void restrictedUser_outsideItsKeysAndCommands_isRefused() throws Exception {
             Lease lease = leases.tryAcquire("survivor").orElseThrow();
             String outside = "billing:invoice-7";
-            String setOutside = "return redis.call('set', KEYS[1], 'x')";
 
             assertThat(asUser(nodeFor(store.leaseKeyOf("survivor")), "GET", store.leaseKeyOf("survivor")))
                     .as("the user's own keys stay readable").isEqualTo(lease.owner());
@@ -217,16 +241,60 @@ class AclIT {
             assertRefused(asUser(nodeFor(store.leaseKeyOf("survivor")), "FLUSHALL"));
             assertRefused(asUser(nodes.get(0), "KEYS", "*"));
             assertRefused(asUser(nodes.get(0), "CONFIG", "GET", "requirepass"));
-            assertRefused(asUser(nodeFor(outside), "EVAL", setOutside, "1", outside));
+            assertRefused(asUser(nodeFor(outside), "EVAL", "return redis.call('set', KEYS[1], 'x')", "1", outside));
             assertRefused(asUser(nodes.get(0), "PUBLISH", "billing", "hello"));
-            // Loading a script is allowed; it runs with the user's permissions, so it cannot reach other keys either.
-            assertThat(asUser(nodeFor(outside), "SCRIPT", "LOAD", setOutside)).isEqualTo(sha1(setOutside));
-            assertRefused(asUser(nodeFor(outside), "EVALSHA", sha1(setOutside), "1", outside));
+            assertOwnLuaConfinedOrRefused(outside);
 
             assertThat(admin("EXISTS", outside)).isEqualTo(0L);
             assertThat(admin("GET", store.leaseKeyOf("survivor"))).isEqualTo(lease.owner());
             assertThat(denials()).isNotEmpty();
             assertThat(lease.release()).isEqualTo(ReleaseResult.RELEASED);
+        }
+
+        /**
+         * EVALSHA mode: the user may load Lua of its own, which runs with its permissions (so it cannot reach other
+         * keys, but could loop). Function mode: it can neither load nor run Lua of its own.
+         */
+        void assertOwnLuaConfinedOrRefused(String outside) throws Exception {
+            String setOutside = "return redis.call('set', KEYS[1], 'x')";
+            ValkeyServer node = nodeFor(outside);
+            if (scriptMode() == ScriptMode.EVALSHA_LOAD_ON_MISS) {
+                assertThat(asUser(node, "SCRIPT", "LOAD", setOutside)).isEqualTo(sha1(setOutside));
+                assertRefused(asUser(node, "EVALSHA", sha1(setOutside), "1", outside));
+                return;
+            }
+            String looping = "#!lua name=looping\nredis.register_function('looping', function() while true do end end)";
+            assertRefused(asUser(node, "EVAL", "return 1", "0"));
+            assertRefused(asUser(node, "EVALSHA", sha1(setOutside), "0"));
+            assertRefused(asUser(node, "SCRIPT", "LOAD", setOutside));
+            assertRefused(asUser(node, "FUNCTION", "LOAD", looping));
+            assertRefused(asUser(node, "FCALL", ValkeyLeaseStore.functionName(), "1", outside));
+        }
+
+        /**
+         * The administrator removes Tenure's script from every server. EVALSHA mode: Tenure loads it again by itself.
+         * Function mode: a call fails at once, typed, naming the function and how to install it, with one call to the
+         * server (no retry loop); once installed again, leases work.
+         */
+        @Test
+        void tryAcquire_scriptRemovedFromServers_reloadsItOrNamesTheMissingFunction() throws Exception {
+            boolean function = scriptMode() == ScriptMode.PRELOADED_FUNCTION;
+            ValkeyServer node = nodeFor(store.leaseKeyOf("removed"));
+            primaries().forEach(primary -> primary.command(function ? "FUNCTION" : "SCRIPT", "FLUSH"));
+            node.command("CONFIG", "RESETSTAT");
+
+            if (function) {
+                assertThatThrownBy(() -> store.tryAcquire("removed", "owner-1", Duration.ofSeconds(5), false).get(5, TimeUnit.SECONDS))
+                        .isInstanceOf(ExecutionException.class).cause().isInstanceOf(LeaseStoreUnavailableException.class)
+                        .hasMessageContaining(ValkeyLeaseStore.functionName()).hasMessageContaining("installFunction")
+                        .hasMessageContaining("FUNCTION LOAD REPLACE");
+                assertThat((String) node.command("INFO", "commandstats")).as("one FCALL, no retries").contains("cmdstat_fcall:calls=1,");
+                assertThatThrownBy(() -> leases.tryAcquire("removed")).isInstanceOf(LeaseStoreUnavailableException.class)
+                        .hasMessageContaining(ValkeyLeaseStore.functionName()).hasMessageContaining("installFunction");
+                installFunctionIfNeeded();
+            }
+            assertThat(leases.tryAcquire("removed").orElseThrow().release()).isEqualTo(ReleaseResult.RELEASED);
+            assertNoDenials();
         }
 
         /** A command as the administrator (the default user) on the node serving the command's key, if any. */
@@ -282,6 +350,11 @@ class AclIT {
         }
 
         @Override
+        List<ValkeyServer> primaries() {
+            return List.of(server);
+        }
+
+        @Override
         void stopServers() {
             if (server != null) {
                 server.close();
@@ -316,10 +389,45 @@ class AclIT {
         }
 
         @Override
+        List<ValkeyServer> primaries() {
+            return cluster.primaries();
+        }
+
+        @Override
         void stopServers() {
             if (cluster != null) {
                 cluster.close();
             }
+        }
+    }
+
+    /** {@link ScriptMode#PRELOADED_FUNCTION}: the administrator installs the function; the user has only {@code +fcall}. */
+    @Nested
+    class StandaloneFunction extends Standalone {
+
+        @Override
+        ScriptMode scriptMode() {
+            return ScriptMode.PRELOADED_FUNCTION;
+        }
+
+        @Override
+        String rules() {
+            return STANDALONE_FUNCTION_RULES;
+        }
+    }
+
+    /** {@link ScriptMode#PRELOADED_FUNCTION} in a cluster: the function is installed on every primary. */
+    @Nested
+    class ClusterFunction extends Cluster {
+
+        @Override
+        ScriptMode scriptMode() {
+            return ScriptMode.PRELOADED_FUNCTION;
+        }
+
+        @Override
+        String rules() {
+            return CLUSTER_FUNCTION_RULES;
         }
     }
 

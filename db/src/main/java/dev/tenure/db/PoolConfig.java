@@ -44,6 +44,14 @@ public record PoolConfig(String jdbcUrl, String user, String password, int maxPo
         applicationName = applicationName == null ? "tenure" : applicationName;
     }
 
+    /** Every component, with the password masked ({@code ****} when set, {@code null} when not). */
+    @Override
+    public String toString() {
+        return "PoolConfig[jdbcUrl=" + jdbcUrl + ", user=" + user + ", password=" + (password == null ? null : "****")
+                + ", maxPoolSize=" + maxPoolSize + ", connectionTimeout=" + connectionTimeout
+                + ", statementTimeout=" + statementTimeout + ", applicationName=" + applicationName + "]";
+    }
+
     /** Defaults for everything but the URL and credentials. */
     public static Builder builder(String jdbcUrl) {
         return new Builder(jdbcUrl);

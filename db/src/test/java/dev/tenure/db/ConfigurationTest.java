@@ -42,6 +42,14 @@ class ConfigurationTest {
     }
 
     @Test
+    void poolConfig_toString_masksThePassword() {
+        PoolConfig withPassword = PoolConfig.builder("jdbc:postgresql://db:5432/app").user("u").password("s3cret-pw").build();
+        assertThat(withPassword.toString()).doesNotContain("s3cret-pw")
+                .contains("password=****", "user=u", "jdbc:postgresql://db:5432/app", "maxPoolSize=6");
+        assertThat(PoolConfig.builder("jdbc:postgresql://db:5432/app").build().toString()).contains("password=null");
+    }
+
+    @Test
     void schemaNames_plainLowerCaseIdentifiersOnly() {
         assertThat(TenureSchema.checkName("tenure")).isEqualTo("tenure");
         assertThat(TenureSchema.checkName("_jobs2")).isEqualTo("_jobs2");
