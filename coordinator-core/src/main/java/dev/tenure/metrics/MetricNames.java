@@ -16,6 +16,8 @@ public final class MetricNames {
     public static final String TTL_HEADROOM = "tenure.lease.ttl.headroom";
     /** Scheduler fires seen by an integration, tagged {@code integration}, {@code job} and {@code outcome}. */
     public static final String JOB_FIRES = "tenure.job.fires";
+    /** Quartz triggers whose fire keys may differ between nodes, tagged {@code job} and {@code reason}. */
+    public static final String QUARTZ_SCHEDULE_WARNINGS = "tenure.quartz.schedule.warnings";
 
     private MetricNames() {
     }

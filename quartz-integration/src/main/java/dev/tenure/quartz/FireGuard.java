@@ -11,6 +11,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.util.Locale;
+import java.util.Optional;
 
 /**
  * The one place both plug-in styles share: begin a coordinated run for a fire, finish it. Keeps its state in the
@@ -63,6 +64,10 @@ final class FireGuard {
             }
             // a finished run here is a re-execution (JobExecutionException with refireImmediately): claim again
             job = config.jobKey(context.getJobDetail().getKey());
+            Optional<ScheduleRisk> refused = ScheduleWatch.refusal(config, context);
+            if (refused.isPresent()) {
+                return refuse(context, job, refused.get());
+            }
             RunPolicy policy = context.isRecovering() ? config.recoveryPolicy() : config.runPolicy();
             RunClaim claim = config.coordinator().begin(job, FireKeys.fireKey(context), policy);
             if (claim instanceof RunClaim.NotClaimed not) {
@@ -110,6 +115,14 @@ final class FireGuard {
             report(run.jobKey(), "vetoed_by_other_listener");
             exit(context, new IllegalStateException("fire vetoed by another Quartz listener"));
         }
+    }
+
+    private Entry refuse(JobExecutionContext context, String job, ScheduleRisk risk) {
+        report(job, "skipped_schedule_refused");
+        LOG.warn("fire {} of {} skipped: its trigger {} is refused by the schedule check ({}, ScheduleCheck.REFUSE); "
+                + "fix the trigger or exempt it with intendedSchedules(...) (checkSchedules(scheduler) logs why)", FireKeys.fireKey(context), job,
+                context.getTrigger().getKey(), risk.tag());
+        return Entry.SKIP;
     }
 
     private Entry fault(JobExecutionContext context, String job, Throwable t) {

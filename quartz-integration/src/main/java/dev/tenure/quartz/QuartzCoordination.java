@@ -12,8 +12,10 @@ import org.quartz.JobListener;
 import org.quartz.ListenerManager;
 import org.quartz.Scheduler;
 import org.quartz.SchedulerException;
+import org.quartz.TriggerKey;
 import org.quartz.TriggerListener;
 import org.quartz.impl.matchers.EverythingMatcher;
+import org.quartz.impl.matchers.NotMatcher;
 import org.quartz.simpl.PropertySettingJobFactory;
 import org.quartz.spi.JobFactory;
 import org.quartz.Matcher;
@@ -36,6 +38,9 @@ import java.util.function.Function;
  * }</pre>
  * A job reads its run with {@link #contextOf} (epoch, lease state, the fence check) and {@link #leaseOf}.
  *
+ * <p>The fire key is the trigger's scheduled fire time, so every node must compute the same schedule: the
+ * {@linkplain #checkSchedules schedule check} flags coordinated triggers for which they may not ({@link ScheduleCheck}).
+ *
  * <p>Nothing here throws into Quartz: faults become skipped fires (the default, {@link FaultPolicy#SKIP_FIRE}) or
  * uncoordinated runs ({@link FaultPolicy#RUN_UNCOORDINATED}), a log line and a metric. Thread-safe; one per scheduler
  * or per application.
@@ -54,6 +59,8 @@ public final class QuartzCoordination {
     private final FaultPolicy faultPolicy;
     private final boolean interruptOnLeaseLoss;
     private final FireMetrics metrics;
+    private final ScheduleCheck scheduleCheck;
+    private final Matcher<TriggerKey> intendedSchedules;
     private final FireGuard guard;
 
     private QuartzCoordination(Builder b) {
@@ -66,6 +73,8 @@ public final class QuartzCoordination {
         this.faultPolicy = b.faultPolicy;
         this.interruptOnLeaseLoss = b.interruptOnLeaseLoss;
         this.metrics = b.metrics;
+        this.scheduleCheck = b.scheduleCheck;
+        this.intendedSchedules = b.intendedSchedules;
         this.guard = new FireGuard(this);
     }
 
@@ -75,16 +84,35 @@ public final class QuartzCoordination {
 
     /**
      * Registers the trigger listener, the job listener and a scheduler listener (which finishes claimed fires that
-     * Quartz abandons when some other listener throws) on {@code scheduler}, additively.
+     * Quartz abandons when some other listener throws) on {@code scheduler}, additively; then runs
+     * {@link #checkSchedules}.
      *
-     * @throws SchedulerException if Quartz refuses the registration (nothing is registered then, or only part of it;
-     *                            registering again replaces by name)
+     * @throws SchedulerException        if Quartz refuses the registration (nothing is registered then, or only part
+     *                                   of it; registering again replaces by name)
+     * @throws ScheduleRefusedException under {@link ScheduleCheck#REFUSE}, if coordinated triggers are suspect; the
+     *                                   listeners stay registered and skip the fires of those triggers
      */
     public void registerListeners(Scheduler scheduler) throws SchedulerException {
         ListenerManager listeners = scheduler.getListenerManager();
         listeners.addSchedulerListener(new CoordinatingJobListener.ListenerErrors(guard));
         listeners.addJobListener(jobListener(), EverythingMatcher.allJobs());
         listeners.addTriggerListener(triggerListener(), EverythingMatcher.allTriggers());
+        checkSchedules(scheduler);
+    }
+
+    /**
+     * The schedule check ({@link ScheduleCheck}, unless {@code OFF}): checks the triggers of coordinated jobs already
+     * in {@code scheduler}, and adds a scheduler listener (once) that checks triggers scheduled later. Run by
+     * {@link #registerListeners}; call it yourself with the {@linkplain #jobFactory() job factory} style or Spring's
+     * {@code setGlobalTriggerListeners} (under {@link ScheduleCheck#REFUSE} the fires of suspect triggers are skipped
+     * either way, since each fire is checked too). A clustered job store ({@code isJobStoreClustered()}) shares one
+     * trigger between nodes: simple triggers are not suspect there, cron triggers in the default zone are.
+     *
+     * @throws SchedulerException        if Quartz cannot list the jobs and triggers
+     * @throws ScheduleRefusedException under {@link ScheduleCheck#REFUSE}, listing every suspect trigger
+     */
+    public void checkSchedules(Scheduler scheduler) throws SchedulerException {
+        ScheduleWatch.install(this, guard::coordinates, scheduler);
     }
 
     /** The trigger listener that claims fires (for Spring's {@code setGlobalTriggerListeners}, say). */
@@ -145,6 +173,16 @@ public final class QuartzCoordination {
     FaultPolicy faultPolicy() { return faultPolicy; }
     boolean interruptOnLeaseLoss() { return interruptOnLeaseLoss; }
     FireMetrics metrics() { return metrics; }
+    ScheduleCheck scheduleCheck() { return scheduleCheck; }
+
+    /** True if the user vouches for this trigger's schedule; a matcher that throws counts as no (it is checked). */
+    boolean intendedSchedule(TriggerKey key) {
+        try {
+            return intendedSchedules.isMatch(key);
+        } catch (RuntimeException e) {
+            return false;
+        }
+    }
 
     /** Configuration of a {@link QuartzCoordination}; every knob has a default. */
     public static final class Builder {
@@ -157,6 +195,8 @@ public final class QuartzCoordination {
         private FaultPolicy faultPolicy = FaultPolicy.SKIP_FIRE;
         private boolean interruptOnLeaseLoss = true;
         private FireMetrics metrics = FireMetrics.none();
+        private ScheduleCheck scheduleCheck = ScheduleCheck.WARN;
+        private Matcher<TriggerKey> intendedSchedules = NotMatcher.not(EverythingMatcher.allTriggers());
 
         private Builder(JobCoordinator coordinator) {
             this.coordinator = Objects.requireNonNull(coordinator, "coordinator");
@@ -218,6 +258,25 @@ public final class QuartzCoordination {
         /** Where fire outcomes are counted (default none; see {@link MicrometerFireMetrics}). */
         public Builder metrics(FireMetrics metrics) {
             this.metrics = Objects.requireNonNull(metrics, "metrics");
+            return this;
+        }
+
+        /**
+         * What to do about coordinated triggers whose fire keys may differ between nodes (default
+         * {@link ScheduleCheck#WARN}; {@code REFUSE} fails closed, {@code OFF} checks nothing).
+         */
+        public Builder scheduleCheck(ScheduleCheck check) {
+            this.scheduleCheck = Objects.requireNonNull(check, "check");
+            return this;
+        }
+
+        /**
+         * Triggers whose schedule you vouch for (default none): the schedule check skips them. For a cron trigger
+         * whose explicit zone happens to be this JVM's default, or a simple trigger whose start time every node
+         * computes the same way off the interval's grid.
+         */
+        public Builder intendedSchedules(Matcher<TriggerKey> matcher) {
+            this.intendedSchedules = Objects.requireNonNull(matcher, "matcher");
             return this;
         }
 

@@ -12,15 +12,9 @@ import org.quartz.spi.TriggerFiredBundle;
 import dev.tenure.JobContext;
 import dev.tenure.JobCoordinator;
 import dev.tenure.Lease;
-import dev.tenure.LeaseOptions;
-import dev.tenure.Leases;
 import dev.tenure.RunClaim;
 import dev.tenure.RunPolicy;
-import dev.tenure.db.JdbcLeaseStore;
-import dev.tenure.db.JdbcRunLedger;
 import dev.tenure.testkit.Timing;
-import dev.tenure.valkey.ValkeyConfig;
-import dev.tenure.valkey.ValkeyLeaseStore;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -36,7 +30,6 @@ import org.quartz.SimpleScheduleBuilder;
 import org.quartz.Trigger;
 import org.quartz.TriggerBuilder;
 import org.quartz.TriggerKey;
-import org.quartz.impl.StdSchedulerFactory;
 import org.quartz.impl.matchers.EverythingMatcher;
 import org.quartz.impl.matchers.GroupMatcher;
 import org.quartz.listeners.JobListenerSupport;
@@ -45,7 +38,6 @@ import org.quartz.listeners.TriggerListenerSupport;
 import java.sql.Connection;
 import java.time.Duration;
 import java.util.List;
-import java.util.Properties;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -56,8 +48,6 @@ import static org.awaitility.Awaitility.await;
 class QuartzMechanicsIT {
 
     private static QuartzServers servers;
-    private static JdbcLeaseStore dbStore;
-    private static final List<Leases> leases = new CopyOnWriteArrayList<>();
     static final List<String> seen = new CopyOnWriteArrayList<>();
     static final AtomicInteger interrupts = new AtomicInteger();
     private Scheduler scheduler;
@@ -66,12 +56,10 @@ class QuartzMechanicsIT {
     static void start() throws Exception {
         servers = new QuartzServers(QuartzMechanicsIT.class, null);
         QuartzNode.dataSource = servers.db.dataSource();
-        dbStore = JdbcLeaseStore.create(servers.db.dataSource());
     }
 
     @AfterAll
     static void stop() {
-        leases.forEach(Leases::close);
         servers.close();
     }
 
@@ -84,21 +72,11 @@ class QuartzMechanicsIT {
     }
 
     private static JobCoordinator coordinator(Duration ttl) {
-        Leases valkey = Leases.of(ValkeyLeaseStore.create(ValkeyConfig.standalone("127.0.0.1:" + servers.valkey.port())
-                .requestTimeout(Duration.ofMillis(300)).build()));
-        Leases database = Leases.of(dbStore);
-        leases.add(valkey);
-        leases.add(database);
-        return JobCoordinator.builder(database, new JdbcRunLedger(dbStore.ledger())).valkey(valkey)
-                .mode(JobCoordinator.Mode.VALKEY).leaseOptions(LeaseOptions.ofTtl(ttl)).build();
+        return servers.coordinator(ttl);
     }
 
     private Scheduler scheduler(String name) throws SchedulerException {
-        Properties p = new Properties();
-        p.setProperty("org.quartz.scheduler.instanceName", name);
-        p.setProperty("org.quartz.threadPool.threadCount", "2");
-        p.setProperty("org.quartz.scheduler.skipUpdateCheck", "true");
-        scheduler = new StdSchedulerFactory(p).getScheduler();
+        scheduler = QuartzServers.ramScheduler(name);
         return scheduler;
     }
 

@@ -95,7 +95,7 @@ public final class QuartzNode {
         Thread.currentThread().join();
     }
 
-    private static Properties properties(String node, boolean jdbc, String url, String user, String password) {
+    static Properties properties(String node, boolean jdbc, String url, String user, String password) {
         Properties p = new Properties();
         p.setProperty("org.quartz.scheduler.instanceName", "tenure-it");
         p.setProperty("org.quartz.scheduler.instanceId", node);

@@ -1,5 +1,10 @@
 package dev.tenure.quartz;
 
+import dev.tenure.JobCoordinator;
+import dev.tenure.LeaseOptions;
+import dev.tenure.Leases;
+import dev.tenure.db.JdbcLeaseStore;
+import dev.tenure.db.JdbcRunLedger;
 import dev.tenure.db.TenureSchema;
 import dev.tenure.testkit.JvmProcess;
 import dev.tenure.testkit.PostgresDatabase;
@@ -7,6 +12,11 @@ import dev.tenure.testkit.PostgresDatabases;
 import dev.tenure.testkit.PostgresSource;
 import dev.tenure.testkit.ValkeyServer;
 import dev.tenure.testkit.ValkeyServers;
+import dev.tenure.valkey.ValkeyConfig;
+import dev.tenure.valkey.ValkeyLeaseStore;
+import org.quartz.Scheduler;
+import org.quartz.SchedulerException;
+import org.quartz.impl.StdSchedulerFactory;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -15,11 +25,14 @@ import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Properties;
 import java.util.TreeMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
  * The servers of a Quartz test class: a standalone Valkey and the class's own database with Tenure's schema,
@@ -30,6 +43,8 @@ final class QuartzServers implements AutoCloseable {
     final ValkeyServer valkey;
     final PostgresDatabase db;
     private final List<JvmProcess> nodes = new ArrayList<>();
+    private final List<Leases> leases = new CopyOnWriteArrayList<>();
+    private JdbcLeaseStore dbStore;
 
     QuartzServers(Class<?> testClass, PostgresSource source) throws SQLException, IOException {
         valkey = ValkeyServers.standalone();
@@ -51,6 +66,29 @@ final class QuartzServers implements AutoCloseable {
                 Long.toString(ttlMillis));
         nodes.add(p);
         return p;
+    }
+
+    /** An in-process coordinator on these servers (Valkey mode, lease TTL {@code ttl}); closed with this fixture. */
+    synchronized JobCoordinator coordinator(Duration ttl) {
+        if (dbStore == null) {
+            dbStore = JdbcLeaseStore.create(db.dataSource());
+        }
+        Leases valkeyLeases = Leases.of(ValkeyLeaseStore.create(ValkeyConfig.standalone("127.0.0.1:" + valkey.port())
+                .requestTimeout(Duration.ofMillis(300)).build()));
+        Leases database = Leases.of(dbStore);
+        leases.add(valkeyLeases);
+        leases.add(database);
+        return JobCoordinator.builder(database, new JdbcRunLedger(dbStore.ledger())).valkey(valkeyLeases)
+                .mode(JobCoordinator.Mode.VALKEY).leaseOptions(LeaseOptions.ofTtl(ttl)).build();
+    }
+
+    /** A new in-process scheduler on a RAMJobStore (two worker threads), not started; the caller shuts it down. */
+    static Scheduler ramScheduler(String name) throws SchedulerException {
+        Properties p = new Properties();
+        p.setProperty("org.quartz.scheduler.instanceName", name);
+        p.setProperty("org.quartz.threadPool.threadCount", "2");
+        p.setProperty("org.quartz.scheduler.skipUpdateCheck", "true");
+        return new StdSchedulerFactory(p).getScheduler();
     }
 
     void execute(String sql) throws SQLException {
@@ -101,6 +139,7 @@ final class QuartzServers implements AutoCloseable {
     @Override
     public void close() {
         nodes.forEach(JvmProcess::close);
+        leases.forEach(Leases::close);
         db.close();
         valkey.close();
     }
