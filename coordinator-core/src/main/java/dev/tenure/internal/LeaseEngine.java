@@ -22,6 +22,7 @@ import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 
 /**
  * The lease state machine over a {@link LeaseStore}: single attempts, waiting with a local FIFO per key,
@@ -74,18 +75,29 @@ public final class LeaseEngine implements AutoCloseable {
         watchdog.wakeUp();
     }
 
-    /** One attempt; empty if held elsewhere. */
+    /**
+     * One attempt; empty if held elsewhere, or if the thread is interrupted (nothing is sent then; the flag stays set).
+     *
+     * @throws LeaseOutcomeUnknownException if the store failed or did not answer (a clean-up is scheduled)
+     */
     public Optional<Lease> tryAcquire(String key, LeaseOptions options) {
         Object r = attempt(key, owners.next(), options);
         return r instanceof DefaultLease l ? Optional.of(l) : Optional.empty();
     }
 
-    /** Returns the granted lease, or the store's {@link AcquireResult.Held} answer. */
+    /**
+     * Returns the granted lease, the store's {@link AcquireResult.Held} answer, or null if the thread is interrupted:
+     * an interrupted thread would not wait for the answer, so it sends nothing.
+     */
     private Object attempt(String key, String owner, LeaseOptions o) {
+        if (Thread.currentThread().isInterrupted()) {
+            metrics.acquire(LeaseMetrics.AcquireResult.TIMEOUT, 0);
+            return null;
+        }
         long sentAt = now();
         AcquireResult r;
         try {
-            r = Futures.await(store.tryAcquire(key, owner, o.ttl(), o.fencingToken()), callTimeout, key);
+            r = Futures.await(send(() -> store.tryAcquire(key, owner, o.ttl(), o.fencingToken())), callTimeout, key);
         } catch (LeaseStoreUnavailableException e) {
             metrics.acquire(LeaseMetrics.AcquireResult.ERROR, now() - sentAt);
             cleanUp(key, owner, o.ttl());
@@ -101,10 +113,22 @@ public final class LeaseEngine implements AutoCloseable {
         return r;
     }
 
+    /** A store call's future; a store that throws instead of failing its future gets a failed future. */
+    private static <T> CompletableFuture<T> send(Supplier<CompletableFuture<T>> call) {
+        try {
+            return call.get();
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+    }
+
     /**
-     * Waits up to {@code wait} for the key. Only the head of this process's queue asks the store; it sleeps
-     * with jittered exponential back-off capped by the holder's remaining time, and is woken early by a
-     * release (local, or the store's notification). Empty on timeout or interruption (the flag is kept).
+     * Waits up to {@code wait} for the key (zero: {@link #tryAcquire}). Only the head of this process's queue asks the
+     * store; it sleeps with jittered exponential back-off capped by the holder's remaining time, and is woken early by
+     * a release (local, or the store's notification). Empty on timeout, or once the thread is interrupted (nothing is
+     * sent after that; the flag stays set).
+     *
+     * @throws LeaseOutcomeUnknownException if an attempt failed or went unanswered (a clean-up is scheduled)
      */
     public Optional<Lease> acquire(String key, Duration wait, LeaseOptions o) {
         if (wait.isZero()) {
@@ -127,7 +151,7 @@ public final class LeaseEngine implements AutoCloseable {
                 return Optional.of(w.granted);
             }
             if (st == Waiter.GRANTING) {
-                w.park(callTimeout.toNanos());
+                w.parkThroughInterrupt(callTimeout.toNanos()); // the hand-off's answer decides, interrupted or not
                 continue;
             }
             long left = deadline - now();
@@ -157,6 +181,10 @@ public final class LeaseEngine implements AutoCloseable {
             } catch (RuntimeException e) {
                 w.state.set(Waiter.DONE);
                 throw e;
+            }
+            if (r == null) {
+                w.state.set(Waiter.DONE); // interrupted just before sending
+                return Optional.empty();
             }
             if (r instanceof DefaultLease lease) {
                 w.state.set(Waiter.DONE);

@@ -64,6 +64,21 @@ final class Waiter {
         }
     }
 
+    /**
+     * {@link #park} that an interrupt does not cut short (a parked thread whose flag is set would return at once, and
+     * its loop would spin); the flag is restored afterwards. For waiting out a hand-off that decides for this thread.
+     */
+    void parkThroughInterrupt(long nanos) {
+        boolean interrupted = Thread.interrupted();
+        try {
+            park(nanos);
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
     /** Forgets earlier signals: the attempt about to start sees the store's current state anyway. */
     void clearSignal() {
         signalled = false;
