@@ -177,7 +177,7 @@ public final class LeaseEngine implements AutoCloseable {
             w.clearSignal();
             Object r;
             try {
-                r = attempt(key, w.owner, w.options);
+                r = attempt(key, w.owner(), w.options);
             } catch (RuntimeException e) {
                 w.state.set(Waiter.DONE);
                 throw e;
@@ -291,13 +291,13 @@ public final class LeaseEngine implements AutoCloseable {
      */
     private ReleaseResult earlyHandOff(DefaultLease lease, KeyWaiters q, Waiter w) {
         long sentAt = now();
-        DefaultLease next = new DefaultLease(this, lease.key(), w.owner, w.options, OptionalLong.empty(), sentAt, w.thread,
+        DefaultLease next = new DefaultLease(this, lease.key(), w.owner(), w.options, OptionalLong.empty(), sentAt, w.thread,
                 lease.validUntil());
         next.renewInFlight = true;
         q.localHolder = next;
         watchdog.register(next);
         w.grant(next);
-        CompletableFuture<AcquireResult> transfer = store.handOff(lease.key(), lease.owner(), w.owner, w.options.ttl(), false);
+        CompletableFuture<AcquireResult> transfer = store.handOff(lease.key(), lease.owner(), next.owner(), w.options.ttl(), false);
         try {
             return settleEarlyHandOff(lease, next, q, w, transfer, sentAt);
         } finally {
@@ -314,7 +314,7 @@ public final class LeaseEngine implements AutoCloseable {
             metrics.releaseFailure();
             loseNow(next, "the store did not confirm the hand-off to this owner: " + e.getMessage());
             cleanUp(lease.key(), lease.owner(), lease.options().ttl());
-            cleanUp(lease.key(), w.owner, w.options.ttl());
+            cleanUp(lease.key(), next.owner(), w.options.ttl());
             lease.markReleased();
             return ReleaseResult.UNCONFIRMED;
         }
@@ -355,16 +355,23 @@ public final class LeaseEngine implements AutoCloseable {
         }
     }
 
-    /** Hand-off when the waiter asked for a fencing token: it only exists once the store has answered. */
+    /**
+     * Hand-off when the waiter asked for a fencing token (or the store's hand-off is not atomic): the new lease only
+     * exists once the store has answered. If it does not answer, the waiter waits on under a fresh owner id: the
+     * clean-up of the id the hand-off used may still be pending, and would release a lease the waiter took under it.
+     */
     private ReleaseResult confirmedHandOff(DefaultLease lease, KeyWaiters q, Waiter w) {
         long sentAt = now();
+        String to = w.owner();
         AcquireResult r;
         try {
-            r = Futures.await(store.handOff(lease.key(), lease.owner(), w.owner, w.options.ttl(), true), callTimeout, lease.key());
+            r = Futures.await(send(() -> store.handOff(lease.key(), lease.owner(), to, w.options.ttl(), true)), callTimeout,
+                    lease.key());
         } catch (LeaseStoreUnavailableException e) {
             metrics.releaseFailure();
             cleanUp(lease.key(), lease.owner(), lease.options().ttl());
-            cleanUp(lease.key(), w.owner, w.options.ttl());
+            cleanUp(lease.key(), to, w.options.ttl());
+            w.replaceOwner(owners.next());
             lease.markReleased();
             backToWaiting(w);
             return ReleaseResult.UNCONFIRMED;
@@ -373,7 +380,7 @@ public final class LeaseEngine implements AutoCloseable {
             lease.markReleased();
             countHandOff(q, a);
             metrics.acquire(LeaseMetrics.AcquireResult.ACQUIRED, now() - sentAt);
-            DefaultLease next = new DefaultLease(this, lease.key(), w.owner, w.options, a.fencingToken(), sentAt, w.thread);
+            DefaultLease next = new DefaultLease(this, lease.key(), to, w.options, a.fencingToken(), sentAt, w.thread);
             q.localHolder = next;
             watchdog.register(next);
             w.grant(next);
