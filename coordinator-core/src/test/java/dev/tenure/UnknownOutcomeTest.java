@@ -15,8 +15,10 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.LockSupport;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 /**
@@ -99,6 +101,69 @@ class UnknownOutcomeTest {
         assertThat(other.tryAcquire(KEY, LONG)).as("a second holder").isEmpty();
         assertThat(second.owner()).isNotEqualTo(handedTo.get());
         assertThat(second.release()).isEqualTo(ReleaseResult.RELEASED);
+    }
+
+    /**
+     * The acquire's answer is lost and its grant lands only after the clean-up's first release-if-mine found nothing
+     * (on the JDBC store: the claim was still waiting for a row lock). The clean-up looks once more after the store's
+     * longest call, so the key is free long before the grant's TTL (30 s) ends.
+     */
+    @Test
+    void acquireOutcomeUnknown_grantLandsAfterFirstCleanUp_freedAfterTheStoresLongestCall() throws Exception {
+        LateGrant late = lateGrant(Duration.ofMillis(300), Duration.ofSeconds(5));
+        assertThat(late.freedAfter()).isLessThan(Duration.ofSeconds(3));
+    }
+
+    /** A store that cannot say how long its calls take: the engine waits its own call timeout before looking again. */
+    @Test
+    void acquireOutcomeUnknown_storeKnowsNoLongestCall_looksAgainAfterTheEngineCallTimeout() throws Exception {
+        LateGrant late = lateGrant(Duration.ZERO, Duration.ofSeconds(1));
+        assertThat(late.heldAfter300ms()).isTrue();
+        assertThat(late.freedAfter()).isLessThan(Duration.ofSeconds(4));
+    }
+
+    private record LateGrant(boolean heldAfter300ms, Duration freedAfter) {
+    }
+
+    private LateGrant lateGrant(Duration longestCall, Duration callTimeout) throws Exception {
+        AtomicReference<String> sentBy = new AtomicReference<>();
+        CountDownLatch granted = new CountDownLatch(1);
+        LeaseStore store = new DelegatingLeaseStore(inner) {
+            @Override
+            public CompletableFuture<AcquireResult> tryAcquire(String key, String owner, Duration ttl, boolean token) {
+                if (!sentBy.compareAndSet(null, owner)) {
+                    return inner.tryAcquire(key, owner, ttl, token);
+                }
+                return CompletableFuture.failedFuture(new LeaseStoreUnavailableException("no answer (test)", key, null));
+            }
+
+            @Override
+            public CompletableFuture<Boolean> release(String key, String owner) {
+                CompletableFuture<Boolean> r = inner.release(key, owner);
+                if (owner.equals(sentBy.get()) && granted.getCount() > 0) {
+                    inner.tryAcquire(key, owner, LONG.ttl(), false).join(); // the lost acquire commits just now
+                    granted.countDown();
+                }
+                return r;
+            }
+
+            @Override
+            public Duration longestCall() {
+                return longestCall;
+            }
+        };
+        leases = Leases.builder(store).callTimeout(callTimeout).build();
+        long sent = System.nanoTime();
+        assertThatThrownBy(() -> leases.tryAcquire(KEY, LONG)).isInstanceOf(LeaseOutcomeUnknownException.class);
+        assertThat(granted.await(5, TimeUnit.SECONDS)).as("the late grant landed after the first clean-up").isTrue();
+        assertThat(inner.leases.get(KEY).owner()).isEqualTo(sentBy.get());
+        LockSupport.parkNanos(Duration.ofMillis(300).toNanos());
+        boolean heldAfter300ms = inner.leases.containsKey(KEY);
+        await().atMost(Duration.ofSeconds(10)).until(() -> !inner.leases.containsKey(KEY));
+        Duration freedAfter = Duration.ofNanos(System.nanoTime() - sent);
+        other = Leases.builder(store).ownsStore(false).build();
+        assertThat(other.tryAcquire(KEY, LONG)).isPresent();
+        return new LateGrant(heldAfter300ms, freedAfter);
     }
 
     /** Like the JDBC store's claim ({@code OR owner = ?}): an owner that holds the key live is granted it again. */

@@ -19,8 +19,8 @@ import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
@@ -41,6 +41,8 @@ public final class LeaseEngine implements AutoCloseable {
     private final Ticker ticker;
     private final LeaseMetrics metrics;
     private final Duration callTimeout;
+    /** How long after giving up on a store call it may still take effect there (see {@link LeaseStore#longestCall()}). */
+    private final long settleNanos;
     private final int maxLocalHandOffs;
     private final Watchdog watchdog;
     private final ScheduledExecutorService cleaner;
@@ -52,13 +54,19 @@ public final class LeaseEngine implements AutoCloseable {
         this.ticker = ticker;
         this.metrics = metrics;
         this.callTimeout = callTimeout;
+        Duration longest = store.longestCall();
+        this.settleNanos = (longest == null || longest.isNegative() || longest.isZero() ? callTimeout : longest).toNanos();
         this.maxLocalHandOffs = maxLocalHandOffs;
         this.watchdog = new Watchdog(store, ticker, metrics);
-        this.cleaner = Executors.newSingleThreadScheduledExecutor(r -> {
+        ScheduledThreadPoolExecutor c = new ScheduledThreadPoolExecutor(1, r -> {
             Thread t = new Thread(r, "tenure-cleanup");
             t.setDaemon(true);
             return t;
         });
+        // close() does not wait for clean-ups that are waiting for their turn: what they would release ends by its TTL
+        c.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
+        c.setRemoveOnCancelPolicy(true);
+        this.cleaner = c;
     }
 
     long now() {
@@ -398,24 +406,38 @@ public final class LeaseEngine implements AutoCloseable {
         w.wake();
     }
 
-    /** Releases {@code owner}'s lease on {@code key} if it exists, retrying in the background until its TTL has passed. */
+    /**
+     * Releases {@code owner}'s lease on {@code key} if it exists, after a call with that owner id whose outcome is
+     * unknown: retries failed releases in the background until the TTL has passed, and if a release finds nothing
+     * while the call may still take effect in the store (it may still be queued or running there), looks once more
+     * when it surely has ended.
+     */
     void cleanUp(String key, String owner, Duration ttl) {
-        long until = now() + ttl.toNanos();
-        cleaner.execute(() -> cleanUpOnce(key, owner, until));
+        long now = now();
+        CleanUp c = new CleanUp(key, owner, now + ttl.toNanos(), now + settleNanos);
+        cleaner.execute(() -> cleanUpOnce(c, true));
     }
 
-    private void cleanUpOnce(String key, String owner, long until) {
-        CompletableFuture<Boolean> f;
-        try {
-            f = store.release(key, owner);
-        } catch (RuntimeException e) {
-            f = CompletableFuture.failedFuture(e);
-        }
-        f.whenComplete((ok, err) -> {
-            if (err != null && now() < until && !cleaner.isShutdown()) {
-                cleaner.schedule(() -> cleanUpOnce(key, owner, until), CLEANUP_RETRY_MILLIS, TimeUnit.MILLISECONDS);
+    private record CleanUp(String key, String owner, long until, long settledAt) {
+    }
+
+    private void cleanUpOnce(CleanUp c, boolean mayLookAgain) {
+        long sentAt = now();
+        send(() -> store.release(c.key(), c.owner())).whenComplete((released, err) -> {
+            if (err != null) {
+                if (now() < c.until()) {
+                    later(() -> cleanUpOnce(c, mayLookAgain), TimeUnit.MILLISECONDS.toNanos(CLEANUP_RETRY_MILLIS));
+                }
+            } else if (!released && mayLookAgain && sentAt < c.settledAt()) {
+                later(() -> cleanUpOnce(c, false), c.settledAt() - now());
             }
         });
+    }
+
+    private void later(Runnable task, long delayNanos) {
+        if (!cleaner.isShutdown()) {
+            cleaner.schedule(task, Math.max(0, delayNanos), TimeUnit.NANOSECONDS);
+        }
     }
 
     private static void closeQuietly(AutoCloseable c) {
