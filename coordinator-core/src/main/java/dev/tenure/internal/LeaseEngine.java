@@ -428,7 +428,7 @@ public final class LeaseEngine implements AutoCloseable {
                 if (now() < c.until()) {
                     later(() -> cleanUpOnce(c, mayLookAgain), TimeUnit.MILLISECONDS.toNanos(CLEANUP_RETRY_MILLIS));
                 }
-            } else if (!released && mayLookAgain && sentAt < c.settledAt()) {
+            } else if (!Boolean.TRUE.equals(released) && mayLookAgain && sentAt < c.settledAt()) {
                 later(() -> cleanUpOnce(c, false), c.settledAt() - now());
             }
         });
