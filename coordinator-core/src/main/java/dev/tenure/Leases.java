@@ -28,8 +28,13 @@ import java.util.function.Function;
  * }</pre>
  *
  * Expected results are values: a key held elsewhere gives {@code Optional.empty()}. Faults are
- * {@link LeaseStoreUnavailableException}s (fail closed: no lease). Bad input is an
+ * {@link LeaseStoreUnavailableException}s (fail closed: no lease); an acquire that was sent but failed or went
+ * unanswered is its subclass {@link LeaseOutcomeUnknownException}. Bad input is an
  * {@link IllegalArgumentException} naming the value and the rule.
+ *
+ * <p>Interrupts: a thread whose interrupt flag is set sends no acquire (it would not wait for the answer); the
+ * acquire returns empty and the flag stays set. A thread interrupted while its attempt is in flight gets a
+ * {@link LeaseOutcomeUnknownException}, again with the flag kept.
  */
 public final class Leases implements AutoCloseable {
 
@@ -61,19 +66,38 @@ public final class Leases implements AutoCloseable {
         return defaults;
     }
 
-    /** One attempt with the default options; empty if held elsewhere. */
+    /** {@link #tryAcquire(String, LeaseOptions)} with the default options. */
     public Optional<Lease> tryAcquire(String key) {
         return tryAcquire(key, defaults);
     }
 
-    /** One attempt; empty if held elsewhere. */
+    /**
+     * One attempt: empty if held elsewhere, or if the calling thread is interrupted (nothing is sent; the flag stays
+     * set).
+     *
+     * @throws LeaseOutcomeUnknownException if the store failed, did not answer within the call timeout, or the thread
+     *                                      was interrupted while waiting for the answer (the flag stays set): no lease is
+     *                                      held, and a release-if-mine for {@link LeaseOutcomeUnknownException#owner()}
+     *                                      is already scheduled
+     * @throws IllegalArgumentException     if {@code key} is not a valid key
+     */
     public Optional<Lease> tryAcquire(String key, LeaseOptions options) {
         return engine.tryAcquire(LeaseKeys.validate(key), Objects.requireNonNull(options, "options"));
     }
 
     /**
-     * Waits up to {@code wait} (zero = one attempt); empty on timeout, or when the waiting thread is interrupted
-     * (its interrupt flag stays set).
+     * Waits up to {@code wait} for a lease on {@code key}; {@link Duration#ZERO} makes one attempt, exactly like
+     * {@link #tryAcquire(String, LeaseOptions)}.
+     *
+     * <p>Empty on timeout, or when the calling thread is interrupted: from then on nothing more is sent to the store,
+     * and the interrupt flag stays set. (A lease that another thread's release hands over before the waiting thread
+     * notices the interrupt is returned, with the flag set.)
+     *
+     * @throws LeaseOutcomeUnknownException if an attempt failed, went unanswered within the call timeout, or the thread
+     *                                      was interrupted while waiting for its answer (the flag stays set): no lease
+     *                                      is held, and a release-if-mine for
+     *                                      {@link LeaseOutcomeUnknownException#owner()} is already scheduled
+     * @throws IllegalArgumentException     if {@code key} is not a valid key or {@code wait} is negative
      */
     public Optional<Lease> acquire(String key, Duration wait, LeaseOptions options) {
         return engine.acquire(LeaseKeys.validate(key), checkWait(wait), Objects.requireNonNull(options, "options"));
@@ -81,7 +105,8 @@ public final class Leases implements AutoCloseable {
 
     /**
      * The article's {@code tryLock(key, wait, lease)}: waits up to {@code wait} for a lease of TTL
-     * {@code lease} (renewed by the watchdog while held). Use it in try-with-resources.
+     * {@code lease} (renewed by the watchdog while held), with {@link #acquire}'s results and exceptions. Use it in
+     * try-with-resources.
      */
     public Optional<Lease> tryLock(String key, Duration wait, Duration lease) {
         return acquire(key, wait, defaults.withTtl(Objects.requireNonNull(lease, "lease")));

@@ -19,9 +19,10 @@ import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 
 /**
  * The lease state machine over a {@link LeaseStore}: single attempts, waiting with a local FIFO per key,
@@ -40,6 +41,8 @@ public final class LeaseEngine implements AutoCloseable {
     private final Ticker ticker;
     private final LeaseMetrics metrics;
     private final Duration callTimeout;
+    /** How long after giving up on a store call it may still take effect there (see {@link LeaseStore#longestCall()}). */
+    private final long settleNanos;
     private final int maxLocalHandOffs;
     private final Watchdog watchdog;
     private final ScheduledExecutorService cleaner;
@@ -51,13 +54,19 @@ public final class LeaseEngine implements AutoCloseable {
         this.ticker = ticker;
         this.metrics = metrics;
         this.callTimeout = callTimeout;
+        Duration longest = store.longestCall();
+        this.settleNanos = (longest == null || longest.isNegative() || longest.isZero() ? callTimeout : longest).toNanos();
         this.maxLocalHandOffs = maxLocalHandOffs;
         this.watchdog = new Watchdog(store, ticker, metrics);
-        this.cleaner = Executors.newSingleThreadScheduledExecutor(r -> {
+        ScheduledThreadPoolExecutor c = new ScheduledThreadPoolExecutor(1, r -> {
             Thread t = new Thread(r, "tenure-cleanup");
             t.setDaemon(true);
             return t;
         });
+        // close() does not wait for clean-ups that are waiting for their turn: what they would release ends by its TTL
+        c.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
+        c.setRemoveOnCancelPolicy(true);
+        this.cleaner = c;
     }
 
     long now() {
@@ -74,18 +83,29 @@ public final class LeaseEngine implements AutoCloseable {
         watchdog.wakeUp();
     }
 
-    /** One attempt; empty if held elsewhere. */
+    /**
+     * One attempt; empty if held elsewhere, or if the thread is interrupted (nothing is sent then; the flag stays set).
+     *
+     * @throws LeaseOutcomeUnknownException if the store failed or did not answer (a clean-up is scheduled)
+     */
     public Optional<Lease> tryAcquire(String key, LeaseOptions options) {
         Object r = attempt(key, owners.next(), options);
         return r instanceof DefaultLease l ? Optional.of(l) : Optional.empty();
     }
 
-    /** Returns the granted lease, or the store's {@link AcquireResult.Held} answer. */
+    /**
+     * Returns the granted lease, the store's {@link AcquireResult.Held} answer, or null if the thread is interrupted:
+     * an interrupted thread would not wait for the answer, so it sends nothing.
+     */
     private Object attempt(String key, String owner, LeaseOptions o) {
+        if (Thread.currentThread().isInterrupted()) {
+            metrics.acquire(LeaseMetrics.AcquireResult.TIMEOUT, 0);
+            return null;
+        }
         long sentAt = now();
         AcquireResult r;
         try {
-            r = Futures.await(store.tryAcquire(key, owner, o.ttl(), o.fencingToken()), callTimeout, key);
+            r = Futures.await(send(() -> store.tryAcquire(key, owner, o.ttl(), o.fencingToken())), callTimeout, key);
         } catch (LeaseStoreUnavailableException e) {
             metrics.acquire(LeaseMetrics.AcquireResult.ERROR, now() - sentAt);
             cleanUp(key, owner, o.ttl());
@@ -101,10 +121,22 @@ public final class LeaseEngine implements AutoCloseable {
         return r;
     }
 
+    /** A store call's future; a store that throws instead of failing its future gets a failed future. */
+    private static <T> CompletableFuture<T> send(Supplier<CompletableFuture<T>> call) {
+        try {
+            return call.get();
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+    }
+
     /**
-     * Waits up to {@code wait} for the key. Only the head of this process's queue asks the store; it sleeps
-     * with jittered exponential back-off capped by the holder's remaining time, and is woken early by a
-     * release (local, or the store's notification). Empty on timeout or interruption (the flag is kept).
+     * Waits up to {@code wait} for the key (zero: {@link #tryAcquire}). Only the head of this process's queue asks the
+     * store; it sleeps with jittered exponential back-off capped by the holder's remaining time, and is woken early by
+     * a release (local, or the store's notification). Empty on timeout, or once the thread is interrupted (nothing is
+     * sent after that; the flag stays set).
+     *
+     * @throws LeaseOutcomeUnknownException if an attempt failed or went unanswered (a clean-up is scheduled)
      */
     public Optional<Lease> acquire(String key, Duration wait, LeaseOptions o) {
         if (wait.isZero()) {
@@ -127,7 +159,7 @@ public final class LeaseEngine implements AutoCloseable {
                 return Optional.of(w.granted);
             }
             if (st == Waiter.GRANTING) {
-                w.park(callTimeout.toNanos());
+                w.parkThroughInterrupt(callTimeout.toNanos()); // the hand-off's answer decides, interrupted or not
                 continue;
             }
             long left = deadline - now();
@@ -153,10 +185,14 @@ public final class LeaseEngine implements AutoCloseable {
             w.clearSignal();
             Object r;
             try {
-                r = attempt(key, w.owner, w.options);
+                r = attempt(key, w.owner(), w.options);
             } catch (RuntimeException e) {
                 w.state.set(Waiter.DONE);
                 throw e;
+            }
+            if (r == null) {
+                w.state.set(Waiter.DONE); // interrupted just before sending
+                return Optional.empty();
             }
             if (r instanceof DefaultLease lease) {
                 w.state.set(Waiter.DONE);
@@ -263,13 +299,13 @@ public final class LeaseEngine implements AutoCloseable {
      */
     private ReleaseResult earlyHandOff(DefaultLease lease, KeyWaiters q, Waiter w) {
         long sentAt = now();
-        DefaultLease next = new DefaultLease(this, lease.key(), w.owner, w.options, OptionalLong.empty(), sentAt, w.thread,
+        DefaultLease next = new DefaultLease(this, lease.key(), w.owner(), w.options, OptionalLong.empty(), sentAt, w.thread,
                 lease.validUntil());
         next.renewInFlight = true;
         q.localHolder = next;
         watchdog.register(next);
         w.grant(next);
-        CompletableFuture<AcquireResult> transfer = store.handOff(lease.key(), lease.owner(), w.owner, w.options.ttl(), false);
+        CompletableFuture<AcquireResult> transfer = store.handOff(lease.key(), lease.owner(), next.owner(), w.options.ttl(), false);
         try {
             return settleEarlyHandOff(lease, next, q, w, transfer, sentAt);
         } finally {
@@ -286,7 +322,7 @@ public final class LeaseEngine implements AutoCloseable {
             metrics.releaseFailure();
             loseNow(next, "the store did not confirm the hand-off to this owner: " + e.getMessage());
             cleanUp(lease.key(), lease.owner(), lease.options().ttl());
-            cleanUp(lease.key(), w.owner, w.options.ttl());
+            cleanUp(lease.key(), next.owner(), w.options.ttl());
             lease.markReleased();
             return ReleaseResult.UNCONFIRMED;
         }
@@ -327,16 +363,23 @@ public final class LeaseEngine implements AutoCloseable {
         }
     }
 
-    /** Hand-off when the waiter asked for a fencing token: it only exists once the store has answered. */
+    /**
+     * Hand-off when the waiter asked for a fencing token (or the store's hand-off is not atomic): the new lease only
+     * exists once the store has answered. If it does not answer, the waiter waits on under a fresh owner id: the
+     * clean-up of the id the hand-off used may still be pending, and would release a lease the waiter took under it.
+     */
     private ReleaseResult confirmedHandOff(DefaultLease lease, KeyWaiters q, Waiter w) {
         long sentAt = now();
+        String to = w.owner();
         AcquireResult r;
         try {
-            r = Futures.await(store.handOff(lease.key(), lease.owner(), w.owner, w.options.ttl(), true), callTimeout, lease.key());
+            r = Futures.await(send(() -> store.handOff(lease.key(), lease.owner(), to, w.options.ttl(), true)), callTimeout,
+                    lease.key());
         } catch (LeaseStoreUnavailableException e) {
             metrics.releaseFailure();
             cleanUp(lease.key(), lease.owner(), lease.options().ttl());
-            cleanUp(lease.key(), w.owner, w.options.ttl());
+            cleanUp(lease.key(), to, w.options.ttl());
+            w.replaceOwner(owners.next());
             lease.markReleased();
             backToWaiting(w);
             return ReleaseResult.UNCONFIRMED;
@@ -345,7 +388,7 @@ public final class LeaseEngine implements AutoCloseable {
             lease.markReleased();
             countHandOff(q, a);
             metrics.acquire(LeaseMetrics.AcquireResult.ACQUIRED, now() - sentAt);
-            DefaultLease next = new DefaultLease(this, lease.key(), w.owner, w.options, a.fencingToken(), sentAt, w.thread);
+            DefaultLease next = new DefaultLease(this, lease.key(), to, w.options, a.fencingToken(), sentAt, w.thread);
             q.localHolder = next;
             watchdog.register(next);
             w.grant(next);
@@ -363,24 +406,38 @@ public final class LeaseEngine implements AutoCloseable {
         w.wake();
     }
 
-    /** Releases {@code owner}'s lease on {@code key} if it exists, retrying in the background until its TTL has passed. */
+    /**
+     * Releases {@code owner}'s lease on {@code key} if it exists, after a call with that owner id whose outcome is
+     * unknown: retries failed releases in the background until the TTL has passed, and if a release finds nothing
+     * while the call may still take effect in the store (it may still be queued or running there), looks once more
+     * when it surely has ended.
+     */
     void cleanUp(String key, String owner, Duration ttl) {
-        long until = now() + ttl.toNanos();
-        cleaner.execute(() -> cleanUpOnce(key, owner, until));
+        long now = now();
+        CleanUp c = new CleanUp(key, owner, now + ttl.toNanos(), now + settleNanos);
+        cleaner.execute(() -> cleanUpOnce(c, true));
     }
 
-    private void cleanUpOnce(String key, String owner, long until) {
-        CompletableFuture<Boolean> f;
-        try {
-            f = store.release(key, owner);
-        } catch (RuntimeException e) {
-            f = CompletableFuture.failedFuture(e);
-        }
-        f.whenComplete((ok, err) -> {
-            if (err != null && now() < until && !cleaner.isShutdown()) {
-                cleaner.schedule(() -> cleanUpOnce(key, owner, until), CLEANUP_RETRY_MILLIS, TimeUnit.MILLISECONDS);
+    private record CleanUp(String key, String owner, long until, long settledAt) {
+    }
+
+    private void cleanUpOnce(CleanUp c, boolean mayLookAgain) {
+        long sentAt = now();
+        send(() -> store.release(c.key(), c.owner())).whenComplete((released, err) -> {
+            if (err != null) {
+                if (now() < c.until()) {
+                    later(() -> cleanUpOnce(c, mayLookAgain), TimeUnit.MILLISECONDS.toNanos(CLEANUP_RETRY_MILLIS));
+                }
+            } else if (!Boolean.TRUE.equals(released) && mayLookAgain && sentAt < c.settledAt()) {
+                later(() -> cleanUpOnce(c, false), c.settledAt() - now());
             }
         });
+    }
+
+    private void later(Runnable task, long delayNanos) {
+        if (!cleaner.isShutdown()) {
+            cleaner.schedule(task, Math.max(0, delayNanos), TimeUnit.NANOSECONDS);
+        }
     }
 
     private static void closeQuietly(AutoCloseable c) {

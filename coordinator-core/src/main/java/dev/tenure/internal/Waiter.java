@@ -6,8 +6,10 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 
 /**
- * One thread waiting for a key in this process. Its owner id is fixed for the whole wait, so a hand-off and
- * its own attempt can never both grant it a lease under different ids.
+ * One thread waiting for a key in this process. Its owner id changes only while a releasing thread has it in
+ * GRANTING (no attempt of its own and no other hand-off can be under way then), so a hand-off and its own attempt
+ * can never both grant it a lease under different ids. It changes after a hand-off whose outcome is unknown: the
+ * clean-up of the old id may still be pending, and must not find a lease the waiter took later.
  *
  * <p>States: WAITING (parked, may be handed the lease) → TRYING (asking the store itself) → WAITING ...;
  * WAITING → GRANTING (a releasing thread is handing it the lease) → GRANTED or back to WAITING;
@@ -22,15 +24,28 @@ final class Waiter {
     static final int DONE = 4;
 
     final Thread thread = Thread.currentThread();
-    final String owner;
     final LeaseOptions options;
     final AtomicInteger state = new AtomicInteger(WAITING);
     volatile DefaultLease granted;
     private volatile boolean signalled;
+    private volatile String owner;
 
     Waiter(String owner, LeaseOptions options) {
         this.owner = owner;
         this.options = options;
+    }
+
+    /** The owner id its next attempt or hand-off uses. */
+    String owner() {
+        return owner;
+    }
+
+    /**
+     * Gives the waiter a fresh owner id; only the thread that moved it to GRANTING calls this, before it moves it
+     * back to WAITING and wakes it (the volatile write, then the state write, publish the id to the waiter).
+     */
+    void replaceOwner(String fresh) {
+        owner = fresh;
     }
 
     boolean cas(int from, int to) {
@@ -61,6 +76,21 @@ final class Waiter {
         LockSupport.parkNanos(this, nanos);
         if (signalled) {
             signalled = false;
+        }
+    }
+
+    /**
+     * {@link #park} that an interrupt does not cut short (a parked thread whose flag is set would return at once, and
+     * its loop would spin); the flag is restored afterwards. For waiting out a hand-off that decides for this thread.
+     */
+    void parkThroughInterrupt(long nanos) {
+        boolean interrupted = Thread.interrupted();
+        try {
+            park(nanos);
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
         }
     }
 

@@ -46,6 +46,18 @@ public interface LeaseStore extends AutoCloseable {
     }
 
     /**
+     * How long after a caller gave up waiting for one of this store's calls (an acquire, a hand-off) that call may
+     * still take effect in the store: by then it has surely ended there, applied or not. The engine cleans up after an
+     * unknown outcome with a release-if-mine, and if that found nothing it looks once more after this time, so a grant
+     * that was still queued or running cannot hold the key until its TTL ends.
+     *
+     * <p>The default, {@link Duration#ZERO}, means the store cannot say; the engine then waits its own call timeout.
+     */
+    default Duration longestCall() {
+        return Duration.ZERO;
+    }
+
+    /**
      * Asks to be told, best effort, when a lease on {@code key} is released by anyone. Waiters poll anyway;
      * this only makes hand-off faster. Closing the returned handle ends the subscription.
      */

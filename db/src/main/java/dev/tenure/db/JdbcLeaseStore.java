@@ -106,6 +106,18 @@ public final class JdbcLeaseStore implements LeaseStore {
         return true;
     }
 
+    /**
+     * A call given up on may still wait in the queue for up to the call timeout (then it never starts), then for a
+     * connection (within the pool's connection timeout, which the call timeout is meant to exceed), then run its
+     * statement, which the ledger's query timeout ends at the latest (rounded up to whole seconds, as JDBC does; this
+     * store's ledger keeps the default query timeout).
+     */
+    @Override
+    public Duration longestCall() {
+        long querySeconds = (JobLedger.Builder.DEFAULT_QUERY_TIMEOUT.toMillis() + 999) / 1000;
+        return calls.callTimeout().multipliedBy(2).plusSeconds(querySeconds);
+    }
+
     @Override
     public AutoCloseable subscribeReleases(String key, Runnable onRelease) {
         if (notifications == null) {

@@ -33,6 +33,11 @@ public final class AsyncCalls implements AutoCloseable {
         this.timer.setRemoveOnCancelPolicy(true);
     }
 
+    /** The bound on every call, queueing included; a call still queued then never starts. */
+    public Duration callTimeout() {
+        return callTimeout;
+    }
+
     public <T> CompletableFuture<T> call(String op, String key, Supplier<T> work) {
         CompletableFuture<T> f = new CompletableFuture<>();
         try {
