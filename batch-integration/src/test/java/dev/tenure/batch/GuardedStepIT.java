@@ -85,6 +85,8 @@ class GuardedStepIT {
 
         RunOutcome<Void> o = l.outcomeNow().orElseThrow();
         assertThat(o.status()).isEqualTo(RunOutcome.Status.EXECUTED);
+        assertThat(o.completedInTransaction()).as("the fire completed with the job execution's COMPLETED update").isTrue();
+        assertThat(o.fenceChecks()).as("chunks and repository updates fenced").isPositive();
         assertThat(l.execution().orElseThrow().getStatus()).isEqualTo(BatchStatus.COMPLETED);
         assertThat(count("SELECT count(*) FROM settlement WHERE node = 'fresh'")).isEqualTo(ROWS);
         assertThat(count("SELECT count(DISTINCT entry_id) FROM settlement WHERE node = 'fresh'")).isEqualTo(ROWS);

@@ -26,7 +26,10 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class CrossProcessFairnessIT {
 
-    /** {@code <address> <threads> <seconds>}: contends, prints {@code SECTIONS <n>}. */
+    /**
+     * {@code <address> <threads> <seconds> <start epoch ms>}: contends from the common start instant (so both processes
+     * measure the same window, whenever each JVM came up), prints {@code SECTIONS <n>}.
+     */
     public static void main(String[] args) throws Exception {
         int threads = Integer.parseInt(args[1]);
         AtomicInteger sections = new AtomicInteger();
@@ -35,8 +38,9 @@ class CrossProcessFairnessIT {
             for (int i = 0; i < 20; i++) {
                 leases.tryAcquire("warm-" + ProcessHandle.current().pid()).ifPresent(Lease::release);
             }
-            long until = System.nanoTime() + Duration.ofSeconds(Long.parseLong(args[2])).toNanos();
             System.out.println("READY");
+            Thread.sleep(Math.max(0, Long.parseLong(args[3]) - System.currentTimeMillis()));
+            long until = System.nanoTime() + Duration.ofSeconds(Long.parseLong(args[2])).toNanos();
             List<Thread> ts = new ArrayList<>();
             for (int t = 0; t < threads; t++) {
                 Thread th = new Thread(() -> {
@@ -62,9 +66,10 @@ class CrossProcessFairnessIT {
 
     @Test
     void twoProcesses_contendForOneKey_bothGetAFairShare() {
+        String startAt = Long.toString(System.currentTimeMillis() + Timing.scaledMillis(5000));
         try (ValkeyServer server = ValkeyServers.standalone();
-             JvmProcess a = JvmProcess.start(CrossProcessFairnessIT.class, server.address(), "4", "8");
-             JvmProcess b = JvmProcess.start(CrossProcessFairnessIT.class, server.address(), "4", "8")) {
+             JvmProcess a = JvmProcess.start(CrossProcessFairnessIT.class, server.address(), "4", "8", startAt);
+             JvmProcess b = JvmProcess.start(CrossProcessFairnessIT.class, server.address(), "4", "8", startAt)) {
             Duration limit = Timing.scaled(Duration.ofSeconds(60));
             int sa = Integer.parseInt(a.awaitStdoutLine(l -> l.startsWith("SECTIONS "), limit).substring(9).trim());
             int sb = Integer.parseInt(b.awaitStdoutLine(l -> l.startsWith("SECTIONS "), limit).substring(9).trim());

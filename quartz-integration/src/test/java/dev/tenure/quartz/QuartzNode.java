@@ -118,7 +118,7 @@ public final class QuartzNode {
         return p;
     }
 
-    /** The coordinated job: one fenced insert per slot. */
+    /** The coordinated job: one fenced insert per slot, completing the fire in the same transaction. */
     public static final class SlotJob implements InterruptableJob {
         private volatile Thread runner;
 
@@ -134,19 +134,16 @@ public final class QuartzNode {
                     System.out.println("STALLING " + slot);
                     Thread.sleep(5_000);
                 }
-                try (Connection c = dataSource.getConnection()) {
-                    c.setAutoCommit(false);
-                    run.fence(c);
+                run.completeInTransaction(dataSource, c -> {   // fenced, and the fire completes in the same commit
                     try (PreparedStatement ps = c.prepareStatement(
                             "INSERT INTO quartz_exec (job, slot, node, epoch) VALUES (?, ?, ?, ?)")) {
                         ps.setString(1, context.getJobDetail().getKey().getName());
                         ps.setString(2, slot);
                         ps.setString(3, node);
                         ps.setLong(4, run.epoch());
-                        ps.executeUpdate();
+                        return ps.executeUpdate();
                     }
-                    c.commit();
-                }
+                });
                 System.out.println("EXECUTED " + slot + " " + run.epoch());
             } catch (Exception e) {
                 System.out.println("JOB_FAILED " + slot + " " + e);
