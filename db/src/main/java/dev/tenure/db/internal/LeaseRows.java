@@ -196,8 +196,11 @@ public final class LeaseRows {
         }
     }
 
-    /** Reads the holder columns of the fence or completion row, and throws unless they name {@code epoch} of {@code owner}. */
-    private static void checkHolder(ResultSet rs, String key, long epoch, String owner) throws SQLException {
+    /**
+     * Reads the holder columns (epoch, owner, expiry, live) of the fence, completion or start-of-run row, and throws
+     * unless they name the live lease of {@code epoch} of {@code owner}.
+     */
+    static void checkHolder(ResultSet rs, String key, long epoch, String owner) throws SQLException {
         if (!rs.next()) {
             throw new StaleOwnerException(key, epoch, owner, 0, null, null);
         }

@@ -3,7 +3,6 @@ package dev.tenure.db.internal;
 import dev.tenure.db.RunRecord;
 import dev.tenure.db.RunStart;
 import dev.tenure.db.RunStatus;
-import dev.tenure.db.StaleOwnerException;
 import dev.tenure.spi.RunLedger.Finished;
 
 import java.sql.Connection;
@@ -67,14 +66,7 @@ public final class RunRows {
         try (PreparedStatement ps = jdbc.prepare(c, sql.lockForRun)) {
             ps.setString(1, key);
             try (ResultSet rs = ps.executeQuery()) {
-                if (!rs.next()) {
-                    throw new StaleOwnerException(key, epoch, owner, 0, null, null);
-                }
-                long current = rs.getLong(1);
-                String currentOwner = rs.getString(2);
-                if (current != epoch || !rs.getBoolean(4) || !owner.equals(currentOwner)) {
-                    throw new StaleOwnerException(key, epoch, owner, current, currentOwner, Rows.instant(rs, 3));
-                }
+                LeaseRows.checkHolder(rs, key, epoch, owner);
             }
         }
     }
