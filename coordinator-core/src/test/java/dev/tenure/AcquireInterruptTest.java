@@ -31,7 +31,7 @@ class AcquireInterruptTest {
     private static final Duration NO_WAIT = Duration.ZERO;
     private static final Duration SOME_WAIT = Duration.ofSeconds(5);
 
-    private final InMemoryLeaseStore inner = new InMemoryLeaseStore(Ticker.system());
+    private final FaultyLeaseStore inner = new FaultyLeaseStore(Ticker.system());
     private final ExecutorService pool = Executors.newSingleThreadExecutor();
     private Leases leases;
 

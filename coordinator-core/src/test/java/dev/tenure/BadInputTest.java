@@ -45,7 +45,7 @@ class BadInputTest {
     void wait_negative_rejected() {
         assertThatThrownBy(() -> LockPolicy.waitUpTo(Duration.ofMillis(-1))).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("maxWait must not be negative");
-        try (Leases l = Leases.of(new InMemoryLeaseStore(Ticker.system()))) {
+        try (Leases l = Leases.of(new FaultyLeaseStore(Ticker.system()))) {
             assertThatThrownBy(() -> l.acquire("k", Duration.ofMillis(-5), l.defaults()))
                     .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("wait must not be negative (got PT-0.005S)");
             assertThatThrownBy(() -> l.tryAcquire("bad key")).isInstanceOf(IllegalArgumentException.class)

@@ -6,12 +6,12 @@ import dev.tenure.spi.LeaseStore;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 
-/** Forwards every call to an {@link InMemoryLeaseStore}; a test overrides single operations to inject faults. */
+/** Forwards every call to an {@link FaultyLeaseStore}; a test overrides single operations to inject faults. */
 class DelegatingLeaseStore implements LeaseStore {
 
-    final InMemoryLeaseStore inner;
+    final FaultyLeaseStore inner;
 
-    DelegatingLeaseStore(InMemoryLeaseStore inner) {
+    DelegatingLeaseStore(FaultyLeaseStore inner) {
         this.inner = inner;
     }
 

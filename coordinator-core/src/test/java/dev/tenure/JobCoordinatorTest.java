@@ -19,9 +19,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 class JobCoordinatorTest {
 
-    private final InMemoryLeaseStore valkeyStore = new InMemoryLeaseStore(Ticker.system(), true);
-    private final InMemoryLeaseStore dbStore = new InMemoryLeaseStore(Ticker.system());
-    private final InMemoryRunLedger ledger = new InMemoryRunLedger(dbStore);
+    private final FaultyLeaseStore valkeyStore = new FaultyLeaseStore(Ticker.system(), true);
+    private final FaultyLeaseStore dbStore = new FaultyLeaseStore(Ticker.system());
+    private final dev.tenure.memory.InMemoryRunLedger ledger = new dev.tenure.memory.InMemoryRunLedger(dbStore);
     private final Leases valkey = Leases.of(valkeyStore);
     private final Leases database = Leases.of(dbStore);
 
@@ -59,7 +59,9 @@ class JobCoordinatorTest {
         pool.shutdown();
         assertThat(executions).hasSize(20);
         assertThat(executions.values()).allSatisfy(n -> assertThat(n).hasValue(1));
-        assertThat(ledger.runs.values()).allSatisfy(r -> assertThat(r.status()).isEqualTo("COMPLETED"));
+        for (int fire = 0; fire < 20; fire++) {
+            assertThat(ledger.statusOf("settle", "fire-" + fire)).hasValue("COMPLETED");
+        }
     }
 
     @Test
@@ -93,7 +95,7 @@ class JobCoordinatorTest {
         try (ActiveRun run = ((RunClaim.Claimed) c.begin("job", "f1", RunPolicy.failFast())).run()) {
             assertThat(run.isFinished()).isFalse();
         }
-        assertThat(ledger.runs.values()).singleElement().satisfies(r -> assertThat(r.status()).isEqualTo("FAILED"));
+        assertThat(ledger.statusOf("job", "f1")).hasValue("FAILED");
         assertThat(c.begin("job", "f1", RunPolicy.failFast())).isInstanceOf(RunClaim.Claimed.class);
     }
 
@@ -118,7 +120,7 @@ class JobCoordinatorTest {
             throw new AssertionError("must not run");
         });
         assertThat(o.status()).isEqualTo(RunOutcome.Status.SKIPPED_HELD_ELSEWHERE);
-        assertThat(valkeyStore.leases).isEmpty();
+        assertThat(valkeyStore.heldKeys()).isEmpty();
         other.release();
     }
 
@@ -153,12 +155,12 @@ class JobCoordinatorTest {
     void run_epochMovedOnDuringWork_leaseLostAndOutcomeRejected() {
         JobCoordinator c = coordinator(JobCoordinator.Mode.DATABASE);
         RunOutcome<Object> o = c.run("job", "f", RunPolicy.failFast(), ctx -> {
-            dbStore.fences.get("job").incrementAndGet(); // a newer owner claimed the job
+            dbStore.takeOver("job", "newer-owner", Duration.ofSeconds(30)); // a newer owner claimed the job
             assertThatThrownBy(() -> ctx.fence(null)).isInstanceOf(TenureException.class);
             return "stale";
         });
         assertThat(o.status()).isEqualTo(RunOutcome.Status.LEASE_LOST);
-        assertThat(ledger.runs.get("job/f").status()).isEqualTo("REJECTED_STALE");
+        assertThat(ledger.statusOf("job", "f")).hasValue("REJECTED_STALE");
     }
 
     @Test
@@ -171,8 +173,8 @@ class JobCoordinatorTest {
     void finish_afterTheLocalDeadlinePassed_butTheEpochIsStillCurrent_recordsTheOutcome() {
         AtomicLong now = new AtomicLong();
         Ticker ticker = now::get;
-        InMemoryLeaseStore store = new InMemoryLeaseStore(ticker);
-        InMemoryRunLedger runs = new InMemoryRunLedger(store);
+        FaultyLeaseStore store = new FaultyLeaseStore(ticker);
+        dev.tenure.memory.InMemoryRunLedger runs = new dev.tenure.memory.InMemoryRunLedger(store);
         try (Leases db = Leases.builder(store).ticker(ticker).build()) {
             JobCoordinator c = JobCoordinator.builder(db, runs).mode(JobCoordinator.Mode.DATABASE).ticker(ticker)
                     .leaseOptions(LeaseOptions.ofTtl(Duration.ofSeconds(2))).build();
@@ -183,7 +185,7 @@ class JobCoordinatorTest {
             });
             assertThat(o.status()).as("the database's epoch check decides, not the local deadline")
                     .isEqualTo(RunOutcome.Status.EXECUTED);
-            assertThat(runs.runs.get("job/f").status()).isEqualTo("COMPLETED");
+            assertThat(runs.statusOf("job", "f")).hasValue("COMPLETED");
         }
     }
 
@@ -192,26 +194,26 @@ class JobCoordinatorTest {
         JobCoordinator c = coordinator(JobCoordinator.Mode.DATABASE);
         RunOutcome<Object> o = c.run("job", "f", RunPolicy.failFast(), ctx -> {
             ctx.complete(null);                           // committed together with the business writes
-            dbStore.fences.get("job").incrementAndGet(); // then a pause: a newer owner claimed the job
+            dbStore.takeOver("job", "newer-owner", Duration.ofSeconds(30)); // then a pause: a newer owner claimed the job
             return "done";
         });
         assertThat(o.status()).isEqualTo(RunOutcome.Status.EXECUTED);
         assertThat(o.completedInTransaction()).isTrue();
         assertThat(o.fenceChecks()).isEqualTo(1);
-        assertThat(ledger.runs.get("job/f").status()).isEqualTo("COMPLETED");
+        assertThat(ledger.statusOf("job", "f")).hasValue("COMPLETED");
     }
 
     @Test
     void begin_ofACompletedFire_reportsItWithoutClaiming() {
         JobCoordinator c = coordinator(JobCoordinator.Mode.DATABASE);
         RunOutcome<Object> first = c.run("job", "f", RunPolicy.failFast(), ctx -> "done");
-        long epochAfter = dbStore.fences.get("job").get();
+        long epochAfter = dbStore.fencingToken("job");
         RunOutcome<Object> again = c.run("job", "f", RunPolicy.returnEarlierOutcome(), ctx -> {
             throw new AssertionError("a completed fire ran again");
         });
         assertThat(again.status()).isEqualTo(RunOutcome.Status.SKIPPED_ALREADY_DONE);
         assertThat(again.epoch()).isEqualTo(first.epoch());
-        assertThat(dbStore.fences.get("job").get()).as("no claim: no new epoch").isEqualTo(epochAfter);
+        assertThat(dbStore.fencingToken("job")).as("no claim: no new epoch").isEqualTo(epochAfter);
     }
 
     @Test
@@ -236,10 +238,10 @@ class JobCoordinatorTest {
                 .hasMessageContaining("closed");
         assertThat(database.tryAcquire("still-open")).as("the Leases given to it stay open").isPresent();
 
-        InMemoryLeaseStore store = new InMemoryLeaseStore(Ticker.system());
+        FaultyLeaseStore store = new FaultyLeaseStore(Ticker.system());
         Leases owned = Leases.of(store);
         owned.tryAcquire("held").orElseThrow();
-        JobCoordinator.builder(owned, new InMemoryRunLedger(store)).mode(JobCoordinator.Mode.DATABASE).closesLeases(true)
+        JobCoordinator.builder(owned, new dev.tenure.memory.InMemoryRunLedger(store)).mode(JobCoordinator.Mode.DATABASE).closesLeases(true)
                 .build().close();
         assertThat(owned.heldLeases()).as("closing released what its Leases held").isZero();
     }
@@ -266,7 +268,7 @@ class JobCoordinatorTest {
             return 1;
         }).fenceChecks()).isEqualTo(2);
         c.run("stale", "f", RunPolicy.failFast(), ctx -> {
-            dbStore.fences.get("stale").incrementAndGet();
+            dbStore.takeOver("stale", "newer-owner", Duration.ofSeconds(30));
             ctx.fence(null);
             return 1;
         });

@@ -34,7 +34,7 @@ class LeasesTest {
         }
     }
 
-    private Leases over(InMemoryLeaseStore store, Ticker ticker, int maxLocalHandOffs) {
+    private Leases over(FaultyLeaseStore store, Ticker ticker, int maxLocalHandOffs) {
         leases = Leases.builder(store).ticker(ticker).maxLocalHandOffs(maxLocalHandOffs).build();
         return leases;
     }
@@ -81,25 +81,25 @@ class LeasesTest {
 
         @Test
         void acquire_manyThreadsAtomicHandOff_noLostUpdates() throws Exception {
-            Leases l = over(new InMemoryLeaseStore(Ticker.system(), true), Ticker.system(), 16);
+            Leases l = over(new FaultyLeaseStore(Ticker.system(), true), Ticker.system(), 16);
             assertThat(contend(l, 8, 100, LeaseOptions.ofDefaults())).isEqualTo(800);
         }
 
         @Test
         void acquire_manyThreadsNonAtomicHandOff_noLostUpdates() throws Exception {
-            Leases l = over(new InMemoryLeaseStore(Ticker.system(), false), Ticker.system(), 16);
+            Leases l = over(new FaultyLeaseStore(Ticker.system(), false), Ticker.system(), 16);
             assertThat(contend(l, 8, 100, LeaseOptions.ofDefaults())).isEqualTo(800);
         }
 
         @Test
         void acquire_withoutHandOff_noLostUpdates() throws Exception {
-            Leases l = over(new InMemoryLeaseStore(Ticker.system(), true), Ticker.system(), 0);
+            Leases l = over(new FaultyLeaseStore(Ticker.system(), true), Ticker.system(), 0);
             assertThat(contend(l, 4, 50, LeaseOptions.ofDefaults())).isEqualTo(200);
         }
 
         @Test
         void acquire_fencingTokensOverHandOffs_strictlyIncrease() throws Exception {
-            InMemoryLeaseStore store = new InMemoryLeaseStore(Ticker.system(), true);
+            FaultyLeaseStore store = new FaultyLeaseStore(Ticker.system(), true);
             Leases l = over(store, Ticker.system(), 16);
             List<Long> tokens = java.util.Collections.synchronizedList(new ArrayList<>());
             ExecutorService pool = Executors.newFixedThreadPool(4);
@@ -126,7 +126,7 @@ class LeasesTest {
 
         @Test
         void tryAcquire_heldElsewhere_isEmpty() {
-            Leases l = over(new InMemoryLeaseStore(Ticker.system()), Ticker.system(), 16);
+            Leases l = over(new FaultyLeaseStore(Ticker.system()), Ticker.system(), 16);
             Lease first = l.tryAcquire("k").orElseThrow();
             assertThat(l.tryAcquire("k")).isEmpty();
             assertThat(first.release()).isEqualTo(ReleaseResult.RELEASED);
@@ -137,18 +137,18 @@ class LeasesTest {
 
         @Test
         void release_afterKeyTakenByOther_reportsLostAndKeepsOthersLease() {
-            InMemoryLeaseStore store = new InMemoryLeaseStore(Ticker.system());
+            FaultyLeaseStore store = new FaultyLeaseStore(Ticker.system());
             Leases l = over(store, Ticker.system(), 16);
             Lease mine = l.tryAcquire("k").orElseThrow();
-            store.leases.put("k", new InMemoryLeaseStore.Entry("someone-else", Long.MAX_VALUE));
+            store.takeOver("k", "someone-else", Duration.ofDays(1));
             assertThat(mine.release()).isEqualTo(ReleaseResult.LOST);
             assertThat(mine.state()).isEqualTo(LeaseState.LOST);
-            assertThat(store.leases.get("k").owner()).isEqualTo("someone-else");
+            assertThat(store.holder("k")).hasValue("someone-else");
         }
 
         @Test
         void owners_areUniquePerAcquisition() {
-            Leases l = over(new InMemoryLeaseStore(Ticker.system()), Ticker.system(), 16);
+            Leases l = over(new FaultyLeaseStore(Ticker.system()), Ticker.system(), 16);
             Lease a = l.tryAcquire("a").orElseThrow();
             Lease b = l.tryAcquire("b").orElseThrow();
             a.release();
@@ -162,12 +162,12 @@ class LeasesTest {
 
         @Test
         void renewalRefused_marksLostAndRunsListeners() {
-            InMemoryLeaseStore store = new InMemoryLeaseStore(manual);
+            FaultyLeaseStore store = new FaultyLeaseStore(manual);
             Leases l = over(store, manual, 16);
             Lease lease = l.tryAcquire("w", LeaseOptions.ofTtl(Duration.ofSeconds(3))).orElseThrow();
             AtomicReference<Lease> lostSeen = new AtomicReference<>();
             lease.onLost(lostSeen::set);
-            store.leases.remove("w");
+            store.expire("w");
             time.addAndGet(Duration.ofSeconds(1).toNanos());
             await().atMost(Duration.ofSeconds(5)).until(() -> lease.state() == LeaseState.LOST);
             assertThat(lostSeen.get()).isSameAs(lease);
@@ -177,7 +177,7 @@ class LeasesTest {
 
         @Test
         void storeDown_marksLostAtTheLocalDeadlineNotBefore() {
-            InMemoryLeaseStore store = new InMemoryLeaseStore(manual);
+            FaultyLeaseStore store = new FaultyLeaseStore(manual);
             Leases l = over(store, manual, 16);
             LeaseOptions o = LeaseOptions.ofTtl(Duration.ofSeconds(3));
             Lease lease = l.tryAcquire("d", o).orElseThrow();
@@ -191,7 +191,7 @@ class LeasesTest {
 
         @Test
         void renewals_keepLeaseActiveLongPastItsTtl() {
-            InMemoryLeaseStore store = new InMemoryLeaseStore(manual);
+            FaultyLeaseStore store = new FaultyLeaseStore(manual);
             Leases l = over(store, manual, 16);
             Lease lease = l.tryAcquire("r", LeaseOptions.ofTtl(Duration.ofSeconds(3))).orElseThrow();
             for (int i = 0; i < 30; i++) {
@@ -203,7 +203,7 @@ class LeasesTest {
             }
             assertThat(lease.state()).isEqualTo(LeaseState.ACTIVE);
             assertThat(lease.isValid()).isTrue();
-            assertThat(store.leases.get("r").owner()).isEqualTo(lease.owner());
+            assertThat(store.holder("r")).hasValue(lease.owner());
         }
     }
 
@@ -212,7 +212,7 @@ class LeasesTest {
 
         @Test
         void tryAcquire_storeDown_throwsUnknownOutcomeAndCleansUp() {
-            InMemoryLeaseStore store = new InMemoryLeaseStore(Ticker.system());
+            FaultyLeaseStore store = new FaultyLeaseStore(Ticker.system());
             Leases l = over(store, Ticker.system(), 16);
             store.down.set(true);
             assertThatThrownBy(() -> l.tryAcquire("x"))
@@ -225,16 +225,16 @@ class LeasesTest {
 
         @Test
         void acquireAll_oneKeyHeld_releasesEverythingTaken() {
-            InMemoryLeaseStore store = new InMemoryLeaseStore(Ticker.system());
+            FaultyLeaseStore store = new FaultyLeaseStore(Ticker.system());
             Leases l = over(store, Ticker.system(), 16);
             Lease other = l.tryAcquire("c").orElseThrow();
             assertThat(l.acquireAll(List.of("d", "b", "a", "c"), Duration.ofMillis(50), l.defaults())).isEmpty();
-            assertThat(store.leases.keySet()).containsExactly("c");
+            assertThat(store.heldKeys()).containsExactly("c");
             other.release();
             try (LeaseGroup g = l.acquireAll(List.of("d", "b", "a", "c"), Duration.ZERO, l.defaults()).orElseThrow()) {
                 assertThat(g.leases()).extracting(Lease::key).containsExactly("a", "b", "c", "d");
             }
-            assertThat(store.leases).isEmpty();
+            assertThat(store.heldKeys()).isEmpty();
         }
     }
 
@@ -243,18 +243,18 @@ class LeasesTest {
 
         @Test
         void runLocked_releasesInFinallyEvenWhenWorkThrows() {
-            InMemoryLeaseStore store = new InMemoryLeaseStore(Ticker.system());
+            FaultyLeaseStore store = new FaultyLeaseStore(Ticker.system());
             Leases l = over(store, Ticker.system(), 16);
             assertThatThrownBy(() -> l.runLocked("p", LockPolicy.failFast(), lease -> {
                 throw new IllegalStateException("boom");
             })).hasMessage("boom");
-            assertThat(store.leases).isEmpty();
+            assertThat(store.heldKeys()).isEmpty();
             assertThat(l.runLocked("p", LockPolicy.failFast(), lease -> lease.key() + "!")).contains("p!");
         }
 
         @Test
         void runLocked_failFastWhenHeld_isEmptyAndDoesNotRun() {
-            Leases l = over(new InMemoryLeaseStore(Ticker.system()), Ticker.system(), 16);
+            Leases l = over(new FaultyLeaseStore(Ticker.system()), Ticker.system(), 16);
             Lease holder = l.tryAcquire("p").orElseThrow();
             AtomicInteger ran = new AtomicInteger();
             assertThat(l.runLocked("p", LockPolicy.failFast(), lease -> ran.incrementAndGet())).isEmpty();
@@ -265,7 +265,7 @@ class LeasesTest {
 
         @Test
         void tryLock_waitsForRelease() throws Exception {
-            Leases l = over(new InMemoryLeaseStore(Ticker.system()), Ticker.system(), 16);
+            Leases l = over(new FaultyLeaseStore(Ticker.system()), Ticker.system(), 16);
             Lease holder = l.tryAcquire("coupon-1").orElseThrow();
             ExecutorService pool = Executors.newSingleThreadExecutor();
             Future<Optional<Lease>> waiting = pool.submit(() -> l.tryLock("coupon-1", Duration.ofSeconds(5), Duration.ofSeconds(3)));

@@ -1,0 +1,122 @@
+package dev.tenure.memory;
+
+import dev.tenure.LeaseLostException;
+import dev.tenure.LeaderElection;
+import dev.tenure.spi.RunLedger;
+
+import java.sql.Connection;
+import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * A {@link RunLedger} in memory, for users' unit tests, over an {@link InMemoryLeaseStore} whose fencing tokens are the
+ * epochs: a job's current epoch and owner are its latest holder's. <b>Single process, not transactional</b>: the
+ * {@link Connection} arguments are ignored, a completion takes effect at once and is not rolled back with anything.
+ * It follows the same rules as the database ledger (a completed fire is final, a stale epoch or owner is refused) and
+ * passes the same run-ledger contract. Thread-safe.
+ */
+public final class InMemoryRunLedger implements RunLedger {
+
+    private record Row(String runId, String owner, long epoch, String status) {
+    }
+
+    private final Map<String, Row> runs = new ConcurrentHashMap<>();
+    private final InMemoryLeaseStore leases;
+
+    /** @param leases the store the coordinator's database leases are taken from */
+    public InMemoryRunLedger(InMemoryLeaseStore leases) {
+        this.leases = leases;
+    }
+
+    /** The status of the fire's run ({@code RUNNING}, {@code COMPLETED}, ...), if it has one. */
+    public Optional<String> statusOf(String jobKey, String fireKey) {
+        return Optional.ofNullable(runs.get(id(jobKey, fireKey))).map(Row::status);
+    }
+
+    private static String id(String jobKey, String fireKey) {
+        return jobKey + "\n" + fireKey; // a job key has no whitespace
+    }
+
+    /** The epoch is the job's latest and still {@code owner}'s (live or expired, as the database's epoch check). */
+    private boolean current(String jobKey, long epoch, String owner) {
+        return epoch == leases.fencingToken(jobKey) && leases.epochOwner(jobKey).filter(owner::equals).isPresent();
+    }
+
+    @Override
+    public Optional<FireStart.AlreadyCompleted> completedRun(String jobKey, String fireKey) {
+        Row r = runs.get(id(jobKey, fireKey));
+        return r != null && r.status().equals("COMPLETED")
+                ? Optional.of(new FireStart.AlreadyCompleted(r.runId(), r.owner(), r.epoch())) : Optional.empty();
+    }
+
+    @Override
+    public synchronized FireStart startRun(String jobKey, String fireKey, long epoch, String owner) {
+        fence(null, jobKey, epoch, owner);
+        Row r = runs.get(id(jobKey, fireKey));
+        if (r != null && r.status().equals("COMPLETED")) {
+            return new FireStart.AlreadyCompleted(r.runId(), r.owner(), r.epoch());
+        }
+        if (r != null && r.status().equals("RUNNING") && r.epoch() == epoch) {
+            return new FireStart.InProgress(r.runId(), r.owner(), r.epoch());
+        }
+        String runId = UUID.randomUUID().toString();
+        runs.put(id(jobKey, fireKey), new Row(runId, owner, epoch, "RUNNING"));
+        return new FireStart.Started(runId);
+    }
+
+    @Override
+    public synchronized Finished finish(String jobKey, long epoch, String owner, String runId, boolean succeeded,
+                                        String error) {
+        Map.Entry<String, Row> e = find(runId);
+        if (e == null) {
+            return Finished.STALE;
+        }
+        Row r = e.getValue();
+        if (r.status().equals("COMPLETED")) {
+            return Finished.COMPLETED_EARLIER;
+        }
+        boolean ok = current(jobKey, epoch, owner);
+        if (r.status().equals("RUNNING")) {
+            runs.put(e.getKey(), new Row(runId, r.owner(), r.epoch(),
+                    !ok ? "REJECTED_STALE" : succeeded ? "COMPLETED" : "FAILED"));
+        }
+        return ok ? Finished.RECORDED : Finished.STALE;
+    }
+
+    /** Current epoch and owner, and a live lease (the database fence also checks the expiry). */
+    @Override
+    public void fence(Connection connection, String jobKey, long epoch, String owner) {
+        if (!current(jobKey, epoch, owner) || leases.holder(jobKey).filter(owner::equals).isEmpty()) {
+            throw new LeaseLostException(jobKey, owner, "epoch " + epoch + " of " + owner + " is no longer current "
+                    + "(now " + leases.fencingToken(jobKey) + " of " + leases.holder(jobKey).orElse("nobody") + ")");
+        }
+    }
+
+    @Override
+    public synchronized void complete(Connection connection, String jobKey, long epoch, String owner, String runId) {
+        fence(connection, jobKey, epoch, owner);
+        Map.Entry<String, Row> e = find(runId);
+        if (e == null || !(e.getValue().status().equals("RUNNING") || e.getValue().status().equals("COMPLETED"))) {
+            throw new IllegalStateException("run " + runId + " of job '" + jobKey + "' cannot complete: its row is "
+                    + (e == null ? "missing" : e.getValue().status()));
+        }
+        Row r = e.getValue();
+        runs.put(e.getKey(), new Row(runId, r.owner(), r.epoch(), "COMPLETED"));
+    }
+
+    @Override
+    public Optional<LeaderElection.Leader> holder(String jobKey) {
+        return leases.holder(jobKey).map(o -> new LeaderElection.Leader(o, leases.fencingToken(jobKey), null));
+    }
+
+    private Map.Entry<String, Row> find(String runId) {
+        for (Map.Entry<String, Row> e : runs.entrySet()) {
+            if (e.getValue().runId().equals(runId)) {
+                return e;
+            }
+        }
+        return null;
+    }
+}
