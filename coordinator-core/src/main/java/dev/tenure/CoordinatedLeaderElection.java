@@ -1,6 +1,5 @@
 package dev.tenure;
 
-import dev.tenure.internal.CircuitBreaker;
 import dev.tenure.spi.RunLedger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;

@@ -1,6 +1,5 @@
 package dev.tenure;
 
-import dev.tenure.internal.CompletingTransaction;
 
 import javax.sql.DataSource;
 import java.sql.Connection;

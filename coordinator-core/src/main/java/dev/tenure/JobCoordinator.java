@@ -1,6 +1,5 @@
 package dev.tenure;
 
-import dev.tenure.internal.CircuitBreaker;
 import dev.tenure.metrics.RunMetrics;
 import dev.tenure.spi.RunLedger;
 
@@ -61,7 +60,7 @@ public final class JobCoordinator implements AutoCloseable {
         this.valkey = b.valkey;
         this.database = b.database;
         this.ledger = b.ledger;
-        this.mode = b.valkey == null ? Mode.DATABASE : b.mode;
+        this.mode = b.valkey == null ? Mode.DATABASE : b.mode == null ? Mode.VALKEY_WITH_DATABASE_FALLBACK : b.mode;
         this.options = b.options;
         this.ticker = b.ticker;
         this.metrics = b.metrics;
@@ -255,7 +254,7 @@ public final class JobCoordinator implements AutoCloseable {
         private final Leases database;
         private final RunLedger ledger;
         private Leases valkey;
-        private Mode mode = Mode.VALKEY_WITH_DATABASE_FALLBACK;
+        private Mode mode;
         private LeaseOptions options = LeaseOptions.ofTtl(Duration.ofSeconds(30));
         private Ticker ticker = Ticker.system();
         private int breakerThreshold = 2;
@@ -274,6 +273,11 @@ public final class JobCoordinator implements AutoCloseable {
             return this;
         }
 
+        /**
+         * With Valkey: {@link Mode#VALKEY_WITH_DATABASE_FALLBACK} (the default), {@link Mode#VALKEY} (fail closed) or
+         * {@link Mode#DATABASE} (Valkey not used). Without Valkey the mode is {@link Mode#DATABASE}; asking for a Valkey
+         * mode then is an error at {@link #build()}.
+         */
         public Builder mode(Mode m) {
             this.mode = Objects.requireNonNull(m, "mode");
             return this;
@@ -314,8 +318,9 @@ public final class JobCoordinator implements AutoCloseable {
         }
 
         public JobCoordinator build() {
-            if (mode != Mode.DATABASE && valkey == null) {
-                throw new IllegalArgumentException("mode " + mode + " needs Valkey leases: call valkey(leases), or use Mode.DATABASE");
+            if (mode != null && mode != Mode.DATABASE && valkey == null) {
+                throw new IllegalArgumentException("mode " + mode + " needs Valkey leases: call valkey(leases), or leave "
+                        + "the mode out for the database mode");
             }
             return new JobCoordinator(this);
         }

@@ -1,6 +1,5 @@
 package dev.tenure;
 
-import dev.tenure.internal.LeaseEngine;
 import dev.tenure.metrics.LeaseMetrics;
 import dev.tenure.spi.LeaseKeys;
 import dev.tenure.spi.LeaseStore;

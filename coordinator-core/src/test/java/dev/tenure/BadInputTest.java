@@ -1,7 +1,7 @@
 package dev.tenure;
 
 import dev.tenure.spi.LeaseKeys;
-import dev.tenure.valkey.ValkeyConfig;
+import dev.tenure.ValkeyConfig;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;

@@ -6,7 +6,7 @@ import dev.tenure.Leases;
 import dev.tenure.db.JdbcLeaseStore;
 import dev.tenure.db.JdbcRunLedger;
 import dev.tenure.db.TenureDataSources;
-import dev.tenure.valkey.ValkeyConfig;
+import dev.tenure.ValkeyConfig;
 import dev.tenure.valkey.ValkeyLeaseStore;
 import org.springframework.batch.core.configuration.support.MapJobRegistry;
 import org.springframework.batch.core.job.Job;
@@ -62,7 +62,7 @@ final class BatchStack implements AutoCloseable {
         JdbcLeaseStore store = JdbcLeaseStore.create(dataSource);
         database = Leases.of(store);
         valkey = Leases.of(ValkeyLeaseStore.create(ValkeyConfig.standalone(valkeyAddress).requestTimeout(Duration.ofMillis(500)).build()));
-        coordinator = JobCoordinator.builder(database, new JdbcRunLedger(store.ledger())).valkey(valkey)
+        coordinator = JobCoordinator.builder(database, new JdbcRunLedger(store)).valkey(valkey)
                 .leaseOptions(LeaseOptions.ofTtl(ttl)).build();
         DataSourceTransactionManager tx = new DataSourceTransactionManager(dataSource);
         JdbcJobRepositoryFactoryBean factory = new JdbcJobRepositoryFactoryBean();

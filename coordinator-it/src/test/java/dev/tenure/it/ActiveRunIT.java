@@ -12,7 +12,7 @@ import dev.tenure.db.JdbcLeaseStore;
 import dev.tenure.db.JdbcRunLedger;
 import dev.tenure.metrics.MetricNames;
 import dev.tenure.metrics.MicrometerLeaseMetrics;
-import dev.tenure.valkey.ValkeyConfig;
+import dev.tenure.ValkeyConfig;
 import dev.tenure.valkey.ValkeyLeaseStore;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.AfterAll;
@@ -49,7 +49,7 @@ class ActiveRunIT {
         try (Leases database = Leases.builder(store).metrics(new MicrometerLeaseMetrics(registry)).build();
              Leases valkey = Leases.builder(ValkeyLeaseStore.create(ValkeyConfig.standalone(servers.valkey.address()).build()))
                      .metrics(new MicrometerLeaseMetrics(registry)).build()) {
-            JobCoordinator coordinator = JobCoordinator.builder(database, new JdbcRunLedger(store.ledger())).valkey(valkey)
+            JobCoordinator coordinator = JobCoordinator.builder(database, new JdbcRunLedger(store)).valkey(valkey)
                     .mode(JobCoordinator.Mode.VALKEY).leaseOptions(LeaseOptions.ofTtl(Duration.ofSeconds(5))).build();
             AtomicInteger cancellations = new AtomicInteger();
             for (int i = 0; i < 5; i++) {

@@ -58,7 +58,7 @@ class CompletionFaultsIT {
     @Test
     void backendKilledBetweenTheBusinessCommitAndFinish_theRetryDoesNotRunTheFireAgain() throws Exception {
         JdbcLeaseStore store = JdbcLeaseStore.builder(ledgerSource).listen(false).build();
-        try (JobCoordinator c = JobCoordinator.builder(Leases.of(store), new JdbcRunLedger(store.ledger()))
+        try (JobCoordinator c = JobCoordinator.builder(Leases.of(store), new JdbcRunLedger(store))
                 .mode(JobCoordinator.Mode.DATABASE).leaseOptions(LeaseOptions.ofTtl(Duration.ofSeconds(30)))
                 .closesLeases(true).build()) {
             DataSource business = servers.db.dataSource();

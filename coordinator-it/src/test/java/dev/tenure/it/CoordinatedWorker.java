@@ -7,9 +7,8 @@ import dev.tenure.RunOutcome;
 import dev.tenure.RunPolicy;
 import dev.tenure.db.JdbcLeaseStore;
 import dev.tenure.db.JdbcRunLedger;
-import dev.tenure.db.JobLedger;
 import dev.tenure.db.TenureDataSources;
-import dev.tenure.valkey.ValkeyConfig;
+import dev.tenure.ValkeyConfig;
 import dev.tenure.valkey.ValkeyLeaseStore;
 
 import javax.sql.DataSource;
@@ -29,11 +28,10 @@ public final class CoordinatedWorker {
         String password = a[4].equals("-") ? "" : a[4];
         DataSource ds = TenureDataSources.hikari(a[2], a[3], password);
         JdbcLeaseStore dbStore = JdbcLeaseStore.create(ds);
-        JobLedger ledger = dbStore.ledger();
         Leases database = Leases.of(dbStore);
         Leases valkey = a[1].equals("-") ? null
                 : Leases.of(ValkeyLeaseStore.create(ValkeyConfig.standalone(a[1]).requestTimeout(Duration.ofMillis(300)).build()));
-        JobCoordinator.Builder b = JobCoordinator.builder(database, new JdbcRunLedger(ledger)).mode(mode)
+        JobCoordinator.Builder b = JobCoordinator.builder(database, new JdbcRunLedger(dbStore)).mode(mode)
                 .leaseOptions(LeaseOptions.ofTtl(Duration.ofSeconds(2))).fallbackBreaker(2, Duration.ofSeconds(2));
         if (valkey != null) {
             b.valkey(valkey);

@@ -7,7 +7,7 @@ import dev.tenure.Leases;
 import dev.tenure.db.JdbcLeaseStore;
 import dev.tenure.db.JdbcRunLedger;
 import dev.tenure.db.TenureDataSources;
-import dev.tenure.valkey.ValkeyConfig;
+import dev.tenure.ValkeyConfig;
 import dev.tenure.valkey.ValkeyLeaseStore;
 
 import java.time.Duration;
@@ -27,7 +27,7 @@ public final class ElectionWorker {
                 : Leases.of(ValkeyLeaseStore.create(ValkeyConfig.standalone(a[0]).requestTimeout(Duration.ofMillis(300)).build()));
         long resignAfter = Long.parseLong(a[6]);
         CountDownLatch elected = new CountDownLatch(1);
-        LeaderElection election = new CoordinatedLeaderElection(a[4], database, valkey, new JdbcRunLedger(dbStore.ledger()),
+        LeaderElection election = new CoordinatedLeaderElection(a[4], database, valkey, new JdbcRunLedger(dbStore),
                 LeaseOptions.ofTtl(Duration.ofSeconds(2)), new LeaderElection.Listener() {
             @Override
             public void elected(long epoch) {

@@ -8,7 +8,7 @@ import dev.tenure.RunPolicy;
 import dev.tenure.db.JdbcLeaseStore;
 import dev.tenure.db.JdbcRunLedger;
 import dev.tenure.db.TenureDataSources;
-import dev.tenure.valkey.ValkeyConfig;
+import dev.tenure.ValkeyConfig;
 import dev.tenure.valkey.ValkeyLeaseStore;
 
 import javax.sql.DataSource;
@@ -32,7 +32,7 @@ public final class ExactlyOnceWorker {
         DataSource ds = TenureDataSources.hikari(a[2], a[3], a[4].equals("-") ? "" : a[4]);
         JdbcLeaseStore dbStore = JdbcLeaseStore.create(ds);
         long ttl = Long.parseLong(a[9]);
-        JobCoordinator.Builder b = JobCoordinator.builder(Leases.of(dbStore), new JdbcRunLedger(dbStore.ledger())).mode(mode)
+        JobCoordinator.Builder b = JobCoordinator.builder(Leases.of(dbStore), new JdbcRunLedger(dbStore)).mode(mode)
                 .leaseOptions(LeaseOptions.ofTtl(Duration.ofMillis(ttl)));
         if (!a[1].equals("-")) {
             b.valkey(Leases.of(ValkeyLeaseStore.create(ValkeyConfig.standalone(a[1]).requestTimeout(Duration.ofMillis(500)).build())));

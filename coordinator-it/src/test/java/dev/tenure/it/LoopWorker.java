@@ -8,7 +8,7 @@ import dev.tenure.RunPolicy;
 import dev.tenure.db.JdbcLeaseStore;
 import dev.tenure.db.JdbcRunLedger;
 import dev.tenure.db.TenureDataSources;
-import dev.tenure.valkey.ValkeyConfig;
+import dev.tenure.ValkeyConfig;
 import dev.tenure.valkey.ValkeyLeaseStore;
 
 import javax.sql.DataSource;
@@ -28,7 +28,7 @@ public final class LoopWorker {
         DataSource ds = TenureDataSources.hikari(a[2], a[3], a[4].equals("-") ? "" : a[4]);
         JdbcLeaseStore dbStore = JdbcLeaseStore.create(ds);
         Leases database = Leases.of(dbStore);
-        JobCoordinator.Builder b = JobCoordinator.builder(database, new JdbcRunLedger(dbStore.ledger())).mode(mode)
+        JobCoordinator.Builder b = JobCoordinator.builder(database, new JdbcRunLedger(dbStore)).mode(mode)
                 .leaseOptions(LeaseOptions.ofTtl(Duration.ofMillis(Long.parseLong(a[8]))));
         if (!a[1].equals("-")) {
             b.valkey(Leases.of(ValkeyLeaseStore.create(ValkeyConfig.standalone(a[1]).requestTimeout(Duration.ofMillis(300)).build())));

@@ -6,7 +6,7 @@ import dev.tenure.LeaseState;
 import dev.tenure.Leases;
 import dev.tenure.testkit.ValkeyServer;
 import dev.tenure.testkit.ValkeyServers;
-import dev.tenure.valkey.ValkeyConfig;
+import dev.tenure.ValkeyConfig;
 import dev.tenure.valkey.ValkeyLeaseStore;
 import org.junit.jupiter.api.Test;
 

@@ -6,7 +6,7 @@ import java.util.concurrent.TimeUnit;
 import dev.tenure.testkit.LeaseStoreContract;
 import dev.tenure.testkit.ValkeyCluster;
 import dev.tenure.testkit.ValkeyServers;
-import dev.tenure.valkey.ValkeyConfig;
+import dev.tenure.ValkeyConfig;
 import dev.tenure.valkey.ValkeyLeaseStore;
 import dev.tenure.testkit.Timing;
 import org.awaitility.Awaitility;

@@ -4,7 +4,7 @@ import java.time.Duration;
 import java.time.Instant;
 
 /** The answer of {@link JobLedger#claim}: the job is ours with a new epoch, or someone else's lease is live. */
-public sealed interface ClaimResult {
+sealed interface ClaimResult {
 
     /**
      * The job is ours. {@code epoch} is the new fencing token; {@code claimedAt} and {@code leaseExpiresAt} are

@@ -1,7 +1,5 @@
 package dev.tenure.db;
 
-import dev.tenure.db.internal.AsyncCalls;
-import dev.tenure.db.internal.LeaseRows;
 import dev.tenure.spi.AcquireResult;
 import dev.tenure.spi.LeaseStore;
 
@@ -59,8 +57,8 @@ public final class JdbcLeaseStore implements LeaseStore {
         return new Builder(dataSource);
     }
 
-    /** The ledger this store works on (for fence checks with a lease's fencing token). */
-    public JobLedger ledger() {
+    /** The ledger this store works on. */
+    JobLedger ledger() {
         return ledger;
     }
 

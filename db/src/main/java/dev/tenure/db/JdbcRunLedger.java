@@ -17,8 +17,9 @@ public final class JdbcRunLedger implements RunLedger {
 
     private final JobLedger ledger;
 
-    public JdbcRunLedger(JobLedger ledger) {
-        this.ledger = Objects.requireNonNull(ledger, "ledger");
+    /** The run ledger on the rows (and schema) of {@code store}. */
+    public JdbcRunLedger(JdbcLeaseStore store) {
+        this.ledger = Objects.requireNonNull(store, "store").ledger();
     }
 
     @Override

@@ -1,9 +1,5 @@
 package dev.tenure.db;
 
-import dev.tenure.db.internal.Jdbc;
-import dev.tenure.db.internal.LeaseRows;
-import dev.tenure.db.internal.RunRows;
-import dev.tenure.db.internal.Sql;
 import dev.tenure.spi.LeaseKeys;
 import dev.tenure.spi.RunLedger.Finished;
 
@@ -43,7 +39,7 @@ import java.util.UUID;
  * {@link LedgerUnavailableException}s, raised within the pool's timeouts; a stale epoch is a
  * {@link StaleOwnerException}; bad arguments are {@link IllegalArgumentException}s naming the value and the rule.
  */
-public final class JobLedger {
+final class JobLedger {
 
     /** Longest accepted owner id or fire key, in characters. */
     public static final int MAX_ID_LENGTH = 200;

@@ -12,7 +12,7 @@ import dev.tenure.LeaseStoreUnavailableException;
  * after it was sent). For a claim with an unknown outcome, the row may hold the caller's owner id until its TTL:
  * {@link JobLedger#releaseIfOwner(String, String)} with the same owner id clears it.
  */
-public class LedgerUnavailableException extends LeaseStoreUnavailableException {
+class LedgerUnavailableException extends LeaseStoreUnavailableException {
 
     private final String sqlState;
     private final boolean outcomeUnknown;

@@ -1,8 +1,6 @@
 package dev.tenure.db;
 
 import com.zaxxer.hikari.HikariDataSource;
-import dev.tenure.db.internal.Channels;
-import dev.tenure.db.internal.ListenerMarks;
 import org.postgresql.PGConnection;
 import org.postgresql.PGNotification;
 import org.slf4j.Logger;

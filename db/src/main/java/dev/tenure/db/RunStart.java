@@ -4,7 +4,7 @@ import java.time.Instant;
 import java.util.UUID;
 
 /** The answer of {@link JobLedger#startRun}: whether this fire runs now, ran already, or runs elsewhere. */
-public sealed interface RunStart {
+sealed interface RunStart {
 
     /**
      * Run it: a new {@code RUNNING} row (or an earlier FAILED, ABANDONED or REJECTED_STALE row taken over, then

@@ -1,7 +1,7 @@
 package dev.tenure.db;
 
 /** The status of a row in {@code job_run}. */
-public enum RunStatus {
+enum RunStatus {
     /** Started and not finished; its owner's lease is (or was, until it expired) live. */
     RUNNING,
     /** Finished successfully while its epoch was current. Final: the fire is never run again. */

@@ -5,7 +5,7 @@ import dev.tenure.LeaseLostException;
 import dev.tenure.LeaseStoreUnavailableException;
 import dev.tenure.Leases;
 import dev.tenure.LockPolicy;
-import dev.tenure.valkey.ValkeyConfig;
+import dev.tenure.ValkeyConfig;
 import dev.tenure.valkey.ValkeyLeaseStore;
 
 import java.nio.file.Files;

@@ -10,7 +10,7 @@ import dev.tenure.RunPolicy;
 import dev.tenure.db.JdbcLeaseStore;
 import dev.tenure.db.JdbcRunLedger;
 import dev.tenure.db.TenureDataSources;
-import dev.tenure.valkey.ValkeyConfig;
+import dev.tenure.ValkeyConfig;
 import dev.tenure.valkey.ValkeyLeaseStore;
 
 import javax.sql.DataSource;
@@ -33,7 +33,7 @@ public final class SettlementNode {
         DataSource ds = TenureDataSources.hikari(a[2], a[3], a[4].equals("-") ? "" : a[4]);
         JdbcLeaseStore dbStore = JdbcLeaseStore.create(ds);
         Leases database = Leases.of(dbStore);
-        JdbcRunLedger ledger = new JdbcRunLedger(dbStore.ledger());
+        JdbcRunLedger ledger = new JdbcRunLedger(dbStore);
         Leases valkey = a[1].equals("-") ? null : Leases.of(ValkeyLeaseStore.create(
                 ValkeyConfig.standalone(a[1]).requestTimeout(Duration.ofMillis(300)).clientName(name).build()));
         LeaseOptions ttl = LeaseOptions.ofTtl(Duration.ofSeconds(2));

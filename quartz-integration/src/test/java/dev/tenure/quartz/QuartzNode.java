@@ -8,7 +8,7 @@ import dev.tenure.db.JdbcLeaseStore;
 import dev.tenure.db.JdbcRunLedger;
 import dev.tenure.db.PoolConfig;
 import dev.tenure.db.TenureDataSources;
-import dev.tenure.valkey.ValkeyConfig;
+import dev.tenure.ValkeyConfig;
 import dev.tenure.valkey.ValkeyLeaseStore;
 import org.quartz.CronScheduleBuilder;
 import org.quartz.InterruptableJob;
@@ -56,7 +56,7 @@ public final class QuartzNode {
         JdbcLeaseStore dbStore = JdbcLeaseStore.create(dataSource);
         Leases valkey = Leases.of(ValkeyLeaseStore.create(ValkeyConfig.standalone("127.0.0.1:" + a[4])
                 .requestTimeout(Duration.ofMillis(300)).build()));
-        JobCoordinator coordinator = JobCoordinator.builder(Leases.of(dbStore), new JdbcRunLedger(dbStore.ledger()))
+        JobCoordinator coordinator = JobCoordinator.builder(Leases.of(dbStore), new JdbcRunLedger(dbStore))
                 .valkey(valkey).leaseOptions(LeaseOptions.ofTtl(Duration.ofMillis(Long.parseLong(a[8]))))
                 .fallbackBreaker(1, Duration.ofSeconds(1)).build();
         QuartzCoordination tenure = QuartzCoordination.builder(coordinator).build();

@@ -12,7 +12,7 @@ import dev.tenure.testkit.PostgresDatabases;
 import dev.tenure.testkit.PostgresSource;
 import dev.tenure.testkit.ValkeyServer;
 import dev.tenure.testkit.ValkeyServers;
-import dev.tenure.valkey.ValkeyConfig;
+import dev.tenure.ValkeyConfig;
 import dev.tenure.valkey.ValkeyLeaseStore;
 import org.quartz.Scheduler;
 import org.quartz.SchedulerException;
@@ -78,7 +78,7 @@ final class QuartzServers implements AutoCloseable {
         Leases database = Leases.of(dbStore);
         leases.add(valkeyLeases);
         leases.add(database);
-        return JobCoordinator.builder(database, new JdbcRunLedger(dbStore.ledger())).valkey(valkeyLeases)
+        return JobCoordinator.builder(database, new JdbcRunLedger(dbStore)).valkey(valkeyLeases)
                 .mode(JobCoordinator.Mode.VALKEY).leaseOptions(LeaseOptions.ofTtl(ttl)).build();
     }
 

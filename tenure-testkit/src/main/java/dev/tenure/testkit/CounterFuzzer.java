@@ -3,7 +3,7 @@ package dev.tenure.testkit;
 import dev.tenure.Lease;
 import dev.tenure.LeaseOptions;
 import dev.tenure.Leases;
-import dev.tenure.valkey.ValkeyConfig;
+import dev.tenure.ValkeyConfig;
 import dev.tenure.valkey.ValkeyLeaseStore;
 
 import java.io.IOException;

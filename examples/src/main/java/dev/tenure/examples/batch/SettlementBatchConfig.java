@@ -8,7 +8,7 @@ import dev.tenure.batch.TenureBatch;
 import dev.tenure.db.JdbcLeaseStore;
 import dev.tenure.db.JdbcRunLedger;
 import dev.tenure.db.TenureDataSources;
-import dev.tenure.valkey.ValkeyConfig;
+import dev.tenure.ValkeyConfig;
 import dev.tenure.valkey.ValkeyLeaseStore;
 import org.springframework.batch.core.configuration.support.MapJobRegistry;
 import org.springframework.batch.core.job.Job;
@@ -78,7 +78,7 @@ public class SettlementBatchConfig {
     @Bean
     JobCoordinator coordinator(JdbcLeaseStore leaseStore, @Qualifier("databaseLeases") Leases databaseLeases,
                                @Qualifier("valkeyLeases") Leases valkeyLeases) {
-        return JobCoordinator.builder(databaseLeases, new JdbcRunLedger(leaseStore.ledger()))
+        return JobCoordinator.builder(databaseLeases, new JdbcRunLedger(leaseStore))
                 .valkey(valkeyLeases).leaseOptions(LeaseOptions.ofTtl(Duration.ofSeconds(2))).build();
     }
 

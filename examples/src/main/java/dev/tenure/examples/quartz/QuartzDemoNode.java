@@ -8,7 +8,7 @@ import dev.tenure.db.JdbcLeaseStore;
 import dev.tenure.db.JdbcRunLedger;
 import dev.tenure.db.TenureDataSources;
 import dev.tenure.quartz.QuartzCoordination;
-import dev.tenure.valkey.ValkeyConfig;
+import dev.tenure.ValkeyConfig;
 import dev.tenure.valkey.ValkeyLeaseStore;
 import org.quartz.CronScheduleBuilder;
 import org.quartz.DisallowConcurrentExecution;
@@ -39,7 +39,7 @@ public final class QuartzDemoNode {
         name = a[0];
         dataSource = TenureDataSources.hikari(a[2], a[3], a[4].equals("-") ? "" : a[4]);
         JdbcLeaseStore dbStore = JdbcLeaseStore.create(dataSource);
-        JobCoordinator coordinator = JobCoordinator.builder(Leases.of(dbStore), new JdbcRunLedger(dbStore.ledger()))
+        JobCoordinator coordinator = JobCoordinator.builder(Leases.of(dbStore), new JdbcRunLedger(dbStore))
                 .valkey(Leases.of(ValkeyLeaseStore.create(ValkeyConfig.standalone(a[1])
                         .requestTimeout(Duration.ofMillis(300)).clientName(name).build())))
                 .leaseOptions(LeaseOptions.ofTtl(Duration.ofSeconds(2)))

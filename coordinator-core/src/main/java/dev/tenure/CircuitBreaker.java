@@ -1,0 +1,54 @@
+package dev.tenure;
+
+
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * Opens after {@code threshold} consecutive failures and stays open for {@code openFor}; then lets calls try
+ * again (half-open): one success closes it, one failure opens it again. Thread-safe.
+ */
+final class CircuitBreaker {
+
+    private final int threshold;
+    private final long openForNanos;
+    private final Ticker ticker;
+    private final AtomicInteger failures = new AtomicInteger();
+    private final AtomicLong openUntil = new AtomicLong(Long.MIN_VALUE);
+    private final AtomicLong opened = new AtomicLong();
+
+    public CircuitBreaker(int threshold, Duration openFor, Ticker ticker) {
+        if (threshold < 1) {
+            throw new IllegalArgumentException("threshold must be >= 1 (got " + threshold + ")");
+        }
+        this.threshold = threshold;
+        this.openForNanos = openFor.toNanos();
+        this.ticker = ticker;
+    }
+
+    /** True while open: calls should not be tried. */
+    public boolean isOpen() {
+        long until = openUntil.get();
+        return until != Long.MIN_VALUE && ticker.nanoTime() < until;
+    }
+
+    public void success() {
+        failures.set(0);
+        openUntil.set(Long.MIN_VALUE);
+    }
+
+    public void failure() {
+        long now = ticker.nanoTime();
+        boolean halfOpen = openUntil.get() != Long.MIN_VALUE && now >= openUntil.get();
+        if (failures.incrementAndGet() >= threshold || halfOpen) {
+            openUntil.set(now + openForNanos);
+            opened.incrementAndGet();
+        }
+    }
+
+    /** How many times it has opened. */
+    public long timesOpened() {
+        return opened.get();
+    }
+}

@@ -1,0 +1,460 @@
+package dev.tenure;
+
+import dev.tenure.metrics.LeaseMetrics;
+import dev.tenure.spi.AcquireResult;
+import dev.tenure.spi.LeaseStore;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.time.Duration;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+
+/**
+ * The lease state machine over a {@link LeaseStore}: single attempts, waiting with a local FIFO per key,
+ * hand-off to a local waiter in one store call, release, and clean-up of acquisitions whose outcome is
+ * unknown. This is the one large class of the core, because waiting, hand-off and release share the
+ * per-key queue and must agree on it.
+ */
+final class LeaseEngine implements AutoCloseable {
+
+    static final Logger LOG = LoggerFactory.getLogger("dev.tenure");
+    private static final long CLEANUP_RETRY_MILLIS = 200;
+    private static final long YIELD_DELAY_MICROS = 2_000;
+    private static final long LOCAL_HOLDER_MAX_PARK_NANOS = 1_000_000_000L;
+
+    private final LeaseStore store;
+    private final Ticker ticker;
+    private final LeaseMetrics metrics;
+    private final Duration callTimeout;
+    /** How long after giving up on a store call it may still take effect there (see {@link LeaseStore#longestCall()}). */
+    private final long settleNanos;
+    private final int maxLocalHandOffs;
+    private final Watchdog watchdog;
+    private final ScheduledExecutorService cleaner;
+    private final ConcurrentMap<String, KeyWaiters> waiters = new ConcurrentHashMap<>();
+    private final Owners owners = new Owners();
+
+    public LeaseEngine(LeaseStore store, Ticker ticker, LeaseMetrics metrics, Duration callTimeout, int maxLocalHandOffs) {
+        this.store = store;
+        this.ticker = ticker;
+        this.metrics = metrics;
+        this.callTimeout = callTimeout;
+        Duration longest = store.longestCall();
+        this.settleNanos = (longest == null || longest.isNegative() || longest.isZero() ? callTimeout : longest).toNanos();
+        this.maxLocalHandOffs = maxLocalHandOffs;
+        this.watchdog = new Watchdog(store, ticker, metrics);
+        ScheduledThreadPoolExecutor c = new ScheduledThreadPoolExecutor(1, r -> {
+            Thread t = new Thread(r, "tenure-cleanup");
+            t.setDaemon(true);
+            return t;
+        });
+        // close() does not wait for clean-ups that are waiting for their turn: what they would release ends by its TTL
+        c.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
+        c.setRemoveOnCancelPolicy(true);
+        this.cleaner = c;
+    }
+
+    long now() {
+        return ticker.nanoTime();
+    }
+
+    /** Leases this engine is watching (held and not yet released or lost). */
+    public int watchedLeases() {
+        return watchdog.size();
+    }
+
+    /** Lets the watchdog look at its leases now. */
+    public void nudgeWatchdog() {
+        watchdog.wakeUp();
+    }
+
+    /**
+     * One attempt; empty if held elsewhere, or if the thread is interrupted (nothing is sent then; the flag stays set).
+     *
+     * @throws LeaseOutcomeUnknownException if the store failed or did not answer (a clean-up is scheduled)
+     */
+    public Optional<Lease> tryAcquire(String key, LeaseOptions options) {
+        Object r = attempt(key, owners.next(), options);
+        return r instanceof DefaultLease l ? Optional.of(l) : Optional.empty();
+    }
+
+    /**
+     * Returns the granted lease, the store's {@link AcquireResult.Held} answer, or null if the thread is interrupted:
+     * an interrupted thread would not wait for the answer, so it sends nothing.
+     */
+    private Object attempt(String key, String owner, LeaseOptions o) {
+        if (Thread.currentThread().isInterrupted()) {
+            metrics.acquire(LeaseMetrics.AcquireResult.TIMEOUT, 0);
+            return null;
+        }
+        long sentAt = now();
+        AcquireResult r;
+        try {
+            r = Futures.await(send(() -> store.tryAcquire(key, owner, o.ttl(), o.fencingToken())), callTimeout, key);
+        } catch (LeaseStoreUnavailableException e) {
+            metrics.acquire(LeaseMetrics.AcquireResult.ERROR, now() - sentAt);
+            cleanUp(key, owner, o.ttl());
+            throw new LeaseOutcomeUnknownException(key, owner, e);
+        }
+        if (r instanceof AcquireResult.Acquired a) {
+            metrics.acquire(LeaseMetrics.AcquireResult.ACQUIRED, now() - sentAt);
+            DefaultLease lease = new DefaultLease(this, key, owner, o, a.fencingToken(), sentAt, Thread.currentThread());
+            watchdog.register(lease);
+            return lease;
+        }
+        metrics.acquire(LeaseMetrics.AcquireResult.HELD, now() - sentAt);
+        return r;
+    }
+
+    /** A store call's future; a store that throws instead of failing its future gets a failed future. */
+    private static <T> CompletableFuture<T> send(Supplier<CompletableFuture<T>> call) {
+        try {
+            return call.get();
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+    }
+
+    /**
+     * Waits up to {@code wait} for the key (zero: {@link #tryAcquire}). Only the head of this process's queue asks the
+     * store; it sleeps with jittered exponential back-off capped by the holder's remaining time, and is woken early by
+     * a release (local, or the store's notification). Empty on timeout, or once the thread is interrupted (nothing is
+     * sent after that; the flag stays set).
+     *
+     * @throws LeaseOutcomeUnknownException if an attempt failed or went unanswered (a clean-up is scheduled)
+     */
+    public Optional<Lease> acquire(String key, Duration wait, LeaseOptions o) {
+        if (wait.isZero()) {
+            return tryAcquire(key, o);
+        }
+        long deadline = now() + wait.toNanos();
+        Waiter w = new Waiter(owners.next(), o);
+        KeyWaiters q = join(key, w);
+        try {
+            return awaitTurn(key, q, w, deadline, new Backoff());
+        } finally {
+            leave(key, q, w);
+        }
+    }
+
+    private Optional<Lease> awaitTurn(String key, KeyWaiters q, Waiter w, long deadline, Backoff backoff) {
+        while (true) {
+            int st = w.state.get();
+            if (st == Waiter.GRANTED) {
+                return Optional.of(w.granted);
+            }
+            if (st == Waiter.GRANTING) {
+                w.parkThroughInterrupt(callTimeout.toNanos()); // the hand-off's answer decides, interrupted or not
+                continue;
+            }
+            long left = deadline - now();
+            if (left <= 0 || Thread.currentThread().isInterrupted()) {
+                if (w.cas(Waiter.WAITING, Waiter.DONE)) {
+                    metrics.acquire(LeaseMetrics.AcquireResult.TIMEOUT, 0);
+                    return Optional.empty();
+                }
+                continue;
+            }
+            if (!q.isHead(w)) {
+                w.park(left);
+                continue;
+            }
+            if (q.heldLocally()) {
+                // The holder is in this process: its release hands the lease to us or wakes us. No store call.
+                w.park(Math.min(LOCAL_HOLDER_MAX_PARK_NANOS, left));
+                continue;
+            }
+            if (!w.cas(Waiter.WAITING, Waiter.TRYING)) {
+                continue;
+            }
+            w.clearSignal();
+            Object r;
+            try {
+                r = attempt(key, w.owner(), w.options);
+            } catch (RuntimeException e) {
+                w.state.set(Waiter.DONE);
+                throw e;
+            }
+            if (r == null) {
+                w.state.set(Waiter.DONE); // interrupted just before sending
+                return Optional.empty();
+            }
+            if (r instanceof DefaultLease lease) {
+                w.state.set(Waiter.DONE);
+                q.localHandOffs = 0;
+                q.localHolder = lease;
+                return Optional.of(lease);
+            }
+            w.state.set(Waiter.WAITING);
+            metrics.retry();
+            AcquireResult.Held held = (AcquireResult.Held) r;
+            long holderLeft = held.remaining().toNanos() + 1_000_000L;
+            // A holder in this process wakes us itself (hand-off or release); no need to poll it.
+            long pause = owners.isMine(held.holder())
+                    ? Math.min(LOCAL_HOLDER_MAX_PARK_NANOS, holderLeft) : Math.min(backoff.nextNanos(), holderLeft);
+            w.park(Math.min(pause, Math.max(0, deadline - now())));
+        }
+    }
+
+    private KeyWaiters join(String key, Waiter w) {
+        return waiters.compute(key, (k, q) -> {
+            if (q == null) {
+                q = new KeyWaiters();
+                KeyWaiters created = q;
+                q.subscription = store.subscribeReleases(k, created::wakeHead);
+            }
+            q.add(w);
+            return q;
+        });
+    }
+
+    private void leave(String key, KeyWaiters q, Waiter w) {
+        waiters.computeIfPresent(key, (k, current) -> {
+            if (current.remove(w) && current == q) {
+                closeQuietly(current.subscription);
+                return null;
+            }
+            return current;
+        });
+    }
+
+    /** Releases {@code lease}, handing it straight to a parked local waiter when there is one. */
+    ReleaseResult release(DefaultLease lease) {
+        if (!lease.startRelease()) {
+            return lease.state() == LeaseState.LOST ? ReleaseResult.LOST : ReleaseResult.ALREADY_RELEASED;
+        }
+        awaitHandOffSettled(lease);
+        watchdog.unregister(lease);
+        metrics.held(Duration.ofNanos(now() - lease.acquiredAt()), lease.options().ttl());
+        KeyWaiters q = waiters.get(lease.key());
+        if (q != null && q.localHolder == lease) {
+            q.localHolder = null;
+        }
+        boolean yield = q != null && q.localHandOffs >= maxLocalHandOffs;
+        if (q != null && !yield && lease.isValid()) {
+            Waiter w = q.claimParkedHead();
+            if (w != null) {
+                return handOff(lease, q, w);
+            }
+        }
+        ReleaseResult r = releaseInStore(lease);
+        if (q != null) {
+            if (yield) {
+                // Waiters elsewhere get a head start: the local head is woken a moment after the release notification.
+                q.localHandOffs = 0;
+                cleaner.schedule(q::wakeHead, YIELD_DELAY_MICROS, TimeUnit.MICROSECONDS);
+            } else {
+                q.wakeHead();
+            }
+        }
+        return r;
+    }
+
+    private ReleaseResult releaseInStore(DefaultLease lease) {
+        boolean wasLost = lease.state() == LeaseState.LOST;
+        boolean ours;
+        try {
+            ours = Futures.await(store.release(lease.key(), lease.owner()), callTimeout, lease.key());
+        } catch (LeaseStoreUnavailableException e) {
+            metrics.releaseFailure();
+            cleanUp(lease.key(), lease.owner(), lease.options().ttl());
+            lease.markReleased();
+            LOG.warn("release of lease '{}' not confirmed ({}); it expires by its TTL, retrying in the background", lease.key(), e.getMessage());
+            return wasLost ? ReleaseResult.LOST : ReleaseResult.UNCONFIRMED;
+        }
+        if (ours && lease.markReleased()) {
+            return ReleaseResult.RELEASED;
+        }
+        if (lease.markLost("the store no longer held this owner's lease at release")) {
+            metrics.lost();
+        }
+        return ReleaseResult.LOST;
+    }
+
+    private ReleaseResult handOff(DefaultLease lease, KeyWaiters q, Waiter w) {
+        return store.atomicHandOff() && !w.options.fencingToken() ? earlyHandOff(lease, q, w) : confirmedHandOff(lease, q, w);
+    }
+
+    /**
+     * The waiter gets the lease before the store confirms the transfer: this process holds the key in the store
+     * without a gap (the old owner's entry stays until the transfer script replaces it), so the new lease is
+     * valid until the old one's deadline, and only the confirmation extends it. No renewal is sent before the
+     * confirmation (it would be refused). If the store says the old owner no longer held the key, or does not
+     * answer, the new lease is LOST at once. The releasing thread waits for the answer; the waiter does not.
+     */
+    private ReleaseResult earlyHandOff(DefaultLease lease, KeyWaiters q, Waiter w) {
+        long sentAt = now();
+        DefaultLease next = new DefaultLease(this, lease.key(), w.owner(), w.options, OptionalLong.empty(), sentAt, w.thread,
+                lease.validUntil());
+        next.renewInFlight = true;
+        q.localHolder = next;
+        watchdog.register(next);
+        w.grant(next);
+        CompletableFuture<AcquireResult> transfer = store.handOff(lease.key(), lease.owner(), next.owner(), w.options.ttl(), false);
+        try {
+            return settleEarlyHandOff(lease, next, q, w, transfer, sentAt);
+        } finally {
+            next.handOffSettled.complete(null);
+        }
+    }
+
+    private ReleaseResult settleEarlyHandOff(DefaultLease lease, DefaultLease next, KeyWaiters q, Waiter w,
+                                             CompletableFuture<AcquireResult> transfer, long sentAt) {
+        AcquireResult r;
+        try {
+            r = Futures.await(transfer, callTimeout, lease.key());
+        } catch (LeaseStoreUnavailableException e) {
+            metrics.releaseFailure();
+            loseNow(next, "the store did not confirm the hand-off to this owner: " + e.getMessage());
+            cleanUp(lease.key(), lease.owner(), lease.options().ttl());
+            cleanUp(lease.key(), next.owner(), w.options.ttl());
+            lease.markReleased();
+            return ReleaseResult.UNCONFIRMED;
+        }
+        if (r instanceof AcquireResult.Acquired a) {
+            countHandOff(q, a);
+            next.extend(sentAt);
+            next.nextRenewAt = sentAt + w.options.renewEvery().toNanos();
+            next.renewInFlight = false;
+            lease.markReleased();
+            metrics.acquire(LeaseMetrics.AcquireResult.ACQUIRED, now() - sentAt);
+            return ReleaseResult.RELEASED;
+        }
+        loseNow(next, "the previous owner no longer held the key when it was handed over");
+        if (lease.markLost("the store no longer held this owner's lease at hand-off")) {
+            metrics.lost();
+        }
+        return ReleaseResult.LOST;
+    }
+
+    /** A lease handed over early is released only after the store has the transfer, so store operations stay in order. */
+    private void awaitHandOffSettled(DefaultLease lease) {
+        try {
+            Futures.await(lease.handOffSettled, callTimeout.multipliedBy(2), lease.key());
+        } catch (LeaseStoreUnavailableException e) {
+            loseNow(lease, "its hand-off was never settled");
+        }
+    }
+
+    private static void countHandOff(KeyWaiters q, AcquireResult.Acquired a) {
+        q.localHandOffs = a.othersWaiting() ? q.localHandOffs + 1 : 0;
+    }
+
+    private void loseNow(DefaultLease lease, String reason) {
+        watchdog.unregister(lease);
+        if (lease.markLost(reason)) {
+            metrics.lost();
+            LOG.warn("lease '{}' of owner {} LOST: {}", lease.key(), lease.owner(), reason);
+        }
+    }
+
+    /**
+     * Hand-off when the waiter asked for a fencing token (or the store's hand-off is not atomic): the new lease only
+     * exists once the store has answered. If it does not answer, the waiter waits on under a fresh owner id: the
+     * clean-up of the id the hand-off used may still be pending, and would release a lease the waiter took under it.
+     */
+    private ReleaseResult confirmedHandOff(DefaultLease lease, KeyWaiters q, Waiter w) {
+        long sentAt = now();
+        String to = w.owner();
+        AcquireResult r;
+        try {
+            r = Futures.await(send(() -> store.handOff(lease.key(), lease.owner(), to, w.options.ttl(), true)), callTimeout,
+                    lease.key());
+        } catch (LeaseStoreUnavailableException e) {
+            metrics.releaseFailure();
+            cleanUp(lease.key(), lease.owner(), lease.options().ttl());
+            cleanUp(lease.key(), to, w.options.ttl());
+            w.replaceOwner(owners.next());
+            lease.markReleased();
+            backToWaiting(w);
+            return ReleaseResult.UNCONFIRMED;
+        }
+        if (r instanceof AcquireResult.Acquired a) {
+            lease.markReleased();
+            countHandOff(q, a);
+            metrics.acquire(LeaseMetrics.AcquireResult.ACQUIRED, now() - sentAt);
+            DefaultLease next = new DefaultLease(this, lease.key(), to, w.options, a.fencingToken(), sentAt, w.thread);
+            q.localHolder = next;
+            watchdog.register(next);
+            w.grant(next);
+            return ReleaseResult.RELEASED;
+        }
+        if (lease.markLost("the store no longer held this owner's lease at hand-off")) {
+            metrics.lost();
+        }
+        backToWaiting(w);
+        return ReleaseResult.LOST;
+    }
+
+    private static void backToWaiting(Waiter w) {
+        w.state.set(Waiter.WAITING);
+        w.wake();
+    }
+
+    /**
+     * Releases {@code owner}'s lease on {@code key} if it exists, after a call with that owner id whose outcome is
+     * unknown: retries failed releases in the background until the TTL has passed, and if a release finds nothing
+     * while the call may still take effect in the store (it may still be queued or running there), looks once more
+     * when it surely has ended.
+     */
+    void cleanUp(String key, String owner, Duration ttl) {
+        long now = now();
+        CleanUp c = new CleanUp(key, owner, now + ttl.toNanos(), now + settleNanos);
+        cleaner.execute(() -> cleanUpOnce(c, true));
+    }
+
+    private record CleanUp(String key, String owner, long until, long settledAt) {
+    }
+
+    private void cleanUpOnce(CleanUp c, boolean mayLookAgain) {
+        long sentAt = now();
+        send(() -> store.release(c.key(), c.owner())).whenComplete((released, err) -> {
+            if (err != null) {
+                if (now() < c.until()) {
+                    later(() -> cleanUpOnce(c, mayLookAgain), TimeUnit.MILLISECONDS.toNanos(CLEANUP_RETRY_MILLIS));
+                }
+            } else if (!Boolean.TRUE.equals(released) && mayLookAgain && sentAt < c.settledAt()) {
+                later(() -> cleanUpOnce(c, false), c.settledAt() - now());
+            }
+        });
+    }
+
+    private void later(Runnable task, long delayNanos) {
+        if (!cleaner.isShutdown()) {
+            cleaner.schedule(task, Math.max(0, delayNanos), TimeUnit.NANOSECONDS);
+        }
+    }
+
+    private static void closeQuietly(AutoCloseable c) {
+        if (c == null) {
+            return;
+        }
+        try {
+            c.close();
+        } catch (Exception e) {
+            LOG.debug("closing a release subscription failed", e);
+        }
+    }
+
+    @Override
+    public void close() {
+        for (DefaultLease lease : watchdog.snapshot()) {
+            lease.release();
+        }
+        watchdog.close();
+        cleaner.shutdown();
+        try {
+            cleaner.awaitTermination(callTimeout.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}

@@ -1,0 +1,302 @@
+package dev.tenure;
+
+import dev.tenure.memory.InMemoryLeaseStore;
+import dev.tenure.memory.InMemoryRunLedger;
+import dev.tenure.metrics.LeaseMetrics;
+import dev.tenure.metrics.RunMetrics;
+import dev.tenure.spi.DatabaseBackend;
+import dev.tenure.spi.LeaseStore;
+import dev.tenure.spi.RunLedger;
+
+import javax.sql.DataSource;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.OptionalLong;
+
+/**
+ * Tenure for one application: one object from one builder, which hands out the {@link JobCoordinator}, plain
+ * {@link Leases} and {@link LeaderElection}s, and closes what it created.
+ *
+ * <pre>{@code
+ * Tenure tenure = Tenure.builder()
+ *         .dataSource(dataSource)                                   // Tenure's schema is migrated on build()
+ *         .valkey(ValkeyConfig.standalone("10.0.0.5:6379").build()) // optional: without it, the database mode
+ *         .build();
+ * RunOutcome<Integer> o = tenure.coordinator().run("settle", fireKey, RunPolicy.skipFire(),
+ *         ctx -> ctx.completeInTransaction(dataSource, c -> settle(c)));
+ * }</pre>
+ *
+ * <p>The database is mandatory (module {@code tenure-db}, found with {@link java.util.ServiceLoader}): it holds the
+ * epochs, the fences and the run records, in every mode. Valkey (module {@code tenure-valkey}) is an optional fast
+ * filter in front of it: with it, coordinated runs use Valkey and fall back to the database alone while Valkey is
+ * unreachable ({@link JobCoordinator.Mode#VALKEY_WITH_DATABASE_FALLBACK}); without it, they use the database alone
+ * ({@link JobCoordinator.Mode#DATABASE}). {@link #inMemory()} is a single-process Tenure for users' unit tests.
+ *
+ * <p>Thread-safe. The data source stays the caller's: {@link #close()} does not close it.
+ */
+public final class Tenure implements AutoCloseable {
+
+    private final Leases database;
+    private final Leases valkey;
+    private final RunLedger ledger;
+    private final JobCoordinator coordinator;
+    private final LeaseOptions defaults;
+    private final List<LeaderElection> elections = new ArrayList<>();
+    private boolean closed;
+
+    private Tenure(Builder b, LeaseStore databaseStore, RunLedger ledger, LeaseStore valkeyStore) {
+        this.defaults = b.defaults;
+        Metrics metrics = b.meterRegistry == null ? new Metrics(LeaseMetrics.none(), RunMetrics.none())
+                : MeterBinding.bind(b.meterRegistry);
+        this.ledger = ledger;
+        this.database = leases(b, databaseStore, metrics.leases);
+        this.valkey = valkeyStore == null ? null : leases(b, valkeyStore, metrics.leases);
+        JobCoordinator.Builder c = JobCoordinator.builder(database, ledger).leaseOptions(b.defaults).ticker(b.ticker)
+                .metrics(metrics.runs).fallbackBreaker(b.breakerFailures, b.breakerOpenFor);
+        if (valkey != null) {
+            c.valkey(valkey).mode(b.mode == null ? JobCoordinator.Mode.VALKEY_WITH_DATABASE_FALLBACK : b.mode);
+        }
+        this.coordinator = c.build();
+    }
+
+    /** Where the lease and run meters go. */
+    record Metrics(LeaseMetrics leases, RunMetrics runs) {
+    }
+
+    private static Leases leases(Builder b, LeaseStore store, LeaseMetrics metrics) {
+        return Leases.builder(store).defaults(b.defaults).ticker(b.ticker).metrics(metrics).build();
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /**
+     * A Tenure in memory, for users' unit tests: the in-memory lease store and run ledger, the database mode, no
+     * schema, no servers. <b>Single process only</b>: it coordinates the threads of one JVM, and a completion is not
+     * transactional (see {@link InMemoryRunLedger}).
+     */
+    public static Tenure inMemory() {
+        return builder().inMemory().build();
+    }
+
+    /** The coordinator of job runs (one per Tenure). */
+    public JobCoordinator coordinator() {
+        return coordinator;
+    }
+
+    /** Plain leases and locks: on Valkey when it is configured, else on the database. */
+    public Leases leases() {
+        return valkey != null ? valkey : database;
+    }
+
+    /** Leases on the database, whose fencing tokens are epochs that {@link #fence} checks inside a transaction. */
+    public Leases databaseLeases() {
+        return database;
+    }
+
+    /** True when Valkey is configured (the coordinator's mode is then not {@link JobCoordinator.Mode#DATABASE}). */
+    public boolean usesValkey() {
+        return valkey != null;
+    }
+
+    /**
+     * A leader election for the role {@code name} (a valid key): Valkey filters the candidates when it is configured,
+     * the database lease decides, and its epoch is the term. Not started: call {@link LeaderElection#start()}.
+     * Stopped by {@link #close()} if still running.
+     */
+    public synchronized LeaderElection leaderElection(String name, LeaderElection.Listener listener) {
+        requireOpen();
+        LeaderElection e = new CoordinatedLeaderElection(name, database, valkey, ledger, defaults, listener);
+        elections.add(e);
+        return e;
+    }
+
+    /**
+     * The fence check for a database lease ({@link #databaseLeases()}) inside the caller's open transaction on
+     * {@code connection}: throws if the lease's epoch or owner is no longer current, so the transaction rolls back.
+     *
+     * @throws IllegalArgumentException if {@code lease} has no fencing token (not a database lease taken with one)
+     */
+    public void fence(Connection connection, Lease lease) throws SQLException {
+        OptionalLong epoch = lease.fencingToken();
+        if (epoch.isEmpty()) {
+            throw new IllegalArgumentException("lease '" + lease.key() + "' has no fencing token: take it from "
+                    + "databaseLeases() with LeaseOptions.withFencingToken(true)");
+        }
+        ledger.fence(connection, lease.key(), epoch.getAsLong(), lease.owner());
+    }
+
+    /** Who holds {@code key}'s database lease now, as the database sees it. */
+    public Optional<LeaderElection.Leader> holder(String key) {
+        return ledger.holder(key);
+    }
+
+    private void requireOpen() {
+        if (closed) {
+            throw new IllegalStateException("this Tenure is closed");
+        }
+    }
+
+    /**
+     * Closes what it created, in order: elections (stopped, so successors take over at once), the coordinator (no new
+     * runs), the Valkey leases and store, the database leases and store. Idempotent; the data source stays open.
+     */
+    @Override
+    public void close() {
+        List<LeaderElection> running;
+        synchronized (this) {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            running = List.copyOf(elections);
+        }
+        running.forEach(LeaderElection::stop);
+        coordinator.close();
+        if (valkey != null) {
+            valkey.close();
+        }
+        database.close();
+    }
+
+    /** Configuration of a {@link Tenure}. Not thread-safe; build once. */
+    public static final class Builder {
+        private DataSource dataSource;
+        private boolean inMemory;
+        private String schema = "tenure";
+        private boolean migrate = true;
+        private ValkeyConfig valkeyConfig;
+        private JobCoordinator.Mode mode;
+        private LeaseOptions defaults = LeaseOptions.ofDefaults();
+        private Ticker ticker = Ticker.system();
+        private Object meterRegistry;
+        private int breakerFailures = 2;
+        private Duration breakerOpenFor = Duration.ofSeconds(5);
+
+        private Builder() {
+        }
+
+        /** The Postgres database that holds Tenure's tables (and, for exactly-once effects, the business tables). */
+        public Builder dataSource(DataSource dataSource) {
+            this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
+            return this;
+        }
+
+        /** In memory instead of a database: see {@link Tenure#inMemory()}. */
+        public Builder inMemory() {
+            this.inMemory = true;
+            return this;
+        }
+
+        /** The schema of Tenure's tables (default {@code tenure}). */
+        public Builder schema(String schema) {
+            this.schema = Objects.requireNonNull(schema, "schema");
+            return this;
+        }
+
+        /** Whether {@link #build()} migrates Tenure's schema (default true; Flyway, own history table). */
+        public Builder migrateSchema(boolean migrate) {
+            this.migrate = migrate;
+            return this;
+        }
+
+        /** Valkey in front of the database (module {@code tenure-valkey}); leave it out for the database mode. */
+        public Builder valkey(ValkeyConfig config) {
+            this.valkeyConfig = Objects.requireNonNull(config, "config");
+            return this;
+        }
+
+        /**
+         * With Valkey: {@link JobCoordinator.Mode#VALKEY_WITH_DATABASE_FALLBACK} (the default) or
+         * {@link JobCoordinator.Mode#VALKEY} (Valkey unreachable = runs refused). Without Valkey the mode is
+         * {@link JobCoordinator.Mode#DATABASE}, whatever is set here.
+         */
+        public Builder mode(JobCoordinator.Mode mode) {
+            this.mode = Objects.requireNonNull(mode, "mode");
+            return this;
+        }
+
+        /** Lease TTL and renewal of every lease, run and election (default {@link LeaseOptions#ofDefaults()}: 30 s). */
+        public Builder leaseDefaults(LeaseOptions options) {
+            this.defaults = Objects.requireNonNull(options, "options");
+            return this;
+        }
+
+        /** The Valkey fallback breaker: open after {@code failures} in a row, for {@code openFor} (default 2, 5 s). */
+        public Builder fallbackBreaker(int failures, Duration openFor) {
+            if (failures < 1 || openFor == null || openFor.isNegative() || openFor.isZero()) {
+                throw new IllegalArgumentException("fallbackBreaker needs failures >= 1 and a positive openFor (got "
+                        + failures + ", " + openFor + ")");
+            }
+            this.breakerFailures = failures;
+            this.breakerOpenFor = openFor;
+            return this;
+        }
+
+        /** The monotonic clock for deadlines (default the system's; a settable one in tests). */
+        public Builder ticker(Ticker ticker) {
+            this.ticker = Objects.requireNonNull(ticker, "ticker");
+            return this;
+        }
+
+        /**
+         * Publishes the lease and run meters ({@code tenure.lease.*}, {@code tenure.run.unfenced},
+         * {@code tenure.fence.rejected}) to a Micrometer {@code MeterRegistry} (micrometer-core is optional).
+         *
+         * @throws IllegalArgumentException if {@code registry} is not an {@code io.micrometer.core.instrument.MeterRegistry}
+         */
+        public Builder meterRegistry(Object registry) {
+            this.meterRegistry = MeterBinding.check(registry);
+            return this;
+        }
+
+        /**
+         * Builds it: migrates the schema (unless told not to), opens the database store and, if configured, the Valkey
+         * store (which connects lazily).
+         *
+         * @throws IllegalStateException          if no data source was given, or a store module is missing
+         * @throws LeaseStoreUnavailableException if the database cannot be reached or migrated
+         */
+        public Tenure build() {
+            if (inMemory) {
+                if (dataSource != null || valkeyConfig != null) {
+                    throw new IllegalStateException("inMemory() takes no dataSource and no valkey: it is for "
+                            + "single-process tests");
+                }
+                InMemoryLeaseStore store = new InMemoryLeaseStore(ticker);
+                return new Tenure(this, store, new InMemoryRunLedger(store), null);
+            }
+            if (dataSource == null) {
+                throw new IllegalStateException("Tenure needs a dataSource (the Postgres database of its epochs and "
+                        + "run records), or inMemory() for single-process tests");
+            }
+            DatabaseBackend.Stores db = Backends.database().open(dataSource, schema, migrate);
+            LeaseStore valkeyStore = null;
+            try {
+                valkeyStore = valkeyConfig == null ? null : Backends.valkey().open(valkeyConfig);
+                return new Tenure(this, db.leaseStore(), db.runLedger(), valkeyStore);
+            } catch (RuntimeException | Error e) {
+                closeQuietly(valkeyStore, e);
+                closeQuietly(db.leaseStore(), e);
+                throw e;
+            }
+        }
+
+        private static void closeQuietly(LeaseStore store, Throwable failure) {
+            if (store == null) {
+                return;
+            }
+            try {
+                store.close();
+            } catch (RuntimeException e) {
+                failure.addSuppressed(e);
+            }
+        }
+    }
+}

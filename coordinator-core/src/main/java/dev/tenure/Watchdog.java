@@ -1,0 +1,154 @@
+package dev.tenure;
+
+import dev.tenure.metrics.LeaseMetrics;
+import dev.tenure.spi.LeaseStore;
+
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * One daemon thread per engine that renews every registered lease and declares it LOST when a renewal is
+ * refused or its local validity runs out. Renewals are fired asynchronously and all at once for every lease
+ * that is due (or nearly due: within a tenth of its period), so the store can coalesce them into few calls;
+ * nothing here waits for the store. After a failed renewal it retries sooner (a quarter period), until the
+ * validity deadline, which it enforces on its own clock whether or not a request is still in flight.
+ */
+final class Watchdog implements AutoCloseable {
+
+    private static final long MAX_SLEEP_NANOS = 50_000_000L;
+    private static final long MIN_RETRY_NANOS = 5_000_000L;
+
+    private final Set<DefaultLease> leases = ConcurrentHashMap.newKeySet();
+    private final LeaseStore store;
+    private final Ticker ticker;
+    private final LeaseMetrics metrics;
+    private final Thread thread;
+    private volatile boolean closed;
+    /** When the watchdog thread means to look next; registering a lease due earlier wakes it. */
+    private volatile long plannedWake = Long.MIN_VALUE;
+
+    Watchdog(LeaseStore store, Ticker ticker, LeaseMetrics metrics) {
+        this.store = store;
+        this.ticker = ticker;
+        this.metrics = metrics;
+        this.thread = new Thread(this::loop, "tenure-watchdog");
+        this.thread.setDaemon(true);
+        this.thread.start();
+    }
+
+    void register(DefaultLease lease) {
+        leases.add(lease);
+        if (Math.min(lease.validUntil(), lease.nextRenewAt) < plannedWake) {
+            LockSupport.unpark(thread); // due before the watchdog's next look
+        }
+    }
+
+    void unregister(DefaultLease lease) {
+        leases.remove(lease);
+    }
+
+    /** Makes the watchdog look at its leases now (tests that move a settable ticker use this). */
+    void wakeUp() {
+        LockSupport.unpark(thread);
+    }
+
+    java.util.List<DefaultLease> snapshot() {
+        return java.util.List.copyOf(leases);
+    }
+
+    int size() {
+        return leases.size();
+    }
+
+    private void loop() {
+        while (!closed) {
+            long now = ticker.nanoTime();
+            long wake = now + MAX_SLEEP_NANOS;
+            for (DefaultLease lease : leases) {
+                try {
+                    wake = Math.min(wake, visit(lease, now));
+                } catch (RuntimeException | Error e) {
+                    // never let one lease (or a store that throws instead of failing its future) stop the watchdog
+                    LeaseEngine.LOG.error("watchdog failed on lease '{}'", lease.key(), e);
+                    lease.renewInFlight = false;
+                }
+            }
+            plannedWake = wake;
+            long sleep = wake - ticker.nanoTime();
+            if (sleep > 0) {
+                LockSupport.parkNanos(this, sleep);
+            }
+            plannedWake = Long.MIN_VALUE;
+        }
+    }
+
+    /** Handles one lease; returns when it next needs a look. */
+    private long visit(DefaultLease lease, long now) {
+        if (lease.state() != LeaseState.ACTIVE) {
+            leases.remove(lease);
+            return Long.MAX_VALUE;
+        }
+        if (lease.refused) {
+            lose(lease, "the store refused the renewal: it no longer holds this owner's lease");
+            return Long.MAX_VALUE;
+        }
+        if (now >= lease.validUntil()) {
+            lose(lease, "no successful renewal before the local validity deadline");
+            return Long.MAX_VALUE;
+        }
+        if (!lease.options().renew()) {
+            return lease.validUntil();
+        }
+        long window = lease.options().renewEvery().toNanos() / 10;
+        if (!lease.renewInFlight && now >= lease.nextRenewAt - window) {
+            renew(lease);
+        }
+        // Wake when the earliest lease is due; that pass also renews everything due within the next window.
+        return lease.renewInFlight ? lease.validUntil() : Math.min(lease.validUntil(), lease.nextRenewAt);
+    }
+
+    private void lose(DefaultLease lease, String reason) {
+        leases.remove(lease);
+        if (lease.markLost(reason)) {
+            metrics.lost();
+            LeaseEngine.LOG.warn("lease '{}' of owner {} LOST: {}", lease.key(), lease.owner(), reason);
+        }
+    }
+
+    private void renew(DefaultLease lease) {
+        lease.renewInFlight = true;
+        long sentAt = ticker.nanoTime();
+        java.util.concurrent.CompletableFuture<Boolean> call;
+        try {
+            call = store.renew(lease.key(), lease.owner(), lease.options().ttl());
+        } catch (RuntimeException e) {
+            call = java.util.concurrent.CompletableFuture.failedFuture(e);
+        }
+        call.whenComplete((ok, err) -> {
+            if (err != null) {
+                metrics.renewFailure();
+                long retry = Math.max(MIN_RETRY_NANOS, lease.options().renewEvery().toNanos() / 4);
+                lease.nextRenewAt = ticker.nanoTime() + retry;
+            } else if (ok) {
+                lease.extend(sentAt);
+                lease.nextRenewAt = sentAt + lease.options().renewEvery().toNanos();
+            } else {
+                lease.refused = true;
+            }
+            lease.renewInFlight = false;
+            LockSupport.unpark(thread);
+        });
+    }
+
+    @Override
+    public void close() {
+        closed = true;
+        LockSupport.unpark(thread);
+        try {
+            thread.join(1000);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}

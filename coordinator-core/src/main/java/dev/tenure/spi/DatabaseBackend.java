@@ -1,0 +1,22 @@
+package dev.tenure.spi;
+
+import javax.sql.DataSource;
+
+/**
+ * Tenure's database: the database lease store and the run ledger on one {@link DataSource}. The {@code tenure-db}
+ * module implements it for Postgres; {@link dev.tenure.Tenure} finds it with {@link java.util.ServiceLoader} (listed in
+ * {@code META-INF/services/dev.tenure.spi.DatabaseBackend}). Implementations are thread-safe.
+ */
+public interface DatabaseBackend {
+
+    /** The stores of one database; closing the lease store closes what {@link #open} created (never the data source). */
+    record Stores(LeaseStore leaseStore, RunLedger runLedger) {
+    }
+
+    /**
+     * Opens the stores on {@code dataSource}, in {@code schema}; migrates the schema first when {@code migrate}.
+     *
+     * @throws dev.tenure.LeaseStoreUnavailableException if the database cannot be reached or migrated
+     */
+    Stores open(DataSource dataSource, String schema, boolean migrate);
+}

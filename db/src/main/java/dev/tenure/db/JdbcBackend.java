@@ -1,0 +1,22 @@
+package dev.tenure.db;
+
+import dev.tenure.spi.DatabaseBackend;
+
+import javax.sql.DataSource;
+
+/**
+ * Tenure's database on Postgres, for {@link dev.tenure.Tenure} (registered in
+ * {@code META-INF/services/dev.tenure.spi.DatabaseBackend}): migrates the schema if asked, then a {@link JdbcLeaseStore}
+ * (with its release notifications) and a {@link JdbcRunLedger} on the same rows.
+ */
+public final class JdbcBackend implements DatabaseBackend {
+
+    @Override
+    public Stores open(DataSource dataSource, String schema, boolean migrate) {
+        if (migrate) {
+            TenureSchema.migrate(dataSource, schema);
+        }
+        JdbcLeaseStore store = JdbcLeaseStore.builder(dataSource).schema(schema).build();
+        return new Stores(store, new JdbcRunLedger(store));
+    }
+}

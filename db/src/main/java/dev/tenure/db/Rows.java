@@ -1,0 +1,18 @@
+package dev.tenure.db;
+
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+
+/** Reading database-clock times out of result sets. */
+final class Rows {
+
+    private Rows() {
+    }
+
+    static Instant instant(ResultSet rs, int column) throws SQLException {
+        OffsetDateTime t = rs.getObject(column, OffsetDateTime.class);
+        return t == null ? null : t.toInstant();
+    }
+}

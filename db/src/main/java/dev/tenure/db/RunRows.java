@@ -1,0 +1,136 @@
+package dev.tenure.db;
+
+import dev.tenure.spi.RunLedger.Finished;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.Optional;
+import java.util.UUID;
+
+/** The run operations on {@code job_run}: fire idempotency, start and finish. Thread-safe. */
+final class RunRows {
+
+    private final Jdbc jdbc;
+    private final Sql sql;
+    private final LeaseRows leases;
+
+    public RunRows(Jdbc jdbc, Sql sql, LeaseRows leases) {
+        this.jdbc = jdbc;
+        this.sql = sql;
+        this.leases = leases;
+    }
+
+    /**
+     * One short transaction: lock the job row and check that {@code epoch} (of {@code owner}) is current and live;
+     * mark RUNNING runs of older epochs ABANDONED (their owners lost the lease); insert the run, or take over the
+     * fire's FAILED, ABANDONED or REJECTED_STALE row; if the fire already COMPLETED or runs under this epoch, say so.
+     */
+    public RunStart start(String key, String fireKey, long epoch, String owner) {
+        return jdbc.inTransaction("start run", key, c -> {
+            checkHolder(c, key, epoch, owner);
+            try (PreparedStatement ps = jdbc.prepare(c, sql.abandonOlderRuns)) {
+                ps.setString(1, key);
+                ps.setLong(2, epoch);
+                ps.executeUpdate();
+            }
+            UUID runId = UUID.randomUUID();
+            try (PreparedStatement ps = jdbc.prepare(c, sql.upsertRun)) {
+                ps.setObject(1, runId);
+                ps.setString(2, key);
+                ps.setString(3, fireKey);
+                ps.setLong(4, epoch);
+                ps.setString(5, owner);
+                try (ResultSet rs = ps.executeQuery()) {
+                    if (rs.next()) {
+                        String previous = rs.getString(2);
+                        markRunning(c, key, epoch, runId);
+                        return new RunStart.Started(runId, rs.getInt(1), previous == null ? null : RunStatus.valueOf(previous));
+                    }
+                }
+            }
+            RunRecord existing = find(c, key, fireKey).orElseThrow(() -> new IllegalStateException(
+                    "job_run row of '" + key + "' / '" + fireKey + "' vanished inside the transaction"));
+            if (existing.status() == RunStatus.COMPLETED) {
+                return new RunStart.AlreadyCompleted(existing.runId(), existing.owner(), existing.epoch(), existing.finishedAt());
+            }
+            return new RunStart.RunningElsewhere(existing.runId(), existing.owner(), existing.epoch(), existing.startedAt());
+        });
+    }
+
+    private void checkHolder(Connection c, String key, long epoch, String owner) throws SQLException {
+        try (PreparedStatement ps = jdbc.prepare(c, sql.lockForRun)) {
+            ps.setString(1, key);
+            try (ResultSet rs = ps.executeQuery()) {
+                LeaseRows.checkHolder(rs, key, epoch, owner);
+            }
+        }
+    }
+
+    private void markRunning(Connection c, String key, long epoch, UUID runId) throws SQLException {
+        try (PreparedStatement ps = jdbc.prepare(c, sql.markRunning)) {
+            ps.setObject(1, runId);
+            ps.setString(2, key);
+            ps.setLong(3, epoch);
+            ps.executeUpdate();
+        }
+    }
+
+    /**
+     * Records {@code outcome} of the run and clears the lease (unless {@code keepLease}: then its holder releases it
+     * next), in one statement, only if {@code epoch} of {@code owner} is still the job's; otherwise marks the run
+     * REJECTED_STALE (if it is still RUNNING) and changes nothing else. A run that COMPLETED in its own transaction
+     * stays COMPLETED whatever the epoch is now.
+     */
+    public Finished finish(String key, long epoch, String owner, UUID runId, RunStatus outcome, String error,
+                           boolean keepLease) {
+        return jdbc.run("finish", key, true, c -> {
+            try (PreparedStatement ps = jdbc.prepare(c, keepLease ? sql.finishKeepingLease : sql.finish)) {
+                ps.setString(1, key);
+                ps.setLong(2, epoch);
+                ps.setString(3, owner);
+                ps.setString(4, outcome.name());
+                ps.setString(5, error);
+                ps.setObject(6, runId);
+                ps.setString(7, key);
+                ps.setLong(8, epoch);
+                ps.setObject(9, runId);
+                if (!keepLease) {
+                    leases.bindNotify(ps, 10, key);
+                }
+                try (ResultSet rs = ps.executeQuery()) {
+                    rs.next();
+                    if ("COMPLETED".equals(rs.getString(3))) {
+                        return Finished.COMPLETED_EARLIER;
+                    }
+                    return rs.getLong(1) > 0 ? Finished.RECORDED : Finished.STALE;
+                }
+            }
+        });
+    }
+
+    /** The COMPLETED run of the fire, if any: a read without locks (a completed fire is final). */
+    public Optional<RunRecord> completedRun(String key, String fireKey) {
+        return runOf(key, fireKey).filter(r -> r.status() == RunStatus.COMPLETED);
+    }
+
+    public Optional<RunRecord> runOf(String key, String fireKey) {
+        return jdbc.run("read run", key, false, c -> find(c, key, fireKey));
+    }
+
+    private Optional<RunRecord> find(Connection c, String key, String fireKey) throws SQLException {
+        try (PreparedStatement ps = jdbc.prepare(c, sql.runOf)) {
+            ps.setString(1, key);
+            ps.setString(2, fireKey);
+            try (ResultSet rs = ps.executeQuery()) {
+                if (!rs.next()) {
+                    return Optional.empty();
+                }
+                return Optional.of(new RunRecord(rs.getObject(1, UUID.class), rs.getString(2), rs.getString(3),
+                        rs.getLong(4), rs.getString(5), RunStatus.valueOf(rs.getString(6)), rs.getInt(7),
+                        Rows.instant(rs, 8), Rows.instant(rs, 9), rs.getString(10)));
+            }
+        }
+    }
+}

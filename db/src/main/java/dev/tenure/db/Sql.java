@@ -1,0 +1,148 @@
+package dev.tenure.db;
+
+/**
+ * The ledger's SQL, with the schema written into every table name (never {@code search_path}) and the database clock
+ * ({@code clock_timestamp()}) for every time: {@code now()} would be the start of a possibly long transaction, and the
+ * application's clock is never compared with the database's. One instance per schema; immutable.
+ *
+ * <p><b>Row locks on {@code job_execution}</b>, chosen so that fence checks never hold up renewals while claims still
+ * wait for every open fenced transaction:
+ * <ul>
+ * <li>fence check and completion (in the caller's transaction): {@code FOR KEY SHARE}; any number of overlapping
+ *     fenced transactions of one job (parallel chunks) share it;</li>
+ * <li>renewal, release, outcome: plain UPDATEs of non-key columns, i.e. {@code FOR NO KEY UPDATE}, which does not
+ *     conflict with {@code FOR KEY SHARE}: a holder's own open transactions never delay its renewal;</li>
+ * <li>claim and hand-off: {@code FOR UPDATE}, which conflicts with {@code FOR KEY SHARE}: a new owner waits until the
+ *     old owner's fenced transactions have ended, so their writes commit before the hand-over or not at all.</li>
+ * </ul>
+ *
+ * <p>A claim is one statement that first selects the row FOR UPDATE where no other owner's lease is live, then
+ * updates it; it is not an upsert. A row whose WHERE fails on the current version (someone's lease is live) is not
+ * locked at all, so claims of a held key never queue behind each other, the holder's fence checks or its release.
+ * Locking first and writing second matters when the claim has to wait for a fence lock: a plain UPDATE would compute
+ * {@code claimed_at} and {@code lease_expires_at} before the wait, while here they are computed after the lock is
+ * granted, that is after the older owner's transaction ended. Only a missing row is inserted (ON CONFLICT DO
+ * NOTHING, then the claim again).
+ *
+ * <p>A new epoch is {@code greatest(old + 1, database clock in microseconds)}: it grows by at least one per claim,
+ * and a claim after a Postgres failover that lost acknowledged commits (an asynchronous standby promoted) still gets
+ * an epoch above every lost one, because time has moved on; epochs passed to systems outside Postgres never go back.
+ * Every statement by which a holder proves itself compares the owner id (unique per acquisition) as well as the epoch.
+ *
+ * <p>Statements that may wait for a row lock set their own {@code lock_timeout} first, in the same statement: a
+ * one-row CTE calls {@code set_config('lock_timeout', ?, true)} (local to the statement's own transaction), and the
+ * statement reads that CTE, so the setting is in force before any row is locked.
+ */
+final class Sql {
+
+    private static final String INTERVAL = "?::bigint * interval '1 millisecond'";
+    private static final String MICROS = "(extract(epoch FROM clock_timestamp()) * 1000000)::bigint";
+    private static final String CLEAR_LEASE = "owner = NULL, status = 'IDLE', lease_expires_at = NULL, "
+            + "current_run_id = NULL, updated_at = clock_timestamp()";
+
+    final String claim;
+    final String claimNew;
+    final String holder;
+    final String renewEpoch;
+    final String renewOwner;
+    final String fence;
+    final String complete;
+    final String releaseEpoch;
+    final String releaseOwner;
+    final String handOff;
+    final String lockForRun;
+    final String abandonOlderRuns;
+    final String upsertRun;
+    final String markRunning;
+    final String runOf;
+    final String finish;
+    /** Like {@link #finish} but keeps the lease (the holder releases it next); parameters 1-9 only. */
+    final String finishKeepingLease;
+
+    /**
+     * {@code pg_notify(channel, key)} once, only if a live {@code release_listener} row says someone listens on the
+     * channel; parameters: channel, key, channel.
+     */
+    private static String notifyIfListened(String quotedSchema, String from) {
+        return "(SELECT count(*) FROM (SELECT pg_notify(?, ?) FROM " + from + quotedSchema + ".release_listener l "
+                + "WHERE l.channel = ? AND l.expires_at > clock_timestamp() LIMIT 1) n)";
+    }
+
+    public Sql(String quotedSchema) {
+        String je = quotedSchema + ".job_execution";
+        String jr = quotedSchema + ".job_run";
+        claim = "WITH cfg AS (SELECT set_config('lock_timeout', ?, true) AS lt), "
+                + "free AS (SELECT je.job_key FROM " + je + " AS je, cfg WHERE je.job_key = ? AND (je.lease_expires_at IS NULL "
+                + "OR je.lease_expires_at <= clock_timestamp() OR je.owner = ?) FOR UPDATE OF je), "
+                + "won AS (UPDATE " + je + " AS je SET fencing_token = greatest(je.fencing_token + 1, " + MICROS + "), "
+                + "owner = ?, status = 'HELD', "
+                + "current_run_id = NULL, claimed_at = clock_timestamp(), lease_expires_at = clock_timestamp() + " + INTERVAL
+                + ", updated_at = clock_timestamp() FROM free WHERE je.job_key = free.job_key "
+                + "RETURNING je.fencing_token, je.owner, je.claimed_at, je.lease_expires_at) "
+                + "SELECT true, fencing_token, owner, claimed_at, lease_expires_at, clock_timestamp() FROM won "
+                + "UNION ALL SELECT false, fencing_token, owner, claimed_at, lease_expires_at, clock_timestamp() FROM " + je
+                + " WHERE job_key = ? AND NOT EXISTS (SELECT 1 FROM won)";
+        claimNew = "INSERT INTO " + je + " (job_key, fencing_token, owner, status, claimed_at, lease_expires_at) "
+                + "VALUES (?, greatest(1, " + MICROS + "), ?, 'HELD', clock_timestamp(), clock_timestamp() + " + INTERVAL + ") "
+                + "ON CONFLICT (job_key) DO NOTHING RETURNING fencing_token, claimed_at, lease_expires_at, clock_timestamp()";
+        holder = "SELECT owner, fencing_token, claimed_at, lease_expires_at, clock_timestamp() FROM " + je
+                + " WHERE job_key = ?";
+        String renew = "WITH cfg AS (SELECT set_config('lock_timeout', ?, true) AS lt) "
+                + "UPDATE " + je + " AS je SET lease_expires_at = clock_timestamp() + " + INTERVAL
+                + ", updated_at = clock_timestamp() FROM cfg WHERE je.job_key = ? AND ";
+        String renewTail = " AND je.lease_expires_at > clock_timestamp() RETURNING je.lease_expires_at, clock_timestamp()";
+        renewEpoch = renew + "je.fencing_token = ? AND je.owner = ?" + renewTail;
+        renewOwner = renew + "je.owner = ?" + renewTail;
+        String holderColumns = "fencing_token, owner, lease_expires_at, coalesce(lease_expires_at > clock_timestamp(), false)";
+        fence = "SELECT " + holderColumns + " FROM " + je + " WHERE job_key = ? FOR KEY SHARE";
+        complete = "WITH f AS (SELECT " + holderColumns + " AS live FROM " + je + " WHERE job_key = ? FOR KEY SHARE), "
+                + "done AS (UPDATE " + jr + " AS r SET status = 'COMPLETED', finished_at = clock_timestamp(), error = NULL "
+                + "FROM f WHERE f.fencing_token = ? AND f.owner = ? AND f.live AND r.run_id = ? AND r.job_key = ? "
+                + "AND r.epoch = f.fencing_token AND r.status = 'RUNNING' RETURNING r.run_id) "
+                + "SELECT f.fencing_token, f.owner, f.lease_expires_at, f.live, (SELECT count(*) FROM done), "
+                + "(SELECT status FROM " + jr + " WHERE run_id = ?) FROM f";
+        String release = "WITH r AS (UPDATE " + je + " SET " + CLEAR_LEASE + " WHERE job_key = ? AND ";
+        String releaseTail = " AND owner IS NOT NULL RETURNING updated_at) SELECT updated_at, " + notifyIfListened(quotedSchema, "")
+                + " FROM r";
+        releaseEpoch = release + "fencing_token = ? AND owner = ?" + releaseTail;
+        releaseOwner = release + "owner = ?" + releaseTail;
+        handOff = "WITH cfg AS (SELECT set_config('lock_timeout', ?, true) AS lt), "
+                + "cur AS (SELECT je.job_key FROM " + je + " AS je, cfg WHERE je.job_key = ? AND je.owner = ? FOR UPDATE OF je) "
+                + "UPDATE " + je + " AS je SET owner = ?, fencing_token = greatest(je.fencing_token + 1, " + MICROS + "), "
+                + "status = 'HELD', current_run_id = NULL, claimed_at = clock_timestamp(), lease_expires_at = clock_timestamp() + "
+                + INTERVAL + ", updated_at = clock_timestamp() FROM cur WHERE je.job_key = cur.job_key "
+                + "RETURNING je.fencing_token, je.lease_expires_at, clock_timestamp()";
+        lockForRun = "SELECT " + holderColumns + " FROM " + je + " WHERE job_key = ? FOR NO KEY UPDATE";
+        abandonOlderRuns = "UPDATE " + jr + " SET status = 'ABANDONED', finished_at = clock_timestamp(), "
+                + "error = 'the lease of ' || owner || ' (epoch ' || epoch || ') ended while the run was RUNNING' "
+                + "WHERE job_key = ? AND status = 'RUNNING' AND epoch < ?";
+        upsertRun = "INSERT INTO " + jr + " AS r (run_id, job_key, fire_key, epoch, owner, status, started_at) "
+                + "VALUES (?, ?, ?, ?, ?, 'RUNNING', clock_timestamp()) "
+                + "ON CONFLICT (job_key, fire_key) DO UPDATE SET run_id = excluded.run_id, epoch = excluded.epoch, "
+                + "owner = excluded.owner, status = 'RUNNING', attempt = r.attempt + 1, previous_run_id = r.run_id, "
+                + "previous_status = r.status, started_at = clock_timestamp(), finished_at = NULL, error = NULL "
+                + "WHERE r.status IN ('FAILED', 'ABANDONED', 'REJECTED_STALE') "
+                + "RETURNING r.attempt, r.previous_status";
+        markRunning = "UPDATE " + je + " SET status = 'RUNNING', current_run_id = ?, updated_at = clock_timestamp() "
+                + "WHERE job_key = ? AND fencing_token = ?";
+        runOf = "SELECT run_id, job_key, fire_key, epoch, owner, status, attempt, started_at, finished_at, error FROM "
+                + jr + " WHERE job_key = ? AND fire_key = ?";
+        finish = finish(je, jr, CLEAR_LEASE, notifyIfListened(quotedSchema, "cleared, "));
+        finishKeepingLease = finish(je, jr, "status = 'HELD', current_run_id = NULL, updated_at = clock_timestamp()", "0");
+    }
+
+    /**
+     * Parameters: 1 job, 2 epoch, 3 owner, 4 outcome, 5 error, 6 run id, 7 job, 8 epoch, 9 run id (then the notify's).
+     * Columns: 1 lease rows matched (0 = fenced out), 2 the status recorded now (null if none), 3 the run's status
+     * before this statement ({@code COMPLETED} = completed earlier in the run's own business transaction).
+     */
+    private static String finish(String je, String jr, String set, String notify) {
+        return "WITH cleared AS (UPDATE " + je + " SET " + set
+                + " WHERE job_key = ? AND fencing_token = ? AND owner = ? RETURNING job_key), "
+                + "run AS (UPDATE " + jr + " SET status = CASE WHEN EXISTS (SELECT 1 FROM cleared) THEN ? "
+                + "ELSE 'REJECTED_STALE' END, finished_at = clock_timestamp(), error = ? "
+                + "WHERE run_id = ? AND job_key = ? AND epoch = ? AND status = 'RUNNING' RETURNING status) "
+                + "SELECT (SELECT count(*) FROM cleared), (SELECT status FROM run), "
+                + "(SELECT status FROM " + jr + " WHERE run_id = ?), " + notify;
+    }
+}

@@ -1,0 +1,86 @@
+package dev.tenure.valkey;
+
+import dev.tenure.ValkeyConfig;
+import dev.tenure.spi.AcquireResult;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+
+/** One lease operation waiting for, or riding in, a script call. Completed exactly once. */
+final class Op {
+
+    static final char ACQUIRE = 'A';
+    static final char RENEW = 'R';
+    static final char RELEASE = 'D';
+    static final char HAND_OFF = 'H';
+
+    final char code;
+    final String key;
+    final String leaseKey;
+    final String fenceKey;
+    final String waitingKey;
+    final String owner;
+    final String ttlMillis;
+    final String aux;
+    final int slot;
+    final CompletableFuture<Object> future = new CompletableFuture<>();
+
+    Op(char code, String key, String namespace, String owner, long ttlMillis, String aux, boolean cluster) {
+        this.code = code;
+        this.key = key;
+        this.leaseKey = ValkeyKeys.lease(namespace, key);
+        this.fenceKey = ValkeyKeys.fence(namespace, key);
+        this.waitingKey = ValkeyKeys.waiting(namespace, key);
+        this.owner = owner;
+        this.ttlMillis = Long.toString(ttlMillis);
+        this.aux = aux;
+        this.slot = cluster ? ValkeyKeys.slot(leaseKey) : 0;
+    }
+
+    /** Completes from the script's three values for this op. */
+    void complete(Object ok, Object number, Object text) {
+        boolean granted = ((Long) ok) == 1L;
+        long n = (Long) number;
+        switch (code) {
+            case ACQUIRE -> future.complete(granted
+                    ? AcquireResult.acquired(n)
+                    : AcquireResult.held(text == null ? "" : text.toString(), n));
+            case HAND_OFF -> future.complete(granted
+                    ? AcquireResult.acquired(n, Long.valueOf(1L).equals(text))
+                    : AcquireResult.held(text == null ? "" : text.toString(), n));
+            default -> future.complete(granted);
+        }
+    }
+
+    /** Completes this op, the {@code i}-th of its call, from the script's flat reply (three values per op). */
+    void completeFrom(Object[] values, int i) {
+        complete(values[3 * i], values[3 * i + 1], values[3 * i + 2]);
+    }
+
+    /** Whether this op, the {@code i}-th of its call, was granted a lease (an acquire or a hand-off that succeeded). */
+    boolean grantedIn(Object[] values, int i) {
+        return (code == ACQUIRE || code == HAND_OFF) && Long.valueOf(1L).equals(values[3 * i]);
+    }
+
+    static void completeAll(List<Op> ops, Object[] values) {
+        for (int i = 0; i < ops.size(); i++) {
+            ops.get(i).completeFrom(values, i);
+        }
+    }
+
+    /** {@code batch} split by cluster slot, in order of first appearance (one group when not a cluster). */
+    static List<List<Op>> bySlot(List<Op> batch) {
+        Map<Integer, List<Op>> groups = new LinkedHashMap<>();
+        for (Op op : batch) {
+            groups.computeIfAbsent(op.slot, s -> new ArrayList<>()).add(op);
+        }
+        return new ArrayList<>(groups.values());
+    }
+
+    void fail(Throwable t) {
+        future.completeExceptionally(t);
+    }
+}

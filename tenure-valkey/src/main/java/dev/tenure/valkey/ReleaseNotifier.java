@@ -1,0 +1,129 @@
+package dev.tenure.valkey;
+
+import dev.tenure.ValkeyConfig;
+
+import glide.api.BaseClient;
+import glide.api.GlideClusterClient;
+import glide.api.models.PubSubMessage;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+/**
+ * Wakes local waiters when a lease is released anywhere: the release script publishes on the lease key's
+ * channel (PUBLISH; SPUBLISH to the key's shard in a cluster) and this subscribes, through its own client,
+ * to the channels of keys someone here is waiting for. Best effort: pub/sub is at-most-once, so waiters keep
+ * polling with back-off as well. Subscribing never blocks the caller.
+ */
+final class ReleaseNotifier implements AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(ReleaseNotifier.class);
+    private static final long LINGER_SECONDS = 30;
+    private static final int CONFIRM_MILLIS = 2_000;
+    private static final java.util.concurrent.Executor LINGER =
+            CompletableFuture.delayedExecutor(LINGER_SECONDS, java.util.concurrent.TimeUnit.SECONDS);
+
+    private final ValkeyConfig cfg;
+    private final Map<String, List<Runnable>> listeners = new ConcurrentHashMap<>();
+    private final Set<String> subscribed = ConcurrentHashMap.newKeySet();
+    private volatile CompletableFuture<? extends BaseClient> client;
+    private volatile List<String> addresses;
+    private volatile boolean closed;
+
+    ReleaseNotifier(ValkeyConfig cfg) {
+        this.cfg = cfg;
+        this.addresses = cfg.addresses();
+    }
+
+    AutoCloseable subscribe(String channel, Runnable onRelease) {
+        List<Runnable> ls = listeners.computeIfAbsent(channel, c -> new CopyOnWriteArrayList<>());
+        ls.add(onRelease);
+        if (ls.size() == 1 && subscribed.add(channel)) {
+            withClient(c -> change(c, channel, true));
+        }
+        return () -> {
+            List<Runnable> current = listeners.get(channel);
+            if (current != null && current.remove(onRelease) && current.isEmpty()) {
+                LINGER.execute(() -> unsubscribeIfIdle(channel));
+            }
+        };
+    }
+
+    /** Hot keys come back: a channel stays subscribed until it has had no listener for {@link #LINGER_SECONDS}. */
+    private void unsubscribeIfIdle(String channel) {
+        List<Runnable> current = listeners.get(channel);
+        if (current != null && current.isEmpty() && listeners.remove(channel, current)) {
+            subscribed.remove(channel);
+            withClient(c -> change(c, channel, false));
+        }
+    }
+
+    private void withClient(java.util.function.Consumer<BaseClient> action) {
+        if (closed) {
+            return;
+        }
+        CompletableFuture<? extends BaseClient> f = client;
+        if (f == null) {
+            synchronized (this) {
+                if (client == null) {
+                    client = GlideClients.create(cfg, addresses, true, false, (msg, ctx) -> deliver(msg));
+                }
+                f = client;
+            }
+        }
+        f.thenAccept(action).exceptionally(e -> {
+            LOG.debug("release notifications unavailable: {}", e.toString());
+            return null;
+        });
+    }
+
+    private static void change(BaseClient c, String channel, boolean on) {
+        Set<String> set = Set.of(channel);
+        CompletableFuture<Void> f;
+        if (c instanceof GlideClusterClient cc) {
+            f = on ? cc.ssubscribe(set, CONFIRM_MILLIS) : cc.sunsubscribeLazy(set);
+        } else {
+            f = on ? c.subscribe(set, CONFIRM_MILLIS) : c.unsubscribeLazy(set);
+        }
+        f.exceptionally(e -> {
+            LOG.debug("(un)subscribe of {} failed: {}", channel, e.toString());
+            return null;
+        });
+    }
+
+    private void deliver(PubSubMessage msg) {
+        List<Runnable> ls = listeners.get(msg.getChannel().toString());
+        if (ls != null) {
+            ls.forEach(Runnable::run);
+        }
+    }
+
+    /** After a standalone failover: resubscribe everything through a client on the new primary. */
+    void moveTo(String primary) {
+        CompletableFuture<? extends BaseClient> old;
+        synchronized (this) {
+            old = client;
+            addresses = List.of(primary);
+            client = null;
+        }
+        if (old != null) {
+            old.thenAccept(GlideClients::closeQuietly);
+        }
+        subscribed.forEach(ch -> withClient(c -> change(c, ch, true)));
+    }
+
+    @Override
+    public void close() {
+        closed = true;
+        CompletableFuture<? extends BaseClient> f = client;
+        if (f != null) {
+            f.thenAccept(GlideClients::closeQuietly);
+        }
+    }
+}

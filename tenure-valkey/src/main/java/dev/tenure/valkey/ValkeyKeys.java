@@ -1,0 +1,49 @@
+package dev.tenure.valkey;
+
+
+/**
+ * Key layout. Every key of one lease shares a hash tag, so in a cluster they live in one slot:
+ * {@code {<namespace>:<key>}:lease} (the lease; also the release notification channel) and
+ * {@code {<namespace>:<key>}:fence} (the fencing counter), {@code {<namespace>:<key>}:waiting} (a marker that
+ * someone found the lease held in the last 2 s).
+ */
+final class ValkeyKeys {
+
+    private ValkeyKeys() {
+    }
+
+    static String lease(String namespace, String key) {
+        return "{" + namespace + ":" + key + "}:lease";
+    }
+
+    static String fence(String namespace, String key) {
+        return "{" + namespace + ":" + key + "}:fence";
+    }
+
+    static String waiting(String namespace, String key) {
+        return "{" + namespace + ":" + key + "}:waiting";
+    }
+
+    /** The cluster slot of {@code key}: CRC16-XMODEM of its hash tag (or whole key), mod 16384. */
+    static int slot(String key) {
+        int start = key.indexOf('{');
+        if (start >= 0) {
+            int end = key.indexOf('}', start + 1);
+            if (end > start + 1) {
+                key = key.substring(start + 1, end);
+            }
+        }
+        return crc16(key.getBytes(java.nio.charset.StandardCharsets.UTF_8)) & 16383;
+    }
+
+    private static int crc16(byte[] bytes) {
+        int crc = 0;
+        for (byte b : bytes) {
+            crc ^= (b & 0xFF) << 8;
+            for (int i = 0; i < 8; i++) {
+                crc = (crc & 0x8000) != 0 ? (crc << 1) ^ 0x1021 : crc << 1;
+            }
+        }
+        return crc & 0xFFFF;
+    }
+}

@@ -1,0 +1,143 @@
+package dev.tenure.valkey;
+
+import dev.tenure.ValkeyConfig;
+import dev.tenure.ValkeyConfig.ScriptMode;
+import dev.tenure.spi.AcquireResult;
+import dev.tenure.spi.LeaseStore;
+import glide.api.BaseClient;
+import glide.api.logging.Logger;
+
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * Leases in Valkey (standalone or cluster) through Valkey GLIDE. Thread-safe; one instance per application,
+ * sharing one multiplexed client. Every operation is one script call (see {@link LeaseScript}), and
+ * concurrent operations are coalesced into shared calls (see {@link OpBatcher}). With
+ * {@link ValkeyConfig#replicaAcks()}, acquires and hand-offs use a second connection, where each call is followed
+ * by WAIT (see {@link AckedGrants}); renewals and releases never queue behind a WAIT.
+ *
+ * <p>In {@link ScriptMode#PRELOADED_FUNCTION} an administrator first installs the function:
+ * {@link #installFunction(ValkeyConfig)}, or {@code FUNCTION LOAD REPLACE} of {@link #functionLibrary()}.
+ */
+public final class ValkeyLeaseStore implements LeaseStore {
+
+    static {
+        // GLIDE's native core logs every failed in-flight request at WARN on stdout; Tenure reports faults itself.
+        Logger.init(Logger.Level.ERROR);
+    }
+
+    private final ValkeyConfig cfg;
+    private final ValkeyLink link;
+    private final OpBatcher batcher;
+    /** Acquires and hand-offs: {@link #batcher} unless grants wait for replicas, then one call at a time. */
+    private final OpBatcher grants;
+    private final ReleaseNotifier notifier;
+
+    private ValkeyLeaseStore(ValkeyConfig cfg) {
+        this.cfg = cfg;
+        this.link = ValkeyLink.open(cfg);
+        this.batcher = new OpBatcher(cfg.maxInFlightBatches(), cfg.maxBatchSize(), link::send);
+        this.grants = cfg.replicaAcks() > 0 ? new OpBatcher(1, cfg.maxBatchSize(), link::sendAcked) : batcher;
+        this.notifier = new ReleaseNotifier(cfg);
+        link.onPrimarySwitch(notifier::moveTo);
+    }
+
+    /**
+     * Creates the store. Connects lazily, so this succeeds while Valkey is down; operations then fail with
+     * {@link dev.tenure.LeaseStoreUnavailableException} within the request timeout.
+     */
+    public static ValkeyLeaseStore create(ValkeyConfig cfg) {
+        return new ValkeyLeaseStore(cfg);
+    }
+
+    public ValkeyConfig config() {
+        return cfg;
+    }
+
+    /** The Valkey key that holds the lease of {@code key} (for operators and tests). */
+    public String leaseKeyOf(String key) {
+        return ValkeyKeys.lease(cfg.namespace(), key);
+    }
+
+    /** The Valkey key that holds the fencing counter of {@code key}. */
+    public String fenceKeyOf(String key) {
+        return ValkeyKeys.fence(cfg.namespace(), key);
+    }
+
+    /**
+     * The Valkey function library that {@link ScriptMode#PRELOADED_FUNCTION} calls: the lease script wrapped as one
+     * function, named after the script's hash. An administrator loads it with {@code FUNCTION LOAD REPLACE <text>} on
+     * every primary (or with {@link #installFunction(ValkeyConfig)}).
+     */
+    public static String functionLibrary() {
+        return LeaseFunction.TEXT;
+    }
+
+    /** The name of the function that {@link ScriptMode#PRELOADED_FUNCTION} calls with {@code FCALL}. */
+    public static String functionName() {
+        return LeaseFunction.NAME;
+    }
+
+    /**
+     * Installs {@link #functionLibrary()} with {@code FUNCTION LOAD REPLACE}: on the server, or on every primary of a
+     * cluster (replicas get it by replication). Run it as an administrator, once per Tenure version and after
+     * adding a primary or restarting one without persistence. Blocks at most about the connection and request
+     * timeouts of {@code adminConfig}.
+     *
+     * @param adminConfig how to reach Valkey as a user allowed to run {@code FUNCTION LOAD}
+     * @throws dev.tenure.LeaseStoreUnavailableException if a server cannot be reached or refuses the load
+     */
+    public static void installFunction(ValkeyConfig adminConfig) {
+        LeaseFunction.install(adminConfig);
+    }
+
+    /** The underlying GLIDE client, for diagnostics. Do not close it. */
+    public BaseClient client() {
+        return link.client();
+    }
+
+    @Override
+    public CompletableFuture<AcquireResult> tryAcquire(String key, String owner, Duration ttl, boolean fencingToken) {
+        return submit(grants, new Op(Op.ACQUIRE, key, cfg.namespace(), owner, ttl.toMillis(), fencingToken ? "1" : "0", cfg.isCluster()));
+    }
+
+    @Override
+    public CompletableFuture<Boolean> renew(String key, String owner, Duration ttl) {
+        return submit(batcher, new Op(Op.RENEW, key, cfg.namespace(), owner, ttl.toMillis(), "", cfg.isCluster()));
+    }
+
+    @Override
+    public CompletableFuture<Boolean> release(String key, String owner) {
+        return submit(batcher, new Op(Op.RELEASE, key, cfg.namespace(), owner, 0, "", cfg.isCluster()));
+    }
+
+    @Override
+    public CompletableFuture<AcquireResult> handOff(String key, String fromOwner, String toOwner, Duration ttl, boolean fencingToken) {
+        return submit(grants, new Op(Op.HAND_OFF, key, cfg.namespace(), fromOwner, ttl.toMillis(),
+                (fencingToken ? "1:" : "0:") + toOwner, cfg.isCluster()));
+    }
+
+    /** The hand-off script replaces the owner in one step. */
+    @Override
+    public boolean atomicHandOff() {
+        return true;
+    }
+
+    @Override
+    public AutoCloseable subscribeReleases(String key, Runnable onRelease) {
+        return notifier.subscribe(ValkeyKeys.lease(cfg.namespace(), key), onRelease);
+    }
+
+    @SuppressWarnings("unchecked")
+    private static <T> CompletableFuture<T> submit(OpBatcher to, Op op) {
+        to.submit(op);
+        return (CompletableFuture<T>) (CompletableFuture<?>) op.future;
+    }
+
+    @Override
+    public void close() {
+        notifier.close();
+        link.close();
+    }
+}

@@ -1,0 +1,187 @@
+package dev.tenure.valkey;
+
+import dev.tenure.ValkeyConfig;
+import dev.tenure.LeaseStoreUnavailableException;
+import glide.api.BaseClient;
+import glide.api.GlideClusterClient;
+import glide.api.models.ClusterBatch;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+
+/**
+ * The connection to Valkey and the one thing done over it: run a batch of operations through the lease
+ * script (see {@link ScriptCall}). In a cluster a batch is split per slot and sent as one non-atomic pipeline.
+ * With {@link ValkeyConfig#replicaAcks()}, grants go through {@link AckedGrants} on a connection of their own.
+ * In standalone mode with several addresses it follows a promoted replica: when calls fail it asks every address
+ * for its role and moves to the one that is primary (the grants' connection too), because GLIDE's standalone
+ * client keeps the primary it found at creation.
+ */
+final class ValkeyLink implements AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(ValkeyLink.class);
+
+    private final ValkeyConfig cfg;
+    private final ScriptCall script;
+    private final FailoverProbe probe;
+    /** Null without {@link ValkeyConfig#replicaAcks()}. */
+    private final AckedGrants acked;
+    private final List<Consumer<String>> onSwitch = new CopyOnWriteArrayList<>();
+    private volatile BaseClient client;
+    private volatile boolean closed;
+
+    private ValkeyLink(ValkeyConfig cfg, BaseClient client, List<String> start, String primary) {
+        this.cfg = cfg;
+        this.client = client;
+        this.script = new ScriptCall(cfg);
+        this.probe = !cfg.isCluster() && cfg.addresses().size() > 1 ? new FailoverProbe(cfg, primary, this::switchTo) : null;
+        this.acked = cfg.replicaAcks() > 0 ? new AckedGrants(cfg, start, script, this::fail) : null;
+        if (acked != null) {
+            onSwitch.add(acked::moveTo);
+        }
+    }
+
+    /** Connects lazily: works even while Valkey is down (calls then time out with a typed error). */
+    static ValkeyLink open(ValkeyConfig cfg) {
+        List<String> start = cfg.addresses();
+        String primary = null;
+        if (!cfg.isCluster() && start.size() > 1) {
+            primary = FailoverProbe.findPrimary(cfg);
+            if (primary != null) {
+                start = List.of(primary);
+            }
+        }
+        try {
+            BaseClient c = GlideClients.create(cfg, start, true, false, null)
+                    .get(cfg.connectionTimeout().toMillis() + 2000, TimeUnit.MILLISECONDS);
+            return new ValkeyLink(cfg, c, start, primary);
+        } catch (ExecutionException e) {
+            throw new LeaseStoreUnavailableException("cannot create a Valkey client for " + cfg + ": " + e.getCause(), null, e.getCause());
+        } catch (Exception e) {
+            throw new LeaseStoreUnavailableException("cannot create a Valkey client for " + cfg + ": " + e, null, e);
+        }
+    }
+
+    BaseClient client() {
+        return client;
+    }
+
+    /** Runs {@code batch} on the shared client and completes each op; the returned future completes when all are done. */
+    CompletableFuture<Void> send(List<Op> batch) {
+        if (closed) {
+            return closedFailure();
+        }
+        List<List<Op>> groups = Op.bySlot(batch);
+        if (groups.size() == 1) {
+            return script.run(client, batch).handle((res, err) -> settle(batch, res, err));
+        }
+        return pipeline(groups, true);
+    }
+
+    /** Runs {@code batch} (acquires and hand-offs) on the grants' own connection, each grant followed by WAIT. */
+    CompletableFuture<Void> sendAcked(List<Op> batch) {
+        return closed ? closedFailure() : acked.send(batch);
+    }
+
+    private static CompletableFuture<Void> closedFailure() {
+        return CompletableFuture.failedFuture(new LeaseStoreUnavailableException("the Valkey lease store is closed", null, null));
+    }
+
+    /** Cluster, several slots: one non-atomic pipeline, one script call per slot; groups that got NOSCRIPT are retried once. */
+    private CompletableFuture<Void> pipeline(List<List<Op>> groups, boolean mayLoad) {
+        ClusterBatch b = new ClusterBatch(false);
+        for (List<Op> g : groups) {
+            b.customCommand(script.command(g));
+        }
+        return ((GlideClusterClient) client).exec(b, false).handle((results, err) -> {
+            if (err != null) {
+                groups.forEach(g -> settle(g, null, err));
+                return CompletableFuture.<Void>completedFuture(null);
+            }
+            List<List<Op>> retry = new ArrayList<>();
+            for (int i = 0; i < groups.size(); i++) {
+                Object r = results[i];
+                if (r instanceof Throwable t && mayLoad && script.needsLoad(t)) {
+                    retry.add(groups.get(i));
+                } else {
+                    settle(groups.get(i), r instanceof Throwable ? null : r, r instanceof Throwable t ? t : null);
+                }
+            }
+            if (retry.isEmpty()) {
+                return CompletableFuture.<Void>completedFuture(null);
+            }
+            return script.load(client).handle((x, loadErr) -> {
+                if (loadErr != null) {
+                    retry.forEach(g -> settle(g, null, loadErr));
+                    return CompletableFuture.<Void>completedFuture(null);
+                }
+                return pipeline(retry, false);
+            }).thenCompose(f -> f);
+        }).thenCompose(f -> f);
+    }
+
+    private Void settle(List<Op> ops, Object res, Throwable err) {
+        Object[] values = err == null ? ScriptCall.values(ops, res) : null;
+        if (values != null) {
+            Op.completeAll(ops, values);
+        } else {
+            fail(ops, ScriptCall.errorOf(res, err));
+        }
+        return null;
+    }
+
+    /** Fails every op of a call that failed with {@code err}, and lets the failover probe look for a new primary. */
+    private void fail(List<Op> ops, Throwable err) {
+        if (probe != null && !closed) {
+            probe.trigger();
+        }
+        for (Op op : ops) {
+            op.fail(script.failure(op, err));
+        }
+    }
+
+    /** Moves to {@code primary}: a new client there, the old one closed once in-flight calls had time to end. */
+    private boolean switchTo(String primary) {
+        if (closed) {
+            return false;
+        }
+        try {
+            BaseClient fresh = GlideClients.create(cfg, List.of(primary), false, false, null)
+                    .get(cfg.connectionTimeout().toMillis() + 2000, TimeUnit.MILLISECONDS);
+            BaseClient old = client;
+            client = fresh;
+            LOG.warn("Valkey primary moved: now using {}", primary);
+            onSwitch.forEach(l -> l.accept(primary));
+            CompletableFuture.delayedExecutor(cfg.requestTimeout().toMillis() * 2, TimeUnit.MILLISECONDS)
+                    .execute(() -> GlideClients.closeQuietly(old));
+            return true;
+        } catch (Exception e) {
+            LOG.warn("could not connect to the new Valkey primary {}: {}", primary, e.toString());
+            return false;
+        }
+    }
+
+    /** Runs {@code listener} with the new primary's address after a standalone failover switch. */
+    void onPrimarySwitch(Consumer<String> listener) {
+        onSwitch.add(listener);
+    }
+
+    @Override
+    public void close() {
+        closed = true;
+        if (probe != null) {
+            probe.close();
+        }
+        if (acked != null) {
+            acked.close();
+        }
+        GlideClients.closeQuietly(client);
+    }
+}
