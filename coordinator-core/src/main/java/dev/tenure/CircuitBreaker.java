@@ -1,6 +1,5 @@
 package dev.tenure;
 
-
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -19,12 +18,18 @@ final class CircuitBreaker {
     private final AtomicLong opened = new AtomicLong();
 
     public CircuitBreaker(int threshold, Duration openFor, Ticker ticker) {
-        if (threshold < 1) {
-            throw new IllegalArgumentException("threshold must be >= 1 (got " + threshold + ")");
-        }
+        check(threshold, openFor);
         this.threshold = threshold;
         this.openForNanos = openFor.toNanos();
         this.ticker = ticker;
+    }
+
+    /** Validates the knobs of a fallback breaker (the builders' {@code fallbackBreaker(failures, openFor)}). */
+    static void check(int failures, Duration openFor) {
+        if (failures < 1 || openFor == null || openFor.isNegative() || openFor.isZero()) {
+            throw new IllegalArgumentException("fallbackBreaker needs failures >= 1 and a positive openFor (got "
+                    + failures + ", " + openFor + ")");
+        }
     }
 
     /** True while open: calls should not be tried. */

@@ -308,10 +308,7 @@ public final class JobCoordinator implements AutoCloseable {
 
         /** Valkey fallback: open after {@code failures} consecutive failures, for {@code openFor} (default 2, 5 s). */
         public Builder fallbackBreaker(int failures, Duration openFor) {
-            if (failures < 1 || openFor == null || openFor.isNegative() || openFor.isZero()) {
-                throw new IllegalArgumentException("fallbackBreaker needs failures >= 1 and a positive openFor (got "
-                        + failures + ", " + openFor + ")");
-            }
+            CircuitBreaker.check(failures, openFor);
             this.breakerThreshold = failures;
             this.breakerOpenFor = openFor;
             return this;

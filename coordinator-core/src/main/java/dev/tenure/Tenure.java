@@ -230,10 +230,7 @@ public final class Tenure implements AutoCloseable {
 
         /** The Valkey fallback breaker: open after {@code failures} in a row, for {@code openFor} (default 2, 5 s). */
         public Builder fallbackBreaker(int failures, Duration openFor) {
-            if (failures < 1 || openFor == null || openFor.isNegative() || openFor.isZero()) {
-                throw new IllegalArgumentException("fallbackBreaker needs failures >= 1 and a positive openFor (got "
-                        + failures + ", " + openFor + ")");
-            }
+            CircuitBreaker.check(failures, openFor);
             this.breakerFailures = failures;
             this.breakerOpenFor = openFor;
             return this;

@@ -52,6 +52,14 @@ public final class TenureBatch {
     }
 
     /**
+     * @param tenure     the application's Tenure (its database on the same Postgres as {@code dataSource})
+     * @param dataSource the DataSource of the Spring Batch tables, the business tables and Tenure's ledger
+     */
+    public static TenureBatch of(dev.tenure.Tenure tenure, DataSource dataSource) {
+        return of(tenure.coordinator(), dataSource);
+    }
+
+    /**
      * @param coordinator the job coordinator (its database lease store on the same Postgres as {@code dataSource})
      * @param dataSource  the DataSource of the Spring Batch tables, the business tables and Tenure's ledger
      */

@@ -2,12 +2,9 @@ package dev.tenure.batch;
 
 import dev.tenure.JobCoordinator;
 import dev.tenure.LeaseOptions;
-import dev.tenure.Leases;
-import dev.tenure.db.JdbcLeaseStore;
-import dev.tenure.db.JdbcRunLedger;
-import dev.tenure.db.TenureDataSources;
+import dev.tenure.Tenure;
 import dev.tenure.ValkeyConfig;
-import dev.tenure.valkey.ValkeyLeaseStore;
+import dev.tenure.db.TenureDataSources;
 import org.springframework.batch.core.configuration.support.MapJobRegistry;
 import org.springframework.batch.core.job.Job;
 import org.springframework.batch.core.job.builder.JobBuilder;
@@ -50,8 +47,7 @@ final class BatchStack implements AutoCloseable {
     final JobRepository repository;
     final TaskExecutorJobOperator operator;
     final TenureBatch tenure;
-    private final Leases database;
-    private final Leases valkey;
+    private final Tenure tenureInstance;
 
     BatchStack(String valkeyAddress, String jdbcUrl, String user, String password, Duration ttl, TaskExecutor executor)
             throws Exception {
@@ -59,11 +55,10 @@ final class BatchStack implements AutoCloseable {
         String url = jdbcUrl + (jdbcUrl.contains("?") ? "&" : "?") + "options=-c%20idle_in_transaction_session_timeout%3D4000";
         dataSource = TenureDataSources.hikari(url, user, password);
         jdbc = new JdbcTemplate(dataSource);
-        JdbcLeaseStore store = JdbcLeaseStore.create(dataSource);
-        database = Leases.of(store);
-        valkey = Leases.of(ValkeyLeaseStore.create(ValkeyConfig.standalone(valkeyAddress).requestTimeout(Duration.ofMillis(500)).build()));
-        coordinator = JobCoordinator.builder(database, new JdbcRunLedger(store)).valkey(valkey)
-                .leaseOptions(LeaseOptions.ofTtl(ttl)).build();
+        tenureInstance = Tenure.builder().dataSource(dataSource)
+                .valkey(ValkeyConfig.standalone(valkeyAddress).requestTimeout(Duration.ofMillis(500)).build())
+                .leaseDefaults(LeaseOptions.ofTtl(ttl)).build();
+        coordinator = tenureInstance.coordinator();
         DataSourceTransactionManager tx = new DataSourceTransactionManager(dataSource);
         JdbcJobRepositoryFactoryBean factory = new JdbcJobRepositoryFactoryBean();
         factory.setDataSource(dataSource);
@@ -123,7 +118,6 @@ final class BatchStack implements AutoCloseable {
 
     @Override
     public void close() {
-        database.close();
-        valkey.close();
+        tenureInstance.close();
     }
 }

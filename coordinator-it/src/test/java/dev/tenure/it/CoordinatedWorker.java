@@ -1,15 +1,10 @@
 package dev.tenure.it;
 
 import dev.tenure.JobCoordinator;
-import dev.tenure.LeaseOptions;
-import dev.tenure.Leases;
 import dev.tenure.RunOutcome;
 import dev.tenure.RunPolicy;
-import dev.tenure.db.JdbcLeaseStore;
-import dev.tenure.db.JdbcRunLedger;
+import dev.tenure.Tenure;
 import dev.tenure.db.TenureDataSources;
-import dev.tenure.ValkeyConfig;
-import dev.tenure.valkey.ValkeyLeaseStore;
 
 import javax.sql.DataSource;
 import java.time.Duration;
@@ -24,19 +19,11 @@ import java.time.Duration;
 public final class CoordinatedWorker {
 
     public static void main(String[] a) throws Exception {
-        JobCoordinator.Mode mode = JobCoordinator.Mode.valueOf(a[0]);
         String password = a[4].equals("-") ? "" : a[4];
         DataSource ds = TenureDataSources.hikari(a[2], a[3], password);
-        JdbcLeaseStore dbStore = JdbcLeaseStore.create(ds);
-        Leases database = Leases.of(dbStore);
-        Leases valkey = a[1].equals("-") ? null
-                : Leases.of(ValkeyLeaseStore.create(ValkeyConfig.standalone(a[1]).requestTimeout(Duration.ofMillis(300)).build()));
-        JobCoordinator.Builder b = JobCoordinator.builder(database, new JdbcRunLedger(dbStore)).mode(mode)
-                .leaseOptions(LeaseOptions.ofTtl(Duration.ofSeconds(2))).fallbackBreaker(2, Duration.ofSeconds(2));
-        if (valkey != null) {
-            b.valkey(valkey);
-        }
-        JobCoordinator c = b.build();
+        Tenure tenure = Workers.tenure(a[0], a[1], ds, Duration.ofSeconds(2), Duration.ofMillis(300),
+                Duration.ofSeconds(2));
+        JobCoordinator c = tenure.coordinator();
         String job = a[5];
         int fires = Integer.parseInt(a[6]);
         long interval = Long.parseLong(a[7]);
@@ -67,10 +54,7 @@ public final class CoordinatedWorker {
             }
         }
         System.out.println("DONE");
-        database.close();
-        if (valkey != null) {
-            valkey.close();
-        }
+        tenure.close();
         System.exit(0);
     }
 }

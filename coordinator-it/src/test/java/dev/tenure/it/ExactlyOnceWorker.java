@@ -1,15 +1,10 @@
 package dev.tenure.it;
 
 import dev.tenure.JobCoordinator;
-import dev.tenure.LeaseOptions;
-import dev.tenure.Leases;
 import dev.tenure.RunOutcome;
 import dev.tenure.RunPolicy;
-import dev.tenure.db.JdbcLeaseStore;
-import dev.tenure.db.JdbcRunLedger;
+import dev.tenure.Tenure;
 import dev.tenure.db.TenureDataSources;
-import dev.tenure.ValkeyConfig;
-import dev.tenure.valkey.ValkeyLeaseStore;
 
 import javax.sql.DataSource;
 import java.sql.PreparedStatement;
@@ -28,16 +23,11 @@ import java.time.Duration;
 public final class ExactlyOnceWorker {
 
     public static void main(String[] a) throws Exception {
-        JobCoordinator.Mode mode = JobCoordinator.Mode.valueOf(a[0]);
         DataSource ds = TenureDataSources.hikari(a[2], a[3], a[4].equals("-") ? "" : a[4]);
-        JdbcLeaseStore dbStore = JdbcLeaseStore.create(ds);
         long ttl = Long.parseLong(a[9]);
-        JobCoordinator.Builder b = JobCoordinator.builder(Leases.of(dbStore), new JdbcRunLedger(dbStore)).mode(mode)
-                .leaseOptions(LeaseOptions.ofTtl(Duration.ofMillis(ttl)));
-        if (!a[1].equals("-")) {
-            b.valkey(Leases.of(ValkeyLeaseStore.create(ValkeyConfig.standalone(a[1]).requestTimeout(Duration.ofMillis(500)).build())));
-        }
-        JobCoordinator c = b.closesLeases(true).build();
+        Tenure tenure = Workers.tenure(a[0], a[1], ds, Duration.ofMillis(ttl), Duration.ofMillis(500),
+                Duration.ofSeconds(5));
+        JobCoordinator c = tenure.coordinator();
         String job = a[5];
         int fires = Integer.parseInt(a[6]);
         long interval = Long.parseLong(a[7]);
@@ -82,7 +72,7 @@ public final class ExactlyOnceWorker {
                     + o.completedInTransaction()));
         }
         System.out.println("DONE");
-        c.close();
+        tenure.close();
         System.exit(0);
     }
 

@@ -1,15 +1,9 @@
 package dev.tenure.it;
 
 import dev.tenure.JobCoordinator;
-import dev.tenure.LeaseOptions;
-import dev.tenure.Leases;
 import dev.tenure.RunOutcome;
 import dev.tenure.RunPolicy;
-import dev.tenure.db.JdbcLeaseStore;
-import dev.tenure.db.JdbcRunLedger;
 import dev.tenure.db.TenureDataSources;
-import dev.tenure.ValkeyConfig;
-import dev.tenure.valkey.ValkeyLeaseStore;
 
 import javax.sql.DataSource;
 import java.time.Duration;
@@ -24,16 +18,9 @@ import java.util.UUID;
 public final class LoopWorker {
 
     public static void main(String[] a) throws Exception {
-        JobCoordinator.Mode mode = JobCoordinator.Mode.valueOf(a[0]);
         DataSource ds = TenureDataSources.hikari(a[2], a[3], a[4].equals("-") ? "" : a[4]);
-        JdbcLeaseStore dbStore = JdbcLeaseStore.create(ds);
-        Leases database = Leases.of(dbStore);
-        JobCoordinator.Builder b = JobCoordinator.builder(database, new JdbcRunLedger(dbStore)).mode(mode)
-                .leaseOptions(LeaseOptions.ofTtl(Duration.ofMillis(Long.parseLong(a[8]))));
-        if (!a[1].equals("-")) {
-            b.valkey(Leases.of(ValkeyLeaseStore.create(ValkeyConfig.standalone(a[1]).requestTimeout(Duration.ofMillis(300)).build())));
-        }
-        JobCoordinator c = b.build();
+        JobCoordinator c = Workers.tenure(a[0], a[1], ds, Duration.ofMillis(Long.parseLong(a[8])), Duration.ofMillis(300),
+                Duration.ofSeconds(5)).coordinator();
         String job = a[5];
         long until = System.currentTimeMillis() + Long.parseLong(a[6]) * 1000;
         long work = Long.parseLong(a[7]);

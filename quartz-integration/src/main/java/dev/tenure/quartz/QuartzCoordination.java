@@ -29,7 +29,7 @@ import java.util.function.Function;
  * Coordinates Quartz jobs across nodes with a {@link JobCoordinator}: each fire (a job and its trigger's scheduled
  * fire time) runs on at most one node, under a lease and an epoch that fences its writes. Two ways to plug it in:
  * <pre>{@code
- * QuartzCoordination tenure = QuartzCoordination.builder(coordinator)
+ * QuartzCoordination tenure = QuartzCoordination.builder(tenureInstance)  // a Tenure, or its JobCoordinator
  *         .jobs(GroupMatcher.jobGroupEquals("settlement"))      // default: every job
  *         .build();
  * tenure.registerListeners(scheduler);                          // 1. a trigger listener + job listener pair
@@ -78,6 +78,12 @@ public final class QuartzCoordination {
         this.guard = new FireGuard(this);
     }
 
+    /** Coordinates fires through {@code tenure}'s job coordinator. */
+    public static Builder builder(dev.tenure.Tenure tenure) {
+        return builder(tenure.coordinator());
+    }
+
+    /** Coordinates fires through {@code coordinator}. */
     public static Builder builder(JobCoordinator coordinator) {
         return new Builder(coordinator);
     }

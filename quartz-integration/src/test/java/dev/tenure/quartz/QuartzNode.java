@@ -1,15 +1,11 @@
 package dev.tenure.quartz;
 
 import dev.tenure.JobContext;
-import dev.tenure.JobCoordinator;
 import dev.tenure.LeaseOptions;
-import dev.tenure.Leases;
-import dev.tenure.db.JdbcLeaseStore;
-import dev.tenure.db.JdbcRunLedger;
+import dev.tenure.Tenure;
 import dev.tenure.db.PoolConfig;
 import dev.tenure.db.TenureDataSources;
 import dev.tenure.ValkeyConfig;
-import dev.tenure.valkey.ValkeyLeaseStore;
 import org.quartz.CronScheduleBuilder;
 import org.quartz.InterruptableJob;
 import org.quartz.JobBuilder;
@@ -53,13 +49,11 @@ public final class QuartzNode {
         String password = a[7].equals("-") ? "" : a[7];
         dataSource = TenureDataSources.hikari(PoolConfig.builder(a[5]).user(a[6]).password(password)
                 .connectionTimeout(Duration.ofSeconds(1)).statementTimeout(Duration.ofSeconds(2)).build());
-        JdbcLeaseStore dbStore = JdbcLeaseStore.create(dataSource);
-        Leases valkey = Leases.of(ValkeyLeaseStore.create(ValkeyConfig.standalone("127.0.0.1:" + a[4])
-                .requestTimeout(Duration.ofMillis(300)).build()));
-        JobCoordinator coordinator = JobCoordinator.builder(Leases.of(dbStore), new JdbcRunLedger(dbStore))
-                .valkey(valkey).leaseOptions(LeaseOptions.ofTtl(Duration.ofMillis(Long.parseLong(a[8]))))
+        Tenure tenureInstance = Tenure.builder().dataSource(dataSource)
+                .valkey(ValkeyConfig.standalone("127.0.0.1:" + a[4]).requestTimeout(Duration.ofMillis(300)).build())
+                .leaseDefaults(LeaseOptions.ofTtl(Duration.ofMillis(Long.parseLong(a[8]))))
                 .fallbackBreaker(1, Duration.ofSeconds(1)).build();
-        QuartzCoordination tenure = QuartzCoordination.builder(coordinator).build();
+        QuartzCoordination tenure = QuartzCoordination.builder(tenureInstance).build();
 
         Scheduler scheduler = new StdSchedulerFactory(properties(node, jdbc, a[5], a[6], password)).getScheduler();
         if (factory) {

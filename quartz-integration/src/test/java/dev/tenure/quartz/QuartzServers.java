@@ -2,9 +2,7 @@ package dev.tenure.quartz;
 
 import dev.tenure.JobCoordinator;
 import dev.tenure.LeaseOptions;
-import dev.tenure.Leases;
-import dev.tenure.db.JdbcLeaseStore;
-import dev.tenure.db.JdbcRunLedger;
+import dev.tenure.Tenure;
 import dev.tenure.db.TenureSchema;
 import dev.tenure.testkit.JvmProcess;
 import dev.tenure.testkit.PostgresDatabase;
@@ -13,7 +11,6 @@ import dev.tenure.testkit.PostgresSource;
 import dev.tenure.testkit.ValkeyServer;
 import dev.tenure.testkit.ValkeyServers;
 import dev.tenure.ValkeyConfig;
-import dev.tenure.valkey.ValkeyLeaseStore;
 import org.quartz.Scheduler;
 import org.quartz.SchedulerException;
 import org.quartz.impl.StdSchedulerFactory;
@@ -43,8 +40,7 @@ final class QuartzServers implements AutoCloseable {
     final ValkeyServer valkey;
     final PostgresDatabase db;
     private final List<JvmProcess> nodes = new ArrayList<>();
-    private final List<Leases> leases = new CopyOnWriteArrayList<>();
-    private JdbcLeaseStore dbStore;
+    private final List<Tenure> tenures = new CopyOnWriteArrayList<>();
 
     QuartzServers(Class<?> testClass, PostgresSource source) throws SQLException, IOException {
         valkey = ValkeyServers.standalone();
@@ -70,16 +66,11 @@ final class QuartzServers implements AutoCloseable {
 
     /** An in-process coordinator on these servers (Valkey mode, lease TTL {@code ttl}); closed with this fixture. */
     synchronized JobCoordinator coordinator(Duration ttl) {
-        if (dbStore == null) {
-            dbStore = JdbcLeaseStore.create(db.dataSource());
-        }
-        Leases valkeyLeases = Leases.of(ValkeyLeaseStore.create(ValkeyConfig.standalone("127.0.0.1:" + valkey.port())
-                .requestTimeout(Duration.ofMillis(300)).build()));
-        Leases database = Leases.of(dbStore);
-        leases.add(valkeyLeases);
-        leases.add(database);
-        return JobCoordinator.builder(database, new JdbcRunLedger(dbStore)).valkey(valkeyLeases)
-                .mode(JobCoordinator.Mode.VALKEY).leaseOptions(LeaseOptions.ofTtl(ttl)).build();
+        Tenure tenure = Tenure.builder().dataSource(db.dataSource())
+                .valkey(ValkeyConfig.standalone("127.0.0.1:" + valkey.port()).requestTimeout(Duration.ofMillis(300)).build())
+                .mode(JobCoordinator.Mode.VALKEY).leaseDefaults(LeaseOptions.ofTtl(ttl)).build();
+        tenures.add(tenure);
+        return tenure.coordinator();
     }
 
     /** A new in-process scheduler on a RAMJobStore (two worker threads), not started; the caller shuts it down. */
@@ -139,7 +130,7 @@ final class QuartzServers implements AutoCloseable {
     @Override
     public void close() {
         nodes.forEach(JvmProcess::close);
-        leases.forEach(Leases::close);
+        tenures.forEach(Tenure::close);
         db.close();
         valkey.close();
     }
