@@ -36,6 +36,8 @@ public final class ActiveRun implements JobContext, AutoCloseable {
     private final Lease filter;
     private final Duration waited;
     private final boolean viaFallback;
+    /** The database leases the lease was adopted into when the ledger records the outcome and releases in one step. */
+    private final Leases releasedByOutcome;
     private final long began;
     private final AtomicBoolean cancelled = new AtomicBoolean();
     private final AtomicBoolean finishing = new AtomicBoolean();
@@ -43,7 +45,7 @@ public final class ActiveRun implements JobContext, AutoCloseable {
     private RunOutcome<?> outcome;
 
     ActiveRun(RunLedger ledger, RunMetrics metrics, Ticker ticker, String jobKey, String fireKey, long epoch,
-              String runId, Lease db, Lease filter, Duration waited, boolean viaFallback) {
+              String runId, Lease db, Lease filter, Duration waited, boolean viaFallback, Leases releasedByOutcome) {
         this.ledger = ledger;
         this.metrics = metrics;
         this.ticker = ticker;
@@ -55,6 +57,7 @@ public final class ActiveRun implements JobContext, AutoCloseable {
         this.filter = filter;
         this.waited = waited;
         this.viaFallback = viaFallback;
+        this.releasedByOutcome = releasedByOutcome;
         this.began = ticker.nanoTime();
         onCancelled(() -> cancelled.set(true));
     }
@@ -158,9 +161,17 @@ public final class ActiveRun implements JobContext, AutoCloseable {
         }
         finishing.set(true);
         Duration ran = Duration.ofNanos(ticker.nanoTime() - began);
+        boolean released = false;
         try {
-            RunLedger.Finished f = ledger.finish(jobKey, epoch, db.owner(), runId, error == null,
-                    error == null ? null : String.valueOf(error));
+            String why = error == null ? null : String.valueOf(error);
+            RunLedger.Finished f;
+            if (releasedByOutcome != null) {
+                // one statement records the outcome and clears the lease (unless it is no longer ours)
+                f = ledger.finishAndRelease(jobKey, epoch, db.owner(), runId, error == null, why);
+                released = f != RunLedger.Finished.STALE && releasedByOutcome.releasedInStore(db);
+            } else {
+                f = ledger.finish(jobKey, epoch, db.owner(), runId, error == null, why);
+            }
             RunOutcome.Status status = f == RunLedger.Finished.STALE ? RunOutcome.Status.LEASE_LOST
                     : f == RunLedger.Finished.COMPLETED_EARLIER || error == null ? RunOutcome.Status.EXECUTED
                     : RunOutcome.Status.FAILED;
@@ -171,7 +182,9 @@ public final class ActiveRun implements JobContext, AutoCloseable {
                     viaFallback, fenceChecks.get(), false));
             throw e;
         } finally {
-            db.release();
+            if (!released) {
+                db.release();
+            }
             if (filter != null) {
                 filter.release();
             }

@@ -161,9 +161,14 @@ public final class JobCoordinator implements AutoCloseable {
         }
         Lease db = null;
         try {
-            Optional<RunClaim> done = completedEarlier(jobKey, fireKey, policy, start, fallback);
-            if (done.isPresent()) {
-                return done.get();
+            Optional<RunClaim> first = ledger.claimsAndStarts()
+                    ? claimAndStart(jobKey, fireKey, policy, filter, start, deadline, fallback)
+                    : completedEarlier(jobKey, fireKey, policy, start, fallback);
+            if (first.isPresent()) {
+                if (first.get() instanceof RunClaim.Claimed) {
+                    filter = null;
+                }
+                return first.get();
             }
             Duration left = Duration.ofNanos(Math.max(0, deadline - ticker.nanoTime()));
             Optional<Lease> got = database.acquire(jobKey, left, options.withFencingToken(true));
@@ -185,6 +190,35 @@ public final class JobCoordinator implements AutoCloseable {
                 filter.release();
             }
         }
+    }
+
+    /**
+     * The one-statement path: the fire's completion read, the database claim and the fire's start in one commit. Empty
+     * when the job is held elsewhere and the policy still has time to wait: then the caller waits on the database
+     * leases (woken by releases) and starts the fire in a second step.
+     */
+    private Optional<RunClaim> claimAndStart(String jobKey, String fireKey, RunPolicy policy, Lease filter, long start,
+                                             long deadline, boolean fallback) {
+        String owner = database.newOwner();
+        long sentAt = ticker.nanoTime();
+        RunLedger.FireClaim r;
+        try {
+            r = ledger.claimAndStart(jobKey, fireKey, owner, options.ttl());
+        } catch (LeaseStoreUnavailableException e) {
+            database.cleanUp(jobKey, owner, options.ttl()); // the claim may have committed
+            throw e;
+        }
+        Duration waited = Duration.ofNanos(ticker.nanoTime() - start);
+        if (r instanceof RunLedger.FireClaim.Done d) {
+            return Optional.of(alreadyDone(jobKey, fireKey, policy, d.run(), waited, fallback));
+        }
+        if (r instanceof RunLedger.FireClaim.Started st) {
+            Lease db = database.adopt(jobKey, owner, options.withFencingToken(true), st.epoch(), sentAt);
+            return Optional.of(new RunClaim.Claimed(new ActiveRun(ledger, metrics, ticker, jobKey, fireKey, st.epoch(),
+                    st.runId(), db, filter, waited, fallback, database)));
+        }
+        return deadline - ticker.nanoTime() > 0 ? Optional.empty()
+                : Optional.of(notObtained(jobKey, fireKey, policy, start, fallback));
     }
 
     /** A completed fire is final: it is reported as done without a claim (no epoch spent, nothing written). */
@@ -216,7 +250,7 @@ public final class JobCoordinator implements AutoCloseable {
         }
         String runId = ((RunLedger.FireStart.Started) fs).runId();
         return new RunClaim.Claimed(new ActiveRun(ledger, metrics, ticker, jobKey, fireKey, epoch, runId, db, filter,
-                waited, fallback));
+                waited, fallback, null));
     }
 
     @SuppressWarnings("unchecked")

@@ -444,6 +444,44 @@ final class LeaseEngine implements AutoCloseable {
         }
     }
 
+    /** A fresh owner id of this engine, for a lease a caller claims in the store itself (then {@link #adopt}s). */
+    String newOwner() {
+        return owners.next();
+    }
+
+    /**
+     * Takes over a lease the caller claimed in the store itself under {@link #newOwner()} (a store operation that
+     * also does other work): from now on it is a lease like any other, renewed by the watchdog, valid until
+     * {@code sentAt + ttl - safety margin}.
+     */
+    DefaultLease adopt(String key, String owner, LeaseOptions o, long token, long sentAt) {
+        metrics.acquire(LeaseMetrics.AcquireResult.ACQUIRED, now() - sentAt);
+        DefaultLease lease = new DefaultLease(this, key, owner, o, OptionalLong.of(token), sentAt, Thread.currentThread());
+        watchdog.register(lease);
+        return lease;
+    }
+
+    /**
+     * Ends {@code lease} locally after the caller released it in the store itself (in a statement that also did other
+     * work): no store call; a local waiter is woken to try. False if the lease was no longer ACTIVE here.
+     */
+    boolean releasedInStore(DefaultLease lease) {
+        if (!lease.startRelease()) {
+            return false;
+        }
+        watchdog.unregister(lease);
+        metrics.held(Duration.ofNanos(now() - lease.acquiredAt()), lease.options().ttl());
+        KeyWaiters q = waiters.get(lease.key());
+        if (q != null && q.localHolder == lease) {
+            q.localHolder = null;
+        }
+        boolean released = lease.markReleased();
+        if (q != null) {
+            q.wakeHead();
+        }
+        return released;
+    }
+
     @Override
     public void close() {
         for (DefaultLease lease : watchdog.snapshot()) {

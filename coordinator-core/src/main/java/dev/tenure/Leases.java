@@ -188,6 +188,26 @@ public final class Leases implements AutoCloseable {
         return wait;
     }
 
+    /** See {@link LeaseEngine#newOwner()}: for the job coordinator's claim-and-start. */
+    String newOwner() {
+        return engine.newOwner();
+    }
+
+    /** See {@link LeaseEngine#adopt}. */
+    Lease adopt(String key, String owner, LeaseOptions options, long token, long sentAt) {
+        return engine.adopt(key, owner, options, token, sentAt);
+    }
+
+    /** See {@link LeaseEngine#releasedInStore}. */
+    boolean releasedInStore(Lease lease) {
+        return lease instanceof DefaultLease d && engine.releasedInStore(d);
+    }
+
+    /** Releases {@code owner}'s lease on {@code key} in the background after a call whose outcome is unknown. */
+    void cleanUp(String key, String owner, Duration ttl) {
+        engine.cleanUp(key, owner, ttl);
+    }
+
     /** Leases currently held through this instance and watched by its watchdog. */
     public int heldLeases() {
         return engine.watchedLeases();

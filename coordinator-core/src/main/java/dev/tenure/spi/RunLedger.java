@@ -32,6 +32,24 @@ public interface RunLedger {
         }
     }
 
+    /** What {@link #claimAndStart} found. */
+    sealed interface FireClaim {
+        /**
+         * The job is the caller's, under {@code epoch}, and the fire's run {@code runId} has started; the database
+         * lease has {@code remaining} left (as the database answered).
+         */
+        record Started(long epoch, String runId, java.time.Duration remaining) implements FireClaim {
+        }
+
+        /** The fire already completed: nothing was claimed. */
+        record Done(FireStart.AlreadyCompleted run) implements FireClaim {
+        }
+
+        /** Another owner's lease is live for {@code remaining} more (zero when unknown): nothing was claimed. */
+        record Held(String owner, long epoch, java.time.Duration remaining) implements FireClaim {
+        }
+    }
+
     /** What {@link #finish} found. */
     enum Finished {
         /** The outcome was recorded under the current epoch. */
@@ -74,6 +92,36 @@ public interface RunLedger {
      * writes and the completion durable together, or neither. Throws as {@link #fence} does when the epoch is stale.
      */
     void complete(Connection connection, String jobKey, long epoch, String owner, String runId) throws SQLException;
+
+    /**
+     * Whether {@link #claimAndStart} and {@link #finishAndRelease} are implemented: the database lease and the run row
+     * in one store, so that a run costs two commits of its own (start, outcome) instead of five.
+     */
+    default boolean claimsAndStarts() {
+        return false;
+    }
+
+    /**
+     * One step instead of "completed already?", "claim" and "start": claims {@code jobKey}'s database lease for
+     * {@code owner} for {@code ttl} (where no other owner's lease is live) and starts the fire's run, unless the fire
+     * already completed (then nothing is claimed). On a fault whose outcome is unknown the lease may be held under
+     * {@code owner} until its TTL: release it with the lease store's release-if-mine.
+     *
+     * @throws UnsupportedOperationException unless {@link #claimsAndStarts()}
+     */
+    default FireClaim claimAndStart(String jobKey, String fireKey, String owner, java.time.Duration ttl) {
+        throw new UnsupportedOperationException("this run ledger does not claim and start in one step");
+    }
+
+    /**
+     * {@link #finish} and the release of the database lease of {@code epoch} of {@code owner}, in one step.
+     *
+     * @throws UnsupportedOperationException unless {@link #claimsAndStarts()}
+     */
+    default Finished finishAndRelease(String jobKey, long epoch, String owner, String runId, boolean succeeded,
+                                      String error) {
+        throw new UnsupportedOperationException("this run ledger does not finish and release in one step");
+    }
 
     /** Who holds the job's database lease now, as the database sees it (empty if nobody). Default: unknown. */
     default Optional<LeaderElection.Leader> holder(String jobKey) {

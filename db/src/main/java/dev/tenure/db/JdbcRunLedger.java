@@ -58,6 +58,24 @@ public final class JdbcRunLedger implements RunLedger {
         ledger.complete(connection, jobKey, epoch, owner, UUID.fromString(runId));
     }
 
+    /** True: the claim and the fire's start are one statement, the outcome and the release another. */
+    @Override
+    public boolean claimsAndStarts() {
+        return true;
+    }
+
+    @Override
+    public FireClaim claimAndStart(String jobKey, String fireKey, String owner, java.time.Duration ttl) {
+        return ledger.claimAndStart(jobKey, fireKey, owner, ttl);
+    }
+
+    @Override
+    public Finished finishAndRelease(String jobKey, long epoch, String owner, String runId, boolean succeeded,
+                                     String error) {
+        return ledger.finish(jobKey, epoch, owner, UUID.fromString(runId),
+                succeeded ? RunStatus.COMPLETED : RunStatus.FAILED, error);
+    }
+
     /** The holder of a live database lease on {@code jobKey}, by the database clock. */
     @Override
     public Optional<LeaderElection.Leader> holder(String jobKey) {

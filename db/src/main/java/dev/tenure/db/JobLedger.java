@@ -2,6 +2,7 @@ package dev.tenure.db;
 
 import dev.tenure.spi.LeaseKeys;
 import dev.tenure.spi.RunLedger.Finished;
+import dev.tenure.spi.RunLedger.FireClaim;
 
 import javax.sql.DataSource;
 import java.sql.Connection;
@@ -45,11 +46,13 @@ final class JobLedger {
     public static final int MAX_ID_LENGTH = 200;
 
     private final String schema;
+    private final String claimLockTimeout;
     private final LeaseRows leases;
     private final RunRows runs;
 
     private JobLedger(Builder b) {
         this.schema = b.schema;
+        this.claimLockTimeout = Long.toString(Math.max(1, b.claimLockTimeout.toMillis()));
         Jdbc jdbc = new Jdbc(b.dataSource, b.queryTimeout);
         Sql sql = new Sql("\"" + b.schema + "\"");
         this.leases = new LeaseRows(jdbc, sql, b.schema, b.claimLockTimeout, b.renewLockTimeout);
@@ -181,6 +184,14 @@ final class JobLedger {
             throw new IllegalArgumentException("outcome must be COMPLETED or FAILED (got " + outcome + ")");
         }
         return runs.finish(key(jobKey), epoch(epoch), id("owner", owner), runId, outcome, error, keepLease);
+    }
+
+    /**
+     * {@link #completedRun}, {@link #claim} and {@link #startRun} in one statement (one commit): nothing is claimed for a
+     * fire that already completed.
+     */
+    FireClaim claimAndStart(String jobKey, String fireKey, String owner, Duration ttl) {
+        return runs.claimAndStart(key(jobKey), id("fireKey", fireKey), id("owner", owner), ttl(ttl), claimLockTimeout);
     }
 
     /** The fire's COMPLETED run, if any: a read without locks (a completed fire is final). */

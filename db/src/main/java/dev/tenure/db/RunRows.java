@@ -1,6 +1,10 @@
 package dev.tenure.db;
 
 import dev.tenure.spi.RunLedger.Finished;
+import dev.tenure.spi.RunLedger.FireClaim;
+import dev.tenure.spi.RunLedger.FireStart;
+
+import java.time.Duration;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -108,6 +112,96 @@ final class RunRows {
                 }
             }
         });
+    }
+
+    /**
+     * The fire's completion read, the claim for {@code owner} and the fire's start, in one statement (see
+     * {@link Sql#claimAndStart}). A first claim of a job inserts its row first; a row locked by an open fenced transaction
+     * longer than the claim lock timeout counts as held; a fire completed while the claim waited for that lock is
+     * released again and reported done.
+     */
+    public FireClaim claimAndStart(String key, String fireKey, String owner, Duration ttl, String lockTimeout) {
+        for (int attempt = 0; attempt < 3; attempt++) {
+            UUID runId = UUID.randomUUID();
+            Object r;
+            try {
+                r = jdbc.run("claim and start", key, true, c -> claimAndStartOnce(c, key, fireKey, owner, ttl, lockTimeout, runId));
+            } catch (LedgerUnavailableException e) {
+                if (!Faults.LOCK_TIMEOUT.equals(e.sqlState())) {
+                    throw e;
+                }
+                return leases.read(key).<FireClaim>map(h -> new FireClaim.Held(h.owner(), h.epoch(), Duration.ZERO))
+                        .orElseGet(() -> new FireClaim.Held(null, 0, Duration.ZERO));
+            }
+            if (r instanceof FireClaim.Started || r instanceof FireClaim.Done) {
+                return (FireClaim) r;
+            }
+            if (r instanceof FireClaim.Held h && h.owner() != null && h.remaining().compareTo(Duration.ZERO) > 0) {
+                return h;
+            }
+            if (r instanceof Long claimedEpoch) {
+                // the fire completed while the claim waited for the row lock: give the claim back, report the fire done
+                leases.releaseEpoch(key, claimedEpoch, owner);
+                Optional<RunRecord> done = completedRun(key, fireKey);
+                if (done.isPresent()) {
+                    RunRecord d = done.get();
+                    return new FireClaim.Done(new FireStart.AlreadyCompleted(d.runId().toString(), d.owner(), d.epoch()));
+                }
+                continue;
+            }
+            if (r == null) {
+                jdbc.run("insert job", key, true, c -> {
+                    try (PreparedStatement ps = jdbc.prepare(c, sql.insertIdle)) {
+                        ps.setString(1, key);
+                        return ps.executeUpdate();
+                    }
+                });
+            }
+            // no row yet, or the holder's lease ended between the statement's snapshot and its lock: again
+        }
+        return leases.read(key).<FireClaim>map(h -> new FireClaim.Held(h.owner(), h.epoch(), h.remaining()))
+                .orElseGet(() -> new FireClaim.Held(null, 0, Duration.ZERO));
+    }
+
+    /** Started, Done or Held; the claimed epoch (a Long) when the fire completed meanwhile; null when the job has no row. */
+    private Object claimAndStartOnce(Connection c, String key, String fireKey, String owner, Duration ttl,
+                                        String lockTimeout, UUID runId) throws SQLException {
+        try (PreparedStatement ps = jdbc.prepare(c, sql.claimAndStart)) {
+            int i = 1;
+            ps.setString(i++, lockTimeout);
+            ps.setString(i++, key);
+            ps.setString(i++, fireKey);
+            ps.setString(i++, key);
+            ps.setString(i++, owner);
+            ps.setString(i++, owner);
+            ps.setString(i++, runId.toString());
+            ps.setLong(i++, ttl.toMillis());
+            ps.setString(i++, key);
+            ps.setString(i++, fireKey);
+            ps.setString(i++, runId.toString());
+            ps.setString(i++, key);
+            ps.setString(i++, fireKey);
+            ps.setString(i++, owner);
+            ps.setString(i, key);
+            try (ResultSet rs = ps.executeQuery()) {
+                if (!rs.next()) {
+                    return null;
+                }
+                String kind = rs.getString(1);
+                long epoch = rs.getLong(2);
+                Duration remaining = Jdbc.between(Rows.instant(rs, 6), Rows.instant(rs, 5));
+                if (kind.equals("done")) {
+                    return new FireClaim.Done(new FireStart.AlreadyCompleted(rs.getString(4), rs.getString(3), epoch));
+                }
+                if (kind.equals("held")) {
+                    return new FireClaim.Held(rs.getString(3), epoch, remaining);
+                }
+                if (rs.getObject(7) == null) {
+                    return epoch; // claimed, but the fire completed meanwhile
+                }
+                return new FireClaim.Started(epoch, runId.toString(), remaining);
+            }
+        }
     }
 
     /** The COMPLETED run of the fire, if any: a read without locks (a completed fire is final). */

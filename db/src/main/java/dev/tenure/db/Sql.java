@@ -55,6 +55,10 @@ final class Sql {
     final String upsertRun;
     final String markRunning;
     final String runOf;
+    /** One statement: the fire's completion read, the claim and the fire's start; see {@link #claimAndStart}. */
+    final String claimAndStart;
+    /** A job row with no holder yet (epoch 0), so that the next claim has a row to lock. */
+    final String insertIdle;
     final String finish;
     /** Like {@link #finish} but keeps the lease (the holder releases it next); parameters 1-9 only. */
     final String finishKeepingLease;
@@ -125,10 +129,54 @@ final class Sql {
                 + "RETURNING r.attempt, r.previous_status";
         markRunning = "UPDATE " + je + " SET status = 'RUNNING', current_run_id = ?, updated_at = clock_timestamp() "
                 + "WHERE job_key = ? AND fencing_token = ?";
+        claimAndStart = claimAndStart(je, jr);
+        insertIdle = "INSERT INTO " + je + " (job_key) VALUES (?) ON CONFLICT (job_key) DO NOTHING";
         runOf = "SELECT run_id, job_key, fire_key, epoch, owner, status, attempt, started_at, finished_at, error FROM "
                 + jr + " WHERE job_key = ? AND fire_key = ?";
         finish = finish(je, jr, CLEAR_LEASE, notifyIfListened(quotedSchema, "cleared, "));
         finishKeepingLease = finish(je, jr, "status = 'HELD', current_run_id = NULL, updated_at = clock_timestamp()", "0");
+    }
+
+    /**
+     * Reads the fire's completion, claims the job and starts the fire, in one statement (one commit), as
+     * {@code claim} and {@code startRun} would in two:
+     * <ul>
+     * <li>{@code done}: the fire already COMPLETED: nothing is claimed (no epoch spent);</li>
+     * <li>{@code free} and {@code won}: the claim (FOR UPDATE, waiting for open fenced transactions up to the lock
+     *     timeout), only where no other owner's lease is live and the fire is not done; the job row turns RUNNING with
+     *     the new run's id;</li>
+     * <li>{@code abandoned}: RUNNING runs of other fires under older epochs turn ABANDONED;</li>
+     * <li>{@code run}: the fire's row is inserted, or a FAILED, ABANDONED, REJECTED_STALE or (older epoch) RUNNING row
+     *     is taken over (attempt + 1); a row COMPLETED meanwhile is left alone (then no row returns from it).</li>
+     * </ul>
+     * Parameters: 1 lock timeout, 2 job, 3 fire, 4 job, 5 owner, 6 owner, 7 run id, 8 ttl ms, 9 job, 10 fire,
+     * 11 run id, 12 job, 13 fire, 14 owner, 15 job. Columns: 1 kind ({@code started}, {@code done}, {@code held}),
+     * 2 epoch, 3 owner, 4 run id, 5 lease expiry, 6 database now, 7 attempt (null: the fire completed meanwhile).
+     */
+    private static String claimAndStart(String je, String jr) {
+        return "WITH cfg AS (SELECT set_config('lock_timeout', ?, true) AS lt), "
+                + "done AS (SELECT run_id, owner, epoch FROM " + jr + " WHERE job_key = ? AND fire_key = ? AND status = 'COMPLETED'), "
+                + "free AS (SELECT je.job_key FROM " + je + " AS je, cfg WHERE je.job_key = ? AND (je.lease_expires_at IS NULL "
+                + "OR je.lease_expires_at <= clock_timestamp() OR je.owner = ?) AND NOT EXISTS (SELECT 1 FROM done) FOR UPDATE OF je), "
+                + "won AS (UPDATE " + je + " AS je SET fencing_token = greatest(je.fencing_token + 1, " + MICROS + "), "
+                + "owner = ?, status = 'RUNNING', current_run_id = ?::uuid, claimed_at = clock_timestamp(), "
+                + "lease_expires_at = clock_timestamp() + " + INTERVAL + ", updated_at = clock_timestamp() FROM free "
+                + "WHERE je.job_key = free.job_key RETURNING je.fencing_token, je.lease_expires_at), "
+                + "abandoned AS (UPDATE " + jr + " SET status = 'ABANDONED', finished_at = clock_timestamp(), "
+                + "error = 'the lease of ' || owner || ' (epoch ' || epoch || ') ended while the run was RUNNING' "
+                + "WHERE job_key = ? AND fire_key <> ? AND status = 'RUNNING' AND epoch < (SELECT fencing_token FROM won)), "
+                + "run AS (INSERT INTO " + jr + " AS r (run_id, job_key, fire_key, epoch, owner, status, started_at) "
+                + "SELECT ?::uuid, ?, ?, won.fencing_token, ?, 'RUNNING', clock_timestamp() FROM won "
+                + "ON CONFLICT (job_key, fire_key) DO UPDATE SET run_id = excluded.run_id, epoch = excluded.epoch, "
+                + "owner = excluded.owner, status = 'RUNNING', attempt = r.attempt + 1, previous_run_id = r.run_id, "
+                + "previous_status = CASE WHEN r.status = 'RUNNING' THEN 'ABANDONED' ELSE r.status END, "
+                + "started_at = clock_timestamp(), finished_at = NULL, error = NULL "
+                + "WHERE r.status IN ('FAILED', 'ABANDONED', 'REJECTED_STALE', 'RUNNING') RETURNING r.attempt) "
+                + "SELECT 'started', w.fencing_token, NULL, NULL, w.lease_expires_at, clock_timestamp(), (SELECT attempt FROM run) "
+                + "FROM won w "
+                + "UNION ALL SELECT 'done', d.epoch, d.owner, d.run_id::text, NULL, clock_timestamp(), NULL FROM done d "
+                + "UNION ALL SELECT 'held', je.fencing_token, je.owner, NULL, je.lease_expires_at, clock_timestamp(), NULL FROM "
+                + je + " je WHERE je.job_key = ? AND NOT EXISTS (SELECT 1 FROM won) AND NOT EXISTS (SELECT 1 FROM done)";
     }
 
     /**

@@ -5,6 +5,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 import dev.tenure.spi.RunLedger.Finished;
+import dev.tenure.spi.RunLedger.FireClaim;
 
 import java.sql.Connection;
 import java.time.Duration;
@@ -247,5 +248,56 @@ class JobLedgerIT {
             c.rollback();
         }
         assertThat(ledger.completedRun(key, "fire-1")).isEmpty();
+    }
+
+    @Test
+    void claimAndStart_oneStatement_startsHeldAndDoneAsClaimAndStartRunWould() throws Exception {
+        String key = key();
+        FireClaim first = ledger.claimAndStart(key, "fire-1", "a", Duration.ofSeconds(10)); // no job row yet
+        assertThat(first).isInstanceOf(FireClaim.Started.class);
+        FireClaim.Started a = (FireClaim.Started) first;
+        assertThat(a.remaining()).isGreaterThan(Duration.ofSeconds(8));
+        assertThat(ledger.holder(key)).get().satisfies(h -> {
+            assertThat(h.owner()).isEqualTo("a");
+            assertThat(h.epoch()).isEqualTo(a.epoch());
+        });
+        assertThat(ledger.runOf(key, "fire-1")).get().satisfies(r -> {
+            assertThat(r.status()).isEqualTo(RunStatus.RUNNING);
+            assertThat(r.runId().toString()).isEqualTo(a.runId());
+        });
+        assertThat(ledger.claimAndStart(key, "fire-2", "b", Duration.ofSeconds(10))).isInstanceOfSatisfying(
+                FireClaim.Held.class, h -> assertThat(h.owner()).isEqualTo("a"));
+
+        try (Connection c = fx.pool.getConnection()) {
+            c.setAutoCommit(false);
+            ledger.complete(c, key, a.epoch(), "a", UUID.fromString(a.runId()));
+            c.commit();
+        }
+        assertThat(ledger.finish(key, a.epoch(), "a", UUID.fromString(a.runId()), RunStatus.COMPLETED, null))
+                .isEqualTo(Finished.COMPLETED_EARLIER);
+        assertThat(ledger.holder(key)).as("the finish released the lease").isEmpty();
+        String epochBefore = fx.query("SELECT fencing_token FROM tenure.job_execution WHERE job_key = '" + key + "'").get(0);
+        assertThat(ledger.claimAndStart(key, "fire-1", "b", Duration.ofSeconds(10))).isInstanceOfSatisfying(
+                FireClaim.Done.class, d -> assertThat(d.run().epoch()).isEqualTo(a.epoch()));
+        assertThat(fx.query("SELECT fencing_token FROM tenure.job_execution WHERE job_key = '" + key + "'"))
+                .as("a done fire claims nothing").containsExactly(epochBefore);
+        assertThat(ledger.holder(key)).isEmpty();
+    }
+
+    @Test
+    void claimAndStart_takesOverAFailedFire_andAbandonsOlderRunningRuns() {
+        String key = key();
+        FireClaim.Started a1 = (FireClaim.Started) ledger.claimAndStart(key, "fire-1", "a", Duration.ofMillis(300));
+        assertThat(ledger.finish(key, a1.epoch(), "a", UUID.fromString(a1.runId()), RunStatus.FAILED, "boom"))
+                .isEqualTo(Finished.RECORDED);
+        FireClaim.Started a2 = (FireClaim.Started) ledger.claimAndStart(key, "fire-2", "a2", Duration.ofMillis(100));
+        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> ledger.holder(key).isEmpty());
+        FireClaim.Started b = (FireClaim.Started) ledger.claimAndStart(key, "fire-1", "b", Duration.ofSeconds(10));
+        assertThat(b.epoch()).isGreaterThan(a2.epoch());
+        assertThat(ledger.runOf(key, "fire-1")).get().satisfies(r -> {
+            assertThat(r.attempt()).isEqualTo(2);
+            assertThat(r.owner()).isEqualTo("b");
+        });
+        assertThat(ledger.runOf(key, "fire-2")).get().extracting(RunRecord::status).isEqualTo(RunStatus.ABANDONED);
     }
 }
