@@ -63,7 +63,8 @@ public interface Lease extends AutoCloseable {
      *
      * <p>Ordered with the watchdog: a renewal in flight is waited for, and none is sent while this call is, so the store
      * applies them in the order the deadline assumes. Blocks for at most the call timeout of the {@link Leases} that
-     * granted the lease. Thread-safe.
+     * granted the lease (a lease handed over from a local holder first waits, up to twice that, for the store to confirm
+     * the hand-off). Thread-safe.
      *
      * @return {@link ExtendResult#EXTENDED}; {@link ExtendResult#REFUSED} if the store no longer had the lease as this
      *         owner's (the lease is LOST now); {@link ExtendResult#NOT_HELD} if it was released or lost already, or
