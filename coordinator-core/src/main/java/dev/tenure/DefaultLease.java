@@ -12,8 +12,11 @@ import java.util.function.Consumer;
 
 /**
  * The lease handle. State moves only ACTIVE → RELEASED or ACTIVE → LOST (one CAS each). The validity
- * deadline only moves forward, and only while ACTIVE. Renewal bookkeeping fields are touched by the
- * watchdog thread and by store callbacks, hence volatile.
+ * deadline ({@link Validity}) moves only while ACTIVE, and only forward, except by a TTL change ({@link #extend}) or
+ * a failed call that may still shorten the lease in the store. At most one store call that moves the lease's expiry
+ * (a renewal, a TTL change, the confirmation of an early hand-off) is in flight at a time ({@link #startCall}), so the
+ * store applies them in the order the deadline assumes. Renewal bookkeeping fields are touched by the watchdog thread
+ * and by store callbacks, hence volatile.
  */
 final class DefaultLease implements Lease {
 
@@ -22,22 +25,23 @@ final class DefaultLease implements Lease {
     private final LeaseEngine engine;
     private final String key;
     private final String owner;
-    private final LeaseOptions options;
+    /** The options the lease is held to; a TTL change replaces them. */
+    private volatile LeaseOptions options;
     private final OptionalLong token;
     private final Thread holder;
     private final long acquiredAt;
     private final AtomicReference<LeaseState> state = new AtomicReference<>(LeaseState.ACTIVE);
     private final AtomicBoolean releaseStarted = new AtomicBoolean();
     private final List<Once> listeners = new CopyOnWriteArrayList<>();
-    private volatile long validUntil;
+    private final Validity validity;
     private volatile String lostReason;
+    /** The store call in flight that moves the lease's expiry (completes when it has ended), or null. */
+    private final AtomicReference<CompletableFuture<Void>> call = new AtomicReference<>();
 
     /** Completes when the store confirmed (or refused) the hand-off that created this lease; done otherwise. */
     final CompletableFuture<Void> handOffSettled;
 
     // watchdog bookkeeping
-    volatile long nextRenewAt;
-    volatile boolean renewInFlight;
     volatile boolean refused;
 
     DefaultLease(LeaseEngine engine, String key, String owner, LeaseOptions options, OptionalLong token, long sentAt,
@@ -55,25 +59,77 @@ final class DefaultLease implements Lease {
         this.token = token;
         this.holder = holder;
         this.acquiredAt = sentAt;
-        this.validUntil = validUntil;
+        this.validity = new Validity(validUntil, options, sentAt);
         this.handOffSettled = validUntil == deadlineFrom(sentAt) ? DONE : new CompletableFuture<>();
-        this.nextRenewAt = sentAt + options.renewEvery().toNanos();
     }
 
     long deadlineFrom(long sentAt) {
         return sentAt + options.ttl().toNanos() - options.safetyMargin().toNanos();
     }
 
-    /** Pushes validity forward after a successful renewal sent at {@code sentAt}. */
-    void extend(long sentAt) {
-        long candidate = deadlineFrom(sentAt);
-        if (state.get() == LeaseState.ACTIVE && candidate > validUntil) {
-            validUntil = candidate;
+    /** Takes the one slot for a store call that moves the lease's expiry; false if such a call is in flight. */
+    boolean startCall() {
+        return call.compareAndSet(null, new CompletableFuture<>());
+    }
+
+    boolean callInFlight() {
+        return call.get() != null;
+    }
+
+    /** Completes when the call in flight has ended (at once if none is). */
+    CompletableFuture<Void> callEnded() {
+        CompletableFuture<Void> c = call.get();
+        return c == null ? DONE : c;
+    }
+
+    /** Frees the slot taken by {@link #startCall}. */
+    void endCall() {
+        CompletableFuture<Void> c = call.getAndSet(null);
+        if (c != null) {
+            c.complete(null);
         }
     }
 
+    /** After a renewal with {@code term} sent at {@code sentAt} succeeded: validity moves forward, never back. */
+    void renewed(long sentAt, LeaseOptions term) {
+        if (state.get() == LeaseState.ACTIVE) {
+            validity.renewed(sentAt, term);
+        }
+    }
+
+    /**
+     * After a TTL change to {@code term} sent at {@code sentAt} succeeded: validity follows the new TTL, earlier or
+     * later, and renewals use it from now on. False (nothing changed) if the lease is no longer ACTIVE.
+     */
+    boolean ttlChanged(long sentAt, LeaseOptions term) {
+        if (state.get() != LeaseState.ACTIVE) {
+            return false;
+        }
+        options = term;
+        validity.changed(sentAt, term);
+        return true;
+    }
+
+    /** After a call with {@code term} sent at {@code sentAt} failed; it may still take effect until {@code settledAt}. */
+    void callFailed(long sentAt, LeaseOptions term, long settledAt) {
+        validity.failed(sentAt, term, settledAt);
+    }
+
     long validUntil() {
-        return validUntil;
+        return validity.until();
+    }
+
+    long nextRenewAt() {
+        return validity.nextRenewAt();
+    }
+
+    /** How early a renewal may go out together with others that are due. */
+    long renewWindow() {
+        return validity.window();
+    }
+
+    void renewAt(long at) {
+        validity.renewAt(at);
     }
 
     long acquiredAt() {
@@ -153,7 +209,7 @@ final class DefaultLease implements Lease {
 
     @Override
     public boolean isValid() {
-        return state.get() == LeaseState.ACTIVE && engine.now() < validUntil;
+        return state.get() == LeaseState.ACTIVE && engine.now() < validity.until();
     }
 
     @Override
@@ -161,7 +217,7 @@ final class DefaultLease implements Lease {
         if (state.get() != LeaseState.ACTIVE) {
             return Duration.ZERO;
         }
-        return Duration.ofNanos(Math.max(0, validUntil - engine.now()));
+        return Duration.ofNanos(Math.max(0, validity.until() - engine.now()));
     }
 
     @Override
@@ -177,6 +233,11 @@ final class DefaultLease implements Lease {
             once.run(this);
         }
         return this;
+    }
+
+    @Override
+    public ExtendResult extend(Duration newTtl) {
+        return engine.extend(this, newTtl);
     }
 
     @Override

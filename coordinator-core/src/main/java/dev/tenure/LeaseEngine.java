@@ -38,6 +38,7 @@ final class LeaseEngine implements AutoCloseable {
     private final long settleNanos;
     private final int maxLocalHandOffs;
     private final Watchdog watchdog;
+    private final TtlChange ttlChange;
     private final ScheduledExecutorService cleaner;
     private final ConcurrentMap<String, KeyWaiters> waiters = new ConcurrentHashMap<>();
     private final Owners owners = new Owners();
@@ -50,7 +51,8 @@ final class LeaseEngine implements AutoCloseable {
         Duration longest = store.longestCall();
         this.settleNanos = (longest == null || longest.isNegative() || longest.isZero() ? callTimeout : longest).toNanos();
         this.maxLocalHandOffs = maxLocalHandOffs;
-        this.watchdog = new Watchdog(store, ticker, metrics);
+        this.watchdog = new Watchdog(store, ticker, metrics, settleNanos);
+        this.ttlChange = new TtlChange(this, store, metrics, callTimeout, settleNanos);
         ScheduledThreadPoolExecutor c = new ScheduledThreadPoolExecutor(1, r -> {
             Thread t = new Thread(r, "tenure-cleanup");
             t.setDaemon(true);
@@ -115,7 +117,7 @@ final class LeaseEngine implements AutoCloseable {
     }
 
     /** A store call's future; a store that throws instead of failing its future gets a failed future. */
-    private static <T> CompletableFuture<T> send(Supplier<CompletableFuture<T>> call) {
+    static <T> CompletableFuture<T> send(Supplier<CompletableFuture<T>> call) {
         try {
             return call.get();
         } catch (RuntimeException e) {
@@ -226,6 +228,11 @@ final class LeaseEngine implements AutoCloseable {
         });
     }
 
+    /** {@link Lease#extend}: see {@link TtlChange}. */
+    ExtendResult extend(DefaultLease lease, Duration newTtl) {
+        return ttlChange.extend(lease, newTtl);
+    }
+
     /** Releases {@code lease}, handing it straight to a parked local waiter when there is one. */
     ReleaseResult release(DefaultLease lease) {
         if (!lease.startRelease()) {
@@ -294,7 +301,7 @@ final class LeaseEngine implements AutoCloseable {
         long sentAt = now();
         DefaultLease next = new DefaultLease(this, lease.key(), w.owner(), w.options, OptionalLong.empty(), sentAt, w.thread,
                 lease.validUntil());
-        next.renewInFlight = true;
+        next.startCall(); // no renewal before the confirmation
         q.localHolder = next;
         watchdog.register(next);
         w.grant(next);
@@ -302,6 +309,7 @@ final class LeaseEngine implements AutoCloseable {
         try {
             return settleEarlyHandOff(lease, next, q, w, transfer, sentAt);
         } finally {
+            next.endCall();
             next.handOffSettled.complete(null);
         }
     }
@@ -321,9 +329,7 @@ final class LeaseEngine implements AutoCloseable {
         }
         if (r instanceof AcquireResult.Acquired a) {
             countHandOff(q, a);
-            next.extend(sentAt);
-            next.nextRenewAt = sentAt + w.options.renewEvery().toNanos();
-            next.renewInFlight = false;
+            next.renewed(sentAt, w.options);
             lease.markReleased();
             metrics.acquire(LeaseMetrics.AcquireResult.ACQUIRED, now() - sentAt);
             return ReleaseResult.RELEASED;
@@ -336,7 +342,7 @@ final class LeaseEngine implements AutoCloseable {
     }
 
     /** A lease handed over early is released only after the store has the transfer, so store operations stay in order. */
-    private void awaitHandOffSettled(DefaultLease lease) {
+    void awaitHandOffSettled(DefaultLease lease) {
         try {
             Futures.await(lease.handOffSettled, callTimeout.multipliedBy(2), lease.key());
         } catch (LeaseStoreUnavailableException e) {
@@ -348,7 +354,7 @@ final class LeaseEngine implements AutoCloseable {
         q.localHandOffs = a.othersWaiting() ? q.localHandOffs + 1 : 0;
     }
 
-    private void loseNow(DefaultLease lease, String reason) {
+    void loseNow(DefaultLease lease, String reason) {
         watchdog.unregister(lease);
         if (lease.markLost(reason)) {
             metrics.lost();

@@ -36,7 +36,7 @@ public record LeaseOptions(Duration ttl, Duration renewEvery, Duration safetyMar
         if (renewEvery.compareTo(ttl) >= 0) {
             throw new IllegalArgumentException("renewEvery (" + renewEvery + ") must be shorter than ttl (" + ttl + ")");
         }
-        safetyMargin = safetyMargin == null ? ttl.dividedBy(100).plusMillis(2) : safetyMargin;
+        safetyMargin = safetyMargin == null ? defaultMargin(ttl) : safetyMargin;
         if (safetyMargin.isNegative() || safetyMargin.compareTo(ttl) >= 0) {
             throw new IllegalArgumentException("safetyMargin must be >= 0 and shorter than ttl (got " + safetyMargin + ")");
         }
@@ -52,9 +52,23 @@ public record LeaseOptions(Duration ttl, Duration renewEvery, Duration safetyMar
         return new LeaseOptions(ttl, null, null, true, false, false);
     }
 
+    private static Duration defaultMargin(Duration ttl) {
+        return ttl.dividedBy(100).plusMillis(2);
+    }
+
+    /**
+     * These options with another TTL (also what {@link Lease#extend} holds a lease to). What was derived from the TTL
+     * follows it: a {@code renewEvery} of ttl/3 becomes newTtl/3, and the default safety margin is recomputed. What was
+     * set explicitly (any other value) stays.
+     *
+     * @throws IllegalArgumentException as the constructor, e.g. if an explicit renewEvery or safetyMargin is not
+     *                                  shorter than {@code newTtl}
+     */
     public LeaseOptions withTtl(Duration newTtl) {
-        boolean derived = renewEvery.equals(ttl.dividedBy(3));
-        return new LeaseOptions(newTtl, derived ? null : renewEvery, null, renew, fencingToken, interruptOnLoss);
+        boolean derivedEvery = renewEvery.equals(ttl.dividedBy(3));
+        boolean derivedMargin = safetyMargin.equals(defaultMargin(ttl));
+        return new LeaseOptions(newTtl, derivedEvery ? null : renewEvery, derivedMargin ? null : safetyMargin, renew,
+                fencingToken, interruptOnLoss);
     }
 
     public LeaseOptions withRenewEvery(Duration every) {

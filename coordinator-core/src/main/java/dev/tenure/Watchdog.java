@@ -12,7 +12,8 @@ import java.util.concurrent.locks.LockSupport;
  * refused or its local validity runs out. Renewals are fired asynchronously and all at once for every lease
  * that is due (or nearly due: within a tenth of its period), so the store can coalesce them into few calls;
  * nothing here waits for the store. After a failed renewal it retries sooner (a quarter period), until the
- * validity deadline, which it enforces on its own clock whether or not a request is still in flight.
+ * validity deadline, which it enforces on its own clock whether or not a request is still in flight. A renewal is
+ * sent with the lease's TTL of the moment, and only while no other call moving its expiry is in flight (a TTL change).
  */
 final class Watchdog implements AutoCloseable {
 
@@ -23,15 +24,18 @@ final class Watchdog implements AutoCloseable {
     private final LeaseStore store;
     private final Ticker ticker;
     private final LeaseMetrics metrics;
+    /** How long a failed renewal may still take effect in the store. */
+    private final long settleNanos;
     private final Thread thread;
     private volatile boolean closed;
     /** When the watchdog thread means to look next; registering a lease due earlier wakes it. */
     private volatile long plannedWake = Long.MIN_VALUE;
 
-    Watchdog(LeaseStore store, Ticker ticker, LeaseMetrics metrics) {
+    Watchdog(LeaseStore store, Ticker ticker, LeaseMetrics metrics, long settleNanos) {
         this.store = store;
         this.ticker = ticker;
         this.metrics = metrics;
+        this.settleNanos = settleNanos;
         this.thread = new Thread(this::loop, "tenure-watchdog");
         this.thread.setDaemon(true);
         this.thread.start();
@@ -39,7 +43,7 @@ final class Watchdog implements AutoCloseable {
 
     void register(DefaultLease lease) {
         leases.add(lease);
-        if (Math.min(lease.validUntil(), lease.nextRenewAt) < plannedWake) {
+        if (Math.min(lease.validUntil(), lease.nextRenewAt()) < plannedWake) {
             LockSupport.unpark(thread); // due before the watchdog's next look
         }
     }
@@ -71,7 +75,6 @@ final class Watchdog implements AutoCloseable {
                 } catch (RuntimeException | Error e) {
                     // never let one lease (or a store that throws instead of failing its future) stop the watchdog
                     LeaseEngine.LOG.error("watchdog failed on lease '{}'", lease.key(), e);
-                    lease.renewInFlight = false;
                 }
             }
             plannedWake = wake;
@@ -100,12 +103,16 @@ final class Watchdog implements AutoCloseable {
         if (!lease.options().renew()) {
             return lease.validUntil();
         }
-        long window = lease.options().renewEvery().toNanos() / 10;
-        if (!lease.renewInFlight && now >= lease.nextRenewAt - window) {
-            renew(lease);
+        if (!lease.callInFlight() && now >= lease.nextRenewAt() - lease.renewWindow() && lease.startCall()) {
+            try {
+                renew(lease);
+            } catch (RuntimeException | Error e) {
+                lease.endCall();
+                throw e;
+            }
         }
         // Wake when the earliest lease is due; that pass also renews everything due within the next window.
-        return lease.renewInFlight ? lease.validUntil() : Math.min(lease.validUntil(), lease.nextRenewAt);
+        return lease.callInFlight() ? lease.validUntil() : Math.min(lease.validUntil(), lease.nextRenewAt());
     }
 
     private void lose(DefaultLease lease, String reason) {
@@ -116,27 +123,21 @@ final class Watchdog implements AutoCloseable {
         }
     }
 
+    /** Sends one renewal; the caller has taken the lease's call slot, which the answer frees. */
     private void renew(DefaultLease lease) {
-        lease.renewInFlight = true;
+        LeaseOptions term = lease.options();
         long sentAt = ticker.nanoTime();
-        java.util.concurrent.CompletableFuture<Boolean> call;
-        try {
-            call = store.renew(lease.key(), lease.owner(), lease.options().ttl());
-        } catch (RuntimeException e) {
-            call = java.util.concurrent.CompletableFuture.failedFuture(e);
-        }
-        call.whenComplete((ok, err) -> {
+        LeaseEngine.send(() -> store.renew(lease.key(), lease.owner(), term.ttl())).whenComplete((ok, err) -> {
             if (err != null) {
                 metrics.renewFailure();
-                long retry = Math.max(MIN_RETRY_NANOS, lease.options().renewEvery().toNanos() / 4);
-                lease.nextRenewAt = ticker.nanoTime() + retry;
-            } else if (ok) {
-                lease.extend(sentAt);
-                lease.nextRenewAt = sentAt + lease.options().renewEvery().toNanos();
+                lease.callFailed(sentAt, term, ticker.nanoTime() + settleNanos);
+                lease.renewAt(ticker.nanoTime() + Math.max(MIN_RETRY_NANOS, term.renewEvery().toNanos() / 4));
+            } else if (Boolean.TRUE.equals(ok)) {
+                lease.renewed(sentAt, term);
             } else {
                 lease.refused = true;
             }
-            lease.renewInFlight = false;
+            lease.endCall();
             LockSupport.unpark(thread);
         });
     }

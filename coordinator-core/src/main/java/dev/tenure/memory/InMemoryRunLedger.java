@@ -13,13 +13,25 @@ import java.util.concurrent.ConcurrentHashMap;
 /**
  * A {@link RunLedger} in memory, for users' unit tests, over an {@link InMemoryLeaseStore} whose fencing tokens are the
  * epochs: a job's current epoch and owner are its latest holder's. <b>Single process, not transactional</b>: the
- * {@link Connection} arguments are ignored, a completion takes effect at once and is not rolled back with anything.
- * It follows the same rules as the database ledger (a completed fire is final, a stale epoch or owner is refused) and
- * passes the same run-ledger contract. Thread-safe.
+ * {@link Connection} arguments are ignored (null is fine), and a {@link #complete} takes effect at once: a transaction
+ * the caller rolls back afterwards does not undo it, so the fire counts as completed although the business writes did
+ * not commit. In the test kit's {@code RunLedgerContract} this is the one rule it follows differently, declared as
+ * {@code transactional() == false}. Otherwise it follows the database ledger's rules (a completed fire is final; a stale
+ * epoch or another owner is refused; RUNNING runs of older epochs are ABANDONED when a newer epoch starts one; finish
+ * and complete touch only the run of the presented epoch) and passes the same contract. Thread-safe.
  */
 public final class InMemoryRunLedger implements RunLedger {
 
-    private record Row(String runId, String owner, long epoch, String status) {
+    private record Row(String jobKey, String runId, String owner, long epoch, String status) {
+
+        Row withStatus(String newStatus) {
+            return new Row(jobKey, runId, owner, epoch, newStatus);
+        }
+
+        /** A run of {@code job} under {@code epochOf}, still RUNNING: the only kind finish and complete change. */
+        boolean runningUnder(String job, long epochOf) {
+            return jobKey.equals(job) && epoch == epochOf && status.equals("RUNNING");
+        }
     }
 
     private final Map<String, Row> runs = new ConcurrentHashMap<>();
@@ -54,6 +66,7 @@ public final class InMemoryRunLedger implements RunLedger {
     @Override
     public synchronized FireStart startRun(String jobKey, String fireKey, long epoch, String owner) {
         fence(null, jobKey, epoch, owner);
+        abandonOlderRuns(jobKey, epoch);
         Row r = runs.get(id(jobKey, fireKey));
         if (r != null && r.status().equals("COMPLETED")) {
             return new FireStart.AlreadyCompleted(r.runId(), r.owner(), r.epoch());
@@ -62,25 +75,26 @@ public final class InMemoryRunLedger implements RunLedger {
             return new FireStart.InProgress(r.runId(), r.owner(), r.epoch());
         }
         String runId = UUID.randomUUID().toString();
-        runs.put(id(jobKey, fireKey), new Row(runId, owner, epoch, "RUNNING"));
+        runs.put(id(jobKey, fireKey), new Row(jobKey, runId, owner, epoch, "RUNNING"));
         return new FireStart.Started(runId);
+    }
+
+    /** As the database ledger: the owners of older epochs lost their leases, so their RUNNING runs are ABANDONED. */
+    private void abandonOlderRuns(String jobKey, long epoch) {
+        runs.replaceAll((id, r) -> r.jobKey().equals(jobKey) && r.epoch() < epoch && r.status().equals("RUNNING")
+                ? r.withStatus("ABANDONED") : r);
     }
 
     @Override
     public synchronized Finished finish(String jobKey, long epoch, String owner, String runId, boolean succeeded,
                                         String error) {
         Map.Entry<String, Row> e = find(runId);
-        if (e == null) {
-            return Finished.STALE;
-        }
-        Row r = e.getValue();
-        if (r.status().equals("COMPLETED")) {
+        if (e != null && e.getValue().status().equals("COMPLETED")) {
             return Finished.COMPLETED_EARLIER;
         }
         boolean ok = current(jobKey, epoch, owner);
-        if (r.status().equals("RUNNING")) {
-            runs.put(e.getKey(), new Row(runId, r.owner(), r.epoch(),
-                    !ok ? "REJECTED_STALE" : succeeded ? "COMPLETED" : "FAILED"));
+        if (e != null && e.getValue().runningUnder(jobKey, epoch)) {
+            runs.put(e.getKey(), e.getValue().withStatus(!ok ? "REJECTED_STALE" : succeeded ? "COMPLETED" : "FAILED"));
         }
         return ok ? Finished.RECORDED : Finished.STALE;
     }
@@ -98,12 +112,13 @@ public final class InMemoryRunLedger implements RunLedger {
     public synchronized void complete(Connection connection, String jobKey, long epoch, String owner, String runId) {
         fence(connection, jobKey, epoch, owner);
         Map.Entry<String, Row> e = find(runId);
-        if (e == null || !(e.getValue().status().equals("RUNNING") || e.getValue().status().equals("COMPLETED"))) {
-            throw new IllegalStateException("run " + runId + " of job '" + jobKey + "' cannot complete: its row is "
-                    + (e == null ? "missing" : e.getValue().status()));
+        if (e != null && e.getValue().runningUnder(jobKey, epoch)) {
+            runs.put(e.getKey(), e.getValue().withStatus("COMPLETED"));
+        } else if (e == null || !e.getValue().status().equals("COMPLETED")) {
+            throw new IllegalStateException("run " + runId + " of job '" + jobKey + "' cannot complete under epoch "
+                    + epoch + ": its row is " + (e == null ? "missing" : e.getValue().status() + " under epoch "
+                    + e.getValue().epoch()) + " (complete only the run this context belongs to)");
         }
-        Row r = e.getValue();
-        runs.put(e.getKey(), new Row(runId, r.owner(), r.epoch(), "COMPLETED"));
     }
 
     @Override

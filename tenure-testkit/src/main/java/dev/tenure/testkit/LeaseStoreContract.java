@@ -2,6 +2,7 @@ package dev.tenure.testkit;
 
 import dev.tenure.spi.AcquireResult;
 import dev.tenure.spi.LeaseStore;
+import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
@@ -15,9 +16,24 @@ import static org.awaitility.Awaitility.await;
 
 /**
  * The behaviour every {@link LeaseStore} must have. A store's test extends this and provides the store; every
- * test uses fresh keys, so one store instance may serve the whole class.
+ * test uses fresh keys, so one store instance may serve the whole class. The nested {@link LeaseHandles} runs the
+ * {@link LeaseContract} (lease handles over the same store: {@code Lease.extend}) with it.
  */
 public abstract class LeaseStoreContract {
+
+    /** The {@link LeaseContract} over this class's store. */
+    @Nested
+    class LeaseHandles extends LeaseContract {
+        @Override
+        protected LeaseStore store() {
+            return LeaseStoreContract.this.store();
+        }
+
+        @Override
+        protected String freshKey() {
+            return LeaseStoreContract.this.freshKey();
+        }
+    }
 
     private static final Duration TTL = Duration.ofSeconds(10);
 

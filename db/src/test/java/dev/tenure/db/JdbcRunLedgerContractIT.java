@@ -1,0 +1,75 @@
+package dev.tenure.db;
+
+import dev.tenure.spi.RunLedger;
+import dev.tenure.testkit.RunLedgerContract;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.time.Duration;
+
+/**
+ * The RunLedger contract on {@link JdbcRunLedger} over a fresh Postgres database: epochs from {@link JobLedger#claim},
+ * completions in real pooled transactions (autocommit off) that the contract commits or rolls back.
+ */
+class JdbcRunLedgerContractIT extends RunLedgerContract {
+
+    private static Fixture fx;
+    private static JdbcLeaseStore store;
+    private static JdbcRunLedger ledger;
+
+    @BeforeAll
+    static void start() {
+        fx = Fixture.forClass(JdbcRunLedgerContractIT.class);
+        store = JdbcLeaseStore.builder(fx.pool).listen(false).build();
+        ledger = new JdbcRunLedger(store);
+    }
+
+    @AfterAll
+    static void stop() {
+        store.close();
+        fx.close();
+    }
+
+    @Override
+    protected RunLedger ledger() {
+        return ledger;
+    }
+
+    @Override
+    protected long claim(String jobKey, String owner) {
+        if (fx.ledger.claim(jobKey, owner, Duration.ofSeconds(30)) instanceof ClaimResult.Claimed c) {
+            return c.epoch();
+        }
+        throw new AssertionError("job " + jobKey + " is held");
+    }
+
+    /** The lease runs out now by the database clock; epoch and owner stay, as after a real expiry. */
+    @Override
+    protected void expire(String jobKey) {
+        try (Connection c = fx.pool.getConnection();
+             PreparedStatement ps = c.prepareStatement("UPDATE \"" + fx.ledger.schema()
+                     + "\".job_execution SET lease_expires_at = clock_timestamp() WHERE job_key = ? AND owner IS NOT NULL")) {
+            ps.setString(1, jobKey);
+            if (ps.executeUpdate() != 1) {
+                throw new AssertionError("job " + jobKey + " has no lease to expire");
+            }
+        } catch (SQLException e) {
+            throw new IllegalStateException("expiring the lease of " + jobKey + ": " + e.getMessage(), e);
+        }
+    }
+
+    @Override
+    protected Connection openTransaction() throws SQLException {
+        Connection c = fx.pool.getConnection();
+        c.setAutoCommit(false);
+        return c;
+    }
+
+    @Override
+    protected boolean transactional() {
+        return true;
+    }
+}
