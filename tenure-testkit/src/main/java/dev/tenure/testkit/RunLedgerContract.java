@@ -292,4 +292,33 @@ public abstract class RunLedgerContract {
         expire(b.job());
         assertRefused(b, () -> inTransaction(false, c -> ledger().fence(c, b.job(), b.epoch(), b.owner())));
     }
+
+    /**
+     * The one-step path ({@link RunLedger#claimsAndStarts()}): claim + start in one step, outcome + release in another.
+     * A ledger without it must say so by throwing {@link UnsupportedOperationException}.
+     */
+    @Test
+    void claimAndStart_startsHoldsThenReportsTheDoneFire_orIsRefusedWhereNotSupported() throws SQLException {
+        String job = freshJobKey();
+        if (!ledger().claimsAndStarts()) {
+            assertThatThrownBy(() -> ledger().claimAndStart(job, "f", "a", java.time.Duration.ofSeconds(30)))
+                    .isInstanceOf(UnsupportedOperationException.class);
+            assertThatThrownBy(() -> ledger().finishAndRelease(job, 1, "a", "run", true, null))
+                    .isInstanceOf(UnsupportedOperationException.class);
+            return;
+        }
+        RunLedger.FireClaim first = ledger().claimAndStart(job, "f", "a", java.time.Duration.ofSeconds(30));
+        assertThat(first).isInstanceOf(RunLedger.FireClaim.Started.class);
+        RunLedger.FireClaim.Started a = (RunLedger.FireClaim.Started) first;
+        assertThat(ledger().claimAndStart(job, "g", "b", java.time.Duration.ofSeconds(30)))
+                .isInstanceOfSatisfying(RunLedger.FireClaim.Held.class, h -> assertThat(h.owner()).isEqualTo("a"));
+        Holder holder = new Holder(job, "a", a.epoch());
+        complete(holder, a.runId());
+        assertThat(ledger().finishAndRelease(job, a.epoch(), "a", a.runId(), true, null)).isEqualTo(Finished.COMPLETED_EARLIER);
+        assertThat(ledger().claimAndStart(job, "f", "b", java.time.Duration.ofSeconds(30)))
+                .isEqualTo(new RunLedger.FireClaim.Done(new FireStart.AlreadyCompleted(a.runId(), "a", a.epoch())));
+        RunLedger.FireClaim g = ledger().claimAndStart(job, "g", "b", java.time.Duration.ofSeconds(30));
+        assertThat(g).as("the release let another owner in").isInstanceOf(RunLedger.FireClaim.Started.class);
+        assertThat(((RunLedger.FireClaim.Started) g).epoch()).isGreaterThan(a.epoch());
+    }
 }
