@@ -329,7 +329,9 @@ final class LeaseEngine implements AutoCloseable {
         }
         if (r instanceof AcquireResult.Acquired a) {
             countHandOff(q, a);
-            next.renewed(sentAt, w.options);
+            // the store now holds the key for the waiter's TTL from the transfer: set (not only extend) the deadline,
+            // or a waiter with a shorter TTL than its predecessor's would trust the lease past the store's expiry
+            next.ttlChanged(sentAt, w.options);
             lease.markReleased();
             metrics.acquire(LeaseMetrics.AcquireResult.ACQUIRED, now() - sentAt);
             return ReleaseResult.RELEASED;
