@@ -92,6 +92,20 @@ class LeasesTest {
         }
 
         @Test
+        void earlyHandOff_toAWaiterWithAShorterTtl_itsDeadlineFollowsItsOwnTtl() throws Exception {
+            Leases l = over(new FaultyLeaseStore(Ticker.system(), true), Ticker.system(), 16);
+            Lease holder = l.tryAcquire("h", LeaseOptions.ofTtl(Duration.ofSeconds(30))).orElseThrow();
+            java.util.concurrent.CompletableFuture<java.util.Optional<Lease>> waiter = java.util.concurrent.CompletableFuture
+                    .supplyAsync(() -> l.acquire("h", Duration.ofSeconds(10), LeaseOptions.ofTtl(Duration.ofSeconds(2))));
+            await().atMost(Duration.ofSeconds(5)).pollDelay(Duration.ofMillis(100)).until(() -> true);
+            assertThat(holder.release()).isEqualTo(ReleaseResult.RELEASED);
+            Lease next = waiter.get(10, java.util.concurrent.TimeUnit.SECONDS).orElseThrow();
+            await().atMost(Duration.ofSeconds(5)).until(() -> next.remaining().compareTo(Duration.ofSeconds(2)) <= 0);
+            assertThat(next.remaining()).as("not the predecessor's 30 s").isLessThanOrEqualTo(Duration.ofSeconds(2));
+            next.release();
+        }
+
+        @Test
         void acquire_withoutHandOff_noLostUpdates() throws Exception {
             Leases l = over(new FaultyLeaseStore(Ticker.system(), true), Ticker.system(), 0);
             assertThat(contend(l, 4, 50, LeaseOptions.ofDefaults())).isEqualTo(200);
