@@ -50,11 +50,11 @@ public final class BatchExample {
 
     static void run(Tenure tenure, DataSource dataSource) throws Exception {
         DataSourceTransactionManager tx = new DataSourceTransactionManager(dataSource);
-        JdbcJobRepositoryFactoryBean factory = new JdbcJobRepositoryFactoryBean();
+        // tag::batch-step[]
+        JdbcJobRepositoryFactoryBean factory = new JdbcJobRepositoryFactoryBean();   // Spring Batch's JDBC repository
         factory.setDataSource(dataSource);
         factory.setTransactionManager(tx);
         factory.afterPropertiesSet();
-        // tag::batch-step[]
         TenureBatch batch = TenureBatch.of(tenure.coordinator(), dataSource);   // batch, business and Tenure tables: one DataSource
         JobRepository repository = batch.fenced(factory.getObject());           // a stale owner cannot overwrite batch metadata
         JdbcTemplate jdbc = new JdbcTemplate(dataSource);                       // joins the chunk's transaction

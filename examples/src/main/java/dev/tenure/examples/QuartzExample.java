@@ -34,13 +34,13 @@ public final class QuartzExample {
             servers.sql("CREATE TABLE report (slot text NOT NULL, node text NOT NULL, epoch bigint NOT NULL)");
             dataSource = servers.dataSource();
             ValkeyConfig valkey = ValkeyConfig.standalone(servers.valkeyAddress()).build();
-            try (Tenure a = Tenure.builder().dataSource(dataSource).valkey(valkey).build();
-                 Tenure b = Tenure.builder().dataSource(dataSource).valkey(valkey).build()) {
+            try (Tenure tenureA = Tenure.builder().dataSource(dataSource).valkey(valkey).build();
+                 Tenure tenureB = Tenure.builder().dataSource(dataSource).valkey(valkey).build()) {
                 Scheduler nodeA = ramScheduler("node-a");
                 Scheduler nodeB = ramScheduler("node-b");
                 // tag::quartz-plug-in[]
-                QuartzCoordination.builder(a.coordinator()).build().registerListeners(nodeA);  // way 1: listeners
-                nodeB.setJobFactory(QuartzCoordination.builder(b.coordinator()).build().jobFactory());  // way 2
+                QuartzCoordination.builder(tenureA.coordinator()).build().registerListeners(nodeA);   // way 1: listeners
+                nodeB.setJobFactory(QuartzCoordination.builder(tenureB.coordinator()).build().jobFactory());   // way 2
                 // end::quartz-plug-in[]
                 for (Scheduler node : new Scheduler[] {nodeA, nodeB}) {
                     schedule(node, Report.class);
