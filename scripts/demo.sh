@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
-# Builds Tenure and runs the main demo: three instances share a settlement job firing every second through the
-# JobCoordinator while the demo kills one, freezes another and stops Valkey; prints a summary table.
-# Installs valkey-server first if it is missing (without it the demo runs in the DATABASE mode).
+# Runs Tenure's main demo, the settlement tour: three instances share a settlement job firing every second through
+# the JobCoordinator while the tour kills one, freezes another and stops Valkey; prints a summary table.
+#   ./scripts/demo.sh                    the settlement tour
+#   ./scripts/demo.sh <Name>             any example or tour in examples/ (see examples/README.md), e.g. PlainLockExample
+# Installs valkey-server first if it is missing (without it the settlement tour runs in the DATABASE mode). Installs
+# nothing into ~/.m2: the reactor compiles the modules the examples need and runs the class in a fresh JVM.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/prerequisites.sh
-mvn -B -ntp -q -DskipTests install
-mvn -B -ntp -q -pl examples exec:exec
+mvn -B -ntp -q -pl examples -am process-classes -Dexample="${1:-SettlementTour}"

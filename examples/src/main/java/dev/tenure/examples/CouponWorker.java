@@ -1,12 +1,12 @@
 package dev.tenure.examples;
 
+import com.zaxxer.hikari.HikariDataSource;
 import dev.tenure.Lease;
 import dev.tenure.LeaseLostException;
 import dev.tenure.LeaseStoreUnavailableException;
 import dev.tenure.Leases;
 import dev.tenure.LockPolicy;
-import dev.tenure.ValkeyConfig;
-import dev.tenure.valkey.ValkeyLeaseStore;
+import dev.tenure.Tenure;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -16,7 +16,8 @@ import java.util.Optional;
 import java.util.concurrent.ThreadLocalRandom;
 
 /**
- * One application instance of the demo: {@code <valkey address> <data dir> <name> <threads> <seconds>}. Its
+ * One application instance of the coupon tour:
+ * {@code <valkey address> <data dir> <name> <threads> <seconds> <jdbc url> <user> <password|->}. Its
  * threads issue coupons: under a lease per coupon they read the coupon's stock from a plain file, and if any is
  * left, write it back one lower and append an issue record. The files have no locking of their own, so only
  * the lease keeps two instances from selling the same last coupon. Prints {@code HOLD <coupon>} on entering a
@@ -30,7 +31,8 @@ public final class CouponWorker {
         String name = args[2];
         int threads = Integer.parseInt(args[3]);
         long until = System.nanoTime() + Duration.ofSeconds(Long.parseLong(args[4])).toNanos();
-        try (Leases leases = Leases.of(ValkeyLeaseStore.create(ValkeyConfig.standalone(address).clientName(name).build()))) {
+        try (HikariDataSource pool = TourNodes.pool(args, 5); Tenure tenure = TourNodes.tenure(pool, address, name)) {
+            Leases leases = tenure.leases();   // on Valkey
             Thread[] ts = new Thread[threads];
             for (int t = 0; t < threads; t++) {
                 ts[t] = new Thread(() -> work(leases, dir, name, until), name + "-" + t);
@@ -45,11 +47,11 @@ public final class CouponWorker {
 
     private static void work(Leases leases, Path dir, String name, long until) {
         while (System.nanoTime() < until) {
-            String coupon = "coupon-" + ThreadLocalRandom.current().nextInt(CouponDemo.COUPONS);
+            String coupon = "coupon-" + ThreadLocalRandom.current().nextInt(CouponTour.COUPONS);
             // the article's policy for a coupon: wait a little, then tell the user to retry
             try {
                 Optional<Boolean> issued = leases.runLocked(coupon, LockPolicy.waitUpTo(Duration.ofMillis(500)),
-                        leases.defaults().withTtl(Duration.ofSeconds(2)), lease -> issue(lease, dir, name));
+                        lease -> issue(lease, dir, name));   // a lease of 2 s (TourNodes.TTL), renewed while held
                 if (issued.isEmpty()) {
                     System.out.println("BUSY " + coupon);
                 }

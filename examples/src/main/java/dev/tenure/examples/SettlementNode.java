@@ -1,49 +1,31 @@
 package dev.tenure.examples;
 
-import dev.tenure.CoordinatedLeaderElection;
 import dev.tenure.JobCoordinator;
 import dev.tenure.LeaderElection;
-import dev.tenure.LeaseOptions;
-import dev.tenure.Leases;
 import dev.tenure.RunOutcome;
 import dev.tenure.RunPolicy;
-import dev.tenure.db.JdbcLeaseStore;
-import dev.tenure.db.JdbcRunLedger;
-import dev.tenure.db.TenureDataSources;
-import dev.tenure.ValkeyConfig;
-import dev.tenure.valkey.ValkeyLeaseStore;
+import dev.tenure.Tenure;
 
 import javax.sql.DataSource;
-import java.sql.PreparedStatement;
 import java.time.Duration;
 
 /**
- * One application instance of the settlement demo:
+ * One application instance of the settlement tour:
  * {@code <name> <valkey|-> <jdbc url> <user> <password|-> <fires> <start ms> <interval ms>}. Fire k of the
  * "settlement" job is due at start + k·interval on every instance (a cron slot); the instance runs it through
  * the {@link JobCoordinator} and the work settles the slot: one row in {@code settlement}, written in a
- * transaction that fences first and completes the fire last ({@code completeInTransaction}). Three slots later it also tries that slot again with fail-fast (a catch-up
- * like a misfire policy): the run ledger executes it only if no run completed it. Each instance also
- * campaigns for the "reporter" role.
+ * transaction that fences first and completes the fire last ({@code completeInTransaction}). Three slots later it also
+ * tries that slot again with fail-fast (a catch-up like a misfire policy): it runs only if no run completed it. Each
+ * instance also campaigns for the "reporter" role. Prints {@code START}, {@code OUTCOME}, {@code LEADER} and
+ * {@code FOLLOWER} lines, then {@code DONE}.
  */
 public final class SettlementNode {
 
     public static void main(String[] a) throws Exception {
         String name = a[0];
-        DataSource ds = TenureDataSources.hikari(a[2], a[3], a[4].equals("-") ? "" : a[4]);
-        JdbcLeaseStore dbStore = JdbcLeaseStore.create(ds);
-        Leases database = Leases.of(dbStore);
-        JdbcRunLedger ledger = new JdbcRunLedger(dbStore);
-        Leases valkey = a[1].equals("-") ? null : Leases.of(ValkeyLeaseStore.create(
-                ValkeyConfig.standalone(a[1]).requestTimeout(Duration.ofMillis(300)).clientName(name).build()));
-        LeaseOptions ttl = LeaseOptions.ofTtl(Duration.ofSeconds(2));
-        JobCoordinator.Builder b = JobCoordinator.builder(database, ledger).leaseOptions(ttl)
-                .mode(valkey == null ? JobCoordinator.Mode.DATABASE : JobCoordinator.Mode.VALKEY_WITH_DATABASE_FALLBACK);
-        if (valkey != null) {
-            b.valkey(valkey);
-        }
-        JobCoordinator coordinator = b.build();
-        LeaderElection reporter = new CoordinatedLeaderElection("reporter", database, valkey, ledger, ttl, new LeaderElection.Listener() {
+        DataSource ds = TourNodes.pool(a, 2);
+        Tenure tenure = TourNodes.tenure(ds, a[1], name);
+        LeaderElection reporter = tenure.leaderElection("reporter", new LeaderElection.Listener() {
             @Override
             public void elected(long epoch) {
                 System.out.println("LEADER " + epoch + " " + System.currentTimeMillis());
@@ -59,6 +41,7 @@ public final class SettlementNode {
         long start = Long.parseLong(a[6]);
         long interval = Long.parseLong(a[7]);
         System.out.println("READY");
+        JobCoordinator coordinator = tenure.coordinator();
         for (int k = 0; k < fires; k++) {
             long sleep = start + k * interval - System.currentTimeMillis();
             if (sleep > 0) {
@@ -74,29 +57,23 @@ public final class SettlementNode {
         for (int k = 0; k < fires; k++) {
             settle(coordinator, ds, name, "slot-" + k, RunPolicy.waitUpTo(Duration.ofSeconds(3)));
         }
-        reporter.stop();
+        tenure.close();   // stops the election too: the role goes to another instance at once
         System.out.println("DONE");
         System.exit(0);
     }
 
     private static void settle(JobCoordinator coordinator, DataSource ds, String name, String fire, RunPolicy policy) {
-            try {
-                RunOutcome<Integer> o = coordinator.run("settlement", fire, policy, ctx -> {
-                    System.out.println("START " + fire + " " + ctx.epoch());
-                    Thread.sleep(300); // reading and summing the slot's payments
-                    // fence, write, complete the fire, commit: a stale owner rolls back; a completed slot is final
-                    return ctx.completeInTransaction(ds, c -> {
-                        try (PreparedStatement ps = c.prepareStatement("INSERT INTO settlement(slot, epoch, node) VALUES (?, ?, ?)")) {
-                            ps.setString(1, fire);
-                            ps.setLong(2, ctx.epoch());
-                            ps.setString(3, name);
-                            return ps.executeUpdate();
-                        }
-                    });
-                });
-                System.out.println("OUTCOME " + fire + " " + o.status() + " " + o.epoch() + (o.viaFallback() ? " fallback" : ""));
-            } catch (RuntimeException e) {
-                System.out.println("OUTCOME " + fire + " ERROR " + e.getClass().getSimpleName());
-            }
+        try {
+            RunOutcome<Integer> o = coordinator.run("settlement", fire, policy, ctx -> {
+                System.out.println("START " + fire + " " + ctx.epoch());
+                Thread.sleep(300); // reading and summing the slot's payments
+                // fence, write, complete the fire, commit: a stale owner rolls back; a completed slot is final
+                return ctx.completeInTransaction(ds, c ->
+                        Sql.update(c, "INSERT INTO settlement (slot, epoch, node) VALUES (?, ?, ?)", fire, ctx.epoch(), name));
+            });
+            System.out.println("OUTCOME " + fire + " " + o.status() + " " + o.epoch() + (o.viaFallback() ? " fallback" : ""));
+        } catch (RuntimeException e) {
+            System.out.println("OUTCOME " + fire + " ERROR " + e.getClass().getSimpleName());
+        }
     }
 }

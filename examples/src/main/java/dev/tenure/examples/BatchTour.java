@@ -1,12 +1,7 @@
-package dev.tenure.examples.batch;
+package dev.tenure.examples;
 
 import dev.tenure.db.TenureSchema;
 import dev.tenure.testkit.JvmProcess;
-import dev.tenure.testkit.PostgresDatabase;
-import dev.tenure.testkit.PostgresDatabases;
-import dev.tenure.testkit.PostgresSource;
-import dev.tenure.testkit.ValkeyServer;
-import dev.tenure.testkit.ValkeyServers;
 import org.springframework.core.io.ClassPathResource;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.init.ResourceDatabasePopulator;
@@ -15,34 +10,29 @@ import java.time.Duration;
 import java.util.List;
 
 /**
- * The Spring Batch demo: two application processes ({@link BatchSettlementNode}) launch the same settlement job
+ * The Spring Batch tour: two application processes ({@link BatchTourNode}) launch the same settlement job
  * (3,000 ledger entries, chunks of 50) for the same business date. One runs it, the other is refused before any
- * Spring Batch metadata is written. The demo freezes the runner (SIGSTOP) past its 2 s lease; the other process
+ * Spring Batch metadata is written. The tour freezes the runner (SIGSTOP) past its 2 s lease; the other process
  * recovers the stale execution and restarts the job from its last committed chunk; the frozen one resumes and its
  * next chunk is rejected by the fence. It prints who settled what under which epoch, and the duplicates (must be 0).
  *
- * <p>Servers: Postgres from {@code TENURE_PG_URL} if set, else embedded Postgres; Valkey from a local
- * {@code valkey-server} (or {@code TENURE_VALKEY_ADDRESS}).
+ * <p>Servers: see {@link ExampleServers}.
  */
-public final class BatchSettlementDemo {
+public final class BatchTour {
 
     private static final int ROWS = 3000;
 
     public static void main(String[] args) throws Exception {
-        try (ValkeyServer valkey = ValkeyServers.standalone();
-             PostgresDatabase db = System.getenv("TENURE_PG_URL") != null
-                     ? PostgresDatabases.forClass(BatchSettlementDemo.class)
-                     : PostgresDatabases.forClass(BatchSettlementDemo.class, PostgresSource.EMBEDDED)) {
-            TenureSchema.migrate(db.dataSource());
-            new ResourceDatabasePopulator(new ClassPathResource("org/springframework/batch/core/schema-postgresql.sql")).execute(db.dataSource());
-            JdbcTemplate jdbc = new JdbcTemplate(db.dataSource());
+        try (ExampleServers servers = ExampleServers.postgresAndValkey(BatchTour.class)) {
+            TenureSchema.migrate(servers.dataSource());
+            new ResourceDatabasePopulator(new ClassPathResource("org/springframework/batch/core/schema-postgresql.sql")).execute(servers.dataSource());
+            JdbcTemplate jdbc = new JdbcTemplate(servers.dataSource());
             jdbc.execute("CREATE TABLE ledger_entry (id bigint PRIMARY KEY, amount_cents bigint NOT NULL)");
             jdbc.execute("CREATE TABLE settlement (entry_id bigint NOT NULL, amount_cents bigint NOT NULL, epoch bigint NOT NULL, node text NOT NULL)");
             jdbc.update("INSERT INTO ledger_entry SELECT g, g * 7 % 1000 + 1 FROM generate_series(1, ?) g", ROWS);
-            String pw = db.password() == null || db.password().isEmpty() ? "-" : db.password();
             List<JvmProcess> nodes = List.of(
-                    JvmProcess.start(BatchSettlementNode.class, "node-a", valkey.address(), db.jdbcUrl(), db.username(), pw),
-                    JvmProcess.start(BatchSettlementNode.class, "node-b", valkey.address(), db.jdbcUrl(), db.username(), pw));
+                    TourNodes.start(BatchTourNode.class, List.of("node-a", servers.valkeyAddress()), servers),
+                    TourNodes.start(BatchTourNode.class, List.of("node-b", servers.valkeyAddress()), servers));
             try {
                 JvmProcess runner = awaitRunner(nodes);
                 System.out.println("runner: pid " + runner.pid() + "; freezing it (SIGSTOP) for 5 s, past its 2 s lease");

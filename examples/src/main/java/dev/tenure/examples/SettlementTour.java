@@ -2,11 +2,7 @@ package dev.tenure.examples;
 
 import dev.tenure.db.TenureSchema;
 import dev.tenure.testkit.JvmProcess;
-import dev.tenure.testkit.PostgresDatabase;
-import dev.tenure.testkit.PostgresDatabases;
-import dev.tenure.testkit.PostgresSource;
 import dev.tenure.testkit.ValkeyServer;
-import dev.tenure.testkit.ValkeyServers;
 
 import java.sql.Connection;
 import java.sql.ResultSet;
@@ -18,37 +14,32 @@ import java.util.Map;
 import java.util.TreeMap;
 
 /**
- * The main demo. Three application instances share a "settlement" job that fires every second (and campaign
- * for a "reporter" role). While they run, the demo kills the instance that is settling (kill -9), freezes
- * another one mid-run past its lease (SIGSTOP, 3 s), and stops Valkey for 5 s. Then it prints, per slot, who
- * settled it under which epoch, and the totals: takeovers, runs through the database fallback, stale writes
- * rejected, reporter terms, and slots settled more than once (must be 0; the settlement table has no unique key on
- * the slot, so only the protocol keeps it at 0).
+ * The settlement tour, the main demo ({@code ./scripts/demo.sh}). Three application instances share a "settlement" job
+ * that fires every second (and campaign for a "reporter" role). While they run, the tour kills the instance that is
+ * settling (kill -9), freezes another one mid-run past its lease (SIGSTOP, 3 s), and stops Valkey for 5 s. Then it
+ * prints, per slot, who settled it under which epoch, and the totals: takeovers, runs through the database fallback,
+ * stale writes rejected, reporter terms, and slots settled more than once (must be 0; the settlement table has no
+ * unique key on the slot, so only the protocol keeps it at 0).
  *
- * <p>Servers: Postgres from {@code TENURE_PG_URL} if set, else embedded Postgres; Valkey from
- * {@code TENURE_VALKEY_ADDRESS} or a local {@code valkey-server}; without either, the DATABASE mode (and it says so).
+ * <p>Servers: see {@link ExampleServers}; without a {@code valkey-server}, the DATABASE mode (and it says so).
+ * {@code DEMO_VERBOSE=1} also prints every line of every instance.
  */
-public final class SettlementDemo {
+public final class SettlementTour {
 
     private static final int FIRES = 30;
     private static final long INTERVAL = 1000;
 
     public static void main(String[] args) throws Exception {
-        ValkeyServer valkey = startValkey();
-        try (PostgresDatabase db = System.getenv("TENURE_PG_URL") != null
-                ? PostgresDatabases.forClass(SettlementDemo.class)
-                : PostgresDatabases.forClass(SettlementDemo.class, PostgresSource.EMBEDDED)) {
-            System.out.println("Postgres: " + db.source() + " (" + db.jdbcUrl() + ")");
-            TenureSchema.migrate(db.dataSource());
-            try (Connection c = db.dataSource().getConnection(); Statement s = c.createStatement()) {
-                // no unique key on the slot: a slot settled twice would show up as two rows
-                s.execute("CREATE TABLE settlement (slot text NOT NULL, epoch bigint NOT NULL, node text NOT NULL)");
-            }
+        try (ExampleServers servers = startServers()) {
+            System.out.println("Postgres: " + servers.database().source() + " (" + servers.database().jdbcUrl() + ")");
+            TenureSchema.migrate(servers.dataSource());
+            // no unique key on the slot: a slot settled twice would show up as two rows
+            servers.sql("CREATE TABLE settlement (slot text NOT NULL, epoch bigint NOT NULL, node text NOT NULL)");
+            ValkeyServer valkey = servers.valkey();
             long start = System.currentTimeMillis() + 8000;
             List<JvmProcess> nodes = new ArrayList<>();
             for (String name : List.of("node-a", "node-b", "node-c")) {
-                nodes.add(JvmProcess.start(SettlementNode.class, name, valkey == null ? "-" : valkey.address(), db.jdbcUrl(),
-                        db.username(), db.password() == null || db.password().isEmpty() ? "-" : db.password(),
+                nodes.add(TourNodes.start(SettlementNode.class, List.of(name, valkey == null ? "-" : valkey.address()), servers,
                         Integer.toString(FIRES), Long.toString(start), Long.toString(INTERVAL)));
             }
             List<String> events = new ArrayList<>();
@@ -65,23 +56,19 @@ public final class SettlementDemo {
                     }
                 }
             }
-            summary(db, nodes, events);
+            summary(servers, nodes, events);
             nodes.forEach(JvmProcess::close);
-        } finally {
-            if (valkey != null) {
-                valkey.close();
-            }
         }
     }
 
-    private static ValkeyServer startValkey() {
+    private static ExampleServers startServers() {
         try {
-            ValkeyServer v = ValkeyServers.standalone();
-            System.out.println("Valkey: " + v.address() + " (mode VALKEY_WITH_DATABASE_FALLBACK)");
-            return v;
+            ExampleServers servers = ExampleServers.postgresAndValkey(SettlementTour.class);
+            System.out.println("Valkey: " + servers.valkeyAddress() + " (mode VALKEY_WITH_DATABASE_FALLBACK)");
+            return servers;
         } catch (RuntimeException e) {
             System.out.println("Valkey: not available (" + e.getMessage() + "); running in the DATABASE mode");
-            return null;
+            return ExampleServers.postgres(SettlementTour.class);
         }
     }
 
@@ -138,10 +125,10 @@ public final class SettlementDemo {
         }
     }
 
-    private static void summary(PostgresDatabase db, List<JvmProcess> nodes, List<String> events) throws Exception {
+    private static void summary(ExampleServers servers, List<JvmProcess> nodes, List<String> events) throws Exception {
         Map<String, String> settled = new TreeMap<>((x, y) -> Integer.compare(slot(x), slot(y)));
         int duplicates;
-        try (Connection c = db.dataSource().getConnection(); Statement s = c.createStatement()) {
+        try (Connection c = servers.dataSource().getConnection(); Statement s = c.createStatement()) {
             ResultSet r = s.executeQuery("SELECT slot, epoch, node FROM settlement");
             while (r.next()) {
                 settled.merge(r.getString(1), r.getString(3) + " epoch " + r.getLong(2), (x, y) -> x + "  AND " + y);

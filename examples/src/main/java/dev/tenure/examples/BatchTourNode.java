@@ -1,4 +1,4 @@
-package dev.tenure.examples.batch;
+package dev.tenure.examples;
 
 import dev.tenure.RunOutcome;
 import dev.tenure.batch.BatchLaunch;
@@ -12,12 +12,12 @@ import java.time.Duration;
 import java.time.LocalDate;
 
 /**
- * One application process of the batch demo: {@code <node> <valkey> <jdbc url> <user> <password|->}. Starts the
+ * One application process of the batch tour: {@code <node> <valkey> <jdbc url> <user> <password|->}. Starts the
  * {@link SettlementBatchConfig} context and launches the settlement job for business date 2024-05-01 through the
  * guard every 500 ms until the fire is done. Prints {@code CHUNK <first id> <epoch>} per chunk and
  * {@code LAUNCH <status> <execution id|-> <batch status|->} per launch, then {@code DONE}.
  */
-public final class BatchSettlementNode {
+public final class BatchTourNode {
 
     public static void main(String[] a) throws Exception {
         System.setProperty("demo.node", a[0]);

@@ -1,13 +1,9 @@
-package dev.tenure.examples.quartz;
+package dev.tenure.examples;
 
 import dev.tenure.db.TenureSchema;
 import dev.tenure.testkit.JvmProcess;
-import dev.tenure.testkit.PostgresDatabase;
-import dev.tenure.testkit.PostgresDatabases;
-import dev.tenure.testkit.PostgresSource;
-import dev.tenure.testkit.ValkeyServer;
-import dev.tenure.testkit.ValkeyServers;
 
+import javax.sql.DataSource;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.Statement;
@@ -20,32 +16,24 @@ import java.util.Map;
 import java.util.TreeMap;
 
 /**
- * Three instances, each with its own RAM Quartz scheduler, fire the same every-second cron job for 20 s. Tenure runs
- * each slot on one instance. Halfway, the demo kills (kill -9) the instance that is running the job. Then it prints
- * who ran each slot, and the totals: slots run once, slots run twice (must be 0), and slots nobody ran (the killed
- * slot, and the ones while the dead instance's lease ran out).
+ * The Quartz tour: three instances, each with its own RAM Quartz scheduler ({@link QuartzTourNode}), fire the same
+ * every-second cron job for 20 s. Tenure runs each slot on one instance. Halfway, the tour kills (kill -9) the instance
+ * that is running the job. Then it prints who ran each slot, and the totals: slots run once, slots run twice (must be
+ * 0), and slots nobody ran (the killed slot, and the ones while the dead instance's lease ran out).
  *
- * <p>Run: {@code mvn -q -pl examples -am install -DskipTests && mvn -q -pl examples exec:exec
- * -Ddemo.main=dev.tenure.examples.quartz.QuartzDemo}. Needs {@code valkey-server} on the PATH; Postgres from
- * {@code TENURE_PG_URL}, else embedded.
+ * <p>Servers: see {@link ExampleServers}.
  */
-public final class QuartzDemo {
+public final class QuartzTour {
 
     private static final int SECONDS = 20;
 
     public static void main(String[] args) throws Exception {
-        try (ValkeyServer valkey = ValkeyServers.standalone();
-             PostgresDatabase db = System.getenv("TENURE_PG_URL") != null
-                     ? PostgresDatabases.forClass(QuartzDemo.class)
-                     : PostgresDatabases.forClass(QuartzDemo.class, PostgresSource.EMBEDDED)) {
-            TenureSchema.migrate(db.dataSource());
-            try (Connection c = db.dataSource().getConnection(); Statement s = c.createStatement()) {
-                s.execute("CREATE TABLE report (slot text NOT NULL, node text NOT NULL, epoch bigint NOT NULL)");
-            }
+        try (ExampleServers servers = ExampleServers.postgresAndValkey(QuartzTour.class)) {
+            TenureSchema.migrate(servers.dataSource());
+            servers.sql("CREATE TABLE report (slot text NOT NULL, node text NOT NULL, epoch bigint NOT NULL)");
             List<JvmProcess> nodes = new ArrayList<>();
             for (String name : List.of("node-a", "node-b", "node-c")) {
-                nodes.add(JvmProcess.start(QuartzDemoNode.class, name, valkey.address(), db.jdbcUrl(), db.username(),
-                        db.password() == null || db.password().isEmpty() ? "-" : db.password()));
+                nodes.add(TourNodes.start(QuartzTourNode.class, List.of(name, servers.valkeyAddress()), servers));
             }
             for (JvmProcess n : nodes) {
                 n.awaitStdoutLine("READY"::equals, Duration.ofSeconds(60));
@@ -55,7 +43,7 @@ public final class QuartzDemo {
             String killed = killTheRunningNode(nodes, first.plusSeconds(SECONDS / 2));
             Thread.sleep(Math.max(0, Duration.between(Instant.now(), last.plusSeconds(2)).toMillis()));
             nodes.forEach(JvmProcess::close);
-            report(db, first, last, killed);
+            report(servers.dataSource(), first, last, killed);
         }
     }
 
@@ -75,9 +63,9 @@ public final class QuartzDemo {
         return "no node caught running; nothing killed";
     }
 
-    private static void report(PostgresDatabase db, Instant first, Instant last, String killed) throws Exception {
+    private static void report(DataSource dataSource, Instant first, Instant last, String killed) throws Exception {
         Map<Instant, List<String>> bySlot = new TreeMap<>();
-        try (Connection c = db.dataSource().getConnection(); Statement s = c.createStatement();
+        try (Connection c = dataSource.getConnection(); Statement s = c.createStatement();
              ResultSet r = s.executeQuery("SELECT slot, node, epoch FROM report")) {
             while (r.next()) {
                 bySlot.computeIfAbsent(Instant.parse(r.getString(1)), k -> new ArrayList<>())

@@ -1,8 +1,7 @@
 package dev.tenure.examples;
 
+import dev.tenure.db.TenureSchema;
 import dev.tenure.testkit.JvmProcess;
-import dev.tenure.testkit.ValkeyServer;
-import dev.tenure.testkit.ValkeyServers;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -14,15 +13,15 @@ import java.util.TreeMap;
 import java.util.stream.Collectors;
 
 /**
- * The main demo (the article's coupon case). Three worker processes sell {@value #STOCK} coupons of each of
- * {@value #COUPONS} kinds, under per-coupon Tenure leases, against one Valkey. Mid-run the demo kills one worker
- * with SIGKILL while it is inside a critical section, and freezes another (SIGSTOP) for 3 s. At the end it
- * prints a table: sold per coupon, per worker, and the checks that matter (never oversold, no coupon sold
+ * The coupon tour (the field guide's case, plain locks). Three worker processes sell {@value #STOCK} coupons of each
+ * of {@value #COUPONS} kinds, under per-coupon Tenure leases on Valkey ({@code tenure.leases()}). Mid-run the tour
+ * kills one worker with SIGKILL while it is inside a critical section, and freezes another (SIGSTOP) for 3 s. At the
+ * end it prints a table: sold per coupon, per worker, and the checks that matter (never oversold, no coupon sold
  * twice at the same stock level).
  *
- * <p>Valkey: {@code TENURE_VALKEY_ADDRESS=host:port} if set, else a private {@code valkey-server} on a free port.
+ * <p>Servers: see {@link ExampleServers} (Postgres holds only Tenure's schema here; the coupons are plain files).
  */
-public final class CouponDemo {
+public final class CouponTour {
 
     static final int COUPONS = 4;
     static final int STOCK = 600;
@@ -36,11 +35,13 @@ public final class CouponDemo {
         String held;
         long killedAt;
         long stale;
-        try (ValkeyServer valkey = ValkeyServers.standalone()) {
-            System.out.println("Valkey at " + valkey.address() + ", data in " + dir);
+        try (ExampleServers servers = ExampleServers.postgresAndValkey(CouponTour.class)) {
+            System.out.println("Valkey at " + servers.valkeyAddress() + ", data in " + dir);
+            TenureSchema.migrate(servers.dataSource());
             List<JvmProcess> workers = new ArrayList<>();
             for (String name : List.of("worker-a", "worker-b", "worker-c")) {
-                workers.add(JvmProcess.start(CouponWorker.class, valkey.address(), dir.toString(), name, "4", Integer.toString(SECONDS)));
+                workers.add(TourNodes.start(CouponWorker.class,
+                        List.of(servers.valkeyAddress(), dir.toString(), name, "4", Integer.toString(SECONDS)), servers));
             }
             Thread.sleep(4000);
             JvmProcess victim = workers.get(0);

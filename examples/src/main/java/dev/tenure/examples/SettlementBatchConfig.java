@@ -1,15 +1,9 @@
-package dev.tenure.examples.batch;
+package dev.tenure.examples;
 
-import dev.tenure.JobCoordinator;
-import dev.tenure.LeaseOptions;
-import dev.tenure.Leases;
+import dev.tenure.Tenure;
 import dev.tenure.batch.GuardedJobOperator;
 import dev.tenure.batch.TenureBatch;
-import dev.tenure.db.JdbcLeaseStore;
-import dev.tenure.db.JdbcRunLedger;
 import dev.tenure.db.TenureDataSources;
-import dev.tenure.ValkeyConfig;
-import dev.tenure.valkey.ValkeyLeaseStore;
 import org.springframework.batch.core.configuration.support.MapJobRegistry;
 import org.springframework.batch.core.job.Job;
 import org.springframework.batch.core.job.builder.JobBuilder;
@@ -22,7 +16,6 @@ import org.springframework.batch.infrastructure.item.ItemWriter;
 import org.springframework.batch.infrastructure.item.database.JdbcPagingItemReader;
 import org.springframework.batch.infrastructure.item.database.Order;
 import org.springframework.batch.infrastructure.item.database.builder.JdbcPagingItemReaderBuilder;
-import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.env.Environment;
@@ -31,7 +24,6 @@ import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 
 import javax.sql.DataSource;
-import java.time.Duration;
 import java.util.Map;
 
 /**
@@ -59,32 +51,14 @@ public class SettlementBatchConfig {
         return new DataSourceTransactionManager(dataSource);
     }
 
-    @Bean(destroyMethod = "")
-    JdbcLeaseStore leaseStore(DataSource dataSource) {
-        return JdbcLeaseStore.create(dataSource);
-    }
-
     @Bean(destroyMethod = "close")
-    Leases databaseLeases(JdbcLeaseStore leaseStore) {
-        return Leases.of(leaseStore);
-    }
-
-    @Bean(destroyMethod = "close")
-    Leases valkeyLeases(Environment env) {
-        return Leases.of(ValkeyLeaseStore.create(ValkeyConfig.standalone(env.getRequiredProperty("demo.valkey"))
-                .requestTimeout(Duration.ofMillis(500)).build()));
+    Tenure tenure(DataSource dataSource, Environment env) {
+        return TourNodes.tenure(dataSource, env.getRequiredProperty("demo.valkey"), env.getRequiredProperty("demo.node"));
     }
 
     @Bean
-    JobCoordinator coordinator(JdbcLeaseStore leaseStore, @Qualifier("databaseLeases") Leases databaseLeases,
-                               @Qualifier("valkeyLeases") Leases valkeyLeases) {
-        return JobCoordinator.builder(databaseLeases, new JdbcRunLedger(leaseStore))
-                .valkey(valkeyLeases).leaseOptions(LeaseOptions.ofTtl(Duration.ofSeconds(2))).build();
-    }
-
-    @Bean
-    TenureBatch tenure(JobCoordinator coordinator, DataSource dataSource) {
-        return TenureBatch.of(coordinator, dataSource);
+    TenureBatch tenureBatch(Tenure tenure, DataSource dataSource) {
+        return TenureBatch.of(tenure.coordinator(), dataSource);
     }
 
     @Bean

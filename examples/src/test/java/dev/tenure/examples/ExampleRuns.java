@@ -1,0 +1,62 @@
+package dev.tenure.examples;
+
+import dev.tenure.testkit.JvmProcess;
+import dev.tenure.testkit.Timing;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.OptionalInt;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.fail;
+
+/** Runs an example's {@code main} the way its one command does (a fresh JVM) and checks what it printed. */
+final class ExampleRuns {
+
+    private ExampleRuns() {
+    }
+
+    /** Runs {@code example} in a child JVM with this JVM's class path; its stdout lines, once it exited with 0. */
+    static List<String> run(Class<?> example) {
+        // tag::testkit-process[]
+        try (JvmProcess process = JvmProcess.start(example)) {            // java -cp <this class path> example
+            OptionalInt exit = process.waitFor(Timing.scaled(Duration.ofSeconds(90)));
+            assertThat(exit).as("exit of %s; stdout %s; stderr %s", example.getSimpleName(), process.stdoutLines(),
+                    process.stderrLines()).hasValue(0);
+            assertThat(process.stderrLines()).as("stderr (warnings, errors)").isEmpty();
+            return process.stdoutLines();
+        }
+        // end::testkit-process[]
+    }
+
+    /**
+     * Asserts that {@code lines} hold, in this order (other lines may come between), a line matching each of
+     * {@code patterns}; returns the matchers, so a test can read their groups.
+     */
+    static List<Matcher> assertLinesInOrder(List<String> lines, String... patterns) {
+        Matcher[] found = new Matcher[patterns.length];
+        int next = 0;
+        for (String line : lines) {
+            if (next < patterns.length) {
+                Matcher m = Pattern.compile(patterns[next]).matcher(line);
+                if (m.matches()) {
+                    found[next++] = m;
+                }
+            }
+        }
+        if (next < patterns.length) {
+            fail("no line matching '%s' (after the earlier patterns) in:%n%s", patterns[next], String.join("\n", lines));
+        }
+        return List.of(found);
+    }
+
+    /** A system property that examples/pom.xml hands to failsafe; fails saying so when it is missing. */
+    static String requiredProperty(String property) {
+        String value = System.getProperty(property);
+        assertThat(value).as("system property %s, set by examples/pom.xml for failsafe: run this test with "
+                + "mvn verify -pl examples -am", property).isNotBlank();
+        return value;
+    }
+}
