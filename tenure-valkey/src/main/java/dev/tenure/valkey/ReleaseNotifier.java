@@ -26,6 +26,7 @@ final class ReleaseNotifier implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(ReleaseNotifier.class);
     private static final long LINGER_SECONDS = 30;
     private static final int CONFIRM_MILLIS = 2_000;
+    private static final int CLOSE_MILLIS = 500;
     private static final java.util.concurrent.Executor LINGER =
             CompletableFuture.delayedExecutor(LINGER_SECONDS, java.util.concurrent.TimeUnit.SECONDS);
 
@@ -118,12 +119,32 @@ final class ReleaseNotifier implements AutoCloseable {
         subscribed.forEach(ch -> withClient(c -> change(c, ch, true)));
     }
 
+    /**
+     * Unsubscribes every channel (bounded wait), then closes the client: closing a client with live subscriptions
+     * makes GLIDE's subscription synchronizer log an error about a dropped client.
+     */
     @Override
     public void close() {
         closed = true;
         CompletableFuture<? extends BaseClient> f = client;
-        if (f != null) {
-            f.thenAccept(GlideClients::closeQuietly);
+        if (f == null) {
+            return;
+        }
+        BaseClient c = f.getNow(null);
+        if (c == null) {
+            f.thenAccept(GlideClients::closeQuietly); // still connecting: nothing was subscribed through it yet
+            return;
+        }
+        try {
+            (c instanceof GlideClusterClient cc ? cc.sunsubscribe(CLOSE_MILLIS) : c.unsubscribe(CLOSE_MILLIS))
+                    .get(CLOSE_MILLIS + 500L, java.util.concurrent.TimeUnit.MILLISECONDS);
+        } catch (Exception e) {
+            if (e instanceof InterruptedException) {
+                Thread.currentThread().interrupt();
+            }
+            LOG.debug("unsubscribing before close failed: {}", e.toString());
+        } finally {
+            GlideClients.closeQuietly(c);
         }
     }
 }
