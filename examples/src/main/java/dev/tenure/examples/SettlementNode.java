@@ -1,12 +1,12 @@
 package dev.tenure.examples;
 
-import dev.tenure.CoordinatedLeaderElection;
 import dev.tenure.JobCoordinator;
 import dev.tenure.LeaderElection;
 import dev.tenure.LeaseOptions;
 import dev.tenure.Leases;
 import dev.tenure.RunOutcome;
 import dev.tenure.RunPolicy;
+import dev.tenure.Tenure;
 import dev.tenure.db.JdbcLeaseStore;
 import dev.tenure.db.JdbcRunLedger;
 import dev.tenure.db.TenureDataSources;
@@ -43,7 +43,11 @@ public final class SettlementNode {
             b.valkey(valkey);
         }
         JobCoordinator coordinator = b.build();
-        LeaderElection reporter = new CoordinatedLeaderElection("reporter", database, valkey, ledger, ttl, new LeaderElection.Listener() {
+        Tenure.Builder elections = Tenure.builder().dataSource(ds).migrateSchema(false).leaseDefaults(ttl);
+        if (valkey != null) {
+            elections.valkey(ValkeyConfig.standalone(a[1]).requestTimeout(Duration.ofMillis(300)).clientName(name).build());
+        }
+        LeaderElection reporter = elections.build().leaderElection("reporter", new LeaderElection.Listener() {
             @Override
             public void elected(long epoch) {
                 System.out.println("LEADER " + epoch + " " + System.currentTimeMillis());
