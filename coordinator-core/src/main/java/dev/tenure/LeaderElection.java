@@ -1,50 +1,94 @@
 package dev.tenure;
 
+import java.sql.Connection;
+import java.sql.SQLException;
 import java.time.Instant;
 import java.util.Optional;
 import java.util.OptionalLong;
 
 /**
- * Leadership of one named role among many processes, on a lease that is renewed while held and whose every
- * term carries an epoch (fencing token) that only ever grows. Implementations are thread-safe; callbacks run
- * on the election's own thread and must not block for long.
+ * Leadership of one named role among many processes, from {@link Tenure#leaderElection}: the role's database lease
+ * decides (renewed while held; Valkey, when configured, filters the candidates in front of it), and every term carries
+ * the lease's epoch, which only ever grows. A leader fences its writes with {@link #fence(Connection)}.
  *
- * <p>Life cycle: {@link #start()} campaigns (and re-campaigns after every loss, without restarting the
- * process); {@link #stop()} resigns gracefully (releases, so a successor can take over at once) and stops
- * campaigning; {@link #close()} = stop.
+ * <pre>{@code
+ * LeaderElection e = tenure.leaderElection("reporter", listener);
+ * e.start();
+ * ...
+ * if (e.isLeader()) {
+ *     try (Connection c = dataSource.getConnection()) {
+ *         c.setAutoCommit(false);
+ *         e.fence(c);            // throws if deposed: the transaction rolls back
+ *         write(c);
+ *         c.commit();
+ *     }
+ * }
+ * }</pre>
+ *
+ * <p>Life cycle: {@link #start()} campaigns (and campaigns again after every loss, without restarting the process);
+ * {@link #stop()} resigns at once (releases, so a waiting participant takes over within about a second) and stops
+ * campaigning for good; {@link #close()} = stop.
+ *
+ * <p>Thread-safe. The listener's callbacks run on the election's own thread, one at a time and in order; they must not
+ * block for long (leadership is not watched meanwhile: {@link #isLeader()} still is), and whatever they throw is
+ * logged and ignored. Nothing here returns null.
  */
 public interface LeaderElection extends AutoCloseable {
 
-    /** Called when this process becomes leader ({@code epoch} = the term's fencing token) and when it stops being one. */
+    /** Told when this participant becomes leader and when it stops being one. Runs on the election's thread. */
     interface Listener {
+        /** This participant leads from now on; {@code epoch} is the term (the database lease's fencing token). */
         void elected(long epoch);
 
+        /**
+         * This participant no longer leads: {@code "stopped"}, or why the database lease was lost (a renewal refused:
+         * superseded; or no successful renewal before the local validity deadline). Runs before the lease is released,
+         * so work that this callback ends (on a graceful stop) ends before a successor is elected.
+         */
         void revoked(String reason);
     }
 
-    /** Who leads, as the store sees it. */
+    /** Who leads, as the database sees it ({@code leaseExpiresAt} may be null where the store does not say). */
     record Leader(String owner, long epoch, Instant leaseExpiresAt) {
     }
 
     /** The election's name (the role). */
     String name();
 
-    /** This participant's id (unique per process and election). */
+    /** This participant's id: its label (default {@code pid@host}) and a random suffix, unique per instance. */
     String participantId();
 
+    /**
+     * Starts campaigning on the election's thread. Idempotent while running.
+     *
+     * @throws IllegalStateException if the election was stopped (a stopped election cannot start again: ask for a new one)
+     */
     void start();
 
-    /** Resigns (releasing the lease if held) and stops campaigning. Idempotent. */
+    /** Resigns ({@code revoked("stopped")}, then the lease is released) and stops campaigning. Idempotent. */
     void stop();
 
-    /** True while this process holds a valid leadership lease. */
+    /** True while this participant holds a valid term (its database lease, by the local monotonic deadline). */
     boolean isLeader();
 
     /** The current term's epoch while leader; empty otherwise. */
     OptionalLong term();
 
-    /** The current leader as the store sees it (empty if nobody holds the role). */
+    /** The current leader as the database sees it (empty if nobody holds the role); one read. */
     Optional<Leader> currentLeader();
+
+    /**
+     * The fence check of the current term inside the caller's open transaction on {@code connection} (same database as
+     * Tenure's tables): the role's row is locked and its epoch and owner compared, so the transaction commits only if
+     * this term is still current, and a successor's claim waits for it to end.
+     *
+     * @throws LeaseLostException if this participant does not hold a valid term now (nothing is sent)
+     * @throws TenureException    if the database says the term is no longer current (the database module's
+     *                            {@code StaleOwnerException}): roll the transaction back and stop writing
+     * @throws IllegalStateException if {@code connection} is in autocommit mode (there is no transaction to protect)
+     * @throws SQLException       as the caller's own statements would (the caller handles its transaction)
+     */
+    void fence(Connection connection) throws SQLException;
 
     @Override
     default void close() {

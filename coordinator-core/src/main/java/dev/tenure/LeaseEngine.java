@@ -99,11 +99,18 @@ final class LeaseEngine implements AutoCloseable {
         }
         long sentAt = now();
         AcquireResult r;
+        CompletableFuture<AcquireResult> call = send(() -> store.tryAcquire(key, owner, o.ttl(), o.fencingToken()));
         try {
-            r = Futures.await(send(() -> store.tryAcquire(key, owner, o.ttl(), o.fencingToken())), callTimeout, key);
+            r = Futures.await(call, callTimeout, key);
         } catch (LeaseStoreUnavailableException e) {
             metrics.acquire(LeaseMetrics.AcquireResult.ERROR, now() - sentAt);
             cleanUp(key, owner, o.ttl());
+            // the caller gave up (interrupted) while the call ran on: a grant that lands later is given back as it lands
+            call.thenAccept(late -> {
+                if (late instanceof AcquireResult.Acquired) {
+                    cleanUp(key, owner, o.ttl());
+                }
+            });
             throw new LeaseOutcomeUnknownException(key, owner, e);
         }
         if (r instanceof AcquireResult.Acquired a) {

@@ -106,13 +106,31 @@ public final class Tenure implements AutoCloseable {
     }
 
     /**
-     * A leader election for the role {@code name} (a valid key): Valkey filters the candidates when it is configured,
-     * the database lease decides, and its epoch is the term. Not started: call {@link LeaderElection#start()}.
-     * Stopped by {@link #close()} if still running.
+     * {@link #leaderElection(String, LeaseOptions, String, LeaderElection.Listener)} with the lease defaults of this
+     * Tenure and the label {@code pid@host}.
      */
-    public synchronized LeaderElection leaderElection(String name, LeaderElection.Listener listener) {
+    public LeaderElection leaderElection(String name, LeaderElection.Listener listener) {
+        return leaderElection(name, defaults, null, listener);
+    }
+
+    /**
+     * A leader election for the role {@code name} (a valid key), not started yet ({@link LeaderElection#start()}). The
+     * role's database lease decides and its epoch is the term; with Valkey configured, the role's Valkey lease filters
+     * the candidates in front of it (and is skipped while Valkey is unreachable). Stopped by {@link #close()} if still
+     * running. Participants are processes (one Tenure each), or several elections of one Tenure.
+     *
+     * @param options  the TTL of the role's leases (a crashed leader is replaced within about one TTL; a stopped one at
+     *                 once), their renewal period and safety margin; renewal and the fencing token are always on
+     * @param label    how this participant names itself in {@link LeaderElection#participantId()} and the logs (a random
+     *                 suffix keeps ids unique, so equal labels never share a lease); null = {@code pid@host}
+     * @param listener told on the election's thread when this participant is elected and when it stops leading
+     * @throws IllegalArgumentException if {@code name} is not a valid key, or {@code label} is blank or over 100 characters
+     * @throws IllegalStateException    if this Tenure is closed
+     */
+    public synchronized LeaderElection leaderElection(String name, LeaseOptions options, String label,
+                                                      LeaderElection.Listener listener) {
         requireOpen();
-        LeaderElection e = new CoordinatedLeaderElection(name, database, valkey, ledger, defaults, listener);
+        LeaderElection e = new LeaseElection(name, label, database, valkey, ledger, options, listener);
         elections.add(e);
         return e;
     }

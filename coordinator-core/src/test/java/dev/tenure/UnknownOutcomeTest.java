@@ -122,6 +122,39 @@ class UnknownOutcomeTest {
         assertThat(late.freedAfter()).isLessThan(Duration.ofSeconds(4));
     }
 
+    /**
+     * The caller is interrupted while its acquire runs on in the store (a leader election stopping during a claim that
+     * waits for a row lock), and the grant lands after the first release-if-mine found nothing: it is given back as it
+     * lands, not when the clean-up looks again after the store's longest call (30 s here).
+     */
+    @Test
+    void acquireInterruptedInFlight_grantLandsLater_isGivenBackAsItLands() throws Exception {
+        AtomicReference<String> sentBy = new AtomicReference<>();
+        CompletableFuture<AcquireResult> answer = new CompletableFuture<>();
+        LeaseStore store = new DelegatingLeaseStore(inner) {
+            @Override
+            public CompletableFuture<AcquireResult> tryAcquire(String key, String owner, Duration ttl, boolean token) {
+                sentBy.set(owner);
+                return answer;
+            }
+
+            @Override
+            public Duration longestCall() {
+                return Duration.ofSeconds(30);
+            }
+        };
+        leases = Leases.builder(store).callTimeout(Duration.ofSeconds(30)).build();
+        Future<Object> caller = pool.submit(() -> leases.tryAcquire(KEY, LONG));
+        await().atMost(Duration.ofSeconds(5)).until(() -> sentBy.get() != null);
+        pool.shutdownNow(); // interrupts the caller while its acquire is in flight
+        assertThatThrownBy(caller::get).hasCauseInstanceOf(LeaseOutcomeUnknownException.class);
+        LockSupport.parkNanos(Duration.ofMillis(200).toNanos()); // the first release-if-mine has found nothing
+        answer.complete(inner.tryAcquire(KEY, sentBy.get(), LONG.ttl(), false).join()); // the grant lands now
+        long landed = System.nanoTime();
+        await().atMost(Duration.ofSeconds(5)).until(() -> inner.holder(KEY).isEmpty());
+        assertThat(Duration.ofNanos(System.nanoTime() - landed)).isLessThan(Duration.ofSeconds(1));
+    }
+
     private record LateGrant(boolean heldAfter300ms, Duration freedAfter) {
     }
 

@@ -1,34 +1,33 @@
 package dev.tenure.it;
 
-import dev.tenure.CoordinatedLeaderElection;
 import dev.tenure.LeaderElection;
 import dev.tenure.LeaseOptions;
-import dev.tenure.Leases;
-import dev.tenure.db.JdbcLeaseStore;
-import dev.tenure.db.JdbcRunLedger;
-import dev.tenure.db.TenureDataSources;
+import dev.tenure.Tenure;
 import dev.tenure.ValkeyConfig;
-import dev.tenure.valkey.ValkeyLeaseStore;
+import dev.tenure.db.TenureDataSources;
 
 import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 
 /**
- * A leader-elected worker: {@code <valkey|-> <jdbc url> <user> <password|-> <name> <seconds> <resign after ms|-1>}.
- * Prints {@code ELECTED <epoch> <wall ms>}, {@code REVOKED <wall ms> <reason>}; with a resign time it stops
- * gracefully that long after being elected and exits ({@code RESIGNED <wall ms>}).
+ * A leader-elected worker on {@link Tenure#leaderElection}: {@code <valkey|-> <jdbc url> <user> <password|-> <name>
+ * <seconds> <resign after ms|-1>} ({@code -} for Valkey: the database-only election). TTL 2 s. Prints
+ * {@code ELECTED <epoch> <wall ms>}, {@code REVOKED <wall ms> <reason>}; with a resign time it stops gracefully that
+ * long after being elected and exits ({@code RESIGNED <wall ms>}).
  */
 public final class ElectionWorker {
 
     public static void main(String[] a) throws Exception {
-        JdbcLeaseStore dbStore = JdbcLeaseStore.create(TenureDataSources.hikari(a[1], a[2], a[3].equals("-") ? "" : a[3]));
-        Leases database = Leases.of(dbStore);
-        Leases valkey = a[0].equals("-") ? null
-                : Leases.of(ValkeyLeaseStore.create(ValkeyConfig.standalone(a[0]).requestTimeout(Duration.ofMillis(300)).build()));
+        Tenure.Builder b = Tenure.builder().dataSource(TenureDataSources.hikari(a[1], a[2], a[3].equals("-") ? "" : a[3]))
+                .migrateSchema(false).leaseDefaults(LeaseOptions.ofTtl(Duration.ofSeconds(2)));
+        if (!a[0].equals("-")) {
+            b.valkey(ValkeyConfig.standalone(a[0]).requestTimeout(Duration.ofMillis(300)).build());
+        }
+        Tenure tenure = b.build();
         long resignAfter = Long.parseLong(a[6]);
         CountDownLatch elected = new CountDownLatch(1);
-        LeaderElection election = new CoordinatedLeaderElection(a[4], database, valkey, new JdbcRunLedger(dbStore),
-                LeaseOptions.ofTtl(Duration.ofSeconds(2)), new LeaderElection.Listener() {
+        LeaderElection election = tenure.leaderElection(a[4], new LeaderElection.Listener() {
             @Override
             public void elected(long epoch) {
                 System.out.println("ELECTED " + epoch + " " + System.currentTimeMillis());
@@ -44,7 +43,7 @@ public final class ElectionWorker {
         System.out.println("READY");
         long until = System.currentTimeMillis() + Long.parseLong(a[5]) * 1000;
         if (resignAfter >= 0) {
-            while (!elected.await(100, java.util.concurrent.TimeUnit.MILLISECONDS)) {
+            while (!elected.await(100, TimeUnit.MILLISECONDS)) {
                 if (System.currentTimeMillis() > until) {
                     System.out.println("DONE");
                     System.exit(0);
@@ -57,6 +56,7 @@ public final class ElectionWorker {
             Thread.sleep(Math.max(0, until - System.currentTimeMillis()));
             election.stop();
         }
+        tenure.close();
         System.out.println("DONE");
         System.exit(0);
     }

@@ -6,7 +6,8 @@ import dev.tenure.testkit.Timing;
 import dev.tenure.testkit.ValkeyServer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -15,7 +16,10 @@ import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** Issue 4, acceptance 6: leader killed, leader resigning, and never two overlapping terms. */
+/**
+ * Issue 4, acceptance 6, in separate JVMs, for both configurations of the election (database only; Valkey in front of
+ * the database): leader killed, leader resigning, and never two overlapping terms.
+ */
 class LeaderElectionIT {
 
     private static final long TTL_MS = 2000;
@@ -41,10 +45,15 @@ class LeaderElectionIT {
     record Term(long epoch, long start, long end, int node) {
     }
 
-    private static JvmProcess worker(String name, int seconds, long resignAfter) {
-        return JvmProcess.start(ElectionWorker.class, valkey.address(), db.jdbcUrl(), db.username(), servers.passwordArg(),
-                name, Integer.toString(seconds),
-                Long.toString(resignAfter));
+    /** The two configurations of the election. */
+    enum Config {
+        DATABASE, VALKEY_AND_DATABASE
+    }
+
+    private static JvmProcess worker(Config config, String name, int seconds, long resignAfter) {
+        return JvmProcess.start(ElectionWorker.class, config == Config.DATABASE ? "-" : valkey.address(), db.jdbcUrl(),
+                db.username(), servers.passwordArg(), name + "-" + config.name().toLowerCase(),
+                Integer.toString(seconds), Long.toString(resignAfter));
     }
 
     /** Terms from the workers' output; a term without REVOKED ends at {@code killedAt} (or never). */
@@ -80,12 +89,13 @@ class LeaderElectionIT {
         }
     }
 
-    @Test
-    void leaderKilled_newLeaderWithinTtlPlusOneRenewal_noOverlappingTerms() throws Exception {
+    @ParameterizedTest
+    @EnumSource(Config.class)
+    void leaderKilled_newLeaderWithinTtlPlusOneRenewal_noOverlappingTerms(Config config) throws Exception {
         List<JvmProcess> nodes = new ArrayList<>();
         try {
             for (int i = 0; i < 3; i++) {
-                nodes.add(worker("killed-leader", 14, -1));
+                nodes.add(worker(config, "killed-leader", 14, -1));
             }
             long deadline = System.currentTimeMillis() + Timing.scaledMillis(20_000);
             int leader = -1;
@@ -112,7 +122,7 @@ class LeaderElectionIT {
                 Thread.sleep(20);
             }
             assertThat(next).as("a new leader").isPositive();
-            System.out.printf("leader killed: new leader after %d ms (TTL %d + renewal %d = %d ms)%n", next - killedAt, TTL_MS, RENEW_MS, TTL_MS + RENEW_MS);
+            System.out.printf(config + ": leader killed: new leader after %d ms (TTL %d + renewal %d = %d ms)%n", next - killedAt, TTL_MS, RENEW_MS, TTL_MS + RENEW_MS);
             assertThat(next - killedAt).isLessThanOrEqualTo(TTL_MS + RENEW_MS + Timing.scaledMillis(300));
             for (int i = 0; i < 3; i++) {
                 if (i != leader) {
@@ -125,12 +135,13 @@ class LeaderElectionIT {
         }
     }
 
-    @Test
-    void leaderResigns_successorWithin1s_noOverlappingTerms() throws Exception {
+    @ParameterizedTest
+    @EnumSource(Config.class)
+    void leaderResigns_successorWithin1s_noOverlappingTerms(Config config) throws Exception {
         List<JvmProcess> nodes = new ArrayList<>();
         try {
             for (int i = 0; i < 3; i++) {
-                nodes.add(worker("resigning-leader", 20, 1500));
+                nodes.add(worker(config, "resigning-leader", 20, 1500));
             }
             for (JvmProcess n : nodes) {
                 n.awaitStdoutLine("DONE"::equals, Timing.scaled(Duration.ofSeconds(60)));
@@ -140,7 +151,7 @@ class LeaderElectionIT {
             assertNoOverlap(terms);
             for (int i = 1; i < terms.size(); i++) {
                 long gap = terms.get(i).start() - terms.get(i - 1).end();
-                System.out.printf("graceful hand-over %d: successor elected %d ms after the resignation%n", i, gap);
+                System.out.printf(config + ": graceful hand-over %d: successor elected %d ms after the resignation%n", i, gap);
                 assertThat(gap).isLessThanOrEqualTo(1000);
             }
         } finally {

@@ -196,7 +196,7 @@ public final class JdbcLeaseStore implements LeaseStore {
             return this;
         }
 
-        /** Shares release notifications (one LISTEN connection) with other stores and elections; not closed by the store. */
+        /** Shares release notifications (one LISTEN connection) with other stores; not closed by the store. */
         public Builder notifications(ReleaseNotifications shared) {
             this.notifications = Objects.requireNonNull(shared, "notifications");
             return this;

@@ -32,7 +32,7 @@ import java.util.concurrent.locks.LockSupport;
  * <p>Best effort: a notification only makes a waiter look sooner; waiters poll anyway. When the connection breaks
  * (server restart, killed backend) the thread reconnects with back-off (100 ms doubling to 2 s), listens again and
  * wakes every subscriber once, since releases may have been missed meanwhile. Share one instance between the stores
- * and elections of one database: it holds one connection of the pool for as long as it runs.
+ * of one database: it holds one connection of the pool for as long as it runs.
  *
  * <p>Thread-safe. Subscribers' callbacks run on the listening thread and must not block. {@link #close()} stops the
  * thread and closes the connection; idempotent.

@@ -2,10 +2,12 @@ package dev.tenure.db;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import dev.tenure.LeaderElection;
 import dev.tenure.Lease;
 import dev.tenure.LeaseOptions;
 import dev.tenure.Leases;
 import dev.tenure.ReleaseResult;
+import dev.tenure.Tenure;
 import dev.tenure.testkit.Timing;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterAll;
@@ -61,25 +63,31 @@ class AutoCommitOffIT {
     }
 
     @Test
-    void electionAndRunsOnAPoolWithoutAutoCommit_areCommitted() {
+    void electionAndRunsOnAPoolWithoutAutoCommit_areCommitted() throws Exception {
         String role = "ac-role-" + UUID.randomUUID();
         List<String> events = new ArrayList<>();
-        try (DatabaseLeaderElection e = DatabaseLeaderElection.builder(noAutoCommit, role).ttl(Duration.ofSeconds(2))
-                .listener(new dev.tenure.LeaderElection.Listener() {
-                    @Override
-                    public void elected(long epoch) {
-                        events.add("elected");
-                    }
+        try (Tenure tenure = Tenure.builder().dataSource(noAutoCommit).migrateSchema(false).build()) {
+            LeaderElection e = tenure.leaderElection(role, LeaseOptions.ofTtl(Duration.ofSeconds(2)), null,
+                    new LeaderElection.Listener() {
+                        @Override
+                        public void elected(long epoch) {
+                            events.add("elected");
+                        }
 
-                    @Override
-                    public void revoked(String reason) {
-                        events.add("revoked " + reason);
-                    }
-                }).build()) {
+                        @Override
+                        public void revoked(String reason) {
+                            events.add("revoked " + reason);
+                        }
+                    });
             e.start();
             Awaitility.await().atMost(Timing.scaled(Duration.ofSeconds(5))).until(e::isLeader);
-            assertThat(fx.ledger.holder(role)).get().extracting(JobHolder::owner).isEqualTo(e.ownerId());
+            assertThat(fx.ledger.holder(role)).as("the claim is committed").get().extracting(JobHolder::epoch)
+                    .isEqualTo(e.term().orElseThrow());
+            Thread.sleep(2000); // a TTL: only committed renewals keep it
+            assertThat(fx.ledger.holder(role)).as("the renewals are committed").get().extracting(JobHolder::epoch)
+                    .isEqualTo(e.term().orElseThrow());
         }
+        assertThat(fx.ledger.holder(role)).as("the release is committed").isEmpty();
         JobLedger ledger = JobLedger.create(noAutoCommit);
         String key = "ac-run-" + UUID.randomUUID();
         long n = ((ClaimResult.Claimed) ledger.claim(key, "A", Duration.ofSeconds(5))).epoch();

@@ -82,18 +82,6 @@ class ConfigurationTest {
     }
 
     @Test
-    void electionBuilder_checksRenewalAgainstTtl() {
-        PGSimpleDataSource ds = new PGSimpleDataSource();
-        assertThatThrownBy(() -> DatabaseLeaderElection.builder(ds, "r").ttl(Duration.ofSeconds(3))
-                .renewEvery(Duration.ofSeconds(3)).build()).hasMessageContaining("shorter than ttl");
-        assertThatThrownBy(() -> DatabaseLeaderElection.builder(ds, "r").ttl(Duration.ofSeconds(3))
-                .renewEvery(Duration.ofSeconds(2)).safetyMargin(Duration.ofSeconds(1)).build())
-                .hasMessageContaining("safetyMargin");
-        assertThatThrownBy(() -> DatabaseLeaderElection.builder(ds, "bad{role}")).hasMessageContaining("'{'");
-        assertThat(DatabaseLeaderElection.builder(ds, "r").build().participantId()).contains("@");
-    }
-
-    @Test
     void staleOwnerException_saysWhatHappenedAndWhatToDo() {
         StaleOwnerException superseded = new StaleOwnerException("settle", 4, "A", 5, "B", null);
         assertThat(superseded).hasMessage("Stale owner of job 'settle': presented epoch 4 as A, but its epoch is now 5 "

@@ -25,11 +25,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Acceptance 3: database leases expire by the database clock only. Application clocks hours off (an injected
- * ticker here; the real wall clock of child JVMs under libfaketime) change nothing about who holds what.
+ * ticker here; the real wall clock of child JVMs under libfaketime) change nothing about who holds what. (Elections
+ * whose tickers are hours apart: {@code LeaderElectionContract.tickersHoursApart_agreeOnTheLeader}.)
  */
 class DatabaseClockIT {
 
-    private static final Duration HOURS = Duration.ofHours(5);
     private static final Path FAKETIME = Path.of("/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1");
     private static Fixture fx;
 
@@ -41,28 +41,6 @@ class DatabaseClockIT {
     @AfterAll
     static void stop() {
         fx.close();
-    }
-
-    @Test
-    void electionsWithTickersHoursApart_agreeOnTheLeader() {
-        List<String> events = new java.util.concurrent.CopyOnWriteArrayList<>();
-        try (DatabaseLeaderElection ahead = election("ahead", () -> System.nanoTime() + HOURS.toNanos(), events);
-             DatabaseLeaderElection behind = election("behind", () -> System.nanoTime() - HOURS.toNanos(), events)) {
-            ahead.start();
-            Awaitility.await().atMost(Timing.scaled(Duration.ofSeconds(5))).until(ahead::isLeader);
-            behind.start();
-            sleep(2500); // more than the 2 s TTL: several renewals with both clocks running
-            assertThat(ahead.isLeader()).isTrue();
-            assertThat(behind.isLeader()).isFalse();
-            assertThat(behind.currentLeader()).get().extracting(l -> l.owner()).isEqualTo(ahead.ownerId());
-            long first = ahead.term().orElseThrow();
-            ahead.stop();
-            Awaitility.await().atMost(Timing.scaled(Duration.ofSeconds(3))).until(behind::isLeader);
-            assertThat(ahead.currentLeader()).get().extracting(l -> l.owner()).isEqualTo(behind.ownerId());
-            long second = behind.term().orElseThrow();
-            assertThat(second).isGreaterThan(first);
-            assertThat(events).containsExactly("ahead elected " + first, "ahead revoked stopped", "behind elected " + second);
-        }
     }
 
     @Test
@@ -131,21 +109,6 @@ class DatabaseClockIT {
         } finally {
             waiter.close();
         }
-    }
-
-    private static DatabaseLeaderElection election(String id, dev.tenure.Ticker ticker, List<String> events) {
-        return DatabaseLeaderElection.builder(fx.pool, "clock-election").participantId(id).ticker(ticker)
-                .ttl(Duration.ofSeconds(2)).listener(new dev.tenure.LeaderElection.Listener() {
-                    @Override
-                    public void elected(long epoch) {
-                        events.add(id + " elected " + epoch);
-                    }
-
-                    @Override
-                    public void revoked(String reason) {
-                        events.add(id + " revoked " + reason);
-                    }
-                }).build();
     }
 
     private static void sleep(long millis) {
