@@ -86,13 +86,8 @@ final class ContainerValkeyServer implements ValkeyServer {
     }
 
     @Override
-    public Object command(Duration timeout, String... args) {
-        return RespClient.call(host(), port(), password, timeout, args);
-    }
-
-    @Override
-    public List<Object> pipeline(Duration timeout, List<List<String>> commands) {
-        return RespClient.callAll(host(), port(), password, timeout, commands);
+    public String requirePass() {
+        return password;
     }
 
     @Override

@@ -133,13 +133,8 @@ final class LocalValkeyServer implements ValkeyServer {
     }
 
     @Override
-    public Object command(Duration timeout, String... args) {
-        return RespClient.call(HOST, port, password, timeout, args);
-    }
-
-    @Override
-    public List<Object> pipeline(Duration timeout, List<List<String>> commands) {
-        return RespClient.callAll(HOST, port, password, timeout, commands);
+    public String requirePass() {
+        return password;
     }
 
     @Override

@@ -73,7 +73,9 @@ public interface ValkeyServer extends AutoCloseable {
     }
 
     /** {@link #command(String...)} with an exact timeout for connect and for reading the reply (not scaled). */
-    Object command(Duration timeout, String... args);
+    default Object command(Duration timeout, String... args) {
+        return RespClient.call(host(), port(), requirePass(), timeout, args);
+    }
 
     /**
      * Sends several commands over one fresh connection and returns their replies in order, with a 5 s timeout (scaled).
@@ -87,7 +89,12 @@ public interface ValkeyServer extends AutoCloseable {
     }
 
     /** {@link #pipeline(List)} with an exact timeout for connect and for reading each reply (not scaled). */
-    List<Object> pipeline(Duration timeout, List<List<String>> commands);
+    default List<Object> pipeline(Duration timeout, List<List<String>> commands) {
+        return RespClient.callAll(host(), port(), requirePass(), timeout, commands);
+    }
+
+    /** The password the kit's own commands authenticate with (the default user's), or null for none. */
+    String requirePass();
 
     /** The text of {@code INFO section}, e.g. {@code info("replication")}. */
     default String info(String section) {
