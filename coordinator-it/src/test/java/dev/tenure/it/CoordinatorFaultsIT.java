@@ -193,6 +193,13 @@ class CoordinatorFaultsIT {
                 next = firstStartAfter(nodes, holder[0], deletedAt).orElse(null);
                 Thread.sleep(20);
             }
+            if (next == null) {
+                for (int i = 0; i < nodes.size(); i++) {
+                    List<String> lines = nodes.get(i).stdoutLines();
+                    System.out.println("node " + i + (i == holder[0] ? " (holder)" : "") + ": "
+                            + lines.subList(Math.max(0, lines.size() - 12), lines.size()));
+                }
+            }
             assertThat(next).as("another node ran the job afterwards").isNotNull();
             System.out.printf("Valkey key deleted %d ms into the run; the holder finished (%s); the next node started %d ms after the deletion, %d ms after the holder's work ended%n",
                     deletedAt - Long.parseLong(start[3]), outcome.split(" ")[2], Long.parseLong(next[3]) - deletedAt,
