@@ -1,0 +1,152 @@
+package dev.tenure.db;
+
+import javax.sql.DataSource;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * What operators need of Tenure's tables: who holds which job, and the one safe write, a force-release with a
+ * reason. For the ops console, the Spring Boot actuator endpoint and scripts.
+ *
+ * <p>{@link #forceRelease} bumps the job's epoch and clears its lease in one statement, marks its RUNNING run
+ * ABANDONED and writes an audit row: the old holder's next fence check, renewal, completion or outcome is refused (it
+ * compares epoch and owner), so whatever it still does cannot commit. It waits for the old holder's open fenced
+ * transactions (like a claim) up to the claim lock timeout. The reads need only SELECT on the schema; the
+ * force-release needs UPDATE on {@code job_execution} and {@code job_run} and INSERT on {@code audit_log}.
+ *
+ * <p>Thread-safe; holds no resources of its own. Faults are {@link dev.tenure.LeaseStoreUnavailableException}s.
+ */
+public final class TenureAdmin {
+
+    /** A job as the database sees it now (database clock). {@code owner} is null when nobody holds it. */
+    public record JobState(String jobKey, long epoch, String owner, String status, Instant claimedAt,
+                           Instant leaseExpiresAt, Duration leaseLeft) {
+    }
+
+    /** The result of a {@link #forceRelease}: the epoch and owner before, the new epoch, the audit row's id. */
+    public record ForceRelease(String jobKey, long oldEpoch, String oldOwner, long newEpoch, long auditId) {
+    }
+
+    private final Jdbc jdbc;
+    private final String jobs;
+    private final String job;
+    private final String forceRelease;
+    private final String lockTimeout;
+
+    private TenureAdmin(DataSource dataSource, String schema, Duration lockTimeout) {
+        this.jdbc = new Jdbc(Objects.requireNonNull(dataSource, "dataSource"), JobLedger.Builder.DEFAULT_QUERY_TIMEOUT);
+        this.lockTimeout = Long.toString(Math.max(1, lockTimeout.toMillis()));
+        String q = "\"" + TenureSchema.checkName(schema) + "\"";
+        String columns = "job_key, fencing_token, owner, status, claimed_at, lease_expires_at, clock_timestamp()";
+        this.jobs = "SELECT " + columns + " FROM " + q + ".job_execution ORDER BY job_key LIMIT ?";
+        this.job = "SELECT " + columns + " FROM " + q + ".job_execution WHERE job_key = ?";
+        this.forceRelease = "WITH cfg AS (SELECT set_config('lock_timeout', ?, true) AS lt), "
+                + "old AS (SELECT je.fencing_token, je.owner FROM " + q + ".job_execution je, cfg WHERE je.job_key = ? FOR UPDATE OF je), "
+                + "rel AS (UPDATE " + q + ".job_execution je SET fencing_token = greatest(je.fencing_token + 1, "
+                + "(extract(epoch FROM clock_timestamp()) * 1000000)::bigint), owner = NULL, status = 'IDLE', "
+                + "lease_expires_at = NULL, current_run_id = NULL, updated_at = clock_timestamp() FROM old "
+                + "WHERE je.job_key = ? RETURNING je.fencing_token), "
+                + "abandoned AS (UPDATE " + q + ".job_run SET status = 'ABANDONED', finished_at = clock_timestamp(), "
+                + "error = 'force-released by ' || ? || ': ' || ? WHERE job_key = ? AND status = 'RUNNING' "
+                + "AND EXISTS (SELECT 1 FROM rel)), "
+                + "aud AS (INSERT INTO " + q + ".audit_log (actor, action, job_key, reason, old_epoch, old_owner, new_epoch) "
+                + "SELECT ?, 'force-release', ?, ?, old.fencing_token, old.owner, rel.fencing_token FROM old, rel RETURNING id) "
+                + "SELECT old.fencing_token, old.owner, rel.fencing_token, (SELECT id FROM aud) FROM old, rel";
+    }
+
+    /** On schema {@value TenureSchema#DEFAULT_SCHEMA}. */
+    public static TenureAdmin create(DataSource dataSource) {
+        return create(dataSource, TenureSchema.DEFAULT_SCHEMA);
+    }
+
+    /** On {@code schema}; a force-release waits up to 2 s for the old holder's open fenced transactions. */
+    public static TenureAdmin create(DataSource dataSource, String schema) {
+        return new TenureAdmin(dataSource, schema, JobLedger.Builder.DEFAULT_CLAIM_LOCK_TIMEOUT);
+    }
+
+    /** Up to {@code limit} jobs (and election roles), by key. */
+    public List<JobState> jobs(int limit) {
+        if (limit < 1 || limit > 10_000) {
+            throw new IllegalArgumentException("limit must be 1..10000 (got " + limit + ")");
+        }
+        return jdbc.run("list jobs", "*", false, c -> {
+            try (PreparedStatement ps = jdbc.prepare(c, jobs)) {
+                ps.setInt(1, limit);
+                return states(ps);
+            }
+        });
+    }
+
+    /** One job, if it has a row. */
+    public Optional<JobState> job(String jobKey) {
+        String key = JobLedger.key(jobKey);
+        return jdbc.run("read job", key, false, c -> {
+            try (PreparedStatement ps = jdbc.prepare(c, job)) {
+                ps.setString(1, key);
+                return states(ps).stream().findFirst();
+            }
+        });
+    }
+
+    private static List<JobState> states(PreparedStatement ps) throws java.sql.SQLException {
+        List<JobState> out = new ArrayList<>();
+        try (ResultSet rs = ps.executeQuery()) {
+            while (rs.next()) {
+                Instant expires = Rows.instant(rs, 6);
+                String owner = rs.getString(3);
+                Duration left = Jdbc.between(Rows.instant(rs, 7), expires);
+                out.add(new JobState(rs.getString(1), rs.getLong(2), owner, rs.getString(4), Rows.instant(rs, 5), expires,
+                        left));
+            }
+        }
+        return out;
+    }
+
+    /**
+     * Ends {@code jobKey}'s lease whoever holds it: bumps the epoch (so the old holder's fence fails), clears the
+     * owner, marks a RUNNING run ABANDONED, and records {@code actor} and {@code reason} in {@code audit_log}; all in one
+     * statement.
+     *
+     * @throws IllegalArgumentException       for a bad key, an empty or over-long reason or actor, or an unknown job
+     * @throws dev.tenure.LeaseStoreUnavailableException on faults, or if the old holder's fenced transaction stayed open
+     *                                        longer than the lock timeout (nothing changed then: try again)
+     */
+    public ForceRelease forceRelease(String jobKey, String reason, String actor) {
+        String key = JobLedger.key(jobKey);
+        String why = text("reason", reason, 500);
+        String who = text("actor", actor, 200);
+        Optional<ForceRelease> done = jdbc.run("force-release", key, true, c -> {
+            try (PreparedStatement ps = jdbc.prepare(c, forceRelease)) {
+                int i = 1;
+                ps.setString(i++, lockTimeout);
+                ps.setString(i++, key);
+                ps.setString(i++, key);
+                ps.setString(i++, who);
+                ps.setString(i++, why);
+                ps.setString(i++, key);
+                ps.setString(i++, who);
+                ps.setString(i++, key);
+                ps.setString(i, why);
+                try (ResultSet rs = ps.executeQuery()) {
+                    return rs.next() ? Optional.of(new ForceRelease(key, rs.getLong(1), rs.getString(2), rs.getLong(3),
+                            rs.getLong(4))) : Optional.empty();
+                }
+            }
+        });
+        return done.orElseThrow(() -> new IllegalArgumentException("no job '" + key + "' in Tenure's tables"));
+    }
+
+    private static String text(String what, String value, int max) {
+        if (value == null || value.isBlank() || value.length() > max) {
+            throw new IllegalArgumentException(what + " must have 1 to " + max + " characters, not blank (got "
+                    + (value == null ? "null" : value.length() + " characters") + ")");
+        }
+        return value;
+    }
+}
