@@ -4,7 +4,7 @@
 #
 #   bash benchmarks/run-coordinated.sh                          # every row, synchronous_commit on and off
 #   bash benchmarks/run-coordinated.sh --seconds 10 --sync on   # shorter; any CoordinatedBenchmark option (--help)
-#   bash benchmarks/run-coordinated.sh --only tenure-valkey,db-scheduler
+#   bash benchmarks/run-coordinated.sh --only "tenure-valkey 1000 jobs$|db-scheduler"  # rows by regex
 #
 # Postgres: 127.0.0.1:5432, user postgres, trust auth (PGHOST/PGPORT/PGUSER override); a database of its own is
 # created for the run and dropped afterwards. Valkey: a private valkey-server on a free loopback port (never 6379),

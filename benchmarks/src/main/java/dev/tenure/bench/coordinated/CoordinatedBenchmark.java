@@ -28,12 +28,13 @@ public final class CoordinatedBenchmark {
               --pg-host H --pg-port P --pg-user U   Postgres (default 127.0.0.1 5432 postgres; trust auth)
               --db NAME            the benchmark's own database (created and dropped by run-coordinated.sh)
               --valkey-port P      the private valkey-server (never 6379); --valkey-pid PID for its CPU
-              --seconds S          measured seconds per row (default 15), after --warmup S (default 5)
+              --seconds S          measured seconds per row (default 15), after --warmup S (default 10)
               --nodes N            child JVMs per row (default 3); --threads T worker threads per node (default 8)
               --jobs N             distinct jobs / lock names (default 1000)
               --sync LIST          on, off or on,off (default on,off): off = synchronous_commit=off on the benchmark's
                                    own connections (session setting), every library alike
-              --only LIST          comma-separated substrings of row names to run (default: all rows)
+              --only REGEX         run only the rows whose name contains a match (default: all rows), e.g.
+                                   'tenure-valkey 1000 jobs$|db-scheduler'
               --backlog-dbscheduler N (default 150000), --backlog-quartz N (default 40000)
               --retry-us U         one-job rows: pause before asking again for a fire another node holds (default 1000)
               --node-heap SIZE     -Xmx of each node (default 512m)
@@ -48,12 +49,12 @@ public final class CoordinatedBenchmark {
     private int valkeyPort = -1;
     private long valkeyPid = -1;
     private double seconds = 15;
-    private double warmup = 5;
+    private double warmup = 10;
     private int nodes = 3;
     private int threads = 8;
     private int jobs = 1000;
     private List<String> syncModes = List.of("on", "off");
-    private List<String> only = List.of();
+    private java.util.regex.Pattern only;
     private int backlogDbScheduler = 150_000;
     private int backlogQuartz = 40_000;
     private int retryUs = 1000;
@@ -98,7 +99,7 @@ public final class CoordinatedBenchmark {
                 case "--threads" -> threads = Integer.parseInt(v);
                 case "--jobs" -> jobs = Integer.parseInt(v);
                 case "--sync" -> syncModes = Arrays.asList(v.split(","));
-                case "--only" -> only = Arrays.asList(v.split(","));
+                case "--only" -> only = java.util.regex.Pattern.compile(v);
                 case "--backlog-dbscheduler" -> backlogDbScheduler = Integer.parseInt(v);
                 case "--backlog-quartz" -> backlogQuartz = Integer.parseInt(v);
                 case "--retry-us" -> retryUs = Integer.parseInt(v);
@@ -136,7 +137,7 @@ public final class CoordinatedBenchmark {
             int index = 0;
             for (String sync : syncModes) {
                 for (Scenario sc : Scenario.all(threads, jobs)) {
-                    if (!only.isEmpty() && only.stream().noneMatch(o -> sc.name().contains(o))) {
+                    if (only != null && !only.matcher(sc.name()).find()) {
                         continue;
                     }
                     index++;
@@ -174,6 +175,8 @@ public final class CoordinatedBenchmark {
             pg.resetShedLock();
         }
         String load = Proc.loadAverage();
+        pg.awaitNoBackends(10);
+        Map<String, Double> lifeStart = pg.counters();
         List<NodeProcess> ps = new ArrayList<>();
         try {
             for (int n = 0; n < nodes; n++) {
@@ -217,6 +220,7 @@ public final class CoordinatedBenchmark {
             long errors = 0;
             long executions = 0;
             long commits = 0;
+            long lifeAttempts = 0;
             long min = Long.MAX_VALUE;
             long max = 0;
             String firstError = null;
@@ -232,6 +236,7 @@ public final class CoordinatedBenchmark {
                 errors += Long.parseLong(m.get("errors"));
                 executions += Long.parseLong(m.get("executions"));
                 commits += Long.parseLong(m.get("commits"));
+                lifeAttempts += Long.parseLong(m.get("attempts"));
                 latency.add(Histogram.decodeFromCompressedByteBuffer(ByteBuffer.wrap(Base64.getDecoder().decode(m.get("hist"))), 0));
                 if (firstError == null && !m.get("error").equals("-")) {
                     firstError = new String(Base64.getDecoder().decode(m.get("error")), java.nio.charset.StandardCharsets.UTF_8);
@@ -239,6 +244,13 @@ public final class CoordinatedBenchmark {
             }
             for (NodeProcess p : ps) {
                 p.close();
+            }
+            boolean flushed = pg.awaitNoBackends(20);
+            Map<String, Double> lifeEnd = pg.counters();
+            Map<String, Double> life = new LinkedHashMap<>();
+            lifeEnd.forEach((k, v) -> life.put(k, v - lifeStart.getOrDefault(k, 0.0)));
+            if (!flushed) {
+                life.clear();
             }
             long[] effects = pg.effects(table);
             long backlog = sc.kind().equals("dbscheduler") ? pg.count("SELECT count(*) FROM scheduled_tasks")
@@ -250,7 +262,7 @@ public final class CoordinatedBenchmark {
             return new Row(sc, syncOff, window, load, units, min, max, held, done, errors, firstError, latency, executions,
                     commits, pgDelta, ValkeyAdmin.delta(a.valkey, b.valkey), b.machine[0] - a.machine[0],
                     (b.machine[1] - a.machine[1]) / window, b.nodes - a.nodes, threadDelta, b.pgCpu - a.pgCpu, b.valkeyCpu - a.valkeyCpu,
-                    effects[0], effects[1], backlog, backendStates.get());
+                    effects[0], effects[1], backlog, backendStates.get(), life, lifeAttempts);
         } finally {
             for (NodeProcess p : ps) {
                 p.close();

@@ -116,8 +116,8 @@ public final class Node {
         buf.get(bytes);
         String err = tally.firstError();
         System.out.println(String.format(Locale.ROOT,
-                "RESULT units=%d held=%d done=%d errors=%d executions=%d commits=%d rollbacks=%d hist=%s error=%s",
-                d[0], d[1], d[2], d[3], d[4], d[5], d[6], Base64.getEncoder().encodeToString(bytes),
+                "RESULT units=%d held=%d done=%d errors=%d executions=%d commits=%d rollbacks=%d attempts=%d hist=%s error=%s",
+                d[0], d[1], d[2], d[3], d[4], d[5], d[6], tally.attemptsEver(), Base64.getEncoder().encodeToString(bytes),
                 err == null ? "-" : Base64.getEncoder().encodeToString(err.getBytes(StandardCharsets.UTF_8))));
         System.out.flush();
         pool.close();

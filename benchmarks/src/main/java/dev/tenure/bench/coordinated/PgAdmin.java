@@ -164,6 +164,23 @@ final class PgAdmin implements AutoCloseable {
         return m;
     }
 
+    /**
+     * Waits (up to {@code seconds}) until no client backend is connected to the benchmark database: a backend reports
+     * its last statistics when it exits, so after this the database's counters are complete.
+     */
+    boolean awaitNoBackends(double seconds) throws SQLException, InterruptedException {
+        long deadline = System.nanoTime() + (long) (seconds * 1e9);
+        while (System.nanoTime() < deadline) {
+            if (Long.parseLong(one(stats, "SELECT count(*) FROM pg_stat_activity WHERE datname = '" + db
+                    + "' AND backend_type = 'client backend'")) == 0) {
+                Thread.sleep(100);  // the exiting backend's report is written just before it leaves the list
+                return true;
+            }
+            Thread.sleep(50);
+        }
+        return false;
+    }
+
     /** Server processes serving the benchmark database (client backends), plus the WAL writer. */
     List<Long> backendPids() throws SQLException {
         List<Long> pids = new ArrayList<>();

@@ -45,10 +45,14 @@ final class Report {
         System.out.println();
 
         System.out.println("== Database work per unit (" + (syncOff ? "sync off" : "sync on") + ") ==");
-        Format.Table c = new Format.Table("row", "commits/unit", "beyond business tx", "rollbacks/unit", "JDBC stmts/unit",
+        Format.Table c = new Format.Table("row", "commits/unit", "beyond business tx", "exact: commits/row", "commits/attempt",
+                "rollbacks/unit", "JDBC stmts/unit",
                 "commit() calls/unit", "rows ins/upd/del per unit", "WAL bytes/unit", "valkey cmds/unit", "what one unit executes");
         for (Row r : rows) {
+            double attempts = r.units() + r.held() + r.done();
             c.row(r.scenario().name(), Format.num(r.perUnit(r.pg("xact_commit"))), Format.num(r.perUnit(r.pg("xact_commit")) - 1),
+                    Format.num(r.lifetimePerEffect("xact_commit")),
+                    attempts == 0 ? "-" : Format.num(r.pg("xact_commit") / attempts),
                     Format.num(r.perUnit(r.pg("xact_rollback"))), Format.num(r.perUnit(r.executions())),
                     Format.num(r.perUnit(r.clientCommits())),
                     Format.num(r.perUnit(r.pg("tup_inserted"))) + " / " + Format.num(r.perUnit(r.pg("tup_updated"))) + " / "
@@ -59,7 +63,11 @@ final class Report {
         System.out.print(c.render());
         System.out.println("  commits/unit: delta of pg_stat_database.xact_commit of the benchmark's own database over the window (nothing");
         System.out.println("  else uses it; statistics are read from another database) / units; skipped attempts and pollers count too.");
-        System.out.println("  beyond business tx: commits/unit - 1, the one transaction that inserts the business row. JDBC stmts: execute*");
+        System.out.println("  beyond business tx: commits/unit - 1, the one transaction that inserts the business row. exact: commits/row:");
+        System.out.println("  the same over the nodes' whole lives (start-up and warm-up included) per business row, read when every node's");
+        System.out.println("  backends had exited (so no statistic is still unreported; window figures can be off by a second's worth of");
+        System.out.println("  an idle pooled connection's pending statistics). commits/attempt: window commits / (units + skipped attempts).");
+        System.out.println("  JDBC stmts: execute*");
         System.out.println("  calls counted in the nodes' connections (client side); commit() calls: explicit commits (autocommit statements");
         System.out.println("  commit without one). rows: tup_inserted / tup_updated / tup_deleted deltas. valkey cmds: INFO commandstats");
         System.out.println("  delta of the private server (commands inside scripts included) / units. WAL bytes: pg_stat_wal.wal_bytes delta");
@@ -75,7 +83,8 @@ final class Report {
 
         System.out.println("== What bounds each row (" + (syncOff ? "sync off" : "sync on") + ") ==");
         Format.Table b = new Format.Table("row", "machine CPU busy", "nodes' JVMs", "postgres backends", "valkey-server",
-                "commits/s", "WAL fsyncs/s (cluster)", "commits/fsync", "JVM CPU us/unit", "PG CPU us/unit", "PG active ms/s");
+                "commits/s", "WAL fsyncs/s (cluster)", "commits/fsync", "JVM CPU us/unit", "without JIT", "PG CPU us/unit",
+                "PG active ms/s");
         for (Row r : rows) {
             double w = r.seconds();
             double syncs = r.pg("wal_sync");
@@ -83,7 +92,8 @@ final class Report {
                     cores(r.nodesCpu() / w), cores(r.pgCpu() / w), r.scenario().valkey() ? cores(r.valkeyCpu() / w) : "-",
                     Format.num(r.pg("xact_commit") / w), Format.num(syncs / w),
                     syncs == 0 ? "-" : Format.num(r.pg("xact_commit") / syncs),
-                    Format.num(r.perUnit(r.nodesCpu()) * 1e6), Format.num(r.perUnit(r.pgCpu()) * 1e6),
+                    Format.num(r.perUnit(r.nodesCpu()) * 1e6), Format.num(r.perUnit(r.nodesCpu() - r.jitCpu()) * 1e6),
+                    Format.num(r.perUnit(r.pgCpu()) * 1e6),
                     Format.num(r.pg("active_time") / w));
         }
         System.out.print(b.render());
@@ -92,6 +102,8 @@ final class Report {
         System.out.println("  busy all window); postgres backends = the client backends on the benchmark database plus the WAL writer.");
         System.out.println("  WAL fsyncs/s: pg_stat_wal.wal_sync, cluster-wide (other databases on the shared server add to it); with");
         System.out.println("  synchronous_commit=on each commit waits for one of them, and one fsync can cover many commits (group commit).");
+        System.out.println("  without JIT: the nodes' CPU less their C1/C2 compiler threads, which short-lived JVMs on a busy machine still");
+        System.out.println("  keep busy after the warm-up (a long-running service stops paying it).");
         System.out.println("  PG active ms/s: pg_stat_database.active_time delta per second of window (time backends spent executing statements).");
         System.out.println("  backends by state (pg_stat_activity every 50 ms; average number of the benchmark database's client backends):");
         for (Row r : rows) {

@@ -34,6 +34,11 @@ final class Tally {
         this.end = end;
     }
 
+    /** Every unit and skipped attempt since the node started (priming runs not included). */
+    long attemptsEver() {
+        return units.sum() + held.sum() + done.sum();
+    }
+
     long warmEnd() {
         return warmEnd;
     }
