@@ -40,6 +40,7 @@ public final class Node {
     final int threads;
     final int jobs;
     final String table;
+    private final long stride;
     final JdbcCounts jdbc = new JdbcCounts();
     HikariDataSource pool;
     /** The pool, counting statements and commits into {@link #jdbc} (and later into the tally). */
@@ -52,6 +53,7 @@ public final class Node {
         this.threads = Integer.parseInt(args.get("threads"));
         this.jobs = Integer.parseInt(args.getOrDefault("jobs", "1000"));
         this.table = args.get("table");
+        this.stride = stride(node, jobs);
     }
 
     String arg(String key) {
@@ -60,6 +62,27 @@ public final class Node {
             throw new IllegalArgumentException("missing " + key + "=");
         }
         return v;
+    }
+
+    /**
+     * The job index of the {@code i}-th step of this node's walk over the jobs: node k starts at k*jobs/nodes and steps
+     * by the k-th stride coprime with {@code jobs} (1, 7, 11, 13, ...), so every round still visits each job once, but
+     * nodes do not fall into step with each other (nodes walking in the same order would meet and collide on every job
+     * once the faster one caught up with the slower). Meetings on a job are then as rare as with random choices.
+     */
+    long jobIndex(long i) {
+        return Math.floorMod((long) node * jobs / nodes + i * stride, (long) jobs);
+    }
+
+    private static long stride(int node, int jobs) {
+        int found = 0;
+        for (long s = 1; ; s++) {
+            if (java.math.BigInteger.valueOf(s).gcd(java.math.BigInteger.valueOf(jobs)).intValue() == 1 && (s == 1 || s > 6)) {
+                if (found++ == node) {
+                    return s;
+                }
+            }
+        }
     }
 
     /** The trivial business write every unit of every library makes: one row. */

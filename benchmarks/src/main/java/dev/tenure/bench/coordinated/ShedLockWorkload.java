@@ -15,7 +15,7 @@ import org.springframework.jdbc.core.JdbcTemplate;
 
 /**
  * ShedLock's JDBC provider ({@code JdbcTemplateLockProvider}, {@code usingDbTime()}, library defaults otherwise): each
- * thread takes the next lock name of its node's sequence over {@code jobs} names (as Tenure's threads take jobs),
+ * thread takes the next lock name of its node's walk over {@code jobs} names ({@link Node#jobIndex}, as Tenure's threads),
  * {@code lock(name, lockAtMostFor 30 s)}, inserts the business row (autocommit), {@code unlock()}. A name locked by
  * another node is skipped (ShedLock never waits). No fencing token, no record of which fire ran.
  */
@@ -57,7 +57,7 @@ final class ShedLockWorkload implements Node.Workload {
 
     @Override
     public void run(Tally tally) throws Exception {
-        AtomicLong seq = new AtomicLong((long) n.node * n.jobs / n.nodes);
+        AtomicLong seq = new AtomicLong();
         List<Thread> threads = new ArrayList<>();
         for (int t = 0; t < n.threads; t++) {
             threads.add(new Thread(() -> {
@@ -65,7 +65,7 @@ final class ShedLockWorkload implements Node.Workload {
                     long i = seq.getAndIncrement();
                     long start = System.nanoTime();
                     try {
-                        if (pair("job-" + (i % n.jobs), "n" + n.node + "-r" + i / n.jobs)) {
+                        if (pair("job-" + n.jobIndex(i), "n" + n.node + "-r" + i / n.jobs)) {
                             tally.unit(start, System.nanoTime());
                         } else {
                             tally.held.increment();

@@ -21,8 +21,8 @@ import java.util.concurrent.locks.LockSupport;
  * <li>{@code jobs=1}: one job fired as fast as it completes. The nodes share one fire sequence f0, f1, ...: a node
  *     moves to the next fire when it ran the fire or found it done elsewhere, and asks again for the same fire after
  *     {@code retryUs} when another node holds the job. One thread per node.</li>
- * <li>{@code jobs=N}: each thread takes the next (job, round) of its node's sequence (job = i mod N, round = i / N;
- *     node k starts at job k*N/nodes) and runs that fire once, whatever the outcome. {@code fires=own}: fire keys are
+ * <li>{@code jobs=N}: each thread takes the next (job, round) of its node's walk ({@link Node#jobIndex}, round = i / N)
+ *     and runs that fire once, whatever the outcome. {@code fires=own}: fire keys are
  *     the node's own ({@code n<k>-r<round>}), so every attempt is a fire of its own and only a job held by another
  *     node at that moment is skipped; {@code fires=shared}: every node fires every (job, round) ({@code r<round>}),
  *     as when each node of a cluster fires the same schedule, and Tenure runs each fire once.</li>
@@ -83,7 +83,7 @@ final class TenureWorkload implements Node.Workload {
             }
             threads.add(new Thread(() -> oneJob(tally), "tenure-one-job"));
         } else {
-            AtomicLong seq = new AtomicLong((long) n.node * n.jobs / n.nodes);
+            AtomicLong seq = new AtomicLong();
             for (int t = 0; t < n.threads; t++) {
                 threads.add(new Thread(() -> manyJobs(tally, seq), "tenure-jobs-" + t));
             }
@@ -111,7 +111,7 @@ final class TenureWorkload implements Node.Workload {
         while (tally.running()) {
             long i = seq.getAndIncrement();
             long round = i / n.jobs;
-            count(tally, "job-" + (i % n.jobs), sharedFires ? "r" + round : "n" + n.node + "-r" + round, System.nanoTime());
+            count(tally, "job-" + n.jobIndex(i), sharedFires ? "r" + round : "n" + n.node + "-r" + round, System.nanoTime());
         }
     }
 
