@@ -35,7 +35,7 @@ public final class CoordinatedBenchmark {
                                    own connections (session setting), every library alike
               --only REGEX         run only the rows whose name contains a match (default: all rows), e.g.
                                    'tenure-valkey 1000 jobs$|db-scheduler'
-              --backlog-dbscheduler N (default 150000), --backlog-quartz N (default 40000)
+              --backlog-dbscheduler N (default 250000), --backlog-quartz N (default 40000)
               --retry-us U         one-job rows: pause before asking again for a fire another node holds (default 1000)
               --node-heap SIZE     -Xmx of each node (default 512m)
               --node-opts "OPTS"   extra JVM options for every node (e.g. a JFR recording: %n and %r in them become
@@ -55,7 +55,7 @@ public final class CoordinatedBenchmark {
     private int jobs = 1000;
     private List<String> syncModes = List.of("on", "off");
     private java.util.regex.Pattern only;
-    private int backlogDbScheduler = 150_000;
+    private int backlogDbScheduler = 250_000;
     private int backlogQuartz = 40_000;
     private int retryUs = 1000;
     private String nodeHeap = "512m";
