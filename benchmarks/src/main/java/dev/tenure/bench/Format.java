@@ -8,7 +8,7 @@ import java.util.Locale;
 import java.util.Properties;
 
 /** Number formatting and plain-text tables. */
-final class Format {
+public final class Format {
 
     private Format() {
     }
@@ -18,7 +18,7 @@ final class Format {
         return (ms == Math.rint(ms) ? String.valueOf((long) ms) : String.format(Locale.ROOT, "%.2f", ms)) + " ms";
     }
 
-    static String num(double v) {
+    public static String num(double v) {
         if (Double.isNaN(v)) {
             return "-";
         }
@@ -53,7 +53,7 @@ final class Format {
     }
 
     /** "name version, name version, ..." for every library in bench-versions.properties. */
-    static String libVersions() {
+    public static String libVersions() {
         StringBuilder sb = new StringBuilder();
         for (String k : new java.util.TreeSet<>(VERSIONS.stringPropertyNames())) {
             sb.append(sb.length() == 0 ? "" : ", ").append(k).append(' ').append(VERSIONS.getProperty(k));
@@ -62,15 +62,15 @@ final class Format {
     }
 
     /** A plain-text table: first column left-aligned, the rest right-aligned. */
-    static final class Table {
+    public static final class Table {
         private final List<String[]> rows = new ArrayList<>();
         private final String[] header;
 
-        Table(String... header) {
+        public Table(String... header) {
             this.header = header;
         }
 
-        void row(Object... cells) {
+        public void row(Object... cells) {
             String[] r = new String[header.length];
             for (int i = 0; i < r.length; i++) {
                 r[i] = i < cells.length && cells[i] != null ? cells[i].toString() : "";
@@ -78,11 +78,11 @@ final class Format {
             rows.add(r);
         }
 
-        void separator() {
+        public void separator() {
             rows.add(null);
         }
 
-        String render() {
+        public String render() {
             int[] w = new int[header.length];
             for (int i = 0; i < w.length; i++) {
                 w[i] = header[i].length();

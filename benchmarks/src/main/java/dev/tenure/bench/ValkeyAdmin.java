@@ -8,14 +8,18 @@ import java.util.Map;
 import java.util.TreeMap;
 
 /** A separate GLIDE client for server-side observations: INFO commandstats, DBSIZE, INFO server. */
-final class ValkeyAdmin implements AutoCloseable {
+public final class ValkeyAdmin implements AutoCloseable {
 
     private final GlideClient client;
 
     ValkeyAdmin(BenchConfig cfg) throws Exception {
+        this(cfg.host(), cfg.port());
+    }
+
+    public ValkeyAdmin(String host, int port) throws Exception {
         GlideSupport.quietLogs();
         client = GlideClient.createClient(GlideClientConfiguration.builder()
-                .address(NodeAddress.builder().host(cfg.host()).port(cfg.port()).build())
+                .address(NodeAddress.builder().host(host).port(port).build())
                 .requestTimeout(5000)
                 .clientName("bench-admin")
                 .build()).get();
@@ -41,7 +45,7 @@ final class ValkeyAdmin implements AutoCloseable {
         return n;
     }
 
-    String serverField(String field) throws Exception {
+    public String serverField(String field) throws Exception {
         String info = client.info(new InfoOptions.Section[] {InfoOptions.Section.SERVER}).get();
         for (String line : info.split("\r?\n")) {
             if (line.startsWith(field + ":")) {
@@ -52,7 +56,7 @@ final class ValkeyAdmin implements AutoCloseable {
     }
 
     /** Command name to cumulative calls (commands run inside Lua scripts are counted too). */
-    Map<String, Long> commandCalls() throws Exception {
+    public Map<String, Long> commandCalls() throws Exception {
         String info = client.info(new InfoOptions.Section[] {InfoOptions.Section.COMMANDSTATS}).get();
         Map<String, Long> calls = new TreeMap<>();
         for (String line : info.split("\r?\n")) {
@@ -71,7 +75,7 @@ final class ValkeyAdmin implements AutoCloseable {
     }
 
     /** after - before, dropping zero rows and this client's own INFO call between the two snapshots. */
-    static Map<String, Long> delta(Map<String, Long> before, Map<String, Long> after) {
+    public static Map<String, Long> delta(Map<String, Long> before, Map<String, Long> after) {
         Map<String, Long> d = new TreeMap<>();
         for (Map.Entry<String, Long> e : after.entrySet()) {
             long v = e.getValue() - before.getOrDefault(e.getKey(), 0L);
@@ -85,12 +89,12 @@ final class ValkeyAdmin implements AutoCloseable {
         return d;
     }
 
-    static long total(Map<String, Long> delta) {
+    public static long total(Map<String, Long> delta) {
         return delta.values().stream().mapToLong(Long::longValue).sum();
     }
 
     /** Calls of eval/evalsha/fcall (one round trip each, whatever they run inside). */
-    static long scripts(Map<String, Long> delta) {
+    public static long scripts(Map<String, Long> delta) {
         long n = 0;
         for (Map.Entry<String, Long> e : delta.entrySet()) {
             String k = e.getKey();
@@ -101,7 +105,7 @@ final class ValkeyAdmin implements AutoCloseable {
         return n;
     }
 
-    static String describe(Map<String, Long> delta) {
+    public static String describe(Map<String, Long> delta) {
         StringBuilder sb = new StringBuilder();
         delta.entrySet().stream()
                 .sorted((a, b) -> Long.compare(b.getValue(), a.getValue()))

@@ -1,0 +1,65 @@
+package dev.tenure.bench.coordinated;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * One row of the benchmark: which library runs on the nodes, with which arguments, and what one unit is.
+ *
+ * @param name    row name
+ * @param kind    the node's workload ({@link Node})
+ * @param args    node arguments beyond the common ones
+ * @param threads worker threads per node
+ * @param unit    what one counted unit executes
+ * @param latency whether per-unit latency is meaningful (a call from begin to finish, not time in a queue)
+ */
+record Scenario(String name, String kind, Map<String, String> args, int threads, String unit, boolean latency) {
+
+    static final String TENURE_UNIT = "run(): claim+start (1 stmt), business tx (fence, insert, complete, commit), finish+release (1 stmt)";
+
+    static List<Scenario> all(int threads, int jobs) {
+        List<Scenario> s = new ArrayList<>();
+        for (String mode : List.of("VALKEY", "DATABASE")) {
+            String m = mode.equals("VALKEY") ? "valkey" : "db";
+            String lease = mode.equals("VALKEY") ? "Valkey acquire/release around " : "";
+            s.add(new Scenario("tenure-" + m + " 1 job", "tenure", args("mode", mode, "jobs", "1"), 1,
+                    "one EXECUTED " + lease + TENURE_UNIT, true));
+        }
+        for (String fires : List.of("own", "shared")) {
+            for (String mode : List.of("VALKEY", "DATABASE")) {
+                String m = mode.equals("VALKEY") ? "valkey" : "db";
+                String lease = mode.equals("VALKEY") ? "Valkey acquire/release around " : "";
+                s.add(new Scenario("tenure-" + m + " " + jobs + " jobs" + (fires.equals("shared") ? " shared" : ""), "tenure",
+                        args("mode", mode, "jobs", Integer.toString(jobs), "fires", fires), threads,
+                        "one EXECUTED " + lease + TENURE_UNIT, true));
+            }
+        }
+        s.add(new Scenario("db-scheduler", "dbscheduler", args("jobs", Integer.toString(jobs)), threads,
+                "one due one-time execution: picked (batched select-for-update), task inserts the row (autocommit), execution deleted",
+                false));
+        s.add(new Scenario("quartz clustered", "quartz", args("jobs", Integer.toString(jobs)), threads,
+                "one fire of a due one-shot trigger: acquired + fired (batched, under the cluster lock), job inserts the row "
+                        + "(autocommit), trigger completed", false));
+        s.add(new Scenario("shedlock jdbc", "shedlock", args("jobs", Integer.toString(jobs)), threads,
+                "lock (UPDATE, usingDbTime), insert the row (autocommit), unlock (UPDATE)", true));
+        return s;
+    }
+
+    boolean tenure() {
+        return kind.equals("tenure");
+    }
+
+    boolean valkey() {
+        return "VALKEY".equals(args.get("mode"));
+    }
+
+    private static Map<String, String> args(String... kv) {
+        Map<String, String> m = new LinkedHashMap<>();
+        for (int i = 0; i < kv.length; i += 2) {
+            m.put(kv[i], kv[i + 1]);
+        }
+        return m;
+    }
+}
