@@ -89,11 +89,11 @@ final class ConsoleApp {
         if (key == null || key.isEmpty()) {
             throw new IllegalArgumentException("which job? /job?key=<job key>");
         }
+        Optional<Cursor> before = Optional.ofNullable(r.query().get("before")).map(Cursor::parse);
         Views.Job j = queries.job(key).orElse(null);
         if (j == null) {
             return error(r, 404, "no job '" + key + "' in Tenure's tables");
         }
-        Optional<Cursor> before = Optional.ofNullable(r.query().get("before")).map(Cursor::parse);
         ValkeyLeases.Lease lease = valkey == null ? null : valkey.leases(List.of(key)).get(key);
         JobPage.Model m = new JobPage.Model(r.base(), j, Modes.of(j, lease, valkey != null), queries.summary(key),
                 queries.runs(key, before, runsPerPage), before.isEmpty(), queries.audit(key, 5),
