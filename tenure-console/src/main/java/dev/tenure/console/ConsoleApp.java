@@ -1,5 +1,6 @@
 package dev.tenure.console;
 
+import dev.tenure.TenureException;
 import dev.tenure.db.TenureAdmin;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -47,7 +48,7 @@ final class ConsoleApp {
             return route(r);
         } catch (IllegalArgumentException e) {
             return error(r, 400, e.getMessage());
-        } catch (ConsoleDatabaseException e) {
+        } catch (TenureException e) {   // the console's reads and TenureAdmin's force-release: database faults
             return error(r, 503, e.getMessage());
         } catch (RuntimeException e) {
             LOG.warn("console request {} {} failed", r.method(), r.path(), e);
