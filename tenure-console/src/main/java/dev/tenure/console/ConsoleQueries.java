@@ -33,11 +33,11 @@ final class ConsoleQueries {
             + "started_at, finished_at, error";
 
     private final DataSource dataSource;
-    private final String jobs;
+    final String jobsSql;
     private final String job;
-    private final String firstPage;
-    private final String nextPage;
-    private final String roles;
+    final String firstPageSql;
+    final String nextPageSql;
+    final String rolesSql;
     private final String audit;
 
     ConsoleQueries(DataSource dataSource, String schema) {
@@ -49,13 +49,13 @@ final class ConsoleQueries {
                 + "AND h.started_at > statement_timestamp() - interval '1 hour' LIMIT " + FIRES_CAP + ") f) "
                 + "FROM " + q + ".job_execution je LEFT JOIN LATERAL (SELECT r.status, r.fire_key, r.started_at FROM "
                 + q + ".job_run r WHERE r.job_key = je.job_key ORDER BY r.started_at DESC, r.run_id DESC LIMIT 1) lr ON true ";
-        this.jobs = jobColumns + "WHERE je.job_key > ? ORDER BY je.job_key LIMIT ?";
+        this.jobsSql = jobColumns + "WHERE je.job_key > ? ORDER BY je.job_key LIMIT ?";
         this.job = jobColumns + "WHERE je.job_key = ?";
         String runs = "SELECT " + RUN_COLUMNS + " FROM " + q + ".job_run WHERE job_key = ? ";
         String order = "ORDER BY started_at DESC, run_id DESC LIMIT ?";
-        this.firstPage = runs + order;
-        this.nextPage = runs + "AND (started_at, run_id) < (?, ?) " + order;
-        this.roles = "SELECT je.job_key, je.fencing_token, je.owner, je.claimed_at, " + MILLIS_LEFT + " "
+        this.firstPageSql = runs + order;
+        this.nextPageSql = runs + "AND (started_at, run_id) < (?, ?) " + order;
+        this.rolesSql = "SELECT je.job_key, je.fencing_token, je.owner, je.claimed_at, " + MILLIS_LEFT + " "
                 + "FROM " + q + ".job_execution je WHERE NOT EXISTS (SELECT 1 FROM " + q + ".job_run r "
                 + "WHERE r.job_key = je.job_key) ORDER BY je.job_key LIMIT ?";
         this.audit = "SELECT at, actor, action, reason, old_epoch, old_owner, new_epoch FROM " + q + ".audit_log "
@@ -64,7 +64,7 @@ final class ConsoleQueries {
 
     /** Up to {@code limit} jobs and roles with keys after {@code afterKey} ("" for the first page), by key. */
     List<Views.Job> jobs(String afterKey, int limit) {
-        return read("list jobs", "*", jobs, ps -> {
+        return read("list jobs", "*", jobsSql, ps -> {
             ps.setString(1, afterKey);
             ps.setInt(2, limit);
         }, ConsoleQueries::job);
@@ -77,7 +77,7 @@ final class ConsoleQueries {
 
     /** Up to {@code limit} runs of {@code jobKey}, newest first, before {@code before} (empty: from the newest). */
     Views.RunPage runs(String jobKey, Optional<Cursor> before, int limit) {
-        List<Views.Run> rows = read("list runs", jobKey, before.isPresent() ? nextPage : firstPage, ps -> {
+        List<Views.Run> rows = read("list runs", jobKey, before.isPresent() ? nextPageSql : firstPageSql, ps -> {
             ps.setString(1, jobKey);
             int i = 2;
             if (before.isPresent()) {
@@ -106,7 +106,7 @@ final class ConsoleQueries {
 
     /** Up to {@code limit} roles: rows without runs (leader elections, or plain database leases), by name. */
     List<Views.Leader> leaders(int limit) {
-        return read("list leaders", "*", roles, ps -> ps.setInt(1, limit), rs -> {
+        return read("list leaders", "*", rolesSql, ps -> ps.setInt(1, limit), rs -> {
             Duration left = interval(rs, 5);
             boolean live = rs.getString(3) != null && left != null && left.compareTo(Duration.ZERO) > 0;
             return new Views.Leader(rs.getString(1), rs.getLong(2), live ? rs.getString(3) : null,

@@ -32,6 +32,8 @@ final class Retention {
 
     private final DataSource dataSource;
     private final ConsoleQueries queries;
+    /** One batch's rows (the DELETE's sub-select): 1 job key, 2 cut-off, 3 batch size. */
+    final String selectBatch;
     private final String deleteBatch;
     private final String cutOff = "SELECT statement_timestamp() - ?::interval";
 
@@ -39,9 +41,10 @@ final class Retention {
         this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
         this.queries = queries;
         String q = "\"" + TenureSchema.checkName(schema) + "\"";
-        this.deleteBatch = "WITH doomed AS (SELECT run_id FROM " + q + ".job_run WHERE job_key = ? AND started_at < ? "
-                + "AND status <> 'RUNNING' ORDER BY started_at LIMIT ?) "
-                + "DELETE FROM " + q + ".job_run r USING doomed d WHERE r.run_id = d.run_id";
+        this.selectBatch = "SELECT run_id FROM " + q + ".job_run WHERE job_key = ? AND started_at < ? "
+                + "AND status <> 'RUNNING' ORDER BY started_at LIMIT ?";
+        this.deleteBatch = "WITH doomed AS (" + selectBatch + ") DELETE FROM " + q + ".job_run r USING doomed d "
+                + "WHERE r.run_id = d.run_id";
     }
 
     /**
