@@ -20,6 +20,7 @@ import java.util.concurrent.Executors;
 public final class ConsoleServer implements AutoCloseable {
 
     static final int MAX_BODY = 16 * 1024;
+    private static final String NO_DELAY = "sun.net.httpserver.nodelay";
     private final HttpServer server;
     private final ExecutorService threads;
 
@@ -29,6 +30,11 @@ public final class ConsoleServer implements AutoCloseable {
     }
 
     static ConsoleServer start(ConsoleApp app, InetSocketAddress address) {
+        if (System.getProperty(NO_DELAY) == null) {
+            // headers and body leave in two writes: without TCP_NODELAY the body waits for the client's delayed ACK
+            // (about 40 ms a page). Read once per JVM, when the JDK's server is first used; the user's setting wins.
+            System.setProperty(NO_DELAY, "true");
+        }
         try {
             HttpServer server = HttpServer.create(address, 50);
             ExecutorService threads = Executors.newFixedThreadPool(4, r -> {

@@ -22,7 +22,7 @@ final class StatusCommand extends CliCommand {
         TextTable t = new TextTable("JOB", "KIND", "HOLDER", "EPOCH", "LEASE LEFT", "LAST OUTCOME", "LAST FIRE", "FIRES/H");
         for (Views.Job j : jobs) {
             t.row(j.jobKey(), j.kind(), j.held() ? Nodes.of(j.owner()) : "-", j.epoch(),
-                    j.held() ? Html.duration(j.leaseLeft()) : "-", j.lastStatus(), j.lastFireKey(), j.firesLastHour());
+                    j.held() ? Html.duration(j.leaseLeft()) : "-", j.lastStatus(), j.lastFireKey(), OverviewPage.fires(j));
         }
         return new Output(Map.of("jobs", jobs.stream().map(CliRows::job).toList()), t.render("no jobs"));
     }
