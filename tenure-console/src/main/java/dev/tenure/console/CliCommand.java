@@ -41,6 +41,14 @@ abstract class CliCommand implements Callable<Integer> {
 
     abstract Output execute(Context ctx);
 
+    /** {@code value} if it is 1..{@code max}, else an error naming the option. */
+    static int limit(String option, int value, int max) {
+        if (value < 1 || value > max) {
+            throw new IllegalArgumentException(option + " must be 1.." + max + " (got " + value + ")");
+        }
+        return value;
+    }
+
     /** The data source and what the command reads it with. */
     record Context(HikariDataSource dataSource, String schema) {
         ConsoleQueries queries() {

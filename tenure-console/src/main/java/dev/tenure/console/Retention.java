@@ -57,9 +57,7 @@ final class Retention {
             throw new IllegalArgumentException("--older-than must be at least " + MIN_AGE.toHours() + " h (got "
                     + olderThan + "): a pruned fire runs again if it ever fires again");
         }
-        if (batchSize < 1 || batchSize > 100_000) {
-            throw new IllegalArgumentException("--batch must be 1..100000 (got " + batchSize + ")");
-        }
+        CliCommand.limit("--batch", batchSize, 100_000);
         Instant cut = queries.read("prune cut-off", "*", cutOff, ps -> ps.setString(1, olderThan.toMillis() + " milliseconds"),
                 rs -> ConsoleQueries.instant(rs, 1)).get(0);
         long deleted = 0;

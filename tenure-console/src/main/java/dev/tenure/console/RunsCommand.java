@@ -23,10 +23,8 @@ final class RunsCommand extends CliCommand {
 
     @Override
     Output execute(Context ctx) {
-        if (limit < 1 || limit > 1000) {
-            throw new IllegalArgumentException("--limit must be 1..1000 (got " + limit + ")");
-        }
-        Views.RunPage page = ctx.queries().runs(job, Optional.ofNullable(before).map(Cursor::parse), limit);
+        Views.RunPage page = ctx.queries().runs(job, Optional.ofNullable(before).map(Cursor::parse),
+                limit("--limit", limit, 1000));
         TextTable t = new TextTable("FIRE", "NODE", "EPOCH", "STATUS", "DURATION", "ATTEMPT", "STARTED", "WHAT HAPPENED");
         for (Views.Run r : page.runs()) {
             t.row(r.fireKey(), r.node(), r.epoch(), r.status(), Html.duration(r.duration()), r.attempt(),

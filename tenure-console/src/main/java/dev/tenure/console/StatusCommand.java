@@ -15,10 +15,7 @@ final class StatusCommand extends CliCommand {
 
     @Override
     Output execute(Context ctx) {
-        if (limit < 1 || limit > 10_000) {
-            throw new IllegalArgumentException("--limit must be 1..10000 (got " + limit + ")");
-        }
-        List<Views.Job> jobs = ctx.queries().jobs("", limit);
+        List<Views.Job> jobs = ctx.queries().jobs("", limit("--limit", limit, 10_000));
         TextTable t = new TextTable("JOB", "KIND", "HOLDER", "EPOCH", "LEASE LEFT", "LAST OUTCOME", "LAST FIRE", "FIRES/H");
         for (Views.Job j : jobs) {
             t.row(j.jobKey(), j.kind(), j.held() ? Nodes.of(j.owner()) : "-", j.epoch(),

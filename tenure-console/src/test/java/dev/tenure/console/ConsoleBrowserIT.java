@@ -1,11 +1,9 @@
 package dev.tenure.console;
 
 import com.zaxxer.hikari.HikariDataSource;
-import dev.tenure.db.TenureDataSources;
 import dev.tenure.db.TenureSchema;
 import dev.tenure.testkit.JvmProcess;
 import dev.tenure.testkit.PostgresDatabase;
-import dev.tenure.testkit.PostgresDatabases;
 import dev.tenure.testkit.Timing;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -36,25 +34,24 @@ class ConsoleBrowserIT {
 
     private static final int FIRES = 14;
     private static final long INTERVAL = 1000;
+    private static TestDatabase test;
     private static PostgresDatabase db;
     private static HikariDataSource pool;
     private static final List<JvmProcess> NODES = new ArrayList<>();
 
     @BeforeAll
     static void start() throws Exception {
-        db = PostgresDatabases.forClass(ConsoleBrowserIT.class);
-        pool = TenureDataSources.hikari(db.jdbcUrl(), db.username(), db.password());
+        test = TestDatabase.forClass(ConsoleBrowserIT.class);
+        db = test.database();
+        pool = test.pool();
         TenureSchema.migrate(pool);
-        try (Connection c = pool.getConnection(); Statement s = c.createStatement()) {
-            s.execute("CREATE TABLE settlement (fire text NOT NULL, epoch bigint NOT NULL)");
-        }
+        test.sql("CREATE TABLE settlement (fire text NOT NULL, epoch bigint NOT NULL)");
     }
 
     @AfterAll
     static void stop() {
         NODES.forEach(JvmProcess::close);
-        pool.close();
-        db.close();
+        test.close();
     }
 
     @Test

@@ -6,17 +6,12 @@ import dev.tenure.RunOutcome;
 import dev.tenure.RunPolicy;
 import dev.tenure.Tenure;
 import dev.tenure.db.TenureAdmin;
-import dev.tenure.db.TenureDataSources;
-import dev.tenure.testkit.PostgresDatabase;
-import dev.tenure.testkit.PostgresDatabases;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 import java.net.InetSocketAddress;
 import java.net.http.HttpResponse;
-import java.sql.Connection;
-import java.sql.ResultSet;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.Map;
@@ -36,24 +31,21 @@ import static org.assertj.core.api.Assertions.assertThat;
 class ForceReleaseIT {
 
     private static final String PASSWORD = "correct horse battery";
-    private static PostgresDatabase db;
+    private static TestDatabase db;
     private static HikariDataSource pool;
     private static Tenure tenure;
 
     @BeforeAll
     static void start() throws Exception {
-        db = PostgresDatabases.forClass(ForceReleaseIT.class);
-        pool = TenureDataSources.hikari(db.jdbcUrl(), db.username(), db.password());
+        db = TestDatabase.forClass(ForceReleaseIT.class);
+        pool = db.pool();
         tenure = Tenure.builder().dataSource(pool).leaseDefaults(LeaseOptions.ofTtl(Duration.ofSeconds(30))).build();
-        try (Connection c = pool.getConnection(); Statement s = c.createStatement()) {
-            s.execute("CREATE TABLE payout (fire text, epoch bigint)");
-        }
+        db.sql("CREATE TABLE payout (fire text, epoch bigint)");
     }
 
     @AfterAll
     static void stop() {
         tenure.close();
-        pool.close();
         db.close();
     }
 
@@ -108,13 +100,13 @@ class ForceReleaseIT {
             TenureAdmin.JobState after = admin.job("payout").orElseThrow();
             assertThat(after.epoch()).isGreaterThan(epoch);
             assertThat(after.owner()).isNull();
-            assertThat(query("SELECT actor || '|' || reason || '|' || old_epoch || '|' || new_epoch FROM tenure.audit_log"))
+            assertThat(db.query("SELECT actor || '|' || reason || '|' || old_epoch || '|' || new_epoch FROM tenure.audit_log"))
                     .isEqualTo("console:ops|stuck <b>since</b> the deploy|" + epoch + "|" + after.epoch());
 
             proceed.countDown();
             RunOutcome<Integer> outcome = run.get(30, TimeUnit.SECONDS);
             assertThat(outcome.status()).as("the old holder's fence failed").isEqualTo(RunOutcome.Status.LEASE_LOST);
-            assertThat(query("SELECT count(*) FROM payout")).as("its write rolled back").isEqualTo("0");
+            assertThat(db.query("SELECT count(*) FROM payout")).as("its write rolled back").isEqualTo("0");
 
             String page = Http.get(server.url() + "/job?key=payout").body();
             assertThat(page).contains("force-release by console:ops", "stuck &lt;b&gt;since&lt;/b&gt; the deploy",
@@ -147,10 +139,4 @@ class ForceReleaseIT {
         return m.group(1);
     }
 
-    private static String query(String sql) throws Exception {
-        try (Connection c = pool.getConnection(); Statement s = c.createStatement(); ResultSet r = s.executeQuery(sql)) {
-            assertThat(r.next()).isTrue();
-            return r.getString(1);
-        }
-    }
 }

@@ -6,7 +6,6 @@ import dev.tenure.Tenure;
 import dev.tenure.db.TenureAdmin;
 import dev.tenure.db.TenureDataSources;
 import dev.tenure.testkit.PostgresDatabase;
-import dev.tenure.testkit.PostgresDatabases;
 import org.eclipse.jetty.ee11.servlet.ServletContextHandler;
 import org.eclipse.jetty.ee11.servlet.ServletHolder;
 import org.eclipse.jetty.server.Server;
@@ -16,8 +15,6 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 import java.net.http.HttpResponse;
-import java.sql.Connection;
-import java.sql.Statement;
 import java.util.Map;
 import java.util.UUID;
 import java.util.regex.Matcher;
@@ -34,6 +31,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 class ServletMountIT {
 
     private static final String ROLE = "tenure_console_ro_" + UUID.randomUUID().toString().substring(0, 8);
+    private static TestDatabase test;
     private static PostgresDatabase db;
     private static HikariDataSource owner;
     private static HikariDataSource readOnly;
@@ -42,12 +40,13 @@ class ServletMountIT {
 
     @BeforeAll
     static void start() throws Exception {
-        db = PostgresDatabases.forClass(ServletMountIT.class);
-        owner = TenureDataSources.hikari(db.jdbcUrl(), db.username(), db.password());
+        test = TestDatabase.forClass(ServletMountIT.class);
+        db = test.database();
+        owner = test.pool();
         try (Tenure tenure = Tenure.builder().dataSource(owner).build()) {
             tenure.coordinator().run("nightly", "2026-12-02", RunPolicy.skipFire(), ctx -> 1);
         }
-        sql("CREATE ROLE " + ROLE + " LOGIN PASSWORD 'read-only-pw'",
+        test.sql("CREATE ROLE " + ROLE + " LOGIN PASSWORD 'read-only-pw'",
                 "GRANT CONNECT ON DATABASE \"" + db.name() + "\" TO " + ROLE,
                 "GRANT USAGE ON SCHEMA tenure TO " + ROLE,
                 "GRANT SELECT ON ALL TABLES IN SCHEMA tenure TO " + ROLE);
@@ -72,9 +71,8 @@ class ServletMountIT {
     static void stop() throws Exception {
         jetty.stop();
         readOnly.close();
-        sql("DROP OWNED BY " + ROLE, "DROP ROLE " + ROLE);
-        owner.close();
-        db.close();
+        test.sql("DROP OWNED BY " + ROLE, "DROP ROLE " + ROLE);
+        test.close();
     }
 
     @Test
@@ -101,13 +99,5 @@ class ServletMountIT {
         assertThat(r.statusCode()).isEqualTo(503);
         assertThat(r.body()).contains("42501");
         assertThat(TenureAdmin.create(owner).job("nightly").orElseThrow().epoch()).isEqualTo(epoch);
-    }
-
-    private static void sql(String... statements) throws Exception {
-        try (Connection c = owner.getConnection(); Statement s = c.createStatement()) {
-            for (String q : statements) {
-                s.execute(q);
-            }
-        }
     }
 }

@@ -5,9 +5,6 @@ import dev.tenure.LeaseOptions;
 import dev.tenure.RunPolicy;
 import dev.tenure.Tenure;
 import dev.tenure.ValkeyConfig;
-import dev.tenure.db.TenureDataSources;
-import dev.tenure.testkit.PostgresDatabase;
-import dev.tenure.testkit.PostgresDatabases;
 import dev.tenure.testkit.ValkeyServer;
 import dev.tenure.testkit.ValkeyServers;
 import org.junit.jupiter.api.AfterAll;
@@ -28,21 +25,20 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class ValkeyLeasesIT {
 
-    private static PostgresDatabase db;
+    private static TestDatabase db;
     private static HikariDataSource pool;
     private static ValkeyServer valkey;
 
     @BeforeAll
     static void start() {
-        db = PostgresDatabases.forClass(ValkeyLeasesIT.class);
-        pool = TenureDataSources.hikari(db.jdbcUrl(), db.username(), db.password());
+        db = TestDatabase.forClass(ValkeyLeasesIT.class);
+        pool = db.pool();
         valkey = ValkeyServers.standalone();
     }
 
     @AfterAll
     static void stop() {
         valkey.close();
-        pool.close();
         db.close();
     }
 
