@@ -34,6 +34,11 @@ public final class ConsoleMain implements Runnable {
     }
 
     public static void main(String[] args) {
+        // the executable jar logs with slf4j-simple: warnings only, but the console's own actions (force-release)
+        if (System.getProperty("org.slf4j.simpleLogger.defaultLogLevel") == null) {
+            System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", "warn");
+            System.setProperty("org.slf4j.simpleLogger.log.dev.tenure.console", "info");
+        }
         System.exit(run(new PrintWriter(System.out, true), new PrintWriter(System.err, true), args));
     }
 

@@ -3,6 +3,7 @@
 (function () {
   var seconds = parseInt(document.body.getAttribute('data-refresh') || '0', 10);
   if (!seconds) { return; }
+  var refreshes = 0;
   setInterval(function () {
     if (document.hidden) { return; }
     fetch(location.href, { credentials: 'same-origin', cache: 'no-store' })
@@ -11,7 +12,10 @@
         if (!html) { return; }
         var fresh = new DOMParser().parseFromString(html, 'text/html').getElementById('live');
         var old = document.getElementById('live');
-        if (fresh && old) { old.replaceWith(fresh); }
+        if (fresh && old) {
+          old.replaceWith(fresh);
+          document.body.setAttribute('data-refreshes', String(++refreshes));
+        }
       })
       .catch(function () { /* the next tick tries again */ });
   }, seconds * 1000);

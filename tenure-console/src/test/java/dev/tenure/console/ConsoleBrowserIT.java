@@ -81,9 +81,11 @@ class ConsoleBrowserIT {
                 .containsKeys("ABANDONED", "REJECTED_STALE", "COMPLETED");
 
         HeadlessChromium chromium = HeadlessChromium.find();
-        try (ConsoleServer server = TenureConsole.builder(pool).build().serve(new InetSocketAddress("127.0.0.1", 0))) {
+        try (ConsoleServer server = TenureConsole.builder(pool).refreshEvery(Duration.ofSeconds(1)).build()
+                .serve(new InetSocketAddress("127.0.0.1", 0))) {
             String jobs = chromium.dumpDom(server.url() + "/");
             assertThat(jobs).contains(">settlement</a>", ">reporter<", "Leader elections", "COMPLETED");
+            assertThat(jobs).as("the page's script (allowed by its CSP) refreshed the live part").contains("data-refreshes=\"");
             String job = chromium.dumpDom(server.url() + "/job?key=settlement");
             assertThat(job).contains("<h1>settlement</h1>", "<svg class=\"timeline\"", "class=\"handover\"",
                     "takeover: the lease changed hands");
