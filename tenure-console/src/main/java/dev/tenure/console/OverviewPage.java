@@ -58,6 +58,7 @@ final class OverviewPage {
         return Layout.table("leaders", LEADER_HEADERS, rows, "No roles.")
                 + "<p class=\"note\">How roles are told from jobs: a leader election is a job_execution row too, and its "
                 + "epoch is the term; roles are the rows that have no job_run rows (an election never records runs). A "
-                + "plain database lease (tenure.databaseLeases()) has no runs either, so it is listed here as well.</p>";
+                + "plain database lease (tenure.databaseLeases()) and a job that has not run yet have no runs either, so "
+                + "they are listed here as well.</p>";
     }
 }
