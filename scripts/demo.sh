@@ -3,9 +3,19 @@
 # the JobCoordinator while the tour kills one, freezes another and stops Valkey; prints a summary table.
 #   ./scripts/demo.sh                    the settlement tour
 #   ./scripts/demo.sh <Name>             any example or tour in examples/ (see examples/README.md), e.g. PlainLockExample
+#   ./scripts/demo.sh --no-console       the settlement tour without the ops console at the end (also TENURE_DEMO_CONSOLE=off)
+# The settlement tour ends with the ops console on its database (in an interactive terminal) until Enter.
 # Installs valkey-server first if it is missing (without it the settlement tour runs in the DATABASE mode). Installs
 # nothing into ~/.m2: the reactor compiles the modules the examples need and runs the class in a fresh JVM.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/prerequisites.sh
-mvn -B -ntp -q -pl examples -am process-classes -Dexample="${1:-SettlementTour}"
+example=SettlementTour
+for arg in "$@"; do
+  case "$arg" in
+    --no-console) export TENURE_DEMO_CONSOLE=off ;;
+    *) example="$arg" ;;
+  esac
+done
+# inheritIo: the example reads this terminal (Enter stops the console) and prints straight to it
+mvn -B -ntp -q -pl examples -am process-classes -Dexample="$example" -Dexec.inheritIo=true

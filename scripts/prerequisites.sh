@@ -24,6 +24,13 @@ if [ ! -e /usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1 ]; then
   DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq faketime
 fi
 
+# Chromium (Debian's package): the ops console's browser test (ConsoleBrowserIT) loads the page headless. Not for the demo.
+if [ "$(basename "$0")" != "demo.sh" ] && ! command -v chromium >/dev/null 2>&1; then
+  echo "== installing chromium (headless browser for tenure-console's page test)"
+  as_root apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq chromium
+fi
+
 # Postgres on 127.0.0.1:5432 (the test kit falls back to embedded Postgres, but a local server is faster).
 if command -v pg_isready >/dev/null 2>&1 && ! pg_isready -q -h 127.0.0.1 -p 5432; then
   if command -v pg_ctlcluster >/dev/null 2>&1 && [ -d /etc/postgresql ]; then

@@ -163,7 +163,8 @@ final class JobLedger {
      * clears the lease, in one statement, only where {@code epoch} of {@code owner} is still the job's; then wakes
      * waiters. A run that already COMPLETED in its own transaction ({@link #complete}) stays COMPLETED.
      *
-     * @return RECORDED; COMPLETED_EARLIER; or STALE if fenced out (the run, if still RUNNING, is marked REJECTED_STALE)
+     * @return RECORDED; COMPLETED_EARLIER; or STALE if fenced out (the run, if still RUNNING or ABANDONED by a
+     *         successor, is marked REJECTED_STALE)
      */
     public Finished finish(String jobKey, long epoch, String owner, UUID runId, RunStatus outcome, String error) {
         return finish(jobKey, epoch, owner, runId, outcome, error, false);

@@ -180,6 +180,9 @@ final class Sql {
     }
 
     /**
+     * A run still RUNNING under an epoch that is no longer current, or ABANDONED by a successor's claim (its holder
+     * was paused or cut off, not dead: it reports back), turns REJECTED_STALE, so the history tells a refused stale
+     * holder from a dead one (a killed holder's run stays ABANDONED); the abandon reason is kept in {@code error}.
      * Parameters: 1 job, 2 epoch, 3 owner, 4 outcome, 5 error, 6 run id, 7 job, 8 epoch, 9 run id (then the notify's).
      * Columns: 1 lease rows matched (0 = fenced out), 2 the status recorded now (null if none), 3 the run's status
      * before this statement ({@code COMPLETED} = completed earlier in the run's own business transaction).
@@ -188,8 +191,11 @@ final class Sql {
         return "WITH cleared AS (UPDATE " + je + " SET " + set
                 + " WHERE job_key = ? AND fencing_token = ? AND owner = ? RETURNING job_key), "
                 + "run AS (UPDATE " + jr + " SET status = CASE WHEN EXISTS (SELECT 1 FROM cleared) THEN ? "
-                + "ELSE 'REJECTED_STALE' END, finished_at = clock_timestamp(), error = ? "
-                + "WHERE run_id = ? AND job_key = ? AND epoch = ? AND status = 'RUNNING' RETURNING status) "
+                + "ELSE 'REJECTED_STALE' END, finished_at = clock_timestamp(), "
+                + "error = nullif(concat_ws('; then its holder came back and was refused: ', "
+                + "CASE WHEN status = 'ABANDONED' THEN error END, ?::text), '') "
+                + "WHERE run_id = ? AND job_key = ? AND epoch = ? AND (status = 'RUNNING' "
+                + "OR (status = 'ABANDONED' AND NOT EXISTS (SELECT 1 FROM cleared))) RETURNING status) "
                 + "SELECT (SELECT count(*) FROM cleared), (SELECT status FROM run), "
                 + "(SELECT status FROM " + jr + " WHERE run_id = ?), " + notify;
     }

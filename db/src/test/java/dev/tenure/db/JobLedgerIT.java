@@ -300,4 +300,21 @@ class JobLedgerIT {
         });
         assertThat(ledger.runOf(key, "fire-2")).get().extracting(RunRecord::status).isEqualTo(RunStatus.ABANDONED);
     }
+
+    @Test
+    void finish_ofARunAbandonedByASuccessor_marksItRejectedStale_keepingTheAbandonReason() {
+        String key = key();
+        FireClaim.Started a = (FireClaim.Started) ledger.claimAndStart(key, "fire-1", "a", Duration.ofMillis(100));
+        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> ledger.holder(key).isEmpty());
+        ledger.claimAndStart(key, "fire-2", "b", Duration.ofSeconds(10));
+        assertThat(ledger.runOf(key, "fire-1")).get().extracting(RunRecord::status).isEqualTo(RunStatus.ABANDONED);
+
+        assertThat(ledger.finish(key, a.epoch(), "a", UUID.fromString(a.runId()), RunStatus.FAILED, "fence refused"))
+                .as("the paused holder came back").isEqualTo(Finished.STALE);
+        assertThat(ledger.runOf(key, "fire-1")).get().satisfies(r -> {
+            assertThat(r.status()).isEqualTo(RunStatus.REJECTED_STALE);
+            assertThat(r.error()).contains("ended while the run was RUNNING").endsWith("was refused: fence refused");
+        });
+        assertThat(ledger.runOf(key, "fire-2")).get().extracting(RunRecord::status).isEqualTo(RunStatus.RUNNING);
+    }
 }

@@ -22,7 +22,8 @@ import java.util.TreeMap;
  * unique key on the slot, so only the protocol keeps it at 0).
  *
  * <p>Servers: see {@link ExampleServers}; without a {@code valkey-server}, the DATABASE mode (and it says so).
- * {@code DEMO_VERBOSE=1} also prints every line of every instance.
+ * {@code DEMO_VERBOSE=1} also prints every line of every instance. At the end, in an interactive terminal, the ops
+ * console shows the run until Enter ({@link DemoConsole}; {@code --no-console} in demo.sh turns it off).
  */
 public final class SettlementTour {
 
@@ -58,6 +59,7 @@ public final class SettlementTour {
             }
             summary(servers, nodes, events);
             nodes.forEach(JvmProcess::close);
+            DemoConsole.offer(servers.dataSource());   // the ops console on what just happened, until Enter
         }
     }
 

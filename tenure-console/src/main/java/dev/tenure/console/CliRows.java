@@ -1,0 +1,56 @@
+package dev.tenure.console;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/** The JSON shape of each view, one place for every command. */
+final class CliRows {
+
+    private CliRows() {
+    }
+
+    static Map<String, Object> job(Views.Job j) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("job", j.jobKey());
+        m.put("kind", j.kind());
+        m.put("held", j.held());
+        m.put("owner", j.held() ? j.owner() : null);
+        m.put("node", j.held() ? Nodes.of(j.owner()) : null);
+        m.put("epoch", j.epoch());
+        m.put("leaseLeftMillis", j.held() ? j.leaseLeft() : null);
+        m.put("lastOutcome", j.lastStatus());
+        m.put("lastFire", j.lastFireKey());
+        m.put("lastStartedAt", j.lastStartedAt());
+        m.put("firesLastHour", j.firesLastHour());
+        return m;
+    }
+
+    static Map<String, Object> run(Views.Run r) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("fire", r.fireKey());
+        m.put("runId", r.runId());
+        m.put("owner", r.owner());
+        m.put("node", r.node());
+        m.put("epoch", r.epoch());
+        m.put("status", r.status());
+        m.put("attempt", r.attempt());
+        m.put("previousStatus", r.previousStatus());
+        m.put("startedAt", r.startedAt());
+        m.put("finishedAt", r.finishedAt());
+        m.put("durationMillis", r.duration());
+        m.put("takeover", r.takeover());
+        m.put("error", r.error());
+        return m;
+    }
+
+    static Map<String, Object> leader(Views.Leader l) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("role", l.role());
+        m.put("leader", l.leader());
+        m.put("node", Nodes.of(l.leader()));
+        m.put("term", l.term());
+        m.put("since", l.since());
+        m.put("leaseLeftMillis", l.leaseLeft());
+        return m;
+    }
+}

@@ -1,0 +1,110 @@
+package dev.tenure.console;
+
+import java.time.Instant;
+import java.util.List;
+
+/** One job: its holder now, what happened in its latest runs, the timeline, its fires page by page, the audit log. */
+final class JobPage {
+
+    private static final String[] RUN_HEADERS = {"fire key", "node", "epoch", "status", "duration", "attempt",
+        "started", "what happened"};
+
+    /** What the page shows; {@code csrf} is null when actions are off. */
+    record Model(String base, Views.Job job, String mode, Views.Summary summary, Views.RunPage page, boolean firstPage,
+                 List<Views.Audit> audit, String csrf, int refresh, Instant now) {
+    }
+
+    private JobPage() {
+    }
+
+    static String render(Model m) {
+        Views.Job j = m.job();
+        Views.Summary s = m.summary();
+        String live = "<section class=\"state\"><h1>" + Html.esc(j.jobKey()) + "</h1><dl>"
+                + item("holder", j.held() ? Nodes.of(j.owner()) + " (owner " + j.owner() + ")" : "nobody")
+                + item("epoch", j.epoch()) + item("lease left", j.held() ? Html.duration(j.leaseLeft()) : "")
+                + item("mode", m.mode()) + item("last outcome", j.lastStatus()) + item("fires in the last hour", OverviewPage.fires(j))
+                + "</dl></section><section class=\"summary\"><h2>In the latest " + s.recent().size() + " runs</h2><ul>"
+                + count("takeovers", s.takeovers(), "a run by another node than the run before it")
+                + count("stale writes rejected", s.staleRejected(), "REJECTED_STALE: the holder lost its lease mid-run "
+                        + "and came back; its fenced writes rolled back and its outcome was refused")
+                + count("abandoned runs", s.abandoned(), "ABANDONED: the holder's lease ended mid-run (killed, or "
+                        + "not back yet); the next holder took the job over")
+                + count("failed runs", s.failed(), "FAILED: the work threw")
+                + "</ul></section><section><h2>Timeline</h2>" + TimelineSvg.render(m.page().runs(), m.now())
+                + "<p class=\"legend\"><span class=\"badge st-COMPLETED\">COMPLETED</span> <span class=\"badge st-RUNNING\">"
+                + "RUNNING</span> <span class=\"badge st-FAILED\">FAILED</span> <span class=\"badge st-ABANDONED\">ABANDONED"
+                + "</span> <span class=\"badge st-REJECTED_STALE\">REJECTED_STALE</span> dashed line: the lease changed "
+                + "hands (new epoch)</p></section><section><h2>Fires</h2>" + runs(m) + "</section>" + audit(m.audit());
+        return Layout.page(m.base(), j.jobKey(), live, actions(m), m.refresh(), m.now());
+    }
+
+    private static String runs(Model m) {
+        StringBuilder rows = new StringBuilder();
+        for (Views.Run r : m.page().runs()) {
+            rows.append("<tr").append(r.takeover() ? " class=\"takeover\"" : "").append(">")
+                    .append(Layout.td(r.fireKey(), null)).append(Layout.td(r.node(), null))
+                    .append(Layout.td(r.epoch(), "num")).append(Layout.status(r.status()))
+                    .append(Layout.td(Html.duration(r.duration()), "num")).append(Layout.td(r.attempt(), "num"))
+                    .append(Layout.td(Html.time(r.startedAt()), null)).append(Layout.td(story(r), "story")).append("</tr>");
+        }
+        String base = Html.esc(m.base()) + "/job?key=" + Html.esc(Html.url(m.job().jobKey()));
+        StringBuilder nav = new StringBuilder("<p class=\"more\">");
+        if (!m.firstPage()) {
+            nav.append("<a href=\"").append(base).append("\">← newest</a> ");
+        }
+        m.page().next().ifPresent(c -> nav.append("<a href=\"").append(base).append("&amp;before=")
+                .append(Html.esc(Html.url(c.encode()))).append("\">older →</a>"));
+        return Layout.table("runs", RUN_HEADERS, rows, "No runs on this page.") + nav.append("</p>");
+    }
+
+    /** What happened in a run, in words: takeover, the attempt it took over, the error. */
+    static String story(Views.Run r) {
+        StringBuilder s = new StringBuilder();
+        if (r.takeover()) {
+            s.append("takeover: the lease changed hands. ");
+        }
+        if (r.previousStatus() != null) {
+            s.append("took over attempt ").append(r.attempt() - 1).append(" (").append(r.previousStatus()).append("). ");
+        }
+        if (r.error() != null) {
+            s.append(r.error());
+        }
+        return s.toString().trim();
+    }
+
+    private static String audit(List<Views.Audit> audit) {
+        if (audit.isEmpty()) {
+            return "";
+        }
+        StringBuilder s = new StringBuilder("<section><h2>Operator actions</h2><ul class=\"audit\">");
+        for (Views.Audit a : audit) {
+            s.append("<li>").append(Html.esc(Html.time(a.at()))).append(" ").append(Html.esc(a.action())).append(" by ")
+                    .append(Html.esc(a.actor())).append(": epoch ").append(a.oldEpoch()).append(" → ").append(a.newEpoch())
+                    .append(a.oldOwner() == null ? "" : " (was held by " + Html.esc(Nodes.of(a.oldOwner())) + ")")
+                    .append(" — ").append(Html.esc(a.reason())).append("</li>");
+        }
+        return s.append("</ul></section>").toString();
+    }
+
+    private static String actions(Model m) {
+        if (m.csrf() == null) {
+            return "<section id=\"actions\"><p class=\"note\">Read-only console: actions are off.</p></section>";
+        }
+        return "<section id=\"actions\"><h2>Force-release</h2><form method=\"post\" action=\"" + Html.esc(m.base())
+                + "/release\"><input type=\"hidden\" name=\"key\" value=\"" + Html.esc(m.job().jobKey()) + "\">"
+                + "<input type=\"hidden\" name=\"csrf\" value=\"" + Html.esc(m.csrf()) + "\"><label>Reason <input "
+                + "name=\"reason\" required maxlength=\"500\" size=\"60\"></label> <button type=\"submit\">Force-release"
+                + "</button></form><p class=\"note\">Bumps the epoch (the holder's next fence check fails), abandons its "
+                + "running run, and writes an audit row. Needs the console's operator sign-in.</p></section>";
+    }
+
+    private static String item(String name, Object value) {
+        return "<dt>" + Html.esc(name) + "</dt><dd>" + Html.esc(value) + "</dd>";
+    }
+
+    private static String count(String name, int n, String meaning) {
+        return "<li class=\"" + (n > 0 ? "some" : "none") + "\"><b>" + n + "</b> " + Html.esc(name) + " <span class=\"note\">"
+                + Html.esc(meaning) + "</span></li>";
+    }
+}

@@ -1,0 +1,23 @@
+package dev.tenure.console;
+
+import picocli.CommandLine.Command;
+
+import java.util.List;
+import java.util.Map;
+
+/** {@code leaders}: every role (rows without runs): its leader, term and since when. */
+@Command(name = "leaders", description = "Leader elections: role, current leader, term (epoch), since when. Roles are "
+        + "job_execution rows without job_run rows (plain database leases look the same).")
+final class LeadersCommand extends CliCommand {
+
+    @Override
+    Output execute(Context ctx) {
+        List<Views.Leader> leaders = ctx.queries().leaders(1000);
+        TextTable t = new TextTable("ROLE", "LEADER", "TERM", "SINCE", "LEASE LEFT");
+        for (Views.Leader l : leaders) {
+            t.row(l.role(), l.leader() == null ? "none" : Nodes.of(l.leader()), l.term(), Html.time(l.since()),
+                    Html.duration(l.leaseLeft()));
+        }
+        return new Output(Map.of("leaders", leaders.stream().map(CliRows::leader).toList()), t.render("no roles"));
+    }
+}

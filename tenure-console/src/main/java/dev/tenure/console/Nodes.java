@@ -1,0 +1,27 @@
+package dev.tenure.console;
+
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * Names the node (process) behind an owner id. Tenure's owner ids are unique per acquisition, {@code
+ * <16 hex process id>-<pid>-<engine>.<counter>}; the process part names the node, so consecutive runs of one process
+ * count as one holder and a change of process as a takeover. Other owner ids (set by hand, other tools) are their own
+ * node.
+ */
+final class Nodes {
+
+    private static final Pattern OWNER = Pattern.compile("([0-9a-f]{16})-(\\d+)-\\d+\\.\\d+");
+
+    private Nodes() {
+    }
+
+    /** {@code pid 12345 (3f9a)} for a Tenure owner id, else the owner itself; null for null. */
+    static String of(String owner) {
+        if (owner == null) {
+            return null;
+        }
+        Matcher m = OWNER.matcher(owner);
+        return m.matches() ? "pid " + m.group(2) + " (" + m.group(1).substring(0, 4) + ")" : owner;
+    }
+}

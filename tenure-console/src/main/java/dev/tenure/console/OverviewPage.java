@@ -1,0 +1,64 @@
+package dev.tenure.console;
+
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/** The overview: every job (holder, epoch, lease left, mode, last outcome, fires per hour) and the leader elections. */
+final class OverviewPage {
+
+    private static final String[] JOB_HEADERS = {"job", "kind", "holder (node)", "epoch", "lease left", "mode",
+        "last outcome", "last fire", "fires / hour"};
+    private static final String[] LEADER_HEADERS = {"role", "leader (node)", "term", "leader since", "lease left"};
+
+    private OverviewPage() {
+    }
+
+    static String render(String base, List<Views.Job> jobs, Map<String, ValkeyLeases.Lease> valkey, boolean valkeyGiven,
+                         List<Views.Leader> leaders, Optional<String> nextAfter, int refresh, Instant now) {
+        StringBuilder rows = new StringBuilder();
+        for (Views.Job j : jobs) {
+            rows.append("<tr class=\"").append(j.held() ? "held" : "free").append("\"><td><a href=\"")
+                    .append(Html.esc(base)).append("/job?key=").append(Html.esc(Html.url(j.jobKey()))).append("\">")
+                    .append(Html.esc(j.jobKey())).append("</a></td>")
+                    .append(Layout.td(j.kind(), null))
+                    .append(Layout.td(j.held() ? Nodes.of(j.owner()) : "nobody", j.held() ? "holder" : "muted"))
+                    .append(Layout.td(j.epoch(), "num"))
+                    .append(Layout.td(j.held() ? Html.duration(j.leaseLeft()) : "", "num"))
+                    .append(Layout.td(Modes.of(j, valkey.get(j.jobKey()), valkeyGiven), null))
+                    .append(Layout.status(j.lastStatus()))
+                    .append(Layout.td(j.lastFireKey(), null))
+                    .append(Layout.td(fires(j), "num")).append("</tr>");
+        }
+        StringBuilder live = new StringBuilder("<section><h2>Jobs</h2>")
+                .append(Layout.table("jobs", JOB_HEADERS, rows, "No jobs yet: Tenure's tables are empty."));
+        nextAfter.ifPresent(a -> live.append("<p class=\"more\"><a href=\"").append(Html.esc(base)).append("/?after=")
+                .append(Html.esc(Html.url(a))).append("\">more jobs →</a></p>"));
+        live.append("</section><section><h2>Leader elections</h2>").append(leaders(leaders)).append("</section>");
+        return Layout.page(base, "jobs", live.toString(), "", refresh, now);
+    }
+
+    static Object fires(Views.Job j) {
+        if (j.kind().equals("role")) {
+            return "";
+        }
+        return j.firesLastHour() >= ConsoleQueries.FIRES_CAP ? "≥ " + ConsoleQueries.FIRES_CAP : j.firesLastHour();
+    }
+
+    private static String leaders(List<Views.Leader> leaders) {
+        StringBuilder rows = new StringBuilder();
+        for (Views.Leader l : leaders) {
+            rows.append("<tr><td>").append(Html.esc(l.role())).append("</td>")
+                    .append(Layout.td(l.leader() == null ? "none (lease ended)" : Nodes.of(l.leader()),
+                            l.leader() == null ? "muted" : "holder"))
+                    .append(Layout.td(l.term(), "num")).append(Layout.td(Html.time(l.since()), null))
+                    .append(Layout.td(Html.duration(l.leaseLeft()), "num")).append("</tr>");
+        }
+        return Layout.table("leaders", LEADER_HEADERS, rows, "No roles.")
+                + "<p class=\"note\">How roles are told from jobs: a leader election is a job_execution row too, and its "
+                + "epoch is the term; roles are the rows that have no job_run rows (an election never records runs). A "
+                + "plain database lease (tenure.databaseLeases()) and a job that has not run yet have no runs either, so "
+                + "they are listed here as well.</p>";
+    }
+}

@@ -1,0 +1,127 @@
+package dev.tenure.console;
+
+import java.io.BufferedInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Reads Tenure's Valkey lease keys, {@code {<namespace>:<job>}:lease} (holder) and their PTTL, for the jobs on a page:
+ * one connection per read, every GET and PTTL pipelined, 1 s timeouts, read-only commands (an ACL user needs
+ * {@code +get +pttl} on {@code ~{<namespace>:*}}). Standalone servers only: a cluster's MOVED reply is reported as
+ * an error, not followed. Thread-safe (no shared state).
+ */
+final class ValkeyLeases {
+
+    /** A job's Valkey lease: its holder's owner id and the time left; {@code error} when it could not be read. */
+    record Lease(String owner, Duration left, String error) {
+    }
+
+    private static final int TIMEOUT_MS = 1000;
+    private final String host;
+    private final int port;
+    private final String namespace;
+    private final String user;
+    private final String password;
+
+    ValkeyLeases(String hostPort, String namespace, String user, String password) {
+        int colon = hostPort.lastIndexOf(':');
+        if (colon < 1) {
+            throw new IllegalArgumentException("Valkey address must be host:port (got '" + hostPort + "')");
+        }
+        this.host = hostPort.substring(0, colon);
+        this.port = Integer.parseInt(hostPort.substring(colon + 1));
+        this.namespace = namespace;
+        this.user = user;
+        this.password = password;
+    }
+
+    /** The lease of each job key that has one; on a connection fault, every key maps to a lease with the error. */
+    Map<String, Lease> leases(List<String> jobKeys) {
+        Map<String, Lease> out = new HashMap<>();
+        try (Socket s = new Socket()) {
+            s.connect(new InetSocketAddress(host, port), TIMEOUT_MS);
+            s.setSoTimeout(TIMEOUT_MS);
+            OutputStream o = s.getOutputStream();
+            InputStream in = new BufferedInputStream(s.getInputStream());
+            List<List<String>> commands = new ArrayList<>();
+            if (password != null) {
+                commands.add(user == null ? List.of("AUTH", password) : List.of("AUTH", user, password));
+            }
+            for (String k : jobKeys) {
+                String key = "{" + namespace + ":" + k + "}:lease";
+                commands.add(List.of("GET", key));
+                commands.add(List.of("PTTL", key));
+            }
+            for (List<String> c : commands) {
+                o.write(encode(c));
+            }
+            o.flush();
+            if (password != null) {
+                read(in);
+            }
+            for (String k : jobKeys) {
+                Object owner = read(in);
+                Object pttl = read(in);
+                if (owner instanceof String id) {
+                    out.put(k, new Lease(id, pttl instanceof Long ms && ms >= 0 ? Duration.ofMillis(ms) : null, null));
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            jobKeys.forEach(k -> out.put(k, new Lease(null, null, "Valkey " + host + ":" + port + ": " + e.getMessage())));
+        }
+        return out;
+    }
+
+    private static byte[] encode(List<String> command) {
+        StringBuilder b = new StringBuilder("*").append(command.size()).append("\r\n");
+        for (String arg : command) {
+            b.append('$').append(arg.getBytes(StandardCharsets.UTF_8).length).append("\r\n").append(arg).append("\r\n");
+        }
+        return b.toString().getBytes(StandardCharsets.UTF_8);
+    }
+
+    /** One reply: a String (bulk or simple), a Long, or null; an error reply throws. */
+    private static Object read(InputStream in) throws IOException {
+        int type = in.read();
+        String line = line(in);
+        switch (type) {
+            case '+':
+                return line;
+            case ':':
+                return Long.parseLong(line);
+            case '$':
+                int n = Integer.parseInt(line);
+                if (n < 0) {
+                    return null;
+                }
+                byte[] data = in.readNBytes(n + 2);
+                return new String(data, 0, n, StandardCharsets.UTF_8);
+            case '-':
+                throw new IOException("error reply: " + line);
+            default:
+                throw new IOException("unexpected reply type " + type);
+        }
+    }
+
+    private static String line(InputStream in) throws IOException {
+        ByteArrayOutputStream b = new ByteArrayOutputStream();
+        for (int c = in.read(); c != '\r'; c = in.read()) {
+            if (c < 0) {
+                throw new IOException("connection closed");
+            }
+            b.write(c);
+        }
+        in.read();
+        return b.toString(StandardCharsets.UTF_8);
+    }
+}

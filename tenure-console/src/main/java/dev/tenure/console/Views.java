@@ -1,0 +1,75 @@
+package dev.tenure.console;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+import java.util.UUID;
+
+/** The values the console shows: what its queries return, rendered by the page and the CLI alike. */
+final class Views {
+
+    private Views() {
+    }
+
+    /**
+     * A job or role (one {@code job_execution} row) with its latest run and how often it fired in the last hour.
+     * {@code kind} is {@code job} when it has runs, {@code role} when it has none (a leader election or a plain database
+     * lease: both are rows without runs). {@code leaseLeft} is by the database clock; null when nobody holds it.
+     */
+    record Job(String jobKey, String kind, long epoch, String owner, Instant claimedAt, Instant leaseExpiresAt,
+               Duration leaseLeft, String lastStatus, String lastFireKey, Instant lastStartedAt, long firesLastHour) {
+
+        /** True while an owner's database lease is live. */
+        boolean held() {
+            return owner != null && leaseLeft != null && !leaseLeft.isNegative() && !leaseLeft.isZero();
+        }
+    }
+
+    /**
+     * One run (a {@code job_run} row). {@code takeover}: the run before it (older) was run by another node (process).
+     * A row taken over keeps only its latest attempt; {@code previousStatus} is how the attempt before it ended.
+     */
+    record Run(UUID runId, String fireKey, long epoch, String owner, String status, int attempt, String previousStatus,
+               Instant startedAt, Instant finishedAt, String error, boolean takeover) {
+
+        /** The run's duration, or null while it runs. */
+        Duration duration() {
+            return finishedAt == null ? null : Duration.between(startedAt, finishedAt);
+        }
+
+        /** The node (process) that ran it. */
+        String node() {
+            return Nodes.of(owner);
+        }
+
+        /** True if this run, or the attempt it took over, was a stale holder refused by the fence (REJECTED_STALE). */
+        boolean staleRejected() {
+            return "REJECTED_STALE".equals(status) || "REJECTED_STALE".equals(previousStatus);
+        }
+
+        /** True if this run, or the attempt it took over, was ABANDONED (its holder's lease ended mid-run). */
+        boolean abandoned() {
+            return "ABANDONED".equals(status) || "ABANDONED".equals(previousStatus);
+        }
+    }
+
+    /** One page of a job's runs, newest first; {@code next} continues after the last one. */
+    record RunPage(String jobKey, List<Run> runs, Optional<Cursor> next) {
+    }
+
+    /**
+     * A job's latest runs (at most {@link ConsoleQueries#RECENT}, oldest first) and what happened in them. Takeovers
+     * count node changes between consecutive runs.
+     */
+    record Summary(String jobKey, List<Run> recent, int takeovers, int staleRejected, int abandoned, int failed) {
+    }
+
+    /** A role without runs: its current leader (null if none is live), term (the epoch), and since when it leads. */
+    record Leader(String role, long term, String leader, Instant since, Duration leaseLeft) {
+    }
+
+    /** An operator's action from {@code audit_log}. */
+    record Audit(Instant at, String actor, String action, String reason, long oldEpoch, String oldOwner, long newEpoch) {
+    }
+}

@@ -1,0 +1,141 @@
+package dev.tenure.console;
+
+import com.zaxxer.hikari.HikariDataSource;
+import dev.tenure.db.TenureSchema;
+import dev.tenure.testkit.JvmProcess;
+import dev.tenure.testkit.PostgresDatabase;
+import dev.tenure.testkit.Timing;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import java.net.InetSocketAddress;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Acceptance 1: three processes run the "settlement" job through the real coordinator; one is killed mid-run, another
+ * frozen mid-run past its lease (SIGSTOP). The console's pages, loaded in headless Chromium, show the job, the
+ * takeovers and the rejected stale write; screenshots go to {@code target/console-jobs.png} and
+ * {@code target/console-job.png}.
+ */
+class ConsoleBrowserIT {
+
+    private static final int FIRES = 14;
+    private static final long INTERVAL = 1000;
+    private static TestDatabase test;
+    private static PostgresDatabase db;
+    private static HikariDataSource pool;
+    private static final List<JvmProcess> NODES = new ArrayList<>();
+
+    @BeforeAll
+    static void start() throws Exception {
+        test = TestDatabase.forClass(ConsoleBrowserIT.class);
+        db = test.database();
+        pool = test.pool();
+        TenureSchema.migrate(pool);
+        test.sql("CREATE TABLE settlement (fire text NOT NULL, epoch bigint NOT NULL)");
+    }
+
+    @AfterAll
+    static void stop() {
+        NODES.forEach(JvmProcess::close);
+        test.close();
+    }
+
+    @Test
+    void thePage_showsTheJob_theTakeovers_andTheRejectedStaleWrite() throws Exception {
+        long start = System.currentTimeMillis() + Timing.scaled(Duration.ofSeconds(8)).toMillis();
+        String pw = db.password() == null || db.password().isEmpty() ? "-" : db.password();
+        for (int i = 0; i < 3; i++) {
+            NODES.add(JvmProcess.start(List.of(), TourNode.class.getName(), List.of(db.jdbcUrl(), db.username(), pw,
+                    Integer.toString(FIRES), Long.toString(start), Long.toString(INTERVAL))));
+        }
+        for (JvmProcess n : NODES) {
+            n.awaitStdoutLine("READY"::equals, Timing.scaled(Duration.ofSeconds(60)));
+        }
+        JvmProcess killed = NODES.get(awaitSettling(start + 3 * INTERVAL));
+        killed.kill();
+        JvmProcess frozen = NODES.get(awaitSettling(start + 6 * INTERVAL));
+        frozen.pause();
+        Thread.sleep(3500); // the lease is 1.5 s: another node claims the job meanwhile
+        frozen.resume();
+        for (JvmProcess n : NODES) {
+            if (n != killed) {
+                n.awaitStdoutLine("DONE"::equals, Timing.scaled(Duration.ofSeconds(60)));
+            }
+        }
+        Map<String, Integer> statuses = statuses();
+        assertThat(statuses).as("runs by status; frozen node said %s", frozen.stdoutLines())
+                .containsKeys("ABANDONED", "REJECTED_STALE", "COMPLETED");
+
+        HeadlessChromium chromium = HeadlessChromium.find();
+        try (ConsoleServer server = TenureConsole.builder(pool).refreshEvery(Duration.ofSeconds(1)).build()
+                .serve(new InetSocketAddress("127.0.0.1", 0))) {
+            String jobs = chromium.dumpDom(server.url() + "/");
+            assertThat(jobs).contains(">settlement</a>", ">reporter<", "Leader elections", "COMPLETED");
+            assertThat(jobs).as("the page's script (allowed by its CSP) refreshed the live part").contains("data-refreshes=\"");
+            String job = chromium.dumpDom(server.url() + "/job?key=settlement");
+            assertThat(job).contains("<h1>settlement</h1>", "<svg class=\"timeline\"", "class=\"handover\"",
+                    "takeover: the lease changed hands");
+            assertThat(job).as("the frozen node's run, refused as stale").containsPattern(row(frozen, "REJECTED_STALE"));
+            assertThat(job).as("the killed node's run, abandoned").containsPattern(row(killed, "ABANDONED"));
+            assertThat(count(job, "takeovers")).isGreaterThanOrEqualTo(2);
+            assertThat(count(job, "stale writes rejected")).isEqualTo(statuses.get("REJECTED_STALE"));
+            assertThat(count(job, "abandoned runs")).isGreaterThanOrEqualTo(1);
+            Path target = Path.of(System.getProperty("tenure.console.target", "target"));
+            chromium.screenshot(server.url() + "/", target.resolve("console-jobs.png"), 1280, 720);
+            chromium.screenshot(server.url() + "/job?key=settlement", target.resolve("console-job.png"), 1280, 1500);
+        }
+    }
+
+    /** The index of a node inside a run (START printed, no OUTCOME since), once {@code notBefore} has passed. */
+    private static int awaitSettling(long notBefore) throws InterruptedException {
+        long deadline = notBefore + Timing.scaled(Duration.ofSeconds(10)).toMillis();
+        while (System.currentTimeMillis() < deadline) {
+            for (int i = 0; System.currentTimeMillis() >= notBefore && i < NODES.size(); i++) {
+                List<String> lines = NODES.get(i).isAlive() ? NODES.get(i).stdoutLines() : List.of();
+                if (!lines.isEmpty() && lines.get(lines.size() - 1).startsWith("START ")) {
+                    return i;
+                }
+            }
+            Thread.sleep(5);
+        }
+        throw new AssertionError("no node was settling after " + notBefore + ": " + NODES.stream()
+                .map(JvmProcess::stdoutLines).toList());
+    }
+
+    private static Map<String, Integer> statuses() throws Exception {
+        Map<String, Integer> out = new HashMap<>();
+        try (Connection c = pool.getConnection(); Statement s = c.createStatement();
+             ResultSet r = s.executeQuery("SELECT status, count(*) FROM tenure.job_run WHERE job_key = 'settlement' GROUP BY 1")) {
+            while (r.next()) {
+                out.put(r.getString(1), r.getInt(2));
+            }
+        }
+        return out;
+    }
+
+    /** A row of the fires table: a fire run by {@code node}'s process, with this status. */
+    private static Pattern row(JvmProcess node, String status) {
+        return Pattern.compile("<td>fire-\\d+</td><td>pid " + node.pid() + " \\(\\w{4}\\)</td><td class=\"num\">\\d+</td>"
+                + "<td><span class=\"badge st-" + status + "\">");
+    }
+
+    private static int count(String html, String name) {
+        Matcher m = Pattern.compile("<b>(\\d+)</b> " + Pattern.quote(name)).matcher(html);
+        assertThat(m.find()).as("'%s' count on the page", name).isTrue();
+        return Integer.parseInt(m.group(1));
+    }
+}

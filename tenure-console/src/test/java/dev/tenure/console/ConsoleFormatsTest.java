@@ -1,0 +1,78 @@
+package dev.tenure.console;
+
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+class ConsoleFormatsTest {
+
+    @Test
+    void cursor_roundTripsToTheMicrosecond_andRejectsJunk() {
+        Cursor c = new Cursor(Instant.parse("2026-12-03T04:31:16.123456Z"), UUID.randomUUID());
+        assertThat(Cursor.parse(c.encode())).isEqualTo(c);
+        assertThatThrownBy(() -> Cursor.parse("12_x")).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("cursor must be <microseconds>_<run id>");
+        assertThatThrownBy(() -> Cursor.parse(null)).isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
+    void durations_readShortAndIsoForms() {
+        DurationConverter d = new DurationConverter();
+        assertThat(d.convert("30d")).isEqualTo(Duration.ofDays(30));
+        assertThat(d.convert("12h")).isEqualTo(Duration.ofHours(12));
+        assertThat(d.convert("90m")).isEqualTo(Duration.ofMinutes(90));
+        assertThat(d.convert("500ms")).isEqualTo(Duration.ofMillis(500));
+        assertThat(d.convert("PT1H")).isEqualTo(Duration.ofHours(1));
+        assertThatThrownBy(() -> d.convert("a week")).hasMessageContaining("not a duration");
+        assertThat(Html.duration(Duration.ofMillis(312))).isEqualTo("312 ms");
+        assertThat(Html.duration(Duration.ofMillis(4200))).isEqualTo("4.2 s");
+        assertThat(Html.duration(Duration.ofSeconds(185))).isEqualTo("3 min 5 s");
+    }
+
+    @Test
+    void nodes_nameTheProcessOfATenureOwnerId() {
+        assertThat(Nodes.of("3f9a1c07e2d4b8a1-12345-2.42")).isEqualTo("pid 12345 (3f9a)");
+        assertThat(Nodes.of("3f9a1c07e2d4b8a1-12345-7.1")).isEqualTo(Nodes.of("3f9a1c07e2d4b8a1-12345-2.42"));
+        assertThat(Nodes.of("node-a")).isEqualTo("node-a");
+        assertThat(Nodes.of(null)).isNull();
+    }
+
+    @Test
+    void json_escapesStrings_andWritesDurationsAsMillis() {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("s", "a\"b\\c\nd\u0001");
+        m.put("d", Duration.ofSeconds(2));
+        m.put("n", null);
+        m.put("l", List.of(1, true));
+        assertThat(Json.write(m)).isEqualTo("{\"s\":\"a\\\"b\\\\c\\nd\\u0001\",\"d\":2000,\"n\":null,\"l\":[1,true]}");
+    }
+
+    @Test
+    void textTable_padsColumns_withoutTrailingSpaces() {
+        String t = new TextTable("A", "LONG").row("xyz", null).row("1", "2").render("none");
+        assertThat(t.lines()).containsExactly("A    LONG", "xyz", "1    2");
+        assertThat(new TextTable("A").render("none")).isEqualTo("none" + System.lineSeparator());
+    }
+
+    @Test
+    void ttlAdvice_isThreeTimesP99_withAOneSecondFloor() {
+        List<Views.Run> runs = new java.util.ArrayList<>();
+        Instant t = Instant.parse("2026-12-03T00:00:00Z");
+        for (int i = 1; i <= 100; i++) {
+            runs.add(new Views.Run(UUID.randomUUID(), "f" + i, 1, "o", "COMPLETED", 1, null, t, t.plusMillis(i * 10L), null, false));
+        }
+        TtlAdvice a = TtlAdvice.of("job", runs).orElseThrow();
+        assertThat(a.p99()).isEqualTo(Duration.ofMillis(990));
+        assertThat(a.suggested()).isEqualTo(Duration.ofMillis(2970));
+        assertThat(TtlAdvice.of("job", runs.subList(0, 4))).isEmpty();
+        assertThat(TtlAdvice.of("job", runs.subList(0, 5)).orElseThrow().suggested()).isEqualTo(Duration.ofSeconds(1));
+    }
+}
