@@ -19,10 +19,10 @@ import org.springframework.context.annotation.Bean;
 @AutoConfiguration(after = TenureAutoConfiguration.class)
 @ConditionalOnClass({Endpoint.class, ConditionalOnAvailableEndpoint.class})
 @ConditionalOnBean(Tenure.class)
-@ConditionalOnAvailableEndpoint(TenureEndpoint.class)
 public final class TenureEndpointAutoConfiguration {
 
     @Bean
+    @ConditionalOnAvailableEndpoint   // on the method: its condition class exists only with Boot's actuator
     @ConditionalOnMissingBean
     TenureEndpoint tenureEndpoint(Tenure tenure, TenureAdmin admin, TenureDatabase database) {
         return new TenureEndpoint(tenure, admin, database.dataSource(), database.schema());

@@ -17,10 +17,10 @@ import org.springframework.context.annotation.Bean;
 @AutoConfiguration(after = TenureAutoConfiguration.class)
 @ConditionalOnClass({HealthIndicator.class, ConditionalOnEnabledHealthIndicator.class})
 @ConditionalOnBean(Tenure.class)
-@ConditionalOnEnabledHealthIndicator("tenure")
 public final class TenureHealthContributorAutoConfiguration {
 
     @Bean
+    @ConditionalOnEnabledHealthIndicator("tenure")   // on the method: its condition class exists only with Boot's health
     @ConditionalOnMissingBean(name = {"tenureHealthIndicator", "tenureHealthContributor"})
     TenureHealthIndicator tenureHealthIndicator(Tenure tenure, TenureDatabase database) {
         return new TenureHealthIndicator(tenure, database.dataSource());
