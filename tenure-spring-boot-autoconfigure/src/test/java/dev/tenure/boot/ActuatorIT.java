@@ -71,15 +71,7 @@ class ActuatorIT {
     void theEndpoint_listsTheHeldJob_refusesTheForceReleaseUnlessEnabled_andWhenEnabledFencesTheOldHolderOut()
             throws Exception {
         HeldSettlement held = a.getBean(HeldSettlement.class);
-        Thread holder = new Thread(() -> {
-            try {
-                held.settle();
-            } catch (Exception e) {
-                throw new IllegalStateException(e);
-            }
-        });
-        holder.start();
-        held.gate().awaitReached(Duration.ofSeconds(20));
+        Thread holder = held.gate().callUntilReached(held::settle, Duration.ofSeconds(20));
 
         JsonNode job = job(json.readTree(get(a, "/actuator/tenure").body()), "held-settlement");
         assertThat(job.path("holder").asString()).isNotEmpty();

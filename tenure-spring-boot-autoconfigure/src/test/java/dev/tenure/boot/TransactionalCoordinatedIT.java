@@ -70,15 +70,7 @@ class TransactionalCoordinatedIT {
     @Test
     void aStaleOwnersWrites_rollBack_withItsTransaction() throws Exception {
         StaleSettlement stale = app.getBean(StaleSettlement.class);
-        Thread holder = new Thread(() -> {
-            try {
-                stale.settle();
-            } catch (Exception e) {
-                throw new IllegalStateException(e);
-            }
-        });
-        holder.start();
-        stale.gate().awaitReached(Duration.ofSeconds(20));
+        Thread holder = stale.gate().callUntilReached(stale::settle, Duration.ofSeconds(20));
         TenureAdmin.ForceRelease taken = app.getBean(TenureAdmin.class)
                 .forceRelease("stale-settlement", "test: another owner takes over", "test");
         stale.gate().open();

@@ -18,6 +18,26 @@ public final class Gate {
         }
     }
 
+    /** A method that may throw, e.g. a test bean's {@code settle}. */
+    @FunctionalInterface
+    public interface Call {
+        void call() throws Exception;
+    }
+
+    /** Calls {@code method} on a thread of its own and returns that thread once the method reached this gate. */
+    public Thread callUntilReached(Call method, Duration timeout) throws InterruptedException {
+        Thread caller = new Thread(() -> {
+            try {
+                method.call();
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        });
+        caller.start();
+        awaitReached(timeout);
+        return caller;
+    }
+
     /** Waits for the method to reach the gate. */
     public void awaitReached(Duration timeout) throws InterruptedException {
         if (!reached.await(timeout.toMillis(), TimeUnit.MILLISECONDS)) {

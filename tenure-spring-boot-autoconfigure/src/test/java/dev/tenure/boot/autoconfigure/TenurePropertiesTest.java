@@ -1,13 +1,20 @@
 package dev.tenure.boot.autoconfigure;
 
+import dev.tenure.JobCoordinator;
 import dev.tenure.boot.TenureConfigurationException;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.postgresql.ds.PGSimpleDataSource;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.boot.context.properties.source.MapConfigurationPropertySource;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
 import javax.sql.DataSource;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -73,6 +80,26 @@ class TenurePropertiesTest {
             assertThat(analysis.getDescription()).contains(cause.where()).contains("invalid value");
             assertThat(analysis.getAction()).startsWith("Change " + cause.where());
         });
+    }
+
+    @Test
+    void noValkeyAddress_orAnEmptyOne_isTheDatabaseMode_andGoodValuesBindAsGiven() {
+        for (String addresses : new String[] {null, ""}) {
+            Map<String, String> values = new HashMap<>(Map.of("tenure.lease.ttl", "2s",
+                    "tenure.lease.renew-every", "500ms", "tenure.quartz.job-groups", "settlement,reports"));
+            if (addresses != null) {
+                values.put("tenure.valkey.addresses", addresses);
+            }
+            TenureProperties p = new Binder(
+                    new MapConfigurationPropertySource(values))
+                    .bindOrCreate("tenure", TenureProperties.class);
+            assertThat(p.effectiveMode()).isEqualTo(JobCoordinator.Mode.DATABASE);
+            assertThat(p.valkey().toConfig()).isEmpty();
+            assertThat(p.lease().toOptions().ttl()).isEqualTo(Duration.ofSeconds(2));
+            assertThat(p.lease().toOptions().renewEvery()).isEqualTo(Duration.ofMillis(500));
+            assertThat(p.quartz().jobGroups()).containsExactly("settlement", "reports");
+            assertThat(p.schema()).isEqualTo("tenure");
+        }
     }
 
     private static String messages(Throwable t) {
