@@ -68,6 +68,21 @@ class ActuatorIT {
     }
 
     @Test
+    void health_withValkeyFrozen_saysSo_andStaysUp_becauseTheDatabaseCarriesTheRuns() throws Exception {
+        servers.valkey().pause();
+        try {
+            HttpResponse<String> r = get(a, "/actuator/health");
+            JsonNode tenure = json.readTree(r.body()).path("components").path("tenure");
+            System.out.println("health with Valkey frozen: HTTP " + r.statusCode() + " " + tenure);
+            assertThat(tenure.path("status").asString()).isEqualTo("UP");
+            assertThat(tenure.path("details").path("valkey").asString()).startsWith("unreachable: ");
+            assertThat(tenure.path("details").path("database").asString()).isEqualTo("reachable");
+        } finally {
+            servers.valkey().resume();
+        }
+    }
+
+    @Test
     void theEndpoint_listsTheHeldJob_refusesTheForceReleaseUnlessEnabled_andWhenEnabledFencesTheOldHolderOut()
             throws Exception {
         HeldSettlement held = a.getBean(HeldSettlement.class);

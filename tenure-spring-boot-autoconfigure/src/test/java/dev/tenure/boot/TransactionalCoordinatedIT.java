@@ -8,6 +8,7 @@ import dev.tenure.boot.app.TestApps;
 import dev.tenure.boot.app.TransactionalApp;
 import dev.tenure.boot.autoconfigure.TenureDatabase;
 import dev.tenure.db.TenureAdmin;
+import io.micrometer.core.instrument.MeterRegistry;
 import org.flywaydb.core.Flyway;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -65,6 +66,15 @@ class TransactionalCoordinatedIT {
                 "finished EXECUTED: lease held false");
         RunOutcome<?> o = events.outcome("ordered-settlement", fire.getKey());
         assertThat(o.completedInTransaction()).as("completed in the method's transaction").isTrue();
+    }
+
+    @Test
+    void theLeaseRunAndFireMeters_areInTheApplicationsRegistry_withoutUserCode() {
+        MeterRegistry registry = app.getBean(MeterRegistry.class);
+        await().atMost(Duration.ofSeconds(20)).until(() -> registry.find("tenure.job.fires")
+                .tags("integration", "scheduled", "job", "ordered-settlement", "outcome", "executed").counter() != null);
+        assertThat(registry.find("tenure.lease.acquire").tag("result", "acquired").timer()).isNotNull();
+        assertThat(registry.find("tenure.lease.hold").timer()).isNotNull();
     }
 
     @Test
