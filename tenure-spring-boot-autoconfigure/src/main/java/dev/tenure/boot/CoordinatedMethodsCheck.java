@@ -8,6 +8,7 @@ import org.springframework.beans.factory.config.BeanPostProcessor;
 import org.springframework.core.MethodIntrospector;
 import org.springframework.core.Ordered;
 import org.springframework.core.annotation.AnnotatedElementUtils;
+import org.springframework.core.annotation.AnnotationUtils;
 import org.springframework.transaction.interceptor.TransactionAspectSupport;
 import org.springframework.util.ReflectionUtils;
 
@@ -15,6 +16,7 @@ import java.lang.reflect.Method;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Checks every bean with {@link Coordinated} methods as it is created, so nothing runs uncoordinated by mistake: each
@@ -25,6 +27,8 @@ import java.util.Set;
 public final class CoordinatedMethodsCheck implements BeanPostProcessor, Ordered {
 
     private final ObjectProvider<CoordinatedAdvisor> advisor;
+    /** Classes known to have no {@code @Coordinated} method, so prototype beans are not scanned again. */
+    private final Set<Class<?>> without = ConcurrentHashMap.newKeySet();
 
     /** @param advisor Tenure's advisor, looked up at the first bean with a {@code @Coordinated} method */
     public CoordinatedMethodsCheck(ObjectProvider<CoordinatedAdvisor> advisor) {
@@ -34,9 +38,13 @@ public final class CoordinatedMethodsCheck implements BeanPostProcessor, Ordered
     @Override
     public Object postProcessAfterInitialization(Object bean, String beanName) {
         Class<?> type = AopUtils.getTargetClass(bean);
+        if (without.contains(type) || !AnnotationUtils.isCandidateClass(type, Coordinated.class)) {
+            return bean;
+        }
         Set<Method> coordinated = MethodIntrospector.selectMethods(type,
                 (ReflectionUtils.MethodFilter) m -> AnnotatedElementUtils.hasAnnotation(m, Coordinated.class));
         if (coordinated.isEmpty()) {
+            without.add(type);
             return bean;
         }
         CoordinatedAdvisor ours = advisor.getObject();

@@ -33,7 +33,11 @@ public class TenureConfigurationException extends TenureException {
         return action;
     }
 
-    /** A bad property value: {@code property} = {@code value} breaks {@code rule}. */
+    /**
+     * A bad property value: {@code property} = {@code value} breaks {@code rule}; the action says to change it.
+     *
+     * @param rule what a good value looks like, e.g. "at least 10ms"
+     */
     public static TenureConfigurationException property(String property, Object value, String rule) {
         return new TenureConfigurationException(property, "invalid value '" + value + "': " + rule,
                 "Change " + property + " in your application properties: " + rule + ".");

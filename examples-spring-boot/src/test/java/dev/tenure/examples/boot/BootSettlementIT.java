@@ -83,6 +83,10 @@ class BootSettlementIT {
                 + slots.size());
         slots.forEach((slot, by) -> System.out.println(slot + " " + by));
 
+        assertThat(count("SELECT count(*) FROM public.flyway_schema_history WHERE success AND script = 'V1__settlement.sql'"))
+                .as("the application's own migration, by Boot's Flyway").isEqualTo(1);
+        assertThat(count("SELECT count(*) FROM tenure.tenure_schema_history WHERE success AND version IN ('1', '2')"))
+                .as("Tenure's migrations, in their own history table").isEqualTo(2);
         assertThat(slots.values()).as("rows per slot").allSatisfy(by -> assertThat(by).hasSize(1));
         assertThat(slots).hasSizeGreaterThanOrEqualTo(30);
         assertThat(slots).as("the frozen holder's slot: its write rolled back").doesNotContainKey(frozen.slot());
@@ -151,6 +155,14 @@ class BootSettlementIT {
                 throw new AssertionError("fewer than " + slots + " slots settled: " + settled());
             }
             Thread.sleep(200);
+        }
+    }
+
+    private static long count(String sql) throws SQLException {
+        try (Connection c = db.dataSource().getConnection(); Statement s = c.createStatement();
+             ResultSet r = s.executeQuery(sql)) {
+            r.next();
+            return r.getLong(1);
         }
     }
 

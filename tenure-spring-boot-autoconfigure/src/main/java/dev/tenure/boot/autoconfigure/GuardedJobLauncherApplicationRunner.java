@@ -26,6 +26,10 @@ public class GuardedJobLauncherApplicationRunner extends JobLauncherApplicationR
     private final GuardedJobOperator guard;
     private ApplicationEventPublisher publisher;
 
+    /**
+     * @param operator the application's job operator (Boot's runner needs it; launches go through {@code guard})
+     * @param guard    the guarded launch of Tenure's {@code TenureBatch} on that operator
+     */
     public GuardedJobLauncherApplicationRunner(JobOperator operator, GuardedJobOperator guard) {
         super(operator);
         this.guard = guard;
