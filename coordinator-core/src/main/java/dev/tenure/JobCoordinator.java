@@ -97,8 +97,17 @@ public final class JobCoordinator implements AutoCloseable {
      * outcome is FAILED and the thread's interrupt flag is set again.
      */
     public <T> RunOutcome<T> run(String jobKey, String fireKey, RunPolicy policy, JobWork<T> work) {
+        return run(jobKey, fireKey, policy, options, work);
+    }
+
+    /**
+     * {@link #run(String, String, RunPolicy, JobWork)} with this run's own lease TTL and renewal ({@code options}
+     * instead of the coordinator's {@link Builder#leaseOptions}); the fencing token is always taken.
+     */
+    public <T> RunOutcome<T> run(String jobKey, String fireKey, RunPolicy policy, LeaseOptions options,
+                                 JobWork<T> work) {
         Objects.requireNonNull(work, "work");
-        RunClaim claim = begin(jobKey, fireKey, policy);
+        RunClaim claim = begin(jobKey, fireKey, policy, options);
         if (claim instanceof RunClaim.NotClaimed not) {
             return retype(not.outcome());
         }
@@ -130,7 +139,13 @@ public final class JobCoordinator implements AutoCloseable {
      * @throws IllegalStateException          once the coordinator is closed
      */
     public RunClaim begin(String jobKey, String fireKey, RunPolicy policy) {
+        return begin(jobKey, fireKey, policy, options);
+    }
+
+    /** {@link #begin(String, String, RunPolicy)} with this run's own lease TTL and renewal ({@code options}). */
+    public RunClaim begin(String jobKey, String fireKey, RunPolicy policy, LeaseOptions options) {
         Objects.requireNonNull(policy, "policy");
+        Objects.requireNonNull(options, "options");
         if (closed) {
             throw new IllegalStateException("the JobCoordinator is closed: no new run of job '" + jobKey + "'");
         }
@@ -162,7 +177,7 @@ public final class JobCoordinator implements AutoCloseable {
         Lease db = null;
         try {
             Optional<RunClaim> first = ledger.claimsAndStarts()
-                    ? claimAndStart(jobKey, fireKey, policy, filter, start, deadline, fallback)
+                    ? claimAndStart(jobKey, fireKey, policy, options, filter, start, deadline, fallback)
                     : completedEarlier(jobKey, fireKey, policy, start, fallback);
             if (first.isPresent()) {
                 if (first.get() instanceof RunClaim.Claimed) {
@@ -197,8 +212,8 @@ public final class JobCoordinator implements AutoCloseable {
      * when the job is held elsewhere and the policy still has time to wait: then the caller waits on the database
      * leases (woken by releases) and starts the fire in a second step.
      */
-    private Optional<RunClaim> claimAndStart(String jobKey, String fireKey, RunPolicy policy, Lease filter, long start,
-                                             long deadline, boolean fallback) {
+    private Optional<RunClaim> claimAndStart(String jobKey, String fireKey, RunPolicy policy, LeaseOptions options,
+                                             Lease filter, long start, long deadline, boolean fallback) {
         String owner = database.newOwner();
         long sentAt = ticker.nanoTime();
         RunLedger.FireClaim r;

@@ -65,6 +65,18 @@ class JobCoordinatorTest {
     }
 
     @Test
+    void run_withItsOwnLeaseOptions_holdsBothLeasesForThatTtl_notTheCoordinatorsDefault() {
+        JobCoordinator c = coordinator(JobCoordinator.Mode.VALKEY);   // default TTL 30 s
+        RunOutcome<Duration> o = c.run("short", "f1", RunPolicy.failFast(), LeaseOptions.ofTtl(Duration.ofSeconds(3)),
+                ctx -> ((ActiveRun) ctx).lease().remaining());
+        assertThat(o.status()).isEqualTo(RunOutcome.Status.EXECUTED);
+        assertThat(o.result()).isPositive().isLessThanOrEqualTo(Duration.ofSeconds(3));
+        RunOutcome<Duration> defaults = c.run("short", "f2", RunPolicy.failFast(),
+                ctx -> ((ActiveRun) ctx).lease().remaining());
+        assertThat(defaults.result()).isGreaterThan(Duration.ofSeconds(3));
+    }
+
+    @Test
     void begin_claimsTheFire_othersAreRefusedUntilFinish_fromAnotherThread() throws Exception {
         JobCoordinator c = coordinator(JobCoordinator.Mode.VALKEY);
         RunClaim claim = c.begin("job", "f1", RunPolicy.failFast());

@@ -23,8 +23,9 @@ import java.util.stream.Stream;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Every README snippet compiles: each {@code ```java} or {@code ```xml} block of a {@code README*.md} or
- * {@code docs/*.md} file is preceded by {@code <!-- snippet: examples/src/...#name -->} and equals the region
+ * Every README snippet compiles: each {@code ```java}, {@code ```xml} or {@code ```properties} block of a
+ * {@code README*.md} or {@code docs/*.md} file is preceded by {@code <!-- snippet: examples/src/...#name -->} (or
+ * {@code examples-spring-boot/src/...}) and equals the region
  * {@code tag::name[]} ... {@code end::name[]} of that file (marker lines left out, indentation made common), a file
  * that the build compiles and a test runs. The only blocks without a marker are Tenure's own dependency snippets,
  * whose coordinates are checked against the modules of this build instead.
@@ -32,7 +33,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 class ReadmeSnippetsTest {
 
     private static final Path ROOT = Path.of(System.getProperty("tenure.examples.root", "..")).toAbsolutePath().normalize();
-    private static final Pattern MARKER = Pattern.compile("<!-- snippet: (examples/src/\\S+)#([\\w-]+) -->");
+    private static final Pattern MARKER = Pattern.compile("<!-- snippet: (examples(?:-spring-boot)?/src/\\S+)#([\\w-]+) -->");
     private static final Pattern FENCE = Pattern.compile("```(\\w*)");
 
     /** A fenced code block of a Markdown file: where it is, its language, its text and its marker (or null). */
@@ -60,7 +61,7 @@ class ReadmeSnippetsTest {
         List<Block> unmarked = blocks().stream().filter(b -> b.marker() == null).toList();
         assertThat(unmarked).as("blocks without a snippet marker").isNotEmpty();
         for (Block b : unmarked) {
-            assertThat(b.language()).as("%s: a java block needs a snippet marker", b).isEqualTo("xml");
+            assertThat(b.language()).as("%s: a %s block needs a snippet marker", b, b.language()).isEqualTo("xml");
             NodeList deps = xml("<r>" + b.text() + "</r>").getElementsByTagName("dependency");
             assertThat(deps.getLength()).as("%s: an xml block without a marker holds one Tenure dependency", b).isEqualTo(1);
             Element d = (Element) deps.item(0);
@@ -90,7 +91,7 @@ class ReadmeSnippetsTest {
                     end++;
                 }
                 String language = fence.group(1);
-                if (language.equals("java") || language.equals("xml")) {
+                if (language.equals("java") || language.equals("xml") || language.equals("properties")) {
                     Matcher marker = i > 0 ? MARKER.matcher(lines.get(i - 1)) : null;
                     String text = String.join("\n", lines.subList(i + 1, end));
                     blocks.add(new Block(md, i + 1, language, text, marker != null && marker.matches() ? marker : null));

@@ -1,0 +1,108 @@
+package dev.tenure.boot;
+
+import dev.tenure.JobContext;
+import dev.tenure.JobCoordinator;
+import dev.tenure.RunOutcome;
+import dev.tenure.TenureException;
+import org.aopalliance.intercept.MethodInterceptor;
+import org.aopalliance.intercept.MethodInvocation;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.aop.support.AopUtils;
+
+import java.lang.reflect.Method;
+import java.lang.reflect.UndeclaredThrowableException;
+import java.time.Clock;
+import java.util.List;
+import java.util.function.Consumer;
+import java.util.function.Supplier;
+
+/**
+ * Runs a {@link Coordinated} method as one fire of its job: the coordinator takes the leases and the fire's claim, the
+ * method runs with its {@link CoordinatedRun} bound, and the outcome is recorded and the leases released after the
+ * method (and any transaction advice inside this one) returned. Thread-safe.
+ */
+final class CoordinatedInterceptor implements MethodInterceptor {
+
+    private static final Logger log = LoggerFactory.getLogger(Coordinated.class);
+
+    private final CoordinatedMethods methods;
+    private final Supplier<JobCoordinator> coordinator;
+    private final Supplier<List<CoordinatedRunListener>> listeners;
+    private final Clock clock;
+
+    CoordinatedInterceptor(CoordinatedMethods methods, Supplier<JobCoordinator> coordinator,
+                           Supplier<List<CoordinatedRunListener>> listeners, Clock clock) {
+        this.methods = methods;
+        this.coordinator = coordinator;
+        this.listeners = listeners;
+        this.clock = clock;
+    }
+
+    @Override
+    public Object invoke(MethodInvocation invocation) throws Throwable {
+        CoordinatedMethod m = methods.resolve(mostSpecific(invocation));
+        String fireKey = m.fireKey(clock.instant());
+        RunOutcome<Object> o;
+        try {
+            o = coordinator.get().run(m.jobKey(), fireKey, m.policy(), m.options(), run -> call(invocation, run));
+        } catch (TenureException e) {
+            log.warn("{}: fire {} skipped here, Tenure could not coordinate it: {}", m.jobKey(), fireKey, e.getMessage());
+            tell(l -> l.faulted(m.jobKey(), fireKey, e));
+            return null;
+        }
+        tell(l -> l.finished(o));
+        return report(m, o);
+    }
+
+    private Object call(MethodInvocation invocation, JobContext run) throws Exception {
+        tell(l -> l.claimed(run));
+        JobContext previous = CoordinatedRun.bind(run);
+        try {
+            return invocation.proceed();
+        } catch (Exception | Error e) {
+            throw e;
+        } catch (Throwable t) {
+            throw new UndeclaredThrowableException(t);
+        } finally {
+            CoordinatedRun.restore(previous);
+        }
+    }
+
+    private static Object report(CoordinatedMethod m, RunOutcome<Object> o) throws Throwable {
+        switch (o.status()) {
+            case FAILED -> {
+                if (o.error() != null) {
+                    throw o.error();
+                }
+            }
+            case LEASE_LOST -> log.warn("{}: fire {} lost its lease (epoch {}) while it ran: its fenced writes were "
+                    + "rolled back{}", m.jobKey(), o.fireKey(), o.epoch(),
+                    o.error() == null ? "" : " (" + o.error() + ")");
+            case EXECUTED -> {
+                if (o.error() != null) {
+                    log.warn("{}: fire {} completed, then threw", m.jobKey(), o.fireKey(), o.error());
+                }
+                log.debug("{}: fire {} executed under epoch {}", m.jobKey(), o.fireKey(), o.epoch());
+            }
+            default -> log.debug("{}: fire {} not run here: {}", m.jobKey(), o.fireKey(), o.status());
+        }
+        return null;
+    }
+
+    private void tell(Consumer<CoordinatedRunListener> event) {
+        for (CoordinatedRunListener l : listeners.get()) {
+            try {
+                event.accept(l);
+            } catch (RuntimeException e) {
+                log.warn("CoordinatedRunListener {} threw; ignored", l, e);
+            }
+        }
+    }
+
+    private static Method mostSpecific(MethodInvocation invocation) {
+        Object target = invocation.getThis();
+        return target == null ? invocation.getMethod()
+                : AopUtils.getMostSpecificMethod(invocation.getMethod(), AopUtils.getTargetClass(target));
+    }
+}

@@ -1,0 +1,112 @@
+package dev.tenure.boot.actuate;
+
+import dev.tenure.JobCoordinator;
+import dev.tenure.Tenure;
+import dev.tenure.db.TenureAdmin;
+import org.springframework.boot.actuate.endpoint.Access;
+import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
+import org.springframework.boot.actuate.endpoint.SecurityContext;
+import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
+import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
+import org.springframework.boot.actuate.endpoint.annotation.Selector;
+import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
+
+import java.security.Principal;
+import java.sql.SQLException;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The {@code tenure} actuator endpoint. Read: {@code GET /actuator/tenure} lists the jobs (holder, epoch, lease time
+ * left by the database clock, latest runs); {@code GET /actuator/tenure/{jobKey}} shows one job and its latest runs.
+ * Write, refused unless {@code management.endpoint.tenure.access=unrestricted}: {@code POST /actuator/tenure/{jobKey}}
+ * with {@code {"reason": "..."}} force-releases the job ({@link TenureAdmin#forceRelease}): its epoch is bumped, so
+ * the old holder's next fence check, completion or outcome fails and nothing it still writes commits, and an audit row
+ * records the actor (the authenticated principal's name, else {@code actuator}) and the reason. Thread-safe.
+ */
+@Endpoint(id = "tenure", defaultAccess = Access.READ_ONLY)
+public class TenureEndpoint {
+
+    static final int JOBS = 100;
+    static final int RUNS_PER_JOB_IN_LIST = 3;
+    static final int RUNS_OF_ONE_JOB = 20;
+
+    /** Every job, and the coordinator's state. */
+    public record Jobs(String mode, boolean fallbackActive, List<Job> jobs) {
+    }
+
+    /** One job as the database sees it now; {@code holder} is null when nobody holds it. */
+    public record Job(String jobKey, long epoch, String holder, String status, String claimedAt, String leaseExpiresAt,
+                      long leaseLeftMillis, List<Run> lastRuns) {
+    }
+
+    /** One run of a job (times by the database clock). */
+    public record Run(String fireKey, String status, long epoch, String owner, int attempt, String startedAt,
+                      String finishedAt, String error) {
+    }
+
+    /** What a force-release did: the epoch and holder before, the new epoch, the audit row. */
+    public record Released(String jobKey, long oldEpoch, String oldHolder, long newEpoch, long auditId, String actor) {
+    }
+
+    private final Tenure tenure;
+    private final TenureAdmin admin;
+    private final RecentRuns runs;
+
+    /**
+     * @param dataSource the data source of Tenure's ledger
+     * @param schema     the schema of Tenure's tables
+     */
+    public TenureEndpoint(Tenure tenure, TenureAdmin admin, javax.sql.DataSource dataSource, String schema) {
+        this.tenure = tenure;
+        this.admin = admin;
+        this.runs = new RecentRuns(dataSource, schema);
+    }
+
+    @ReadOperation
+    public Jobs jobs() throws SQLException {
+        List<TenureAdmin.JobState> states = admin.jobs(JOBS);
+        Map<String, List<Run>> latest = runs.of(states.stream().map(TenureAdmin.JobState::jobKey).toList(),
+                RUNS_PER_JOB_IN_LIST);
+        JobCoordinator c = tenure.coordinator();
+        return new Jobs(c.mode().name(), c.inFallback(), states.stream()
+                .map(s -> job(s, latest.getOrDefault(s.jobKey(), List.of()))).toList());
+    }
+
+    /** One job; no job = 404. */
+    @ReadOperation
+    public Job job(@Selector String jobKey) throws SQLException {
+        TenureAdmin.JobState s = admin.job(badRequestIfInvalid(jobKey)).orElse(null);
+        return s == null ? null : job(s, runs.of(List.of(s.jobKey()), RUNS_OF_ONE_JOB).getOrDefault(s.jobKey(), List.of()));
+    }
+
+    @WriteOperation
+    public Released forceRelease(@Selector String jobKey, String reason, SecurityContext security) {
+        Principal principal = security.getPrincipal();
+        String actor = principal == null || principal.getName() == null ? "actuator" : principal.getName();
+        try {
+            TenureAdmin.ForceRelease r = admin.forceRelease(jobKey, reason, actor);
+            return new Released(r.jobKey(), r.oldEpoch(), r.oldOwner(), r.newEpoch(), r.auditId(), actor);
+        } catch (IllegalArgumentException e) {
+            throw new InvalidEndpointRequestException(e.getMessage(), e.getMessage());
+        }
+    }
+
+    private static Job job(TenureAdmin.JobState s, List<Run> lastRuns) {
+        return new Job(s.jobKey(), s.epoch(), s.owner(), s.status(), iso(s.claimedAt()), iso(s.leaseExpiresAt()),
+                s.leaseLeft().toMillis(), lastRuns);
+    }
+
+    private static String badRequestIfInvalid(String jobKey) {
+        try {
+            return dev.tenure.spi.LeaseKeys.validate(jobKey);
+        } catch (IllegalArgumentException e) {
+            throw new InvalidEndpointRequestException(e.getMessage(), e.getMessage());
+        }
+    }
+
+    private static String iso(Instant t) {
+        return t == null ? null : t.toString();
+    }
+}

@@ -1,0 +1,81 @@
+package dev.tenure.boot.autoconfigure;
+
+import dev.tenure.Tenure;
+import dev.tenure.boot.TenureConfigurationException;
+import dev.tenure.db.TenureAdmin;
+import io.micrometer.core.instrument.MeterRegistry;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+import javax.sql.DataSource;
+
+/**
+ * The {@link Tenure} of the application, on the application's {@code DataSource} (or on a pool of its own when
+ * {@code tenure.datasource.url} is set), configured by {@code tenure.*} ({@link TenureProperties}), with its meters in
+ * the application's Micrometer registry. Start-up migrates Tenure's schema with its own Flyway history table, next to
+ * the application's own migrations. Every bean backs off when the application declares its own.
+ */
+@AutoConfiguration(afterName = {"org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration",
+        "org.springframework.boot.flyway.autoconfigure.FlywayAutoConfiguration"})
+@ConditionalOnClass({Tenure.class, TenureAdmin.class})
+@ConditionalOnBooleanProperty(name = "tenure.enabled", matchIfMissing = true)
+@EnableConfigurationProperties(TenureProperties.class)
+public final class TenureAutoConfiguration {
+
+    @Bean(destroyMethod = "close")
+    @ConditionalOnMissingBean
+    TenureDatabase tenureDatabase(TenureProperties properties, ObjectProvider<DataSource> dataSource) {
+        return properties.datasource().toPoolConfig()
+                .map(pool -> TenureDatabase.pooled(pool, properties.schema()))
+                .orElseGet(() -> TenureDatabase.of(applicationDataSource(dataSource), properties.schema()));
+    }
+
+    private static DataSource applicationDataSource(ObjectProvider<DataSource> dataSource) {
+        DataSource ds = dataSource.getIfUnique();
+        if (ds == null) {
+            throw new TenureConfigurationException("tenure.datasource.url", "Tenure needs the Postgres database of its "
+                    + "epochs and run records, and the application has no single DataSource bean",
+                    "Add spring-boot-starter-jdbc with spring.datasource.url, mark one DataSource @Primary, set "
+                            + "tenure.datasource.url, or set tenure.enabled=false.");
+        }
+        return ds;
+    }
+
+    @Bean(destroyMethod = "close")
+    @ConditionalOnMissingBean
+    Tenure tenure(TenureDatabase database, TenureProperties properties,
+                  ObjectProvider<TenureBuilderCustomizer> customizers) {
+        Tenure.Builder b = Tenure.builder().dataSource(database.dataSource()).schema(database.schema())
+                .migrateSchema(properties.migrateSchema()).leaseDefaults(properties.lease().toOptions())
+                .fallbackBreaker(properties.fallback().failures(), properties.fallback().openFor());
+        properties.valkey().toConfig().ifPresent(b::valkey);
+        if (properties.mode() != null && properties.valkey().toConfig().isPresent()) {
+            b.mode(properties.mode());
+        }
+        customizers.orderedStream().forEach(c -> c.customize(b));
+        return b.build();
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    TenureAdmin tenureAdmin(TenureDatabase database) {
+        return TenureAdmin.create(database.dataSource(), database.schema());
+    }
+
+    /** Binds the lease and run meters to the application's registry, when Micrometer is present. */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(MeterRegistry.class)
+    static class TenureMetricsConfiguration {
+
+        @Bean
+        TenureBuilderCustomizer tenureMeterRegistryCustomizer(ObjectProvider<MeterRegistry> registry) {
+            return b -> registry.ifUnique(b::meterRegistry);
+        }
+    }
+}

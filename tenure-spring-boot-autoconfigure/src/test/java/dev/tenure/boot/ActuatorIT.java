@@ -1,0 +1,151 @@
+package dev.tenure.boot;
+
+import dev.tenure.boot.app.Events;
+import dev.tenure.boot.app.HeldSettlement;
+import dev.tenure.boot.app.OpsApp;
+import dev.tenure.boot.app.TestApps;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.web.server.context.WebServerApplicationContext;
+import org.springframework.context.ConfigurableApplicationContext;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Two running Boot web applications on real ports, real Postgres and valkey-server, spoken to over HTTP: instance a
+ * with the defaults (the tenure endpoint read-only), instance b with {@code management.endpoint.tenure.access=
+ * unrestricted}. While a's settlement holds its job: a's health shows Tenure's component, a's endpoint lists the job
+ * with its holder; a refuses the force-release; b's force-release bumps the epoch (audit row), and a's run, resuming,
+ * fails its fence and writes nothing.
+ */
+class ActuatorIT {
+
+    private static final String[] WEB = {"management.endpoints.web.exposure.include=health,tenure",
+            "management.endpoint.health.show-details=always"};
+
+    static BootServers servers;
+    static ConfigurableApplicationContext a;
+    static ConfigurableApplicationContext b;
+    final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+    final JsonMapper json = JsonMapper.builder().build();
+
+    @BeforeAll
+    static void start() {
+        servers = BootServers.start(ActuatorIT.class);
+        a = TestApps.start(OpsApp.class, servers, WEB);
+        b = TestApps.start(OpsApp.class, servers, append(WEB, "management.endpoint.tenure.access=unrestricted"));
+    }
+
+    @AfterAll
+    static void stop() {
+        for (ConfigurableApplicationContext app : new ConfigurableApplicationContext[] {a, b}) {
+            if (app != null) {
+                app.close();
+            }
+        }
+        servers.close();
+    }
+
+    @Test
+    void health_showsTenuresComponent_withItsStoresAndFallback() throws Exception {
+        HttpResponse<String> r = get(a, "/actuator/health");
+        assertThat(r.statusCode()).isEqualTo(200);
+        JsonNode tenure = json.readTree(r.body()).path("components").path("tenure");
+        assertThat(tenure.path("status").asString()).isEqualTo("UP");
+        assertThat(tenure.path("details").path("database").asString()).isEqualTo("reachable");
+        assertThat(tenure.path("details").path("valkey").asString()).isEqualTo("reachable");
+        assertThat(tenure.path("details").path("fallbackActive").asBoolean()).isFalse();
+        assertThat(tenure.path("details").path("mode").asString()).isEqualTo("VALKEY_WITH_DATABASE_FALLBACK");
+    }
+
+    @Test
+    void health_withValkeyFrozen_saysSo_andStaysUp_becauseTheDatabaseCarriesTheRuns() throws Exception {
+        servers.valkey().pause();
+        try {
+            HttpResponse<String> r = get(a, "/actuator/health");
+            JsonNode tenure = json.readTree(r.body()).path("components").path("tenure");
+            System.out.println("health with Valkey frozen: HTTP " + r.statusCode() + " " + tenure);
+            assertThat(tenure.path("status").asString()).isEqualTo("UP");
+            assertThat(tenure.path("details").path("valkey").asString()).startsWith("unreachable: ");
+            assertThat(tenure.path("details").path("database").asString()).isEqualTo("reachable");
+        } finally {
+            servers.valkey().resume();
+        }
+    }
+
+    @Test
+    void theEndpoint_listsTheHeldJob_refusesTheForceReleaseUnlessEnabled_andWhenEnabledFencesTheOldHolderOut()
+            throws Exception {
+        HeldSettlement held = a.getBean(HeldSettlement.class);
+        Thread holder = held.gate().callUntilReached(held::settle, Duration.ofSeconds(20));
+
+        JsonNode job = job(json.readTree(get(a, "/actuator/tenure").body()), "held-settlement");
+        assertThat(job.path("holder").asString()).isNotEmpty();
+        assertThat(job.path("leaseLeftMillis").asLong()).isPositive();
+        long epoch = job.path("epoch").asLong();
+        JsonNode detail = json.readTree(get(a, "/actuator/tenure/held-settlement").body());
+        assertThat(detail.path("lastRuns").get(0).path("status").asString()).isEqualTo("RUNNING");
+        assertThat(get(a, "/actuator/tenure/no-such-job").statusCode()).isEqualTo(404);
+
+        HttpResponse<String> refused = post(a, "/actuator/tenure/held-settlement", "{\"reason\":\"stuck\"}");
+        System.out.println("force-release on the read-only instance: HTTP " + refused.statusCode());
+        assertThat(refused.statusCode()).as("write operations of a read-only endpoint are not mapped").isEqualTo(405);
+        assertThat(servers.queryLong("SELECT fencing_token FROM tenure.job_execution WHERE job_key = 'held-settlement'"))
+                .isEqualTo(epoch);
+
+        HttpResponse<String> released = post(b, "/actuator/tenure/held-settlement",
+                "{\"reason\":\"holder stuck since the deploy\"}");
+        System.out.println("force-release on the unrestricted instance: HTTP " + released.statusCode() + " " + released.body());
+        assertThat(released.statusCode()).isEqualTo(200);
+        JsonNode r = json.readTree(released.body());
+        assertThat(r.path("oldEpoch").asLong()).isEqualTo(epoch);
+        assertThat(r.path("newEpoch").asLong()).isGreaterThan(epoch);
+        assertThat(r.path("actor").asString()).isEqualTo("actuator");
+        assertThat(servers.queryLong("SELECT count(*) FROM tenure.audit_log WHERE job_key = 'held-settlement' "
+                + "AND actor = 'actuator' AND reason = 'holder stuck since the deploy' AND old_epoch = " + epoch)).isEqualTo(1);
+
+        held.gate().open();
+        holder.join(Duration.ofSeconds(20).toMillis());
+        assertThat(servers.queryLong("SELECT count(*) FROM settlement_entry WHERE instance = 'held'")).isZero();
+        assertThat(a.getBean(Events.class).byFire().values()).anySatisfy(
+                events -> assertThat(events).contains("finished LEASE_LOST: lease held false"));
+    }
+
+    private static JsonNode job(JsonNode list, String jobKey) {
+        for (JsonNode j : list.path("jobs")) {
+            if (j.path("jobKey").asString().equals(jobKey)) {
+                return j;
+            }
+        }
+        throw new AssertionError("no job " + jobKey + " in " + list);
+    }
+
+    private HttpResponse<String> get(ConfigurableApplicationContext app, String path) throws Exception {
+        return http.send(HttpRequest.newBuilder(uri(app, path)).GET().build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    private HttpResponse<String> post(ConfigurableApplicationContext app, String path, String body) throws Exception {
+        return http.send(HttpRequest.newBuilder(uri(app, path)).header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    private static URI uri(ConfigurableApplicationContext app, String path) {
+        int port = ((WebServerApplicationContext) app).getWebServer().getPort();
+        return URI.create("http://127.0.0.1:" + port + path);
+    }
+
+    private static String[] append(String[] a, String b) {
+        String[] all = java.util.Arrays.copyOf(a, a.length + 1);
+        all[a.length] = b;
+        return all;
+    }
+}
