@@ -31,9 +31,10 @@ final class Op {
     Op(char code, String key, String namespace, String owner, long ttlMillis, String aux, boolean cluster) {
         this.code = code;
         this.key = key;
-        this.leaseKey = ValkeyKeys.lease(namespace, key);
-        this.fenceKey = ValkeyKeys.fence(namespace, key);
-        this.waitingKey = ValkeyKeys.waiting(namespace, key);
+        String tag = ValkeyKeys.tag(namespace, key);
+        this.leaseKey = tag + ValkeyKeys.LEASE;
+        this.fenceKey = tag + ValkeyKeys.FENCE;
+        this.waitingKey = tag + ValkeyKeys.WAITING;
         this.owner = owner;
         this.ttlMillis = Long.toString(ttlMillis);
         this.aux = aux;
@@ -73,11 +74,24 @@ final class Op {
 
     /** {@code batch} split by cluster slot, in order of first appearance (one group when not a cluster). */
     static List<List<Op>> bySlot(List<Op> batch) {
+        if (oneSlot(batch)) {
+            return List.of(batch);
+        }
         Map<Integer, List<Op>> groups = new LinkedHashMap<>();
         for (Op op : batch) {
             groups.computeIfAbsent(op.slot, s -> new ArrayList<>()).add(op);
         }
         return new ArrayList<>(groups.values());
+    }
+
+    private static boolean oneSlot(List<Op> batch) {
+        int slot = batch.get(0).slot;
+        for (int i = 1; i < batch.size(); i++) {
+            if (batch.get(i).slot != slot) {
+                return false;
+            }
+        }
+        return true;
     }
 
     void fail(Throwable t) {
