@@ -23,8 +23,12 @@ import java.security.NoSuchAlgorithmException;
  *     → {1|0, 0, ""}</li>
  * <li>{@code H} hand-off: MGET of the lease and the marker; if ours, SET the new owner (aux = "t:newOwner", t = token
  *     flag) PX ttl, INCR the fence if asked → {1, token, marker exists (0|1)}; else → {0, pttl, holder}</li>
+ * <li>{@code K} hand-off keeping the expiry: SET the new owner (aux) XX GET KEEPTTL, one command that checks and
+ *     transfers; if the old value was not ours it is put back as it was (value and expiry; XX never creates a key)
+ *     → {1, 0, 0}; else → {0, pttl, holder}</li>
  * </ul>
- * So an uncontended acquire runs one command, a release two (three when someone waits elsewhere), a hand-off two,
+ * So an uncontended acquire runs one command, a release two (three when someone waits elsewhere), a hand-off two (one
+ * when it keeps the expiry),
  * besides the script call itself. The result is a flat array of three values per operation.
  */
 final class LeaseScript {
@@ -74,6 +78,14 @@ final class LeaseScript {
                   out[n + 1] = 1; out[n + 2] = tok; out[n + 3] = v[2] and 1 or 0
                 else
                   out[n + 1] = 0; out[n + 2] = redis.call('pttl', lk); out[n + 3] = v[1] or ''
+                end
+              elseif op == 'K' then
+                local cur = redis.call('set', lk, aux, 'XX', 'GET', 'KEEPTTL')
+                if cur == owner then
+                  out[n + 1] = 1; out[n + 2] = 0; out[n + 3] = 0
+                else
+                  if cur then redis.call('set', lk, cur, 'KEEPTTL') end
+                  out[n + 1] = 0; out[n + 2] = redis.call('pttl', lk); out[n + 3] = cur or ''
                 end
               else
                 return redis.error_reply('tenure: unknown op ' .. tostring(op))

@@ -16,6 +16,7 @@ final class Op {
     static final char RENEW = 'R';
     static final char RELEASE = 'D';
     static final char HAND_OFF = 'H';
+    static final char HAND_OFF_KEEPING_EXPIRY = 'K';
 
     final char code;
     final String key;
@@ -49,7 +50,7 @@ final class Op {
             case ACQUIRE -> future.complete(granted
                     ? AcquireResult.acquired(n)
                     : AcquireResult.held(text == null ? "" : text.toString(), n));
-            case HAND_OFF -> future.complete(granted
+            case HAND_OFF, HAND_OFF_KEEPING_EXPIRY -> future.complete(granted
                     ? AcquireResult.acquired(n, Long.valueOf(1L).equals(text))
                     : AcquireResult.held(text == null ? "" : text.toString(), n));
             default -> future.complete(granted);
@@ -63,7 +64,7 @@ final class Op {
 
     /** Whether this op, the {@code i}-th of its call, was granted a lease (an acquire or a hand-off that succeeded). */
     boolean grantedIn(Object[] values, int i) {
-        return (code == ACQUIRE || code == HAND_OFF) && Long.valueOf(1L).equals(values[3 * i]);
+        return (code == ACQUIRE || code == HAND_OFF || code == HAND_OFF_KEEPING_EXPIRY) && Long.valueOf(1L).equals(values[3 * i]);
     }
 
     static void completeAll(List<Op> ops, Object[] values) {
