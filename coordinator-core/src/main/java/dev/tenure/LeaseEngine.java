@@ -308,21 +308,28 @@ final class LeaseEngine implements AutoCloseable {
         long sentAt = now();
         DefaultLease next = new DefaultLease(this, lease.key(), w.owner(), w.options, OptionalLong.empty(), sentAt, w.thread,
                 lease.validUntil());
+        next.renewAt(Math.min(next.nextRenewAt(), lease.nextRenewAt())); // it holds the predecessor's term until renewed
         next.startCall(); // no renewal before the confirmation
         q.localHolder = next;
         watchdog.register(next);
         w.grant(next);
-        CompletableFuture<AcquireResult> transfer = store.handOff(lease.key(), lease.owner(), next.owner(), w.options.ttl(), false);
+        // Every maxLocalHandOffs-th hand-off in a row (and one that changes the TTL) asks the store whether others wait
+        // and sets the waiter's TTL; the others only move the lease to the waiter, keeping its expiry (one command).
+        boolean full = q.localHandOffs + 1 >= maxLocalHandOffs || !w.options.ttl().equals(lease.options().ttl());
+        CompletableFuture<AcquireResult> transfer = full
+                ? store.handOff(lease.key(), lease.owner(), next.owner(), w.options.ttl(), false)
+                : store.handOffKeepingExpiry(lease.key(), lease.owner(), next.owner(), w.options.ttl());
         try {
-            return settleEarlyHandOff(lease, next, q, w, transfer, sentAt);
+            return settleEarlyHandOff(lease, next, q, w, transfer, sentAt, full);
         } finally {
             next.endCall();
             next.handOffSettled.complete(null);
+            watchdog.rescheduled(next);
         }
     }
 
     private ReleaseResult settleEarlyHandOff(DefaultLease lease, DefaultLease next, KeyWaiters q, Waiter w,
-                                             CompletableFuture<AcquireResult> transfer, long sentAt) {
+                                             CompletableFuture<AcquireResult> transfer, long sentAt, boolean full) {
         AcquireResult r;
         try {
             r = Futures.await(transfer, callTimeout, lease.key());
@@ -335,10 +342,16 @@ final class LeaseEngine implements AutoCloseable {
             return ReleaseResult.UNCONFIRMED;
         }
         if (r instanceof AcquireResult.Acquired a) {
-            countHandOff(q, a);
-            // the store now holds the key for the waiter's TTL from the transfer: set (not only extend) the deadline,
-            // or a waiter with a shorter TTL than its predecessor's would trust the lease past the store's expiry
-            next.ttlChanged(sentAt, w.options);
+            if (full) {
+                countHandOff(q, a);
+                // the store now holds the key for the waiter's TTL from the transfer: set (not only extend) the
+                // deadline, or a waiter with a shorter TTL than its predecessor's would trust the lease past the
+                // store's expiry
+                next.ttlChanged(sentAt, w.options);
+            } else {
+                // the store kept the predecessor's expiry (same TTL): so does the deadline, until the first renewal
+                q.localHandOffs++;
+            }
             lease.markReleased();
             metrics.acquire(LeaseMetrics.AcquireResult.ACQUIRED, now() - sentAt);
             return ReleaseResult.RELEASED;

@@ -21,6 +21,8 @@ public final class BenchConfig {
     String scenario = "all";
     Duration ttl = Duration.ofSeconds(30);
     int handoffThreads = 16;
+    /** The multi-process hand-off: this many child JVMs share the handoff threads (0 = single process only). */
+    int handoffProcesses = 4;
     Duration hold = Duration.ofMillis(2);
     Duration wait = Duration.ofSeconds(5);
     Duration poll = Duration.ofMillis(5);
@@ -28,6 +30,15 @@ public final class BenchConfig {
     boolean baseline = true;
     String valkeyBenchmark = "valkey-benchmark";
     int baselineRequests = 200_000;
+    int manyLeases = 10_000;
+    Duration manyDuration = Duration.ofSeconds(60);
+    Duration manyTtl = Duration.ofSeconds(30);
+    List<String> manyStores = List.of("valkey", "db");
+    String pgHost = "127.0.0.1";
+    int pgPort = 5432;
+    String pgUser = "postgres";
+    /** {@code --profile DIR}: async-profiler CPU samples of every measured window, saved and summed by component. */
+    String profileDir;
     /** Every key of this run starts with this, so runs never collide. */
     String runId = "tb:" + LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMddHHmmss"))
             + "-" + Integer.toHexString(ThreadLocalRandom.current().nextInt(0x1000, 0x10000));
@@ -63,8 +74,17 @@ public final class BenchConfig {
               --warmup S             warm-up seconds before each measured run (default 2)
               --threads 1,16,64      thread counts for UncontendedPairs
               --drivers a,b,...|all  drivers (default %s; known: %s)
-              --scenario pairs|handoff|all   (default all)
+              --scenario pairs|handoff|all|many   (default all = pairs and handoff; many runs alone)
+              --many-leases N        scenario many: leases held by this JVM (default 10000)
+              --many-seconds S       scenario many: how long they are held and renewed (default 60)
+              --many-ttl-ms MS       scenario many: their TTL (default 30000; renewed every third)
+              --many-stores a,b      scenario many: valkey, db (default both; db = JdbcLeaseStore on a fresh
+                                     database of the Postgres at --pg-host:--pg-port, user --pg-user, trust auth)
+              --pg-host H / --pg-port P / --pg-user U   (default 127.0.0.1 / 5432 / postgres)
               --handoff-threads N    threads contending for one key (default 16)
+              --handoff-processes P  also run the hand-off with the threads spread over P child JVMs (default 4;
+                                     0 = only the single-process row)
+              --run-id ID            key prefix of the run (default: time + random; children get the parent's)
               --hold-ms MS           time each holder keeps the lock in the handoff scenario (default 2)
               --wait-ms MS           bounded wait of lock() in the handoff scenario (default 5000)
               --poll-ms MS           retry interval for drivers that poll (shedlock, glide) (default 5)
@@ -73,6 +93,8 @@ public final class BenchConfig {
               --no-baseline          skip valkey-benchmark
               --valkey-benchmark P   path of valkey-benchmark (default: on PATH)
               --baseline-requests N  -n for valkey-benchmark (default 200000)
+              --profile DIR          CPU-sample every measured window with async-profiler (all threads, Java and
+                                     native frames); saves DIR/<row>.collapsed and prints us per unit by component
             """;
 
     static BenchConfig parse(String[] args) {
@@ -113,6 +135,8 @@ public final class BenchConfig {
                         : Arrays.stream(v.split(",")).map(String::trim).filter(s -> !s.isEmpty()).toList();
                 case "--scenario" -> c.scenario = v;
                 case "--handoff-threads" -> c.handoffThreads = Integer.parseInt(v);
+                case "--handoff-processes" -> c.handoffProcesses = Integer.parseInt(v);
+                case "--run-id" -> c.runId = v;
                 case "--hold-ms" -> c.hold = Duration.ofNanos((long) (Double.parseDouble(v) * 1_000_000));
                 case "--wait-ms" -> c.wait = Duration.ofMillis(Long.parseLong(v));
                 case "--poll-ms" -> c.poll = Duration.ofNanos((long) (Double.parseDouble(v) * 1_000_000));
@@ -120,6 +144,15 @@ public final class BenchConfig {
                 case "--timeout-ms" -> c.requestTimeout = Duration.ofMillis(Long.parseLong(v));
                 case "--valkey-benchmark" -> c.valkeyBenchmark = v;
                 case "--baseline-requests" -> c.baselineRequests = Integer.parseInt(v);
+                case "--profile" -> c.profileDir = v;
+                case "--many-leases" -> c.manyLeases = Integer.parseInt(v);
+                case "--many-seconds" -> c.manyDuration = secs(Double.parseDouble(v));
+                case "--many-ttl-ms" -> c.manyTtl = Duration.ofMillis(Long.parseLong(v));
+                case "--many-stores" -> c.manyStores = Arrays.stream(v.split(",")).map(String::trim)
+                        .filter(x -> !x.isEmpty()).toList();
+                case "--pg-host" -> c.pgHost = v;
+                case "--pg-port" -> c.pgPort = Integer.parseInt(v);
+                case "--pg-user" -> c.pgUser = v;
                 default -> throw new IllegalArgumentException("unknown option " + a);
             }
         }
@@ -140,8 +173,8 @@ public final class BenchConfig {
             // The shared Redis on this machine lives there; never benchmark against it by accident.
             throw new IllegalArgumentException("refusing to run against port 6379 (shared server); start your own");
         }
-        if (!List.of("pairs", "handoff", "all").contains(c.scenario)) {
-            throw new IllegalArgumentException("--scenario must be pairs, handoff or all");
+        if (!List.of("pairs", "handoff", "all", "many").contains(c.scenario)) {
+            throw new IllegalArgumentException("--scenario must be pairs, handoff, all or many");
         }
         List<String> unknown = new ArrayList<>(c.drivers);
         unknown.removeAll(Drivers.known());

@@ -19,7 +19,12 @@ final class ContendedHandoff {
 
     record Result(String driver, int threads, long sections, double seconds, Histogram gap, long timeouts,
                   long errors, String firstError, long minPerThread, long maxPerThread, long regrabs,
-                  long violations, Map<String, Long> commands, Leftovers leftovers) {
+                  long violations, Window.Measured measured, Leftovers leftovers) {
+
+        Map<String, Long> commands() {
+            return measured.commands();
+        }
+
 
         double sectionsPerSecond() {
             return sections / seconds;
@@ -36,7 +41,7 @@ final class ContendedHandoff {
     private ContendedHandoff() {
     }
 
-    static Result run(LockDriver driver, ValkeyAdmin admin, BenchConfig cfg) throws Exception {
+    static Result run(LockDriver driver, ValkeyAdmin admin, Profiler profiler, BenchConfig cfg) throws Exception {
         int threads = cfg.handoffThreads;
         String key = "handoff";
         long holdNanos = cfg.hold.toNanos();
@@ -132,6 +137,7 @@ final class ContendedHandoff {
                         }
                     }
                 } finally {
+                    phases.finished();
                     done.countDown();
                 }
             }, "handoff-" + driver.name() + "-" + t);
@@ -140,9 +146,14 @@ final class ContendedHandoff {
         }
         phases.start(cfg.warmup, cfg.handoffDuration, driver.name());
         Poll.sleepNanos(phases.warmEnd() - System.nanoTime());
-        Map<String, Long> before = admin.commandCalls();
+        Window window = Window.open(admin, profiler);
         Poll.sleepNanos(phases.end() - System.nanoTime());
-        Map<String, Long> after = admin.commandCalls();
+        Window.Measured measured;
+        try {
+            measured = window.close("handoff-" + driver.name());
+        } finally {
+            phases.windowClosed();
+        }
         if (!done.await(cfg.wait.toMillis() * 2 + 30_000, TimeUnit.MILLISECONDS)) {
             System.out.println("# WARNING: " + done.getCount() + " " + driver.name() + " threads still running after the run");
         }
@@ -165,6 +176,6 @@ final class ContendedHandoff {
             }
         }
         return new Result(driver.name(), threads, sections, cfg.handoffDuration.toNanos() / 1e9, gap, timeouts, errors,
-                firstError, min, max, regrabs.get(), violations.get(), ValkeyAdmin.delta(before, after), leftovers);
+                firstError, min, max, regrabs.get(), violations.get(), measured, leftovers);
     }
 }

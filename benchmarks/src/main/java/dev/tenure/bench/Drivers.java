@@ -34,6 +34,9 @@ public final class Drivers {
         m.put("shedlock-safe", cfg -> new ShedLockDriver(cfg, "shedlock-safe", true));
         // Tenure: its lease API over its Valkey store (batched script calls, local FIFO hand-off)
         m.put("tenure", TenureDriver::new);
+        // the same with one script call in flight (larger batches, fewer GLIDE calls) and with four
+        m.put("tenure-1", cfg -> new TenureDriver(cfg, "tenure-1", 1));
+        m.put("tenure-4", cfg -> new TenureDriver(cfg, "tenure-4", 4));
         return m;
     }
 

@@ -52,7 +52,12 @@ public final class LockBenchmark {
                 + " timeout=" + Format.ms(cfg.requestTimeout) + " poll=" + Format.ms(cfg.poll));
         System.out.println();
 
+        Profiler profiler = Profiler.of(cfg.profileDir);
         Map<String, String> descriptions = new LinkedHashMap<>();
+        if (cfg.scenario.equals("many")) {
+            ManyLeasesReport.run(cfg, admin);
+            return 0;
+        }
         boolean pairs = !cfg.scenario.equals("handoff");
         boolean handoff = !cfg.scenario.equals("pairs");
         if (pairs) {
@@ -71,7 +76,7 @@ public final class LockBenchmark {
                 try (LockDriver d = Drivers.create(name, cfg)) {
                     descriptions.put(name, d.describe());
                     for (int threads : cfg.threads) {
-                        UncontendedPairs.Result r = UncontendedPairs.run(d, admin, cfg, threads);
+                        UncontendedPairs.Result r = UncontendedPairs.run(d, admin, profiler, cfg, threads);
                         results.add(r);
                         progress(String.format(Locale.ROOT, "pairs %-14s threads=%-3d %s pairs/s p50=%s us p99=%s us errors=%d",
                                 name, threads, Format.num(r.pairsPerSecond()),
@@ -91,13 +96,24 @@ public final class LockBenchmark {
             for (String name : cfg.drivers) {
                 try (LockDriver d = Drivers.create(name, cfg)) {
                     descriptions.put(name, d.describe());
-                    ContendedHandoff.Result r = ContendedHandoff.run(d, admin, cfg);
+                    ContendedHandoff.Result r = ContendedHandoff.run(d, admin, profiler, cfg);
                     results.add(r);
                     progress(String.format(Locale.ROOT, "handoff %-14s %s sections/s timeouts=%d errors=%d",
                             name, Format.num(r.sectionsPerSecond()), r.timeouts(), r.errors()));
                 } catch (Exception | Error e) {
                     failures.put(name, e.toString());
                     progress("handoff " + name + " FAILED: " + e);
+                }
+                if (cfg.handoffProcesses > 1) {
+                    try {
+                        ContendedHandoff.Result r = MultiProcessHandoff.run(name, admin, cfg, childArgs(cfg));
+                        results.add(r);
+                        progress(String.format(Locale.ROOT, "handoff %-14s %s sections/s timeouts=%d errors=%d",
+                                r.driver(), Format.num(r.sectionsPerSecond()), r.timeouts(), r.errors()));
+                    } catch (Exception | Error e) {
+                        failures.put(name + " (processes)", e.toString());
+                        progress("handoff " + name + " over processes FAILED: " + e);
+                    }
                 }
             }
             printHandoff(cfg, results, failures);
@@ -122,7 +138,8 @@ public final class LockBenchmark {
         System.out.println("== Scenario A: UncontendedPairs (each thread: tryLock+unlock on its own key; "
                 + cfg.pairsDuration.toMillis() / 1000.0 + " s after " + cfg.warmup.toMillis() / 1000.0 + " s warm-up) ==");
         Format.Table t = new Format.Table("driver", "threads", "pairs/s", "p50 us", "p99 us", "p99.9 us", "errors",
-                "not-acq", "cmds/pair", "scripts/pair", "vs vb SET", "held after", "keys after");
+                "not-acq", "cmds/pair", "scripts/pair", "client us/pair", "server us/pair", "vs vb SET", "held after",
+                "keys after");
         String last = null;
         for (UncontendedPairs.Result r : results) {
             if (last != null && !last.equals(r.driver())) {
@@ -140,6 +157,8 @@ public final class LockBenchmark {
                     r.errors(), r.notAcquired(),
                     r.pairs() == 0 ? "-" : Format.num((double) total / r.pairs()),
                     r.pairs() == 0 ? "-" : Format.num((double) ValkeyAdmin.scripts(r.commands()) / r.pairs()),
+                    Format.num(r.measured().cpu().clientMicrosPer(r.pairs())),
+                    Format.num(r.measured().cpu().serverMicrosPer(r.pairs())),
                     ratio, r.leftovers().held(), r.leftovers().keys());
         }
         if (!baseline.isEmpty()) {
@@ -147,7 +166,7 @@ public final class LockBenchmark {
             for (Baseline.Result b : baseline) {
                 t.row("valkey-benchmark SET", b.clients(), Format.num(b.requestsPerSecond()) + " SET/s",
                         Double.isNaN(b.p50Millis()) ? "-" : Format.num(b.p50Millis() * 1000), "", "",
-                        b.error() == null ? "" : "ERR", "", "1", "0", "100%", "", "");
+                        b.error() == null ? "" : "ERR", "", "1", "0", "", "", "100%", "", "");
             }
         }
         System.out.print(t.render());
@@ -158,11 +177,16 @@ public final class LockBenchmark {
         System.out.println("  (a lock needing 2 round trips per pair tops out near 50%).");
         System.out.println("  held after: the run's keys still locked after all threads finished (probed with tryLock; = locks not released, must be 0).");
         System.out.println("  keys after: keys left in Valkey under the run's prefix (lock keys + library bookkeeping such as Redisson unlock latches).");
+        System.out.println("  client us/pair: CPU of this JVM's threads in the window (/proc/self/task) without the JIT compiler threads,");
+        System.out.println("  per pair; server us/pair: valkey-server's CPU (INFO cpu) per pair.");
         for (UncontendedPairs.Result r : results) {
             if (r.pairs() > 0) {
                 System.out.println("  commands per pair, " + r.driver() + " threads=" + r.threads() + ": "
                         + perUnit(r.commands(), r.pairs()));
             }
+        }
+        for (UncontendedPairs.Result r : results) {
+            printCpu(r.driver() + " threads=" + r.threads(), r.measured(), r.pairs());
             if (r.firstError() != null) {
                 System.out.println("  first error, " + r.driver() + " threads=" + r.threads() + ": " + r.firstError());
             }
@@ -183,7 +207,7 @@ public final class LockBenchmark {
                 + " s after " + cfg.warmup.toMillis() / 1000.0 + " s warm-up) ==");
         Format.Table t = new Format.Table("driver", "threads", "sections/s", "timeouts", "errors", "gap p50 us",
                 "gap p99 us", "min/thread", "max/thread", "re-grabs", "overlaps", "cmds/section", "scripts/section",
-                "held after", "keys after");
+                "client us/section", "server us/section", "held after", "keys after");
         for (ContendedHandoff.Result r : results) {
             long total = ValkeyAdmin.total(r.commands());
             t.row(r.driver(), r.threads(), Format.num(r.sectionsPerSecond()), r.timeouts(), r.errors(),
@@ -192,6 +216,8 @@ public final class LockBenchmark {
                     r.minPerThread(), r.maxPerThread(), r.regrabs(), r.violations(),
                     r.sections() == 0 ? "-" : Format.num((double) total / r.sections()),
                     r.sections() == 0 ? "-" : Format.num((double) ValkeyAdmin.scripts(r.commands()) / r.sections()),
+                    Format.num(r.measured().cpu().clientMicrosPer(r.sections())),
+                    Format.num(r.measured().cpu().serverMicrosPer(r.sections())),
                     r.leftovers().held(), r.leftovers().keys());
         }
         double ideal = 1e9 / Math.max(1, cfg.hold.toNanos());
@@ -211,8 +237,32 @@ public final class LockBenchmark {
                 System.out.println("  first error, " + r.driver() + ": " + r.firstError());
             }
         }
+        for (ContendedHandoff.Result r : results) {
+            printCpu(r.driver(), r.measured(), r.sections());
+        }
         failures.forEach((k, v) -> System.out.println("  driver " + k + " FAILED: " + v));
         System.out.println();
+    }
+
+    /** The options a hand-off child process needs to run like this process (its driver and threads are added). */
+    private static String[] childArgs(BenchConfig cfg) {
+        return new String[] {"--host", cfg.host(), "--port", Integer.toString(cfg.port()),
+                "--hold-ms", Double.toString(cfg.hold.toNanos() / 1e6), "--wait-ms", Long.toString(cfg.wait.toMillis()),
+                "--ttl-ms", Long.toString(cfg.ttl.toMillis()), "--timeout-ms", Long.toString(cfg.requestTimeout.toMillis()),
+                "--poll-ms", Double.toString(cfg.poll.toNanos() / 1e6)};
+    }
+
+    /** Client CPU by thread group per unit, the JIT's share, and the profile's components when sampled. */
+    static void printCpu(String row, Window.Measured m, long units) {
+        if (units == 0) {
+            return;
+        }
+        System.out.println("  client CPU us per unit by thread, " + row + ": " + m.cpu().perUnit(units)
+                + "  (JIT " + Format.num(m.cpu().jitSeconds() * 1e6 / units) + " not counted)");
+        Map<String, Double> profile = m.profile(units);
+        if (!profile.isEmpty()) {
+            System.out.println("  profile, " + row + ": " + Profiler.describe(profile));
+        }
     }
 
     private static String perUnit(Map<String, Long> commands, long units) {

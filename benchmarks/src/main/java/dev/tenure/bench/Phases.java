@@ -12,6 +12,7 @@ final class Phases {
 
     private final CountDownLatch ready;
     private final CountDownLatch go = new CountDownLatch(1);
+    private final CountDownLatch closed = new CountDownLatch(1);
     private volatile long warmEnd;
     private volatile long end;
 
@@ -45,6 +46,23 @@ final class Phases {
         warmEnd = now + warmup.toNanos();
         end = warmEnd + measure.toNanos();
         go.countDown();
+    }
+
+    /**
+     * Called by each worker after its loop: blocks (bounded) until the coordinator has closed the measured window, so
+     * that the thread still exists when its CPU time is read from /proc (an exited thread's time vanishes there).
+     */
+    void finished() {
+        try {
+            closed.await(60, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** Called by the coordinator once the window's measurements are taken: lets the workers end. */
+    void windowClosed() {
+        closed.countDown();
     }
 
     long warmEnd() {

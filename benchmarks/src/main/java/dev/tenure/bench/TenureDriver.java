@@ -18,22 +18,32 @@ public final class TenureDriver implements LockDriver {
 
     private final Leases leases;
     private final String prefix;
+    private final String name;
+    private final int inFlight;
 
     public TenureDriver(BenchConfig cfg) {
+        this(cfg, "tenure", Integer.getInteger("tenure.inflight", 2));
+    }
+
+    /** A variant with {@code inFlight} script calls in flight at once ({@code ValkeyConfig.maxInFlightBatches}). */
+    public TenureDriver(BenchConfig cfg, String name, int inFlight) {
+        this.name = name;
+        this.inFlight = inFlight;
         this.leases = Leases.of(ValkeyLeaseStore.create(ValkeyConfig.standalone(cfg.host() + ":" + cfg.port())
-                .requestTimeout(cfg.requestTimeout()).clientName("bench-tenure")
-                .maxInFlightBatches(Integer.getInteger("tenure.inflight", 2)).build()));
+                .requestTimeout(cfg.requestTimeout()).clientName("bench-" + name)
+                .maxInFlightBatches(inFlight).build()));
         this.prefix = cfg.keyPrefix(name());
     }
 
     @Override
     public String name() {
-        return "tenure";
+        return name;
     }
 
     @Override
     public String describe() {
-        return "Tenure Leases over ValkeyLeaseStore (owner-checked script ops coalesced per call, watchdog on, FIFO hand-off in-process)";
+        return "Tenure Leases over ValkeyLeaseStore (owner-checked script ops coalesced per call, " + inFlight
+                + " call(s) in flight, watchdog on, FIFO hand-off in-process)";
     }
 
     @Override

@@ -15,7 +15,12 @@ import org.HdrHistogram.Histogram;
 final class UncontendedPairs {
 
     record Result(String driver, int threads, long pairs, double seconds, Histogram latency, long notAcquired,
-                  long errors, String firstError, Map<String, Long> commands, Leftovers leftovers) {
+                  long errors, String firstError, Window.Measured measured, Leftovers leftovers) {
+
+        Map<String, Long> commands() {
+            return measured.commands();
+        }
+
 
         double pairsPerSecond() {
             return pairs / seconds;
@@ -33,7 +38,8 @@ final class UncontendedPairs {
     private UncontendedPairs() {
     }
 
-    static Result run(LockDriver driver, ValkeyAdmin admin, BenchConfig cfg, int threads) throws Exception {
+    static Result run(LockDriver driver, ValkeyAdmin admin, Profiler profiler, BenchConfig cfg, int threads)
+            throws Exception {
         Duration ttl = cfg.ttl;
         Phases phases = new Phases(threads);
         List<Worker> workers = new ArrayList<>();
@@ -91,6 +97,7 @@ final class UncontendedPairs {
                         }
                     }
                 } finally {
+                    phases.finished();
                     done.countDown();
                 }
             }, "pairs-" + driver.name() + "-" + t);
@@ -99,9 +106,14 @@ final class UncontendedPairs {
         }
         phases.start(cfg.warmup, cfg.pairsDuration, driver.name());
         Poll.sleepNanos(phases.warmEnd() - System.nanoTime());
-        Map<String, Long> before = admin.commandCalls();
+        Window window = Window.open(admin, profiler);
         Poll.sleepNanos(phases.end() - System.nanoTime());
-        Map<String, Long> after = admin.commandCalls();
+        Window.Measured measured;
+        try {
+            measured = window.close("pairs-" + driver.name() + "-" + threads);
+        } finally {
+            phases.windowClosed();
+        }
         if (!done.await(cfg.requestTimeout.toMillis() * 5 + 30_000, TimeUnit.MILLISECONDS)) {
             System.out.println("# WARNING: " + done.getCount() + " " + driver.name() + " threads still running after the run");
         }
@@ -122,6 +134,6 @@ final class UncontendedPairs {
             }
         }
         return new Result(driver.name(), threads, pairs, cfg.pairsDuration.toNanos() / 1e9, all, notAcq, errors,
-                firstError, ValkeyAdmin.delta(before, after), leftovers);
+                firstError, measured, leftovers);
     }
 }

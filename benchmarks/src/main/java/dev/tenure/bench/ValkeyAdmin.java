@@ -55,6 +55,18 @@ public final class ValkeyAdmin implements AutoCloseable {
         return "?";
     }
 
+    /** valkey-server's CPU seconds so far (user + system, all its threads; INFO cpu). */
+    public double serverCpuSeconds() throws Exception {
+        String info = client.info(new InfoOptions.Section[] {InfoOptions.Section.CPU}).get();
+        double sum = 0;
+        for (String line : info.split("\r?\n")) {
+            if (line.startsWith("used_cpu_sys:") || line.startsWith("used_cpu_user:")) {
+                sum += Double.parseDouble(line.substring(line.indexOf(':') + 1).trim());
+            }
+        }
+        return sum;
+    }
+
     /** Command name to cumulative calls (commands run inside Lua scripts are counted too). */
     public Map<String, Long> commandCalls() throws Exception {
         String info = client.info(new InfoOptions.Section[] {InfoOptions.Section.COMMANDSTATS}).get();
@@ -80,7 +92,7 @@ public final class ValkeyAdmin implements AutoCloseable {
         for (Map.Entry<String, Long> e : after.entrySet()) {
             long v = e.getValue() - before.getOrDefault(e.getKey(), 0L);
             if (e.getKey().equals("info")) {
-                v -= 1; // the "before" snapshot itself
+                v = 0; // the benchmark's own observations (commandstats, cpu) between the two snapshots
             }
             if (v != 0) {
                 d.put(e.getKey(), v);

@@ -38,6 +38,18 @@ public interface LeaseStore extends AutoCloseable {
     }
 
     /**
+     * {@link #handOff} for the common case of a hand-off inside one process, where the waiter asked for no fencing
+     * token and the same TTL: the store may keep the lease's current expiry instead of setting a new one (Valkey does
+     * it in one command instead of two), reports no {@link AcquireResult.Acquired#othersWaiting()} (false), and the
+     * engine keeps the new holder's deadline at its predecessor's until the first renewal. The default is
+     * {@link #handOff} without a fencing token.
+     */
+    default CompletableFuture<AcquireResult> handOffKeepingExpiry(String key, String fromOwner, String toOwner,
+                                                                  Duration ttl) {
+        return handOff(key, fromOwner, toOwner, ttl, false);
+    }
+
+    /**
      * True if {@link #handOff} is atomic (no moment in which the key is free). Only then does the engine let the
      * next holder start before the store confirms the hand-off. The default implementation is not atomic.
      */

@@ -21,7 +21,8 @@ import java.util.concurrent.CompletableFuture;
  *
  * <ul>
  *   <li>acquire = {@link JobLedger#claim} (one statement), renew = extend where the owner's lease is live (with the
- *   ledger's renew lock timeout, so the watchdog never stalls behind its own holder's fenced transaction), release =
+ *   ledger's renew lock timeout, so the watchdog never stalls behind its own holder's fenced transaction; renewals that
+ *   arrive together share one statement, see {@link RenewalBatches}), release =
  *   clear where the owner matches, then {@code NOTIFY}; hand-off = one UPDATE from owner to owner (atomic).</li>
  *   <li>Waiters are woken by {@code LISTEN} through a {@link ReleaseNotifications} (one connection); polling with
  *   back-off stays the fallback.</li>
@@ -33,9 +34,14 @@ import java.util.concurrent.CompletableFuture;
  */
 public final class JdbcLeaseStore implements LeaseStore {
 
+    /** Renewal statements running at once; renewals arriving meanwhile leave together in the next one. */
+    private static final int RENEWALS_IN_FLIGHT = 2;
+    private static final int MAX_RENEWALS_PER_STATEMENT = 1000;
+
     private final JobLedger ledger;
     private final LeaseRows rows;
     private final AsyncCalls calls;
+    private final RenewalBatches renewals;
     private final ReleaseNotifications notifications;
     private final boolean ownsNotifications;
 
@@ -43,6 +49,7 @@ public final class JdbcLeaseStore implements LeaseStore {
         this.ledger = ledger;
         this.rows = ledger.leaseRows();
         this.calls = new AsyncCalls(b.threads, b.maxQueued, b.callTimeout);
+        this.renewals = new RenewalBatches(calls, rows, RENEWALS_IN_FLIGHT, MAX_RENEWALS_PER_STATEMENT);
         this.ownsNotifications = b.notifications == null && b.notify;
         this.notifications = b.notifications != null ? b.notifications
                 : b.notify ? ReleaseNotifications.start(b.dataSource, ledger.schema()) : null;
@@ -74,9 +81,14 @@ public final class JdbcLeaseStore implements LeaseStore {
         });
     }
 
+    /** Renewals that arrive together go out in one statement, each lease checked against its own owner. */
     @Override
     public CompletableFuture<Boolean> renew(String key, String owner, Duration ttl) {
-        return calls.call("renew", key, () -> rows.renewOwner(JobLedger.key(key), JobLedger.id("owner", owner), JobLedger.ttl(ttl)));
+        try {
+            return renewals.renew(JobLedger.key(key), JobLedger.id("owner", owner), JobLedger.ttl(ttl).toMillis());
+        } catch (IllegalArgumentException e) {
+            return CompletableFuture.failedFuture(e);
+        }
     }
 
     @Override

@@ -130,6 +130,29 @@ final class LeaseRows {
         return renew(sql.renewOwner, key, ttl, ps -> ps.setString(4, owner));
     }
 
+    /**
+     * Extends, in one statement, every live lease of {@code keys[i]} held by {@code owners[i]} to {@code ttlMillis[i]}
+     * from now; each row is checked against its own owner, exactly as {@link #renewOwner} does. Returns
+     * {@code key + '\u0000' + owner} of every lease extended.
+     */
+    public java.util.Set<String> renewOwners(String[] keys, String[] owners, Long[] ttlMillis) {
+        return jdbc.run("renew", keys.length + " leases", true, c -> {
+            try (PreparedStatement ps = jdbc.prepare(c, sql.renewOwners)) {
+                ps.setString(1, renewLockTimeout);
+                ps.setArray(2, c.createArrayOf("text", keys));
+                ps.setArray(3, c.createArrayOf("text", owners));
+                ps.setArray(4, c.createArrayOf("bigint", ttlMillis));
+                java.util.Set<String> renewed = new java.util.HashSet<>();
+                try (ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        renewed.add(rs.getString(1) + '\u0000' + rs.getString(2));
+                    }
+                }
+                return renewed;
+            }
+        });
+    }
+
     private interface Binder {
         void bind(PreparedStatement ps) throws SQLException;
     }

@@ -45,6 +45,8 @@ final class Sql {
     final String holder;
     final String renewEpoch;
     final String renewOwner;
+    /** {@link #renewOwner} for many leases in one statement; see the constructor. */
+    final String renewOwners;
     final String fence;
     final String complete;
     final String releaseEpoch;
@@ -97,6 +99,13 @@ final class Sql {
         String renewTail = " AND je.lease_expires_at > clock_timestamp() RETURNING je.lease_expires_at, clock_timestamp()";
         renewEpoch = renew + "je.fencing_token = ? AND je.owner = ?" + renewTail;
         renewOwner = renew + "je.owner = ?" + renewTail;
+        // Many renewals in one statement, each row with its own owner check and TTL. Parameters: lock timeout, keys,
+        // owners, TTLs in ms (arrays of equal length). Returns the (key, owner) of every lease it extended.
+        renewOwners = "WITH cfg AS (SELECT set_config('lock_timeout', ?, true) AS lt), "
+                + "req AS (SELECT * FROM unnest(?::text[], ?::text[], ?::bigint[]) AS r(job_key, owner, ttl_ms)) "
+                + "UPDATE " + je + " AS je SET lease_expires_at = clock_timestamp() + req.ttl_ms * interval '1 millisecond', "
+                + "updated_at = clock_timestamp() FROM cfg, req WHERE je.job_key = req.job_key AND je.owner = req.owner "
+                + "AND je.lease_expires_at > clock_timestamp() RETURNING je.job_key, je.owner";
         String holderColumns = "fencing_token, owner, lease_expires_at, coalesce(lease_expires_at > clock_timestamp(), false)";
         fence = "SELECT " + holderColumns + " FROM " + je + " WHERE job_key = ? FOR KEY SHARE";
         complete = "WITH f AS (SELECT " + holderColumns + " AS live FROM " + je + " WHERE job_key = ? FOR KEY SHARE), "

@@ -15,15 +15,21 @@ import java.security.NoSuchAlgorithmException;
  * <p>ARGV[1] is the notification mode ({@code p} = PUBLISH, {@code s} = SPUBLISH for cluster shards,
  * {@code -} = none); then four arguments per operation: op, owner, ttl ms, aux.
  * <ul>
- * <li>{@code A} acquire: SET NX PX; if granted and aux = 1, INCR the fence → {1, token, ""};
- *     if held → set the waiting marker, {0, pttl, holder}</li>
+ * <li>{@code A} acquire: SET NX GET PX (one command grants the lease or names the holder); if granted and aux = 1,
+ *     INCR the fence → {1, token, ""}; if held → set the waiting marker, {0, pttl, holder}</li>
  * <li>{@code R} renew: PEXPIRE if the value is ours → {1|0, 0, ""}</li>
- * <li>{@code D} release: DEL if ours, then, if the waiting marker exists, notify on the lease key's channel
- *     (best effort: pcall, a failed notification does not fail the release) → {1|0, 0, ""}</li>
- * <li>{@code H} hand-off: if ours, SET the new owner (aux = "t:newOwner", t = token flag) PX ttl, INCR the
- *     fence if asked → {1, token, waiting marker exists (0|1)}; else → {0, pttl, holder}</li>
+ * <li>{@code D} release: MGET of the lease and the waiting marker (one command), DEL if ours, then, if the marker
+ *     exists, notify on the lease key's channel (best effort: pcall, a failed notification does not fail the release)
+ *     → {1|0, 0, ""}</li>
+ * <li>{@code H} hand-off: MGET of the lease and the marker; if ours, SET the new owner (aux = "t:newOwner", t = token
+ *     flag) PX ttl, INCR the fence if asked → {1, token, marker exists (0|1)}; else → {0, pttl, holder}</li>
+ * <li>{@code K} hand-off keeping the expiry: SET the new owner (aux) XX GET KEEPTTL, one command that checks and
+ *     transfers; if the old value was not ours it is put back as it was (value and expiry; XX never creates a key)
+ *     → {1, 0, 0}; else → {0, pttl, holder}</li>
  * </ul>
- * The result is a flat array of three values per operation.
+ * So an uncontended acquire runs one command, a release two (three when someone waits elsewhere), a hand-off two (one
+ * when it keeps the expiry),
+ * besides the script call itself. The result is a flat array of three values per operation.
  */
 final class LeaseScript {
 
@@ -40,13 +46,14 @@ final class LeaseScript {
               a = a + 4
               local n = #out
               if op == 'A' then
-                if redis.call('set', lk, owner, 'NX', 'PX', ttl) then
+                local cur = redis.call('set', lk, owner, 'NX', 'GET', 'PX', ttl)
+                if not cur then
                   local tok = 0
                   if aux == '1' then tok = redis.call('incr', KEYS[i + 1]) end
                   out[n + 1] = 1; out[n + 2] = tok; out[n + 3] = ''
                 else
                   redis.call('set', KEYS[i + 2], '1', 'PX', 2000)
-                  out[n + 1] = 0; out[n + 2] = redis.call('pttl', lk); out[n + 3] = redis.call('get', lk) or ''
+                  out[n + 1] = 0; out[n + 2] = redis.call('pttl', lk); out[n + 3] = cur
                 end
               elseif op == 'R' then
                 local ok = 0
@@ -54,21 +61,30 @@ final class LeaseScript {
                 out[n + 1] = ok; out[n + 2] = 0; out[n + 3] = ''
               elseif op == 'D' then
                 local ok = 0
-                if redis.call('get', lk) == owner then
+                local v = redis.call('mget', lk, KEYS[i + 2])
+                if v[1] == owner then
                   ok = redis.call('del', lk)
-                  if redis.call('exists', KEYS[i + 2]) == 1 then
+                  if v[2] then
                     if pub == 'p' then redis.pcall('publish', lk, 'r') elseif pub == 's' then redis.pcall('spublish', lk, 'r') end
                   end
                 end
                 out[n + 1] = ok; out[n + 2] = 0; out[n + 3] = ''
               elseif op == 'H' then
-                local cur = redis.call('get', lk)
-                if cur == owner then
+                local v = redis.call('mget', lk, KEYS[i + 2])
+                if v[1] == owner then
                   redis.call('set', lk, string.sub(aux, 3), 'PX', ttl)
                   local tok = 0
                   if string.sub(aux, 1, 1) == '1' then tok = redis.call('incr', KEYS[i + 1]) end
-                  out[n + 1] = 1; out[n + 2] = tok; out[n + 3] = redis.call('exists', KEYS[i + 2])
+                  out[n + 1] = 1; out[n + 2] = tok; out[n + 3] = v[2] and 1 or 0
                 else
+                  out[n + 1] = 0; out[n + 2] = redis.call('pttl', lk); out[n + 3] = v[1] or ''
+                end
+              elseif op == 'K' then
+                local cur = redis.call('set', lk, aux, 'XX', 'GET', 'KEEPTTL')
+                if cur == owner then
+                  out[n + 1] = 1; out[n + 2] = 0; out[n + 3] = 0
+                else
+                  if cur then redis.call('set', lk, cur, 'KEEPTTL') end
                   out[n + 1] = 0; out[n + 2] = redis.call('pttl', lk); out[n + 3] = cur or ''
                 end
               else

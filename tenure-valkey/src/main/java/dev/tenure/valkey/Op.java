@@ -16,6 +16,7 @@ final class Op {
     static final char RENEW = 'R';
     static final char RELEASE = 'D';
     static final char HAND_OFF = 'H';
+    static final char HAND_OFF_KEEPING_EXPIRY = 'K';
 
     final char code;
     final String key;
@@ -31,9 +32,10 @@ final class Op {
     Op(char code, String key, String namespace, String owner, long ttlMillis, String aux, boolean cluster) {
         this.code = code;
         this.key = key;
-        this.leaseKey = ValkeyKeys.lease(namespace, key);
-        this.fenceKey = ValkeyKeys.fence(namespace, key);
-        this.waitingKey = ValkeyKeys.waiting(namespace, key);
+        String tag = ValkeyKeys.tag(namespace, key);
+        this.leaseKey = tag + ValkeyKeys.LEASE;
+        this.fenceKey = tag + ValkeyKeys.FENCE;
+        this.waitingKey = tag + ValkeyKeys.WAITING;
         this.owner = owner;
         this.ttlMillis = Long.toString(ttlMillis);
         this.aux = aux;
@@ -48,7 +50,7 @@ final class Op {
             case ACQUIRE -> future.complete(granted
                     ? AcquireResult.acquired(n)
                     : AcquireResult.held(text == null ? "" : text.toString(), n));
-            case HAND_OFF -> future.complete(granted
+            case HAND_OFF, HAND_OFF_KEEPING_EXPIRY -> future.complete(granted
                     ? AcquireResult.acquired(n, Long.valueOf(1L).equals(text))
                     : AcquireResult.held(text == null ? "" : text.toString(), n));
             default -> future.complete(granted);
@@ -62,7 +64,7 @@ final class Op {
 
     /** Whether this op, the {@code i}-th of its call, was granted a lease (an acquire or a hand-off that succeeded). */
     boolean grantedIn(Object[] values, int i) {
-        return (code == ACQUIRE || code == HAND_OFF) && Long.valueOf(1L).equals(values[3 * i]);
+        return (code == ACQUIRE || code == HAND_OFF || code == HAND_OFF_KEEPING_EXPIRY) && Long.valueOf(1L).equals(values[3 * i]);
     }
 
     static void completeAll(List<Op> ops, Object[] values) {
@@ -73,11 +75,24 @@ final class Op {
 
     /** {@code batch} split by cluster slot, in order of first appearance (one group when not a cluster). */
     static List<List<Op>> bySlot(List<Op> batch) {
+        if (oneSlot(batch)) {
+            return List.of(batch);
+        }
         Map<Integer, List<Op>> groups = new LinkedHashMap<>();
         for (Op op : batch) {
             groups.computeIfAbsent(op.slot, s -> new ArrayList<>()).add(op);
         }
         return new ArrayList<>(groups.values());
+    }
+
+    private static boolean oneSlot(List<Op> batch) {
+        int slot = batch.get(0).slot;
+        for (int i = 1; i < batch.size(); i++) {
+            if (batch.get(i).slot != slot) {
+                return false;
+            }
+        }
+        return true;
     }
 
     void fail(Throwable t) {

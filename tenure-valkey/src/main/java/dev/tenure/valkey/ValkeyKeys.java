@@ -12,16 +12,25 @@ final class ValkeyKeys {
     private ValkeyKeys() {
     }
 
+    static final String LEASE = ":lease";
+    static final String FENCE = ":fence";
+    static final String WAITING = ":waiting";
+
+    /** The hash tag shared by every key of one lease: {@code {<namespace>:<key>}}. */
+    static String tag(String namespace, String key) {
+        return "{" + namespace + ":" + key + "}";
+    }
+
     static String lease(String namespace, String key) {
-        return "{" + namespace + ":" + key + "}:lease";
+        return tag(namespace, key) + LEASE;
     }
 
     static String fence(String namespace, String key) {
-        return "{" + namespace + ":" + key + "}:fence";
+        return tag(namespace, key) + FENCE;
     }
 
     static String waiting(String namespace, String key) {
-        return "{" + namespace + ":" + key + "}:waiting";
+        return tag(namespace, key) + WAITING;
     }
 
     /** The cluster slot of {@code key}: CRC16-XMODEM of its hash tag (or whole key), mod 16384. */

@@ -118,6 +118,13 @@ public final class ValkeyLeaseStore implements LeaseStore {
                 (fencingToken ? "1:" : "0:") + toOwner, cfg.isCluster()));
     }
 
+    /** One SET XX GET KEEPTTL: the owner check and the transfer in one command (the lease keeps its expiry). */
+    @Override
+    public CompletableFuture<AcquireResult> handOffKeepingExpiry(String key, String fromOwner, String toOwner, Duration ttl) {
+        return submit(grants, new Op(Op.HAND_OFF_KEEPING_EXPIRY, key, cfg.namespace(), fromOwner, ttl.toMillis(), toOwner,
+                cfg.isCluster()));
+    }
+
     /** The hand-off script replaces the owner in one step. */
     @Override
     public boolean atomicHandOff() {

@@ -13,12 +13,12 @@ import java.time.Duration;
  * {@code synchronous_commit=off} (a session setting sent in the start-up packet; the server's configuration is not
  * touched): commits then return before their WAL is flushed, which shows what the fsync costs.
  */
-final class Pools {
+public final class Pools {
 
     private Pools() {
     }
 
-    static HikariDataSource create(String url, String user, int size, boolean syncCommitOff, String name) {
+    public static HikariDataSource create(String url, String user, int size, boolean syncCommitOff, String name) {
         HikariConfig h = TenureDataSources.hikariConfig(PoolConfig.builder(url).user(user).maxPoolSize(size)
                 .connectionTimeout(Duration.ofSeconds(10)).statementTimeout(Duration.ofSeconds(30))
                 .applicationName(name).build());

@@ -6,7 +6,7 @@ import java.nio.file.Path;
 import java.util.Collection;
 
 /** CPU time from /proc (Linux): per process (all its threads) and for the whole machine. */
-final class Proc {
+public final class Proc {
 
     /** Clock ticks per second of /proc's CPU times (USER_HZ, 100 on Linux). */
     private static final double TICKS = 100.0;
@@ -15,7 +15,7 @@ final class Proc {
     }
 
     /** CPU seconds (user + system) a process has used, or 0 if it is gone. */
-    static double cpuSeconds(long pid) {
+    public static double cpuSeconds(long pid) {
         try {
             String s = Files.readString(Path.of("/proc/" + pid + "/stat"));
             String[] f = s.substring(s.lastIndexOf(')') + 2).split(" ");
@@ -29,7 +29,7 @@ final class Proc {
      * CPU seconds per thread group of a process: threads named alike (digits dropped, as Linux shows the first 15
      * characters of the name) are added up, so "tenure-jobs-3" and "tenure-jobs-7" count as "tenure-jobs-".
      */
-    static java.util.Map<String, Double> threadCpu(long pid) {
+    public static java.util.Map<String, Double> threadCpu(long pid) {
         java.util.Map<String, Double> m = new java.util.TreeMap<>();
         try (java.util.stream.Stream<Path> tasks = Files.list(Path.of("/proc/" + pid + "/task"))) {
             for (Path t : (Iterable<Path>) tasks::iterator) {
@@ -75,7 +75,7 @@ final class Proc {
         }
     }
 
-    static String loadAverage() {
+    public static String loadAverage() {
         try {
             String[] f = Files.readString(Path.of("/proc/loadavg")).trim().split(" ");
             return f[0] + " " + f[1] + " " + f[2];

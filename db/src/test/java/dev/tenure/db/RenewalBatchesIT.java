@@ -1,0 +1,95 @@
+package dev.tenure.db;
+
+import dev.tenure.spi.AcquireResult;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** Renewals that arrive together share statements ({@link RenewalBatches}), and each lease keeps its own owner check. */
+class RenewalBatchesIT {
+
+    private static Fixture fx;
+
+    @BeforeAll
+    static void start() {
+        fx = Fixture.forClass(RenewalBatchesIT.class);
+    }
+
+    @AfterAll
+    static void stop() {
+        fx.close();
+    }
+
+    @Test
+    void manyRenewalsAtOnce_extendOnlyTheLeasesOfTheirOwners() throws Exception {
+        try (JdbcLeaseStore store = JdbcLeaseStore.create(fx.pool)) {
+            String run = UUID.randomUUID().toString();
+            int n = 3000; // three times the call queue: one statement per renewal would overflow it
+            List<String> keys = new ArrayList<>();
+            for (int i = 0; i < n; i++) {
+                String key = "batch-" + run + "-" + i;
+                keys.add(key);
+                assertThat(store.tryAcquire(key, "owner-" + i, Duration.ofSeconds(5), false).get(10, TimeUnit.SECONDS))
+                        .isInstanceOf(AcquireResult.Acquired.class);
+            }
+            Instant before = expiry(store, keys.get(0));
+            List<CompletableFuture<Boolean>> mine = new ArrayList<>();
+            List<CompletableFuture<Boolean>> foreign = new ArrayList<>();
+            for (int i = 0; i < n; i++) {
+                if (i % 2 == 0) {
+                    mine.add(store.renew(keys.get(i), "owner-" + i, Duration.ofSeconds(60)));
+                } else {
+                    foreign.add(store.renew(keys.get(i), "someone-else", Duration.ofSeconds(60)));
+                }
+            }
+            for (CompletableFuture<Boolean> f : mine) {
+                assertThat(f.get(20, TimeUnit.SECONDS)).isTrue();
+            }
+            for (CompletableFuture<Boolean> f : foreign) {
+                assertThat(f.get(20, TimeUnit.SECONDS)).isFalse();
+            }
+            // a lease renewed by its owner runs 60 s; one "renewed" by someone else keeps its 5 s
+            assertThat(Duration.between(before, expiry(store, keys.get(0)))).isGreaterThan(Duration.ofSeconds(40));
+            assertThat(Duration.between(Instant.now(), expiry(store, keys.get(1)))).isLessThan(Duration.ofSeconds(6));
+            assertThat(store.ledger().leaseRows().read(keys.get(1)).orElseThrow().owner()).isEqualTo("owner-1");
+        }
+    }
+
+    @Test
+    void expiredLease_isNotRenewed_whileOthersInTheSameStatementAre() throws Exception {
+        try (JdbcLeaseStore store = JdbcLeaseStore.create(fx.pool)) {
+            String run = UUID.randomUUID().toString();
+            String expiring = "expiring-" + run;
+            store.tryAcquire(expiring, "a", Duration.ofMillis(100), false).get(10, TimeUnit.SECONDS);
+            List<String> live = new ArrayList<>();
+            for (int i = 0; i < 50; i++) {
+                live.add("live-" + run + "-" + i);
+                store.tryAcquire(live.get(i), "b" + i, Duration.ofSeconds(5), false).get(10, TimeUnit.SECONDS);
+            }
+            Thread.sleep(300);
+            CompletableFuture<Boolean> late = store.renew(expiring, "a", Duration.ofSeconds(60));
+            List<CompletableFuture<Boolean>> others = new ArrayList<>();
+            for (int i = 0; i < live.size(); i++) {
+                others.add(store.renew(live.get(i), "b" + i, Duration.ofSeconds(60)));
+            }
+            assertThat(late.get(20, TimeUnit.SECONDS)).isFalse();
+            for (CompletableFuture<Boolean> f : others) {
+                assertThat(f.get(20, TimeUnit.SECONDS)).isTrue();
+            }
+        }
+    }
+
+    private static Instant expiry(JdbcLeaseStore store, String key) {
+        return store.ledger().leaseRows().read(key).orElseThrow().leaseExpiresAt();
+    }
+}
