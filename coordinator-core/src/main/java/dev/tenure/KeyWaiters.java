@@ -24,6 +24,9 @@ final class KeyWaiters {
         return h != null && h.state() == dev.tenure.LeaseState.ACTIVE && !h.releasing();
     }
 
+    /** Set once an attempt of this queue's head was refused by a store that queues waiting processes: we are queued there. */
+    volatile boolean queuedInStore;
+
     /** The store's release subscription for this key, while anyone waits. */
     AutoCloseable subscription;
 

@@ -84,7 +84,7 @@ final class LeaseEngine implements AutoCloseable {
      * @throws LeaseOutcomeUnknownException if the store failed or did not answer (a clean-up is scheduled)
      */
     public Optional<Lease> tryAcquire(String key, LeaseOptions options) {
-        Object r = attempt(key, owners.next(), options);
+        Object r = attempt(key, owners.next(), options, null);
         return r instanceof DefaultLease l ? Optional.of(l) : Optional.empty();
     }
 
@@ -92,14 +92,16 @@ final class LeaseEngine implements AutoCloseable {
      * Returns the granted lease, the store's {@link AcquireResult.Held} answer, or null if the thread is interrupted:
      * an interrupted thread would not wait for the answer, so it sends nothing.
      */
-    private Object attempt(String key, String owner, LeaseOptions o) {
+    private Object attempt(String key, String owner, LeaseOptions o, String queuedAs) {
         if (Thread.currentThread().isInterrupted()) {
             metrics.acquire(LeaseMetrics.AcquireResult.TIMEOUT, 0);
             return null;
         }
         long sentAt = now();
         AcquireResult r;
-        CompletableFuture<AcquireResult> call = send(() -> store.tryAcquire(key, owner, o.ttl(), o.fencingToken()));
+        CompletableFuture<AcquireResult> call = send(() -> queuedAs == null
+                ? store.tryAcquire(key, owner, o.ttl(), o.fencingToken())
+                : store.tryAcquire(key, owner, o.ttl(), o.fencingToken(), queuedAs));
         try {
             r = Futures.await(call, callTimeout, key);
         } catch (LeaseStoreUnavailableException e) {
@@ -187,7 +189,7 @@ final class LeaseEngine implements AutoCloseable {
             w.clearSignal();
             Object r;
             try {
-                r = attempt(key, w.owner(), w.options);
+                r = attempt(key, w.owner(), w.options, owners.id());
             } catch (RuntimeException e) {
                 w.state.set(Waiter.DONE);
                 throw e;
@@ -206,8 +208,12 @@ final class LeaseEngine implements AutoCloseable {
             metrics.retry();
             AcquireResult.Held held = (AcquireResult.Held) r;
             long holderLeft = held.remaining().toNanos() + 1_000_000L;
-            // A holder in this process wakes us itself (hand-off or release); no need to poll it.
-            long pause = owners.isMine(held.holder())
+            if (store.queuesWaiters()) {
+                q.queuedInStore = true;
+            }
+            // A holder in this process wakes us itself (hand-off or release), and a store that queued us tells us when
+            // our turn comes (or the key is freed): no need to poll more than about once a second then.
+            long pause = owners.isMine(held.holder()) || store.queuesWaiters()
                     ? Math.min(LOCAL_HOLDER_MAX_PARK_NANOS, holderLeft) : Math.min(backoff.nextNanos(), holderLeft);
             w.park(Math.min(pause, Math.max(0, deadline - now())));
         }
@@ -218,7 +224,7 @@ final class LeaseEngine implements AutoCloseable {
             if (q == null) {
                 q = new KeyWaiters();
                 KeyWaiters created = q;
-                q.subscription = store.subscribeReleases(k, created::wakeHead);
+                q.subscription = store.subscribeReleases(k, owners.id(), created::wakeHead);
             }
             q.add(w);
             return q;
@@ -229,6 +235,9 @@ final class LeaseEngine implements AutoCloseable {
         waiters.computeIfPresent(key, (k, current) -> {
             if (current.remove(w) && current == q) {
                 closeQuietly(current.subscription);
+                if (current.queuedInStore) {
+                    store.leaveQueue(k, owners.id());
+                }
                 return null;
             }
             return current;
@@ -253,13 +262,25 @@ final class LeaseEngine implements AutoCloseable {
             q.localHolder = null;
         }
         boolean yield = q != null && q.localHandOffs >= maxLocalHandOffs;
+        ReleaseResult r;
         if (q != null && !yield && lease.isValid()) {
             Waiter w = q.claimParkedHead();
             if (w != null) {
                 return handOff(lease, q, w);
             }
         }
-        ReleaseResult r = releaseInStore(lease);
+        if (yield && q.queuedInStore && !q.isEmpty()) {
+            // Others wait in the store's queue: pass the key to the next process's turn and queue up behind them. Our
+            // waiters are woken when our turn comes (or the key is freed).
+            TurnRelease turn = releaseInStore(lease, owners.id());
+            if (turn.passed()) {
+                q.localHandOffs = 0;
+                return turn.result();
+            }
+            r = turn.result();
+        } else {
+            r = releaseInStore(lease, null).result();
+        }
         if (q != null) {
             if (yield) {
                 // Waiters elsewhere get a head start: the local head is woken a moment after the release notification.
@@ -272,25 +293,33 @@ final class LeaseEngine implements AutoCloseable {
         return r;
     }
 
-    private ReleaseResult releaseInStore(DefaultLease lease) {
+    /** A release's result, and whether the store passed the key to another process's turn. */
+    private record TurnRelease(ReleaseResult result, boolean passed) {
+    }
+
+    /** Releases in the store; with {@code requeueAs}, yields the turn to the next queued process (see {@link LeaseStore#releaseTurn}). */
+    private TurnRelease releaseInStore(DefaultLease lease, String requeueAs) {
         boolean wasLost = lease.state() == LeaseState.LOST;
-        boolean ours;
+        LeaseStore.TurnRelease done;
         try {
-            ours = Futures.await(store.release(lease.key(), lease.owner()), callTimeout, lease.key());
+            done = requeueAs == null
+                    ? (Futures.await(store.release(lease.key(), lease.owner()), callTimeout, lease.key())
+                            ? LeaseStore.TurnRelease.FREED : LeaseStore.TurnRelease.NOT_OURS)
+                    : Futures.await(store.releaseTurn(lease.key(), lease.owner(), requeueAs), callTimeout, lease.key());
         } catch (LeaseStoreUnavailableException e) {
             metrics.releaseFailure();
             cleanUp(lease.key(), lease.owner(), lease.options().ttl());
             lease.markReleased();
             LOG.warn("release of lease '{}' not confirmed ({}); it expires by its TTL, retrying in the background", lease.key(), e.getMessage());
-            return wasLost ? ReleaseResult.LOST : ReleaseResult.UNCONFIRMED;
+            return new TurnRelease(wasLost ? ReleaseResult.LOST : ReleaseResult.UNCONFIRMED, false);
         }
-        if (ours && lease.markReleased()) {
-            return ReleaseResult.RELEASED;
+        if (done != LeaseStore.TurnRelease.NOT_OURS && lease.markReleased()) {
+            return new TurnRelease(ReleaseResult.RELEASED, done == LeaseStore.TurnRelease.PASSED);
         }
         if (lease.markLost("the store no longer held this owner's lease at release")) {
             metrics.lost();
         }
-        return ReleaseResult.LOST;
+        return new TurnRelease(ReleaseResult.LOST, false);
     }
 
     private ReleaseResult handOff(DefaultLease lease, KeyWaiters q, Waiter w) {

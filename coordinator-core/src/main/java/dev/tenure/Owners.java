@@ -21,6 +21,11 @@ final class Owners {
         return prefix + counter.incrementAndGet();
     }
 
+    /** The prefix of every owner id of this instance: its id as a waiting process in a store's queue. */
+    public String id() {
+        return prefix;
+    }
+
     /** True if {@code owner} was made by this instance. */
     public boolean isMine(String owner) {
         return owner.startsWith(prefix);

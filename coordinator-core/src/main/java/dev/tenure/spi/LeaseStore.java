@@ -20,11 +20,63 @@ public interface LeaseStore extends AutoCloseable {
      */
     CompletableFuture<AcquireResult> tryAcquire(String key, String owner, Duration ttl, boolean fencingToken);
 
+    /**
+     * {@link #tryAcquire(String, String, Duration, boolean)} for a process that waits for the key: a store that
+     * {@linkplain #queuesWaiters() queues waiting processes} also grants a turn reserved for {@code queuedAs} (see
+     * {@link #releaseTurn}), and if the key is held puts {@code queuedAs} at the tail of the key's queue (once). The
+     * default ignores {@code queuedAs}.
+     *
+     * @param queuedAs the waiting process's (engine's) id, the same for all its waiters and attempts on any key
+     */
+    default CompletableFuture<AcquireResult> tryAcquire(String key, String owner, Duration ttl, boolean fencingToken,
+                                                        String queuedAs) {
+        return tryAcquire(key, owner, ttl, fencingToken);
+    }
+
     /** Extends the lease to {@code ttl} from now, only if {@code owner} holds it. {@code false} = not yours. */
     CompletableFuture<Boolean> renew(String key, String owner, Duration ttl);
 
     /** Deletes the lease only if {@code owner} holds it, and wakes waiters. {@code false} = not yours. */
     CompletableFuture<Boolean> release(String key, String owner);
+
+    /** What {@link #releaseTurn} did with the lease. */
+    enum TurnRelease {
+        /** {@code owner} did not hold the lease; nothing changed. */
+        NOT_OURS,
+        /** The lease was deleted: the key is free. */
+        FREED,
+        /**
+         * The lease was replaced by a short reservation for the next process in the key's queue, which alone can take
+         * it (and is told so); the releasing process, if it asked, is at the queue's tail.
+         */
+        PASSED
+    }
+
+    /**
+     * True if the store keeps a queue of the processes waiting for a key, so that a release passes the key to the
+     * next one in turn instead of freeing it for a race (Valkey). Then a process whose waiting attempt was refused
+     * is queued, and is told when its turn comes; it need not poll more than about once a second. The default: no.
+     */
+    default boolean queuesWaiters() {
+        return false;
+    }
+
+    /**
+     * {@link #release} that, in a store that {@linkplain #queuesWaiters() queues waiting processes}, passes the key
+     * to the next process in the key's queue if one waits, and puts {@code requeueAs} (unless null) at the queue's
+     * tail: how a process with waiters of its own yields its turn to the others. The default releases.
+     */
+    default CompletableFuture<TurnRelease> releaseTurn(String key, String owner, String requeueAs) {
+        return release(key, owner).thenApply(ok -> ok ? TurnRelease.FREED : TurnRelease.NOT_OURS);
+    }
+
+    /**
+     * Takes {@code queuedAs} out of the key's queue (its last waiter is gone) and passes on a turn reserved for it.
+     * Best effort and asynchronous: a stale entry costs the others at most one short reservation. The default does
+     * nothing.
+     */
+    default void leaveQueue(String key, String queuedAs) {
+    }
 
     /**
      * Passes a held lease from {@code fromOwner} straight to {@code toOwner} (a waiter in the same process), in
@@ -75,6 +127,15 @@ public interface LeaseStore extends AutoCloseable {
      */
     default AutoCloseable subscribeReleases(String key, Runnable onRelease) {
         return () -> { };
+    }
+
+    /**
+     * {@link #subscribeReleases(String, Runnable)} for a process queued as {@code queuedAs}: a release that passes the
+     * key to another process's turn does not wake it; one that frees the key, or passes the turn to it, does. The
+     * default is the plain subscription.
+     */
+    default AutoCloseable subscribeReleases(String key, String queuedAs, Runnable onReleaseOrTurn) {
+        return subscribeReleases(key, onReleaseOrTurn);
     }
 
     /** Releases the store's resources (connections, threads). Idempotent. */

@@ -56,11 +56,11 @@ class AclIT {
     /** docs/acl.md, standalone (with or without replicas). */
     static final String STANDALONE_RULES = "on >" + PASSWORD + " resetkeys ~{tenure:* resetchannels &{tenure:*"
             + " -@all +evalsha +script|load +info +role +client|setname +client|setinfo"
-            + " +subscribe +unsubscribe +publish +set +get +del +pexpire +pttl +incr +mget +wait";
+            + " +subscribe +unsubscribe +publish +set +get +del +pexpire +pttl +incr +mget +lpos +rpush +lrem +lpop +wait";
     /** docs/acl.md, cluster. */
     static final String CLUSTER_RULES = "on >" + PASSWORD + " resetkeys ~{tenure:* resetchannels &{tenure:*"
             + " -@all +evalsha +script|load +info +ping +cluster|slots +client|setname +client|setinfo"
-            + " +ssubscribe +sunsubscribe +spublish +set +get +del +pexpire +pttl +incr +mget +wait";
+            + " +ssubscribe +sunsubscribe +spublish +set +get +del +pexpire +pttl +incr +mget +lpos +rpush +lrem +lpop +wait";
     /** docs/acl.md, standalone, {@link ScriptMode#PRELOADED_FUNCTION}: {@code +fcall} instead of the two script permissions. */
     static final String STANDALONE_FUNCTION_RULES = STANDALONE_RULES.replace(" +evalsha +script|load ", " +fcall ");
     /** docs/acl.md, cluster, {@link ScriptMode#PRELOADED_FUNCTION}. */

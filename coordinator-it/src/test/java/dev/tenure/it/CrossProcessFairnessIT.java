@@ -16,13 +16,15 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.locks.LockSupport;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * In-process hand-off must not starve other processes: two JVMs with four threads each contend for one key
- * (2 ms sections) for a few seconds; each process gets a fair part of the sections.
+ * In-process hand-off must not starve other processes: JVMs with four threads each contend for one key (2 ms sections)
+ * for a few seconds; each process, and with three processes each thread, gets a fair part of the sections, and the
+ * processes take turns through Valkey's queue of waiting processes instead of racing for every freed key.
  */
 class CrossProcessFairnessIT {
 
@@ -33,6 +35,7 @@ class CrossProcessFairnessIT {
     public static void main(String[] args) throws Exception {
         int threads = Integer.parseInt(args[1]);
         AtomicInteger sections = new AtomicInteger();
+        AtomicIntegerArray perThread = new AtomicIntegerArray(threads);
         try (Leases leases = Leases.of(ValkeyLeaseStore.create(ValkeyConfig.standalone(args[0]).build()))) {
             // warm up (client, script, JIT) on a key of its own; the measured window starts after that
             for (int i = 0; i < 20; i++) {
@@ -43,12 +46,14 @@ class CrossProcessFairnessIT {
             long until = System.nanoTime() + Duration.ofSeconds(Long.parseLong(args[2])).toNanos();
             List<Thread> ts = new ArrayList<>();
             for (int t = 0; t < threads; t++) {
+                int me = t;
                 Thread th = new Thread(() -> {
                     while (System.nanoTime() < until) {
                         Optional<Lease> l = leases.acquire("fair", Duration.ofSeconds(5), LeaseOptions.ofTtl(Duration.ofSeconds(5)));
                         if (l.isPresent()) {
                             LockSupport.parkNanos(2_000_000);
                             sections.incrementAndGet();
+                            perThread.incrementAndGet(me);
                             l.get().release();
                         }
                     }
@@ -60,6 +65,7 @@ class CrossProcessFairnessIT {
                 th.join();
             }
         }
+        System.out.println("THREADS " + perThread);
         System.out.println("SECTIONS " + sections.get());
         System.exit(0);
     }
@@ -77,5 +83,61 @@ class CrossProcessFairnessIT {
             assertThat(sa + sb).isPositive();
             assertThat(Math.min(sa, sb)).as("the smaller share").isGreaterThanOrEqualTo((sa + sb) / 5);
         }
+    }
+
+    /**
+     * Three processes of four threads: every thread gets at least half the sections of the luckiest one, and a section
+     * costs at most 3 server commands (counting those inside the script; commandstats over the window). Before the
+     * queue, a yield freed the key for a race that the processes' heads lost 5-6 times per turn, 4 commands each.
+     */
+    @Test
+    void threeProcesses_takeTurns_everyThreadGetsAFairShare_atMostThreeServerCommandsPerSection() throws Exception {
+        String startAt = Long.toString(System.currentTimeMillis() + Timing.scaledMillis(6000));
+        try (ValkeyServer server = ValkeyServers.standalone()) {
+            List<JvmProcess> ps = new ArrayList<>();
+            try {
+                for (int i = 0; i < 3; i++) {
+                    ps.add(JvmProcess.start(CrossProcessFairnessIT.class, server.address(), "4", "6", startAt));
+                }
+                Duration limit = Timing.scaled(Duration.ofSeconds(60));
+                for (JvmProcess p : ps) {
+                    p.awaitStdoutLine("READY"::equals, limit);
+                }
+                long commandsBefore = serverCommands(server);
+                List<Integer> threads = new ArrayList<>();
+                int total = 0;
+                for (JvmProcess p : ps) {
+                    String line = p.awaitStdoutLine(l -> l.startsWith("THREADS "), limit);
+                    for (String n : line.substring(8).replaceAll("[\\[\\] ]", "").split(",")) {
+                        threads.add(Integer.parseInt(n));
+                    }
+                    total += Integer.parseInt(p.awaitStdoutLine(l -> l.startsWith("SECTIONS "), limit).substring(9).trim());
+                }
+                double perSection = (double) (serverCommands(server) - commandsBefore) / total;
+                int min = threads.stream().mapToInt(Integer::intValue).min().orElseThrow();
+                int max = threads.stream().mapToInt(Integer::intValue).max().orElseThrow();
+                System.out.printf("3 processes x 4 threads: %d sections, per thread %s (min/max %.2f), %.2f server commands per section%n",
+                        total, threads, (double) min / max, perSection);
+                assertThat(threads).hasSize(12);
+                assertThat(total).as("sections in 6 s of 2 ms sections").isGreaterThan(300);
+                assertThat(min).as("the unluckiest thread's sections, against the luckiest's " + max).isGreaterThanOrEqualTo(max / 2);
+                assertThat(perSection).as("server commands per section").isLessThanOrEqualTo(3.0);
+            } finally {
+                for (JvmProcess p : ps) {
+                    p.close();
+                }
+            }
+        }
+    }
+
+    /** Commands the server ran so far (including those inside scripts), from INFO commandstats. */
+    static long serverCommands(ValkeyServer server) {
+        long n = 0;
+        for (String line : String.valueOf(server.command("INFO", "commandstats")).split("\\r?\\n")) {
+            if (line.startsWith("cmdstat_")) {
+                n += Long.parseLong(line.replaceAll("^cmdstat_[^:]+:calls=(\\d+),.*", "$1"));
+            }
+        }
+        return n;
     }
 }

@@ -27,6 +27,9 @@ final class Modes {
         if (lease == null) {
             return "database only (fallback)";
         }
+        if (lease.owner() != null && lease.owner().startsWith("q:")) {
+            return "Valkey: " + Nodes.of(lease.owner());
+        }
         return Objects.equals(Nodes.of(lease.owner()), Nodes.of(job.owner())) ? "Valkey + database"
                 : "Valkey held by " + Nodes.of(lease.owner());
     }

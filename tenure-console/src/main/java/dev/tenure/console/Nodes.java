@@ -12,6 +12,8 @@ import java.util.regex.Pattern;
 final class Nodes {
 
     private static final Pattern OWNER = Pattern.compile("([0-9a-f]{16})-(\\d+)-\\d+\\.\\d+");
+    /** A Valkey lease value {@code q:<engine id>}: a turn passed to a waiting process, not yet taken (see LeaseScript). */
+    private static final Pattern TURN = Pattern.compile("q:([0-9a-f]{16})-(\\d+)-\\d+\\.");
 
     private Nodes() {
     }
@@ -20,6 +22,10 @@ final class Nodes {
     static String of(String owner) {
         if (owner == null) {
             return null;
+        }
+        Matcher t = TURN.matcher(owner);
+        if (t.matches()) {
+            return "turn passed to pid " + t.group(2) + " (" + t.group(1).substring(0, 4) + ")";
         }
         Matcher m = OWNER.matcher(owner);
         return m.matches() ? "pid " + m.group(2) + " (" + m.group(1).substring(0, 4) + ")" : owner;

@@ -42,6 +42,7 @@ class ConsoleFormatsTest {
         assertThat(Nodes.of("3f9a1c07e2d4b8a1-12345-2.42")).isEqualTo("pid 12345 (3f9a)");
         assertThat(Nodes.of("3f9a1c07e2d4b8a1-12345-7.1")).isEqualTo(Nodes.of("3f9a1c07e2d4b8a1-12345-2.42"));
         assertThat(Nodes.of("node-a")).isEqualTo("node-a");
+        assertThat(Nodes.of("q:3f9a1c07e2d4b8a1-12345-2.")).isEqualTo("turn passed to pid 12345 (3f9a)");
         assertThat(Nodes.of(null)).isNull();
     }
 

@@ -8,28 +8,36 @@ import java.security.NoSuchAlgorithmException;
 
 /**
  * The one Lua script Tenure runs: a batch of lease operations in one call. Its text is a constant; input
- * only ever travels in KEYS and ARGV. Every key it touches is in KEYS (three per operation, same hash tag, so
- * a cluster batch stays in one slot): the lease, the fencing counter, and a short-lived marker that an
- * acquire found the lease held (someone is waiting; it expires 2 s after the last such attempt).
+ * only ever travels in KEYS and ARGV. Every key it touches is in KEYS (four per operation, same hash tag, so
+ * a cluster batch stays in one slot): the lease, the fencing counter, a short-lived marker that an acquire found
+ * the lease held (someone is waiting; it expires 2 s after the last such attempt), and the queue of waiting
+ * processes (a list of engine ids, oldest first).
  *
  * <p>ARGV[1] is the notification mode ({@code p} = PUBLISH, {@code s} = SPUBLISH for cluster shards,
  * {@code -} = none); then four arguments per operation: op, owner, ttl ms, aux.
  * <ul>
- * <li>{@code A} acquire: SET NX GET PX (one command grants the lease or names the holder); if granted and aux = 1,
- *     INCR the fence → {1, token, ""}; if held → set the waiting marker, {0, pttl, holder}</li>
+ * <li>{@code A} acquire (aux = token flag, then {@code ":engine"} for a waiting process): SET NX GET PX (one command
+ *     grants the lease or names the holder); a held value {@code q:engine} is a turn reserved for that engine, which
+ *     takes it with SET PX; if granted and the flag is 1, INCR the fence → {1, token, ""}; if held → set the waiting
+ *     marker, queue the engine (LPOS, RPUSH if absent, PEXPIRE), {0, pttl, holder}</li>
  * <li>{@code R} renew: PEXPIRE if the value is ours → {1|0, 0, ""}</li>
- * <li>{@code D} release: MGET of the lease and the waiting marker (one command), DEL if ours, then, if the marker
- *     exists, notify on the lease key's channel (best effort: pcall, a failed notification does not fail the release)
- *     → {1|0, 0, ""}</li>
+ * <li>{@code D} release (ttl = how long a reserved turn lasts; aux = "" or the engine to queue again): MGET of the
+ *     lease and the waiting marker (one command); if ours and nobody waits, DEL. If someone waits: take aux out of
+ *     the queue, pop the next engine and replace the lease by its reserved turn {@code q:engine} (PX ttl), queue aux
+ *     again at the tail, and notify {@code t:engine}; with an empty queue DEL and notify {@code r} (notifications are
+ *     best effort: pcall) → {1|0, 1 if passed to another engine, ""}</li>
  * <li>{@code H} hand-off: MGET of the lease and the marker; if ours, SET the new owner (aux = "t:newOwner", t = token
  *     flag) PX ttl, INCR the fence if asked → {1, token, marker exists (0|1)}; else → {0, pttl, holder}</li>
  * <li>{@code K} hand-off keeping the expiry: SET the new owner (aux) XX GET KEEPTTL, one command that checks and
  *     transfers; if the old value was not ours it is put back as it was (value and expiry; XX never creates a key)
  *     → {1, 0, 0}; else → {0, pttl, holder}</li>
+ * <li>{@code L} leave the queue (aux = engine, ttl as for D): LREM; if the lease is the engine's reserved turn, pass it
+ *     on as a release does → {1, 0, ""}</li>
  * </ul>
- * So an uncontended acquire runs one command, a release two (three when someone waits elsewhere), a hand-off two (one
- * when it keeps the expiry),
- * besides the script call itself. The result is a flat array of three values per operation.
+ * So an uncontended acquire runs one command, a release two, a hand-off two (one when it keeps the expiry), besides
+ * the script call itself; a contended release that passes the key to the next process about seven. Queue commands run
+ * under pcall: a user whose ACL lacks the list commands gets the behaviour without the queue (waiters race). The
+ * result is a flat array of three values per operation.
  */
 final class LeaseScript {
 
@@ -37,7 +45,27 @@ final class LeaseScript {
             local pub = ARGV[1]
             local out = {}
             local a = 2
-            for i = 1, #KEYS, 3 do
+            local function notify(lk, msg)
+              if pub == 'p' then redis.pcall('publish', lk, msg) elseif pub == 's' then redis.pcall('spublish', lk, msg) end
+            end
+            local function pass(lk, wk, qk, me, hold)
+              if me ~= '' then redis.pcall('lrem', qk, 0, me) end
+              local nxt = redis.pcall('lpop', qk)
+              if type(nxt) == 'string' then
+                redis.call('set', lk, 'q:' .. nxt, 'PX', hold)
+                if me ~= '' then
+                  redis.pcall('rpush', qk, me)
+                  redis.pcall('pexpire', qk, 60000)
+                  redis.call('set', wk, '1', 'PX', 2000)
+                end
+                notify(lk, 't:' .. nxt)
+                return 1
+              end
+              redis.call('del', lk)
+              notify(lk, 'r')
+              return 0
+            end
+            for i = 1, #KEYS, 4 do
               local lk = KEYS[i]
               local op = ARGV[a]
               local owner = ARGV[a + 1]
@@ -46,13 +74,22 @@ final class LeaseScript {
               a = a + 4
               local n = #out
               if op == 'A' then
+                local me = string.sub(aux, 3)
                 local cur = redis.call('set', lk, owner, 'NX', 'GET', 'PX', ttl)
+                if cur and me ~= '' and cur == 'q:' .. me then
+                  redis.call('set', lk, owner, 'PX', ttl)
+                  cur = false
+                end
                 if not cur then
                   local tok = 0
-                  if aux == '1' then tok = redis.call('incr', KEYS[i + 1]) end
+                  if string.sub(aux, 1, 1) == '1' then tok = redis.call('incr', KEYS[i + 1]) end
                   out[n + 1] = 1; out[n + 2] = tok; out[n + 3] = ''
                 else
                   redis.call('set', KEYS[i + 2], '1', 'PX', 2000)
+                  if me ~= '' then
+                    if redis.pcall('lpos', KEYS[i + 3], me) == false then redis.pcall('rpush', KEYS[i + 3], me) end
+                    redis.pcall('pexpire', KEYS[i + 3], 60000)
+                  end
                   out[n + 1] = 0; out[n + 2] = redis.call('pttl', lk); out[n + 3] = cur
                 end
               elseif op == 'R' then
@@ -61,14 +98,13 @@ final class LeaseScript {
                 out[n + 1] = ok; out[n + 2] = 0; out[n + 3] = ''
               elseif op == 'D' then
                 local ok = 0
+                local passed = 0
                 local v = redis.call('mget', lk, KEYS[i + 2])
                 if v[1] == owner then
-                  ok = redis.call('del', lk)
-                  if v[2] then
-                    if pub == 'p' then redis.pcall('publish', lk, 'r') elseif pub == 's' then redis.pcall('spublish', lk, 'r') end
-                  end
+                  ok = 1
+                  if v[2] then passed = pass(lk, KEYS[i + 2], KEYS[i + 3], aux, ttl) else redis.call('del', lk) end
                 end
-                out[n + 1] = ok; out[n + 2] = 0; out[n + 3] = ''
+                out[n + 1] = ok; out[n + 2] = passed; out[n + 3] = ''
               elseif op == 'H' then
                 local v = redis.call('mget', lk, KEYS[i + 2])
                 if v[1] == owner then
@@ -87,6 +123,10 @@ final class LeaseScript {
                   if cur then redis.call('set', lk, cur, 'KEEPTTL') end
                   out[n + 1] = 0; out[n + 2] = redis.call('pttl', lk); out[n + 3] = cur or ''
                 end
+              elseif op == 'L' then
+                redis.pcall('lrem', KEYS[i + 3], 0, aux)
+                if redis.call('get', lk) == 'q:' .. aux then pass(lk, KEYS[i + 2], KEYS[i + 3], '', ttl) end
+                out[n + 1] = 1; out[n + 2] = 0; out[n + 3] = ''
               else
                 return redis.error_reply('tenure: unknown op ' .. tostring(op))
               end

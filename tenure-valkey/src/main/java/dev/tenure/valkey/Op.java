@@ -2,6 +2,7 @@ package dev.tenure.valkey;
 
 import dev.tenure.ValkeyConfig;
 import dev.tenure.spi.AcquireResult;
+import dev.tenure.spi.LeaseStore;
 
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -17,17 +18,21 @@ final class Op {
     static final char RELEASE = 'D';
     static final char HAND_OFF = 'H';
     static final char HAND_OFF_KEEPING_EXPIRY = 'K';
+    static final char LEAVE_QUEUE = 'L';
 
     final char code;
     final String key;
     final String leaseKey;
     final String fenceKey;
     final String waitingKey;
+    final String queueKey;
     final String owner;
     final String ttlMillis;
     final String aux;
     final int slot;
     final CompletableFuture<Object> future = new CompletableFuture<>();
+    /** A release completes with a {@link LeaseStore.TurnRelease} instead of a Boolean. */
+    private boolean turn;
 
     Op(char code, String key, String namespace, String owner, long ttlMillis, String aux, boolean cluster) {
         this.code = code;
@@ -36,10 +41,17 @@ final class Op {
         this.leaseKey = tag + ValkeyKeys.LEASE;
         this.fenceKey = tag + ValkeyKeys.FENCE;
         this.waitingKey = tag + ValkeyKeys.WAITING;
+        this.queueKey = tag + ValkeyKeys.QUEUE;
         this.owner = owner;
         this.ttlMillis = Long.toString(ttlMillis);
         this.aux = aux;
         this.slot = cluster ? ValkeyKeys.slot(leaseKey) : 0;
+    }
+
+    /** This release completes with a {@link LeaseStore.TurnRelease}. */
+    Op turn() {
+        turn = true;
+        return this;
     }
 
     /** Completes from the script's three values for this op. */
@@ -53,6 +65,9 @@ final class Op {
             case HAND_OFF, HAND_OFF_KEEPING_EXPIRY -> future.complete(granted
                     ? AcquireResult.acquired(n, Long.valueOf(1L).equals(text))
                     : AcquireResult.held(text == null ? "" : text.toString(), n));
+            case RELEASE -> future.complete(!turn ? (Object) granted
+                    : !granted ? LeaseStore.TurnRelease.NOT_OURS
+                    : n == 1L ? LeaseStore.TurnRelease.PASSED : LeaseStore.TurnRelease.FREED);
             default -> future.complete(granted);
         }
     }

@@ -31,7 +31,7 @@ final class ReleaseNotifier implements AutoCloseable {
             CompletableFuture.delayedExecutor(LINGER_SECONDS, java.util.concurrent.TimeUnit.SECONDS);
 
     private final ValkeyConfig cfg;
-    private final Map<String, List<Runnable>> listeners = new ConcurrentHashMap<>();
+    private final Map<String, List<Listener>> listeners = new ConcurrentHashMap<>();
     private final Set<String> subscribed = ConcurrentHashMap.newKeySet();
     private volatile CompletableFuture<? extends BaseClient> client;
     private volatile List<String> addresses;
@@ -42,23 +42,37 @@ final class ReleaseNotifier implements AutoCloseable {
         this.addresses = cfg.addresses();
     }
 
-    AutoCloseable subscribe(String channel, Runnable onRelease) {
-        List<Runnable> ls = listeners.computeIfAbsent(channel, c -> new CopyOnWriteArrayList<>());
-        ls.add(onRelease);
+    /**
+     * Calls {@code onRelease} when the lease behind {@code channel} is freed ({@code r}), and when its turn is passed
+     * ({@code t:<engine>}) to {@code queuedAs} (to any engine if null).
+     */
+    AutoCloseable subscribe(String channel, String queuedAs, Runnable onRelease) {
+        Listener l = new Listener(queuedAs == null ? null : "t:" + queuedAs, onRelease);
+        List<Listener> ls = listeners.computeIfAbsent(channel, c -> new CopyOnWriteArrayList<>());
+        ls.add(l);
         if (ls.size() == 1 && subscribed.add(channel)) {
             withClient(c -> change(c, channel, true));
         }
         return () -> {
-            List<Runnable> current = listeners.get(channel);
-            if (current != null && current.remove(onRelease) && current.isEmpty()) {
+            List<Listener> current = listeners.get(channel);
+            if (current != null && current.remove(l) && current.isEmpty()) {
                 LINGER.execute(() -> unsubscribeIfIdle(channel));
             }
         };
     }
 
+    /** A subscriber, and the turn message that is for it (null: every message). */
+    private record Listener(String turn, Runnable action) {
+        void on(String message) {
+            if (turn == null || !message.startsWith("t:") || message.equals(turn)) {
+                action.run();
+            }
+        }
+    }
+
     /** Hot keys come back: a channel stays subscribed until it has had no listener for {@link #LINGER_SECONDS}. */
     private void unsubscribeIfIdle(String channel) {
-        List<Runnable> current = listeners.get(channel);
+        List<Listener> current = listeners.get(channel);
         if (current != null && current.isEmpty() && listeners.remove(channel, current)) {
             subscribed.remove(channel);
             withClient(c -> change(c, channel, false));
@@ -99,9 +113,10 @@ final class ReleaseNotifier implements AutoCloseable {
     }
 
     private void deliver(PubSubMessage msg) {
-        List<Runnable> ls = listeners.get(msg.getChannel().toString());
+        List<Listener> ls = listeners.get(msg.getChannel().toString());
         if (ls != null) {
-            ls.forEach(Runnable::run);
+            String message = msg.getMessage().toString();
+            ls.forEach(l -> l.on(message));
         }
     }
 

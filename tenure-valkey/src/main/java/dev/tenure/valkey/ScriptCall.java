@@ -35,16 +35,17 @@ final class ScriptCall {
     /** {@code EVALSHA sha} or {@code FCALL name}, then the number of keys, the keys and the arguments of {@code ops}. */
     String[] command(List<Op> ops) {
         int n = ops.size();
-        String[] a = new String[3 + 3 * n + 1 + 4 * n];
+        String[] a = new String[3 + 4 * n + 1 + 4 * n];
         boolean function = mode == ScriptMode.PRELOADED_FUNCTION;
         a[0] = function ? "FCALL" : "EVALSHA";
         a[1] = function ? LeaseFunction.NAME : LeaseScript.SHA;
-        a[2] = Integer.toString(3 * n);
+        a[2] = Integer.toString(4 * n);
         int k = 3;
         for (Op op : ops) {
             a[k++] = op.leaseKey;
             a[k++] = op.fenceKey;
             a[k++] = op.waitingKey;
+            a[k++] = op.queueKey;
         }
         a[k++] = pubMode;
         for (Op op : ops) {

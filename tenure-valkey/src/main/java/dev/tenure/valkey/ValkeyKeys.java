@@ -5,7 +5,8 @@ package dev.tenure.valkey;
  * Key layout. Every key of one lease shares a hash tag, so in a cluster they live in one slot:
  * {@code {<namespace>:<key>}:lease} (the lease; also the release notification channel) and
  * {@code {<namespace>:<key>}:fence} (the fencing counter), {@code {<namespace>:<key>}:waiting} (a marker that
- * someone found the lease held in the last 2 s).
+ * someone found the lease held in the last 2 s), {@code {<namespace>:<key>}:queue} (the processes waiting for it, in
+ * turn; expires a minute after the last one queued).
  */
 final class ValkeyKeys {
 
@@ -15,6 +16,7 @@ final class ValkeyKeys {
     static final String LEASE = ":lease";
     static final String FENCE = ":fence";
     static final String WAITING = ":waiting";
+    static final String QUEUE = ":queue";
 
     /** The hash tag shared by every key of one lease: {@code {<namespace>:<key>}}. */
     static String tag(String namespace, String key) {

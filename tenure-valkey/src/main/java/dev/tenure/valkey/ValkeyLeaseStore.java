@@ -33,6 +33,8 @@ public final class ValkeyLeaseStore implements LeaseStore {
     /** Acquires and hand-offs: {@link #batcher} unless grants wait for replicas, then one call at a time. */
     private final OpBatcher grants;
     private final ReleaseNotifier notifier;
+    /** How long a turn passed to the next queued process stays reserved for it. */
+    private final long turnMillis;
 
     private ValkeyLeaseStore(ValkeyConfig cfg) {
         this.cfg = cfg;
@@ -40,6 +42,7 @@ public final class ValkeyLeaseStore implements LeaseStore {
         this.batcher = new OpBatcher(cfg.maxInFlightBatches(), cfg.maxBatchSize(), link::send);
         this.grants = cfg.replicaAcks() > 0 ? new OpBatcher(1, cfg.maxBatchSize(), link::sendAcked) : batcher;
         this.notifier = new ReleaseNotifier(cfg);
+        this.turnMillis = Math.max(50, Math.min(1_000, cfg.requestTimeout().toMillis()));
         link.onPrimarySwitch(notifier::moveTo);
     }
 
@@ -102,14 +105,44 @@ public final class ValkeyLeaseStore implements LeaseStore {
         return submit(grants, new Op(Op.ACQUIRE, key, cfg.namespace(), owner, ttl.toMillis(), fencingToken ? "1" : "0", cfg.isCluster()));
     }
 
+    /** A waiting process's attempt: it also takes a turn reserved for {@code queuedAs}, and queues it if refused. */
+    @Override
+    public CompletableFuture<AcquireResult> tryAcquire(String key, String owner, Duration ttl, boolean fencingToken,
+                                                       String queuedAs) {
+        return submit(grants, new Op(Op.ACQUIRE, key, cfg.namespace(), owner, ttl.toMillis(),
+                (fencingToken ? "1:" : "0:") + queuedAs, cfg.isCluster()));
+    }
+
     @Override
     public CompletableFuture<Boolean> renew(String key, String owner, Duration ttl) {
         return submit(batcher, new Op(Op.RENEW, key, cfg.namespace(), owner, ttl.toMillis(), "", cfg.isCluster()));
     }
 
+    /** Passes the key to the next queued process's turn when someone waits (see {@link #releaseTurn}). */
     @Override
     public CompletableFuture<Boolean> release(String key, String owner) {
-        return submit(batcher, new Op(Op.RELEASE, key, cfg.namespace(), owner, 0, "", cfg.isCluster()));
+        return submit(batcher, new Op(Op.RELEASE, key, cfg.namespace(), owner, turnMillis, "", cfg.isCluster()));
+    }
+
+    @Override
+    public boolean queuesWaiters() {
+        return true;
+    }
+
+    /**
+     * One script call: if someone waits (the marker), the next engine in the key's queue gets a reserved turn (the
+     * lease's value becomes {@code q:<engine>} for the request timeout, bounded to 50–1,000 ms) and is notified, and
+     * {@code requeueAs} goes to the queue's tail; otherwise the lease is deleted.
+     */
+    @Override
+    public CompletableFuture<TurnRelease> releaseTurn(String key, String owner, String requeueAs) {
+        return submit(batcher, new Op(Op.RELEASE, key, cfg.namespace(), owner, turnMillis, requeueAs == null ? "" : requeueAs,
+                cfg.isCluster()).turn());
+    }
+
+    @Override
+    public void leaveQueue(String key, String queuedAs) {
+        submit(batcher, new Op(Op.LEAVE_QUEUE, key, cfg.namespace(), "", turnMillis, queuedAs, cfg.isCluster()));
     }
 
     @Override
@@ -133,7 +166,12 @@ public final class ValkeyLeaseStore implements LeaseStore {
 
     @Override
     public AutoCloseable subscribeReleases(String key, Runnable onRelease) {
-        return notifier.subscribe(ValkeyKeys.lease(cfg.namespace(), key), onRelease);
+        return notifier.subscribe(ValkeyKeys.lease(cfg.namespace(), key), null, onRelease);
+    }
+
+    @Override
+    public AutoCloseable subscribeReleases(String key, String queuedAs, Runnable onReleaseOrTurn) {
+        return notifier.subscribe(ValkeyKeys.lease(cfg.namespace(), key), queuedAs, onReleaseOrTurn);
     }
 
     @SuppressWarnings("unchecked")

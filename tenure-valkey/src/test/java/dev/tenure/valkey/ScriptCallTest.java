@@ -18,8 +18,8 @@ class ScriptCallTest {
     void command_evalshaMode_callsTheScriptBySha() {
         String[] cmd = new ScriptCall(ValkeyConfig.standalone("h:1").build()).command(List.of(ACQUIRE));
 
-        assertThat(cmd).containsExactly("EVALSHA", LeaseScript.SHA, "3", "{tenure:job}:lease", "{tenure:job}:fence",
-                "{tenure:job}:waiting", "p", "A", "owner-1", "5000", "1");
+        assertThat(cmd).containsExactly("EVALSHA", LeaseScript.SHA, "4", "{tenure:job}:lease", "{tenure:job}:fence",
+                "{tenure:job}:waiting", "{tenure:job}:queue", "p", "A", "owner-1", "5000", "1");
     }
 
     @Test
@@ -27,8 +27,8 @@ class ScriptCallTest {
         ValkeyConfig cfg = ValkeyConfig.cluster("h:1").scriptMode(ScriptMode.PRELOADED_FUNCTION).build();
         String[] cmd = new ScriptCall(cfg).command(List.of(ACQUIRE));
 
-        assertThat(cmd).containsExactly("FCALL", ValkeyLeaseStore.functionName(), "3", "{tenure:job}:lease",
-                "{tenure:job}:fence", "{tenure:job}:waiting", "s", "A", "owner-1", "5000", "1");
+        assertThat(cmd).containsExactly("FCALL", ValkeyLeaseStore.functionName(), "4", "{tenure:job}:lease",
+                "{tenure:job}:fence", "{tenure:job}:waiting", "{tenure:job}:queue", "s", "A", "owner-1", "5000", "1");
     }
 
     @Test

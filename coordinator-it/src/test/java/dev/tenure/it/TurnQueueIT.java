@@ -1,0 +1,170 @@
+package dev.tenure.it;
+
+import dev.tenure.Lease;
+import dev.tenure.LeaseOptions;
+import dev.tenure.LeaseState;
+import dev.tenure.Leases;
+import dev.tenure.ReleaseResult;
+import dev.tenure.ValkeyConfig;
+import dev.tenure.spi.AcquireResult;
+import dev.tenure.spi.LeaseStore.TurnRelease;
+import dev.tenure.testkit.ValkeyServer;
+import dev.tenure.testkit.ValkeyServers;
+import dev.tenure.valkey.ValkeyLeaseStore;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * The queue of waiting processes in Valkey, at the store's level, on a real server: a refused waiting attempt queues
+ * its engine once, in order; a contended release passes the key to the next engine's reserved turn, which only that
+ * engine can take and only it is told about; a yielding holder goes to the tail; a reserved turn nobody takes ends by
+ * itself; an engine leaving the queue passes on a turn reserved for it.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class TurnQueueIT {
+
+    private static final Duration TTL = Duration.ofSeconds(10);
+
+    ValkeyServer server;
+    ValkeyLeaseStore store;
+
+    @BeforeAll
+    void start() {
+        server = ValkeyServers.standalone();
+        // a reserved turn lasts the request timeout (bounded to 50 ms .. 1 s)
+        store = ValkeyLeaseStore.create(ValkeyConfig.standalone(server.address()).requestTimeout(Duration.ofMillis(400)).build());
+    }
+
+    @AfterAll
+    void stop() {
+        store.close();
+        server.close();
+    }
+
+    @Test
+    void releasePassesTheKeyToTheQueuedEnginesInTurn_andOnlyTheChosenOneIsToldAndCanTakeIt() throws Exception {
+        String key = "turns";
+        assertThat(store.queuesWaiters()).isTrue();
+        assertThat(get(store.tryAcquire(key, "a.1", TTL, false, "a."))).isInstanceOf(AcquireResult.Acquired.class);
+
+        // b and c wait: refused, queued once each, in order
+        assertThat(get(store.tryAcquire(key, "b.1", TTL, false, "b."))).isInstanceOf(AcquireResult.Held.class);
+        assertThat(get(store.tryAcquire(key, "c.1", TTL, false, "c."))).isInstanceOf(AcquireResult.Held.class);
+        assertThat(get(store.tryAcquire(key, "b.2", TTL, false, "b."))).isInstanceOf(AcquireResult.Held.class);
+        assertThat(queue(key)).containsExactly("b.", "c.");
+
+        AtomicInteger toldB = new AtomicInteger();
+        AtomicInteger toldC = new AtomicInteger();
+        try (AutoCloseable sb = store.subscribeReleases(key, "b.", toldB::incrementAndGet);
+             AutoCloseable sc = store.subscribeReleases(key, "c.", toldC::incrementAndGet)) {
+            Thread.sleep(300); // the subscriptions are confirmed asynchronously
+
+            // a releases while others wait: b's turn
+            assertThat(get(store.releaseTurn(key, "a.1", null))).isEqualTo(TurnRelease.PASSED);
+            assertThat(server.command("GET", store.leaseKeyOf(key))).isEqualTo("q:b.");
+            assertThat(queue(key)).containsExactly("c.");
+            await().atMost(Duration.ofSeconds(5)).until(() -> toldB.get() == 1);
+            Thread.sleep(100);
+            assertThat(toldC).as("c is not woken for b's turn").hasValue(0);
+
+            // nobody else can take b's turn, not even a plain attempt, and c stays queued once
+            AcquireResult other = get(store.tryAcquire(key, "c.2", TTL, false, "c."));
+            assertThat(other).isInstanceOf(AcquireResult.Held.class);
+            assertThat(((AcquireResult.Held) other).holder()).isEqualTo("q:b.");
+            assertThat(get(store.tryAcquire(key, "x.1", TTL, false))).isInstanceOf(AcquireResult.Held.class);
+            assertThat(get(store.renew(key, "a.1", TTL))).isFalse();
+            assertThat(get(store.release(key, "a.1"))).isFalse();
+            assertThat(queue(key)).containsExactly("c.");
+
+            // b takes its turn under a fresh owner id
+            assertThat(get(store.tryAcquire(key, "b.3", TTL, false, "b."))).isInstanceOf(AcquireResult.Acquired.class);
+            assertThat(server.command("GET", store.leaseKeyOf(key))).isEqualTo("b.3");
+            long pttl = (Long) server.command("PTTL", store.leaseKeyOf(key));
+            assertThat(pttl).as("the lease's own TTL, not the turn's").isGreaterThan(5_000);
+
+            // b yields with waiters of its own: c's turn, b at the tail
+            assertThat(get(store.releaseTurn(key, "b.3", "b."))).isEqualTo(TurnRelease.PASSED);
+            assertThat(server.command("GET", store.leaseKeyOf(key))).isEqualTo("q:c.");
+            assertThat(queue(key)).containsExactly("b.");
+            await().atMost(Duration.ofSeconds(5)).until(() -> toldC.get() == 1);
+            assertThat(toldB).hasValue(1);
+
+            // c takes it and releases with nobody else queued but b: b's turn
+            assertThat(get(store.tryAcquire(key, "c.3", TTL, false, "c."))).isInstanceOf(AcquireResult.Acquired.class);
+            assertThat(get(store.release(key, "c.3"))).isTrue();
+            assertThat(server.command("GET", store.leaseKeyOf(key))).isEqualTo("q:b.");
+            await().atMost(Duration.ofSeconds(5)).until(() -> toldB.get() == 2);
+
+            // b leaves instead of taking it: the turn is passed on; with nobody queued the key is free and everyone told
+            store.leaveQueue(key, "b.");
+            await().atMost(Duration.ofSeconds(5)).until(() -> server.command("GET", store.leaseKeyOf(key)) == null);
+            assertThat(queue(key)).isEmpty();
+            await().atMost(Duration.ofSeconds(5)).until(() -> toldC.get() == 2 && toldB.get() == 3);
+        }
+    }
+
+    @Test
+    void aReservedTurnNobodyTakes_endsByItself_andAnUncontendedReleaseTouchesNoQueue() throws Exception {
+        String key = "abandoned-turn";
+        assertThat(get(store.tryAcquire(key, "a.1", TTL, false, "a."))).isInstanceOf(AcquireResult.Acquired.class);
+        assertThat(get(store.tryAcquire(key, "dead.1", TTL, false, "dead."))).isInstanceOf(AcquireResult.Held.class);
+        assertThat(get(store.releaseTurn(key, "a.1", null))).isEqualTo(TurnRelease.PASSED);
+        long pttl = (Long) server.command("PTTL", store.leaseKeyOf(key));
+        assertThat(pttl).as("the turn lasts the request timeout").isBetween(1L, 400L);
+
+        await().atMost(Duration.ofSeconds(5)).until(() -> server.command("GET", store.leaseKeyOf(key)) == null);
+        assertThat(get(store.tryAcquire(key, "e.1", TTL, false))).isInstanceOf(AcquireResult.Acquired.class);
+
+        // nobody waits any more (the marker expires 2 s after the last refused attempt): a plain DEL, no turn
+        await().atMost(Duration.ofSeconds(5)).until(() -> server.command("EXISTS", store.leaseKeyOf(key).replace(":lease", ":waiting")).equals(0L));
+        assertThat(get(store.releaseTurn(key, "e.1", "e."))).isEqualTo(TurnRelease.FREED);
+        assertThat(queue(key)).isEmpty();
+    }
+
+    /**
+     * A user whose ACL predates the queue (no list commands): the queue commands are refused inside the script (pcall),
+     * and waiting works as before it, by notification and polling; nothing is queued.
+     */
+    @Test
+    void anAclWithoutTheListCommands_stillWaitsAndHandsOver_withoutAQueue() throws Exception {
+        server.command("ACL", "SETUSER", "oldacl", "on", ">old-secret", "resetkeys", "~{tenure:*", "resetchannels", "&{tenure:*",
+                "-@all", "+evalsha", "+script|load", "+info", "+role", "+client|setname", "+client|setinfo", "+subscribe",
+                "+unsubscribe", "+publish", "+set", "+get", "+del", "+pexpire", "+pttl", "+incr", "+mget", "+wait");
+        ValkeyConfig cfg = ValkeyConfig.standalone(server.address()).credentials("oldacl", "old-secret").build();
+        try (Leases holder = Leases.of(ValkeyLeaseStore.create(cfg));
+             Leases waiter = Leases.of(ValkeyLeaseStore.create(cfg))) {
+            Lease held = holder.tryAcquire("old-acl").orElseThrow();
+            CompletableFuture<Optional<Lease>> waiting = CompletableFuture.supplyAsync(
+                    () -> waiter.acquire("old-acl", Duration.ofSeconds(10), LeaseOptions.ofTtl(TTL)));
+            await().atMost(Duration.ofSeconds(5)).until(() -> server.command("EXISTS", store.leaseKeyOf("old-acl").replace(":lease", ":waiting")).equals(1L));
+            assertThat(held.release()).isEqualTo(ReleaseResult.RELEASED);
+            Lease next = waiting.get(10, TimeUnit.SECONDS).orElseThrow();
+            assertThat(next.state()).isEqualTo(LeaseState.ACTIVE);
+            assertThat(next.release()).isEqualTo(ReleaseResult.RELEASED);
+        }
+        assertThat(server.command("EXISTS", store.leaseKeyOf("old-acl").replace(":lease", ":queue"))).isEqualTo(0L);
+        assertThat(String.valueOf(server.command("ACL", "LOG"))).as("the refused queue commands are logged").contains("lpos");
+    }
+
+    private List<Object> queue(String key) {
+        @SuppressWarnings("unchecked")
+        List<Object> q = (List<Object>) server.command("LRANGE", store.leaseKeyOf(key).replace(":lease", ":queue"), "0", "-1");
+        return q;
+    }
+
+    private static <T> T get(CompletableFuture<T> f) throws Exception {
+        return f.get(5, TimeUnit.SECONDS);
+    }
+}
