@@ -48,6 +48,11 @@ final class Op {
         this.slot = cluster ? ValkeyKeys.slot(leaseKey) : 0;
     }
 
+    /** An acquire without a fencing token and without a queue (its aux is just the token flag 0). */
+    boolean isPlainAcquire() {
+        return code == ACQUIRE && "0".equals(aux);
+    }
+
     /** This release completes with a {@link LeaseStore.TurnRelease}. */
     Op turn() {
         turn = true;

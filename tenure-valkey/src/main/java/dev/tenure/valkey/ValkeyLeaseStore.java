@@ -13,7 +13,8 @@ import java.util.concurrent.CompletableFuture;
 /**
  * Leases in Valkey (standalone or cluster) through Valkey GLIDE. Thread-safe; one instance per application,
  * sharing one multiplexed client. Every operation is one script call (see {@link LeaseScript}), and
- * concurrent operations are coalesced into shared calls (see {@link OpBatcher}). With
+ * concurrent operations are coalesced into shared calls (see {@link OpBatcher}); a lone acquire without fencing token or
+ * queue sends the script's first command on its own ({@code SET NX GET PX}) and runs the script only if the key is held. With
  * {@link ValkeyConfig#replicaAcks()}, acquires and hand-offs use a second connection, where each call is followed
  * by WAIT (see {@link AckedGrants}); renewals and releases never queue behind a WAIT.
  *

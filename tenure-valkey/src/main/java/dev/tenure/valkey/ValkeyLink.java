@@ -78,11 +78,37 @@ final class ValkeyLink implements AutoCloseable {
         if (closed) {
             return closedFailure();
         }
+        // not with a preloaded function: a missing function must fail the acquire, not the release that follows it
+        if (batch.size() == 1 && batch.get(0).isPlainAcquire() && cfg.scriptMode() == ValkeyConfig.ScriptMode.EVALSHA_LOAD_ON_MISS) {
+            return plainAcquire(batch);
+        }
         List<List<Op>> groups = Op.bySlot(batch);
         if (groups.size() == 1) {
             return script.run(client, batch).handle((res, err) -> settle(batch, res, err));
         }
         return pipeline(groups, true);
+    }
+
+    /**
+     * A lone acquire without a fencing token or a queue: the script's first command on its own, {@code SET key owner NX
+     * GET PX ttl} (no script call: less work on both sides, as a textbook lock's acquire). Granted: done. Held: the
+     * script runs the acquire as usual (it may grant it now; else it marks the key as waited for and reads the
+     * holder's time left).
+     */
+    private CompletableFuture<Void> plainAcquire(List<Op> batch) {
+        Op op = batch.get(0);
+        String[] set = {"SET", op.leaseKey, op.owner, "NX", "GET", "PX", op.ttlMillis};
+        return ScriptCall.on(client, set, op.leaseKey).handle((res, err) -> {
+            if (err == null && res == null) {
+                op.complete(1L, 0L, "");
+                return CompletableFuture.<Void>completedFuture(null);
+            }
+            if (err != null) {
+                fail(batch, err);
+                return CompletableFuture.<Void>completedFuture(null);
+            }
+            return script.run(client, batch).handle((r, e) -> settle(batch, r, e));
+        }).thenCompose(f -> f);
     }
 
     /** Runs {@code batch} (acquires and hand-offs) on the grants' own connection, each grant followed by WAIT. */
