@@ -37,6 +37,9 @@ final class MultiProcessHandoff {
             for (int p = 0; p < processes; p++) {
                 List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                         "-Xmx256m"));
+                if (System.getProperty("tenure.localHandOffs") != null) {
+                    cmd.add("-Dtenure.localHandOffs=" + System.getProperty("tenure.localHandOffs"));
+                }
                 if (System.getProperty("tenure.inflight") != null) {
                     cmd.add("-Dtenure.inflight=" + System.getProperty("tenure.inflight"));
                 }

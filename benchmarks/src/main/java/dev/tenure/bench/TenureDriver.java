@@ -29,9 +29,11 @@ public final class TenureDriver implements LockDriver {
     public TenureDriver(BenchConfig cfg, String name, int inFlight) {
         this.name = name;
         this.inFlight = inFlight;
-        this.leases = Leases.of(ValkeyLeaseStore.create(ValkeyConfig.standalone(cfg.host() + ":" + cfg.port())
+        // -Dtenure.localHandOffs=N (through JAVA_OPTS) changes Leases.Builder.maxLocalHandOffs for experiments
+        this.leases = Leases.builder(ValkeyLeaseStore.create(ValkeyConfig.standalone(cfg.host() + ":" + cfg.port())
                 .requestTimeout(cfg.requestTimeout()).clientName("bench-" + name)
-                .maxInFlightBatches(inFlight).build()));
+                .maxInFlightBatches(inFlight).build()))
+                .maxLocalHandOffs(Integer.getInteger("tenure.localHandOffs", 16)).build();
         this.prefix = cfg.keyPrefix(name());
     }
 
