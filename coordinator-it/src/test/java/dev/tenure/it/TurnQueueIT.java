@@ -8,6 +8,8 @@ import dev.tenure.ReleaseResult;
 import dev.tenure.ValkeyConfig;
 import dev.tenure.spi.AcquireResult;
 import dev.tenure.spi.LeaseStore.TurnRelease;
+import dev.tenure.testkit.JvmProcess;
+import dev.tenure.testkit.Timing;
 import dev.tenure.testkit.ValkeyServer;
 import dev.tenure.testkit.ValkeyServers;
 import dev.tenure.valkey.ValkeyLeaseStore;
@@ -156,6 +158,48 @@ class TurnQueueIT {
         }
         assertThat(server.command("EXISTS", store.leaseKeyOf("old-acl").replace(":lease", ":queue"))).isEqualTo(0L);
         assertThat(String.valueOf(server.command("ACL", "LOG"))).as("the refused queue commands are logged").contains("lpos");
+    }
+
+    /** {@code <address> <key>}: waits for the key (queued in Valkey), prints WAITING first and ACQUIRED if it gets it. */
+    public static void main(String[] args) throws Exception {
+        try (Leases leases = Leases.of(ValkeyLeaseStore.create(ValkeyConfig.standalone(args[0]).build()))) {
+            System.out.println("WAITING");
+            leases.acquire(args[1], Duration.ofSeconds(60), LeaseOptions.ofTtl(TTL)).ifPresent(l -> System.out.println("ACQUIRED"));
+        }
+        System.exit(0);
+    }
+
+    /**
+     * A process that dies while queued (SIGKILL) costs the others one reserved turn: the release passes the key to the
+     * dead process's turn, which ends after the request timeout (400 ms here), and the next waiter, a queued head that
+     * asks again at least once a second, takes the key.
+     */
+    @Test
+    void aQueuedProcessKilled_costsTheOthersOneShortTurn() throws Exception {
+        String key = "dead-in-queue";
+        ValkeyConfig cfg = ValkeyConfig.standalone(server.address()).requestTimeout(Duration.ofMillis(400)).build();
+        try (Leases holder = Leases.of(ValkeyLeaseStore.create(cfg));
+             Leases next = Leases.of(ValkeyLeaseStore.create(cfg));
+             JvmProcess doomed = JvmProcess.start(TurnQueueIT.class, server.address(), key)) {
+            Lease held = holder.tryAcquire(key, LeaseOptions.ofTtl(TTL)).orElseThrow();
+            doomed.awaitStdoutLine("WAITING"::equals, Timing.scaled(Duration.ofSeconds(30)));
+            await().atMost(Timing.scaled(Duration.ofSeconds(10))).until(() -> queue(key).size() == 1);
+            CompletableFuture<Optional<Lease>> waiting = CompletableFuture.supplyAsync(
+                    () -> next.acquire(key, Duration.ofSeconds(20), LeaseOptions.ofTtl(TTL)));
+            await().atMost(Duration.ofSeconds(5)).until(() -> queue(key).size() == 2);
+            doomed.kill();
+
+            long releasedAt = System.nanoTime();
+            assertThat(held.release()).isEqualTo(ReleaseResult.RELEASED);
+            Lease got = waiting.get(Timing.scaledMillis(5000), TimeUnit.MILLISECONDS).orElseThrow();
+            long waitedMs = (System.nanoTime() - releasedAt) / 1_000_000;
+            System.out.println("the next waiter got the key " + waitedMs + " ms after the release (the dead process's turn lasted 400 ms)");
+            assertThat(waitedMs).as("at least the dead process's turn").isGreaterThanOrEqualTo(350);
+            assertThat(got.state()).isEqualTo(LeaseState.ACTIVE);
+            // the dead process's entry was used up; the waiter, served, takes its own out when it stops waiting
+            await().atMost(Duration.ofSeconds(5)).until(() -> queue(key).isEmpty());
+            assertThat(got.release()).isEqualTo(ReleaseResult.RELEASED);
+        }
     }
 
     private List<Object> queue(String key) {
