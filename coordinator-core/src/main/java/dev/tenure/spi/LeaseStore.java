@@ -130,6 +130,15 @@ public interface LeaseStore extends AutoCloseable {
     }
 
     /**
+     * Whether a release of {@code key} would reach this process's subscription now (the store confirmed it). A waiter
+     * queued in the store parks long only then; otherwise it polls with back-off as if there were no queue. The default:
+     * no.
+     */
+    default boolean releasesReachUs(String key) {
+        return false;
+    }
+
+    /**
      * {@link #subscribeReleases(String, Runnable)} for a process queued as {@code queuedAs}: a release that passes the
      * key to another process's turn does not wake it; one that frees the key, or passes the turn to it, does. The
      * default is the plain subscription.

@@ -33,6 +33,8 @@ final class ReleaseNotifier implements AutoCloseable {
     private final ValkeyConfig cfg;
     private final Map<String, List<Listener>> listeners = new ConcurrentHashMap<>();
     private final Set<String> subscribed = ConcurrentHashMap.newKeySet();
+    /** Channels whose subscription the server confirmed (on the current client). */
+    private final Set<String> confirmed = ConcurrentHashMap.newKeySet();
     private volatile CompletableFuture<? extends BaseClient> client;
     private volatile List<String> addresses;
     private volatile boolean closed;
@@ -75,6 +77,7 @@ final class ReleaseNotifier implements AutoCloseable {
         List<Listener> current = listeners.get(channel);
         if (current != null && current.isEmpty() && listeners.remove(channel, current)) {
             subscribed.remove(channel);
+            confirmed.remove(channel);
             withClient(c -> change(c, channel, false));
         }
     }
@@ -98,7 +101,7 @@ final class ReleaseNotifier implements AutoCloseable {
         });
     }
 
-    private static void change(BaseClient c, String channel, boolean on) {
+    private void change(BaseClient c, String channel, boolean on) {
         Set<String> set = Set.of(channel);
         CompletableFuture<Void> f;
         if (c instanceof GlideClusterClient cc) {
@@ -106,10 +109,23 @@ final class ReleaseNotifier implements AutoCloseable {
         } else {
             f = on ? c.subscribe(set, CONFIRM_MILLIS) : c.unsubscribeLazy(set);
         }
-        f.exceptionally(e -> {
-            LOG.debug("(un)subscribe of {} failed: {}", channel, e.toString());
-            return null;
+        f.whenComplete((ok, e) -> {
+            if (e != null) {
+                LOG.debug("(un)subscribe of {} failed: {}", channel, e.toString());
+            } else if (on && isCurrent(c) && subscribed.contains(channel)) {
+                confirmed.add(channel);
+            }
         });
+    }
+
+    private boolean isCurrent(BaseClient c) {
+        CompletableFuture<? extends BaseClient> cur = client;
+        return cur != null && cur.getNow(null) == c;
+    }
+
+    /** Whether a release of the lease behind {@code channel} would reach this process now: the server confirmed the subscription. */
+    boolean isConfirmed(String channel) {
+        return confirmed.contains(channel);
     }
 
     private void deliver(PubSubMessage msg) {
@@ -127,6 +143,7 @@ final class ReleaseNotifier implements AutoCloseable {
             old = client;
             addresses = List.of(primary);
             client = null;
+            confirmed.clear();
         }
         if (old != null) {
             old.thenAccept(GlideClients::closeQuietly);

@@ -43,7 +43,7 @@ public final class ValkeyLeaseStore implements LeaseStore {
         this.batcher = new OpBatcher(cfg.maxInFlightBatches(), cfg.maxBatchSize(), link::send);
         this.grants = cfg.replicaAcks() > 0 ? new OpBatcher(1, cfg.maxBatchSize(), link::sendAcked) : batcher;
         this.notifier = new ReleaseNotifier(cfg);
-        this.turnMillis = Math.max(50, Math.min(1_000, cfg.requestTimeout().toMillis()));
+        this.turnMillis = Math.max(50, Math.min(250, cfg.requestTimeout().toMillis() / 2));
         link.onPrimarySwitch(notifier::moveTo);
     }
 
@@ -132,7 +132,7 @@ public final class ValkeyLeaseStore implements LeaseStore {
 
     /**
      * One script call: if someone waits (the marker), the next engine in the key's queue gets a reserved turn (the
-     * lease's value becomes {@code q:<engine>} for the request timeout, bounded to 50–1,000 ms) and is notified, and
+     * lease's value becomes {@code q:<engine>} for half the request timeout, bounded to 50–250 ms) and is notified, and
      * {@code requeueAs} goes to the queue's tail; otherwise the lease is deleted.
      */
     @Override
@@ -168,6 +168,11 @@ public final class ValkeyLeaseStore implements LeaseStore {
     @Override
     public AutoCloseable subscribeReleases(String key, Runnable onRelease) {
         return notifier.subscribe(ValkeyKeys.lease(cfg.namespace(), key), null, onRelease);
+    }
+
+    @Override
+    public boolean releasesReachUs(String key) {
+        return notifier.isConfirmed(ValkeyKeys.lease(cfg.namespace(), key));
     }
 
     @Override
