@@ -1,15 +1,14 @@
 package dev.tenure.db;
 
-import java.util.ArrayList;
+import dev.tenure.spi.CallBatcher;
+
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * Renewals of many leases in one statement ({@link LeaseRows#renewOwners}), each lease still checked against its own
- * owner. Natural batching, as in the Valkey store: a renewal goes out at once while fewer than {@code maxInFlight}
+ * owner. Natural batching ({@link CallBatcher}, as in the Valkey store): a renewal goes out at once while fewer than {@code maxInFlight}
  * statements run; otherwise it waits and leaves with everything queued behind it, as soon as one returns. So a lone
  * renewal pays no extra latency, and a watchdog renewing 10,000 leases at once sends a few statements instead of
  * 10,000 (which would also overflow the call queue). A statement that fails on a lock timeout (one of its rows is
@@ -21,51 +20,22 @@ final class RenewalBatches {
     private record Request(String key, String owner, long ttlMillis, CompletableFuture<Boolean> result) {
     }
 
-    private final ConcurrentLinkedQueue<Request> queue = new ConcurrentLinkedQueue<>();
-    private final AtomicInteger inFlight = new AtomicInteger();
     private final AsyncCalls calls;
     private final LeaseRows rows;
-    private final int maxInFlight;
-    private final int maxBatch;
+    private final CallBatcher<Request> batcher;
 
     RenewalBatches(AsyncCalls calls, LeaseRows rows, int maxInFlight, int maxBatch) {
         this.calls = calls;
         this.rows = rows;
-        this.maxInFlight = maxInFlight;
-        this.maxBatch = maxBatch;
+        this.batcher = new CallBatcher<>(maxInFlight, maxBatch, this::send,
+                (batch, e) -> batch.forEach(r -> r.result().completeExceptionally(e)));
     }
 
     /** Extends {@code owner}'s live lease on {@code key} (already validated) to {@code ttlMillis} from now. */
     CompletableFuture<Boolean> renew(String key, String owner, long ttlMillis) {
         CompletableFuture<Boolean> f = new CompletableFuture<>();
-        queue.add(new Request(key, owner, ttlMillis, f));
-        drain();
+        batcher.submit(new Request(key, owner, ttlMillis, f));
         return f;
-    }
-
-    private void drain() {
-        while (!queue.isEmpty()) {
-            int n = inFlight.get();
-            if (n >= maxInFlight) {
-                return;
-            }
-            if (!inFlight.compareAndSet(n, n + 1)) {
-                continue;
-            }
-            List<Request> batch = new ArrayList<>(Math.min(maxBatch, 64));
-            Request r;
-            while (batch.size() < maxBatch && (r = queue.poll()) != null) {
-                batch.add(r);
-            }
-            if (batch.isEmpty()) {
-                inFlight.decrementAndGet();
-                continue;
-            }
-            send(batch).whenComplete((v, e) -> {
-                inFlight.decrementAndGet();
-                drain();
-            });
-        }
     }
 
     private CompletableFuture<Void> send(List<Request> batch) {

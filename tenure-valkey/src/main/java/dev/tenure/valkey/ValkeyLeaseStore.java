@@ -3,17 +3,19 @@ package dev.tenure.valkey;
 import dev.tenure.ValkeyConfig;
 import dev.tenure.ValkeyConfig.ScriptMode;
 import dev.tenure.spi.AcquireResult;
+import dev.tenure.spi.CallBatcher;
 import dev.tenure.spi.LeaseStore;
 import glide.api.BaseClient;
 import glide.api.logging.Logger;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
 /**
  * Leases in Valkey (standalone or cluster) through Valkey GLIDE. Thread-safe; one instance per application,
  * sharing one multiplexed client. Every operation is one script call (see {@link LeaseScript}), and
- * concurrent operations are coalesced into shared calls (see {@link OpBatcher}); a lone acquire without fencing token or
+ * concurrent operations are coalesced into shared calls (see {@link CallBatcher}); a lone acquire without fencing token or
  * queue sends the script's first command on its own ({@code SET NX GET PX}) and runs the script only if the key is held. With
  * {@link ValkeyConfig#replicaAcks()}, acquires and hand-offs use a second connection, where each call is followed
  * by WAIT (see {@link AckedGrants}); renewals and releases never queue behind a WAIT.
@@ -30,9 +32,9 @@ public final class ValkeyLeaseStore implements LeaseStore {
 
     private final ValkeyConfig cfg;
     private final ValkeyLink link;
-    private final OpBatcher batcher;
+    private final CallBatcher<Op> batcher;
     /** Acquires and hand-offs: {@link #batcher} unless grants wait for replicas, then one call at a time. */
-    private final OpBatcher grants;
+    private final CallBatcher<Op> grants;
     private final ReleaseNotifier notifier;
     /** How long a turn passed to the next queued process stays reserved for it. */
     private final long turnMillis;
@@ -40,8 +42,8 @@ public final class ValkeyLeaseStore implements LeaseStore {
     private ValkeyLeaseStore(ValkeyConfig cfg) {
         this.cfg = cfg;
         this.link = ValkeyLink.open(cfg);
-        this.batcher = new OpBatcher(cfg.maxInFlightBatches(), cfg.maxBatchSize(), link::send);
-        this.grants = cfg.replicaAcks() > 0 ? new OpBatcher(1, cfg.maxBatchSize(), link::sendAcked) : batcher;
+        this.batcher = new CallBatcher<>(cfg.maxInFlightBatches(), cfg.maxBatchSize(), link::send, ValkeyLeaseStore::failAll);
+        this.grants = cfg.replicaAcks() > 0 ? new CallBatcher<>(1, cfg.maxBatchSize(), link::sendAcked, ValkeyLeaseStore::failAll) : batcher;
         this.notifier = new ReleaseNotifier(cfg);
         this.turnMillis = Math.max(50, Math.min(250, cfg.requestTimeout().toMillis() / 2));
         link.onPrimarySwitch(notifier::moveTo);
@@ -181,7 +183,11 @@ public final class ValkeyLeaseStore implements LeaseStore {
     }
 
     @SuppressWarnings("unchecked")
-    private static <T> CompletableFuture<T> submit(OpBatcher to, Op op) {
+    private static void failAll(List<Op> ops, Throwable e) {
+        ops.forEach(op -> op.fail(e));
+    }
+
+    private static <T> CompletableFuture<T> submit(CallBatcher<Op> to, Op op) {
         to.submit(op);
         return (CompletableFuture<T>) (CompletableFuture<?>) op.future;
     }
