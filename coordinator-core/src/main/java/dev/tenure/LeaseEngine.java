@@ -208,13 +208,14 @@ final class LeaseEngine implements AutoCloseable {
             metrics.retry();
             AcquireResult.Held held = (AcquireResult.Held) r;
             long holderLeft = held.remaining().toNanos() + 1_000_000L;
-            if (store.queuesWaiters()) {
+            boolean queued = store.queuesWaiters();
+            if (queued) {
                 q.queuedInStore = true;
             }
             // A holder in this process wakes us itself (hand-off or release), and a store that queued us tells us when
             // our turn comes (or the key is freed), once its release notifications reach us: no need to poll more than
             // about once a second then. Until the subscription is confirmed, poll with back-off.
-            long pause = owners.isMine(held.holder()) || (store.queuesWaiters() && store.releasesReachUs(key))
+            long pause = owners.isMine(held.holder()) || (queued && store.releasesReachUs(key))
                     ? Math.min(LOCAL_HOLDER_MAX_PARK_NANOS, holderLeft) : Math.min(backoff.nextNanos(), holderLeft);
             w.park(Math.min(pause, Math.max(0, deadline - now())));
         }

@@ -25,9 +25,14 @@ final class Nodes {
         }
         Matcher t = TURN.matcher(owner);
         if (t.matches()) {
-            return "turn passed to pid " + t.group(2) + " (" + t.group(1).substring(0, 4) + ")";
+            return "turn passed to " + node(t);
         }
         Matcher m = OWNER.matcher(owner);
-        return m.matches() ? "pid " + m.group(2) + " (" + m.group(1).substring(0, 4) + ")" : owner;
+        return m.matches() ? node(m) : owner;
+    }
+
+    /** {@code pid 12345 (3f9a)} from a match whose groups are the process id and the pid. */
+    private static String node(Matcher m) {
+        return "pid " + m.group(2) + " (" + m.group(1).substring(0, 4) + ")";
     }
 }
