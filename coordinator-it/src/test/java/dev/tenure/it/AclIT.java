@@ -105,8 +105,13 @@ class AclIT {
             elsewhere = Leases.of(ValkeyLeaseStore.create(userConfig()));
         }
 
+        /**
+         * This class proves permissions, not timing: a generous request timeout, so a first call to a fresh cluster on
+         * a loaded machine (CI ran one acquire past the 500 ms default) does not read as a denial or an outage.
+         */
         ValkeyConfig userConfig() {
-            return config().credentials(USER, PASSWORD).scriptMode(scriptMode()).build();
+            return config().credentials(USER, PASSWORD).scriptMode(scriptMode())
+                    .requestTimeout(Timing.scaled(Duration.ofSeconds(2))).build();
         }
 
         /** In function mode, the administrator's step before Tenure's user can work. */
