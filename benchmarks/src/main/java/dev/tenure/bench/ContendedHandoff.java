@@ -17,9 +17,10 @@ import org.HdrHistogram.Histogram;
  */
 final class ContendedHandoff {
 
+    /** {@code heldNanos}: the measured sections' time inside (lock() returned to unlock called), summed. */
     record Result(String driver, int threads, long sections, double seconds, Histogram gap, long timeouts,
                   long errors, String firstError, long minPerThread, long maxPerThread, long regrabs,
-                  long violations, Window.Measured measured, Leftovers leftovers) {
+                  long violations, Window.Measured measured, Leftovers leftovers, long heldNanos) {
 
         Map<String, Long> commands() {
             return measured.commands();
@@ -29,10 +30,19 @@ final class ContendedHandoff {
         double sectionsPerSecond() {
             return sections / seconds;
         }
+
+        /**
+         * Mean time inside a section: the hold plus the harness's own timer overshoot (parkNanos wakes late), the same
+         * for every driver. No lock can run sections faster than one per this.
+         */
+        double meanHeldMicros() {
+            return sections == 0 ? Double.NaN : heldNanos / 1e3 / sections;
+        }
     }
 
     private static final class Worker {
         long sections;
+        long heldNanos;
         long timeouts;
         long errors;
         String firstError;
@@ -124,7 +134,11 @@ final class ContendedHandoff {
                         inside.decrementAndGet();
                         lastHolder.set(me);
                         waitersAtRelease.set(waiting.get());
-                        lastRelease.set(System.nanoTime());
+                        long releaseAt = System.nanoTime();
+                        lastRelease.set(releaseAt);
+                        if (measured) {
+                            w.heldNanos += releaseAt - acquiredAt;
+                        }
                         try {
                             driver.unlock(h);
                         } catch (Exception | Error e) {
@@ -160,6 +174,7 @@ final class ContendedHandoff {
         Leftovers leftovers = Leftovers.check(driver, admin, cfg, List.of(key), key);
 
         long sections = 0;
+        long heldNanos = 0;
         long timeouts = 0;
         long errors = 0;
         long min = Long.MAX_VALUE;
@@ -167,6 +182,7 @@ final class ContendedHandoff {
         String firstError = null;
         for (Worker w : workers) {
             sections += w.sections;
+            heldNanos += w.heldNanos;
             timeouts += w.timeouts;
             errors += w.errors;
             min = Math.min(min, w.sections);
@@ -176,6 +192,6 @@ final class ContendedHandoff {
             }
         }
         return new Result(driver.name(), threads, sections, cfg.handoffDuration.toNanos() / 1e9, gap, timeouts, errors,
-                firstError, min, max, regrabs.get(), violations.get(), measured, leftovers);
+                firstError, min, max, regrabs.get(), violations.get(), measured, leftovers, heldNanos);
     }
 }

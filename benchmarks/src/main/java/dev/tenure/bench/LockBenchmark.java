@@ -205,12 +205,14 @@ public final class LockBenchmark {
         System.out.println("== Scenario B: ContendedHandoff (" + cfg.handoffThreads + " threads, one key, hold "
                 + Format.ms(cfg.hold) + ", lock() wait " + Format.ms(cfg.wait) + "; " + cfg.handoffDuration.toMillis() / 1000.0
                 + " s after " + cfg.warmup.toMillis() / 1000.0 + " s warm-up) ==");
-        Format.Table t = new Format.Table("driver", "threads", "sections/s", "timeouts", "errors", "gap p50 us",
-                "gap p99 us", "min/thread", "max/thread", "re-grabs", "overlaps", "cmds/section", "scripts/section",
+        Format.Table t = new Format.Table("driver", "threads", "sections/s", "held us", "of held ideal", "timeouts",
+                "errors", "gap p50 us", "gap p99 us", "min/thread", "max/thread", "re-grabs", "overlaps", "cmds/section", "scripts/section",
                 "client us/section", "server us/section", "held after", "keys after");
         for (ContendedHandoff.Result r : results) {
             long total = ValkeyAdmin.total(r.commands());
-            t.row(r.driver(), r.threads(), Format.num(r.sectionsPerSecond()), r.timeouts(), r.errors(),
+            t.row(r.driver(), r.threads(), Format.num(r.sectionsPerSecond()), Format.num(r.meanHeldMicros()),
+                    r.sections() == 0 ? "-" : String.format("%.1f%%", 100 * r.sectionsPerSecond() * r.meanHeldMicros() / 1e6),
+                    r.timeouts(), r.errors(),
                     r.gap().getTotalCount() == 0 ? "-" : Format.micros(r.gap().getValueAtPercentile(50)),
                     r.gap().getTotalCount() == 0 ? "-" : Format.micros(r.gap().getValueAtPercentile(99)),
                     r.minPerThread(), r.maxPerThread(), r.regrabs(), r.violations(),
@@ -224,6 +226,8 @@ public final class LockBenchmark {
         System.out.print(t.render());
         System.out.println("  sections/s: critical sections entered per second (ceiling with zero hand-off cost: "
                 + Format.num(ideal) + "/s). timeouts: lock() returned null after the wait.");
+        System.out.println("  held us: mean time inside a section, lock() returned to unlock() called: the hold plus the"
+                + " harness's timer overshoot, alike for every driver. of held ideal: sections/s against 1 / held.");
         System.out.println("  gap: from holder N calling unlock to holder N+1's lock() returning. min/max/thread: sections per thread (fairness).");
         System.out.println("  re-grabs: the releasing thread got the lock again right away although others were waiting.");
         System.out.println("  overlaps: two holders inside the critical section at once (must be 0). held after / keys after: as in scenario A.");

@@ -105,24 +105,36 @@ final class MultiProcessHandoff {
         Histogram gap = new Histogram(60_000_000_000L, 3);
         long overlaps = 0;
         long regrabs = 0;
+        long heldNanos = sections.stream().mapToLong(sec -> sec[1] - sec[0]).sum();
+        // the gaps split by where the next holder runs: in the releaser's process, or in another one (a turn passed)
+        Histogram localGap = new Histogram(60_000_000_000L, 3);
+        Histogram crossGap = new Histogram(60_000_000_000L, 3);
         for (int i = 1; i < sections.size(); i++) {
             long[] prev = sections.get(i - 1);
             long[] cur = sections.get(i);
             if (cur[0] < prev[1]) {
                 overlaps++;
             } else {
-                gap.recordValue(Math.min(cur[0] - prev[1], gap.getHighestTrackableValue()));
+                long g = Math.min(cur[0] - prev[1], gap.getHighestTrackableValue());
+                gap.recordValue(g);
+                (cur[2] / 1000 == prev[2] / 1000 ? localGap : crossGap).recordValue(g);
             }
             if (cur[2] == prev[2]) {
                 regrabs++;
             }
         }
+        System.out.printf("%s gaps: %d in one process (mean %.0f us, p99 %.0f us), %d across processes (mean %.0f us,"
+                        + " p99 %.0f us): %.1f%% of the window between holders%n", name, localGap.getTotalCount(),
+                localGap.getMean() / 1e3, localGap.getValueAtPercentile(99) / 1e3, crossGap.getTotalCount(),
+                crossGap.getMean() / 1e3, crossGap.getValueAtPercentile(99) / 1e3,
+                100.0 * (localGap.getMean() * localGap.getTotalCount() + crossGap.getMean() * crossGap.getTotalCount())
+                        / cfg.handoffDuration.toNanos());
         long total = perThread.stream().mapToLong(Long::longValue).sum();
         long min = perThread.stream().mapToLong(Long::longValue).min().orElse(0);
         long max = perThread.stream().mapToLong(Long::longValue).max().orElse(0);
         long keys = admin.countKeys("*" + cfg.keyPrefix(cfg.drivers.isEmpty() ? "" : name.split(" ")[0]) + ":handoff*");
         return new ContendedHandoff.Result(name, perThread.size(), total, cfg.handoffDuration.toNanos() / 1e9, gap,
-                timeouts, errors, null, min, max, regrabs, overlaps, measured, new Leftovers(-1, keys));
+                timeouts, errors, null, min, max, regrabs, overlaps, measured, new Leftovers(-1, keys), heldNanos);
     }
 
     private static void expect(BufferedReader r, String word) throws Exception {
