@@ -163,6 +163,28 @@ class AclIT {
             assertNoDenials();
         }
 
+        /** The queue of waiting processes under the ACL, and (cluster) the pass announced on the shard of the key. */
+        @Test
+        void contendedRelease_passesTheTurnToTheQueuedProcess_andTellsItOnItsTurnChannel() throws Exception {
+            Duration ttl = Duration.ofSeconds(5);
+            CountDownLatch told = new CountDownLatch(1);
+            try (AutoCloseable subscription = store.subscribeReleases("turned", "w.", told::countDown)) {
+                await().atMost(Timing.scaled(Duration.ofSeconds(5))).until(() -> store.releasesReachUs("turned"));
+                Lease holder = elsewhere.tryAcquire("turned").orElseThrow();
+                assertThat(store.tryAcquire("turned", "w.1", ttl, false, "w.").get(5, TimeUnit.SECONDS))
+                        .isInstanceOf(dev.tenure.spi.AcquireResult.Held.class);
+                assertThat(admin("LRANGE", store.leaseKeyOf("turned").replace(":lease", ":queue"), "0", "-1")).isEqualTo(List.of("w."));
+
+                assertThat(holder.release()).isEqualTo(ReleaseResult.RELEASED);
+                assertThat(told.await(Timing.scaledMillis(5_000), TimeUnit.MILLISECONDS)).as("told on its turn channel").isTrue();
+                assertThat(admin("GET", store.leaseKeyOf("turned"))).isEqualTo("q:w.");
+                assertThat(store.tryAcquire("turned", "w.2", ttl, false, "w.").get(5, TimeUnit.SECONDS))
+                        .isInstanceOf(dev.tenure.spi.AcquireResult.Acquired.class);
+                assertThat(store.release("turned", "w.2").get(5, TimeUnit.SECONDS)).isTrue();
+            }
+            assertNoDenials();
+        }
+
         @Test
         void release_whileSomeoneWaits_notifiesSubscribedClient() throws Exception {
             CountDownLatch released = new CountDownLatch(1);

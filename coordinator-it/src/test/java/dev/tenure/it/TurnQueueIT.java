@@ -13,6 +13,11 @@ import dev.tenure.testkit.Timing;
 import dev.tenure.testkit.ValkeyServer;
 import dev.tenure.testkit.ValkeyServers;
 import dev.tenure.valkey.ValkeyLeaseStore;
+import glide.api.GlideClient;
+import glide.api.models.configuration.GlideClientConfiguration;
+import glide.api.models.configuration.NodeAddress;
+import glide.api.models.configuration.StandaloneSubscriptionConfiguration;
+import glide.api.models.configuration.StandaloneSubscriptionConfiguration.PubSubChannelMode;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -22,9 +27,11 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import static glide.api.models.GlideString.gs;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -114,6 +121,45 @@ class TurnQueueIT {
             await().atMost(Duration.ofSeconds(5)).until(() -> server.command("GET", store.leaseKeyOf(key)) == null);
             assertThat(queue(key)).isEmpty();
             await().atMost(Duration.ofSeconds(5)).until(() -> toldC.get() == 2 && toldB.get() == 3);
+        }
+    }
+
+    /**
+     * What the server publishes, seen by a plain subscriber of every channel involved: a pass goes out on the chosen
+     * process's own turn channel only (no other waiting process is woken for it), a free key on the lease channel.
+     */
+    @Test
+    void aPassIsPublishedOnTheChosenProcessTurnChannelAlone() throws Exception {
+        String key = "turn-channels";
+        String leaseChannel = store.leaseKeyOf(key);
+        String turnB = store.turnChannelOf(key, "b.");
+        String turnC = store.turnChannelOf(key, "c.");
+        List<String> seen = new CopyOnWriteArrayList<>();
+        var subscriptions = StandaloneSubscriptionConfiguration.builder()
+                .callback((msg, ctx) -> seen.add(msg.getChannel() + " " + msg.getMessage()));
+        for (String channel : List.of(leaseChannel, turnB, turnC)) {
+            subscriptions.subscription(PubSubChannelMode.EXACT,
+                    gs(channel));
+        }
+        String[] hostPort = server.address().split(":");
+        try (GlideClient watcher = GlideClient.createClient(GlideClientConfiguration.builder()
+                .address(NodeAddress.builder().host(hostPort[0]).port(Integer.parseInt(hostPort[1])).build())
+                .subscriptionConfiguration(subscriptions.build()).build()).get(10, TimeUnit.SECONDS)) {
+            await().atMost(Duration.ofSeconds(5)).until(() -> List.of(leaseChannel, turnB, turnC).stream()
+                    .allMatch(ch -> Long.valueOf(1).equals(((List<?>) server.command("PUBSUB", "NUMSUB", ch)).get(1))));
+
+            assertThat(get(store.tryAcquire(key, "a.1", TTL, false, "a."))).isInstanceOf(AcquireResult.Acquired.class);
+            assertThat(get(store.tryAcquire(key, "b.1", TTL, false, "b."))).isInstanceOf(AcquireResult.Held.class);
+            assertThat(get(store.tryAcquire(key, "c.1", TTL, false, "c."))).isInstanceOf(AcquireResult.Held.class);
+            assertThat(get(store.release(key, "a.1"))).isTrue(); // b's turn
+            assertThat(get(store.tryAcquire(key, "b.2", TTL, false, "b."))).isInstanceOf(AcquireResult.Acquired.class);
+            assertThat(get(store.release(key, "b.2"))).isTrue(); // c's turn
+            assertThat(get(store.tryAcquire(key, "c.2", TTL, false, "c."))).isInstanceOf(AcquireResult.Acquired.class);
+            assertThat(get(store.release(key, "c.2"))).isTrue(); // nobody queued: the key is free, everyone told
+
+            await().atMost(Duration.ofSeconds(5)).until(() -> seen.size() >= 3);
+            Thread.sleep(200);
+            assertThat(seen).containsExactly(turnB + " t", turnC + " t", leaseChannel + " r");
         }
     }
 

@@ -24,8 +24,9 @@ import java.security.NoSuchAlgorithmException;
  * <li>{@code D} release (ttl = how long a reserved turn lasts; aux = "" or the engine to queue again): MGET of the
  *     lease and the waiting marker (one command); if ours and nobody waits, DEL. If someone waits: take aux out of
  *     the queue, pop the next engine and replace the lease by its reserved turn {@code q:engine} (PX ttl), queue aux
- *     again at the tail, and notify {@code t:engine}; with an empty queue DEL and notify {@code r} (notifications are
- *     best effort: pcall) → {1|0, 1 if passed to another engine, ""}</li>
+ *     again at the tail, and notify that engine alone on its turn channel ({@code <lease key>:t:<engine>}); with an
+ *     empty queue DEL and notify {@code r} on the lease key's channel (notifications are best effort: pcall)
+ *     → {1|0, 1 if passed to another engine, ""}</li>
  * <li>{@code H} hand-off: MGET of the lease and the marker; if ours, SET the new owner (aux = "t:newOwner", t = token
  *     flag) PX ttl, INCR the fence if asked → {1, token, marker exists (0|1)}; else → {0, pttl, holder}</li>
  * <li>{@code K} hand-off keeping the expiry: SET the new owner (aux) XX GET KEEPTTL, one command that checks and
@@ -58,7 +59,7 @@ final class LeaseScript {
                   redis.pcall('pexpire', qk, 60000)
                   redis.call('set', wk, '1', 'PX', 2000)
                 end
-                notify(lk, 't:' .. nxt)
+                notify(lk .. ':t:' .. nxt, 't')
                 return 1
               end
               redis.call('del', lk)

@@ -33,6 +33,9 @@ final class ReleaseNotifier implements AutoCloseable {
     private final ValkeyConfig cfg;
     private final Map<String, List<Listener>> listeners = new ConcurrentHashMap<>();
     private final Set<String> subscribed = ConcurrentHashMap.newKeySet();
+    /** The turn channels subscribed next to each lease channel, and the other way round. */
+    private final Map<String, Set<String>> turnChannels = new ConcurrentHashMap<>();
+    private final Map<String, String> leaseChannelOf = new ConcurrentHashMap<>();
     /** Channels whose subscription the server confirmed (on the current client). */
     private final Set<String> confirmed = ConcurrentHashMap.newKeySet();
     private volatile CompletableFuture<? extends BaseClient> client;
@@ -45,11 +48,32 @@ final class ReleaseNotifier implements AutoCloseable {
     }
 
     /**
-     * Calls {@code onRelease} when the lease behind {@code channel} is freed ({@code r}), and when its turn is passed
-     * ({@code t:<engine>}) to {@code queuedAs} (to any engine if null).
+     * Calls {@code onRelease} when the lease behind {@code channel} is freed ({@code r} on that channel), and when its
+     * turn is passed to {@code queuedAs} (a message on {@code queuedAs}'s own turn channel, so a pass wakes only the
+     * process it is for). A {@code t:<engine>} message on the lease channel (how a Tenure before per-process turn
+     * channels announced a turn, during a rolling upgrade) still counts when it names {@code queuedAs}.
      */
     AutoCloseable subscribe(String channel, String queuedAs, Runnable onRelease) {
-        Listener l = new Listener(queuedAs == null ? null : "t:" + queuedAs, onRelease);
+        Runnable offRelease = listen(channel, new Listener(queuedAs == null ? null : "t:" + queuedAs, onRelease));
+        if (queuedAs == null) {
+            return offRelease::run;
+        }
+        String turn = ValkeyKeys.turnChannel(channel, queuedAs);
+        leaseChannelOf.put(turn, channel);
+        turnChannels.compute(channel, (c, set) -> {
+            Set<String> turns = set == null ? ConcurrentHashMap.newKeySet() : set;
+            turns.add(turn);
+            return turns;
+        });
+        Runnable offTurn = listen(turn, new Listener(null, onRelease));
+        return () -> {
+            offRelease.run();
+            offTurn.run();
+        };
+    }
+
+    /** Adds {@code l} on {@code channel} (subscribing when it is the first); returns its removal. */
+    private Runnable listen(String channel, Listener l) {
         List<Listener> ls = listeners.computeIfAbsent(channel, c -> new CopyOnWriteArrayList<>());
         ls.add(l);
         if (ls.size() == 1 && subscribed.add(channel)) {
@@ -78,6 +102,13 @@ final class ReleaseNotifier implements AutoCloseable {
         if (current != null && current.isEmpty() && listeners.remove(channel, current)) {
             subscribed.remove(channel);
             confirmed.remove(channel);
+            String lease = leaseChannelOf.remove(channel);
+            if (lease != null) {
+                turnChannels.computeIfPresent(lease, (c, turns) -> {
+                    turns.remove(channel);
+                    return turns.isEmpty() ? null : turns;
+                });
+            }
             withClient(c -> change(c, channel, false));
         }
     }
@@ -123,9 +154,24 @@ final class ReleaseNotifier implements AutoCloseable {
         return cur != null && cur.getNow(null) == c;
     }
 
-    /** Whether a release of the lease behind {@code channel} would reach this process now: the server confirmed the subscription. */
+    /**
+     * Whether a release of the lease behind {@code channel}, and a turn passed to a process queued here, would reach
+     * this process now: the server confirmed the subscriptions.
+     */
     boolean isConfirmed(String channel) {
-        return confirmed.contains(channel);
+        if (!confirmed.contains(channel)) {
+            return false;
+        }
+        Set<String> turns = turnChannels.get(channel);
+        if (turns != null) {
+            for (String turn : turns) {
+                List<Listener> ls = listeners.get(turn);
+                if (ls != null && !ls.isEmpty() && !confirmed.contains(turn)) {
+                    return false;
+                }
+            }
+        }
+        return true;
     }
 
     private void deliver(PubSubMessage msg) {

@@ -31,6 +31,14 @@ final class ValkeyKeys {
         return tag(namespace, key) + FENCE;
     }
 
+    /**
+     * The channel on which a turn reserved for {@code engine} is announced: the lease key's channel plus
+     * {@code :t:<engine>}, so only that process is woken (same hash tag: same shard in a cluster).
+     */
+    static String turnChannel(String leaseChannel, String engine) {
+        return leaseChannel + ":t:" + engine;
+    }
+
     static String waiting(String namespace, String key) {
         return tag(namespace, key) + WAITING;
     }

@@ -66,6 +66,11 @@ public final class ValkeyLeaseStore implements LeaseStore {
         return ValkeyKeys.lease(cfg.namespace(), key);
     }
 
+    /** The channel on which a turn at {@code key} reserved for the process queued as {@code engine} is announced. */
+    public String turnChannelOf(String key, String engine) {
+        return ValkeyKeys.turnChannel(ValkeyKeys.lease(cfg.namespace(), key), engine);
+    }
+
     /** The Valkey key that holds the fencing counter of {@code key}. */
     public String fenceKeyOf(String key) {
         return ValkeyKeys.fence(cfg.namespace(), key);
