@@ -18,8 +18,9 @@ import java.util.concurrent.CopyOnWriteArrayList;
 /**
  * Wakes local waiters when a lease is released anywhere: the release script publishes on the lease key's
  * channel (PUBLISH; SPUBLISH to the key's shard in a cluster) and this subscribes, through its own client,
- * to the channels of keys someone here is waiting for. Best effort: pub/sub is at-most-once, so waiters keep
- * polling with back-off as well. Subscribing never blocks the caller.
+ * to the channels of keys someone here is waiting for, and to this process's turn channel of each key it is queued
+ * for (a passed turn is published there alone). Best effort: pub/sub is at-most-once, so waiters keep polling with
+ * back-off as well. Subscribing never blocks the caller.
  */
 final class ReleaseNotifier implements AutoCloseable {
 
