@@ -34,7 +34,7 @@ import java.util.Properties;
  * {@code <node> <store ram|jdbc> <style listeners|factory> <job> <valkey port> <jdbc url> <user> <password|-> <ttl ms>}.
  * Fires an every-second cron job; the job writes {@code (slot, node, epoch)} into {@code quartz_exec} in a fenced
  * transaction (with the job's name). While {@code quartz_control.stall} is true the executing node prints {@code STALLING <slot>} and sleeps
- * 5 s before the write. The job requests recovery (a clustered store re-fires it when its node is declared dead). Prints {@code READY}, {@code EXECUTED <slot> <epoch>} and {@code NOT_RUN <slot> <why>}.
+ * 5 s before the write, ignoring interrupts. The job requests recovery (a clustered store re-fires it when its node is declared dead). Prints {@code READY}, {@code EXECUTED <slot> <epoch>} and {@code NOT_RUN <slot> <why>}.
  */
 public final class QuartzNode {
 
@@ -129,7 +129,7 @@ public final class QuartzNode {
             try {
                 if (stalled()) {
                     System.out.println("STALLING " + slot);
-                    Thread.sleep(5_000);
+                    sleepIgnoringInterrupts(5_000);
                 }
                 run.completeInTransaction(dataSource, c -> {   // fenced, and the fire completes in the same commit
                     try (PreparedStatement ps = c.prepareStatement(
@@ -145,6 +145,22 @@ public final class QuartzNode {
             } catch (Exception e) {
                 System.out.println("JOB_FAILED " + slot + " " + e);
                 throw new JobExecutionException(e);
+            }
+        }
+
+        /**
+         * The stall does not honour Quartz's interrupt (a job blocked where interrupts do not reach, as in much real
+         * I/O): a frozen node's job then always gets as far as its write, and the fence alone must refuse it. With an
+         * interruptible sleep, the lease-loss interrupt raced the sleep's end on resume (CI saw the interrupt win once).
+         */
+        private static void sleepIgnoringInterrupts(long millis) {
+            long end = System.nanoTime() + millis * 1_000_000;
+            for (long left = millis * 1_000_000; left > 0; left = end - System.nanoTime()) {
+                try {
+                    Thread.sleep(left / 1_000_000, (int) (left % 1_000_000));
+                } catch (InterruptedException ignored) {
+                    // ignored on purpose: see above
+                }
             }
         }
 
