@@ -34,9 +34,6 @@ final class ReleaseNotifier implements AutoCloseable {
     private final ValkeyConfig cfg;
     private final Map<String, List<Listener>> listeners = new ConcurrentHashMap<>();
     private final Set<String> subscribed = ConcurrentHashMap.newKeySet();
-    /** The turn channels subscribed next to each lease channel, and the other way round. */
-    private final Map<String, Set<String>> turnChannels = new ConcurrentHashMap<>();
-    private final Map<String, String> leaseChannelOf = new ConcurrentHashMap<>();
     /** Channels whose subscription the server confirmed (on the current client). */
     private final Set<String> confirmed = ConcurrentHashMap.newKeySet();
     private volatile CompletableFuture<? extends BaseClient> client;
@@ -59,14 +56,7 @@ final class ReleaseNotifier implements AutoCloseable {
         if (queuedAs == null) {
             return offRelease::run;
         }
-        String turn = ValkeyKeys.turnChannel(channel, queuedAs);
-        leaseChannelOf.put(turn, channel);
-        turnChannels.compute(channel, (c, set) -> {
-            Set<String> turns = set == null ? ConcurrentHashMap.newKeySet() : set;
-            turns.add(turn);
-            return turns;
-        });
-        Runnable offTurn = listen(turn, new Listener(null, onRelease));
+        Runnable offTurn = listen(ValkeyKeys.turnChannel(channel, queuedAs), new Listener(null, onRelease));
         return () -> {
             offRelease.run();
             offTurn.run();
@@ -103,13 +93,6 @@ final class ReleaseNotifier implements AutoCloseable {
         if (current != null && current.isEmpty() && listeners.remove(channel, current)) {
             subscribed.remove(channel);
             confirmed.remove(channel);
-            String lease = leaseChannelOf.remove(channel);
-            if (lease != null) {
-                turnChannels.computeIfPresent(lease, (c, turns) -> {
-                    turns.remove(channel);
-                    return turns.isEmpty() ? null : turns;
-                });
-            }
             withClient(c -> change(c, channel, false));
         }
     }
@@ -163,11 +146,10 @@ final class ReleaseNotifier implements AutoCloseable {
         if (!confirmed.contains(channel)) {
             return false;
         }
-        Set<String> turns = turnChannels.get(channel);
-        if (turns != null) {
-            for (String turn : turns) {
-                List<Listener> ls = listeners.get(turn);
-                if (ls != null && !ls.isEmpty() && !confirmed.contains(turn)) {
+        List<Listener> ls = listeners.get(channel);
+        if (ls != null) {
+            for (Listener l : ls) { // a listener queued as an engine also listens on that engine's turn channel
+                if (l.turn() != null && !confirmed.contains(ValkeyKeys.turnChannel(channel, l.turn().substring(2)))) {
                     return false;
                 }
             }
