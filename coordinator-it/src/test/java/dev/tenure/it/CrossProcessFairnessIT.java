@@ -14,7 +14,9 @@ import org.junit.jupiter.api.Test;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.locks.LockSupport;
@@ -104,7 +106,7 @@ class CrossProcessFairnessIT {
                 for (JvmProcess p : ps) {
                     p.awaitStdoutLine("READY"::equals, limit);
                 }
-                java.util.Map<String, Long> before = commandCalls(server);
+                Map<String, Long> before = server.commandCalls();
                 List<Integer> threads = new ArrayList<>();
                 int total = 0;
                 for (JvmProcess p : ps) {
@@ -114,7 +116,7 @@ class CrossProcessFairnessIT {
                     }
                     total += Integer.parseInt(p.awaitStdoutLine(l -> l.startsWith("SECTIONS "), limit).substring(9).trim());
                 }
-                java.util.Map<String, Long> commands = delta(before, commandCalls(server));
+                Map<String, Long> commands = delta(before, server.commandCalls());
                 double perSection = (double) commands.values().stream().mapToLong(Long::longValue).sum() / total;
                 int min = threads.stream().mapToInt(Integer::intValue).min().orElseThrow();
                 int max = threads.stream().mapToInt(Integer::intValue).max().orElseThrow();
@@ -135,22 +137,9 @@ class CrossProcessFairnessIT {
         }
     }
 
-    /** Commands the server ran so far (including those inside scripts), from INFO commandstats. */
-    /** Calls per command since the server started ({@code INFO commandstats}). */
-    static java.util.Map<String, Long> commandCalls(ValkeyServer server) {
-        java.util.Map<String, Long> calls = new java.util.TreeMap<>();
-        for (String line : String.valueOf(server.command("INFO", "commandstats")).split("\\r?\\n")) {
-            if (line.startsWith("cmdstat_")) {
-                calls.put(line.replaceAll("^cmdstat_([^:]+):.*", "$1").trim(),
-                        Long.parseLong(line.replaceAll("^cmdstat_[^:]+:calls=(\\d+),.*", "$1").trim()));
-            }
-        }
-        return calls;
-    }
-
     /** {@code after - before}, per command, without the zeros. */
-    static java.util.Map<String, Long> delta(java.util.Map<String, Long> before, java.util.Map<String, Long> after) {
-        java.util.Map<String, Long> d = new java.util.TreeMap<>();
+    static Map<String, Long> delta(Map<String, Long> before, Map<String, Long> after) {
+        Map<String, Long> d = new TreeMap<>();
         after.forEach((cmd, n) -> {
             long x = n - before.getOrDefault(cmd, 0L);
             if (x != 0) {

@@ -23,12 +23,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 class ManyLeasesIT {
 
     private static long evalshaCalls(ValkeyServer server) {
-        for (String line : String.valueOf(server.command("INFO", "commandstats")).split("\\R")) {
-            if (line.startsWith("cmdstat_evalsha:")) {
-                return Long.parseLong(line.replaceAll("^cmdstat_evalsha:calls=(\\d+),.*", "$1"));
-            }
-        }
-        return 0;
+        return server.commandCalls().getOrDefault("evalsha", 0L);
     }
 
     @Test

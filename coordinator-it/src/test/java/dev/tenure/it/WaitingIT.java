@@ -46,13 +46,7 @@ class WaitingIT {
     }
 
     private static long calls(String command) {
-        String stats = String.valueOf(server.command("INFO", "commandstats"));
-        for (String line : stats.split("\r?\n")) {
-            if (line.startsWith("cmdstat_" + command + ":")) {
-                return Long.parseLong(line.replaceAll("^cmdstat_[^:]+:calls=(\\d+),.*", "$1"));
-            }
-        }
-        return 0;
+        return server.commandCalls().getOrDefault(command, 0L);
     }
 
     @Test

@@ -72,6 +72,21 @@ public interface ValkeyServer extends AutoCloseable {
         return command(Timing.scaled(Duration.ofSeconds(5)), args);
     }
 
+    /**
+     * Calls per command since the server started, from {@code INFO commandstats}, commands run inside scripts included
+     * (keys as Valkey names them, e.g. {@code evalsha}, {@code client|setname}).
+     */
+    default java.util.Map<String, Long> commandCalls() {
+        java.util.Map<String, Long> calls = new java.util.TreeMap<>();
+        for (String line : String.valueOf(command("INFO", "commandstats")).split("\\R")) {
+            if (line.startsWith("cmdstat_")) {
+                calls.put(line.substring("cmdstat_".length(), line.indexOf(':')),
+                        Long.parseLong(line.replaceAll("^cmdstat_[^:]+:calls=(\\d+),.*", "$1").trim()));
+            }
+        }
+        return calls;
+    }
+
     /** {@link #command(String...)} with an exact timeout for connect and for reading the reply (not scaled). */
     default Object command(Duration timeout, String... args) {
         return RespClient.call(host(), port(), requirePass(), timeout, args);
