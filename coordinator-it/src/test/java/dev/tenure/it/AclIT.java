@@ -173,7 +173,7 @@ class AclIT {
                 Lease holder = elsewhere.tryAcquire("turned").orElseThrow();
                 assertThat(store.tryAcquire("turned", "w.1", ttl, false, "w.").get(5, TimeUnit.SECONDS))
                         .isInstanceOf(dev.tenure.spi.AcquireResult.Held.class);
-                assertThat(admin("LRANGE", store.leaseKeyOf("turned").replace(":lease", ":queue"), "0", "-1")).isEqualTo(List.of("w."));
+                assertThat(admin("LRANGE", store.queueKeyOf("turned"), "0", "-1")).isEqualTo(List.of("w."));
 
                 assertThat(holder.release()).isEqualTo(ReleaseResult.RELEASED);
                 assertThat(told.await(Timing.scaledMillis(5_000), TimeUnit.MILLISECONDS)).as("told on its turn channel").isTrue();

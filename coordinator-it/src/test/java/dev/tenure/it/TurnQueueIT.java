@@ -176,7 +176,7 @@ class TurnQueueIT {
         assertThat(get(store.tryAcquire(key, "e.1", TTL, false))).isInstanceOf(AcquireResult.Acquired.class);
 
         // nobody waits any more (the marker expires 2 s after the last refused attempt): a plain DEL, no turn
-        await().atMost(Duration.ofSeconds(5)).until(() -> server.command("EXISTS", store.leaseKeyOf(key).replace(":lease", ":waiting")).equals(0L));
+        await().atMost(Duration.ofSeconds(5)).until(() -> server.command("EXISTS", store.waitingKeyOf(key)).equals(0L));
         assertThat(get(store.releaseTurn(key, "e.1", "e."))).isEqualTo(TurnRelease.FREED);
         assertThat(queue(key)).isEmpty();
     }
@@ -196,13 +196,13 @@ class TurnQueueIT {
             Lease held = holder.tryAcquire("old-acl").orElseThrow();
             CompletableFuture<Optional<Lease>> waiting = CompletableFuture.supplyAsync(
                     () -> waiter.acquire("old-acl", Duration.ofSeconds(10), LeaseOptions.ofTtl(TTL)));
-            await().atMost(Duration.ofSeconds(5)).until(() -> server.command("EXISTS", store.leaseKeyOf("old-acl").replace(":lease", ":waiting")).equals(1L));
+            await().atMost(Duration.ofSeconds(5)).until(() -> server.command("EXISTS", store.waitingKeyOf("old-acl")).equals(1L));
             assertThat(held.release()).isEqualTo(ReleaseResult.RELEASED);
             Lease next = waiting.get(10, TimeUnit.SECONDS).orElseThrow();
             assertThat(next.state()).isEqualTo(LeaseState.ACTIVE);
             assertThat(next.release()).isEqualTo(ReleaseResult.RELEASED);
         }
-        assertThat(server.command("EXISTS", store.leaseKeyOf("old-acl").replace(":lease", ":queue"))).isEqualTo(0L);
+        assertThat(server.command("EXISTS", store.queueKeyOf("old-acl"))).isEqualTo(0L);
         assertThat(String.valueOf(server.command("ACL", "LOG"))).as("the refused queue commands are logged").contains("lpos");
     }
 
@@ -250,7 +250,7 @@ class TurnQueueIT {
 
     private List<Object> queue(String key) {
         @SuppressWarnings("unchecked")
-        List<Object> q = (List<Object>) server.command("LRANGE", store.leaseKeyOf(key).replace(":lease", ":queue"), "0", "-1");
+        List<Object> q = (List<Object>) server.command("LRANGE", store.queueKeyOf(key), "0", "-1");
         return q;
     }
 

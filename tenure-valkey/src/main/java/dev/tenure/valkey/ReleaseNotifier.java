@@ -52,7 +52,7 @@ final class ReleaseNotifier implements AutoCloseable {
      * channels announced a turn, during a rolling upgrade) still counts when it names {@code queuedAs}.
      */
     AutoCloseable subscribe(String channel, String queuedAs, Runnable onRelease) {
-        Runnable offRelease = listen(channel, new Listener(queuedAs == null ? null : "t:" + queuedAs, onRelease));
+        Runnable offRelease = listen(channel, new Listener(queuedAs, onRelease));
         if (queuedAs == null) {
             return offRelease::run;
         }
@@ -78,10 +78,13 @@ final class ReleaseNotifier implements AutoCloseable {
         };
     }
 
-    /** A subscriber, and the turn message that is for it (null: every message). */
-    private record Listener(String turn, Runnable action) {
+    /**
+     * A subscriber, and the engine it is queued as (null: every message counts). On a lease channel, a turn announced
+     * the old way ({@code t:<engine>}) counts only for that engine.
+     */
+    private record Listener(String queuedAs, Runnable action) {
         void on(String message) {
-            if (turn == null || !message.startsWith("t:") || message.equals(turn)) {
+            if (queuedAs == null || !message.startsWith("t:") || message.equals("t:" + queuedAs)) {
                 action.run();
             }
         }
@@ -149,7 +152,7 @@ final class ReleaseNotifier implements AutoCloseable {
         List<Listener> ls = listeners.get(channel);
         if (ls != null) {
             for (Listener l : ls) { // a listener queued as an engine also listens on that engine's turn channel
-                if (l.turn() != null && !confirmed.contains(ValkeyKeys.turnChannel(channel, l.turn().substring(2)))) {
+                if (l.queuedAs() != null && !confirmed.contains(ValkeyKeys.turnChannel(channel, l.queuedAs()))) {
                     return false;
                 }
             }

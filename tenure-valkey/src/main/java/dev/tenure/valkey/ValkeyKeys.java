@@ -43,6 +43,10 @@ final class ValkeyKeys {
         return tag(namespace, key) + WAITING;
     }
 
+    static String queue(String namespace, String key) {
+        return tag(namespace, key) + QUEUE;
+    }
+
     /** The cluster slot of {@code key}: CRC16-XMODEM of its hash tag (or whole key), mod 16384. */
     static int slot(String key) {
         int start = key.indexOf('{');

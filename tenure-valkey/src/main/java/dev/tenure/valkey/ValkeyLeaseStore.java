@@ -76,6 +76,16 @@ public final class ValkeyLeaseStore implements LeaseStore {
         return ValkeyKeys.fence(cfg.namespace(), key);
     }
 
+    /** The Valkey key that marks {@code key} as waited for (set by a refused acquire, for 2 s). */
+    public String waitingKeyOf(String key) {
+        return ValkeyKeys.waiting(cfg.namespace(), key);
+    }
+
+    /** The Valkey list of the processes queued for {@code key}, oldest first. */
+    public String queueKeyOf(String key) {
+        return ValkeyKeys.queue(cfg.namespace(), key);
+    }
+
     /**
      * The Valkey function library that {@link ScriptMode#PRELOADED_FUNCTION} calls: the lease script wrapped as one
      * function, named after the script's hash. An administrator loads it with {@code FUNCTION LOAD REPLACE <text>} on
