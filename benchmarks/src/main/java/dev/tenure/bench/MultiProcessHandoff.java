@@ -37,11 +37,10 @@ final class MultiProcessHandoff {
             for (int p = 0; p < processes; p++) {
                 List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                         "-Xmx256m"));
-                if (System.getProperty("tenure.localHandOffs") != null) {
-                    cmd.add("-Dtenure.localHandOffs=" + System.getProperty("tenure.localHandOffs"));
-                }
-                if (System.getProperty("tenure.inflight") != null) {
-                    cmd.add("-Dtenure.inflight=" + System.getProperty("tenure.inflight"));
+                for (String experiment : List.of("tenure.localHandOffs", "tenure.inflight")) { // the driver's -D knobs
+                    if (System.getProperty(experiment) != null) {
+                        cmd.add("-D" + experiment + "=" + System.getProperty(experiment));
+                    }
                 }
                 cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), HandoffChild.class.getName()));
                 cmd.addAll(List.of(baseArgs));
@@ -127,8 +126,7 @@ final class MultiProcessHandoff {
                         + " p99 %.0f us): %.1f%% of the window between holders%n", name, localGap.getTotalCount(),
                 localGap.getMean() / 1e3, localGap.getValueAtPercentile(99) / 1e3, crossGap.getTotalCount(),
                 crossGap.getMean() / 1e3, crossGap.getValueAtPercentile(99) / 1e3,
-                100.0 * (localGap.getMean() * localGap.getTotalCount() + crossGap.getMean() * crossGap.getTotalCount())
-                        / cfg.handoffDuration.toNanos());
+                100.0 * gap.getMean() * gap.getTotalCount() / cfg.handoffDuration.toNanos());
         long total = perThread.stream().mapToLong(Long::longValue).sum();
         long min = perThread.stream().mapToLong(Long::longValue).min().orElse(0);
         long max = perThread.stream().mapToLong(Long::longValue).max().orElse(0);
