@@ -24,6 +24,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -187,10 +188,13 @@ class TurnQueueIT {
      */
     @Test
     void anAclWithoutTheListCommands_stillWaitsAndHandsOver_withoutAQueue() throws Exception {
-        server.command("ACL", "SETUSER", "oldacl", "on", ">old-secret", "resetkeys", "~{tenure:*", "resetchannels", "&{tenure:*",
-                "-@all", "+evalsha", "+script|load", "+info", "+role", "+client|setname", "+client|setinfo", "+subscribe",
-                "+unsubscribe", "+publish", "+set", "+get", "+del", "+pexpire", "+pttl", "+incr", "+mget", "+wait");
-        ValkeyConfig cfg = ValkeyConfig.standalone(server.address()).credentials("oldacl", "old-secret").build();
+        // the documented standalone rules (AclIT) without the four list commands the queue added
+        String oldRules = AclIT.STANDALONE_RULES.replace(" +lpos +rpush +lrem +lpop", "");
+        assertThat(oldRules).isNotEqualTo(AclIT.STANDALONE_RULES);
+        List<String> setUser = new ArrayList<>(List.of("ACL", "SETUSER", "oldacl"));
+        setUser.addAll(List.of(oldRules.split(" ")));
+        server.command(setUser.toArray(String[]::new));
+        ValkeyConfig cfg = ValkeyConfig.standalone(server.address()).credentials("oldacl", AclIT.PASSWORD).build();
         try (Leases holder = Leases.of(ValkeyLeaseStore.create(cfg));
              Leases waiter = Leases.of(ValkeyLeaseStore.create(cfg))) {
             Lease held = holder.tryAcquire("old-acl").orElseThrow();
