@@ -44,6 +44,15 @@ final class DefaultLease implements Lease {
     // watchdog bookkeeping
     volatile boolean refused;
 
+    /**
+     * This process's turn on the key, which passes from lease to lease along a run of local hand-offs: how many hand-offs
+     * it has made, and when it began (the engine's clock). A lease taken from the store starts a turn. Written by the
+     * thread that hands the lease over, before the lease is granted or, for an early hand-off, before
+     * {@link #handOffSettled} completes, which its release waits for.
+     */
+    volatile int turnHandOffs;
+    volatile long turnStartedAt;
+
     DefaultLease(LeaseEngine engine, String key, String owner, LeaseOptions options, OptionalLong token, long sentAt,
                  Thread holder) {
         this(engine, key, owner, options, token, sentAt, holder, sentAt + options.ttl().toNanos() - options.safetyMargin().toNanos());
@@ -59,6 +68,7 @@ final class DefaultLease implements Lease {
         this.token = token;
         this.holder = holder;
         this.acquiredAt = sentAt;
+        this.turnStartedAt = sentAt;
         this.validity = new Validity(validUntil, options, sentAt);
         this.handOffSettled = validUntil == deadlineFrom(sentAt) ? DONE : new CompletableFuture<>();
     }

@@ -10,11 +10,6 @@ import java.util.ArrayDeque;
 final class KeyWaiters {
 
     private final ArrayDeque<Waiter> queue = new ArrayDeque<>();
-    /**
-     * Consecutive hand-offs inside this process; capped so waiters elsewhere get their turn. The hand-off that reaches
-     * the cap asks the store whether anyone waits elsewhere; if nobody does, counting starts again.
-     */
-    volatile int localHandOffs;
     /** A lease on this key that a waiter of this queue holds now, if any: its release wakes the head. */
     volatile DefaultLease localHolder;
 

@@ -37,13 +37,16 @@ final class LeaseEngine implements AutoCloseable {
     /** How long after giving up on a store call it may still take effect there (see {@link LeaseStore#longestCall()}). */
     private final long settleNanos;
     private final int maxLocalHandOffs;
+    /** How long a run of local hand-offs may keep the key while other processes wait (see {@link Leases.Builder#maxTurn}). */
+    private final long maxTurnNanos;
     private final Watchdog watchdog;
     private final TtlChange ttlChange;
     private final ScheduledExecutorService cleaner;
     private final ConcurrentMap<String, KeyWaiters> waiters = new ConcurrentHashMap<>();
     private final Owners owners = new Owners();
 
-    public LeaseEngine(LeaseStore store, Ticker ticker, LeaseMetrics metrics, Duration callTimeout, int maxLocalHandOffs) {
+    public LeaseEngine(LeaseStore store, Ticker ticker, LeaseMetrics metrics, Duration callTimeout, int maxLocalHandOffs,
+                       Duration maxTurn) {
         this.store = store;
         this.ticker = ticker;
         this.metrics = metrics;
@@ -51,6 +54,7 @@ final class LeaseEngine implements AutoCloseable {
         Duration longest = store.longestCall();
         this.settleNanos = (longest == null || longest.isNegative() || longest.isZero() ? callTimeout : longest).toNanos();
         this.maxLocalHandOffs = maxLocalHandOffs;
+        this.maxTurnNanos = maxTurn.toNanos();
         this.watchdog = new Watchdog(store, ticker, metrics, settleNanos);
         this.ttlChange = new TtlChange(this, store, metrics, callTimeout, settleNanos);
         ScheduledThreadPoolExecutor c = new ScheduledThreadPoolExecutor(1, r -> {
@@ -200,7 +204,6 @@ final class LeaseEngine implements AutoCloseable {
             }
             if (r instanceof DefaultLease lease) {
                 w.state.set(Waiter.DONE);
-                q.localHandOffs = 0;
                 q.localHolder = lease;
                 return Optional.of(lease);
             }
@@ -263,7 +266,7 @@ final class LeaseEngine implements AutoCloseable {
         if (q != null && q.localHolder == lease) {
             q.localHolder = null;
         }
-        boolean yield = q != null && q.localHandOffs >= maxLocalHandOffs;
+        boolean yield = q != null && lease.turnHandOffs >= maxLocalHandOffs;
         ReleaseResult r;
         if (q != null && !yield && lease.isValid()) {
             Waiter w = q.claimParkedHead();
@@ -276,7 +279,6 @@ final class LeaseEngine implements AutoCloseable {
             // waiters are woken when our turn comes (or the key is freed).
             TurnRelease turn = releaseInStore(lease, owners.id());
             if (turn.passed()) {
-                q.localHandOffs = 0;
                 return turn.result();
             }
             r = turn.result();
@@ -286,7 +288,6 @@ final class LeaseEngine implements AutoCloseable {
         if (q != null) {
             if (yield) {
                 // Waiters elsewhere get a head start: the local head is woken a moment after the release notification.
-                q.localHandOffs = 0;
                 cleaner.schedule(q::wakeHead, YIELD_DELAY_MICROS, TimeUnit.MICROSECONDS);
             } else {
                 q.wakeHead();
@@ -341,17 +342,20 @@ final class LeaseEngine implements AutoCloseable {
                 lease.validUntil());
         next.renewAt(Math.min(next.nextRenewAt(), lease.nextRenewAt())); // it holds the predecessor's term until renewed
         next.startCall(); // no renewal before the confirmation
+        next.turnStartedAt = lease.turnStartedAt; // its count is set once the store answered, before it can be released
         q.localHolder = next;
         watchdog.register(next);
         w.grant(next);
-        // Every maxLocalHandOffs-th hand-off in a row (and one that changes the TTL) asks the store whether others wait
-        // and sets the waiter's TTL; the others only move the lease to the waiter, keeping its expiry (one command).
-        boolean full = q.localHandOffs + 1 >= maxLocalHandOffs || !w.options.ttl().equals(lease.options().ttl());
+        // The hand-off that ends a turn (the maxLocalHandOffs-th in a row, or the first after maxTurn), and one that
+        // changes the TTL, asks the store whether others wait and sets the waiter's TTL; the others only move the lease
+        // to the waiter, keeping its expiry (one command).
+        boolean due = turnDue(lease, sentAt);
+        boolean full = due || !w.options.ttl().equals(lease.options().ttl());
         CompletableFuture<AcquireResult> transfer = full
                 ? store.handOff(lease.key(), lease.owner(), next.owner(), w.options.ttl(), false)
                 : store.handOffKeepingExpiry(lease.key(), lease.owner(), next.owner(), w.options.ttl());
         try {
-            return settleEarlyHandOff(lease, next, q, w, transfer, sentAt, full);
+            return settleEarlyHandOff(lease, next, w, transfer, sentAt, full, due);
         } finally {
             next.endCall();
             next.handOffSettled.complete(null);
@@ -359,8 +363,9 @@ final class LeaseEngine implements AutoCloseable {
         }
     }
 
-    private ReleaseResult settleEarlyHandOff(DefaultLease lease, DefaultLease next, KeyWaiters q, Waiter w,
-                                             CompletableFuture<AcquireResult> transfer, long sentAt, boolean full) {
+    private ReleaseResult settleEarlyHandOff(DefaultLease lease, DefaultLease next, Waiter w,
+                                             CompletableFuture<AcquireResult> transfer, long sentAt, boolean full,
+                                             boolean due) {
         AcquireResult r;
         try {
             r = Futures.await(transfer, callTimeout, lease.key());
@@ -374,14 +379,14 @@ final class LeaseEngine implements AutoCloseable {
         }
         if (r instanceof AcquireResult.Acquired a) {
             if (full) {
-                countHandOff(q, a);
+                countHandOff(lease, next, a, sentAt, due);
                 // the store now holds the key for the waiter's TTL from the transfer: set (not only extend) the
                 // deadline, or a waiter with a shorter TTL than its predecessor's would trust the lease past the
                 // store's expiry
                 next.ttlChanged(sentAt, w.options);
             } else {
                 // the store kept the predecessor's expiry (same TTL): so does the deadline, until the first renewal
-                q.localHandOffs++;
+                next.turnHandOffs = lease.turnHandOffs + 1;
             }
             lease.markReleased();
             metrics.acquire(LeaseMetrics.AcquireResult.ACQUIRED, now() - sentAt);
@@ -403,8 +408,26 @@ final class LeaseEngine implements AutoCloseable {
         }
     }
 
-    private static void countHandOff(KeyWaiters q, AcquireResult.Acquired a) {
-        q.localHandOffs = a.othersWaiting() ? q.localHandOffs + 1 : 0;
+    /**
+     * Whether handing {@code lease} on at {@code at} ends this process's turn on the key, if others wait: by the count
+     * of hand-offs in the turn, or by its length. A turn travels with the leases handed from thread to thread.
+     */
+    private boolean turnDue(DefaultLease lease, long at) {
+        return lease.turnHandOffs + 1 >= maxLocalHandOffs || at - lease.turnStartedAt >= maxTurnNanos;
+    }
+
+    /**
+     * Counts the hand-off of {@code lease} to {@code next}, sent at {@code sentAt}, whose store answer said whether
+     * others wait: if they do and the turn is due, {@code next}'s release passes the key on ({@link #release}); if nobody
+     * waits, a new turn starts with {@code next}.
+     */
+    private void countHandOff(DefaultLease lease, DefaultLease next, AcquireResult.Acquired a, long sentAt, boolean due) {
+        if (!a.othersWaiting()) {
+            next.turnHandOffs = 0;
+            next.turnStartedAt = sentAt;
+        } else {
+            next.turnHandOffs = due ? maxLocalHandOffs : lease.turnHandOffs + 1;
+        }
     }
 
     void loseNow(DefaultLease lease, String reason) {
@@ -438,9 +461,10 @@ final class LeaseEngine implements AutoCloseable {
         }
         if (r instanceof AcquireResult.Acquired a) {
             lease.markReleased();
-            countHandOff(q, a);
             metrics.acquire(LeaseMetrics.AcquireResult.ACQUIRED, now() - sentAt);
             DefaultLease next = new DefaultLease(this, lease.key(), to, w.options, a.fencingToken(), sentAt, w.thread);
+            next.turnStartedAt = lease.turnStartedAt;
+            countHandOff(lease, next, a, sentAt, turnDue(lease, sentAt));
             q.localHolder = next;
             watchdog.register(next);
             w.grant(next);

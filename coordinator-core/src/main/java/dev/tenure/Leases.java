@@ -48,7 +48,7 @@ public final class Leases implements AutoCloseable {
         this.store = b.store;
         this.defaults = b.defaults;
         this.ownsStore = b.ownsStore;
-        this.engine = new LeaseEngine(b.store, b.ticker, b.metrics, b.callTimeout, b.maxLocalHandOffs);
+        this.engine = new LeaseEngine(b.store, b.ticker, b.metrics, b.callTimeout, b.maxLocalHandOffs, b.maxTurn);
     }
 
     /** Leases over {@code store} with default options; closing the result closes the store too. */
@@ -229,7 +229,8 @@ public final class Leases implements AutoCloseable {
         private Ticker ticker = Ticker.system();
         private LeaseMetrics metrics = LeaseMetrics.none();
         private Duration callTimeout = Duration.ofSeconds(5);
-        private int maxLocalHandOffs = 16;
+        private int maxLocalHandOffs = 64;
+        private Duration maxTurn = Duration.ofMillis(100);
         private boolean ownsStore = true;
 
         private Builder(LeaseStore store) {
@@ -268,13 +269,29 @@ public final class Leases implements AutoCloseable {
 
         /**
          * How many times in a row a released lease may be handed straight to a waiter in this process before it
-         * is released normally so waiters in other processes get a turn (default 16; 0 = never hand off).
+         * is released normally so waiters in other processes get a turn (default 64; 0 = never hand off). The turn
+         * also ends after {@link #maxTurn}, whichever comes first; while nobody waits elsewhere it goes on.
          */
         public Builder maxLocalHandOffs(int max) {
             if (max < 0) {
                 throw new IllegalArgumentException("maxLocalHandOffs must be >= 0 (got " + max + ")");
             }
             this.maxLocalHandOffs = max;
+            return this;
+        }
+
+        /**
+         * How long this process may keep handing a key from one of its threads to the next while other processes wait
+         * for it (default 100 ms). The hand-off after that asks the store whether anyone waits elsewhere; if so, the
+         * next release passes the key on. With short holds a turn is a run of hand-offs worth one pass between
+         * processes (about a millisecond or two); with long holds it bounds how long the other processes wait. Zero
+         * ends a turn at every hand-off that finds others waiting.
+         */
+        public Builder maxTurn(Duration max) {
+            if (max == null || max.isNegative()) {
+                throw new IllegalArgumentException("maxTurn must be zero or positive (got " + max + ")");
+            }
+            this.maxTurn = max;
             return this;
         }
 

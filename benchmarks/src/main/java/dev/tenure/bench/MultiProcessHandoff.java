@@ -37,7 +37,7 @@ final class MultiProcessHandoff {
             for (int p = 0; p < processes; p++) {
                 List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                         "-Xmx256m"));
-                for (String experiment : List.of("tenure.localHandOffs", "tenure.inflight")) { // the driver's -D knobs
+                for (String experiment : List.of("tenure.localHandOffs", "tenure.maxTurnMillis", "tenure.inflight")) { // the driver's -D knobs
                     if (System.getProperty(experiment) != null) {
                         cmd.add("-D" + experiment + "=" + System.getProperty(experiment));
                     }
@@ -122,10 +122,11 @@ final class MultiProcessHandoff {
                 regrabs++;
             }
         }
-        System.out.printf("%s gaps: %d in one process (mean %.0f us, p99 %.0f us), %d across processes (mean %.0f us,"
-                        + " p99 %.0f us): %.1f%% of the window between holders%n", name, localGap.getTotalCount(),
-                localGap.getMean() / 1e3, localGap.getValueAtPercentile(99) / 1e3, crossGap.getTotalCount(),
-                crossGap.getMean() / 1e3, crossGap.getValueAtPercentile(99) / 1e3,
+        System.out.printf("%s gaps: %d in one process (mean %.0f us, p50 %.0f us, p99 %.0f us), %d across processes (mean %.0f us,"
+                        + " p50 %.0f us, p99 %.0f us): %.1f%% of the window between holders%n", name, localGap.getTotalCount(),
+                localGap.getMean() / 1e3, localGap.getValueAtPercentile(50) / 1e3, localGap.getValueAtPercentile(99) / 1e3,
+                crossGap.getTotalCount(), crossGap.getMean() / 1e3, crossGap.getValueAtPercentile(50) / 1e3,
+                crossGap.getValueAtPercentile(99) / 1e3,
                 100.0 * gap.getMean() * gap.getTotalCount() / cfg.handoffDuration.toNanos());
         long total = perThread.stream().mapToLong(Long::longValue).sum();
         long min = perThread.stream().mapToLong(Long::longValue).min().orElse(0);

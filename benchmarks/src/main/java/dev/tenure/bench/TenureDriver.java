@@ -29,11 +29,20 @@ public final class TenureDriver implements LockDriver {
     public TenureDriver(BenchConfig cfg, String name, int inFlight) {
         this.name = name;
         this.inFlight = inFlight;
-        // -Dtenure.localHandOffs=N (through JAVA_OPTS) changes Leases.Builder.maxLocalHandOffs for experiments
-        this.leases = Leases.builder(ValkeyLeaseStore.create(ValkeyConfig.standalone(cfg.host() + ":" + cfg.port())
+        // -Dtenure.localHandOffs=N and -Dtenure.maxTurnMillis=M (through JAVA_OPTS) change Leases.Builder's
+        // maxLocalHandOffs and maxTurn for experiments; unset, the builder's defaults apply
+        Leases.Builder b = Leases.builder(ValkeyLeaseStore.create(ValkeyConfig.standalone(cfg.host() + ":" + cfg.port())
                 .requestTimeout(cfg.requestTimeout()).clientName("bench-" + name)
-                .maxInFlightBatches(inFlight).build()))
-                .maxLocalHandOffs(Integer.getInteger("tenure.localHandOffs", 16)).build();
+                .maxInFlightBatches(inFlight).build()));
+        Integer handOffs = Integer.getInteger("tenure.localHandOffs");
+        if (handOffs != null) {
+            b.maxLocalHandOffs(handOffs);
+        }
+        Long turn = Long.getLong("tenure.maxTurnMillis");
+        if (turn != null) {
+            b.maxTurn(Duration.ofMillis(turn));
+        }
+        this.leases = b.build();
         this.prefix = cfg.keyPrefix(name());
     }
 
