@@ -8,12 +8,15 @@ import glide.api.models.PubSubMessage;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
 
 /**
  * Wakes local waiters when a lease is released anywhere: the release script publishes on the lease key's
@@ -25,24 +28,41 @@ import java.util.concurrent.CopyOnWriteArrayList;
 final class ReleaseNotifier implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(ReleaseNotifier.class);
-    private static final long LINGER_SECONDS = 30;
+    private static final Duration LINGER = Duration.ofSeconds(30);
     private static final int CONFIRM_MILLIS = 2_000;
     private static final int CLOSE_MILLIS = 500;
-    private static final java.util.concurrent.Executor LINGER =
-            CompletableFuture.delayedExecutor(LINGER_SECONDS, java.util.concurrent.TimeUnit.SECONDS);
 
     private final ValkeyConfig cfg;
+    /** Runs the check of a channel that lost its last listener, after the linger. */
+    private final Executor linger;
+    /**
+     * Guards what this process wants of each channel: its listeners, {@link #subscribed} and {@link #confirmed} change
+     * together under it, so a listener that comes as a channel's linger ends either keeps the channel or subscribes it
+     * again, never neither. Held for those few map edits only, never across a call.
+     */
+    private final Object wants = new Object();
     private final Map<String, List<Listener>> listeners = new ConcurrentHashMap<>();
+    /** Channels this process wants: with a listener, or lingering. What the client subscribes follows it ({@link #sync}). */
     private final Set<String> subscribed = ConcurrentHashMap.newKeySet();
-    /** Channels whose subscription the server confirmed (on the current client). */
+    /** Channels the current client subscribes, as far as the last (un)subscription of each that ended says. */
+    private final Set<String> active = ConcurrentHashMap.newKeySet();
+    /** Channels that are wanted and whose subscription the server confirmed (on the current client). */
     private final Set<String> confirmed = ConcurrentHashMap.newKeySet();
+    /** Per channel, the last of its (un)subscriptions: each starts when the one before it has ended, in the order decided. */
+    private final Map<String, CompletableFuture<Void>> changes = new ConcurrentHashMap<>();
     private volatile CompletableFuture<? extends BaseClient> client;
     private volatile List<String> addresses;
     private volatile boolean closed;
 
     ReleaseNotifier(ValkeyConfig cfg) {
+        this(cfg, LINGER);
+    }
+
+    /** With a channel's linger after its last listener left (tests use zero). */
+    ReleaseNotifier(ValkeyConfig cfg, Duration linger) {
         this.cfg = cfg;
         this.addresses = cfg.addresses();
+        this.linger = CompletableFuture.delayedExecutor(linger.toNanos(), TimeUnit.NANOSECONDS);
     }
 
     /**
@@ -65,15 +85,22 @@ final class ReleaseNotifier implements AutoCloseable {
 
     /** Adds {@code l} on {@code channel} (subscribing when it is the first); returns its removal. */
     private Runnable listen(String channel, Listener l) {
-        List<Listener> ls = listeners.computeIfAbsent(channel, c -> new CopyOnWriteArrayList<>());
-        ls.add(l);
-        if (ls.size() == 1 && subscribed.add(channel)) {
-            withClient(c -> change(c, channel, true));
+        boolean first;
+        synchronized (wants) {
+            listeners.computeIfAbsent(channel, c -> new CopyOnWriteArrayList<>()).add(l);
+            first = subscribed.add(channel); // false while the channel lingers: it is still subscribed
+        }
+        if (first) {
+            sync(channel);
         }
         return () -> {
-            List<Listener> current = listeners.get(channel);
-            if (current != null && current.remove(l) && current.isEmpty()) {
-                LINGER.execute(() -> unsubscribeIfIdle(channel));
+            boolean idle;
+            synchronized (wants) {
+                List<Listener> current = listeners.get(channel);
+                idle = current != null && current.remove(l) && current.isEmpty();
+            }
+            if (idle) {
+                linger.execute(() -> unsubscribeIfIdle(channel));
             }
         };
     }
@@ -90,20 +117,44 @@ final class ReleaseNotifier implements AutoCloseable {
         }
     }
 
-    /** Hot keys come back: a channel stays subscribed until it has had no listener for {@link #LINGER_SECONDS}. */
+    /** Hot keys come back: a channel stays subscribed until it has had no listener for {@link #LINGER} (30 s). */
     private void unsubscribeIfIdle(String channel) {
-        List<Listener> current = listeners.get(channel);
-        if (current != null && current.isEmpty() && listeners.remove(channel, current)) {
+        synchronized (wants) {
+            List<Listener> current = listeners.get(channel);
+            if (current == null || !current.isEmpty()) {
+                return;
+            }
+            listeners.remove(channel);
             subscribed.remove(channel);
             confirmed.remove(channel);
-            withClient(c -> change(c, channel, false));
         }
+        sync(channel);
     }
 
-    private void withClient(java.util.function.Consumer<BaseClient> action) {
+    /**
+     * Makes the client's subscription of {@code channel} follow {@link #subscribed}, after every change of it that was
+     * already asked for. Each step reads what is wanted when it runs, so a subscription and an unsubscription decided
+     * one after the other by different threads (a listener coming just as the last one's linger ends) reach the
+     * client in that order, whatever the threads' timing: the last step leaves the channel as last wanted.
+     */
+    private void sync(String channel) {
         if (closed) {
             return;
         }
+        CompletableFuture<Void> step = changes.compute(channel, (ch, before) -> (before == null ? DONE : before)
+                .thenCompose(x -> client())
+                .thenCompose(c -> reconcile(c, ch))
+                .exceptionally(e -> {
+                    LOG.debug("release notifications unavailable: {}", e.toString());
+                    return null;
+                }));
+        step.whenComplete((x, e) -> changes.remove(channel, step));
+    }
+
+    private static final CompletableFuture<Void> DONE = CompletableFuture.completedFuture(null);
+
+    /** The notification client, connecting it on first use. */
+    private CompletableFuture<? extends BaseClient> client() {
         CompletableFuture<? extends BaseClient> f = client;
         if (f == null) {
             synchronized (this) {
@@ -113,27 +164,47 @@ final class ReleaseNotifier implements AutoCloseable {
                 f = client;
             }
         }
-        f.thenAccept(action).exceptionally(e -> {
-            LOG.debug("release notifications unavailable: {}", e.toString());
+        return f;
+    }
+
+    /** One step of {@link #sync}: (un)subscribes {@code channel} on {@code c} if it is not as wanted; ends when that has. */
+    private CompletableFuture<Void> reconcile(BaseClient c, String channel) {
+        boolean want = subscribed.contains(channel);
+        if (want == active.contains(channel)) {
+            if (want && isCurrent(c)) {
+                confirm(channel); // wanted again before its unsubscription was sent: it never stopped
+            }
+            return DONE;
+        }
+        Set<String> set = Set.of(channel);
+        CompletableFuture<Void> f;
+        if (c instanceof GlideClusterClient cc) {
+            f = want ? cc.ssubscribe(set, CONFIRM_MILLIS) : cc.sunsubscribeLazy(set);
+        } else {
+            f = want ? c.subscribe(set, CONFIRM_MILLIS) : c.unsubscribeLazy(set);
+        }
+        return f.handle((ok, e) -> {
+            if (e != null) {
+                LOG.debug("(un)subscribe of {} failed: {}", channel, e.toString());
+            } else if (isCurrent(c)) {
+                if (want) {
+                    active.add(channel);
+                    confirm(channel);
+                } else {
+                    active.remove(channel);
+                }
+            }
             return null;
         });
     }
 
-    private void change(BaseClient c, String channel, boolean on) {
-        Set<String> set = Set.of(channel);
-        CompletableFuture<Void> f;
-        if (c instanceof GlideClusterClient cc) {
-            f = on ? cc.ssubscribe(set, CONFIRM_MILLIS) : cc.sunsubscribeLazy(set);
-        } else {
-            f = on ? c.subscribe(set, CONFIRM_MILLIS) : c.unsubscribeLazy(set);
-        }
-        f.whenComplete((ok, e) -> {
-            if (e != null) {
-                LOG.debug("(un)subscribe of {} failed: {}", channel, e.toString());
-            } else if (on && isCurrent(c) && subscribed.contains(channel)) {
+    /** Marks {@code channel} confirmed if it is still wanted (a later step unsubscribes it otherwise). */
+    private void confirm(String channel) {
+        synchronized (wants) {
+            if (subscribed.contains(channel)) {
                 confirmed.add(channel);
             }
-        });
+        }
     }
 
     private boolean isCurrent(BaseClient c) {
@@ -175,12 +246,15 @@ final class ReleaseNotifier implements AutoCloseable {
             old = client;
             addresses = List.of(primary);
             client = null;
-            confirmed.clear();
+            synchronized (wants) {
+                confirmed.clear();
+            }
+            active.clear();
         }
         if (old != null) {
             old.thenAccept(GlideClients::closeQuietly);
         }
-        subscribed.forEach(ch -> withClient(c -> change(c, ch, true)));
+        subscribed.forEach(this::sync);
     }
 
     /**
@@ -201,7 +275,7 @@ final class ReleaseNotifier implements AutoCloseable {
         }
         try {
             (c instanceof GlideClusterClient cc ? cc.sunsubscribe(CLOSE_MILLIS) : c.unsubscribe(CLOSE_MILLIS))
-                    .get(CLOSE_MILLIS + 500L, java.util.concurrent.TimeUnit.MILLISECONDS);
+                    .get(CLOSE_MILLIS + 500L, TimeUnit.MILLISECONDS);
         } catch (Exception e) {
             if (e instanceof InterruptedException) {
                 Thread.currentThread().interrupt();
