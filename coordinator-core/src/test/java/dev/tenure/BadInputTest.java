@@ -56,6 +56,19 @@ class BadInputTest {
     }
 
     @Test
+    void leasesBuilder_badTurnBounds_rejectedWithTheValue() {
+        Leases.Builder b = Leases.builder(new FaultyLeaseStore(Ticker.system()));
+        assertThatThrownBy(() -> b.maxTurn(Duration.ofMillis(-1))).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("maxTurn must be zero or positive (got PT-0.001S)");
+        assertThatThrownBy(() -> b.maxTurn(null)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("maxTurn");
+        assertThatThrownBy(() -> b.maxLocalHandOffs(-1)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("maxLocalHandOffs must be >= 0 (got -1)");
+        assertThatThrownBy(() -> b.callTimeout(Duration.ZERO)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("callTimeout must be positive (got PT0S)");
+    }
+
+    @Test
     void valkeyConfig_badValues_rejectedWithTheValue() {
         assertThatThrownBy(() -> ValkeyConfig.standalone("localhost").build()).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("host:port").hasMessageContaining("localhost");
