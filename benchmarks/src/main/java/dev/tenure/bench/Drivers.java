@@ -26,6 +26,7 @@ public final class Drivers {
     public static Map<String, Factory> all() {
         Map<String, Factory> m = new LinkedHashMap<>();
         m.put("glide", GlideTextbookDriver::new);
+        m.put("glide-array", cfg -> new GlideTextbookDriver(cfg, "glide-array", true));
         m.put("redisson", RedissonDriver::new);
         m.put("spring", cfg -> new SpringIntegrationDriver(cfg, "spring", SpringIntegrationDriver.Mode.SPIN_PER_THREAD));
         m.put("spring-pubsub", cfg -> new SpringIntegrationDriver(cfg, "spring-pubsub", SpringIntegrationDriver.Mode.PUBSUB_PER_THREAD));
