@@ -88,13 +88,14 @@ class CrossProcessFairnessIT {
     }
 
     /**
-     * Three processes of four threads: every thread gets at least half the sections of the luckiest one, and a section
-     * costs at most 3.4 server commands (counting those inside the script; commandstats over the window; the
-     * benchmark holds the issue's 3 on a quiet machine). Before the
-     * queue, a yield freed the key for a race that the processes' heads lost 5-6 times per turn, 4 commands each.
+     * Three processes of four threads: every thread gets at least half the sections of the luckiest one, and the key
+     * passes between processes through the queue: at most 3 refused attempts per turn passed (each refused attempt runs
+     * one PTTL in the script, each pass one LPOP; commandstats over the window). Before the queue, a yield freed the
+     * key for a race that the processes' heads lost 5-6 times per turn, 4 commands each. Server commands per section
+     * are bounded too, generously: the benchmark holds the issue's 3 on a quiet machine.
      */
     @Test
-    void threeProcesses_takeTurns_everyThreadGetsAFairShare_fewServerCommandsPerSection() throws Exception {
+    void threeProcesses_takeTurns_everyThreadGetsAFairShare_fewRefusedAttemptsPerTurn() throws Exception {
         String startAt = Long.toString(System.currentTimeMillis() + Timing.scaledMillis(6000));
         try (ValkeyServer server = ValkeyServers.standalone()) {
             List<JvmProcess> ps = new ArrayList<>();
@@ -120,15 +121,22 @@ class CrossProcessFairnessIT {
                 double perSection = (double) commands.values().stream().mapToLong(Long::longValue).sum() / total;
                 int min = threads.stream().mapToInt(Integer::intValue).min().orElseThrow();
                 int max = threads.stream().mapToInt(Integer::intValue).max().orElseThrow();
-                System.out.printf("3 processes x 4 threads: %d sections, per thread %s (min/max %.2f), %.2f server commands per section %s%n",
-                        total, threads, (double) min / max, perSection, commands);
+                long passes = commands.getOrDefault("lpop", 0L);
+                long refused = commands.getOrDefault("pttl", 0L);
+                System.out.printf("3 processes x 4 threads: %d sections, per thread %s (min/max %.2f), %d turns passed, %d refused"
+                                + " attempts, %.2f server commands per section %s%n",
+                        total, threads, (double) min / max, passes, refused, perSection, commands);
                 assertThat(threads).hasSize(12);
                 assertThat(total).as("sections in 6 s of 2 ms sections").isGreaterThan(300);
                 assertThat(min).as("the unluckiest thread's sections, against the luckiest's " + max).isGreaterThanOrEqualTo(max / 2);
-                // The figure moves with the machine's load (refused attempts grow when notified heads wake late):
-                // 2.69 alone, 2.75-3.04 inside the parallel suite. The benchmark measures the target (<= 3) on a quiet
-                // machine (2.65); a test bounds it generously, below the 3.57 of the racing yields before the queue.
-                assertThat(perSection).as("server commands per section " + commands).isLessThanOrEqualTo(3.4);
+                assertThat(passes).as("turns passed between processes " + commands).isPositive();
+                // Refused attempts grow when notified heads wake late on a loaded machine: 0.5 per turn alone, 1.8 in
+                // the parallel suite's worst run so far; the racing yields before the queue lost 5-6 per turn.
+                assertThat((double) refused / passes).as("refused attempts per turn passed " + commands).isLessThanOrEqualTo(3.0);
+                // Commands per section move with the load even more (fewer sections, the same background polls): 2.33
+                // alone, 2.51-3.29 inside the parallel suite. The benchmark measures the target (<= 3) on a quiet
+                // machine (2.25 over 4 processes).
+                assertThat(perSection).as("server commands per section " + commands).isLessThanOrEqualTo(4.0);
             } finally {
                 for (JvmProcess p : ps) {
                     p.close();
