@@ -46,9 +46,10 @@ final class DefaultLease implements Lease {
 
     /**
      * This process's turn on the key, which passes from lease to lease along a run of local hand-offs: how many hand-offs
-     * it has made, and when it began (the engine's clock). A lease taken from the store starts a turn. Written by the
-     * thread that hands the lease over, before the lease is granted or, for an early hand-off, before
-     * {@link #handOffSettled} completes, which its release waits for.
+     * it has made, and when it began (the engine's clock). A lease taken from the store starts a turn. Set by the
+     * thread that hands the lease over ({@link #continueTurn}, {@link #startTurn}), once the store has answered: before
+     * the lease is granted or, for an early hand-off, before {@link #handOffSettled} completes, which its release waits
+     * for.
      */
     volatile int turnHandOffs;
     volatile long turnStartedAt;
@@ -71,6 +72,18 @@ final class DefaultLease implements Lease {
         this.turnStartedAt = sentAt;
         this.validity = new Validity(validUntil, options, sentAt);
         this.handOffSettled = validUntil == deadlineFrom(sentAt) ? DONE : new CompletableFuture<>();
+    }
+
+    /** Goes on with {@code from}'s turn, which has now made {@code handOffs} hand-offs. */
+    void continueTurn(DefaultLease from, int handOffs) {
+        turnStartedAt = from.turnStartedAt;
+        turnHandOffs = handOffs;
+    }
+
+    /** Starts a new turn at {@code at} (nobody waits elsewhere). */
+    void startTurn(long at) {
+        turnStartedAt = at;
+        turnHandOffs = 0;
     }
 
     long deadlineFrom(long sentAt) {

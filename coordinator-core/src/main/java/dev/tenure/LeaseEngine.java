@@ -342,7 +342,6 @@ final class LeaseEngine implements AutoCloseable {
                 lease.validUntil());
         next.renewAt(Math.min(next.nextRenewAt(), lease.nextRenewAt())); // it holds the predecessor's term until renewed
         next.startCall(); // no renewal before the confirmation
-        next.turnStartedAt = lease.turnStartedAt; // its count is set once the store answered, before it can be released
         q.localHolder = next;
         watchdog.register(next);
         w.grant(next);
@@ -386,7 +385,7 @@ final class LeaseEngine implements AutoCloseable {
                 next.ttlChanged(sentAt, w.options);
             } else {
                 // the store kept the predecessor's expiry (same TTL): so does the deadline, until the first renewal
-                next.turnHandOffs = lease.turnHandOffs + 1;
+                next.continueTurn(lease, lease.turnHandOffs + 1);
             }
             lease.markReleased();
             metrics.acquire(LeaseMetrics.AcquireResult.ACQUIRED, now() - sentAt);
@@ -422,11 +421,10 @@ final class LeaseEngine implements AutoCloseable {
      * waits, a new turn starts with {@code next}.
      */
     private void countHandOff(DefaultLease lease, DefaultLease next, AcquireResult.Acquired a, long sentAt, boolean due) {
-        if (!a.othersWaiting()) {
-            next.turnHandOffs = 0;
-            next.turnStartedAt = sentAt;
+        if (a.othersWaiting()) {
+            next.continueTurn(lease, due ? maxLocalHandOffs : lease.turnHandOffs + 1);
         } else {
-            next.turnHandOffs = due ? maxLocalHandOffs : lease.turnHandOffs + 1;
+            next.startTurn(sentAt);
         }
     }
 
@@ -463,7 +461,6 @@ final class LeaseEngine implements AutoCloseable {
             lease.markReleased();
             metrics.acquire(LeaseMetrics.AcquireResult.ACQUIRED, now() - sentAt);
             DefaultLease next = new DefaultLease(this, lease.key(), to, w.options, a.fencingToken(), sentAt, w.thread);
-            next.turnStartedAt = lease.turnStartedAt;
             countHandOff(lease, next, a, sentAt, turnDue(lease, sentAt));
             q.localHolder = next;
             watchdog.register(next);
