@@ -31,19 +31,22 @@ final class ReleaseNotifier implements AutoCloseable {
     private static final Duration LINGER = Duration.ofSeconds(30);
     private static final int CONFIRM_MILLIS = 2_000;
     private static final int CLOSE_MILLIS = 500;
+    private static final CompletableFuture<Void> DONE = CompletableFuture.completedFuture(null);
 
     private final ValkeyConfig cfg;
     /** Runs the check of a channel that lost its last listener, after the linger. */
     private final Executor linger;
     /**
-     * Guards what this process wants of each channel: its listeners, {@link #subscribed} and {@link #confirmed} change
-     * together under it, so a listener that comes as a channel's linger ends either keeps the channel or subscribes it
-     * again, never neither. Held for those few map edits only, never across a call.
+     * Guards what this process wants of each channel: {@link #listeners} and {@link #confirmed} change together under
+     * it, so a listener that comes as a channel's linger ends either keeps the channel or subscribes it again, never
+     * neither. Held for those few map edits only, never across a call.
      */
     private final Object wants = new Object();
+    /**
+     * The listeners of every channel this process wants: one with listeners, or lingering with none. What the client
+     * subscribes follows its keys ({@link #sync}).
+     */
     private final Map<String, List<Listener>> listeners = new ConcurrentHashMap<>();
-    /** Channels this process wants: with a listener, or lingering. What the client subscribes follows it ({@link #sync}). */
-    private final Set<String> subscribed = ConcurrentHashMap.newKeySet();
     /** Channels the current client subscribes, as far as the last (un)subscription of each that ended says. */
     private final Set<String> active = ConcurrentHashMap.newKeySet();
     /** Channels that are wanted and whose subscription the server confirmed (on the current client). */
@@ -87,8 +90,13 @@ final class ReleaseNotifier implements AutoCloseable {
     private Runnable listen(String channel, Listener l) {
         boolean first;
         synchronized (wants) {
-            listeners.computeIfAbsent(channel, c -> new CopyOnWriteArrayList<>()).add(l);
-            first = subscribed.add(channel); // false while the channel lingers: it is still subscribed
+            List<Listener> ls = listeners.get(channel); // kept while the channel lingers: it is still subscribed
+            first = ls == null;
+            if (first) {
+                ls = new CopyOnWriteArrayList<>();
+                listeners.put(channel, ls);
+            }
+            ls.add(l);
         }
         if (first) {
             sync(channel);
@@ -125,14 +133,13 @@ final class ReleaseNotifier implements AutoCloseable {
                 return;
             }
             listeners.remove(channel);
-            subscribed.remove(channel);
             confirmed.remove(channel);
         }
         sync(channel);
     }
 
     /**
-     * Makes the client's subscription of {@code channel} follow {@link #subscribed}, after every change of it that was
+     * Makes the client's subscription of {@code channel} follow {@link #listeners}, after every change of it that was
      * already asked for. Each step reads what is wanted when it runs, so a subscription and an unsubscription decided
      * one after the other by different threads (a listener coming just as the last one's linger ends) reach the
      * client in that order, whatever the threads' timing: the last step leaves the channel as last wanted.
@@ -151,8 +158,6 @@ final class ReleaseNotifier implements AutoCloseable {
         step.whenComplete((x, e) -> changes.remove(channel, step));
     }
 
-    private static final CompletableFuture<Void> DONE = CompletableFuture.completedFuture(null);
-
     /** The notification client, connecting it on first use. */
     private CompletableFuture<? extends BaseClient> client() {
         CompletableFuture<? extends BaseClient> f = client;
@@ -169,7 +174,7 @@ final class ReleaseNotifier implements AutoCloseable {
 
     /** One step of {@link #sync}: (un)subscribes {@code channel} on {@code c} if it is not as wanted; ends when that has. */
     private CompletableFuture<Void> reconcile(BaseClient c, String channel) {
-        boolean want = subscribed.contains(channel);
+        boolean want = listeners.containsKey(channel);
         if (want == active.contains(channel)) {
             if (want && isCurrent(c)) {
                 confirm(channel); // wanted again before its unsubscription was sent: it never stopped
@@ -201,7 +206,7 @@ final class ReleaseNotifier implements AutoCloseable {
     /** Marks {@code channel} confirmed if it is still wanted (a later step unsubscribes it otherwise). */
     private void confirm(String channel) {
         synchronized (wants) {
-            if (subscribed.contains(channel)) {
+            if (listeners.containsKey(channel)) {
                 confirmed.add(channel);
             }
         }
@@ -254,7 +259,7 @@ final class ReleaseNotifier implements AutoCloseable {
         if (old != null) {
             old.thenAccept(GlideClients::closeQuietly);
         }
-        subscribed.forEach(this::sync);
+        listeners.keySet().forEach(this::sync);
     }
 
     /**
