@@ -139,12 +139,10 @@ class TurnQueueIT {
         var subscriptions = StandaloneSubscriptionConfiguration.builder()
                 .callback((msg, ctx) -> seen.add(msg.getChannel() + " " + msg.getMessage()));
         for (String channel : List.of(leaseChannel, turnB, turnC)) {
-            subscriptions.subscription(PubSubChannelMode.EXACT,
-                    gs(channel));
+            subscriptions.subscription(PubSubChannelMode.EXACT, gs(channel));
         }
-        String[] hostPort = server.address().split(":");
         try (GlideClient watcher = GlideClient.createClient(GlideClientConfiguration.builder()
-                .address(NodeAddress.builder().host(hostPort[0]).port(Integer.parseInt(hostPort[1])).build())
+                .address(NodeAddress.builder().host(server.host()).port(server.port()).build())
                 .subscriptionConfiguration(subscriptions.build()).build()).get(10, TimeUnit.SECONDS)) {
             await().atMost(Duration.ofSeconds(5)).until(() -> List.of(leaseChannel, turnB, turnC).stream()
                     .allMatch(ch -> Long.valueOf(1).equals(((List<?>) server.command("PUBSUB", "NUMSUB", ch)).get(1))));
