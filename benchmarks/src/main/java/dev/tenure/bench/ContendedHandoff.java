@@ -1,7 +1,9 @@
 package dev.tenure.bench;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -38,6 +40,17 @@ final class ContendedHandoff {
         double meanHeldMicros() {
             return sections == 0 ? Double.NaN : heldNanos / 1e3 / sections;
         }
+    }
+
+    /** "(mean, p50, p99 in µs)" of a histogram of hand-off gaps recorded in nanoseconds. */
+    static String gapSummary(Histogram h) {
+        return String.format(Locale.ROOT, "(mean %.0f us, p50 %.0f us, p99 %.0f us)", h.getMean() / 1e3,
+                h.getValueAtPercentile(50) / 1e3, h.getValueAtPercentile(99) / 1e3);
+    }
+
+    /** The share of a window of {@code window} that the gaps of {@code h} took, in percent. */
+    static double gapShareOfWindow(Histogram h, Duration window) {
+        return 100.0 * h.getMean() * h.getTotalCount() / window.toNanos();
     }
 
     private static final class Worker {

@@ -100,10 +100,9 @@ public final class LockBenchmark {
                     results.add(r);
                     progress(String.format(Locale.ROOT, "handoff %-14s %s sections/s timeouts=%d errors=%d",
                             name, Format.num(r.sectionsPerSecond()), r.timeouts(), r.errors()));
-                    System.out.printf(Locale.ROOT, "%s gaps: %d (mean %.0f us, p50 %.0f us, p99 %.0f us): %.1f%% of the window"
-                                    + " between holders%n", name, r.gap().getTotalCount(), r.gap().getMean() / 1e3,
-                            r.gap().getValueAtPercentile(50) / 1e3, r.gap().getValueAtPercentile(99) / 1e3,
-                            100.0 * r.gap().getMean() * r.gap().getTotalCount() / cfg.handoffDuration.toNanos());
+                    System.out.printf(Locale.ROOT, "%s gaps: %d %s: %.1f%% of the window between holders%n", name,
+                            r.gap().getTotalCount(), ContendedHandoff.gapSummary(r.gap()),
+                            ContendedHandoff.gapShareOfWindow(r.gap(), cfg.handoffDuration));
                 } catch (Exception | Error e) {
                     failures.put(name, e.toString());
                     progress("handoff " + name + " FAILED: " + e);

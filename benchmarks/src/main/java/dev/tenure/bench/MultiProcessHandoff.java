@@ -10,6 +10,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
 
@@ -122,12 +123,10 @@ final class MultiProcessHandoff {
                 regrabs++;
             }
         }
-        System.out.printf("%s gaps: %d in one process (mean %.0f us, p50 %.0f us, p99 %.0f us), %d across processes (mean %.0f us,"
-                        + " p50 %.0f us, p99 %.0f us): %.1f%% of the window between holders%n", name, localGap.getTotalCount(),
-                localGap.getMean() / 1e3, localGap.getValueAtPercentile(50) / 1e3, localGap.getValueAtPercentile(99) / 1e3,
-                crossGap.getTotalCount(), crossGap.getMean() / 1e3, crossGap.getValueAtPercentile(50) / 1e3,
-                crossGap.getValueAtPercentile(99) / 1e3,
-                100.0 * gap.getMean() * gap.getTotalCount() / cfg.handoffDuration.toNanos());
+        System.out.printf(Locale.ROOT, "%s gaps: %d in one process %s, %d across processes %s: %.1f%% of the window"
+                        + " between holders%n", name, localGap.getTotalCount(), ContendedHandoff.gapSummary(localGap),
+                crossGap.getTotalCount(), ContendedHandoff.gapSummary(crossGap),
+                ContendedHandoff.gapShareOfWindow(gap, cfg.handoffDuration));
         long total = perThread.stream().mapToLong(Long::longValue).sum();
         long min = perThread.stream().mapToLong(Long::longValue).min().orElse(0);
         long max = perThread.stream().mapToLong(Long::longValue).max().orElse(0);
