@@ -36,6 +36,9 @@ public final class CoordinatedBenchmark {
               --only REGEX         run only the rows whose name contains a match (default: all rows), e.g.
                                    'tenure-valkey 1000 jobs$|db-scheduler'
               --backlog-dbscheduler N (default 250000), --backlog-quartz N (default 40000)
+              --history-per-job N  COMPLETED runs per job in Tenure's ledger before each Tenure row (default 100), and
+                                   one free row per lock name in ShedLock's table: each library's tables hold what a
+                                   running system's hold and are analyzed, as db-scheduler's and Quartz's backlogs are
               --retry-us U         one-job rows: pause before asking again for a fire another node holds (default 1000)
               --node-heap SIZE     -Xmx of each node (default 512m)
               --node-opts "OPTS"   extra JVM options for every node (e.g. a JFR recording: %n and %r in them become
@@ -57,6 +60,7 @@ public final class CoordinatedBenchmark {
     private java.util.regex.Pattern only;
     private int backlogDbScheduler = 250_000;
     private int backlogQuartz = 40_000;
+    private int historyPerJob = 100;
     private int retryUs = 1000;
     private String nodeHeap = "512m";
     private List<String> nodeOpts = List.of();
@@ -102,6 +106,7 @@ public final class CoordinatedBenchmark {
                 case "--only" -> only = java.util.regex.Pattern.compile(v);
                 case "--backlog-dbscheduler" -> backlogDbScheduler = Integer.parseInt(v);
                 case "--backlog-quartz" -> backlogQuartz = Integer.parseInt(v);
+                case "--history-per-job" -> historyPerJob = Integer.parseInt(v);
                 case "--retry-us" -> retryUs = Integer.parseInt(v);
                 case "--node-heap" -> nodeHeap = v;
                 case "--node-opts" -> nodeOpts = Arrays.asList(v.trim().split("\\s+"));
@@ -166,13 +171,13 @@ public final class CoordinatedBenchmark {
     private Row measure(PgAdmin pg, ValkeyAdmin valkey, Scenario sc, boolean syncOff, String table, Path logs) throws Exception {
         pg.createEffectTable(table);
         if (sc.tenure()) {
-            pg.resetTenure();
+            pg.resetTenure(jobs, historyPerJob);
         } else if (sc.kind().equals("dbscheduler")) {
             pg.dbSchedulerBacklog(backlogDbScheduler);
         } else if (sc.kind().equals("quartz")) {
             pg.quartzBacklog(backlogQuartz, jobs);
         } else if (sc.kind().equals("shedlock")) {
-            pg.resetShedLock();
+            pg.resetShedLock(jobs);
         }
         String load = Proc.loadAverage();
         pg.awaitNoBackends(10);

@@ -86,14 +86,31 @@ final class PgAdmin implements AutoCloseable {
                 + "node int NOT NULL, at timestamptz NOT NULL DEFAULT clock_timestamp())");
     }
 
-    /** Tenure's rows of earlier scenarios removed, so every Tenure scenario starts from empty tables. */
-    void resetTenure() throws SQLException {
-        exec("TRUNCATE tenure.job_run, tenure.job_execution, tenure.release_listener", "VACUUM ANALYZE tenure.job_execution",
-                "VACUUM ANALYZE tenure.job_run");
+    /**
+     * Tenure's ledger as a system that has been running finds it: the rows of earlier scenarios removed, a job row for
+     * each of the {@code jobs} jobs and {@code historyPerJob} COMPLETED runs of each, then VACUUM ANALYZE. The planner
+     * then sees tables of the size the window works on, as it would after autovacuum's first pass. Analyzing empty
+     * tables instead (as up to commit 6be9541) made every pooled connection cache sequential-scan plans for the ledger's
+     * point lookups in its first executions, kept for the whole row: autovacuum analyzes at most once a minute.
+     */
+    void resetTenure(int jobs, int historyPerJob) throws SQLException {
+        exec("TRUNCATE tenure.job_run, tenure.job_execution, tenure.release_listener",
+                "INSERT INTO tenure.job_execution (job_key, fencing_token) SELECT 'job-' || g, 1 FROM generate_series(0, "
+                        + (jobs - 1) + ") g",
+                "INSERT INTO tenure.job_run (run_id, job_key, fire_key, epoch, owner, status, started_at, finished_at) "
+                        + "SELECT gen_random_uuid(), 'job-' || (g % " + jobs + "), 'history-' || g, 1, 'bench-history', "
+                        + "'COMPLETED', clock_timestamp(), clock_timestamp() FROM generate_series(1, "
+                        + (long) jobs * historyPerJob + ") g",
+                "VACUUM ANALYZE tenure.job_execution", "VACUUM ANALYZE tenure.job_run");
     }
 
-    void resetShedLock() throws SQLException {
-        exec("TRUNCATE shedlock");
+    /** ShedLock's table as a running system finds it: one free row per lock name (as its first lock inserts), analyzed. */
+    void resetShedLock(int jobs) throws SQLException {
+        exec("TRUNCATE shedlock",
+                "INSERT INTO shedlock (name, lock_until, locked_at, locked_by) SELECT 'job-' || g, "
+                        + "now() - interval '1 hour', now() - interval '1 hour', 'bench-history' FROM generate_series(0, "
+                        + (jobs - 1) + ") g",
+                "VACUUM ANALYZE shedlock");
     }
 
     /** {@code n} one-time executions of db-scheduler's bench task, all due now. */
