@@ -43,6 +43,8 @@ public final class ActiveRun implements JobContext, AutoCloseable {
     private final AtomicBoolean finishing = new AtomicBoolean();
     private final AtomicInteger fenceChecks = new AtomicInteger();
     private RunOutcome<?> outcome;
+    /** True while {@link #completeAndRelease} holds the lease's call slot (the run's own thread only). */
+    private boolean renewalsHeld;
 
     ActiveRun(RunLedger ledger, RunMetrics metrics, Ticker ticker, String jobKey, String fireKey, long epoch,
               String runId, Lease db, Lease filter, Duration waited, boolean viaFallback, Leases releasedByOutcome) {
@@ -199,6 +201,70 @@ public final class ActiveRun implements JobContext, AutoCloseable {
             // metrics never break a run
         }
         return o;
+    }
+
+    /** True if the ledger can complete the fire and release the job in the work's own transaction. */
+    boolean releasesInTransaction() {
+        return releasedByOutcome != null && db instanceof DefaultLease;
+    }
+
+    /**
+     * The last statement of a run that is one transaction ({@link JobCoordinator#runInTransaction}): the fence check,
+     * the completion and the release of the database lease, in the transaction on {@code connection}. This process's
+     * renewals of the lease are held back from here on (one would wait for the commit and then be refused): the
+     * caller ends the run with {@link #committed} or, if the transaction did not commit, {@link #finish}.
+     */
+    void completeAndRelease(Connection connection) throws SQLException {
+        holdRenewals();
+        checked(() -> ledger.completeAndRelease(connection, jobKey, epoch, db.owner(), runId));
+    }
+
+    /** Takes the lease's call slot, after the renewal in flight (if any) has been answered or has timed out. */
+    private void holdRenewals() throws SQLException {
+        DefaultLease lease = (DefaultLease) db;
+        while (!lease.startCall()) {
+            try {
+                lease.callEnded().get(lease.options().ttl().toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
+            } catch (java.util.concurrent.ExecutionException e) {
+                // the renewal failed: its slot is free again
+            } catch (java.util.concurrent.TimeoutException e) {
+                throw new LeaseStoreUnavailableException("the renewal of job '" + jobKey + "' in flight did not end "
+                        + "within the lease TTL; the run is not completed", jobKey, e);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new java.sql.SQLException("interrupted before completing job '" + jobKey + "'", e);
+            }
+        }
+        renewalsHeld = true;
+    }
+
+    /**
+     * Ends a run whose transaction committed after {@link #completeAndRelease}: EXECUTED, the database lease ended
+     * locally (the commit released it), then the Valkey lease released. Idempotent.
+     */
+    @SuppressWarnings("unchecked")
+    synchronized <T> RunOutcome<T> committed(T result) {
+        if (outcome != null) {
+            return (RunOutcome<T>) outcome;
+        }
+        finishing.set(true);
+        try {
+            releasedByOutcome.releasedInStore(db);
+            return ended(new RunOutcome<>(RunOutcome.Status.EXECUTED, jobKey, fireKey, epoch, db.owner(), waited,
+                    Duration.ofNanos(ticker.nanoTime() - began), result, null, viaFallback, fenceChecks.get(), true));
+        } finally {
+            if (filter != null) {
+                filter.release();
+            }
+        }
+    }
+
+    /** After {@link #completeAndRelease} if the transaction did not commit: the watchdog may renew again. */
+    void renewalsResumed() {
+        if (renewalsHeld) {
+            renewalsHeld = false;
+            ((DefaultLease) db).endCall();
+        }
     }
 
     /** Finishes the run as FAILED if nobody finished it; never throws for store faults. */

@@ -21,7 +21,7 @@ final class CompletingTransaction {
     public static <T> T run(JobContext context, DataSource dataSource, TransactionWork<T> work) throws SQLException {
         Objects.requireNonNull(dataSource, "dataSource");
         Objects.requireNonNull(work, "work");
-        if (SPRING && SpringTransactions.active()) {
+        if (inSpringTransaction()) {
             return SpringTransactions.join(context, dataSource, work);
         }
         try (Connection c = dataSource.getConnection()) {
@@ -50,7 +50,23 @@ final class CompletingTransaction {
         return result;
     }
 
-    private static void rollback(Connection c, Throwable cause) {
+    /** True if a Spring transaction is active on this thread (then Spring, not Tenure, commits). */
+    static boolean inSpringTransaction() {
+        return SPRING && SpringTransactions.active();
+    }
+
+    /** Sets autocommit back on a connection going back to its pool; a failure is added to {@code cause} if any. */
+    static void restoreAutoCommit(Connection c, Throwable cause) {
+        try {
+            c.setAutoCommit(true);
+        } catch (SQLException e) {
+            if (cause != null) {
+                cause.addSuppressed(e);
+            } // else the pool resets (or evicts) it
+        }
+    }
+
+    static void rollback(Connection c, Throwable cause) {
         try {
             c.rollback();
         } catch (SQLException e) {

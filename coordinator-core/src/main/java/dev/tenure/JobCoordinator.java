@@ -3,6 +3,9 @@ package dev.tenure;
 import dev.tenure.metrics.RunMetrics;
 import dev.tenure.spi.RunLedger;
 
+import javax.sql.DataSource;
+import java.sql.Connection;
+import java.sql.SQLException;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
@@ -125,6 +128,105 @@ public final class JobCoordinator implements AutoCloseable {
                 if (error instanceof InterruptedException) {
                     Thread.currentThread().interrupt();
                 }
+            }
+        }
+    }
+
+    /**
+     * A run that is one database transaction on {@code dataSource}: {@code work} runs in it, and the same transaction
+     * then checks the epoch, completes the fire and releases the job's database lease, so that its one commit makes
+     * the business writes, "this fire is done" and "the job is free" durable together, or none of them. The Valkey
+     * lease is released after the commit. A run costs two commits: the claim with the fire's start, and this one.
+     *
+     * <p>Unlike {@link JobContext#completeInTransaction}, the epoch is checked at the end of the transaction, in the
+     * statement that completes it, not before the work: a holder paused past its lease does not hold its successor's
+     * claim back; its transaction rolls back at the check ({@link RunOutcome.Status#LEASE_LOST}). From that check to the
+     * commit the job's row is locked, so a claim waits for the commit. Nothing of the run may follow the commit: work
+     * that has more to do after its transaction belongs in {@link #run}.
+     *
+     * <p>When the ledger cannot complete and release in one statement, or when a Spring transaction is active on the
+     * calling thread (Spring commits it later), this is {@link #run} with {@link JobContext#completeInTransaction}: the
+     * same guarantees, one commit more.
+     */
+    public <T> RunOutcome<T> runInTransaction(String jobKey, String fireKey, RunPolicy policy, DataSource dataSource,
+                                              JobTransaction<T> work) {
+        return runInTransaction(jobKey, fireKey, policy, options, dataSource, work);
+    }
+
+    /** {@link #runInTransaction(String, String, RunPolicy, DataSource, JobTransaction)} with this run's own lease options. */
+    public <T> RunOutcome<T> runInTransaction(String jobKey, String fireKey, RunPolicy policy, LeaseOptions options,
+                                              DataSource dataSource, JobTransaction<T> work) {
+        Objects.requireNonNull(dataSource, "dataSource");
+        Objects.requireNonNull(work, "work");
+        RunClaim claim = begin(jobKey, fireKey, policy, options);
+        if (claim instanceof RunClaim.NotClaimed not) {
+            return retype(not.outcome());
+        }
+        try (ActiveRun run = ((RunClaim.Claimed) claim).run()) {
+            T result = null;
+            Throwable error = null;
+            if (!run.releasesInTransaction() || CompletingTransaction.inSpringTransaction()) {
+                try {
+                    result = CompletingTransaction.run(run, dataSource, c -> WorkFailed.call(work, run, c));
+                } catch (WorkFailed e) {
+                    error = e.getCause();
+                } catch (Exception | AssertionError e) {
+                    error = e;
+                }
+                return finished(run, result, error);
+            }
+            try (Connection c = dataSource.getConnection()) {
+                boolean auto = c.getAutoCommit();
+                c.setAutoCommit(false);
+                try {
+                    result = work.run(run, c);
+                    run.completeAndRelease(c);
+                    c.commit();
+                    return run.committed(result);
+                } catch (Exception | AssertionError e) {
+                    error = e;
+                    CompletingTransaction.rollback(c, e);
+                } finally {
+                    if (auto) {
+                        CompletingTransaction.restoreAutoCommit(c, error);
+                    }
+                }
+            } catch (SQLException e) {
+                if (error == null) {
+                    error = e; // no connection, or it could not start a transaction: nothing ran
+                } else if (error != e) {
+                    error.addSuppressed(e);
+                }
+            }
+            run.renewalsResumed();
+            return finished(run, result, error);
+        }
+    }
+
+    /** Records the outcome (the commit may have happened: the ledger tells); an interrupted work's flag is set again. */
+    private static <T> RunOutcome<T> finished(ActiveRun run, T result, Throwable error) {
+        try {
+            return run.finish(result, error);
+        } finally {
+            if (error instanceof InterruptedException) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    /** Carries a checked exception of a {@link JobTransaction} through {@link TransactionWork}. */
+    private static final class WorkFailed extends RuntimeException {
+        WorkFailed(Exception cause) {
+            super(cause);
+        }
+
+        static <T> T call(JobTransaction<T> work, JobContext context, Connection c) throws SQLException {
+            try {
+                return work.run(context, c);
+            } catch (SQLException | RuntimeException e) {
+                throw e;
+            } catch (Exception e) {
+                throw new WorkFailed(e);
             }
         }
     }

@@ -123,6 +123,19 @@ public interface RunLedger {
         throw new UnsupportedOperationException("this run ledger does not finish and release in one step");
     }
 
+    /**
+     * {@link #complete} and the release of the database lease of {@code epoch} of {@code owner}, in the caller's open
+     * transaction on {@code connection}, for a run whose work is that one transaction
+     * ({@link dev.tenure.JobCoordinator#runInTransaction}): the caller's commit makes the business writes, the completion
+     * and the release durable together, or none of them. Throws as {@link #fence} does when the epoch is stale.
+     *
+     * @throws UnsupportedOperationException unless {@link #claimsAndStarts()}
+     */
+    default void completeAndRelease(Connection connection, String jobKey, long epoch, String owner, String runId)
+            throws SQLException {
+        throw new UnsupportedOperationException("this run ledger does not complete and release in one step");
+    }
+
     /** Who holds the job's database lease now, as the database sees it (empty if nobody). Default: unknown. */
     default Optional<LeaderElection.Leader> holder(String jobKey) {
         return Optional.empty();

@@ -49,24 +49,7 @@ class ExactlyOnceIT {
     void threeProcessesFrozenAfterTheirBusinessCommit_everyFireTakesEffectExactlyOnce(JobCoordinator.Mode mode)
             throws Exception {
         String job = "exactly-once-" + mode.name().toLowerCase();
-        long startAt = System.currentTimeMillis() + Timing.scaledMillis(6000);
-        List<JvmProcess> nodes = new ArrayList<>();
-        List<List<String>> output = new ArrayList<>();
-        try {
-            for (int i = 1; i <= 3; i++) {
-                nodes.add(JvmProcess.start(ExactlyOnceWorker.class, mode.name(),
-                        mode == JobCoordinator.Mode.DATABASE ? "-" : servers.valkey.address(),
-                        servers.db.jdbcUrl(), servers.db.username(), servers.passwordArg(), job, Integer.toString(FIRES),
-                        Long.toString(INTERVAL_MS), Long.toString(startAt), Long.toString(TTL_MS), Long.toString(FREEZE_MS),
-                        "n" + i));
-            }
-            for (JvmProcess n : nodes) {
-                n.awaitStdoutLine("DONE"::equals, Timing.scaled(Duration.ofSeconds(120)));
-                output.add(n.stdoutLines());
-            }
-        } finally {
-            nodes.forEach(JvmProcess::close);
-        }
+        List<List<String>> output = runNodes(mode, job);
         List<String> froze = new ArrayList<>();
         List<String> frozenOutcomes = new ArrayList<>();
         for (int i = 0; i < output.size(); i++) {
@@ -94,6 +77,69 @@ class ExactlyOnceIT {
         assertThat(rows).as("one business row per fire").isEqualTo(FIRES);
         assertThat(frozenOutcomes).as("a frozen run still reports its completed fire").hasSize(froze.size())
                 .allMatch(l -> l.contains(" EXECUTED ") && l.endsWith(" true"));
+    }
+
+    /**
+     * A run that is one transaction ({@link JobCoordinator#runInTransaction}), whose epoch is checked at the end only:
+     * every process freezes itself (SIGSTOP, 3.5 s, TTL 2 s) inside that transaction, after its business insert and
+     * before the completion, on its 2nd, 6th, 10th... execution. The check at the end must roll each frozen insert back
+     * (the lease ran out meanwhile, and another process usually ran the fire): one business row per fire.
+     */
+    @ParameterizedTest
+    @EnumSource(value = JobCoordinator.Mode.class, names = {"VALKEY", "DATABASE"})
+    void oneTransactionRuns_frozenBeforeTheirCompletion_everyFireTakesEffectExactlyOnce(JobCoordinator.Mode mode)
+            throws Exception {
+        String job = "exactly-once-tx-" + mode.name().toLowerCase();
+        List<List<String>> output = runNodes(mode, job, "tx");
+        List<String> froze = new ArrayList<>();
+        List<String> frozenRuns = new ArrayList<>();
+        for (int i = 0; i < output.size(); i++) {
+            List<String> lines = output.get(i);
+            List<String> mine = lines.stream().filter(l -> l.startsWith("FROZE ")).map(l -> l.substring(6)).toList();
+            assertThat(mine).as("node n%d froze at least once", i + 1).isNotEmpty();
+            froze.addAll(mine);
+            lines.stream().filter(l -> l.startsWith("FROZEN_RUN ")).forEach(frozenRuns::add);
+            assertThat(lines).as("every fire settled on every node").filteredOn(l -> l.startsWith("OUTCOME "))
+                    .hasSize(FIRES).allMatch(l -> l.contains(" EXECUTED ") || l.contains(" SKIPPED_ALREADY_DONE "));
+        }
+        List<String> duplicated = query("SELECT fire_key || ' x' || count(*) FROM business_effects WHERE job = '" + job
+                + "' GROUP BY fire_key HAVING count(*) > 1");
+        int rows = Integer.parseInt(query("SELECT count(*) FROM business_effects WHERE job = '" + job + "'").get(0));
+        int fromFrozen = Integer.parseInt(query("SELECT count(*) FROM business_effects b JOIN tenure.job_run r "
+                + "ON r.fire_key = b.fire_key AND r.job_key = b.job WHERE b.job = '" + job + "' AND b.epoch <> r.epoch").get(0));
+        System.out.printf("%s, one transaction: %d fires, %d business rows, %d freezes before the completion %s, "
+                + "duplicated %s, rows under an epoch other than the completing run's %d; frozen runs: %s%n", mode, FIRES,
+                rows, froze.size(), froze, duplicated, fromFrozen, frozenRuns);
+        assertThat(froze.size()).as("freezes inside the run's transaction").isGreaterThanOrEqualTo(3);
+        assertThat(frozenRuns).as("every frozen run was refused at its completion: its lease had run out")
+                .hasSize(froze.size()).allMatch(l -> l.endsWith(" LEASE_LOST false"));
+        assertThat(duplicated).as("fires whose business effect happened more than once").isEmpty();
+        assertThat(rows).as("one business row per fire").isEqualTo(FIRES);
+        assertThat(fromFrozen).as("business rows committed under an epoch that did not complete the fire").isZero();
+    }
+
+    private static List<List<String>> runNodes(JobCoordinator.Mode mode, String job, String... extra) throws Exception {
+        long startAt = System.currentTimeMillis() + Timing.scaledMillis(6000);
+        List<JvmProcess> nodes = new ArrayList<>();
+        List<List<String>> output = new ArrayList<>();
+        try {
+            for (int i = 1; i <= 3; i++) {
+                List<String> args = new ArrayList<>(List.of(mode.name(),
+                        mode == JobCoordinator.Mode.DATABASE ? "-" : servers.valkey.address(),
+                        servers.db.jdbcUrl(), servers.db.username(), servers.passwordArg(), job, Integer.toString(FIRES),
+                        Long.toString(INTERVAL_MS), Long.toString(startAt), Long.toString(TTL_MS), Long.toString(FREEZE_MS),
+                        "n" + i));
+                args.addAll(List.of(extra));
+                nodes.add(JvmProcess.start(ExactlyOnceWorker.class, args.toArray(String[]::new)));
+            }
+            for (JvmProcess n : nodes) {
+                n.awaitStdoutLine("DONE"::equals, Timing.scaled(Duration.ofSeconds(120)));
+                output.add(n.stdoutLines());
+            }
+        } finally {
+            nodes.forEach(JvmProcess::close);
+        }
+        return output;
     }
 
     private static List<String> query(String sql) throws Exception {

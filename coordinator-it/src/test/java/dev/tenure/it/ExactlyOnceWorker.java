@@ -7,18 +7,23 @@ import dev.tenure.Tenure;
 import dev.tenure.db.TenureDataSources;
 
 import javax.sql.DataSource;
+import java.sql.Connection;
 import java.sql.PreparedStatement;
+import java.sql.SQLException;
 import java.time.Duration;
 
 /**
  * One node of {@link ExactlyOnceIT}:
- * {@code <mode> <valkey|-> <jdbc url> <user> <password|-> <job> <fires> <interval ms> <start ms> <ttl ms> <freeze ms> <node>}.
+ * {@code <mode> <valkey|-> <jdbc url> <user> <password|-> <job> <fires> <interval ms> <start ms> <ttl ms> <freeze ms> <node>
+ * [tx]}.
  * Fire k is due at start + k·interval on every node. Each node works through the fires in order and retries a fire
  * until it is done (executed here or elsewhere), as a scheduler that recovers missed fires would. The work inserts one
  * row into {@code business_effects} (no unique key on the fire) and completes the fire in the same transaction. Right
  * after that commit, on its 2nd, 6th, 10th... execution, the node freezes itself with SIGSTOP for {@code freeze ms}
  * (longer than the TTL), before its outcome is recorded. Prints {@code FROZE <fire>}, {@code OUTCOME <fire> <status>
- * <epoch> <completedInTransaction>}, then {@code DONE}.
+ * <epoch> <completedInTransaction>}, then {@code DONE}. With {@code tx} the run is one transaction
+ * ({@link JobCoordinator#runInTransaction}): the node freezes inside it, after the insert and before the completion
+ * and release, so the epoch check at its end must roll the insert back.
  */
 public final class ExactlyOnceWorker {
 
@@ -34,6 +39,7 @@ public final class ExactlyOnceWorker {
         long start = Long.parseLong(a[8]);
         long freeze = Long.parseLong(a[10]);
         String node = a[11];
+        boolean oneTransaction = a.length > 12 && a[12].equals("tx");
         int[] executions = {0};
         System.out.println("READY");
         for (int k = 0; k < fires; k++) {
@@ -46,17 +52,24 @@ public final class ExactlyOnceWorker {
             RunOutcome<Integer> o = null;
             while (System.currentTimeMillis() < giveUp && (o == null || !settled(o))) {
                 try {
-                    o = c.run(job, fire, new RunPolicy(Duration.ofMillis(ttl), true), ctx -> {
-                        int n = ctx.completeInTransaction(ds, conn -> {
-                            try (PreparedStatement ps = conn.prepareStatement(
-                                    "INSERT INTO business_effects(job, fire_key, epoch, node) VALUES (?, ?, ?, ?)")) {
-                                ps.setString(1, job);
-                                ps.setString(2, fire);
-                                ps.setLong(3, ctx.epoch());
-                                ps.setString(4, node);
-                                return ps.executeUpdate();
+                    if (oneTransaction) {
+                        boolean[] froze = {false};
+                        o = c.runInTransaction(job, fire, new RunPolicy(Duration.ofMillis(ttl), true), ds, (ctx, conn) -> {
+                            int n = insert(conn, job, fire, ctx.epoch(), node);
+                            if (++executions[0] % 4 == 2) {
+                                System.out.println("FROZE " + fire);
+                                froze[0] = true;
+                                freezeSelf(freeze);
                             }
+                            return n;
                         });
+                        if (froze[0]) {
+                            System.out.println("FROZEN_RUN " + fire + " " + o.status() + " " + o.completedInTransaction());
+                        }
+                        continue;
+                    }
+                    o = c.run(job, fire, new RunPolicy(Duration.ofMillis(ttl), true), ctx -> {
+                        int n = ctx.completeInTransaction(ds, conn -> insert(conn, job, fire, ctx.epoch(), node));
                         if (++executions[0] % 4 == 2) {
                             System.out.println("FROZE " + fire);
                             freezeSelf(freeze);
@@ -74,6 +87,17 @@ public final class ExactlyOnceWorker {
         System.out.println("DONE");
         tenure.close();
         System.exit(0);
+    }
+
+    private static int insert(Connection conn, String job, String fire, long epoch, String node) throws SQLException {
+        try (PreparedStatement ps = conn.prepareStatement(
+                "INSERT INTO business_effects(job, fire_key, epoch, node) VALUES (?, ?, ?, ?)")) {
+            ps.setString(1, job);
+            ps.setString(2, fire);
+            ps.setLong(3, epoch);
+            ps.setString(4, node);
+            return ps.executeUpdate();
+        }
     }
 
     private static boolean settled(RunOutcome<?> o) {

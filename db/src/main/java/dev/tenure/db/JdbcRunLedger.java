@@ -58,6 +58,12 @@ public final class JdbcRunLedger implements RunLedger {
         ledger.complete(connection, jobKey, epoch, owner, UUID.fromString(runId));
     }
 
+    @Override
+    public void completeAndRelease(Connection connection, String jobKey, long epoch, String owner, String runId)
+            throws SQLException {
+        ledger.completeAndRelease(connection, jobKey, epoch, owner, UUID.fromString(runId));
+    }
+
     /** True: the claim and the fire's start are one statement, the outcome and the release another. */
     @Override
     public boolean claimsAndStarts() {

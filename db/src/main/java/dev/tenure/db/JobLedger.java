@@ -132,6 +132,20 @@ final class JobLedger {
     }
 
     /**
+     * {@link #complete} and the release of the lease of {@code epoch}, in one statement inside the caller's open
+     * transaction, for a run whose work is that one transaction: after the caller's commit the fire is done and the job
+     * free, and waiters are woken; if the caller rolls back, neither happened. Nothing of the run may follow the commit.
+     *
+     * @throws StaleOwnerException   as {@link #fence}: roll the transaction back
+     * @throws IllegalStateException in autocommit mode, or if the run row is not {@code runId}'s RUNNING (or COMPLETED) row
+     */
+    public void completeAndRelease(Connection connection, String jobKey, long epoch, String owner, UUID runId)
+            throws SQLException {
+        leases.completeAndRelease(Objects.requireNonNull(connection, "connection"), key(jobKey), epoch(epoch),
+                id("owner", owner), Objects.requireNonNull(runId, "runId"));
+    }
+
+    /**
      * Clears the lease of {@code epoch} (the epoch stays; the next claim bumps it) and wakes waiters with
      * {@code NOTIFY}. Call it after the run's transactions have committed, never before.
      *

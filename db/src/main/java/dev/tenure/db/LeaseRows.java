@@ -216,6 +216,44 @@ final class LeaseRows {
     }
 
     /**
+     * {@link #complete} and the release of the lease in one statement, in the caller's transaction, for a run that is
+     * that one transaction: nothing of the run may follow its commit. The row is locked (FOR NO KEY UPDATE) before the
+     * check, so a claim waits for the caller's commit; the lease is cleared only under the check, and waiters are
+     * notified when the caller commits. If the caller rolls back, the lease is still held and the run still RUNNING.
+     *
+     * @throws StaleOwnerException   if the epoch is stale (roll back)
+     * @throws IllegalStateException if the run row is not this run's RUNNING (or COMPLETED) row
+     */
+    public void completeAndRelease(Connection c, String key, long epoch, String owner, java.util.UUID runId)
+            throws SQLException {
+        requireTransaction(c, "completeAndRelease", key);
+        try (PreparedStatement ps = jdbc.prepare(c, sql.completeAndRelease)) {
+            ps.setString(1, key);
+            ps.setLong(2, epoch);
+            ps.setString(3, owner);
+            ps.setObject(4, runId);
+            ps.setString(5, key);
+            ps.setString(6, key);
+            ps.setLong(7, epoch);
+            ps.setString(8, owner);
+            ps.setObject(9, runId);
+            bindNotify(ps, 10, key);
+            try (ResultSet rs = ps.executeQuery()) {
+                checkHolder(rs, key, epoch, owner);
+                String before = rs.getString(6);
+                if (rs.getLong(5) == 0 && !"COMPLETED".equals(before)) {
+                    throw new IllegalStateException("run " + runId + " of job '" + key + "' cannot complete: its row is "
+                            + (before == null ? "missing" : before) + " (complete only the run this context belongs to)");
+                }
+                if (rs.getLong(7) != 1) {
+                    throw new IllegalStateException("the lease of job '" + key + "' (epoch " + epoch + ") passed the "
+                            + "check but was not cleared");
+                }
+            }
+        }
+    }
+
+    /**
      * Reads the holder columns (epoch, owner, expiry, live) of the fence, completion or start-of-run row, and throws
      * unless they name the live lease of {@code epoch} of {@code owner}.
      */

@@ -64,6 +64,8 @@ final class Sql {
     final String finish;
     /** Like {@link #finish} but keeps the lease (the holder releases it next); parameters 1-9 only. */
     final String finishKeepingLease;
+    /** {@link #complete} and the release of the lease, in the caller's transaction; see the constructor. */
+    final String completeAndRelease;
 
     /**
      * {@code pg_notify(channel, key)} once, only if a live {@code release_listener} row says someone listens on the
@@ -143,6 +145,21 @@ final class Sql {
         runOf = "SELECT run_id, job_key, fire_key, epoch, owner, status, attempt, started_at, finished_at, error FROM "
                 + jr + " WHERE job_key = ? AND fire_key = ?";
         finish = finish(je, jr, CLEAR_LEASE, notifyIfListened(quotedSchema, "cleared, "));
+        // The completion and the release, in the caller's (business) transaction, for a run that is that one
+        // transaction: the row is locked FOR NO KEY UPDATE first (a claim waits for the commit; the holder's own
+        // renewals are held back by its client), the holder checked on the locked version, the run completed and the
+        // lease cleared under that check; waiters are notified at the commit. Parameters: 1 job, 2 epoch, 3 owner,
+        // 4 run id, 5 job, 6 job, 7 epoch, 8 owner, 9 run id, then the notify's. Columns: 1-4 the holder (as fence),
+        // 5 runs completed now, 6 the run's status before, 7 leases cleared.
+        completeAndRelease = "WITH f AS (SELECT " + holderColumns + " AS live FROM " + je + " WHERE job_key = ? FOR NO KEY UPDATE), "
+                + "done AS (UPDATE " + jr + " AS r SET status = 'COMPLETED', finished_at = clock_timestamp(), error = NULL "
+                + "FROM f WHERE f.fencing_token = ? AND f.owner = ? AND f.live AND r.run_id = ? AND r.job_key = ? "
+                + "AND r.epoch = f.fencing_token AND r.status = 'RUNNING' RETURNING r.run_id), "
+                + "cleared AS (UPDATE " + je + " AS je SET " + CLEAR_LEASE + " FROM f WHERE je.job_key = ? "
+                + "AND f.fencing_token = ? AND f.owner = ? AND f.live RETURNING je.job_key) "
+                + "SELECT f.fencing_token, f.owner, f.lease_expires_at, f.live, (SELECT count(*) FROM done), "
+                + "(SELECT status FROM " + jr + " WHERE run_id = ?), (SELECT count(*) FROM cleared), "
+                + notifyIfListened(quotedSchema, "cleared, ") + " FROM f";
         finishKeepingLease = finish(je, jr, "status = 'HELD', current_run_id = NULL, updated_at = clock_timestamp()", "0");
     }
 

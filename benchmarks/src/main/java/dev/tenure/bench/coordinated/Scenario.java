@@ -17,7 +17,9 @@ import java.util.Map;
  */
 record Scenario(String name, String kind, Map<String, String> args, int threads, String unit, boolean latency) {
 
-    static final String TENURE_UNIT = "run(): claim+start (1 stmt), business tx (fence, insert, complete, commit), finish+release (1 stmt)";
+    static final String TENURE_UNIT = "runInTransaction(): claim+start (1 stmt), one tx (insert, complete+release, commit)";
+    static final String TENURE_RUN_UNIT = "run() + completeInTransaction: claim+start (1 stmt), business tx (fence, insert, "
+            + "complete, commit), finish+release (1 stmt)";
 
     static List<Scenario> all(int threads, int jobs) {
         List<Scenario> s = new ArrayList<>();
@@ -35,6 +37,13 @@ record Scenario(String name, String kind, Map<String, String> args, int threads,
                         args("mode", mode, "jobs", Integer.toString(jobs), "fires", fires), threads,
                         "one EXECUTED " + lease + TENURE_UNIT, true));
             }
+        }
+        for (String mode : List.of("VALKEY", "DATABASE")) {
+            String m = mode.equals("VALKEY") ? "valkey" : "db";
+            String lease = mode.equals("VALKEY") ? "Valkey acquire/release around " : "";
+            s.add(new Scenario("tenure-" + m + " " + jobs + " jobs run()", "tenure",
+                    args("mode", mode, "jobs", Integer.toString(jobs), "fires", "own", "api", "run"), threads,
+                    "one EXECUTED " + lease + TENURE_RUN_UNIT, true));
         }
         s.add(new Scenario("db-scheduler", "dbscheduler", args("jobs", Integer.toString(jobs)), threads,
                 "one due one-time execution: picked (batched select-for-update), task inserts the row (autocommit), execution deleted",

@@ -5,7 +5,9 @@ import dev.tenure.RunOutcome;
 import dev.tenure.RunPolicy;
 import dev.tenure.Tenure;
 import dev.tenure.ValkeyConfig;
+import java.sql.Connection;
 import java.sql.PreparedStatement;
+import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -13,9 +15,10 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 
 /**
- * Tenure's coordinated runs through the public API: {@code tenure.coordinator().run(job, fire, skipFire(),
- * ctx -> ctx.completeInTransaction(ds, insert one row))}, in {@code mode=VALKEY} (Valkey lease in front, fail closed)
- * or {@code mode=DATABASE} (no Valkey).
+ * Tenure's coordinated runs through the public API: {@code tenure.coordinator().runInTransaction(job, fire,
+ * skipFire(), ds, (ctx, c) -> insert one row)} (a run that is one transaction; {@code api=tx}, the default) or
+ * {@code run(job, fire, skipFire(), ctx -> ctx.completeInTransaction(ds, insert one row))} ({@code api=run}), in
+ * {@code mode=VALKEY} (Valkey lease in front, fail closed) or {@code mode=DATABASE} (no Valkey).
  *
  * <ul>
  * <li>{@code jobs=1}: one job fired as fast as it completes. The nodes share one fire sequence f0, f1, ...: a node
@@ -34,6 +37,7 @@ final class TenureWorkload implements Node.Workload {
     private final boolean valkey;
     private final boolean sharedFires;
     private final long retryNanos;
+    private final boolean oneTransaction;
     private Tenure tenure;
     private JobCoordinator coordinator;
 
@@ -42,6 +46,7 @@ final class TenureWorkload implements Node.Workload {
         this.valkey = n.arg("mode").equals("VALKEY");
         this.sharedFires = n.args.getOrDefault("fires", "own").equals("shared");
         this.retryNanos = TimeUnit.MICROSECONDS.toNanos(Long.parseLong(n.args.getOrDefault("retryUs", "1000")));
+        this.oneTransaction = n.args.getOrDefault("api", "tx").equals("tx");
     }
 
     @Override
@@ -63,15 +68,21 @@ final class TenureWorkload implements Node.Workload {
     }
 
     private RunOutcome<Void> attempt(String job, String fire) {
-        return coordinator.run(job, fire, RunPolicy.skipFire(), ctx -> ctx.completeInTransaction(n.ds, c -> {
-            try (PreparedStatement ps = c.prepareStatement(n.insertSql())) {
-                ps.setString(1, job);
-                ps.setString(2, fire);
-                ps.setInt(3, n.node);
-                ps.executeUpdate();
-            }
-            return null;
-        }));
+        if (oneTransaction) {
+            return coordinator.runInTransaction(job, fire, RunPolicy.skipFire(), n.ds, (ctx, c) -> insert(c, job, fire));
+        }
+        return coordinator.run(job, fire, RunPolicy.skipFire(), ctx -> ctx.completeInTransaction(n.ds,
+                c -> insert(c, job, fire)));
+    }
+
+    private Void insert(Connection c, String job, String fire) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(n.insertSql())) {
+            ps.setString(1, job);
+            ps.setString(2, fire);
+            ps.setInt(3, n.node);
+            ps.executeUpdate();
+        }
+        return null;
     }
 
     @Override
