@@ -122,13 +122,7 @@ public final class JobCoordinator implements AutoCloseable {
             } catch (Exception | AssertionError e) {
                 error = e;
             }
-            try {
-                return run.finish(result, error);
-            } finally {
-                if (error instanceof InterruptedException) {
-                    Thread.currentThread().interrupt();
-                }
-            }
+            return finished(run, result, error);
         }
     }
 

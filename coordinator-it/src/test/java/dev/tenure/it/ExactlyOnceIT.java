@@ -82,8 +82,8 @@ class ExactlyOnceIT {
     /**
      * A run that is one transaction ({@link JobCoordinator#runInTransaction}), whose epoch is checked at the end only:
      * every process freezes itself (SIGSTOP, 3.5 s, TTL 2 s) inside that transaction, after its business insert and
-     * before the completion, on its 2nd, 6th, 10th... execution. The check at the end must roll each frozen insert back
-     * (the lease ran out meanwhile, and another process usually ran the fire): one business row per fire.
+     * before the completion, on its 2nd, 6th, 10th... execution. No frozen transaction may commit (its lease ran out
+     * meanwhile, and another process usually ran the fire): one business row per fire.
      */
     @ParameterizedTest
     @EnumSource(value = JobCoordinator.Mode.class, names = {"VALKEY", "DATABASE"})
@@ -111,11 +111,18 @@ class ExactlyOnceIT {
                 + "duplicated %s, rows under an epoch other than the completing run's %d; frozen runs: %s%n", mode, FIRES,
                 rows, froze.size(), froze, duplicated, fromFrozen, frozenRuns);
         assertThat(froze.size()).as("freezes inside the run's transaction").isGreaterThanOrEqualTo(3);
-        assertThat(frozenRuns).as("every frozen run was refused at its completion: its lease had run out")
-                .hasSize(froze.size()).allMatch(l -> l.endsWith(" LEASE_LOST false"));
         assertThat(duplicated).as("fires whose business effect happened more than once").isEmpty();
         assertThat(rows).as("one business row per fire").isEqualTo(FIRES);
         assertThat(fromFrozen).as("business rows committed under an epoch that did not complete the fire").isZero();
+        // Refused at the check, because the lease had expired or another process had claimed the job: LEASE_LOST, or
+        // FAILED when nobody had claimed the job yet when the refused run recorded its outcome (its expired epoch was
+        // still the job's latest, so the refusal is recorded as a failure: a suite run saw 1 of 16). Never EXECUTED: a
+        // frozen run's transaction never commits.
+        assertThat(frozenRuns).as("no frozen run committed").hasSize(froze.size())
+                .allMatch(l -> l.contains(" LEASE_LOST false StaleOwnerException")
+                        || l.contains(" FAILED false StaleOwnerException"));
+        assertThat(frozenRuns.stream().filter(l -> l.contains(" LEASE_LOST ")).count())
+                .as("frozen runs refused by the epoch check at the end of their transaction").isGreaterThanOrEqualTo(3);
     }
 
     private static List<List<String>> runNodes(JobCoordinator.Mode mode, String job, String... extra) throws Exception {

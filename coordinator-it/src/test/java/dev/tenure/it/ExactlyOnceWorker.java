@@ -64,7 +64,8 @@ public final class ExactlyOnceWorker {
                             return n;
                         });
                         if (froze[0]) {
-                            System.out.println("FROZEN_RUN " + fire + " " + o.status() + " " + o.completedInTransaction());
+                            System.out.println("FROZEN_RUN " + fire + " " + o.status() + " " + o.completedInTransaction() + " "
+                                    + (o.error() == null ? "-" : o.error().getClass().getSimpleName()));
                         }
                         continue;
                     }

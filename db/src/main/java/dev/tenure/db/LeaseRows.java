@@ -206,11 +206,7 @@ final class LeaseRows {
             ps.setObject(6, runId);
             try (ResultSet rs = ps.executeQuery()) {
                 checkHolder(rs, key, epoch, owner);
-                String before = rs.getString(6);
-                if (rs.getLong(5) == 0 && !"COMPLETED".equals(before)) {
-                    throw new IllegalStateException("run " + runId + " of job '" + key + "' cannot complete: its row is "
-                            + (before == null ? "missing" : before) + " (complete only the run this context belongs to)");
-                }
+                checkCompleted(rs, key, runId);
             }
         }
     }
@@ -240,16 +236,21 @@ final class LeaseRows {
             bindNotify(ps, 10, key);
             try (ResultSet rs = ps.executeQuery()) {
                 checkHolder(rs, key, epoch, owner);
-                String before = rs.getString(6);
-                if (rs.getLong(5) == 0 && !"COMPLETED".equals(before)) {
-                    throw new IllegalStateException("run " + runId + " of job '" + key + "' cannot complete: its row is "
-                            + (before == null ? "missing" : before) + " (complete only the run this context belongs to)");
-                }
+                checkCompleted(rs, key, runId);
                 if (rs.getLong(7) != 1) {
                     throw new IllegalStateException("the lease of job '" + key + "' (epoch " + epoch + ") passed the "
                             + "check but was not cleared");
                 }
             }
+        }
+    }
+
+    /** After {@link #checkHolder}: column 5 (runs completed now) and 6 (the run's status before) of a completion. */
+    private static void checkCompleted(ResultSet rs, String key, java.util.UUID runId) throws SQLException {
+        String before = rs.getString(6);
+        if (rs.getLong(5) == 0 && !"COMPLETED".equals(before)) {
+            throw new IllegalStateException("run " + runId + " of job '" + key + "' cannot complete: its row is "
+                    + (before == null ? "missing" : before) + " (complete only the run this context belongs to)");
         }
     }
 
