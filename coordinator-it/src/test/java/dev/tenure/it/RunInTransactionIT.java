@@ -60,8 +60,7 @@ class RunInTransactionIT {
     void executed_theOneCommitCompletesTheFireAndFreesTheJob(JobCoordinator.Mode mode) throws Exception {
         String job = "tx-done-" + mode;
         try (Tenure t = tenure(mode)) {
-            RunOutcome<Integer> o = t.coordinator().runInTransaction(job, "f1", RunPolicy.failFast(),
-                    servers.db.dataSource(), (ctx, c) -> insert(c, job, "f1", ctx.epoch()));
+            RunOutcome<Integer> o = inserting(t, job, "f1", servers.db.dataSource());
             assertThat(o.status()).isEqualTo(RunOutcome.Status.EXECUTED);
             assertThat(o.completedInTransaction()).isTrue();
             assertThat(o.result()).isEqualTo(1);
@@ -70,12 +69,10 @@ class RunInTransactionIT {
             assertThat(one("SELECT status || ' ' || coalesce(owner, 'none') FROM tenure.job_execution WHERE job_key = '"
                     + job + "'")).as("the job's database lease, cleared by the same commit").isEqualTo("IDLE none");
             // both leases are free: a fail-fast run of the next fire gets them at once
-            RunOutcome<Integer> next = t.coordinator().runInTransaction(job, "f2", RunPolicy.failFast(),
-                    servers.db.dataSource(), (ctx, c) -> insert(c, job, "f2", ctx.epoch()));
+            RunOutcome<Integer> next = inserting(t, job, "f2", servers.db.dataSource());
             assertThat(next.status()).isEqualTo(RunOutcome.Status.EXECUTED);
             assertThat(next.epoch()).isGreaterThan(o.epoch());
-            RunOutcome<Integer> again = t.coordinator().runInTransaction(job, "f1", RunPolicy.failFast(),
-                    servers.db.dataSource(), (ctx, c) -> insert(c, job, "f1", ctx.epoch()));
+            RunOutcome<Integer> again = inserting(t, job, "f1", servers.db.dataSource());
             assertThat(again.status()).as("a completed fire is final").isEqualTo(RunOutcome.Status.SKIPPED_ALREADY_DONE);
         }
         assertThat(count("SELECT count(*) FROM tx_effects WHERE job = '" + job + "'")).isEqualTo(2);
@@ -94,8 +91,7 @@ class RunInTransactionIT {
             assertThat(o.error()).hasMessage("settlement file missing");
             assertThat(one("SELECT status FROM tenure.job_run WHERE job_key = '" + job + "'")).isEqualTo("FAILED");
             assertThat(one("SELECT status FROM tenure.job_execution WHERE job_key = '" + job + "'")).isEqualTo("IDLE");
-            RunOutcome<Integer> retry = t.coordinator().runInTransaction(job, "f1", RunPolicy.failFast(),
-                    servers.db.dataSource(), (ctx, c) -> insert(c, job, "f1", ctx.epoch()));
+            RunOutcome<Integer> retry = inserting(t, job, "f1", servers.db.dataSource());
             assertThat(retry.status()).as("a failed fire runs again").isEqualTo(RunOutcome.Status.EXECUTED);
         }
         assertThat(count("SELECT count(*) FROM tx_effects WHERE job = '" + job + "'")).isEqualTo(1);
@@ -118,8 +114,7 @@ class RunInTransactionIT {
             assertThat(o.completedInTransaction()).isFalse();
             assertThat(one("SELECT status FROM tenure.job_run WHERE job_key = '" + job + "'")).isEqualTo("REJECTED_STALE");
             assertThat(count("SELECT count(*) FROM tx_effects WHERE job = '" + job + "'")).as("rolled back").isZero();
-            RunOutcome<Integer> retry = t.coordinator().runInTransaction(job, "f1", RunPolicy.failFast(),
-                    servers.db.dataSource(), (ctx, c) -> insert(c, job, "f1", ctx.epoch()));
+            RunOutcome<Integer> retry = inserting(t, job, "f1", servers.db.dataSource());
             assertThat(retry.status()).isEqualTo(RunOutcome.Status.EXECUTED);
             assertThat(retry.epoch()).isGreaterThan(o.epoch());
         }
@@ -132,14 +127,12 @@ class RunInTransactionIT {
     void commitAnswerLost_afterTheServerCommitted_theRunIsExecuted(JobCoordinator.Mode mode) throws Exception {
         String job = "tx-commit-lost-" + mode;
         try (Tenure t = tenure(mode)) {
-            RunOutcome<Integer> o = t.coordinator().runInTransaction(job, "f1", RunPolicy.failFast(),
-                    new FaultyCommit(servers.db.dataSource(), true), (ctx, c) -> insert(c, job, "f1", ctx.epoch()));
+            RunOutcome<Integer> o = inserting(t, job, "f1", new FaultyCommit(servers.db.dataSource(), true));
             System.out.printf("%s, commit answer lost after the commit: %s, error %s%n", mode, o.status(), o.error());
             assertThat(o.status()).isEqualTo(RunOutcome.Status.EXECUTED);
             assertThat(o.completedInTransaction()).isTrue();
             assertThat(o.error()).isInstanceOf(SQLException.class).hasMessageContaining("answer lost");
-            RunOutcome<Integer> next = t.coordinator().runInTransaction(job, "f2", RunPolicy.failFast(),
-                    servers.db.dataSource(), (ctx, c) -> insert(c, job, "f2", ctx.epoch()));
+            RunOutcome<Integer> next = inserting(t, job, "f2", servers.db.dataSource());
             assertThat(next.status()).as("the job is free").isEqualTo(RunOutcome.Status.EXECUTED);
         }
         assertThat(count("SELECT count(*) FROM tx_effects WHERE job = '" + job + "'")).isEqualTo(2);
@@ -149,8 +142,7 @@ class RunInTransactionIT {
     void commitFails_beforeTheServerCommitted_theRunFailsAndTheJobIsFree() throws Exception {
         String job = "tx-commit-failed";
         try (Tenure t = tenure(JobCoordinator.Mode.DATABASE)) {
-            RunOutcome<Integer> o = t.coordinator().runInTransaction(job, "f1", RunPolicy.failFast(),
-                    new FaultyCommit(servers.db.dataSource(), false), (ctx, c) -> insert(c, job, "f1", ctx.epoch()));
+            RunOutcome<Integer> o = inserting(t, job, "f1", new FaultyCommit(servers.db.dataSource(), false));
             assertThat(o.status()).isEqualTo(RunOutcome.Status.FAILED);
             assertThat(o.completedInTransaction()).isFalse();
             assertThat(one("SELECT status FROM tenure.job_run WHERE job_key = '" + job + "'")).isEqualTo("FAILED");
@@ -194,6 +186,12 @@ class RunInTransactionIT {
         assertThat(outcomes.get(RunOutcome.Status.EXECUTED)).as("executed runs").isEqualTo(fires);
         assertThat(count("SELECT count(*) FROM tx_effects WHERE job = '" + job + "'")).isEqualTo(fires);
         assertThat(count("SELECT count(DISTINCT fire_key) FROM tx_effects WHERE job = '" + job + "'")).isEqualTo(fires);
+    }
+
+    /** A fail-fast run of {@code fire} whose one transaction on {@code ds} inserts the fire's row. */
+    private static RunOutcome<Integer> inserting(Tenure t, String job, String fire, DataSource ds) {
+        return t.coordinator().runInTransaction(job, fire, RunPolicy.failFast(), ds,
+                (ctx, c) -> insert(c, job, fire, ctx.epoch()));
     }
 
     private static int insert(Connection c, String job, String fire, long epoch) throws SQLException {
