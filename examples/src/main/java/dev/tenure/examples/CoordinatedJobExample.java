@@ -12,8 +12,9 @@ import java.util.List;
 /**
  * A coordinated job in the database mode (no Valkey: it runs without Valkey GLIDE on the class path). The fire's
  * business write and "this fire is done" commit in one fenced transaction ({@code completeInTransaction}); the same
- * fire run again (another instance, a retry, a late trigger) is skipped as already done. Prints both outcomes and the
- * number of business rows (1).
+ * fire run again (another instance, a retry, a late trigger) is skipped as already done. Then the next fire as a run
+ * that is one transaction ({@code runInTransaction}: completed and released in the business commit). Prints the three
+ * outcomes and the number of business rows (2).
  */
 public final class CoordinatedJobExample {
 
@@ -39,5 +40,15 @@ public final class CoordinatedJobExample {
             }
         }
         // end::coordinated-job[]
+        try (Tenure tenure = Tenure.builder().dataSource(dataSource).build()) {
+            // tag::one-transaction[]
+            RunOutcome<Integer> o = tenure.coordinator().runInTransaction("settlement", "2026-12-03",
+                    RunPolicy.skipFire(), dataSource, (ctx, c) ->
+                            // the work, then one statement: epoch check, "this fire is done", job released; commit
+                            Sql.update(c, "INSERT INTO settlement VALUES (?, ?)", "2026-12-03", ctx.epoch()));
+            System.out.println("one-transaction run: " + o.status() + " under epoch " + o.epoch()
+                    + ", completed in its own transaction: " + o.completedInTransaction());
+            // end::one-transaction[]
+        }
     }
 }

@@ -47,7 +47,8 @@ class DatabaseOnlyIT {
                 "glide.api.GlideClient: not loadable",
                 "first run: EXECUTED under epoch [1-9]\\d*, completed in its own transaction: true",
                 "second run: SKIPPED_ALREADY_DONE, completed in its own transaction: false",
-                "settlement rows: 1");
+                "one-transaction run: EXECUTED under epoch [1-9]\\d*, completed in its own transaction: true",
+                "settlement rows: 2");
     }
 
     /** The GLIDE jar, and tenure-valkey as a jar or (in a reactor build) as its module's classes directory. */

@@ -30,7 +30,8 @@ class ExamplesIT {
         assertLinesInOrder(run(CoordinatedJobExample.class),
                 "first run: EXECUTED under epoch [1-9]\\d*, completed in its own transaction: true",
                 "second run: SKIPPED_ALREADY_DONE, completed in its own transaction: false",
-                "settlement rows: 1");
+                "one-transaction run: EXECUTED under epoch [1-9]\\d*, completed in its own transaction: true",
+                "settlement rows: 2");
     }
 
     @Test
