@@ -7,6 +7,9 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.Objects;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -224,15 +227,15 @@ public final class ActiveRun implements JobContext, AutoCloseable {
         DefaultLease lease = (DefaultLease) db;
         while (!lease.startCall()) {
             try {
-                lease.callEnded().get(lease.options().ttl().toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
-            } catch (java.util.concurrent.ExecutionException e) {
+                lease.callEnded().get(lease.options().ttl().toMillis(), TimeUnit.MILLISECONDS);
+            } catch (ExecutionException e) {
                 // the renewal failed: its slot is free again
-            } catch (java.util.concurrent.TimeoutException e) {
+            } catch (TimeoutException e) {
                 throw new LeaseStoreUnavailableException("the renewal of job '" + jobKey + "' in flight did not end "
                         + "within the lease TTL; the run is not completed", jobKey, e);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
-                throw new java.sql.SQLException("interrupted before completing job '" + jobKey + "'", e);
+                throw new SQLException("interrupted before completing job '" + jobKey + "'", e);
             }
         }
         renewalsHeld = true;

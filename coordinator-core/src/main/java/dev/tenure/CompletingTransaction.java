@@ -24,11 +24,19 @@ final class CompletingTransaction {
         if (inSpringTransaction()) {
             return SpringTransactions.join(context, dataSource, work);
         }
+        return committed(dataSource, c -> fencedAndCompleted(context, c, work));
+    }
+
+    /**
+     * Runs {@code body} in a transaction of its own on {@code dataSource} and commits it; rolls back on any exception,
+     * which is then rethrown. The connection is back in its pool when this returns.
+     */
+    static <T> T committed(DataSource dataSource, TransactionWork<T> body) throws SQLException {
         try (Connection c = dataSource.getConnection()) {
             boolean auto = c.getAutoCommit();
             c.setAutoCommit(false);
             try {
-                T result = fencedAndCompleted(context, c, work);
+                T result = body.run(c);
                 c.commit();
                 return result;
             } catch (SQLException | RuntimeException | Error e) {
@@ -55,18 +63,7 @@ final class CompletingTransaction {
         return SPRING && SpringTransactions.active();
     }
 
-    /** Sets autocommit back on a connection going back to its pool; a failure is added to {@code cause} if any. */
-    static void restoreAutoCommit(Connection c, Throwable cause) {
-        try {
-            c.setAutoCommit(true);
-        } catch (SQLException e) {
-            if (cause != null) {
-                cause.addSuppressed(e);
-            } // else the pool resets (or evicts) it
-        }
-    }
-
-    static void rollback(Connection c, Throwable cause) {
+    private static void rollback(Connection c, Throwable cause) {
         try {
             c.rollback();
         } catch (SQLException e) {

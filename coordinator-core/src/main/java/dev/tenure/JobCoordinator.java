@@ -9,6 +9,7 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * Runs a job at most once per fire across processes: the protocol of DESIGN.md.
@@ -157,42 +158,31 @@ public final class JobCoordinator implements AutoCloseable {
             return retype(not.outcome());
         }
         try (ActiveRun run = ((RunClaim.Claimed) claim).run()) {
+            boolean oneStatement = run.releasesInTransaction() && !CompletingTransaction.inSpringTransaction();
+            // the work's result outlives a completion or commit that failed: the ledger may still say EXECUTED
+            AtomicReference<T> produced = new AtomicReference<>();
             T result = null;
             Throwable error = null;
-            if (!run.releasesInTransaction() || CompletingTransaction.inSpringTransaction()) {
-                try {
-                    result = CompletingTransaction.run(run, dataSource, c -> WorkFailed.call(work, run, c));
-                } catch (WorkFailed e) {
-                    error = e.getCause();
-                } catch (Exception | AssertionError e) {
-                    error = e;
-                }
-                return finished(run, result, error);
+            try {
+                result = oneStatement
+                        ? CompletingTransaction.committed(dataSource, c -> {
+                            produced.set(WorkFailed.call(work, run, c));
+                            run.completeAndRelease(c);
+                            return produced.get();
+                        })
+                        : CompletingTransaction.run(run, dataSource, c -> WorkFailed.call(work, run, c));
+            } catch (WorkFailed e) {
+                error = e.getCause();
+            } catch (Exception | AssertionError e) {
+                error = e;
             }
-            try (Connection c = dataSource.getConnection()) {
-                boolean auto = c.getAutoCommit();
-                c.setAutoCommit(false);
-                try {
-                    result = work.run(run, c);
-                    run.completeAndRelease(c);
-                    c.commit();
-                    return run.committed(result);
-                } catch (Exception | AssertionError e) {
-                    error = e;
-                    CompletingTransaction.rollback(c, e);
-                } finally {
-                    if (auto) {
-                        CompletingTransaction.restoreAutoCommit(c, error);
-                    }
-                }
-            } catch (SQLException e) {
+            if (oneStatement) {
                 if (error == null) {
-                    error = e; // no connection, or it could not start a transaction: nothing ran
-                } else if (error != e) {
-                    error.addSuppressed(e);
+                    return run.committed(result); // the connection is back in its pool before the Valkey release
                 }
+                result = produced.get();
+                run.renewalsResumed();
             }
-            run.renewalsResumed();
             return finished(run, result, error);
         }
     }
