@@ -196,19 +196,7 @@ final class LeaseRows {
      * @throws IllegalStateException if the run row is not this run's RUNNING or COMPLETED row
      */
     public void complete(Connection c, String key, long epoch, String owner, java.util.UUID runId) throws SQLException {
-        requireTransaction(c, "complete", key);
-        try (PreparedStatement ps = jdbc.prepare(c, sql.complete)) {
-            ps.setString(1, key);
-            ps.setLong(2, epoch);
-            ps.setString(3, owner);
-            ps.setObject(4, runId);
-            ps.setString(5, key);
-            ps.setObject(6, runId);
-            try (ResultSet rs = ps.executeQuery()) {
-                checkHolder(rs, key, epoch, owner);
-                checkCompleted(rs, key, runId);
-            }
-        }
+        completion(c, "complete", false, key, epoch, owner, runId);
     }
 
     /**
@@ -222,35 +210,41 @@ final class LeaseRows {
      */
     public void completeAndRelease(Connection c, String key, long epoch, String owner, java.util.UUID runId)
             throws SQLException {
-        requireTransaction(c, "completeAndRelease", key);
-        try (PreparedStatement ps = jdbc.prepare(c, sql.completeAndRelease)) {
-            ps.setString(1, key);
-            ps.setLong(2, epoch);
-            ps.setString(3, owner);
-            ps.setObject(4, runId);
-            ps.setString(5, key);
-            ps.setString(6, key);
-            ps.setLong(7, epoch);
-            ps.setString(8, owner);
-            ps.setObject(9, runId);
-            bindNotify(ps, 10, key);
+        completion(c, "completeAndRelease", true, key, epoch, owner, runId);
+    }
+
+    /** {@link Sql#complete}, or with {@code release} {@link Sql#completeAndRelease}: bound, run and checked. */
+    private void completion(Connection c, String op, boolean release, String key, long epoch, String owner,
+                            java.util.UUID runId) throws SQLException {
+        requireTransaction(c, op, key);
+        try (PreparedStatement ps = jdbc.prepare(c, release ? sql.completeAndRelease : sql.complete)) {
+            int i = 1;
+            ps.setString(i++, key);
+            ps.setLong(i++, epoch);
+            ps.setString(i++, owner);
+            ps.setObject(i++, runId);
+            ps.setString(i++, key);
+            if (release) {
+                ps.setString(i++, key);
+                ps.setLong(i++, epoch);
+                ps.setString(i++, owner);
+            }
+            ps.setObject(i++, runId);
+            if (release) {
+                bindNotify(ps, i, key);
+            }
             try (ResultSet rs = ps.executeQuery()) {
                 checkHolder(rs, key, epoch, owner);
-                checkCompleted(rs, key, runId);
-                if (rs.getLong(7) != 1) {
+                String before = rs.getString(6);
+                if (rs.getLong(5) == 0 && !"COMPLETED".equals(before)) {
+                    throw new IllegalStateException("run " + runId + " of job '" + key + "' cannot complete: its row is "
+                            + (before == null ? "missing" : before) + " (complete only the run this context belongs to)");
+                }
+                if (release && rs.getLong(7) != 1) {
                     throw new IllegalStateException("the lease of job '" + key + "' (epoch " + epoch + ") passed the "
                             + "check but was not cleared");
                 }
             }
-        }
-    }
-
-    /** After {@link #checkHolder}: column 5 (runs completed now) and 6 (the run's status before) of a completion. */
-    private static void checkCompleted(ResultSet rs, String key, java.util.UUID runId) throws SQLException {
-        String before = rs.getString(6);
-        if (rs.getLong(5) == 0 && !"COMPLETED".equals(before)) {
-            throw new IllegalStateException("run " + runId + " of job '" + key + "' cannot complete: its row is "
-                    + (before == null ? "missing" : before) + " (complete only the run this context belongs to)");
         }
     }
 

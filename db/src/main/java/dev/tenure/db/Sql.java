@@ -110,12 +110,7 @@ final class Sql {
                 + "AND je.lease_expires_at > clock_timestamp() RETURNING je.job_key, je.owner";
         String holderColumns = "fencing_token, owner, lease_expires_at, coalesce(lease_expires_at > clock_timestamp(), false)";
         fence = "SELECT " + holderColumns + " FROM " + je + " WHERE job_key = ? FOR KEY SHARE";
-        complete = "WITH f AS (SELECT " + holderColumns + " AS live FROM " + je + " WHERE job_key = ? FOR KEY SHARE), "
-                + "done AS (UPDATE " + jr + " AS r SET status = 'COMPLETED', finished_at = clock_timestamp(), error = NULL "
-                + "FROM f WHERE f.fencing_token = ? AND f.owner = ? AND f.live AND r.run_id = ? AND r.job_key = ? "
-                + "AND r.epoch = f.fencing_token AND r.status = 'RUNNING' RETURNING r.run_id) "
-                + "SELECT f.fencing_token, f.owner, f.lease_expires_at, f.live, (SELECT count(*) FROM done), "
-                + "(SELECT status FROM " + jr + " WHERE run_id = ?) FROM f";
+        complete = completion(je, jr, holderColumns, "FOR KEY SHARE", "", "");
         String release = "WITH r AS (UPDATE " + je + " SET " + CLEAR_LEASE + " WHERE job_key = ? AND ";
         String releaseTail = " AND owner IS NOT NULL RETURNING updated_at) SELECT updated_at, " + notifyIfListened(quotedSchema, "")
                 + " FROM r";
@@ -151,15 +146,10 @@ final class Sql {
         // lease cleared under that check; waiters are notified at the commit. Parameters: 1 job, 2 epoch, 3 owner,
         // 4 run id, 5 job, 6 job, 7 epoch, 8 owner, 9 run id, then the notify's. Columns: 1-4 the holder (as fence),
         // 5 runs completed now, 6 the run's status before, 7 leases cleared.
-        completeAndRelease = "WITH f AS (SELECT " + holderColumns + " AS live FROM " + je + " WHERE job_key = ? FOR NO KEY UPDATE), "
-                + "done AS (UPDATE " + jr + " AS r SET status = 'COMPLETED', finished_at = clock_timestamp(), error = NULL "
-                + "FROM f WHERE f.fencing_token = ? AND f.owner = ? AND f.live AND r.run_id = ? AND r.job_key = ? "
-                + "AND r.epoch = f.fencing_token AND r.status = 'RUNNING' RETURNING r.run_id), "
-                + "cleared AS (UPDATE " + je + " AS je SET " + CLEAR_LEASE + " FROM f WHERE je.job_key = ? "
-                + "AND f.fencing_token = ? AND f.owner = ? AND f.live RETURNING je.job_key) "
-                + "SELECT f.fencing_token, f.owner, f.lease_expires_at, f.live, (SELECT count(*) FROM done), "
-                + "(SELECT status FROM " + jr + " WHERE run_id = ?), (SELECT count(*) FROM cleared), "
-                + notifyIfListened(quotedSchema, "cleared, ") + " FROM f";
+        completeAndRelease = completion(je, jr, holderColumns, "FOR NO KEY UPDATE",
+                ", cleared AS (UPDATE " + je + " AS je SET " + CLEAR_LEASE + " FROM f WHERE je.job_key = ? "
+                        + "AND f.fencing_token = ? AND f.owner = ? AND f.live RETURNING je.job_key)",
+                ", (SELECT count(*) FROM cleared), " + notifyIfListened(quotedSchema, "cleared, "));
         finishKeepingLease = finish(je, jr, "status = 'HELD', current_run_id = NULL, updated_at = clock_timestamp()", "0");
     }
 
@@ -203,6 +193,23 @@ final class Sql {
                 + "UNION ALL SELECT 'done', d.epoch, d.owner, d.run_id::text, NULL, clock_timestamp(), NULL FROM done d "
                 + "UNION ALL SELECT 'held', je.fencing_token, je.owner, NULL, je.lease_expires_at, clock_timestamp(), NULL FROM "
                 + je + " je WHERE je.job_key = ? AND NOT EXISTS (SELECT 1 FROM won) AND NOT EXISTS (SELECT 1 FROM done)";
+    }
+
+    /**
+     * The fence check and the completion of a run, in the caller's transaction: the job row locked ({@code lock}) and
+     * its holder read ({@code f}), the run turned COMPLETED under that holder ({@code done}), then {@code moreCtes} and
+     * {@code moreColumns} (empty, or the release's). Parameters: 1 job, 2 epoch, 3 owner, 4 run id, 5 job, those of
+     * {@code moreCtes}, run id, those of {@code moreColumns}. Columns: 1-4 the holder (as {@code fence}), 5 runs
+     * completed now, 6 the run's status before, then {@code moreColumns}.
+     */
+    private static String completion(String je, String jr, String holderColumns, String lock, String moreCtes,
+                                     String moreColumns) {
+        return "WITH f AS (SELECT " + holderColumns + " AS live FROM " + je + " WHERE job_key = ? " + lock + "), "
+                + "done AS (UPDATE " + jr + " AS r SET status = 'COMPLETED', finished_at = clock_timestamp(), error = NULL "
+                + "FROM f WHERE f.fencing_token = ? AND f.owner = ? AND f.live AND r.run_id = ? AND r.job_key = ? "
+                + "AND r.epoch = f.fencing_token AND r.status = 'RUNNING' RETURNING r.run_id)" + moreCtes + " "
+                + "SELECT f.fencing_token, f.owner, f.lease_expires_at, f.live, (SELECT count(*) FROM done), "
+                + "(SELECT status FROM " + jr + " WHERE run_id = ?)" + moreColumns + " FROM f";
     }
 
     /**
