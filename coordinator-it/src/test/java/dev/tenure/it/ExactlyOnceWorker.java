@@ -56,11 +56,7 @@ public final class ExactlyOnceWorker {
                         boolean[] froze = {false};
                         o = c.runInTransaction(job, fire, new RunPolicy(Duration.ofMillis(ttl), true), ds, (ctx, conn) -> {
                             int n = insert(conn, job, fire, ctx.epoch(), node);
-                            if (++executions[0] % 4 == 2) {
-                                System.out.println("FROZE " + fire);
-                                froze[0] = true;
-                                freezeSelf(freeze);
-                            }
+                            froze[0] = freezeOnSchedule(executions, fire, freeze);
                             return n;
                         });
                         if (froze[0]) {
@@ -71,10 +67,7 @@ public final class ExactlyOnceWorker {
                     }
                     o = c.run(job, fire, new RunPolicy(Duration.ofMillis(ttl), true), ctx -> {
                         int n = ctx.completeInTransaction(ds, conn -> insert(conn, job, fire, ctx.epoch(), node));
-                        if (++executions[0] % 4 == 2) {
-                            System.out.println("FROZE " + fire);
-                            freezeSelf(freeze);
-                        }
+                        freezeOnSchedule(executions, fire, freeze);
                         return n;
                     });
                 } catch (RuntimeException e) {
@@ -88,6 +81,16 @@ public final class ExactlyOnceWorker {
         System.out.println("DONE");
         tenure.close();
         System.exit(0);
+    }
+
+    /** On the 2nd, 6th, 10th... execution: prints {@code FROZE <fire>} and freezes this JVM; true if it did. */
+    private static boolean freezeOnSchedule(int[] executions, String fire, long freeze) throws Exception {
+        if (++executions[0] % 4 != 2) {
+            return false;
+        }
+        System.out.println("FROZE " + fire);
+        freezeSelf(freeze);
+        return true;
     }
 
     private static int insert(Connection conn, String job, String fire, long epoch, String node) throws SQLException {
