@@ -26,6 +26,7 @@ import org.junit.jupiter.api.TestInstance;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -178,6 +179,60 @@ class TurnQueueIT {
         await().atMost(Duration.ofSeconds(5)).until(() -> server.command("EXISTS", store.waitingKeyOf(key)).equals(0L));
         assertThat(get(store.releaseTurn(key, "e.1", "e."))).isEqualTo(TurnRelease.FREED);
         assertThat(queue(key)).isEmpty();
+    }
+
+    /**
+     * A lone release is one script call in the short form when nobody waits (MGET and DEL inside it, nothing published),
+     * refuses a release that is not ours in that call, and when someone waits it goes again in the batch form, which
+     * passes the key on: two calls, the key in the next process's turn.
+     */
+    @Test
+    void aLoneRelease_isOneShortCallWhenNobodyWaits_andTwoCallsThatPassTheKeyWhenSomeoneDoes() throws Exception {
+        String key = "lone-release";
+        assertThat(get(store.tryAcquire(key, "a.1", TTL, false, "a."))).isInstanceOf(AcquireResult.Acquired.class);
+        server.command("CONFIG", "SET", "slowlog-log-slower-than", "0"); // the slow log keeps every call's arguments
+        server.command("SLOWLOG", "RESET");
+        Map<String, Long> before = server.commandCalls();
+        assertThat(get(store.release(key, "a.2"))).as("not ours").isFalse();
+        assertThat(get(store.release(key, "a.1"))).isTrue();
+        Map<String, Long> after = server.commandCalls();
+        List<List<String>> calls = scriptCalls();
+        server.command("CONFIG", "SET", "slowlog-log-slower-than", "10000");
+        assertThat(calls).as("both releases in the short form: two keys, the owner").containsExactlyInAnyOrder(
+                List.of("2", store.leaseKeyOf(key), store.waitingKeyOf(key), "a.2"),
+                List.of("2", store.leaseKeyOf(key), store.waitingKeyOf(key), "a.1"));
+        assertThat(delta(before, after, "evalsha")).isEqualTo(2);
+        assertThat(delta(before, after, "mget")).isEqualTo(2);
+        assertThat(delta(before, after, "del")).isEqualTo(1);
+        assertThat(delta(before, after, "publish")).isZero();
+        assertThat(server.command("GET", store.leaseKeyOf(key))).isNull();
+
+        assertThat(get(store.tryAcquire(key, "a.3", TTL, false, "a."))).isInstanceOf(AcquireResult.Acquired.class);
+        assertThat(get(store.tryAcquire(key, "b.1", TTL, false, "b."))).isInstanceOf(AcquireResult.Held.class);
+        before = server.commandCalls();
+        assertThat(get(store.release(key, "a.3"))).isTrue();
+        after = server.commandCalls();
+        assertThat(delta(before, after, "evalsha")).as("the short form, then the batch form that passes").isEqualTo(2);
+        assertThat(delta(before, after, "lpop")).isEqualTo(1);
+        assertThat(server.command("GET", store.leaseKeyOf(key))).isEqualTo("q:b.");
+        assertThat(get(store.tryAcquire(key, "b.2", TTL, false, "b."))).isInstanceOf(AcquireResult.Acquired.class);
+        assertThat(get(store.release(key, "b.2"))).isTrue();
+    }
+
+    /** The arguments after the script's hash of every EVALSHA in the slow log. */
+    private List<List<String>> scriptCalls() {
+        List<List<String>> calls = new ArrayList<>();
+        for (Object entry : (List<?>) server.command("SLOWLOG", "GET", "100")) {
+            List<?> args = (List<?>) ((List<?>) entry).get(3);
+            if ("EVALSHA".equalsIgnoreCase(String.valueOf(args.get(0)))) {
+                calls.add(args.subList(2, args.size()).stream().map(String::valueOf).toList());
+            }
+        }
+        return calls;
+    }
+
+    private static long delta(Map<String, Long> before, Map<String, Long> after, String command) {
+        return after.getOrDefault(command, 0L) - before.getOrDefault(command, 0L);
     }
 
     /**

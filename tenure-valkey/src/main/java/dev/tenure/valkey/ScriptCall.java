@@ -57,10 +57,23 @@ final class ScriptCall {
         return a;
     }
 
+    /**
+     * The script's short form for one release (see {@link LeaseScript}): the lease and the marker as keys, the owner as
+     * the one argument. Answers 0 (not ours), 1 (deleted: nobody waits) or 2 (someone waits: nothing changed).
+     */
+    String[] loneRelease(Op op) {
+        boolean function = mode == ScriptMode.PRELOADED_FUNCTION;
+        return new String[] {function ? "FCALL" : "EVALSHA", function ? LeaseFunction.NAME : LeaseScript.SHA, "2",
+                op.leaseKey, op.waitingKey, op.owner};
+    }
+
     /** Runs {@code ops} (one slot) through {@code c}; after a NOSCRIPT, loads the script and tries once more. */
     CompletableFuture<Object> run(BaseClient c, List<Op> ops) {
-        String[] cmd = command(ops);
-        String key = ops.get(0).leaseKey;
+        return run(c, command(ops), ops.get(0).leaseKey);
+    }
+
+    /** Runs the script call {@code cmd} on the primary of {@code key}; after a NOSCRIPT, loads the script and tries once more. */
+    CompletableFuture<Object> run(BaseClient c, String[] cmd, String key) {
         return on(c, cmd, key).handle((res, err) -> {
             if (err == null) {
                 return CompletableFuture.completedFuture(res);

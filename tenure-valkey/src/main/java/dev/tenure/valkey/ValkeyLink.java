@@ -82,6 +82,9 @@ final class ValkeyLink implements AutoCloseable {
         if (batch.size() == 1 && batch.get(0).isPlainAcquire() && cfg.scriptMode() == ValkeyConfig.ScriptMode.EVALSHA_LOAD_ON_MISS) {
             return plainAcquire(batch);
         }
+        if (batch.size() == 1 && batch.get(0).code == Op.RELEASE) {
+            return loneRelease(batch);
+        }
         List<List<Op>> groups = Op.bySlot(batch);
         if (groups.size() == 1) {
             return script.run(client, batch).handle((res, err) -> settle(batch, res, err));
@@ -105,6 +108,26 @@ final class ValkeyLink implements AutoCloseable {
             }
             if (err != null) {
                 fail(batch, err);
+                return CompletableFuture.<Void>completedFuture(null);
+            }
+            return script.run(client, batch).handle((r, e) -> settle(batch, r, e));
+        }).thenCompose(f -> f);
+    }
+
+    /**
+     * A lone release: the script's short form ({@link ScriptCall#loneRelease}), whose answer is one integer. If someone
+     * waits (2: nothing changed), the release goes again in the batch form, which passes the key to the next queued
+     * process or frees it and tells the waiters.
+     */
+    private CompletableFuture<Void> loneRelease(List<Op> batch) {
+        Op op = batch.get(0);
+        return script.run(client, script.loneRelease(op), op.leaseKey).handle((res, err) -> {
+            if (err == null && res instanceof Long n && (n == 0L || n == 1L)) {
+                op.complete(n, 0L, "");
+                return CompletableFuture.<Void>completedFuture(null);
+            }
+            if (err != null || !Long.valueOf(2L).equals(res)) {
+                fail(batch, ScriptCall.errorOf(res, err));
                 return CompletableFuture.<Void>completedFuture(null);
             }
             return script.run(client, batch).handle((r, e) -> settle(batch, r, e));

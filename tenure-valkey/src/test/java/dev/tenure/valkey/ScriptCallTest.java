@@ -32,6 +32,16 @@ class ScriptCallTest {
     }
 
     @Test
+    void loneRelease_sendsTheShortForm_leaseAndMarkerAsKeys_ownerAsTheOneArgument() {
+        Op release = new Op(Op.RELEASE, "job", "tenure", "owner-1", 200, "", false);
+
+        assertThat(new ScriptCall(ValkeyConfig.standalone("h:1").build()).loneRelease(release))
+                .containsExactly("EVALSHA", LeaseScript.SHA, "2", "{tenure:job}:lease", "{tenure:job}:waiting", "owner-1");
+        assertThat(new ScriptCall(ValkeyConfig.cluster("h:1").scriptMode(ScriptMode.PRELOADED_FUNCTION).build()).loneRelease(release))
+                .containsExactly("FCALL", ValkeyLeaseStore.functionName(), "2", "{tenure:job}:lease", "{tenure:job}:waiting", "owner-1");
+    }
+
+    @Test
     void functionLibrary_wrapsTheScriptBodyUnderItsHash() {
         String version = LeaseScript.SHA.substring(0, 12);
 
