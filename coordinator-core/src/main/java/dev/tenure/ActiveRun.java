@@ -7,9 +7,6 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.Objects;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -225,18 +222,16 @@ public final class ActiveRun implements JobContext, AutoCloseable {
     /** Takes the lease's call slot, after the renewal in flight (if any) has been answered or has timed out. */
     private void holdRenewals() throws SQLException {
         DefaultLease lease = (DefaultLease) db;
-        while (!lease.startCall()) {
-            try {
-                lease.callEnded().get(lease.options().ttl().toMillis(), TimeUnit.MILLISECONDS);
-            } catch (ExecutionException e) {
-                // the renewal failed: its slot is free again
-            } catch (TimeoutException e) {
-                throw new LeaseStoreUnavailableException("the renewal of job '" + jobKey + "' in flight did not end "
-                        + "within the lease TTL; the run is not completed", jobKey, e);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new SQLException("interrupted before completing job '" + jobKey + "'", e);
-            }
+        boolean taken;
+        try {
+            taken = lease.takeCall(ticker, ticker.nanoTime() + lease.options().ttl().toNanos());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new SQLException("interrupted before completing job '" + jobKey + "'", e);
+        }
+        if (!taken) {
+            throw new LeaseStoreUnavailableException("the renewal of job '" + jobKey + "' in flight did not end "
+                    + "within the lease TTL; the run is not completed", jobKey, null);
         }
         renewalsHeld = true;
     }

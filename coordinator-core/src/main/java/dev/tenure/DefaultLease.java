@@ -6,6 +6,9 @@ import java.util.List;
 import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
@@ -103,6 +106,26 @@ final class DefaultLease implements Lease {
     CompletableFuture<Void> callEnded() {
         CompletableFuture<Void> c = call.get();
         return c == null ? DONE : c;
+    }
+
+    /**
+     * Takes the call slot, waiting for the call in flight (if any) to end, until {@code deadline} on {@code clock}.
+     *
+     * @return false if a call still held the slot at the deadline
+     */
+    boolean takeCall(Ticker clock, long deadline) throws InterruptedException {
+        while (!startCall()) {
+            long left = deadline - clock.nanoTime();
+            if (left <= 0) {
+                return false;
+            }
+            try {
+                callEnded().get(left, TimeUnit.NANOSECONDS);
+            } catch (TimeoutException | ExecutionException e) {
+                // look again: the loop decides
+            }
+        }
+        return true;
     }
 
     /** Frees the slot taken by {@link #startCall}. */

@@ -5,9 +5,6 @@ import dev.tenure.spi.LeaseStore;
 
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 
 /**
  * {@link dev.tenure.Lease#extend}: the owner-checked renewal with a new TTL. It takes the lease's call slot (waiting for
@@ -81,22 +78,18 @@ final class TtlChange {
 
     /** Waits until this call holds the lease's call slot (a renewal or another TTL change in flight ends first). */
     private void takeSlot(DefaultLease lease, long deadline) {
-        while (!lease.startCall()) {
-            long left = deadline - engine.now();
-            if (left <= 0) {
-                throw new LeaseStoreUnavailableException("another call moving the expiry of lease '" + lease.key()
-                        + "' (a renewal or TTL change) was still in flight after " + callTimeout
-                        + "; its TTL was not changed", lease.key(), null);
-            }
-            try {
-                lease.callEnded().get(left, TimeUnit.NANOSECONDS);
-            } catch (TimeoutException | ExecutionException e) {
-                // look again: the loop decides
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new LeaseStoreUnavailableException("interrupted while waiting for a renewal of lease '"
-                        + lease.key() + "'; its TTL was not changed", lease.key(), e);
-            }
+        boolean taken;
+        try {
+            taken = lease.takeCall(engine::now, deadline);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new LeaseStoreUnavailableException("interrupted while waiting for a renewal of lease '"
+                    + lease.key() + "'; its TTL was not changed", lease.key(), e);
+        }
+        if (!taken) {
+            throw new LeaseStoreUnavailableException("another call moving the expiry of lease '" + lease.key()
+                    + "' (a renewal or TTL change) was still in flight after " + callTimeout
+                    + "; its TTL was not changed", lease.key(), null);
         }
     }
 
