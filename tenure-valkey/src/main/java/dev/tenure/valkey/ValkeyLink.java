@@ -15,6 +15,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
+import java.util.function.Predicate;
 
 /**
  * The connection to Valkey and the one thing done over it: run a batch of operations through the lease
@@ -101,17 +102,13 @@ final class ValkeyLink implements AutoCloseable {
     private CompletableFuture<Void> plainAcquire(List<Op> batch) {
         Op op = batch.get(0);
         String[] set = {"SET", op.leaseKey, op.owner, "NX", "GET", "PX", op.ttlMillis};
-        return ScriptCall.on(client, set, op.leaseKey).handle((res, err) -> {
-            if (err == null && res == null) {
-                op.complete(1L, 0L, "");
-                return CompletableFuture.<Void>completedFuture(null);
+        return orBatchForm(batch, ScriptCall.on(client, set, op.leaseKey), res -> {
+            if (res != null) {
+                return false;
             }
-            if (err != null) {
-                fail(batch, err);
-                return CompletableFuture.<Void>completedFuture(null);
-            }
-            return script.run(client, batch).handle((r, e) -> settle(batch, r, e));
-        }).thenCompose(f -> f);
+            op.complete(1L, 0L, "");
+            return true;
+        });
     }
 
     /**
@@ -121,13 +118,30 @@ final class ValkeyLink implements AutoCloseable {
      */
     private CompletableFuture<Void> loneRelease(List<Op> batch) {
         Op op = batch.get(0);
-        return script.run(client, script.loneRelease(op), op.leaseKey).handle((res, err) -> {
-            if (err == null && res instanceof Long n && (n == 0L || n == 1L)) {
+        return orBatchForm(batch, script.run(client, script.loneRelease(op), op.leaseKey), res -> {
+            if (Long.valueOf(2L).equals(res)) {
+                return false;
+            }
+            if (res instanceof Long n && (n == 0L || n == 1L)) {
                 op.complete(n, 0L, "");
+            } else {
+                fail(batch, ScriptCall.errorOf(res, null));
+            }
+            return true;
+        });
+    }
+
+    /**
+     * A lone op's first call, {@code first}: {@code answered} ends the op from its reply and says so, or says that the
+     * batch form must run; a failed call fails the op.
+     */
+    private CompletableFuture<Void> orBatchForm(List<Op> batch, CompletableFuture<Object> first, Predicate<Object> answered) {
+        return first.handle((res, err) -> {
+            if (err != null) {
+                fail(batch, err);
                 return CompletableFuture.<Void>completedFuture(null);
             }
-            if (err != null || !Long.valueOf(2L).equals(res)) {
-                fail(batch, ScriptCall.errorOf(res, err));
+            if (answered.test(res)) {
                 return CompletableFuture.<Void>completedFuture(null);
             }
             return script.run(client, batch).handle((r, e) -> settle(batch, r, e));
