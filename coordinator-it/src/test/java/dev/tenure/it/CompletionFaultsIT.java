@@ -77,8 +77,8 @@ class CompletionFaultsIT {
                     retry.epoch(), retry.owner());
             assertThat(retry.status()).isEqualTo(RunOutcome.Status.SKIPPED_ALREADY_DONE);
             assertThat(retry.epoch()).as("the earlier completion is reported").isPositive();
-            assertThat(count("SELECT count(*) FROM business_effects")).as("business rows").isEqualTo(1);
-            assertThat(count("SELECT count(*) FROM tenure.job_run WHERE job_key = 'settle' AND status = 'COMPLETED'"))
+            assertThat(servers.count("SELECT count(*) FROM business_effects")).as("business rows").isEqualTo(1);
+            assertThat(servers.count("SELECT count(*) FROM tenure.job_run WHERE job_key = 'settle' AND status = 'COMPLETED'"))
                     .isEqualTo(1);
         }
     }
@@ -91,14 +91,6 @@ class CompletionFaultsIT {
             ps.setString(1, fire);
             ps.setLong(2, epoch);
             return ps.executeUpdate();
-        }
-    }
-
-    private static int count(String sql) throws SQLException {
-        try (Connection c = servers.db.dataSource().getConnection(); Statement s = c.createStatement();
-             ResultSet r = s.executeQuery(sql)) {
-            r.next();
-            return r.getInt(1);
         }
     }
 

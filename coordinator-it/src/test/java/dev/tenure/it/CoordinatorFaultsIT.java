@@ -9,9 +9,6 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
-import java.sql.Connection;
-import java.sql.ResultSet;
-import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -102,13 +99,6 @@ class CoordinatorFaultsIT {
         return Optional.ofNullable(best);
     }
 
-    private static int count(String sql) throws Exception {
-        try (Connection c = db.dataSource().getConnection(); Statement s = c.createStatement(); ResultSet r = s.executeQuery(sql)) {
-            r.next();
-            return r.getInt(1);
-        }
-    }
-
     @Test
     void holderKilledMidRun_anotherNodeRunsTheJobWithinTtlPlusOneRenewal() throws Exception {
         List<JvmProcess> nodes = nodes("killed-job", 24, 1500);
@@ -137,7 +127,7 @@ class CoordinatorFaultsIT {
         } finally {
             nodes.forEach(JvmProcess::close);
         }
-        assertThat(count("SELECT count(*) FROM business_ledger b JOIN tenure.job_run r ON r.fire_key = b.fire_key "
+        assertThat(servers.count("SELECT count(*) FROM business_ledger b JOIN tenure.job_run r ON r.fire_key = b.fire_key "
                 + "WHERE r.job_key = 'killed-job' AND r.status <> 'COMPLETED'")).as("business rows of runs not completed").isZero();
     }
 
@@ -161,18 +151,18 @@ class CoordinatorFaultsIT {
             for (JvmProcess n : nodes) {
                 n.awaitStdoutLine("DONE"::equals, Timing.scaled(Duration.ofSeconds(60)));
             }
-            assertThat(count("SELECT count(*) FROM business_ledger WHERE fire_key = '" + fire + "'"))
+            assertThat(servers.count("SELECT count(*) FROM business_ledger WHERE fire_key = '" + fire + "'"))
                     .as("the frozen holder's business row").isZero();
-            assertThat(count("SELECT count(*) FROM tenure.job_run WHERE fire_key = '" + fire + "' AND status = 'COMPLETED'")).isZero();
+            assertThat(servers.count("SELECT count(*) FROM tenure.job_run WHERE fire_key = '" + fire + "' AND status = 'COMPLETED'")).isZero();
         } finally {
             for (JvmProcess n : nodes) {
                 executed += (int) n.stdoutLines().stream().filter(l -> l.startsWith("OUTCOME ") && l.contains(" EXECUTED ")).count();
             }
             nodes.forEach(JvmProcess::close);
         }
-        assertThat(count("SELECT count(*) FROM business_ledger b JOIN tenure.job_run r ON r.fire_key = b.fire_key WHERE r.job_key = 'frozen-job'"))
+        assertThat(servers.count("SELECT count(*) FROM business_ledger b JOIN tenure.job_run r ON r.fire_key = b.fire_key WHERE r.job_key = 'frozen-job'"))
                 .as("one business row per executed run").isEqualTo(executed);
-        assertThat(count("SELECT count(*) FROM tenure.job_run WHERE job_key = 'frozen-job' AND status = 'COMPLETED'")).isEqualTo(executed);
+        assertThat(servers.count("SELECT count(*) FROM tenure.job_run WHERE job_key = 'frozen-job' AND status = 'COMPLETED'")).isEqualTo(executed);
     }
 
     @Test

@@ -7,6 +7,7 @@ import dev.tenure.testkit.ValkeyServer;
 import dev.tenure.testkit.ValkeyServers;
 
 import java.sql.Connection;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 
@@ -30,6 +31,18 @@ final class CoordinatorServers implements AutoCloseable {
         try (Connection c = db.dataSource().getConnection(); Statement s = c.createStatement()) {
             s.execute(sql);
         }
+    }
+
+    /** The first column of the first row of {@code sql} on the class's database (null if no row). */
+    String one(String sql) throws SQLException {
+        try (Connection c = db.dataSource().getConnection(); Statement s = c.createStatement(); ResultSet r = s.executeQuery(sql)) {
+            return r.next() ? r.getString(1) : null;
+        }
+    }
+
+    /** {@link #one} of a count. */
+    long count(String sql) throws SQLException {
+        return Long.parseLong(one(sql));
     }
 
     /** The database password as worker processes take it: {@code -} for none. */

@@ -17,9 +17,7 @@ import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -64,9 +62,9 @@ class RunInTransactionIT {
             assertThat(o.status()).isEqualTo(RunOutcome.Status.EXECUTED);
             assertThat(o.completedInTransaction()).isTrue();
             assertThat(o.result()).isEqualTo(1);
-            assertThat(one("SELECT status FROM tenure.job_run WHERE job_key = '" + job + "' AND fire_key = 'f1'"))
+            assertThat(servers.one("SELECT status FROM tenure.job_run WHERE job_key = '" + job + "' AND fire_key = 'f1'"))
                     .isEqualTo("COMPLETED");
-            assertThat(one("SELECT status || ' ' || coalesce(owner, 'none') FROM tenure.job_execution WHERE job_key = '"
+            assertThat(servers.one("SELECT status || ' ' || coalesce(owner, 'none') FROM tenure.job_execution WHERE job_key = '"
                     + job + "'")).as("the job's database lease, cleared by the same commit").isEqualTo("IDLE none");
             // both leases are free: a fail-fast run of the next fire gets them at once
             RunOutcome<Integer> next = inserting(t, job, "f2", servers.db.dataSource());
@@ -75,7 +73,7 @@ class RunInTransactionIT {
             RunOutcome<Integer> again = inserting(t, job, "f1", servers.db.dataSource());
             assertThat(again.status()).as("a completed fire is final").isEqualTo(RunOutcome.Status.SKIPPED_ALREADY_DONE);
         }
-        assertThat(count("SELECT count(*) FROM tx_effects WHERE job = '" + job + "'")).isEqualTo(2);
+        assertThat(servers.count("SELECT count(*) FROM tx_effects WHERE job = '" + job + "'")).isEqualTo(2);
     }
 
     @Test
@@ -89,12 +87,12 @@ class RunInTransactionIT {
                     });
             assertThat(o.status()).isEqualTo(RunOutcome.Status.FAILED);
             assertThat(o.error()).hasMessage("settlement file missing");
-            assertThat(one("SELECT status FROM tenure.job_run WHERE job_key = '" + job + "'")).isEqualTo("FAILED");
-            assertThat(one("SELECT status FROM tenure.job_execution WHERE job_key = '" + job + "'")).isEqualTo("IDLE");
+            assertThat(servers.one("SELECT status FROM tenure.job_run WHERE job_key = '" + job + "'")).isEqualTo("FAILED");
+            assertThat(servers.one("SELECT status FROM tenure.job_execution WHERE job_key = '" + job + "'")).isEqualTo("IDLE");
             RunOutcome<Integer> retry = inserting(t, job, "f1", servers.db.dataSource());
             assertThat(retry.status()).as("a failed fire runs again").isEqualTo(RunOutcome.Status.EXECUTED);
         }
-        assertThat(count("SELECT count(*) FROM tx_effects WHERE job = '" + job + "'")).isEqualTo(1);
+        assertThat(servers.count("SELECT count(*) FROM tx_effects WHERE job = '" + job + "'")).isEqualTo(1);
     }
 
     /** The epoch check comes at the end: an operator's force-release during the work makes the commit impossible. */
@@ -112,13 +110,13 @@ class RunInTransactionIT {
                     });
             assertThat(o.status()).isEqualTo(RunOutcome.Status.LEASE_LOST);
             assertThat(o.completedInTransaction()).isFalse();
-            assertThat(one("SELECT status FROM tenure.job_run WHERE job_key = '" + job + "'")).isEqualTo("REJECTED_STALE");
-            assertThat(count("SELECT count(*) FROM tx_effects WHERE job = '" + job + "'")).as("rolled back").isZero();
+            assertThat(servers.one("SELECT status FROM tenure.job_run WHERE job_key = '" + job + "'")).isEqualTo("REJECTED_STALE");
+            assertThat(servers.count("SELECT count(*) FROM tx_effects WHERE job = '" + job + "'")).as("rolled back").isZero();
             RunOutcome<Integer> retry = inserting(t, job, "f1", servers.db.dataSource());
             assertThat(retry.status()).isEqualTo(RunOutcome.Status.EXECUTED);
             assertThat(retry.epoch()).isGreaterThan(o.epoch());
         }
-        assertThat(count("SELECT count(*) FROM tx_effects WHERE job = '" + job + "'")).isEqualTo(1);
+        assertThat(servers.count("SELECT count(*) FROM tx_effects WHERE job = '" + job + "'")).isEqualTo(1);
     }
 
     /** The commit's answer is lost after the server committed: the ledger, read again, says the fire completed. */
@@ -135,7 +133,7 @@ class RunInTransactionIT {
             RunOutcome<Integer> next = inserting(t, job, "f2", servers.db.dataSource());
             assertThat(next.status()).as("the job is free").isEqualTo(RunOutcome.Status.EXECUTED);
         }
-        assertThat(count("SELECT count(*) FROM tx_effects WHERE job = '" + job + "'")).isEqualTo(2);
+        assertThat(servers.count("SELECT count(*) FROM tx_effects WHERE job = '" + job + "'")).isEqualTo(2);
     }
 
     @Test
@@ -145,10 +143,10 @@ class RunInTransactionIT {
             RunOutcome<Integer> o = inserting(t, job, "f1", new FaultyCommit(servers.db.dataSource(), false));
             assertThat(o.status()).isEqualTo(RunOutcome.Status.FAILED);
             assertThat(o.completedInTransaction()).isFalse();
-            assertThat(one("SELECT status FROM tenure.job_run WHERE job_key = '" + job + "'")).isEqualTo("FAILED");
-            assertThat(one("SELECT status FROM tenure.job_execution WHERE job_key = '" + job + "'")).isEqualTo("IDLE");
+            assertThat(servers.one("SELECT status FROM tenure.job_run WHERE job_key = '" + job + "'")).isEqualTo("FAILED");
+            assertThat(servers.one("SELECT status FROM tenure.job_execution WHERE job_key = '" + job + "'")).isEqualTo("IDLE");
         }
-        assertThat(count("SELECT count(*) FROM tx_effects WHERE job = '" + job + "'")).isZero();
+        assertThat(servers.count("SELECT count(*) FROM tx_effects WHERE job = '" + job + "'")).isZero();
     }
 
     /** 8 threads of one process fire the same 40 fires of one job, each until done: every fire takes effect once. */
@@ -184,8 +182,8 @@ class RunInTransactionIT {
         }
         System.out.printf("%s, 8 threads x %d shared fires: %s%n", mode, fires, outcomes);
         assertThat(outcomes.get(RunOutcome.Status.EXECUTED)).as("executed runs").isEqualTo(fires);
-        assertThat(count("SELECT count(*) FROM tx_effects WHERE job = '" + job + "'")).isEqualTo(fires);
-        assertThat(count("SELECT count(DISTINCT fire_key) FROM tx_effects WHERE job = '" + job + "'")).isEqualTo(fires);
+        assertThat(servers.count("SELECT count(*) FROM tx_effects WHERE job = '" + job + "'")).isEqualTo(fires);
+        assertThat(servers.count("SELECT count(DISTINCT fire_key) FROM tx_effects WHERE job = '" + job + "'")).isEqualTo(fires);
     }
 
     /** A fail-fast run of {@code fire} whose one transaction on {@code ds} inserts the fire's row. */
@@ -201,17 +199,6 @@ class RunInTransactionIT {
             ps.setLong(3, epoch);
             return ps.executeUpdate();
         }
-    }
-
-    private static String one(String sql) throws SQLException {
-        try (Connection c = servers.db.dataSource().getConnection(); Statement s = c.createStatement();
-             ResultSet r = s.executeQuery(sql)) {
-            return r.next() ? r.getString(1) : null;
-        }
-    }
-
-    private static long count(String sql) throws SQLException {
-        return Long.parseLong(one(sql));
     }
 
     /**
