@@ -331,7 +331,8 @@ public final class JobCoordinator implements AutoCloseable {
 
     private static RunClaim alreadyDone(String jobKey, String fireKey, RunPolicy policy,
                                         RunLedger.FireStart.AlreadyCompleted done, Duration waited, boolean fallback) {
-        return new RunClaim.NotClaimed(RunOutcome.notRun(RunOutcome.Status.SKIPPED_ALREADY_DONE, jobKey, fireKey,
+        return new RunClaim.NotClaimed(RunOutcome.notRun(done.missed() ? RunOutcome.Status.SKIPPED_MISSED
+                        : RunOutcome.Status.SKIPPED_ALREADY_DONE, jobKey, fireKey,
                 policy.reportEarlierRun() ? done.epoch() : 0, policy.reportEarlierRun() ? done.owner() : null,
                 waited, fallback));
     }

@@ -13,7 +13,8 @@ public sealed interface RunClaim permits RunClaim.Claimed, RunClaim.NotClaimed {
 
     /**
      * Not this process's run: {@code outcome} is {@link RunOutcome.Status#SKIPPED_HELD_ELSEWHERE},
-     * {@link RunOutcome.Status#SKIPPED_ALREADY_DONE} or {@link RunOutcome.Status#TIMED_OUT_WAITING}.
+     * {@link RunOutcome.Status#SKIPPED_ALREADY_DONE}, {@link RunOutcome.Status#SKIPPED_MISSED} or
+     * {@link RunOutcome.Status#TIMED_OUT_WAITING}.
      */
     record NotClaimed(RunOutcome<Void> outcome) implements RunClaim {
     }

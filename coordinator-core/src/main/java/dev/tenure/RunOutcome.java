@@ -32,6 +32,11 @@ public record RunOutcome<T>(Status status, String jobKey, String fireKey, long e
         SKIPPED_HELD_ELSEWHERE,
         /** This fire already completed. */
         SKIPPED_ALREADY_DONE,
+        /**
+         * Tenure's sweeper recorded this fire MISSED (its policy skips overdue fires, or it was beyond the catch-up
+         * bounds): it is not run late.
+         */
+        SKIPPED_MISSED,
         /** Waited the policy's bound without getting the job. */
         TIMED_OUT_WAITING,
         /** The work ran but the lease was lost meanwhile; its outcome was rejected as stale. */

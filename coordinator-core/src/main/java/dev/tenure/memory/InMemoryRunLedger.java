@@ -3,8 +3,15 @@ package dev.tenure.memory;
 import dev.tenure.LeaseLostException;
 import dev.tenure.LeaderElection;
 import dev.tenure.spi.RunLedger;
+import dev.tenure.spi.ScheduleLedger;
 
 import java.sql.Connection;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
@@ -20,7 +27,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * epoch or another owner is refused; RUNNING runs of older epochs are ABANDONED when a newer epoch starts one; finish
  * and complete touch only the run of the presented epoch) and passes the same contract. Thread-safe.
  */
-public final class InMemoryRunLedger implements RunLedger {
+public final class InMemoryRunLedger implements RunLedger, ScheduleLedger {
 
     private record Row(String jobKey, String runId, String owner, long epoch, String status) {
 
@@ -34,12 +41,23 @@ public final class InMemoryRunLedger implements RunLedger {
         }
     }
 
+    private record Scheduled(ScheduleRow row, Instant registeredAt, Instant sweptUntil) {
+    }
+
     private final Map<String, Row> runs = new ConcurrentHashMap<>();
+    private final Map<String, Scheduled> schedules = new ConcurrentHashMap<>();
+    private final Clock clock;
     private final InMemoryLeaseStore leases;
 
     /** @param leases the store the coordinator's database leases are taken from */
     public InMemoryRunLedger(InMemoryLeaseStore leases) {
+        this(leases, Clock.systemUTC());
+    }
+
+    /** @param clock the wall clock of schedule registrations (a new schedule is swept from the time it is registered) */
+    public InMemoryRunLedger(InMemoryLeaseStore leases, Clock clock) {
         this.leases = leases;
+        this.clock = clock;
     }
 
     /** The status of the fire's run ({@code RUNNING}, {@code COMPLETED}, ...), if it has one. */
@@ -59,8 +77,8 @@ public final class InMemoryRunLedger implements RunLedger {
     @Override
     public Optional<FireStart.AlreadyCompleted> completedRun(String jobKey, String fireKey) {
         Row r = runs.get(id(jobKey, fireKey));
-        return r != null && r.status().equals("COMPLETED")
-                ? Optional.of(new FireStart.AlreadyCompleted(r.runId(), r.owner(), r.epoch())) : Optional.empty();
+        return r != null && (r.status().equals("COMPLETED") || r.status().equals("MISSED"))
+                ? Optional.of(done(r)) : Optional.empty();
     }
 
     @Override
@@ -68,8 +86,8 @@ public final class InMemoryRunLedger implements RunLedger {
         fence(null, jobKey, epoch, owner);
         abandonOlderRuns(jobKey, epoch);
         Row r = runs.get(id(jobKey, fireKey));
-        if (r != null && r.status().equals("COMPLETED")) {
-            return new FireStart.AlreadyCompleted(r.runId(), r.owner(), r.epoch());
+        if (r != null && (r.status().equals("COMPLETED") || r.status().equals("MISSED"))) {
+            return done(r);
         }
         if (r != null && r.status().equals("RUNNING") && r.epoch() == epoch) {
             return new FireStart.InProgress(r.runId(), r.owner(), r.epoch());
@@ -77,6 +95,10 @@ public final class InMemoryRunLedger implements RunLedger {
         String runId = UUID.randomUUID().toString();
         runs.put(id(jobKey, fireKey), new Row(jobKey, runId, owner, epoch, "RUNNING"));
         return new FireStart.Started(runId);
+    }
+
+    private static FireStart.AlreadyCompleted done(Row r) {
+        return new FireStart.AlreadyCompleted(r.runId(), r.owner(), r.epoch(), r.status().equals("MISSED"));
     }
 
     /** As the database ledger: the owners of older epochs lost their leases, so their RUNNING runs are ABANDONED. */
@@ -133,5 +155,74 @@ public final class InMemoryRunLedger implements RunLedger {
             }
         }
         return null;
+    }
+
+    @Override
+    public Registered register(ScheduleRow row) {
+        Instant now = clock.instant();
+        Scheduled[] before = new Scheduled[1];
+        schedules.compute(row.jobKey(), (k, old) -> {
+            before[0] = old;
+            return new Scheduled(row, now, old == null ? now : old.sweptUntil());
+        });
+        Scheduled old = before[0];
+        boolean differs = old != null && !(old.row().kind().equals(row.kind())
+                && old.row().expression().equals(row.expression()));
+        return new Registered(old == null, differs ? Optional.of(old.row()) : Optional.empty(),
+                old == null ? null : old.registeredAt());
+    }
+
+    @Override
+    public Map<String, Instant> sweptUntil(Collection<String> jobKeys) {
+        Map<String, Instant> out = new HashMap<>();
+        for (String k : jobKeys) {
+            Scheduled s = schedules.get(k);
+            if (s != null) {
+                out.put(k, s.sweptUntil());
+            }
+        }
+        return out;
+    }
+
+    @Override
+    public synchronized List<FireStatus> states(List<DueFire> fires) {
+        List<FireStatus> out = new ArrayList<>(fires.size());
+        for (DueFire f : fires) {
+            Row r = runs.get(id(f.jobKey(), f.fireKey()));
+            out.add(new FireStatus(f, r == null ? FireState.NONE : state(r), null));
+        }
+        return out;
+    }
+
+    private FireState state(Row r) {
+        if (r.status().equals("RUNNING")) {
+            return current(r.jobKey(), r.epoch(), r.owner()) && leases.holder(r.jobKey()).filter(r.owner()::equals)
+                    .isPresent() ? FireState.RUNNING : FireState.RUNNING_LEASE_ENDED;
+        }
+        return FireState.valueOf(r.status());
+    }
+
+    @Override
+    public synchronized List<DueFire> recordMissed(List<Missed> fires, String sweeper) {
+        List<DueFire> recorded = new ArrayList<>();
+        for (Missed m : fires) {
+            DueFire f = m.fire();
+            Row r = runs.get(id(f.jobKey(), f.fireKey()));
+            FireState s = r == null ? FireState.NONE : state(r);
+            if (s.settled() || s == FireState.RUNNING) {
+                continue;
+            }
+            runs.put(id(f.jobKey(), f.fireKey()), new Row(f.jobKey(), UUID.randomUUID().toString(), sweeper,
+                    leases.fencingToken(f.jobKey()), "MISSED"));
+            recorded.add(f);
+        }
+        return recorded;
+    }
+
+    @Override
+    public void swept(List<SweepMark> marks, String sweeper) {
+        for (SweepMark m : marks) {
+            schedules.computeIfPresent(m.jobKey(), (k, s) -> new Scheduled(s.row(), s.registeredAt(), m.sweptUntil()));
+        }
     }
 }

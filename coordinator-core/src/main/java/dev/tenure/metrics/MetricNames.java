@@ -19,6 +19,14 @@ public final class MetricNames {
     /** Quartz triggers whose fire keys may differ between nodes, tagged {@code job} and {@code reason}. */
     public static final String QUARTZ_SCHEDULE_WARNINGS = "tenure.quartz.schedule.warnings";
 
+    /**
+     * Fires the sweeper recorded MISSED, tagged {@code job} and {@code reason}: {@code not_run}, {@code holder_lost},
+     * {@code shutdown}, {@code force_released}, {@code abandoned} or {@code rejected_stale}.
+     */
+    public static final String FIRE_MISSED = "tenure.fire.missed";
+    /** Fires due and neither completed nor running at the last sweep (a gauge on the sweeping node), tagged {@code job}. */
+    public static final String FIRE_OVERDUE = "tenure.fire.overdue";
+
     private MetricNames() {
     }
 }

@@ -10,7 +10,7 @@ import javax.sql.DataSource;
 public interface DatabaseBackend {
 
     /** The stores of one database; closing the lease store closes what {@link #open} created (never the data source). */
-    record Stores(LeaseStore leaseStore, RunLedger runLedger) {
+    record Stores(LeaseStore leaseStore, RunLedger runLedger, ScheduleLedger scheduleLedger) {
     }
 
     /**

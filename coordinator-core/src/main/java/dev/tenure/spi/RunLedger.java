@@ -23,8 +23,15 @@ public interface RunLedger {
         record Started(String runId) implements FireStart {
         }
 
-        /** This fire already completed: do not run it again. */
-        record AlreadyCompleted(String runId, String owner, long epoch) implements FireStart {
+        /**
+         * This fire already completed, or the sweeper recorded it MISSED ({@code missed}; then {@code owner} is the
+         * sweeper): do not run it again.
+         */
+        record AlreadyCompleted(String runId, String owner, long epoch, boolean missed) implements FireStart {
+            /** A completed fire. */
+            public AlreadyCompleted(String runId, String owner, long epoch) {
+                this(runId, owner, epoch, false);
+            }
         }
 
         /** This fire is running under a live lease of its owner. */
@@ -64,8 +71,8 @@ public interface RunLedger {
     }
 
     /**
-     * The fire's completed run, if there is one: a read without locks, for skipping a fire that is done before
-     * claiming anything (a completed fire is final).
+     * The fire's completed run (or its MISSED record), if there is one: a read without locks, for skipping a fire that
+     * is done before claiming anything (a completed or missed fire is final).
      */
     Optional<FireStart.AlreadyCompleted> completedRun(String jobKey, String fireKey);
 

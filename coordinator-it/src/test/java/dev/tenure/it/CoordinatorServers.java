@@ -40,6 +40,17 @@ final class CoordinatorServers implements AutoCloseable {
         }
     }
 
+    /** The first column of every row of {@code sql}. */
+    java.util.List<String> strings(String sql) throws SQLException {
+        java.util.List<String> out = new java.util.ArrayList<>();
+        try (Connection c = db.dataSource().getConnection(); Statement s = c.createStatement(); ResultSet r = s.executeQuery(sql)) {
+            while (r.next()) {
+                out.add(r.getString(1));
+            }
+        }
+        return out;
+    }
+
     /** {@link #one} of a count. */
     long count(String sql) throws SQLException {
         return Long.parseLong(one(sql));

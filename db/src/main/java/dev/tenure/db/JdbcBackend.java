@@ -17,6 +17,6 @@ public final class JdbcBackend implements DatabaseBackend {
             TenureSchema.migrate(dataSource, schema);
         }
         JdbcLeaseStore store = JdbcLeaseStore.builder(dataSource).schema(schema).build();
-        return new Stores(store, new JdbcRunLedger(store));
+        return new Stores(store, new JdbcRunLedger(store), new JdbcScheduleLedger(dataSource, schema));
     }
 }

@@ -25,7 +25,8 @@ public final class JdbcRunLedger implements RunLedger {
     @Override
     public Optional<FireStart.AlreadyCompleted> completedRun(String jobKey, String fireKey) {
         return ledger.completedRun(jobKey, fireKey)
-                .map(r -> new FireStart.AlreadyCompleted(r.runId().toString(), r.owner(), r.epoch()));
+                .map(r -> new FireStart.AlreadyCompleted(r.runId().toString(), r.owner(), r.epoch(),
+                        r.status() == RunStatus.MISSED));
     }
 
     @Override
@@ -35,7 +36,7 @@ public final class JdbcRunLedger implements RunLedger {
             return new FireStart.Started(started.runId().toString());
         }
         if (s instanceof RunStart.AlreadyCompleted done) {
-            return new FireStart.AlreadyCompleted(done.runId().toString(), done.owner(), done.epoch());
+            return new FireStart.AlreadyCompleted(done.runId().toString(), done.owner(), done.epoch(), done.missed());
         }
         RunStart.RunningElsewhere other = (RunStart.RunningElsewhere) s;
         return new FireStart.InProgress(other.runId().toString(), other.owner(), other.epoch());

@@ -29,7 +29,8 @@ final class RunRows {
     /**
      * One short transaction: lock the job row and check that {@code epoch} (of {@code owner}) is current and live;
      * mark RUNNING runs of older epochs ABANDONED (their owners lost the lease); insert the run, or take over the
-     * fire's FAILED, ABANDONED or REJECTED_STALE row; if the fire already COMPLETED or runs under this epoch, say so.
+     * fire's FAILED, ABANDONED or REJECTED_STALE row; if the fire already COMPLETED (or was recorded MISSED) or runs
+     * under this epoch, say so.
      */
     public RunStart start(String key, String fireKey, long epoch, String owner) {
         return jdbc.inTransaction("start run", key, c -> {
@@ -56,8 +57,9 @@ final class RunRows {
             }
             RunRecord existing = find(c, key, fireKey).orElseThrow(() -> new IllegalStateException(
                     "job_run row of '" + key + "' / '" + fireKey + "' vanished inside the transaction"));
-            if (existing.status() == RunStatus.COMPLETED) {
-                return new RunStart.AlreadyCompleted(existing.runId(), existing.owner(), existing.epoch(), existing.finishedAt());
+            if (existing.status() == RunStatus.COMPLETED || existing.status() == RunStatus.MISSED) {
+                return new RunStart.AlreadyCompleted(existing.runId(), existing.owner(), existing.epoch(),
+                        existing.finishedAt(), existing.status() == RunStatus.MISSED);
             }
             return new RunStart.RunningElsewhere(existing.runId(), existing.owner(), existing.epoch(), existing.startedAt());
         });
@@ -145,7 +147,8 @@ final class RunRows {
                 Optional<RunRecord> done = completedRun(key, fireKey);
                 if (done.isPresent()) {
                     RunRecord d = done.get();
-                    return new FireClaim.Done(new FireStart.AlreadyCompleted(d.runId().toString(), d.owner(), d.epoch()));
+                    return new FireClaim.Done(new FireStart.AlreadyCompleted(d.runId().toString(), d.owner(), d.epoch(),
+                            d.status() == RunStatus.MISSED));
                 }
                 continue;
             }
@@ -190,8 +193,9 @@ final class RunRows {
                 String kind = rs.getString(1);
                 long epoch = rs.getLong(2);
                 Duration remaining = Jdbc.between(Rows.instant(rs, 6), Rows.instant(rs, 5));
-                if (kind.equals("done")) {
-                    return new FireClaim.Done(new FireStart.AlreadyCompleted(rs.getString(4), rs.getString(3), epoch));
+                if (kind.equals("done") || kind.equals("missed")) {
+                    return new FireClaim.Done(new FireStart.AlreadyCompleted(rs.getString(4), rs.getString(3), epoch,
+                            kind.equals("missed")));
                 }
                 if (kind.equals("held")) {
                     return new FireClaim.Held(rs.getString(3), epoch, remaining);
@@ -204,9 +208,9 @@ final class RunRows {
         }
     }
 
-    /** The COMPLETED run of the fire, if any: a read without locks (a completed fire is final). */
+    /** The COMPLETED (or MISSED) run of the fire, if any: a read without locks (a completed or missed fire is final). */
     public Optional<RunRecord> completedRun(String key, String fireKey) {
-        return runOf(key, fireKey).filter(r -> r.status() == RunStatus.COMPLETED);
+        return runOf(key, fireKey).filter(r -> r.status() == RunStatus.COMPLETED || r.status() == RunStatus.MISSED);
     }
 
     public Optional<RunRecord> runOf(String key, String fireKey) {

@@ -13,8 +13,8 @@ sealed interface RunStart {
     record Started(UUID runId, int attempt, RunStatus previousStatus) implements RunStart {
     }
 
-    /** The fire already COMPLETED: do not run it again; report the earlier run. */
-    record AlreadyCompleted(UUID runId, String owner, long epoch, Instant finishedAt) implements RunStart {
+    /** The fire already COMPLETED (or was recorded MISSED: {@code missed}): do not run it again; report the earlier run. */
+    record AlreadyCompleted(UUID runId, String owner, long epoch, Instant finishedAt, boolean missed) implements RunStart {
     }
 
     /** The fire is RUNNING under the caller's own epoch (another thread of the same holder started it). */

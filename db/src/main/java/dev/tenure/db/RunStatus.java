@@ -11,5 +11,7 @@ enum RunStatus {
     /** Its owner lost the lease while it was RUNNING (a newer epoch started a run of the job). Taken over by a retry. */
     ABANDONED,
     /** Its owner reported an outcome after being fenced out; the outcome was not accepted. Taken over by a retry. */
-    REJECTED_STALE
+    REJECTED_STALE,
+    /** Due and not run: recorded by Tenure's sweeper, with why. Final: the fire is never run late. */
+    MISSED
 }

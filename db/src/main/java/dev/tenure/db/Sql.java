@@ -157,7 +157,7 @@ final class Sql {
      * Reads the fire's completion, claims the job and starts the fire, in one statement (one commit), as
      * {@code claim} and {@code startRun} would in two:
      * <ul>
-     * <li>{@code done}: the fire already COMPLETED: nothing is claimed (no epoch spent);</li>
+     * <li>{@code done}: the fire already COMPLETED, or was recorded MISSED: nothing is claimed (no epoch spent);</li>
      * <li>{@code free} and {@code won}: the claim (FOR UPDATE, waiting for open fenced transactions up to the lock
      *     timeout), only where no other owner's lease is live and the fire is not done; the job row turns RUNNING with
      *     the new run's id;</li>
@@ -166,12 +166,14 @@ final class Sql {
      *     is taken over (attempt + 1); a row COMPLETED meanwhile is left alone (then no row returns from it).</li>
      * </ul>
      * Parameters: 1 lock timeout, 2 job, 3 fire, 4 job, 5 owner, 6 owner, 7 run id, 8 ttl ms, 9 job, 10 fire,
-     * 11 run id, 12 job, 13 fire, 14 owner, 15 job. Columns: 1 kind ({@code started}, {@code done}, {@code held}),
+     * 11 run id, 12 job, 13 fire, 14 owner, 15 job. Columns: 1 kind ({@code started}, {@code done}, {@code missed},
+     * {@code held}),
      * 2 epoch, 3 owner, 4 run id, 5 lease expiry, 6 database now, 7 attempt (null: the fire completed meanwhile).
      */
     private static String claimAndStart(String je, String jr) {
         return "WITH cfg AS (SELECT set_config('lock_timeout', ?, true) AS lt), "
-                + "done AS (SELECT run_id, owner, epoch FROM " + jr + " WHERE job_key = ? AND fire_key = ? AND status = 'COMPLETED'), "
+                + "done AS (SELECT run_id, owner, epoch, status FROM " + jr + " WHERE job_key = ? AND fire_key = ? "
+                + "AND status IN ('COMPLETED', 'MISSED')), "
                 + "free AS (SELECT je.job_key FROM " + je + " AS je, cfg WHERE je.job_key = ? AND (je.lease_expires_at IS NULL "
                 + "OR je.lease_expires_at <= clock_timestamp() OR je.owner = ?) AND NOT EXISTS (SELECT 1 FROM done) FOR UPDATE OF je), "
                 + "won AS (UPDATE " + je + " AS je SET fencing_token = greatest(je.fencing_token + 1, " + MICROS + "), "
@@ -190,7 +192,8 @@ final class Sql {
                 + "WHERE r.status IN ('FAILED', 'ABANDONED', 'REJECTED_STALE', 'RUNNING') RETURNING r.attempt) "
                 + "SELECT 'started', w.fencing_token, NULL, NULL, w.lease_expires_at, clock_timestamp(), (SELECT attempt FROM run) "
                 + "FROM won w "
-                + "UNION ALL SELECT 'done', d.epoch, d.owner, d.run_id::text, NULL, clock_timestamp(), NULL FROM done d "
+                + "UNION ALL SELECT CASE WHEN d.status = 'MISSED' THEN 'missed' ELSE 'done' END, d.epoch, d.owner, "
+                + "d.run_id::text, NULL, clock_timestamp(), NULL FROM done d "
                 + "UNION ALL SELECT 'held', je.fencing_token, je.owner, NULL, je.lease_expires_at, clock_timestamp(), NULL FROM "
                 + je + " je WHERE je.job_key = ? AND NOT EXISTS (SELECT 1 FROM won) AND NOT EXISTS (SELECT 1 FROM done)";
     }

@@ -1,0 +1,55 @@
+package dev.tenure;
+
+import dev.tenure.spi.LeaseKeys;
+
+import java.util.Objects;
+
+/**
+ * A job with a schedule, registered with {@link Tenure#register}: Tenure records the schedule in its ledger and its
+ * sweeper accounts for every fire that was due (see {@link MissedFirePolicy}).
+ *
+ * <pre>{@code
+ * tenure.register(ScheduledJob.of("invoicing", Schedule.fixedRate(Duration.ofMinutes(1)),
+ *         fireKey -> tenure.coordinator().run("invoicing", fireKey, RunPolicy.skipFire(), work)));
+ * }</pre>
+ *
+ * @param jobKey      the job key of its runs
+ * @param schedule    when its fires are due; the fire keys are {@link Schedule#fireKey}
+ * @param policy      what happens to a fire that did not complete in time
+ * @param catchUp     how a catch-up reaches the job: runs the fire with the given key through the coordinator
+ * @param integration who registered it, for operators: {@code coordinator}, {@code scheduled}, {@code quartz}
+ */
+public record ScheduledJob(String jobKey, Schedule schedule, MissedFirePolicy policy, CatchUp catchUp,
+                           String integration) {
+
+    /** Runs one fire of the job now, through the coordinator, with the fire key it is given. */
+    @FunctionalInterface
+    public interface CatchUp {
+        /**
+         * Runs fire {@code fireKey}. Called on Tenure's catch-up thread, one fire at a time; whatever it throws is logged
+         * and the fire stays overdue (the next sweep looks again).
+         */
+        void run(String fireKey) throws Exception;
+    }
+
+    public ScheduledJob {
+        LeaseKeys.validate(jobKey);
+        Objects.requireNonNull(schedule, "schedule");
+        Objects.requireNonNull(policy, "policy");
+        Objects.requireNonNull(catchUp, "catchUp");
+        Objects.requireNonNull(integration, "integration");
+    }
+
+    /** A job run by {@code catchUp} through the coordinator, with the default policy ({@link MissedFirePolicy#catchUp()}). */
+    public static ScheduledJob of(String jobKey, Schedule schedule, CatchUp catchUp) {
+        return new ScheduledJob(jobKey, schedule, MissedFirePolicy.catchUp(), catchUp, "coordinator");
+    }
+
+    public ScheduledJob withPolicy(MissedFirePolicy p) {
+        return new ScheduledJob(jobKey, schedule, p, catchUp, integration);
+    }
+
+    public ScheduledJob withIntegration(String name) {
+        return new ScheduledJob(jobKey, schedule, policy, catchUp, name);
+    }
+}
