@@ -55,4 +55,13 @@ public @interface Coordinated {
      * once. Keep it shorter than the schedule's period.
      */
     String maxWait() default "";
+
+    /**
+     * What Tenure does with a fire of this method that was due and did not complete (nobody ran it, or its holder
+     * died, froze or shut down): {@code "catch-up"} (run it now on a live instance, up to
+     * {@code tenure.missed-fires.max-catch-ups} of the newest), {@code "skip"} (record it MISSED) or
+     * {@code "alert-only"}; placeholders allowed. Default: {@code tenure.missed-fires.policy} (catch-up). A catch-up
+     * calls this method on Tenure's catch-up thread, with {@link CoordinatedRun#current()} bound to the missed fire.
+     */
+    String missedFires() default "";
 }

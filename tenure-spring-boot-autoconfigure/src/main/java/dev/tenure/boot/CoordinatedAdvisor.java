@@ -65,6 +65,39 @@ public final class CoordinatedAdvisor extends AbstractPointcutAdvisor {
         methods.resolve(method);
     }
 
+    /** A coordinated method of a bean (its proxy), found at start-up. */
+    record Found(Object bean, Method method, CoordinatedMethod coordinated) {
+    }
+
+    private final transient java.util.List<Found> found = new java.util.ArrayList<>();
+    private transient java.util.function.Consumer<Found> onFound;
+
+    /** Checks {@code method} of {@code bean} and hands it to the schedule registration (now, or once it starts). */
+    void found(Object bean, Method method) {
+        Found f = new Found(bean, method, methods.resolve(method));
+        java.util.function.Consumer<Found> sink;
+        synchronized (found) {
+            sink = onFound;
+            if (sink == null) {
+                found.add(f);
+            }
+        }
+        if (sink != null) {
+            sink.accept(f);
+        }
+    }
+
+    /** From now on every coordinated method found (those found so far first) goes to {@code sink}. */
+    void onFound(java.util.function.Consumer<Found> sink) {
+        java.util.List<Found> earlier;
+        synchronized (found) {
+            onFound = sink;
+            earlier = java.util.List.copyOf(found);
+            found.clear();
+        }
+        earlier.forEach(sink);
+    }
+
     @Override
     public boolean equals(Object other) {
         return this == other;

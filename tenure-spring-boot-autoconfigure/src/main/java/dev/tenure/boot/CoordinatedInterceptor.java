@@ -25,6 +25,8 @@ import java.util.function.Supplier;
 final class CoordinatedInterceptor implements MethodInterceptor {
 
     private static final Logger log = LoggerFactory.getLogger(Coordinated.class);
+    /** The fire key of a catch-up: the next coordinated call on this thread runs that fire instead of the current slot. */
+    private static final ThreadLocal<String> CATCH_UP = new ThreadLocal<>();
 
     private final CoordinatedMethods methods;
     private final Supplier<JobCoordinator> coordinator;
@@ -42,7 +44,9 @@ final class CoordinatedInterceptor implements MethodInterceptor {
     @Override
     public Object invoke(MethodInvocation invocation) throws Throwable {
         CoordinatedMethod m = methods.resolve(mostSpecific(invocation));
-        String fireKey = m.fireKey(clock.instant());
+        String caughtUp = CATCH_UP.get();
+        CATCH_UP.remove(); // a coordinated call inside the method is a fire of its own
+        String fireKey = caughtUp != null ? caughtUp : m.fireKey(clock.instant());
         RunOutcome<Object> o;
         try {
             o = coordinator.get().run(m.jobKey(), fireKey, m.policy(), m.options(), run -> call(invocation, run));
@@ -53,6 +57,22 @@ final class CoordinatedInterceptor implements MethodInterceptor {
         }
         tell(l -> l.finished(o));
         return report(m, o);
+    }
+
+    /** Calls {@code method} on {@code bean} (its proxy) as a run of fire {@code fireKey}: how a catch-up reaches it. */
+    static void catchUp(Object bean, Method method, String fireKey) throws Exception {
+        CATCH_UP.set(fireKey);
+        try {
+            method.invoke(bean);
+        } catch (java.lang.reflect.InvocationTargetException e) {
+            Throwable cause = e.getCause();
+            if (cause instanceof Exception ex) {
+                throw ex;
+            }
+            throw e;
+        } finally {
+            CATCH_UP.remove();
+        }
     }
 
     private Object call(MethodInvocation invocation, JobContext run) throws Exception {

@@ -1,6 +1,7 @@
 package dev.tenure.boot;
 
 import dev.tenure.LeaseOptions;
+import dev.tenure.MissedFirePolicy;
 import dev.tenure.RunPolicy;
 import dev.tenure.spi.LeaseKeys;
 import org.slf4j.Logger;
@@ -64,7 +65,23 @@ final class CoordinatedMethods {
         Duration ttl = duration(c.ttl(), "ttl", where);
         Duration maxWait = duration(c.maxWait(), "maxWait", where);
         return new CoordinatedMethod(where, jobKey, maxWait == null ? RunPolicy.skipFire() : RunPolicy.waitUpTo(maxWait),
-                options(ttl, where), ScheduleSlots.of(scheduled, resolver, where));
+                options(ttl, where), ScheduleSlots.of(scheduled, resolver, where),
+                ScheduleSlots.schedule(scheduled, resolver, where), missedFires(c, where));
+    }
+
+    private MissedFirePolicy.Action missedFires(Coordinated c, String where) {
+        String value = c.missedFires().isEmpty() ? "" : resolver.resolveStringValue(c.missedFires());
+        if (value == null || value.isBlank()) {
+            return null;
+        }
+        String v = value.trim().toUpperCase(java.util.Locale.ROOT).replace('-', '_');
+        for (MissedFirePolicy.Action a : MissedFirePolicy.Action.values()) {
+            if (a.name().equals(v)) {
+                return a;
+            }
+        }
+        throw new TenureConfigurationException(where, "bad @Coordinated(missedFires = \"" + value + "\")",
+                "Give missedFires one of catch-up, skip or alert-only, or leave it out for tenure.missed-fires.policy.");
     }
 
     private static void checkShape(Method method, String where) {

@@ -49,6 +49,7 @@ public final class CoordinatedMethodsCheck implements BeanPostProcessor, Ordered
         }
         CoordinatedAdvisor ours = advisor.getObject();
         coordinated.forEach(ours::check);
+        coordinated.forEach(m -> ours.found(bean, AopUtils.selectInvocableMethod(m, bean.getClass())));
         String where = type.getSimpleName() + "." + coordinated.iterator().next().getName();
         List<Advisor> chain = bean instanceof Advised a ? Arrays.asList(a.getAdvisors()) : List.of();
         int index = chain.indexOf(ours);

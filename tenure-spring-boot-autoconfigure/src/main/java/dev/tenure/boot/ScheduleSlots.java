@@ -1,5 +1,6 @@
 package dev.tenure.boot;
 
+import dev.tenure.Schedule;
 import org.springframework.boot.convert.DurationStyle;
 import org.springframework.scheduling.annotation.Scheduled;
 import org.springframework.scheduling.support.CronExpression;
@@ -10,6 +11,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneId;
 import java.time.ZonedDateTime;
+import java.util.Optional;
 import java.util.function.UnaryOperator;
 
 /**
@@ -25,6 +27,26 @@ final class ScheduleSlots {
     private static final Duration LONGEST_LOOK_BACK = Duration.ofDays(800);
 
     private ScheduleSlots() {
+    }
+
+    /**
+     * The schedule of {@code scheduled} as Tenure's sweeper walks it (empty for a disabled cron, {@code "-"}).
+     *
+     * @throws TenureConfigurationException naming {@code where} when the schedule has no slot shared by instances
+     */
+    static Optional<Schedule> schedule(Scheduled scheduled, StringValueResolver resolver, String where) {
+        of(scheduled, resolver, where); // the same checks and messages
+        String cron = resolve(resolver, scheduled.cron());
+        if (!cron.isEmpty()) {
+            if (Scheduled.CRON_DISABLED.equals(cron)) {
+                return Optional.empty();
+            }
+            String zone = resolve(resolver, scheduled.zone());
+            return Optional.of(SpringCronSchedule.of(cron, zone.isEmpty() ? ZoneId.systemDefault() : ZoneId.of(zone)));
+        }
+        String rate = scheduled.fixedRate() >= 0 ? Long.toString(scheduled.fixedRate())
+                : resolve(resolver, scheduled.fixedRateString());
+        return Optional.of(Schedule.fixedRate(parse(rate, scheduled, where)));
     }
 
     /**

@@ -53,7 +53,8 @@ public final class TenureAutoConfiguration {
                   ObjectProvider<TenureBuilderCustomizer> customizers) {
         Tenure.Builder b = Tenure.builder().dataSource(database.dataSource()).schema(database.schema())
                 .migrateSchema(properties.migrateSchema()).leaseDefaults(properties.lease().toOptions())
-                .fallbackBreaker(properties.fallback().failures(), properties.fallback().openFor());
+                .fallbackBreaker(properties.fallback().failures(), properties.fallback().openFor())
+                .sweepInterval(properties.missedFires().sweepInterval());
         properties.valkey().toConfig().ifPresent(b::valkey);
         if (properties.mode() != null && properties.valkey().toConfig().isPresent()) {
             b.mode(properties.mode());

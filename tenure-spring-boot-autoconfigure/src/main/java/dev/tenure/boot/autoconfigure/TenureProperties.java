@@ -29,6 +29,7 @@ import static dev.tenure.boot.TenureConfigurationException.property;
  * @param scheduling    @Coordinated on @Scheduled methods
  * @param quartz        Tenure in Boot's Quartz scheduler
  * @param batch         Tenure in Boot's Spring Batch set-up
+ * @param missedFires   what happens to fires of @Coordinated methods that were due and did not complete
  */
 @ConfigurationProperties("tenure")
 public record TenureProperties(@DefaultValue("true") boolean enabled, JobCoordinator.Mode mode,
@@ -37,7 +38,8 @@ public record TenureProperties(@DefaultValue("true") boolean enabled, JobCoordin
                                @DefaultValue @NestedConfigurationProperty FallbackProperties fallback, @DefaultValue @NestedConfigurationProperty ValkeyProperties valkey,
                                @DefaultValue @NestedConfigurationProperty DatasourceProperties datasource,
                                @DefaultValue @NestedConfigurationProperty SchedulingProperties scheduling, @DefaultValue QuartzProperties quartz,
-                               @DefaultValue BatchProperties batch) {
+                               @DefaultValue BatchProperties batch,
+                               @DefaultValue @NestedConfigurationProperty MissedFiresProperties missedFires) {
 
     public TenureProperties {
         try {

@@ -4,6 +4,7 @@ import dev.tenure.Tenure;
 import dev.tenure.boot.CoordinatedAdvisor;
 import dev.tenure.boot.CoordinatedMethodsCheck;
 import dev.tenure.boot.CoordinatedRunListener;
+import dev.tenure.boot.CoordinatedSchedules;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.springframework.aop.config.AopConfigUtils;
 import org.springframework.beans.factory.ObjectProvider;
@@ -58,6 +59,16 @@ public final class TenureSchedulingAutoConfiguration {
     @ConditionalOnMissingBean
     static CoordinatedMethodsCheck tenureCoordinatedMethodsCheck(ObjectProvider<CoordinatedAdvisor> advisor) {
         return new CoordinatedMethodsCheck(advisor);
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    @ConditionalOnBooleanProperty(name = "tenure.missed-fires.enabled", matchIfMissing = true)
+    static CoordinatedSchedules tenureCoordinatedSchedules(ObjectProvider<CoordinatedAdvisor> advisor,
+                                                          ObjectProvider<Tenure> tenure,
+                                                          ObjectProvider<TenureProperties> properties) {
+        return new CoordinatedSchedules(advisor, tenure::getObject,
+                action -> properties.getObject().missedFires().toPolicy(action));
     }
 
     /** Counts each fire of a coordinated method in the application's registry. */

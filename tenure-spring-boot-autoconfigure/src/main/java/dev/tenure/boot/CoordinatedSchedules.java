@@ -1,0 +1,49 @@
+package dev.tenure.boot;
+
+import dev.tenure.MissedFirePolicy;
+import dev.tenure.ScheduledJob;
+import dev.tenure.Tenure;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.SmartInitializingSingleton;
+
+import java.util.function.Function;
+import java.util.function.Supplier;
+
+/**
+ * Records the schedule of every {@link Coordinated} method in Tenure's ledger once the application's singletons exist
+ * (and of methods of beans created later, as they are created), so that Tenure's sweeper accounts for every fire of
+ * them: a catch-up calls the method through its proxy, on Tenure's catch-up thread, as a run of the missed fire. A
+ * method with a disabled cron ({@code "-"}) has no schedule and is not recorded. Thread-safe.
+ */
+public final class CoordinatedSchedules implements SmartInitializingSingleton {
+
+    private final ObjectProvider<CoordinatedAdvisor> advisor;
+    private final Supplier<Tenure> tenure;
+    private final Function<MissedFirePolicy.Action, MissedFirePolicy> policies;
+
+    /**
+     * @param policies the policy of a method whose {@code @Coordinated(missedFires)} names an action (null: the
+     *                 application's default)
+     */
+    public CoordinatedSchedules(ObjectProvider<CoordinatedAdvisor> advisor, Supplier<Tenure> tenure,
+                                Function<MissedFirePolicy.Action, MissedFirePolicy> policies) {
+        this.advisor = advisor;
+        this.tenure = tenure;
+        this.policies = policies;
+    }
+
+    @Override
+    public void afterSingletonsInstantiated() {
+        CoordinatedAdvisor a = advisor.getIfAvailable();
+        if (a != null) {
+            a.onFound(this::register);
+        }
+    }
+
+    private void register(CoordinatedAdvisor.Found found) {
+        CoordinatedMethod m = found.coordinated();
+        m.schedule().ifPresent(schedule -> tenure.get().register(new ScheduledJob(m.jobKey(), schedule,
+                policies.apply(m.missedFires()),
+                fireKey -> CoordinatedInterceptor.catchUp(found.bean(), found.method(), fireKey), "scheduled")));
+    }
+}
