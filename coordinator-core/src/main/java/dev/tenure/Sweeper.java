@@ -56,7 +56,12 @@ final class Sweeper implements AutoCloseable {
     private final RunMetrics metrics;
     private final Function<LeaderElection.Listener, LeaderElection> elections;
     private final Map<String, ScheduledJob> jobs = new ConcurrentHashMap<>();
-    private final Set<DueFire> pending = ConcurrentHashMap.newKeySet();
+    /**
+     * Catch-ups asked for and not settled yet: the fire, and when its catch-up ended (0 while it is queued or runs). A
+     * fire is not asked for again while its catch-up runs, nor within one grace period after it ended: a catch-up that
+     * reaches the job asynchronously (Quartz's triggerJob) has that long to start.
+     */
+    private final Map<DueFire, Long> requested = new ConcurrentHashMap<>();
     private final ScheduledExecutorService timer;
     private final ExecutorService catchUps;
     private final Object lifecycle = new Object();
@@ -189,11 +194,14 @@ final class Sweeper implements AutoCloseable {
         Set<DueFire> recorded = new HashSet<>(toRecord.isEmpty() ? List.of() : ledger.recordMissed(toRecord, node));
         List<ScheduleLedger.SweepMark> marks = new ArrayList<>();
         List<DueFire> catchUpsNow = new ArrayList<>();
+        Set<DueFire> stillOpen = new HashSet<>();
         int overdueTotal = 0;
         for (ScheduledJob job : all) {
             Plan p = plans.get(job.jobKey());
+            int missedNow = 0;
             for (Missed m : p.missed) {
                 if (recorded.contains(m.fire())) {
+                    missedNow++;
                     metrics.fireMissed(job.jobKey(), p.reasonCode.get(m.fire()));
                     LOG.warn("job '{}': fire {} is recorded MISSED: {}", job.jobKey(), label(m.fire()), m.reason());
                 }
@@ -203,13 +211,15 @@ final class Sweeper implements AutoCloseable {
             metrics.firesOverdue(job.jobKey(), overdue);
             Instant until = sweptUntil(swept.getOrDefault(job.jobKey(), now), dueByJob.get(job.jobKey()), states, recorded);
             marks.add(new ScheduleLedger.SweepMark(job.jobKey(), until,
-                    job.schedule().nextAfter(now).orElse(null), overdue));
+                    job.schedule().nextAfter(now).orElse(null), overdue, missedNow));
             for (DueFire f : p.catchUps) {
                 if (catchUp(job, f, p.reasonText.get(f))) {
                     catchUpsNow.add(f);
                 }
             }
+            stillOpen.addAll(p.overdue);
         }
+        requested.keySet().retainAll(stillOpen);
         ledger.swept(marks, node);
         return new Sweep(due.size(), overdueTotal, List.copyOf(recorded), catchUpsNow);
     }
@@ -322,11 +332,14 @@ final class Sweeper implements AutoCloseable {
         return f.fireKey().equals(f.dueAt().toString()) ? f.fireKey() : f.fireKey() + " (due " + f.dueAt() + ")";
     }
 
-    /** Hands a catch-up to the catch-up thread, unless one of this fire is queued or running. */
+    /** Hands a catch-up to the catch-up thread, unless one of this fire runs, or ended less than a grace period ago. */
     private boolean catchUp(ScheduledJob job, DueFire fire, String why) {
-        if (!pending.add(fire)) {
+        long now = System.nanoTime();
+        Long ended = requested.get(fire);
+        if (ended != null && (ended == 0 || now - ended < job.policy().grace().toNanos())) {
             return false;
         }
+        requested.put(fire, 0L);
         try {
             catchUps.execute(() -> {
                 try {
@@ -336,12 +349,12 @@ final class Sweeper implements AutoCloseable {
                     LOG.warn("job '{}': the catch-up of fire {} failed; the next sweep looks again", job.jobKey(),
                             fire.fireKey(), e);
                 } finally {
-                    pending.remove(fire);
+                    requested.replace(fire, 0L, Math.max(1, System.nanoTime()));
                 }
             });
             return true;
         } catch (RejectedExecutionException e) {
-            pending.remove(fire);
+            requested.remove(fire);
             return false;
         }
     }

@@ -60,8 +60,11 @@ public interface ScheduleLedger {
     record Missed(DueFire fire, String reason) {
     }
 
-    /** Where a job's sweep stands after a sweep. */
-    record SweepMark(String jobKey, Instant sweptUntil, Instant nextDue, int overdue) {
+    /**
+     * Where a job's sweep stands after a sweep: every fire due at or before {@code sweptUntil} is settled, the next fire
+     * is due at {@code nextDue} (null: none), {@code overdue} fires are open, {@code missed} were recorded MISSED now.
+     */
+    record SweepMark(String jobKey, Instant sweptUntil, Instant nextDue, int overdue, int missed) {
     }
 
     /**
@@ -86,6 +89,9 @@ public interface ScheduleLedger {
      */
     List<DueFire> recordMissed(List<Missed> fires, String sweeper);
 
-    /** Stores where each job's sweep stands, the next fire due and how many fires are overdue, by {@code sweeper}. */
+    /**
+     * Stores where each job's sweep stands, the next fire due, how many fires are overdue, and adds the fires recorded
+     * MISSED to the job's count (with the time of the last one), by {@code sweeper}.
+     */
     void swept(List<SweepMark> marks, String sweeper);
 }

@@ -80,9 +80,10 @@ final class JdbcScheduleLedger implements ScheduleLedger {
                 + "AND x.owner = r.owner AND x.lease_expires_at > clock_timestamp())) "
                 + "RETURNING r.job_key, r.fire_key";
         swept = "UPDATE " + js + " AS s SET swept_until = greatest(s.swept_until, m.until), next_due_at = m.next, "
-                + "overdue = m.overdue, swept_at = clock_timestamp(), swept_by = ? "
-                + "FROM unnest(?::text[], ?::timestamptz[], ?::timestamptz[], ?::int[]) AS m(job_key, until, next, overdue) "
-                + "WHERE s.job_key = m.job_key";
+                + "overdue = m.overdue, missed_total = s.missed_total + m.missed, last_missed_at = CASE WHEN m.missed > 0 "
+                + "THEN clock_timestamp() ELSE s.last_missed_at END, swept_at = clock_timestamp(), swept_by = ? "
+                + "FROM unnest(?::text[], ?::timestamptz[], ?::timestamptz[], ?::int[], ?::int[]) "
+                + "AS m(job_key, until, next, overdue, missed) WHERE s.job_key = m.job_key";
     }
 
     @Override
@@ -224,6 +225,7 @@ final class JdbcScheduleLedger implements ScheduleLedger {
         String[] until = marks.stream().map(m -> m.sweptUntil().toString()).toArray(String[]::new);
         String[] next = marks.stream().map(m -> m.nextDue() == null ? null : m.nextDue().toString()).toArray(String[]::new);
         Integer[] overdue = marks.stream().map(SweepMark::overdue).toArray(Integer[]::new);
+        Integer[] missed = marks.stream().map(SweepMark::missed).toArray(Integer[]::new);
         jdbc.run("record sweep", "*", true, c -> {
             try (PreparedStatement ps = jdbc.prepare(c, swept)) {
                 ps.setString(1, truncate(sweeper, JobLedger.MAX_ID_LENGTH));
@@ -231,6 +233,7 @@ final class JdbcScheduleLedger implements ScheduleLedger {
                 ps.setArray(3, c.createArrayOf("text", until));
                 ps.setArray(4, c.createArrayOf("text", next));
                 ps.setArray(5, c.createArrayOf("int4", overdue));
+                ps.setArray(6, c.createArrayOf("int4", missed));
                 return ps.executeUpdate();
             }
         });

@@ -29,6 +29,24 @@ public final class TenureAdmin {
                            Instant leaseExpiresAt, Duration leaseLeft) {
     }
 
+    /**
+     * A scheduled job as the ledger records it: its schedule and policy, who registered it and when, the schedule it
+     * replaced (if two versions disagreed), and the sweeper's account: fires are settled up to {@code sweptUntil}, the
+     * next is due at {@code nextDueAt}, {@code overdue} are open, {@code missedTotal} were recorded MISSED (the last at
+     * {@code lastMissedAt}); {@code lastSuccessAt} is the end of the job's latest COMPLETED run. Nullable: the previous
+     * schedule's fields, the sweep's fields before the first sweep, {@code nextDueAt}, {@code lastMissedAt},
+     * {@code lastSuccessAt}.
+     */
+    public record ScheduleState(String jobKey, String kind, String expression, String policy, String integration,
+                                String registeredBy, Instant registeredAt, String previousSchedule, String previousBy,
+                                Instant changedAt, Instant sweptUntil, Instant sweptAt, String sweptBy, Instant nextDueAt,
+                                int overdue, long missedTotal, Instant lastMissedAt, Instant lastSuccessAt) {
+    }
+
+    /** A fire the sweeper recorded MISSED: when, why, and which sweeper. */
+    public record MissedFire(String jobKey, String fireKey, Instant recordedAt, String reason, String sweeper) {
+    }
+
     /** The result of a {@link #forceRelease}: the epoch and owner before, the new epoch, the audit row's id. */
     public record ForceRelease(String jobKey, long oldEpoch, String oldOwner, long newEpoch, long auditId) {
     }
@@ -38,11 +56,13 @@ public final class TenureAdmin {
     private final String job;
     private final String forceRelease;
     private final String lockTimeout;
+    private final ScheduleReads schedules;
 
     private TenureAdmin(DataSource dataSource, String schema, Duration lockTimeout) {
         this.jdbc = new Jdbc(Objects.requireNonNull(dataSource, "dataSource"), JobLedger.Builder.DEFAULT_QUERY_TIMEOUT);
         this.lockTimeout = Long.toString(Math.max(1, lockTimeout.toMillis()));
         String q = "\"" + TenureSchema.checkName(schema) + "\"";
+        this.schedules = new ScheduleReads(jdbc, q);
         String columns = "job_key, fencing_token, owner, status, claimed_at, lease_expires_at, clock_timestamp()";
         this.jobs = "SELECT " + columns + " FROM " + q + ".job_execution ORDER BY job_key LIMIT ?";
         this.job = "SELECT " + columns + " FROM " + q + ".job_execution WHERE job_key = ?";
@@ -92,6 +112,44 @@ public final class TenureAdmin {
                 return states(ps).stream().findFirst();
             }
         });
+    }
+
+    /** Up to {@code limit} scheduled jobs, by key. */
+    public List<ScheduleState> schedules(int limit) {
+        return schedules.schedules(limit(limit));
+    }
+
+    /**
+     * Up to {@code limit} scheduled jobs that need an operator's eye: fires overdue at the last sweep, or a fire recorded
+     * MISSED within the last {@code within}. One statement over {@code job_schedule}.
+     */
+    public List<ScheduleState> overdueOrMissed(Duration within, int limit) {
+        Objects.requireNonNull(within, "within");
+        return schedules.attention(within, limit(limit));
+    }
+
+    /** One job's schedule, if it has one. */
+    public Optional<ScheduleState> schedule(String jobKey) {
+        return schedules.schedule(JobLedger.key(jobKey)).stream().findFirst();
+    }
+
+    /**
+     * Up to {@code limit} fires recorded MISSED within the last {@code within}, newest first: of {@code jobKey}, or of
+     * every job when it is null.
+     */
+    public List<MissedFire> missedFires(String jobKey, Duration within, int limit) {
+        Objects.requireNonNull(within, "within");
+        if (within.isNegative() || within.isZero()) {
+            throw new IllegalArgumentException("within must be positive (got " + within + ")");
+        }
+        return schedules.missed(jobKey == null ? null : JobLedger.key(jobKey), within, limit(limit));
+    }
+
+    private static int limit(int limit) {
+        if (limit < 1 || limit > 10_000) {
+            throw new IllegalArgumentException("limit must be 1..10000 (got " + limit + ")");
+        }
+        return limit;
     }
 
     private static List<JobState> states(PreparedStatement ps) throws java.sql.SQLException {

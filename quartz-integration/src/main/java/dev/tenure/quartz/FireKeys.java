@@ -17,7 +17,8 @@ import java.util.Date;
  *     lease key (no whitespace, braces or colons inside a part).</li>
  * <li>Fire key: the trigger's <em>scheduled</em> fire time as an ISO-8601 instant, the same on every node for one
  *     cron slot. A cluster-recovery fire ({@code isRecovering()}) uses the scheduled time of the fire it recovers, so
- *     it completes that fire at most once instead of adding a new one.</li>
+ *     it completes that fire at most once instead of adding a new one. A catch-up of a missed fire (Tenure's sweeper,
+ *     through {@code triggerJob}) carries the missed fire's key in its trigger's data, and uses it.</li>
  * </ul>
  */
 final class FireKeys {
@@ -30,6 +31,11 @@ final class FireKeys {
     }
 
     static String fireKey(JobExecutionContext context) {
+        JobDataMap fired = context.getTrigger().getJobDataMap();
+        String caughtUp = fired == null ? null : fired.getString(QuartzSchedules.CATCH_UP_FIRE_KEY);
+        if (caughtUp != null) {
+            return caughtUp;
+        }
         if (context.isRecovering()) {
             JobDataMap data = context.getTrigger().getJobDataMap();
             String original = data == null ? null

@@ -62,6 +62,8 @@ public final class QuartzCoordination {
     private final ScheduleCheck scheduleCheck;
     private final Matcher<TriggerKey> intendedSchedules;
     private final FireGuard guard;
+    private final dev.tenure.Tenure tenure;
+    private final dev.tenure.MissedFirePolicy missedFires;
 
     private QuartzCoordination(Builder b) {
         this.coordinator = b.coordinator;
@@ -76,11 +78,18 @@ public final class QuartzCoordination {
         this.scheduleCheck = b.scheduleCheck;
         this.intendedSchedules = b.intendedSchedules;
         this.guard = new FireGuard(this);
+        this.tenure = b.tenure;
+        this.missedFires = b.missedFires;
     }
 
-    /** Coordinates fires through {@code tenure}'s job coordinator. */
+    /**
+     * Coordinates fires through {@code tenure}'s job coordinator, and records the schedules of the coordinated jobs with
+     * {@link dev.tenure.Tenure#register} (see {@link #checkSchedules}), so that missed fires are caught up or reported.
+     */
     public static Builder builder(dev.tenure.Tenure tenure) {
-        return builder(tenure.coordinator());
+        Builder b = builder(tenure.coordinator());
+        b.tenure = tenure;
+        return b;
     }
 
     /** Coordinates fires through {@code coordinator}. */
@@ -107,7 +116,10 @@ public final class QuartzCoordination {
     }
 
     /**
-     * The schedule check ({@link ScheduleCheck}, unless {@code OFF}): checks the triggers of coordinated jobs already
+     * Records the schedules of the coordinated jobs with Tenure (when built from a {@link dev.tenure.Tenure}), now and
+     * whenever their triggers change: a missed fire is then caught up as {@code scheduler.triggerJob} with the missed
+     * fire's key, or recorded MISSED, by {@link #missedFires()}. Then the schedule check ({@link ScheduleCheck}, unless
+     * {@code OFF}): checks the triggers of coordinated jobs already
      * in {@code scheduler}, and adds a scheduler listener (once) that checks triggers scheduled later. Run by
      * {@link #registerListeners}; call it yourself with the {@linkplain #jobFactory() job factory} style or Spring's
      * {@code setGlobalTriggerListeners} (under {@link ScheduleCheck#REFUSE} the fires of suspect triggers are skipped
@@ -118,6 +130,9 @@ public final class QuartzCoordination {
      * @throws ScheduleRefusedException under {@link ScheduleCheck#REFUSE}, listing every suspect trigger
      */
     public void checkSchedules(Scheduler scheduler) throws SchedulerException {
+        if (tenure != null) {
+            QuartzSchedules.install(this, tenure, missedFires, scheduler);
+        }
         ScheduleWatch.install(this, guard::coordinates, scheduler);
     }
 
@@ -180,6 +195,8 @@ public final class QuartzCoordination {
     boolean interruptOnLeaseLoss() { return interruptOnLeaseLoss; }
     FireMetrics metrics() { return metrics; }
     ScheduleCheck scheduleCheck() { return scheduleCheck; }
+    /** What happens to a missed fire of a coordinated job (when built from a Tenure). */
+    public dev.tenure.MissedFirePolicy missedFires() { return missedFires; }
 
     /** True if the user vouches for this trigger's schedule; a matcher that throws counts as no (it is checked). */
     boolean intendedSchedule(TriggerKey key) {
@@ -203,6 +220,8 @@ public final class QuartzCoordination {
         private FireMetrics metrics = FireMetrics.none();
         private ScheduleCheck scheduleCheck = ScheduleCheck.WARN;
         private Matcher<TriggerKey> intendedSchedules = NotMatcher.not(EverythingMatcher.allTriggers());
+        private dev.tenure.Tenure tenure;
+        private dev.tenure.MissedFirePolicy missedFires = dev.tenure.MissedFirePolicy.catchUp();
 
         private Builder(JobCoordinator coordinator) {
             this.coordinator = Objects.requireNonNull(coordinator, "coordinator");
@@ -283,6 +302,16 @@ public final class QuartzCoordination {
          */
         public Builder intendedSchedules(Matcher<TriggerKey> matcher) {
             this.intendedSchedules = Objects.requireNonNull(matcher, "matcher");
+            return this;
+        }
+
+        /**
+         * What happens to a fire of a coordinated job that was due and did not complete (default
+         * {@link dev.tenure.MissedFirePolicy#catchUp()}: a catch-up is {@code scheduler.triggerJob} with the missed
+         * fire's key). Only with {@link QuartzCoordination#builder(dev.tenure.Tenure)}.
+         */
+        public Builder missedFires(dev.tenure.MissedFirePolicy policy) {
+            this.missedFires = Objects.requireNonNull(policy, "policy");
             return this;
         }
 

@@ -21,6 +21,8 @@ CREATE TABLE ${schema}.job_schedule (
     swept_by            text,
     next_due_at         timestamptz,
     overdue             integer     NOT NULL DEFAULT 0,
+    missed_total        bigint      NOT NULL DEFAULT 0,
+    last_missed_at      timestamptz,
     CONSTRAINT job_schedule_pk PRIMARY KEY (job_key),
     CONSTRAINT job_schedule_job_fk FOREIGN KEY (job_key) REFERENCES ${schema}.job_execution (job_key)
 );

@@ -1,7 +1,9 @@
 package dev.tenure.boot.autoconfigure;
 
 import dev.tenure.Tenure;
+import dev.tenure.boot.actuate.TenureFiresHealthIndicator;
 import dev.tenure.boot.actuate.TenureHealthIndicator;
+import dev.tenure.db.TenureAdmin;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -24,5 +26,13 @@ public final class TenureHealthContributorAutoConfiguration {
     @ConditionalOnMissingBean(name = {"tenureHealthIndicator", "tenureHealthContributor"})
     TenureHealthIndicator tenureHealthIndicator(Tenure tenure, TenureDatabase database) {
         return new TenureHealthIndicator(tenure, database.dataSource());
+    }
+
+    @Bean
+    @ConditionalOnEnabledHealthIndicator("tenureFires")
+    @ConditionalOnMissingBean(name = "tenureFiresHealthIndicator")
+    TenureFiresHealthIndicator tenureFiresHealthIndicator(TenureAdmin admin, TenureProperties properties) {
+        return new TenureFiresHealthIndicator(admin,
+                properties.missedFires().overdueHealth() == MissedFiresProperties.OverdueHealth.DOWN);
     }
 }

@@ -55,6 +55,7 @@ public final class TenureQuartzAutoConfiguration {
             b.jobs(matcher);
         }
         metrics.ifAvailable(b::metrics);
+        b.missedFires(properties.missedFires().toPolicy(null));
         return b.build();
     }
 
