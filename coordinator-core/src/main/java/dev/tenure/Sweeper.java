@@ -34,7 +34,9 @@ import java.util.function.Function;
  * sweeper election, it walks each job's schedule from where the last sweep stopped to {@code now - grace}, reads the
  * state of those fires in one statement, and applies the job's {@link MissedFirePolicy}: catch-ups go to Tenure's
  * catch-up thread, fires that will not run are recorded MISSED (one statement), and each job's position, next fire and
- * overdue count are stored (one statement). Three statements per sweep, whatever the number of jobs.
+ * overdue count are stored (one statement). At most three statements per sweep, whatever the number of jobs: the
+ * positions are read once per term and then kept, the fires are read only when some are due, and only jobs whose
+ * position, next fire or count changed are written.
  *
  * <p>Two threads, both owned here and stopped by {@link #close()}: the sweep timer and the catch-up thread. Thread-safe.
  */
@@ -68,6 +70,10 @@ final class Sweeper implements AutoCloseable {
     private LeaderElection election; // guarded by lifecycle
     private boolean closed;          // guarded by lifecycle
     private volatile String node = "sweeper";
+    /** The epoch of this node's current sweeper term; what it wrote in that term (sweep thread only). */
+    private volatile long term;
+    private long positionsTerm = -1;
+    private final Map<String, ScheduleLedger.SweepMark> written = new HashMap<>();
     private long lastFaultLog = System.nanoTime() - FAULT_LOG_EVERY_NANOS;
 
     /**
@@ -137,6 +143,7 @@ final class Sweeper implements AutoCloseable {
     private final class Leading implements LeaderElection.Listener {
         @Override
         public void elected(long epoch) {
+            term = epoch;
             LOG.info("this node ({}) sweeps the fires of {} scheduled job(s) (epoch {})", node, jobs.size(), epoch);
         }
 
@@ -172,7 +179,7 @@ final class Sweeper implements AutoCloseable {
         if (all.isEmpty()) {
             return Sweep.NONE;
         }
-        Map<String, Instant> swept = ledger.sweptUntil(all.stream().map(ScheduledJob::jobKey).toList());
+        Map<String, Instant> swept = positions(all);
         Map<String, List<DueFire>> dueByJob = new HashMap<>();
         List<DueFire> due = new ArrayList<>();
         for (ScheduledJob job : all) {
@@ -210,8 +217,11 @@ final class Sweeper implements AutoCloseable {
             overdueTotal += overdue;
             metrics.firesOverdue(job.jobKey(), overdue);
             Instant until = sweptUntil(swept.getOrDefault(job.jobKey(), now), dueByJob.get(job.jobKey()), states, recorded);
-            marks.add(new ScheduleLedger.SweepMark(job.jobKey(), until,
-                    job.schedule().nextAfter(now).orElse(null), overdue, missedNow));
+            ScheduleLedger.SweepMark mark = new ScheduleLedger.SweepMark(job.jobKey(), until,
+                    job.schedule().nextAfter(now).orElse(null), overdue, missedNow);
+            if (!mark.equals(written.get(job.jobKey()))) {
+                marks.add(mark);
+            }
             for (DueFire f : p.catchUps) {
                 if (catchUp(job, f, p.reasonText.get(f))) {
                     catchUpsNow.add(f);
@@ -220,8 +230,35 @@ final class Sweeper implements AutoCloseable {
             stillOpen.addAll(p.overdue);
         }
         requested.keySet().retainAll(stillOpen);
-        ledger.swept(marks, node);
+        if (!marks.isEmpty()) {
+            ledger.swept(marks, node);
+            marks.forEach(m -> written.put(m.jobKey(), m));
+        }
         return new Sweep(due.size(), overdueTotal, List.copyOf(recorded), catchUpsNow);
+    }
+
+    /**
+     * Where each job's sweep stands: read from the ledger at the first sweep of a term (another node may have swept
+     * meanwhile), then known from this node's own writes. A job registered during the term is read once.
+     */
+    private Map<String, Instant> positions(List<ScheduledJob> all) {
+        long t = term;
+        if (t != positionsTerm) {
+            written.clear();
+            positionsTerm = t;
+        }
+        List<String> unknown = all.stream().map(ScheduledJob::jobKey).filter(k -> !written.containsKey(k)).toList();
+        Map<String, Instant> out = new HashMap<>();
+        if (!unknown.isEmpty()) {
+            out.putAll(ledger.sweptUntil(unknown));
+        }
+        for (ScheduledJob job : all) {
+            ScheduleLedger.SweepMark m = written.get(job.jobKey());
+            if (m != null) {
+                out.put(job.jobKey(), m.sweptUntil());
+            }
+        }
+        return out;
     }
 
     /** The fires of {@code job} due after {@code from} and at or before {@code to}, oldest first. */
@@ -244,7 +281,7 @@ final class Sweeper implements AutoCloseable {
     }
 
     /** What to do with one job's due fires. */
-    private record Plan(List<DueFire> overdue, List<Missed> missed, List<DueFire> catchUps,
+    record Plan(List<DueFire> overdue, List<Missed> missed, List<DueFire> catchUps,
                         Map<DueFire, String> reasonText, Map<DueFire, String> reasonCode) {
     }
 
