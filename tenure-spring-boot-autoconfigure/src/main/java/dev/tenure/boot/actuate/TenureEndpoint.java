@@ -32,8 +32,22 @@ public class TenureEndpoint {
     static final int RUNS_PER_JOB_IN_LIST = 3;
     static final int RUNS_OF_ONE_JOB = 20;
 
-    /** Every job, and the coordinator's state. */
-    public record Jobs(String mode, boolean fallbackActive, List<Job> jobs) {
+    /**
+     * Every job, the coordinator's state, the scheduled jobs with the sweeper's account of their fires, and the fires
+     * recorded MISSED in the last hour (newest first).
+     */
+    public record Jobs(String mode, boolean fallbackActive, List<Job> jobs, List<Scheduled> schedules,
+                       List<Missed> missedLastHour) {
+    }
+
+    /** A scheduled job: its schedule and policy, the next fire due, fires overdue now, MISSED in all, last success. */
+    public record Scheduled(String jobKey, String kind, String expression, String policy, String integration,
+                            String nextDueAt, int overdue, long missedTotal, String lastMissedAt, String lastSuccessAt,
+                            String previousSchedule) {
+    }
+
+    /** A fire the sweeper recorded MISSED, and why. */
+    public record Missed(String jobKey, String fireKey, String recordedAt, String reason) {
     }
 
     /** One job as the database sees it now; {@code holder} is null when nobody holds it. */
@@ -71,7 +85,15 @@ public class TenureEndpoint {
                 RUNS_PER_JOB_IN_LIST);
         JobCoordinator c = tenure.coordinator();
         return new Jobs(c.mode().name(), c.inFallback(), states.stream()
-                .map(s -> job(s, latest.getOrDefault(s.jobKey(), List.of()))).toList());
+                .map(s -> job(s, latest.getOrDefault(s.jobKey(), List.of()))).toList(),
+                admin.schedules(JOBS).stream().map(TenureEndpoint::scheduled).toList(),
+                admin.missedFires(null, java.time.Duration.ofHours(1), JOBS).stream()
+                        .map(m -> new Missed(m.jobKey(), m.fireKey(), iso(m.recordedAt()), m.reason())).toList());
+    }
+
+    private static Scheduled scheduled(TenureAdmin.ScheduleState s) {
+        return new Scheduled(s.jobKey(), s.kind(), s.expression(), s.policy(), s.integration(), iso(s.nextDueAt()),
+                s.overdue(), s.missedTotal(), iso(s.lastMissedAt()), iso(s.lastSuccessAt()), s.previousSchedule());
     }
 
     /** One job; no job = 404. */
