@@ -10,6 +10,7 @@ import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.UncheckedIOException;
+import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
@@ -51,7 +52,9 @@ final class ReleaseCommand extends CliCommand {
         TenureAdmin admin = TenureAdmin.create(ctx.dataSource(), ctx.schema());
         TenureAdmin.JobState state = admin.job(job)
                 .orElseThrow(() -> new IllegalArgumentException("no job '" + job + "' in Tenure's tables"));
-        if (state.owner() == null || state.leaseLeft() == null || state.leaseLeft().compareTo(java.time.Duration.ZERO) <= 0) {
+        boolean held = state.owner() != null && state.leaseLeft() != null
+                && state.leaseLeft().compareTo(Duration.ZERO) > 0;
+        if (!held) {
             throw new IllegalArgumentException("nobody holds job '" + job + "' (epoch " + state.epoch()
                     + (state.owner() == null ? "" : ", the lease of " + Nodes.of(state.owner()) + " has ended")
                     + "): nothing to release");
