@@ -69,9 +69,9 @@ final class Sql {
 
     /**
      * {@code pg_notify(channel, key)} once, only if a live {@code release_listener} row says someone listens on the
-     * channel; parameters: channel, key, channel.
+     * channel; parameters: channel, key, channel. Also used by {@link TenureAdmin}'s force-release.
      */
-    private static String notifyIfListened(String quotedSchema, String from) {
+    static String notifyIfListened(String quotedSchema, String from) {
         return "(SELECT count(*) FROM (SELECT pg_notify(?, ?) FROM " + from + quotedSchema + ".release_listener l "
                 + "WHERE l.channel = ? AND l.expires_at > clock_timestamp() LIMIT 1) n)";
     }

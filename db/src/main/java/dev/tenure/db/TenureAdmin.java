@@ -16,9 +16,11 @@ import java.util.Optional;
  *
  * <p>{@link #forceRelease} bumps the job's epoch and clears its lease in one statement, marks its RUNNING run
  * ABANDONED and writes an audit row: the old holder's next fence check, renewal, completion or outcome is refused (it
- * compares epoch and owner), so whatever it still does cannot commit. It waits for the old holder's open fenced
- * transactions (like a claim) up to the claim lock timeout. The reads need only SELECT on the schema; the
- * force-release needs UPDATE on {@code job_execution} and {@code job_run} and INSERT on {@code audit_log}.
+ * compares epoch and owner), so whatever it still does cannot commit. Like a release, it notifies the job's waiters
+ * ({@link ReleaseNotifications}), so a node waiting for the job's database lease takes it at once. It waits for the
+ * old holder's open fenced transactions (like a claim) up to the claim lock timeout. The reads need only SELECT on the
+ * schema; the force-release needs UPDATE on {@code job_execution} and {@code job_run} and INSERT on
+ * {@code audit_log}.
  *
  * <p>Thread-safe; holds no resources of its own. Faults are {@link dev.tenure.LeaseStoreUnavailableException}s.
  */
@@ -52,6 +54,7 @@ public final class TenureAdmin {
     }
 
     private final Jdbc jdbc;
+    private final String schema;
     private final String jobs;
     private final String job;
     private final String forceRelease;
@@ -61,7 +64,8 @@ public final class TenureAdmin {
     private TenureAdmin(DataSource dataSource, String schema, Duration lockTimeout) {
         this.jdbc = new Jdbc(Objects.requireNonNull(dataSource, "dataSource"), JobLedger.Builder.DEFAULT_QUERY_TIMEOUT);
         this.lockTimeout = Long.toString(Math.max(1, lockTimeout.toMillis()));
-        String q = "\"" + TenureSchema.checkName(schema) + "\"";
+        this.schema = TenureSchema.checkName(schema);
+        String q = "\"" + this.schema + "\"";
         this.schedules = new ScheduleReads(jdbc, q);
         String columns = "job_key, fencing_token, owner, status, claimed_at, lease_expires_at, clock_timestamp()";
         this.jobs = "SELECT " + columns + " FROM " + q + ".job_execution ORDER BY job_key LIMIT ?";
@@ -77,7 +81,8 @@ public final class TenureAdmin {
                 + "AND EXISTS (SELECT 1 FROM rel)), "
                 + "aud AS (INSERT INTO " + q + ".audit_log (actor, action, job_key, reason, old_epoch, old_owner, new_epoch) "
                 + "SELECT ?, 'force-release', ?, ?, old.fencing_token, old.owner, rel.fencing_token FROM old, rel RETURNING id) "
-                + "SELECT old.fencing_token, old.owner, rel.fencing_token, (SELECT id FROM aud) FROM old, rel";
+                + "SELECT old.fencing_token, old.owner, rel.fencing_token, (SELECT id FROM aud), "
+                + Sql.notifyIfListened(q, "") + " FROM old, rel";
     }
 
     /** On schema {@value TenureSchema#DEFAULT_SCHEMA}. */
@@ -168,8 +173,8 @@ public final class TenureAdmin {
 
     /**
      * Ends {@code jobKey}'s lease whoever holds it: bumps the epoch (so the old holder's fence fails), clears the
-     * owner, marks a RUNNING run ABANDONED, and records {@code actor} and {@code reason} in {@code audit_log}; all in one
-     * statement.
+     * owner, marks a RUNNING run ABANDONED, records {@code actor} and {@code reason} in {@code audit_log}, and notifies
+     * the job's waiters as a release does; all in one statement.
      *
      * @throws IllegalArgumentException       for a bad key, an empty or over-long reason or actor, or an unknown job
      * @throws dev.tenure.LeaseStoreUnavailableException on faults, or if the old holder's fenced transaction stayed open
@@ -190,7 +195,11 @@ public final class TenureAdmin {
                 ps.setString(i++, key);
                 ps.setString(i++, who);
                 ps.setString(i++, key);
-                ps.setString(i, why);
+                ps.setString(i++, why);
+                String channel = Channels.of(schema, key);
+                ps.setString(i++, channel);
+                ps.setString(i++, key);
+                ps.setString(i, channel);
                 try (ResultSet rs = ps.executeQuery()) {
                     return rs.next() ? Optional.of(new ForceRelease(key, rs.getLong(1), rs.getString(2), rs.getLong(3),
                             rs.getLong(4))) : Optional.empty();

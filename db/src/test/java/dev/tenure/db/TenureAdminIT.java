@@ -1,16 +1,30 @@
 package dev.tenure.db;
 
+import dev.tenure.Lease;
+import dev.tenure.LeaseOptions;
 import dev.tenure.LeaseStoreUnavailableException;
+import dev.tenure.Leases;
+import dev.tenure.testkit.Timing;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 import java.sql.Connection;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
 import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 /** Operators' force-release: the epoch moves on, the old holder is refused, the run is abandoned, an audit row written. */
 class TenureAdminIT {
@@ -63,6 +77,63 @@ class TenureAdminIT {
         assertThat(((ClaimResult.Claimed) fx.ledger.claim(key, "B", Duration.ofSeconds(30))).epoch()).isGreaterThan(r.newEpoch());
         assertThat(admin.jobs(100)).extracting(TenureAdmin.JobState::jobKey).contains(key);
         assertThat(run.runId()).isNotNull();
+    }
+
+    /**
+     * Item 8 of issue 22: a force-release notifies like a release does, so a waiter on the job's database lease is woken
+     * by LISTEN/NOTIFY instead of finding the job free at its next poll. Six jobs held with 30 s leases, six threads of
+     * another engine waiting up to 60 s for them (their back-off at its cap by then); each job is force-released in
+     * turn. Every waiter's listener must hear the release, and every waiter must get its lease within a generous bound.
+     * (A poll would find the job free too, within its back-off of at most 500 ms: the notification is what this proves.)
+     */
+    @Test
+    void forceRelease_notifiesLikeARelease_aWaiterOfTheDatabaseLeaseIsWokenAndGetsIt() throws Exception {
+        int jobs = 6;
+        List<String> keys = new ArrayList<>();
+        for (int i = 0; i < jobs; i++) {
+            keys.add("wake-" + i + "-" + UUID.randomUUID());
+        }
+        Map<String, Long> notifiedAt = new ConcurrentHashMap<>();
+        Map<String, Long> acquiredAt = new ConcurrentHashMap<>();
+        ExecutorService threads = Executors.newFixedThreadPool(jobs);
+        try (ReleaseNotifications listener = ReleaseNotifications.start(fx.pool);
+             Leases holder = Leases.of(JdbcLeaseStore.builder(fx.pool).listen(false).build());
+             Leases waiting = Leases.of(JdbcLeaseStore.builder(fx.pool).notifications(listener).build())) {
+            List<Future<Optional<Lease>>> waiters = new ArrayList<>();
+            for (String key : keys) {
+                holder.tryAcquire(key, LeaseOptions.ofTtl(Duration.ofSeconds(30))).orElseThrow();
+                listener.subscribe(key, () -> notifiedAt.putIfAbsent(key, System.nanoTime()));
+                waiters.add(threads.submit(() -> {
+                    Optional<Lease> l = waiting.acquire(key, Duration.ofSeconds(60), LeaseOptions.ofTtl(Duration.ofSeconds(5)));
+                    acquiredAt.put(key, System.nanoTime());
+                    return l;
+                }));
+            }
+            Thread.sleep(2500); // the waiters' back-off has grown to its cap (500 ms) by now
+            assertThat(acquiredAt).as("nobody got a held job").isEmpty();
+            Map<String, Long> releasedAt = new ConcurrentHashMap<>();
+            for (String key : keys) {
+                releasedAt.put(key, System.nanoTime());
+                admin.forceRelease(key, "stuck since the deploy", "ops:alice");
+                Thread.sleep(200);
+            }
+            List<Long> waits = new ArrayList<>();
+            List<Lease> got = new ArrayList<>();
+            for (int i = 0; i < jobs; i++) {
+                Optional<Lease> l = waiters.get(i).get(Timing.scaledMillis(10_000), TimeUnit.MILLISECONDS);
+                assertThat(l).as("the waiter of %s got the lease", keys.get(i)).isPresent();
+                got.add(l.get());
+                waits.add(TimeUnit.NANOSECONDS.toMillis(acquiredAt.get(keys.get(i)) - releasedAt.get(keys.get(i))));
+            }
+            System.out.printf("waiters got their force-released jobs after %s ms%n", waits);
+            assertThat(waits).allSatisfy(ms -> assertThat(ms).isLessThan(Timing.scaledMillis(2_000)));
+            // checked before the waiters release their leases, which notify too
+            await().atMost(Timing.scaled(Duration.ofSeconds(2))).untilAsserted(() -> assertThat(notifiedAt.keySet())
+                    .as("the force-releases NOTIFYed the waiters' listener").containsExactlyInAnyOrderElementsOf(keys));
+            got.forEach(Lease::release);
+        } finally {
+            threads.shutdownNow();
+        }
     }
 
     @Test

@@ -16,9 +16,10 @@ import java.util.Optional;
 /**
  * The console's web application, independent of the server that carries it: routes a {@link WebRequest} to a page or
  * the one write action and returns a {@link WebResponse}. GET {@code /} (jobs and elections), GET {@code /job?key=}
- * (one job; {@code &before=} pages back), POST {@code /release} (force-release: only when actions are enabled, with
- * valid Basic credentials, a valid CSRF token and, if the browser sends one, a same-host {@code Origin}), GET
- * {@code /static/…}. Thread-safe.
+ * (one job; {@code &before=} pages back), GET {@code /signin?next=} (asks for the operator's Basic credentials, opens a
+ * session, returns to {@code next}), POST {@code /release} (force-release: only when actions are enabled, with valid
+ * Basic credentials, the operator's session, a CSRF token issued in that session and, if the browser sends one, a
+ * same-host {@code Origin}), GET {@code /static/…}. Thread-safe.
  */
 final class ConsoleApp {
 
@@ -28,16 +29,18 @@ final class ConsoleApp {
     private final TenureAdmin admin;
     private final ValkeyLeases valkey;
     private final Credentials credentials;
+    private final Sessions sessions;
     private final CsrfTokens csrf;
     private final int refresh;
     private final int runsPerPage;
 
-    ConsoleApp(ConsoleQueries queries, TenureAdmin admin, ValkeyLeases valkey, Credentials credentials, CsrfTokens csrf,
-               int refresh, int runsPerPage) {
+    ConsoleApp(ConsoleQueries queries, TenureAdmin admin, ValkeyLeases valkey, Credentials credentials, Sessions sessions,
+               CsrfTokens csrf, int refresh, int runsPerPage) {
         this.queries = queries;
         this.admin = admin;
         this.valkey = valkey;
         this.credentials = credentials;
+        this.sessions = sessions;
         this.csrf = csrf;
         this.refresh = refresh;
         this.runsPerPage = runsPerPage;
@@ -68,6 +71,7 @@ final class ConsoleApp {
         return switch (path) {
             case "/" -> overview(r);
             case "/job" -> job(r);
+            case "/signin" -> signIn(r);
             case "/static/console.css" -> resource("console.css", "text/css; charset=utf-8");
             case "/static/console.js" -> resource("console.js", "text/javascript; charset=utf-8");
             default -> error(r, 404, "no page " + path);
@@ -96,31 +100,72 @@ final class ConsoleApp {
             return error(r, 404, "no job '" + key + "' in Tenure's tables");
         }
         ValkeyLeases.Lease lease = valkey == null ? null : valkey.leases(List.of(key)).get(key);
+        JobPage.Actions actions = credentials == null ? JobPage.Actions.OFF : session(r)
+                .map(s -> JobPage.Actions.signedIn(s.operator(), csrf.issue("release", key, s)))
+                .orElse(JobPage.Actions.SIGN_IN);
         JobPage.Model m = new JobPage.Model(r.base(), j, Modes.of(j, lease, valkey != null), queries.summary(key),
-                queries.runs(key, before, runsPerPage), before.isEmpty(), queries.audit(key, 5),
-                credentials == null ? null : csrf.issue("release", key), refresh, Instant.now());
+                queries.runs(key, before, runsPerPage), before.isEmpty(), queries.audit(key, 5), actions, refresh,
+                Instant.now());
         return WebResponse.html(200, JobPage.render(m));
+    }
+
+    /**
+     * Sign-in: without the operator's valid credentials, a Basic challenge (the browser asks for them); with them, a
+     * new session in a cookie and a redirect back to {@code next}, a path inside the console.
+     */
+    private WebResponse signIn(WebRequest r) {
+        if (credentials == null) {
+            return actionsDisabled(r);
+        }
+        Optional<String> user = credentials.check(r.header().apply("Authorization"));
+        if (user.isEmpty()) {
+            return challenge(r, "sign in as the console's operator to force-release");
+        }
+        String next = r.query().getOrDefault("next", "/");
+        if (!next.startsWith("/") || next.startsWith("//") || next.contains("\\")) {
+            throw new IllegalArgumentException("next must be a path inside the console, e.g. /job?key=nightly");
+        }
+        return WebResponse.seeOther(r.base() + next).with("Set-Cookie", Sessions.setCookie(sessions.open(user.get()),
+                r.base()));
+    }
+
+    /** The signed-in operator's session: valid Basic credentials and a session cookie opened for that operator. */
+    private Optional<Sessions.Session> session(WebRequest r) {
+        return credentials.check(r.header().apply("Authorization"))
+                .flatMap(user -> sessions.find(r.header().apply("Cookie"), user));
     }
 
     private WebResponse release(WebRequest r) {
         if (credentials == null) {
-            return error(r, 403, "actions are disabled: this console is read-only (start it with actions enabled and "
-                    + "operator credentials to allow force-release)");
+            return actionsDisabled(r);
         }
-        Optional<String> user = credentials.check(r.header().apply("Authorization"));
-        if (user.isEmpty()) {
-            return error(r, 401, "sign in as the console's operator to force-release")
-                    .with("WWW-Authenticate", "Basic realm=\"tenure-console\", charset=\"UTF-8\"");
+        if (credentials.check(r.header().apply("Authorization")).isEmpty()) {
+            return challenge(r, "sign in as the console's operator to force-release");
         }
         String key = r.form().getOrDefault("key", "");
-        if (!csrf.verify(r.form().get("csrf"), "release", key) || !sameOrigin(r)) {
-            return error(r, 403, "the form's CSRF token is missing, expired or not for this job: reload the job's page "
-                    + "and submit again");
+        Optional<Sessions.Session> session = session(r);
+        if (session.isEmpty()) {
+            return error(r, 403, "no signed-in session: sign in on the job's page (its \"sign in\" link) and submit "
+                    + "again");
         }
-        TenureAdmin.ForceRelease done = admin.forceRelease(key, r.form().get("reason"), "console:" + user.get());
-        LOG.info("force-released {} by console:{}: epoch {} -> {}, audit {}", key, user.get(), done.oldEpoch(),
+        if (!csrf.verify(r.form().get("csrf"), "release", key, session.get()) || !sameOrigin(r)) {
+            return error(r, 403, "the form's CSRF token is missing, expired or not for this job and session: reload "
+                    + "the job's page and submit again");
+        }
+        String operator = session.get().operator();
+        TenureAdmin.ForceRelease done = admin.forceRelease(key, r.form().get("reason"), "console:" + operator);
+        LOG.info("force-released {} by console:{}: epoch {} -> {}, audit {}", key, operator, done.oldEpoch(),
                 done.newEpoch(), done.auditId());
         return WebResponse.seeOther(r.base() + "/job?key=" + Html.url(key));
+    }
+
+    private WebResponse actionsDisabled(WebRequest r) {
+        return error(r, 403, "actions are disabled: this console is read-only (start it with actions enabled and "
+                + "operator credentials to allow force-release)");
+    }
+
+    private WebResponse challenge(WebRequest r, String message) {
+        return error(r, 401, message).with("WWW-Authenticate", "Basic realm=\"tenure-console\", charset=\"UTF-8\"");
     }
 
     /** A browser's Origin (when it sends one) must name the host the request went to. */

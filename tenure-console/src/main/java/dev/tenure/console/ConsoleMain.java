@@ -4,7 +4,10 @@ import dev.tenure.TenureException;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
 import java.io.PrintWriter;
+import java.nio.charset.Charset;
 
 /**
  * The console's command line: {@code status}, {@code runs JOB}, {@code leaders}, {@code release JOB --reason …},
@@ -12,7 +15,8 @@ import java.io.PrintWriter;
  * {@code serve} (the web page). The executable jar's main class:
  * {@code java -jar tenure-console.jar status --jdbc-url jdbc:postgresql://db/app --user ops}.
  *
- * <p>Exit codes: 0 done, 1 a fault or refusal (the message on stderr), 2 bad usage.
+ * <p>Exit codes: 0 done, 1 a fault or refusal (the message on stderr), 2 bad usage. The one command that changes
+ * state, {@code release}, needs {@code --actions} and a confirmation typed at the terminal (or {@code --yes}).
  */
 @Command(name = "tenure-console", mixinStandardHelpOptions = true, version = "tenure-console 0.1.0",
         description = "Tenure's ops console: who holds which job, every fire's outcome, leader elections, force-release, "
@@ -24,7 +28,16 @@ public final class ConsoleMain implements Runnable {
     @picocli.CommandLine.Spec
     picocli.CommandLine.Model.CommandSpec spec;
 
-    private ConsoleMain() {
+    /** Where confirmations are read from; null when there is no terminal. */
+    private final BufferedReader terminal;
+
+    private ConsoleMain(BufferedReader terminal) {
+        this.terminal = terminal;
+    }
+
+    /** The terminal to read a confirmation from, or null without one. */
+    BufferedReader terminal() {
+        return terminal;
     }
 
     /** Without a command: the usage. */
@@ -39,12 +52,22 @@ public final class ConsoleMain implements Runnable {
             System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", "warn");
             System.setProperty("org.slf4j.simpleLogger.log.dev.tenure.console", "info");
         }
-        System.exit(run(new PrintWriter(System.out, true), new PrintWriter(System.err, true), args));
+        BufferedReader terminal = System.console() == null ? null
+                : new BufferedReader(new InputStreamReader(System.in, Charset.defaultCharset()));
+        System.exit(run(terminal, new PrintWriter(System.out, true), new PrintWriter(System.err, true), args));
     }
 
-    /** Runs one command line, printing to {@code out} and {@code err}; returns the exit code. */
+    /** Runs one command line without a terminal (confirmations need {@code --yes}); returns the exit code. */
     public static int run(PrintWriter out, PrintWriter err, String... args) {
-        CommandLine cl = new CommandLine(new ConsoleMain()).setOut(out).setErr(err);
+        return run(null, out, err, args);
+    }
+
+    /**
+     * Runs one command line, printing to {@code out} and {@code err} and reading confirmations from {@code terminal}
+     * (null: there is none); returns the exit code.
+     */
+    public static int run(BufferedReader terminal, PrintWriter out, PrintWriter err, String... args) {
+        CommandLine cl = new CommandLine(new ConsoleMain(terminal)).setOut(out).setErr(err);
         cl.setExecutionExceptionHandler((e, line, parsed) -> {
             if (e instanceof IllegalArgumentException || e instanceof TenureException) {
                 line.getErr().println("error: " + e.getMessage());

@@ -9,9 +9,22 @@ final class JobPage {
     private static final String[] RUN_HEADERS = {"fire key", "node", "epoch", "status", "duration", "attempt",
         "started", "what happened"};
 
-    /** What the page shows; {@code csrf} is null when actions are off. */
+    /** What the page shows. */
     record Model(String base, Views.Job job, String mode, Views.Summary summary, Views.RunPage page, boolean firstPage,
-                 List<Views.Audit> audit, String csrf, int refresh, Instant now) {
+                 List<Views.Audit> audit, Actions actions, int refresh, Instant now) {
+    }
+
+    /**
+     * What the page offers the operator: nothing (actions are off), a sign-in link, or, once signed in, the
+     * force-release form with a CSRF token of the operator's session.
+     */
+    record Actions(boolean enabled, String operator, String csrf) {
+        static final Actions OFF = new Actions(false, null, null);
+        static final Actions SIGN_IN = new Actions(true, null, null);
+
+        static Actions signedIn(String operator, String csrf) {
+            return new Actions(true, operator, csrf);
+        }
     }
 
     private JobPage() {
@@ -88,15 +101,23 @@ final class JobPage {
     }
 
     private static String actions(Model m) {
-        if (m.csrf() == null) {
+        Actions a = m.actions();
+        if (!a.enabled()) {
             return "<section id=\"actions\"><p class=\"note\">Read-only console: actions are off.</p></section>";
         }
+        String key = m.job().jobKey();
+        if (a.csrf() == null) {
+            return "<section id=\"actions\"><h2>Force-release</h2><p><a id=\"signin\" href=\"" + Html.esc(m.base())
+                    + "/signin?next=" + Html.esc(Html.url("/job?key=" + Html.url(key))) + "\">Sign in</a> as the "
+                    + "console's operator to force-release this job.</p></section>";
+        }
         return "<section id=\"actions\"><h2>Force-release</h2><form method=\"post\" action=\"" + Html.esc(m.base())
-                + "/release\"><input type=\"hidden\" name=\"key\" value=\"" + Html.esc(m.job().jobKey()) + "\">"
-                + "<input type=\"hidden\" name=\"csrf\" value=\"" + Html.esc(m.csrf()) + "\"><label>Reason <input "
+                + "/release\"><input type=\"hidden\" name=\"key\" value=\"" + Html.esc(key) + "\">"
+                + "<input type=\"hidden\" name=\"csrf\" value=\"" + Html.esc(a.csrf()) + "\"><label>Reason <input "
                 + "name=\"reason\" required maxlength=\"500\" size=\"60\"></label> <button type=\"submit\">Force-release"
                 + "</button></form><p class=\"note\">Bumps the epoch (the holder's next fence check fails), abandons its "
-                + "running run, and writes an audit row. Needs the console's operator sign-in.</p></section>";
+                + "running run, wakes the job's waiters and writes an audit row. Signed in as " + Html.esc(a.operator())
+                + ".</p></section>";
     }
 
     private static String item(String name, Object value) {

@@ -4,13 +4,23 @@ import dev.tenure.db.TenureAdmin;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
+import picocli.CommandLine.ParentCommand;
 
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.UncheckedIOException;
+import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
-/** {@code release JOB --reason …}: force-release through {@link TenureAdmin#forceRelease}, audited. */
-@Command(name = "release", description = "Force-release a job: bumps the epoch (the holder's next fence fails), "
-        + "abandons its running run, writes an audit row.")
+/**
+ * {@code release JOB --reason … --actions [--yes]}: force-release through {@link TenureAdmin#forceRelease}, audited.
+ * Guarded like the web console's action: refused without {@code --actions}, without a confirmation (typed at the
+ * terminal, or {@code --yes}), and for a job nobody holds. A refusal changes nothing and exits with 1.
+ */
+@Command(name = "release", description = "Force-release a held job: bumps the epoch (the holder's next fence fails), "
+        + "abandons its running run, writes an audit row. Needs --actions, and a confirmation at the terminal or --yes.")
 final class ReleaseCommand extends CliCommand {
 
     @Parameters(index = "0", paramLabel = "JOB", description = "the job key")
@@ -22,10 +32,35 @@ final class ReleaseCommand extends CliCommand {
     @Option(names = "--actor", description = "who, for audit_log (default: cli:<OS user>)")
     String actor;
 
+    @Option(names = "--actions", description = "allow this command to change Tenure's state (the CLI is read-only "
+            + "without it, as serve is)")
+    boolean actions;
+
+    @Option(names = "--yes", description = "do not ask for a confirmation (for scripts)")
+    boolean yes;
+
+    @ParentCommand
+    ConsoleMain main;
+
     @Override
     Output execute(Context ctx) {
+        if (!actions) {
+            throw new IllegalArgumentException("release changes Tenure's state: add --actions to allow it "
+                    + "(without it the CLI only reads)");
+        }
         String who = actor != null ? actor : "cli:" + System.getProperty("user.name", "unknown");
-        TenureAdmin.ForceRelease r = TenureAdmin.create(ctx.dataSource(), ctx.schema()).forceRelease(job, reason, who);
+        TenureAdmin admin = TenureAdmin.create(ctx.dataSource(), ctx.schema());
+        TenureAdmin.JobState state = admin.job(job)
+                .orElseThrow(() -> new IllegalArgumentException("no job '" + job + "' in Tenure's tables"));
+        boolean held = state.owner() != null && state.leaseLeft() != null
+                && state.leaseLeft().compareTo(Duration.ZERO) > 0;
+        if (!held) {
+            throw new IllegalArgumentException("nobody holds job '" + job + "' (epoch " + state.epoch()
+                    + (state.owner() == null ? "" : ", the lease of " + Nodes.of(state.owner()) + " has ended")
+                    + "): nothing to release");
+        }
+        confirm(state);
+        TenureAdmin.ForceRelease r = admin.forceRelease(job, reason, who);
         Map<String, Object> json = new LinkedHashMap<>();
         json.put("job", r.jobKey());
         json.put("oldEpoch", r.oldEpoch());
@@ -34,7 +69,32 @@ final class ReleaseCommand extends CliCommand {
         json.put("auditId", r.auditId());
         json.put("actor", who);
         return new Output(json, "released " + r.jobKey() + ": epoch " + r.oldEpoch() + " -> " + r.newEpoch()
-                + (r.oldOwner() == null ? " (nobody held it)" : " (was held by " + Nodes.of(r.oldOwner()) + ")")
+                + (r.oldOwner() == null ? " (nobody held it any more)" : " (was held by " + Nodes.of(r.oldOwner()) + ")")
                 + ", audit #" + r.auditId() + " by " + who + System.lineSeparator());
+    }
+
+    /** Asks on the terminal (the question on stderr, so --json output stays clean) unless --yes was given. */
+    private void confirm(TenureAdmin.JobState state) {
+        if (yes) {
+            return;
+        }
+        BufferedReader terminal = main.terminal();
+        if (terminal == null) {
+            throw new IllegalArgumentException("release needs a confirmation: run it at a terminal, or add --yes");
+        }
+        PrintWriter err = spec.commandLine().getErr();
+        err.print("Force-release job '" + job + "', held by " + Nodes.of(state.owner()) + " at epoch " + state.epoch()
+                + " (lease left " + Html.duration(state.leaseLeft()) + ")? Its next fence check fails and its running "
+                + "run is abandoned. Type yes to confirm: ");
+        err.flush();
+        String answer;
+        try {
+            answer = terminal.readLine();
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read the confirmation: " + e.getMessage(), e);
+        }
+        if (answer == null || !(answer.strip().equalsIgnoreCase("yes") || answer.strip().equalsIgnoreCase("y"))) {
+            throw new IllegalArgumentException("not confirmed: nothing changed");
+        }
     }
 }

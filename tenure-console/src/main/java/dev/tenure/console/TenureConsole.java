@@ -21,8 +21,9 @@ import java.util.Objects;
  *
  * <p>Read-only by default: the page reads with SELECT only, so the data source may log in as a read-only role. The one
  * write action, force-release ({@link TenureAdmin#forceRelease}), exists only when {@link Builder#actions} set the
- * operator's credentials; it then needs HTTP Basic sign-in and a CSRF token from the job's page. Thread-safe and
- * stateless apart from its CSRF secret; it never closes the data source.
+ * operator's credentials; it then needs the operator's sign-in (HTTP Basic, then a session cookie) and a CSRF token
+ * issued in that session on the job's page. Thread-safe and stateless apart from its signing secrets; it never closes
+ * the data source.
  */
 public final class TenureConsole {
 
@@ -32,7 +33,8 @@ public final class TenureConsole {
         ConsoleQueries queries = new ConsoleQueries(b.dataSource, b.schema);
         ValkeyLeases valkey = b.valkey == null ? null : new ValkeyLeases(b.valkey, b.namespace, b.valkeyUser, b.valkeyPassword);
         this.app = new ConsoleApp(queries, TenureAdmin.create(b.dataSource, b.schema), valkey, b.credentials,
-                new CsrfTokens(Clock.systemUTC()), (int) b.refresh.toSeconds(), b.runsPerPage);
+                new Sessions(Clock.systemUTC()), new CsrfTokens(Clock.systemUTC()), (int) b.refresh.toSeconds(),
+                b.runsPerPage);
     }
 
     /** A console on {@code dataSource} (Tenure's tables in schema {@value TenureSchema#DEFAULT_SCHEMA} unless set). */
@@ -96,8 +98,9 @@ public final class TenureConsole {
         }
 
         /**
-         * Enables the write action (force-release) behind HTTP Basic sign-in as {@code user} with {@code password}
-         * (at least 8 characters). Off by default: the console is read-only.
+         * Enables the write action (force-release) behind sign-in as {@code user} with {@code password} (at least 8
+         * characters; HTTP Basic, then a session of {@link Sessions#VALIDITY}). Off by default: the console is
+         * read-only.
          *
          * @throws IllegalArgumentException for a blank user, a user with ':' or a short password
          */

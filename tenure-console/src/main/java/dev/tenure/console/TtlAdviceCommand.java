@@ -10,11 +10,12 @@ import java.util.Map;
 import java.util.Optional;
 
 /** {@code ttl-advice [JOB]}: a lease TTL per job from its observed run durations ({@link TtlAdvice}). */
-@Command(name = "ttl-advice", description = "Propose a lease TTL per job from its latest finished runs: 3 x p99 of "
-        + "their durations, at least 1 s (as the coordinator's TtlAdvisor); needs at least 5 finished runs.")
+@Command(name = "ttl-advice", description = "Propose a lease TTL per job from its latest COMPLETED runs: 3 x p99 of "
+        + "their durations, at least 1 s (as the coordinator's TtlAdvisor); needs at least 5 completed runs.")
 final class TtlAdviceCommand extends CliCommand {
 
-    static final String RULE = "3 x p99 of the latest " + ConsoleQueries.RECENT + " finished runs' durations, at least 1 s";
+    static final String RULE = "3 x p99 of the durations of the COMPLETED runs among the latest " + ConsoleQueries.RECENT
+            + " runs, at least 1 s";
 
     @Parameters(index = "0", arity = "0..1", paramLabel = "JOB", description = "one job (default: every job with runs)")
     String job;
@@ -24,7 +25,7 @@ final class TtlAdviceCommand extends CliCommand {
         ConsoleQueries q = ctx.queries();
         List<String> keys = job != null ? List.of(job)
                 : q.jobs("", 1000).stream().filter(j -> j.kind().equals("job")).map(Views.Job::jobKey).toList();
-        TextTable t = new TextTable("JOB", "FINISHED RUNS", "P99", "MAX", "SUGGESTED TTL");
+        TextTable t = new TextTable("JOB", "COMPLETED RUNS", "P99", "MAX", "SUGGESTED TTL");
         List<Map<String, Object>> rows = new ArrayList<>();
         for (String key : keys) {
             Optional<TtlAdvice> a = TtlAdvice.of(key, q.summary(key).recent());

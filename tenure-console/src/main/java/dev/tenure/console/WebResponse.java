@@ -22,7 +22,9 @@ record WebResponse(int status, Map<String, String> headers, byte[] body) {
         h.put("Content-Security-Policy", CSP);
         h.put("X-Content-Type-Options", "nosniff");
         h.put("X-Frame-Options", "DENY");
-        h.put("Referrer-Policy", "no-referrer");
+        // same-origin, not no-referrer: with no-referrer a browser sends "Origin: null" on the page's own form POST,
+        // which the same-origin check must refuse; same-origin still sends nothing to other sites
+        h.put("Referrer-Policy", "same-origin");
         h.put("Cache-Control", "no-store");
         return new WebResponse(status, h, body);
     }

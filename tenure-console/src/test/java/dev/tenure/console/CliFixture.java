@@ -6,8 +6,10 @@ import com.zaxxer.hikari.HikariDataSource;
 import dev.tenure.db.TenureDataSources;
 import dev.tenure.testkit.PostgresDatabase;
 
+import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.PrintWriter;
+import java.io.StringReader;
 import java.io.StringWriter;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -58,14 +60,20 @@ final class CliFixture {
         return pool;
     }
 
-    /** {@code tenure-console <command> <args...> --jdbc-url … --user … --password-file …}. */
+    /** {@code tenure-console <command> <args...> --jdbc-url … --user … --password-file …}, without a terminal. */
     Result run(String command, String... args) {
+        return runTyping(null, command, args);
+    }
+
+    /** {@link #run} at a terminal where the user types {@code typed} (null: no terminal). */
+    Result runTyping(String typed, String command, String... args) {
         List<String> all = new ArrayList<>(List.of(command));
         all.addAll(List.of(args));
         all.addAll(List.of("--jdbc-url", db.jdbcUrl(), "--user", db.username(), "--password-file", passwordFile.toString()));
         StringWriter out = new StringWriter();
         StringWriter err = new StringWriter();
-        int exit = ConsoleMain.run(new PrintWriter(out), new PrintWriter(err), all.toArray(String[]::new));
+        BufferedReader terminal = typed == null ? null : new BufferedReader(new StringReader(typed));
+        int exit = ConsoleMain.run(terminal, new PrintWriter(out), new PrintWriter(err), all.toArray(String[]::new));
         return new Result(exit, out.toString(), err.toString());
     }
 

@@ -6,14 +6,21 @@ import dev.tenure.LeaseOptions;
 import dev.tenure.RunOutcome;
 import dev.tenure.RunPolicy;
 import dev.tenure.Tenure;
+import dev.tenure.db.TenureAdmin;
 import dev.tenure.testkit.PostgresDatabase;
 import dev.tenure.testkit.PostgresDatabases;
+import dev.tenure.testkit.Timing;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -131,36 +138,144 @@ class CliIT {
     @Test
     void ttlAdvice_isThreeTimesP99_atLeastOneSecond_asTableAndJson() {
         CliFixture.Result t = ok(cli.run("ttl-advice", "settle"));
-        assertThat(t.lines().get(0)).matches("JOB +FINISHED RUNS +P99 +MAX +SUGGESTED TTL");
-        assertThat(t.lines().get(1)).matches("settle +6 +\\d+ ms +\\d+ ms +1\\.0 s");
+        assertThat(t.lines().get(0)).matches("JOB +COMPLETED RUNS +P99 +MAX +SUGGESTED TTL");
+        assertThat(t.lines().get(1)).as("day-5 FAILED: not counted").matches("settle +5 +\\d+ ms +\\d+ ms +1\\.0 s");
         assertThat(t.lines().get(2)).isEqualTo("rule: " + TtlAdviceCommand.RULE);
 
         JsonNode all = ok(cli.run("ttl-advice", "--json")).json();
         assertThat(all.get("rule").asText()).isEqualTo(TtlAdviceCommand.RULE);
         JsonNode settle = find(all.get("jobs"), "job", "settle");
-        assertThat(settle.get("samples").asInt()).isEqualTo(6);
+        assertThat(settle.get("samples").asInt()).isEqualTo(5);
         assertThat(settle.get("suggestedTtlMillis").asLong()).isEqualTo(1000);
         assertThat(settle.get("p99Millis").asLong()).isBetween(20L, 333L);
         assertThat(find(all.get("jobs"), "job", "nightly").get("suggestedTtlMillis").isNull()).as("one run: no advice").isTrue();
     }
 
+    /**
+     * Issue 22, item 7: ttl-advice reads COMPLETED runs only. Five quick runs complete; then two runs freeze for about
+     * a second and are force-released: one comes back (REJECTED_STALE), one is still frozen (ABANDONED). Their
+     * durations say how long an operator took to notice, not how long the work takes.
+     */
     @Test
-    void release_bumpsTheEpochAndAudits_asTableAndJson() {
-        CliFixture.Result t = ok(cli.run("release", "nightly", "--reason", "stuck after the deploy", "--actor", "ops:ann"));
-        Matcher m = Pattern.compile("released nightly: epoch (\\d+) -> (\\d+) \\(nobody held it\\), audit #(\\d+) by ops:ann")
-                .matcher(t.out().strip());
+    void ttlAdvice_countsCompletedRunsOnly_notFrozenRunsThatWereForceReleased() throws Exception {
+        for (int k = 0; k < 5; k++) {
+            assertThat(tenure.coordinator().run("frozen", "quick-" + k, RunPolicy.skipFire(),
+                    ctx -> ctx.completeInTransaction(cli.pool(), c -> 1)).status()).isEqualTo(RunOutcome.Status.EXECUTED);
+        }
+        TenureAdmin admin = TenureAdmin.create(cli.pool());
+        ExecutorService holders = Executors.newFixedThreadPool(2);
+        try {
+            CountDownLatch back = new CountDownLatch(1);
+            Future<RunOutcome<Integer>> stale = holders.submit(() -> frozenRun("stuck-1", back));
+            awaitRunning("frozen");
+            Thread.sleep(1200);
+            admin.forceRelease("frozen", "frozen for a second", "ops:ann");
+            back.countDown();
+            assertThat(stale.get(30, TimeUnit.SECONDS).status()).isEqualTo(RunOutcome.Status.LEASE_LOST);
+
+            CountDownLatch stillFrozen = new CountDownLatch(1);
+            Future<RunOutcome<Integer>> abandoned = holders.submit(() -> frozenRun("stuck-2", stillFrozen));
+            awaitRunning("frozen");
+            Thread.sleep(1200);
+            admin.forceRelease("frozen", "frozen again", "ops:ann");
+            assertThat(ok(cli.run("runs", "frozen", "--json")).json().get("runs")).extracting(r -> r.get("status").asText())
+                    .containsExactly("ABANDONED", "REJECTED_STALE", "COMPLETED", "COMPLETED", "COMPLETED", "COMPLETED",
+                            "COMPLETED");
+
+            JsonNode advice = find(ok(cli.run("ttl-advice", "frozen", "--json")).json().get("jobs"), "job", "frozen");
+            assertThat(advice.get("samples").asInt()).as("COMPLETED runs only").isEqualTo(5);
+            assertThat(advice.get("maxMillis").asLong()).as("no frozen run among them").isLessThan(1000);
+            assertThat(advice.get("suggestedTtlMillis").asLong()).isEqualTo(1000);
+            assertThat(ok(cli.run("ttl-advice", "frozen")).lines().get(1)).matches("frozen +5 +\\d+ ms +\\d+ ms +1\\.0 s");
+            stillFrozen.countDown();
+            assertThat(abandoned.get(30, TimeUnit.SECONDS).status()).isEqualTo(RunOutcome.Status.LEASE_LOST);
+        } finally {
+            holders.shutdownNow();
+        }
+    }
+
+    private static RunOutcome<Integer> frozenRun(String fire, CountDownLatch until) {
+        return tenure.coordinator().run("frozen", fire, RunPolicy.skipFire(), ctx -> {
+            assertThat(until.await(30, TimeUnit.SECONDS)).isTrue();
+            return ctx.completeInTransaction(cli.pool(), c -> 1);
+        });
+    }
+
+    private static void awaitRunning(String job) {
+        await().atMost(Timing.scaled(Duration.ofSeconds(10))).until(() -> TenureAdmin.create(cli.pool()).job(job)
+                .map(j -> j.owner() != null).orElse(false));
+    }
+
+    @Test
+    void release_withActionsAndYes_endsTheHoldersLease_asTableAndJson() {
+        tenure.databaseLeases().tryAcquire("held-1", LeaseOptions.ofTtl(Duration.ofSeconds(30))).orElseThrow();
+        long epoch = epoch("held-1");
+        CliFixture.Result t = ok(cli.run("release", "held-1", "--reason", "stuck after the deploy", "--actor", "ops:ann",
+                "--actions", "--yes"));
+        Matcher m = Pattern.compile("released held-1: epoch (\\d+) -> (\\d+) \\(was held by pid \\d+ \\(\\w{4}\\)\\), "
+                + "audit #(\\d+) by ops:ann").matcher(t.out().strip());
         assertThat(m.matches()).as(t.out()).isTrue();
-        assertThat(Long.parseLong(m.group(2))).isGreaterThan(Long.parseLong(m.group(1)));
+        assertThat(Long.parseLong(m.group(1))).isEqualTo(epoch);
+        assertThat(Long.parseLong(m.group(2))).isGreaterThan(epoch).isEqualTo(epoch("held-1"));
 
-        JsonNode again = ok(cli.run("release", "nightly", "--reason", "once more", "--json")).json();
-        assertThat(again.get("oldEpoch").asLong()).isEqualTo(Long.parseLong(m.group(2)));
-        assertThat(again.get("newEpoch").asLong()).isGreaterThan(again.get("oldEpoch").asLong());
-        assertThat(again.get("auditId").asLong()).isGreaterThan(Long.parseLong(m.group(3)));
-        assertThat(again.get("actor").asText()).startsWith("cli:");
+        tenure.databaseLeases().tryAcquire("held-2", LeaseOptions.ofTtl(Duration.ofSeconds(30))).orElseThrow();
+        JsonNode j = ok(cli.run("release", "held-2", "--reason", "once more", "--json", "--actions", "--yes")).json();
+        assertThat(j.get("oldEpoch").asLong()).isLessThan(j.get("newEpoch").asLong());
+        assertThat(j.get("oldOwner").asText()).isNotBlank();
+        assertThat(j.get("auditId").asLong()).isGreaterThan(Long.parseLong(m.group(3)));
+        assertThat(j.get("actor").asText()).startsWith("cli:");
+    }
 
-        CliFixture.Result none = cli.run("release", "no-such-job", "--reason", "x");
+    /** Issue 22, item 7: release changes state only with --actions and a confirmation, and only for a held job. */
+    @Test
+    void release_refusedWithoutActions_withoutConfirmation_andForAJobNobodyHolds_nothingChanges() throws Exception {
+        tenure.databaseLeases().tryAcquire("guarded", LeaseOptions.ofTtl(Duration.ofSeconds(30))).orElseThrow();
+        long guarded = epoch("guarded");
+        long nightly = epoch("nightly");
+
+        CliFixture.Result noActions = cli.run("release", "guarded", "--reason", "x", "--yes");
+        assertThat(noActions.exit()).isEqualTo(1);
+        assertThat(noActions.err()).contains("error: release changes Tenure's state", "--actions");
+
+        CliFixture.Result unconfirmed = cli.run("release", "guarded", "--reason", "x", "--actions");
+        assertThat(unconfirmed.exit()).isEqualTo(1);
+        assertThat(unconfirmed.err()).contains("error: release needs a confirmation", "--yes");
+
+        CliFixture.Result free = cli.run("release", "nightly", "--reason", "x", "--actions", "--yes");
+        assertThat(free.exit()).isEqualTo(1);
+        assertThat(free.err()).contains("error: nobody holds job 'nightly'", "nothing to release");
+
+        CliFixture.Result none = cli.run("release", "no-such-job", "--reason", "x", "--actions", "--yes");
         assertThat(none.exit()).isEqualTo(1);
         assertThat(none.err()).contains("error: no job 'no-such-job' in Tenure's tables");
+
+        CliFixture.Result declined = cli.runTyping("no\n", "release", "guarded", "--reason", "x", "--actions");
+        assertThat(declined.exit()).isEqualTo(1);
+        assertThat(declined.err()).contains("Force-release job 'guarded', held by " + PID, "at epoch " + guarded,
+                "Type yes to confirm: ", "error: not confirmed: nothing changed");
+
+        assertThat(epoch("guarded")).isEqualTo(guarded);
+        assertThat(epoch("nightly")).isEqualTo(nightly);
+        assertThat(auditRows("guarded") + auditRows("nightly")).as("no audit rows").isZero();
+
+        CliFixture.Result confirmed = cli.runTyping("yes\n", "release", "guarded", "--reason", "x", "--actions");
+        assertThat(confirmed.exit()).as(confirmed.err()).isZero();
+        assertThat(confirmed.out()).startsWith("released guarded: epoch " + guarded + " -> ");
+        assertThat(epoch("guarded")).isGreaterThan(guarded);
+    }
+
+    private static long epoch(String job) {
+        return TenureAdmin.create(cli.pool()).job(job).orElseThrow().epoch();
+    }
+
+    private static int auditRows(String job) throws Exception {
+        try (var c = cli.pool().getConnection(); var ps = c.prepareStatement("SELECT count(*) FROM tenure.audit_log WHERE job_key = ?")) {
+            ps.setString(1, job);
+            try (var rs = ps.executeQuery()) {
+                rs.next();
+                return rs.getInt(1);
+            }
+        }
     }
 
     @Test

@@ -75,5 +75,11 @@ class ConsoleFormatsTest {
         assertThat(a.suggested()).isEqualTo(Duration.ofMillis(2970));
         assertThat(TtlAdvice.of("job", runs.subList(0, 4))).isEmpty();
         assertThat(TtlAdvice.of("job", runs.subList(0, 5)).orElseThrow().suggested()).isEqualTo(Duration.ofSeconds(1));
+        for (String status : List.of("ABANDONED", "REJECTED_STALE", "FAILED")) {
+            runs.add(new Views.Run(UUID.randomUUID(), status, 2, "o", status, 1, null, t, t.plusSeconds(30), null, false));
+        }
+        assertThat(TtlAdvice.of("job", runs).orElseThrow()).as("COMPLETED runs only")
+                .satisfies(x -> assertThat(x.samples()).isEqualTo(100))
+                .satisfies(x -> assertThat(x.max()).isEqualTo(Duration.ofMillis(1000)));
     }
 }

@@ -31,18 +31,50 @@ class ConsoleSecurityTest {
     }
 
     @Test
-    void csrfTokens_areBoundToActionAndJob_andExpire() {
+    void csrfTokens_areBoundToActionJobOperatorAndSession_andExpire() {
         MutableClock clock = new MutableClock();
         CsrfTokens tokens = new CsrfTokens(clock);
-        String t = tokens.issue("release", "nightly");
-        assertThat(tokens.verify(t, "release", "nightly")).isTrue();
-        assertThat(tokens.verify(t, "release", "other")).isFalse();
-        assertThat(tokens.verify(t, "delete", "nightly")).isFalse();
-        assertThat(tokens.verify(t.replace('.', '-'), "release", "nightly")).isFalse();
-        assertThat(tokens.verify(null, "release", "nightly")).isFalse();
-        assertThat(new CsrfTokens(clock).verify(t, "release", "nightly")).as("another console's secret").isFalse();
+        Sessions.Session mine = new Sessions.Session("ops", "session-a");
+        String t = tokens.issue("release", "nightly", mine);
+        assertThat(tokens.verify(t, "release", "nightly", mine)).isTrue();
+        assertThat(tokens.verify(t, "release", "other", mine)).isFalse();
+        assertThat(tokens.verify(t, "delete", "nightly", mine)).isFalse();
+        assertThat(tokens.verify(t, "release", "nightly", new Sessions.Session("ops", "session-b")))
+                .as("the same operator's other session").isFalse();
+        assertThat(tokens.verify(t, "release", "nightly", new Sessions.Session("ann", "session-a")))
+                .as("another operator").isFalse();
+        assertThat(tokens.verify(t.replace('.', '-'), "release", "nightly", mine)).isFalse();
+        assertThat(tokens.verify(null, "release", "nightly", mine)).isFalse();
+        assertThat(new CsrfTokens(clock).verify(t, "release", "nightly", mine)).as("another console's secret").isFalse();
         clock.now = clock.now.plus(CsrfTokens.VALIDITY).plusSeconds(1);
-        assertThat(tokens.verify(t, "release", "nightly")).as("expired").isFalse();
+        assertThat(tokens.verify(t, "release", "nightly", mine)).as("expired").isFalse();
+    }
+
+    @Test
+    void sessions_areBoundToTheirOperator_signed_andExpire() {
+        MutableClock clock = new MutableClock();
+        Sessions sessions = new Sessions(clock);
+        String a = sessions.open("ops");
+        String b = sessions.open("ops");
+        String cookies = "theme=dark; " + Sessions.COOKIE + "=" + a + "; other=1";
+        assertThat(sessions.find(cookies, "ops")).get().satisfies(s -> {
+            assertThat(s.operator()).isEqualTo("ops");
+            assertThat(s.id()).isNotBlank();
+        });
+        assertThat(sessions.find(Sessions.COOKIE + "=" + b, "ops").orElseThrow().id()).as("a new id per sign-in")
+                .isNotEqualTo(sessions.find(cookies, "ops").orElseThrow().id());
+        assertThat(sessions.find(cookies, "ann")).as("opened for another operator").isEmpty();
+        String[] parts = a.split("\\.");
+        assertThat(sessions.find(Sessions.COOKIE + "=" + parts[0] + ".forged-id." + parts[2], "ops")).isEmpty();
+        assertThat(sessions.find(Sessions.COOKIE + "=" + (Long.parseLong(parts[0]) + 3600) + "." + parts[1] + "."
+                + parts[2], "ops")).as("a later expiry").isEmpty();
+        assertThat(new Sessions(clock).find(cookies, "ops")).as("another console's secret").isEmpty();
+        assertThat(sessions.find(null, "ops")).isEmpty();
+        assertThat(sessions.find("theme=dark", "ops")).isEmpty();
+        assertThat(Sessions.setCookie(a, "/app/tenure-console")).isEqualTo(Sessions.COOKIE + "=" + a
+                + "; Path=/app/tenure-console/; Max-Age=28800; HttpOnly; SameSite=Strict");
+        clock.now = clock.now.plus(Sessions.VALIDITY).plusSeconds(1);
+        assertThat(sessions.find(cookies, "ops")).as("expired").isEmpty();
     }
 
     @Test

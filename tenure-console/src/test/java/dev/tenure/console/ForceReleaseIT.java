@@ -24,9 +24,10 @@ import java.util.regex.Pattern;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Acceptance 3: force-release over HTTP is refused when actions are off, without sign-in, with a wrong password, a
- * forged CSRF token or a foreign Origin; when done, the epoch is bumped, the audit row written, and the holder's next
- * fence fails (its business write rolls back). Also: every value on the page is HTML-escaped.
+ * Acceptance 3: force-release over HTTP is refused when actions are off, without sign-in, with a wrong password,
+ * without a session, with a token of another session, a forged or missing CSRF token, a foreign or opaque Origin; when
+ * done, the epoch is bumped, the audit row written, and the holder's next fence fails (its business write rolls back).
+ * Also: every value on the page is HTML-escaped. {@link ForceReleaseBrowserIT} does it in a real browser.
  */
 class ForceReleaseIT {
 
@@ -70,7 +71,9 @@ class ForceReleaseIT {
 
         try (ConsoleServer readOnly = TenureConsole.builder(pool).build().serve(new InetSocketAddress("127.0.0.1", 0))) {
             assertThat(Http.get(readOnly.url() + "/job?key=payout").body()).contains("Read-only console: actions are off")
-                    .doesNotContain("<form");
+                    .doesNotContain("<form", "signin");
+            assertThat(Http.get(readOnly.url() + "/signin?next=%2F", "Authorization", Http.basic("ops", PASSWORD))
+                    .statusCode()).isEqualTo(403);
             HttpResponse<String> off = Http.post(readOnly.url() + "/release", form, "Authorization", Http.basic("ops", PASSWORD));
             assertThat(off.statusCode()).isEqualTo(403);
             assertThat(off.body()).contains("actions are disabled");
@@ -78,23 +81,57 @@ class ForceReleaseIT {
         try (ConsoleServer server = TenureConsole.builder(pool).actions("ops", PASSWORD).build()
                 .serve(new InetSocketAddress("127.0.0.1", 0))) {
             String release = server.url() + "/release";
-            String csrf = csrf(Http.get(server.url() + "/job?key=payout").body());
+            String auth = Http.basic("ops", PASSWORD);
+            String signedOut = Http.get(server.url() + "/job?key=payout").body();
+            assertThat(signedOut).contains("<a id=\"signin\" href=\"/signin?next=%2Fjob%3Fkey%3Dpayout\">Sign in</a>")
+                    .doesNotContain("<form", "name=\"csrf\"");
+            HttpResponse<String> challenge = Http.get(server.url() + "/signin?next=%2Fjob%3Fkey%3Dpayout");
+            assertThat(challenge.statusCode()).isEqualTo(401);
+            assertThat(challenge.headers().firstValue("WWW-Authenticate")).hasValue("Basic realm=\"tenure-console\", charset=\"UTF-8\"");
+            assertThat(Http.get(server.url() + "/signin?next=%2F", "Authorization", Http.basic("ops", "wrong password"))
+                    .statusCode()).isEqualTo(401);
+            assertThat(Http.get(server.url() + "/signin?next=%2F%2Fevil.example", "Authorization", auth).statusCode())
+                    .as("next outside the console").isEqualTo(400);
+            HttpResponse<String> signedIn = Http.get(server.url() + "/signin?next=%2Fjob%3Fkey%3Dpayout", "Authorization", auth);
+            assertThat(signedIn.statusCode()).isEqualTo(303);
+            assertThat(signedIn.headers().firstValue("Location")).hasValue("/job?key=payout");
+            assertThat(signedIn.headers().firstValue("Set-Cookie")).hasValueSatisfying(c -> assertThat(c)
+                    .startsWith(Sessions.COOKIE + "=").endsWith("; Path=/; Max-Age=28800; HttpOnly; SameSite=Strict"));
+            String session = Http.signIn(server.url(), "ops", PASSWORD);
+            String otherSession = Http.signIn(server.url(), "ops", PASSWORD);
+            assertThat(otherSession).isNotEqualTo(session);
+            String page = Http.get(server.url() + "/job?key=payout", "Authorization", auth, "Cookie", session).body();
+            assertThat(page).contains("Signed in as ops.");
+            String csrf = csrf(page);
+            assertThat(Http.get(server.url() + "/job?key=payout", "Cookie", session).body())
+                    .as("the cookie without the credentials: not signed in").contains("id=\"signin\"")
+                    .doesNotContain("name=\"csrf\"");
             Map<String, String> valid = Map.of("key", "payout", "reason", "stuck <b>since</b> the deploy", "csrf", csrf);
 
-            HttpResponse<String> anonymous = Http.post(release, valid);
+            HttpResponse<String> anonymous = Http.post(release, valid, "Cookie", session);
             assertThat(anonymous.statusCode()).isEqualTo(401);
             assertThat(anonymous.headers().firstValue("WWW-Authenticate")).hasValue("Basic realm=\"tenure-console\", charset=\"UTF-8\"");
-            assertThat(Http.post(release, valid, "Authorization", Http.basic("ops", "wrong password")).statusCode()).isEqualTo(401);
+            assertThat(Http.post(release, valid, "Authorization", Http.basic("ops", "wrong password"), "Cookie", session)
+                    .statusCode()).isEqualTo(401);
+            HttpResponse<String> noSession = Http.post(release, valid, "Authorization", auth);
+            assertThat(noSession.statusCode()).as("credentials without a session").isEqualTo(403);
+            assertThat(noSession.body()).contains("no signed-in session");
+            HttpResponse<String> otherSessions = Http.post(release, valid, "Authorization", auth, "Cookie", otherSession);
+            assertThat(otherSessions.statusCode()).as("a token of another session").isEqualTo(403);
+            assertThat(otherSessions.body()).contains("CSRF token is missing, expired or not for this job and session");
             String forged = csrf.substring(0, csrf.length() - 2) + (csrf.endsWith("A") ? "BB" : "AA");
-            assertThat(Http.post(release, Map.of("key", "payout", "reason", "r", "csrf", forged), "Authorization",
-                    Http.basic("ops", PASSWORD)).statusCode()).isEqualTo(403);
-            assertThat(Http.post(release, Map.of("key", "payout", "reason", "r"), "Authorization", Http.basic("ops", PASSWORD))
+            assertThat(Http.post(release, Map.of("key", "payout", "reason", "r", "csrf", forged), "Authorization", auth,
+                    "Cookie", session).statusCode()).isEqualTo(403);
+            assertThat(Http.post(release, Map.of("key", "payout", "reason", "r"), "Authorization", auth, "Cookie", session)
                     .statusCode()).as("no token").isEqualTo(403);
-            assertThat(Http.post(release, valid, "Authorization", Http.basic("ops", PASSWORD), "Origin", "http://evil.example")
+            assertThat(Http.post(release, valid, "Authorization", auth, "Cookie", session, "Origin", "http://evil.example")
                     .statusCode()).as("foreign origin").isEqualTo(403);
+            assertThat(Http.post(release, valid, "Authorization", auth, "Cookie", session, "Origin", "null")
+                    .statusCode()).as("an opaque origin").isEqualTo(403);
             assertThat(admin.job("payout").orElseThrow().epoch()).as("nothing changed yet").isEqualTo(epoch);
 
-            HttpResponse<String> done = Http.post(release, valid, "Authorization", Http.basic("ops", PASSWORD));
+            HttpResponse<String> done = Http.post(release, valid, "Authorization", auth, "Cookie", session, "Origin",
+                    server.url());
             assertThat(done.statusCode()).isEqualTo(303);
             assertThat(done.headers().firstValue("Location")).hasValue("/job?key=payout");
             TenureAdmin.JobState after = admin.job("payout").orElseThrow();
@@ -108,8 +145,7 @@ class ForceReleaseIT {
             assertThat(outcome.status()).as("the old holder's fence failed").isEqualTo(RunOutcome.Status.LEASE_LOST);
             assertThat(db.query("SELECT count(*) FROM payout")).as("its write rolled back").isEqualTo("0");
 
-            String page = Http.get(server.url() + "/job?key=payout").body();
-            assertThat(page).contains("force-release by console:ops", "stuck &lt;b&gt;since&lt;/b&gt; the deploy",
+            assertThat(Http.get(server.url() + "/job?key=payout").body()).contains("force-release by console:ops", "stuck &lt;b&gt;since&lt;/b&gt; the deploy",
                     "badge st-REJECTED_STALE").doesNotContain("<b>since</b>");
         }
     }

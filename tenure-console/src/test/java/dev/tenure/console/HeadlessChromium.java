@@ -10,12 +10,17 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * Debian's Chromium, headless, for tests that look at a page as a person would: {@link #dumpDom} (the DOM after the
- * page's scripts ran) and {@link #screenshot}. Each call is a fresh browser with a fresh profile directory. Fails (never
- * skips) when Chromium is missing, saying what to install.
+ * page's scripts ran), {@link #screenshot}, and {@link #open} (a tab to click, type and sign in through the DevTools
+ * protocol). Each call is a fresh browser with a fresh profile directory. Fails (never skips) when Chromium is missing,
+ * saying what to install.
  */
 final class HeadlessChromium {
 
     private static final List<String> CANDIDATES = List.of("/usr/bin/chromium", "/usr/bin/chromium-browser");
+    /** Headless, no sandbox (tests may run as root), and no traffic of its own (updates, sync, QUIC probes). */
+    static final List<String> FLAGS = List.of("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
+            "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync",
+            "--disable-dev-shm-usage");
     private final String binary;
 
     private HeadlessChromium(String binary) {
@@ -34,6 +39,11 @@ final class HeadlessChromium {
                 + "(apt-get install -y chromium; scripts/prerequisites.sh does) or set TENURE_CHROMIUM to its path");
     }
 
+    /** A tab of a fresh browser, driven through the DevTools protocol; close it. */
+    ChromiumTab open() throws IOException, InterruptedException {
+        return ChromiumTab.open(binary);
+    }
+
     /** The page's DOM after load and a short run of its scripts. */
     String dumpDom(String url) throws IOException, InterruptedException {
         return run("--dump-dom", url);
@@ -50,9 +60,9 @@ final class HeadlessChromium {
 
     private String run(String... args) throws IOException, InterruptedException {
         Path profile = Files.createTempDirectory("tenure-chromium-");
-        List<String> cmd = new ArrayList<>(List.of(binary, "--headless", "--no-sandbox", "--disable-gpu",
-                "--disable-background-networking", "--disable-component-update", "--no-first-run", "--disable-sync",
-                "--disable-dev-shm-usage", "--virtual-time-budget=3000", "--user-data-dir=" + profile));
+        List<String> cmd = new ArrayList<>(List.of(binary));
+        cmd.addAll(FLAGS);
+        cmd.addAll(List.of("--virtual-time-budget=3000", "--user-data-dir=" + profile));
         cmd.addAll(List.of(args));
         Path out = profile.resolve("stdout.txt");
         Process p = new ProcessBuilder(cmd).redirectOutput(out.toFile()).redirectError(profile.resolve("stderr.txt").toFile())

@@ -20,9 +20,26 @@ final class Http {
     private Http() {
     }
 
-    static HttpResponse<String> get(String url) throws IOException, InterruptedException {
-        return CLIENT.send(HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(20)).build(),
-                HttpResponse.BodyHandlers.ofString());
+    /** A GET; {@code headers} as name, value, name, value… */
+    static HttpResponse<String> get(String url, String... headers) throws IOException, InterruptedException {
+        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(20));
+        for (int i = 0; i < headers.length; i += 2) {
+            b.header(headers[i], headers[i + 1]);
+        }
+        return CLIENT.send(b.build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    /**
+     * Signs in at {@code console} (its base URL) as a browser does after the operator typed the credentials: GET
+     * {@code /signin} with them; returns the session cookie ({@code name=value}) the console set.
+     */
+    static String signIn(String console, String user, String password) throws IOException, InterruptedException {
+        HttpResponse<String> r = get(console + "/signin?next=%2F", "Authorization", basic(user, password));
+        if (r.statusCode() != 303) {
+            throw new AssertionError("sign-in answered " + r.statusCode() + ": " + r.body());
+        }
+        String cookie = r.headers().firstValue("Set-Cookie").orElseThrow(() -> new AssertionError("no session cookie"));
+        return cookie.substring(0, cookie.indexOf(';'));
     }
 
     /** A form POST; {@code headers} as name, value, name, value… */

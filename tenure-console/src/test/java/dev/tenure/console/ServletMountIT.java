@@ -84,7 +84,8 @@ class ServletMountIT {
         assertThat(Http.get(base).statusCode()).as("the mount point itself").isEqualTo(200);
         HttpResponse<String> job = Http.get(base + "/job?key=nightly");
         assertThat(job.statusCode()).isEqualTo(200);
-        assertThat(job.body()).contains("<h1>nightly</h1>", "badge st-COMPLETED", "action=\"/app/tenure-console/release\"");
+        assertThat(job.body()).contains("<h1>nightly</h1>", "badge st-COMPLETED",
+                "href=\"/app/tenure-console/signin?next=%2Fjob%3Fkey%3Dnightly\"");
         HttpResponse<String> css = Http.get(base + "/static/console.css");
         assertThat(css.headers().firstValue("Content-Type")).hasValueSatisfying(t -> assertThat(t).startsWith("text/css"));
     }
@@ -92,10 +93,18 @@ class ServletMountIT {
     @Test
     void writeAction_asTheReadOnlyRole_failsTyped_andChangesNothing() throws Exception {
         long epoch = TenureAdmin.create(owner).job("nightly").orElseThrow().epoch();
-        Matcher csrf = Pattern.compile("name=\"csrf\" value=\"([^\"]+)\"").matcher(Http.get(base + "/job?key=nightly").body());
-        assertThat(csrf.find()).isTrue();
+        String auth = Http.basic("ops", "operator-password");
+        HttpResponse<String> signIn = Http.get(base + "/signin?next=%2Fjob%3Fkey%3Dnightly", "Authorization", auth);
+        assertThat(signIn.headers().firstValue("Location")).hasValue("/app/tenure-console/job?key=nightly");
+        assertThat(signIn.headers().firstValue("Set-Cookie")).hasValueSatisfying(c -> assertThat(c)
+                .contains("; Path=/app/tenure-console/;"));
+        String session = Http.signIn(base, "ops", "operator-password");
+        String page = Http.get(base + "/job?key=nightly", "Authorization", auth, "Cookie", session).body();
+        Matcher csrf = Pattern.compile("name=\"csrf\" value=\"([^\"]+)\"").matcher(page);
+        assertThat(csrf.find()).as(page).isTrue();
+        assertThat(page).contains("action=\"/app/tenure-console/release\"");
         HttpResponse<String> r = Http.post(base + "/release", Map.of("key", "nightly", "reason", "test", "csrf", csrf.group(1)),
-                "Authorization", Http.basic("ops", "operator-password"));
+                "Authorization", auth, "Cookie", session);
         assertThat(r.statusCode()).isEqualTo(503);
         assertThat(r.body()).contains("42501");
         assertThat(TenureAdmin.create(owner).job("nightly").orElseThrow().epoch()).isEqualTo(epoch);
