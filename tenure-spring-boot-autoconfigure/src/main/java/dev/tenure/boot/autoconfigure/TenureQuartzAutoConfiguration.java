@@ -45,7 +45,9 @@ public final class TenureQuartzAutoConfiguration {
     @ConditionalOnMissingBean
     QuartzCoordination tenureQuartzCoordination(Tenure tenure, TenureProperties properties,
                                                 ObjectProvider<FireMetrics> metrics) {
-        QuartzCoordination.Builder b = QuartzCoordination.builder(tenure);
+        // built from the Tenure, the coordination records the jobs' schedules for the sweeper; from its coordinator, not
+        QuartzCoordination.Builder b = properties.missedFires().enabled() ? QuartzCoordination.builder(tenure)
+                : QuartzCoordination.builder(tenure.coordinator());
         List<String> groups = properties.quartz().jobGroups();
         if (!groups.isEmpty()) {
             Matcher<JobKey> matcher = GroupMatcher.jobGroupEquals(groups.get(0));
