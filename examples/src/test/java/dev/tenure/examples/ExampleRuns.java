@@ -32,6 +32,23 @@ final class ExampleRuns {
     }
 
     /**
+     * {@link #run(Class)} for an example whose warnings are part of what it shows: every stderr line must match
+     * {@code expectedWarning}; returns stdout, then the stderr lines.
+     */
+    static List<String> runWarning(Class<?> example, String expectedWarning) {
+        try (JvmProcess process = JvmProcess.start(example)) {
+            OptionalInt exit = process.waitFor(Timing.scaled(Duration.ofSeconds(90)));
+            assertThat(exit).as("exit of %s; stdout %s; stderr %s", example.getSimpleName(), process.stdoutLines(),
+                    process.stderrLines()).hasValue(0);
+            assertThat(process.stderrLines()).as("stderr (only the expected warnings)")
+                    .allMatch(l -> l.matches(expectedWarning));
+            List<String> all = new java.util.ArrayList<>(process.stdoutLines());
+            all.addAll(process.stderrLines());
+            return all;
+        }
+    }
+
+    /**
      * Asserts that {@code lines} hold, in this order (other lines may come between), a line matching each of
      * {@code patterns}; returns the matchers, so a test can read their groups.
      */

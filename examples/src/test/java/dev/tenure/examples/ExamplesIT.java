@@ -35,6 +35,21 @@ class ExamplesIT {
     }
 
     @Test
+    void missedFires_theCatchUpJobRunsThem_theSkipJobRecordsThemMissed() {
+        List<String> out = ExampleRuns.runWarning(MissedFiresExample.class,
+                "WARN MissedFires - job 'reports': fire \\S+ is recorded MISSED: no node ran it; policy SKIP");
+        List<String> caughtUp = out.stream().filter(l -> l.startsWith("caught up ")).toList();
+        assertThat(caughtUp).hasSizeGreaterThanOrEqualTo(2)
+                .allMatch(l -> l.matches("caught up \\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\dZ: EXECUTED"));
+        assertLinesInOrder(out, "settlement: " + caughtUp.size() + " fires caught up, " + caughtUp.size()
+                + " settlement rows", "reports: [2-9] fires recorded MISSED");
+        long missed = out.stream().filter(l -> l.startsWith("reports: ")).map(l -> l.split(" ")[1]).mapToLong(Long::parseLong)
+                .findFirst().orElseThrow();
+        assertThat(out.stream().filter(l -> l.startsWith("WARN MissedFires"))).as("one WARN per MISSED fire")
+                .hasSize((int) missed);
+    }
+
+    @Test
     void leaderElection_handsTheRoleOver_underALargerTerm() {
         List<Matcher> m = assertLinesInOrder(run(LeaderElectionExample.class),
                 "node-a elected, term (\\d+)",
