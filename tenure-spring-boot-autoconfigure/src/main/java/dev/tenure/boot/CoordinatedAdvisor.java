@@ -10,7 +10,9 @@ import org.springframework.util.StringValueResolver;
 
 import java.lang.reflect.Method;
 import java.time.Clock;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Consumer;
 import java.util.function.IntSupplier;
 import java.util.function.Supplier;
 
@@ -69,13 +71,13 @@ public final class CoordinatedAdvisor extends AbstractPointcutAdvisor {
     record Found(Object bean, Method method, CoordinatedMethod coordinated) {
     }
 
-    private final transient java.util.List<Found> found = new java.util.ArrayList<>();
-    private transient java.util.function.Consumer<Found> onFound;
+    private final transient List<Found> found = new ArrayList<>();
+    private transient Consumer<Found> onFound;
 
     /** Checks {@code method} of {@code bean} and hands it to the schedule registration (now, or once it starts). */
     void found(Object bean, Method method) {
         Found f = new Found(bean, method, methods.resolve(method));
-        java.util.function.Consumer<Found> sink;
+        Consumer<Found> sink;
         synchronized (found) {
             sink = onFound;
             if (sink == null) {
@@ -88,11 +90,11 @@ public final class CoordinatedAdvisor extends AbstractPointcutAdvisor {
     }
 
     /** From now on every coordinated method found (those found so far first) goes to {@code sink}. */
-    void onFound(java.util.function.Consumer<Found> sink) {
-        java.util.List<Found> earlier;
+    void onFound(Consumer<Found> sink) {
+        List<Found> earlier;
         synchronized (found) {
             onFound = sink;
-            earlier = java.util.List.copyOf(found);
+            earlier = List.copyOf(found);
             found.clear();
         }
         earlier.forEach(sink);
