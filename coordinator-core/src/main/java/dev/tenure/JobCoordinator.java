@@ -61,6 +61,7 @@ public final class JobCoordinator implements AutoCloseable {
     private final Mode mode;
     private final LeaseOptions options;
     private final CircuitBreaker breaker;
+    private final FallbackLog fallbackLog;
     private final Ticker ticker;
     private final RunMetrics metrics;
     private final boolean closesLeases;
@@ -76,6 +77,7 @@ public final class JobCoordinator implements AutoCloseable {
         this.metrics = b.metrics;
         this.closesLeases = b.closesLeases;
         this.breaker = new CircuitBreaker(b.breakerThreshold, b.breakerOpenFor, b.ticker);
+        this.fallbackLog = new FallbackLog(b.ticker, mode);
     }
 
     /**
@@ -93,6 +95,11 @@ public final class JobCoordinator implements AutoCloseable {
     /** True while runs bypass Valkey because it was unreachable. */
     public boolean inFallback() {
         return mode == Mode.VALKEY_WITH_DATABASE_FALLBACK && breaker.isOpen();
+    }
+
+    /** Where this coordinator says that Valkey fails, and when the fallback starts and ends. */
+    FallbackLog fallbackLog() {
+        return fallbackLog;
     }
 
     /** How many times Valkey was bypassed after failures (circuit opened). */
@@ -255,6 +262,7 @@ public final class JobCoordinator implements AutoCloseable {
                 // a filter: losing it must not interrupt the work (the database lease decides)
                 Optional<Lease> v = valkey.acquire(jobKey, policy.maxWait(), options.withInterruptOnLoss(false));
                 breaker.success();
+                fallbackLog.valkeyAnswered();
                 if (v.isEmpty()) {
                     return notObtained(jobKey, fireKey, policy, start, false);
                 }
@@ -264,10 +272,14 @@ public final class JobCoordinator implements AutoCloseable {
                     // the caller's interrupt, not Valkey's fault: as an acquire interrupted before it was sent
                     return notObtained(jobKey, fireKey, policy, start, false);
                 }
+                String problem = valkey.describe(e);
+                fallbackLog.unreachable(problem);
                 if (mode == Mode.VALKEY) {
                     throw e;
                 }
-                breaker.failure();
+                if (breaker.failure()) {
+                    fallbackLog.fallbackStarted(problem, breaker.openFor());
+                }
                 fallback = true;
             }
         } else if (mode != Mode.DATABASE) {

@@ -117,4 +117,32 @@ class ValkeyFilterIT {
             assertThat(holder.isAlive()).as("the holder is still stuck in its work").isTrue();
         }
     }
+
+    @ParameterizedTest
+    @EnumSource(value = JobCoordinator.Mode.class, names = {"VALKEY_WITH_DATABASE_FALLBACK", "VALKEY"})
+    void stuckHolderForceReleasedWithValkey_itsValkeyLeaseIsDeleted_anotherNodeRunsAtOnce(JobCoordinator.Mode mode)
+            throws Exception {
+        String job = "evicted-" + mode.name().toLowerCase().replace('_', '-');
+        long ttlMs = 30_000; // renewed every 10 s: only the deletion can free the job sooner than that
+        try (JvmProcess holder = holder(mode, job, ttlMs, 120_000, "stuck"); Tenure node = node(mode)) {
+            long epoch = Long.parseLong(awaitStart(holder)[1]);
+            String leaseKey = "{tenure:" + job + "}:lease";
+            assertThat(servers.valkey.command("EXISTS", leaseKey)).isEqualTo(1L);
+            // the one path of the console, the CLI and the actuator endpoint
+            TenureAdmin admin = TenureAdmin.create(servers.db.dataSource(), "tenure", node.valkeyEviction().orElseThrow());
+            TenureAdmin.ForceRelease r = admin.forceRelease(job, "stuck holder", "test");
+            long releasedAt = System.currentTimeMillis();
+            assertThat(r.oldEpoch()).isEqualTo(epoch);
+            assertThat(servers.valkey.command("EXISTS", leaseKey)).as("the holder's Valkey lease after the force-release")
+                    .isEqualTo(0L);
+            Duration bound = Timing.scaled(Duration.ofSeconds(2));
+            long took = runsWithin(node, job, bound, releasedAt);
+            System.out.printf("%s: force-released with Valkey (%s); another node ran the job %d ms later (bound %d ms; the "
+                    + "holder renews every 10 s and its work is stuck for 120 s)%n", mode, r.valkeyLease(), took,
+                    bound.toMillis());
+            assertThat(r.valkeyLease()).isEqualTo(TenureAdmin.ValkeyLease.DELETED);
+            assertThat(took).as("ms from the force-release to a run on another node").isBetween(0L, bound.toMillis());
+            assertThat(holder.isAlive()).as("the holder is still stuck in its work").isTrue();
+        }
+    }
 }
