@@ -43,8 +43,8 @@ final class FallbackLog {
     /** Runs now go to the database alone because of {@code reason}: one INFO line, until {@link #valkeyAnswered}. */
     void fallbackStarted(String reason, Duration retryEvery) {
         if (fallbackSince.compareAndSet(NEVER, ticker.nanoTime())) {
-            LOG.info("Valkey fallback started: {}; coordinated runs use the database alone, Valkey is tried again every {}",
-                    reason, retryEvery);
+            LOG.info("Valkey fallback started: {}; coordinated runs use the database alone, Valkey is tried again every "
+                    + "{} ms", reason, retryEvery.toMillis());
         }
     }
 
