@@ -11,9 +11,10 @@ import java.sql.SQLException;
 import java.util.Optional;
 
 /**
- * Tenure's health: whether its database answers, whether Valkey answers (one read through Tenure's own client; when it
- * does not, the detail {@code valkey} says why in one line that names the server, e.g. {@code "Valkey
- * 10.0.0.5:6379: WRONGPASS: invalid username-password pair or user is disabled."}), the coordinator's mode and whether runs currently bypass Valkey ({@code fallbackActive}). DOWN
+ * Tenure's health: whether its database answers, whether Valkey answers, the coordinator's mode and whether runs
+ * currently bypass Valkey ({@code fallbackActive}). Valkey is asked with one read through Tenure's own client; when it
+ * does not answer, the detail {@code valkey} says why in one line that names the server, e.g. {@code "Valkey
+ * 10.0.0.5:6379: WRONGPASS: invalid username-password pair or user is disabled."}. DOWN
  * when the database does not answer (no run can be claimed), or when Valkey does not answer in the {@code VALKEY} mode
  * (runs are refused); UP otherwise, with an unreachable Valkey in the details while the database fallback carries the
  * runs. Thread-safe.
