@@ -15,7 +15,10 @@ import java.util.concurrent.atomic.AtomicInteger;
  * database lease (and Valkey lease, if used) and of the fire's run row. It is the run's {@link JobContext}.
  *
  * <p>{@link #finish} records the outcome under this run's epoch (only if it is still current: the database decides,
- * not the local lease deadline), then releases the database lease and after it the Valkey lease. A run that
+ * not the local lease deadline), then releases the database lease and after it the Valkey lease. The database lease
+ * alone decides whether the run is cancelled: a lost Valkey lease (an outage, a failover) leaves the run going. A lost
+ * database lease gives the Valkey lease back at once, in the background, so a stuck work does not keep other nodes
+ * out through it. A run that
  * {@link #complete completed} in its own transaction is EXECUTED whatever happened after that commit. It may be
  * called from any thread, once; later calls return the first outcome. {@link #close()} finishes a run that was not
  * finished as FAILED ("closed without an outcome"). If the process dies instead, the leases expire by their TTL and
@@ -62,6 +65,10 @@ public final class ActiveRun implements JobContext, AutoCloseable {
         this.releasedByOutcome = releasedByOutcome;
         this.began = ticker.nanoTime();
         onCancelled(() -> cancelled.set(true));
+        if (filter instanceof DefaultLease f) {
+            // the job is no longer ours: the Valkey lease must not keep other nodes out while the work is stuck
+            db.onLost(l -> f.releaseInBackground());
+        }
     }
 
     @Override public String jobKey() { return jobKey; }
@@ -84,9 +91,10 @@ public final class ActiveRun implements JobContext, AutoCloseable {
         return fenceChecks.get();
     }
 
+    /** The database lease decides: the Valkey lease is a filter, and losing it does not end the run. */
     @Override
     public boolean isLeaseValid() {
-        return db.isValid() && (filter == null || filter.isValid());
+        return db.isValid();
     }
 
     @Override
@@ -120,9 +128,10 @@ public final class ActiveRun implements JobContext, AutoCloseable {
     }
 
     /**
-     * Runs {@code action} once when either lease is lost (at once if one already is) while the work runs, on
+     * Runs {@code action} once when the database lease is lost (at once if it already is) while the work runs, on
      * Tenure's watchdog thread: it must not block. For interrupting or stopping the work. Never runs once
-     * {@link #finish} has begun: the work is over by then.
+     * {@link #finish} has begun: the work is over by then. Losing the Valkey lease does not run it: the database lease
+     * is the authority, and it still keeps every other process out.
      */
     public ActiveRun onCancelled(Runnable action) {
         Objects.requireNonNull(action, "action");
@@ -133,9 +142,6 @@ public final class ActiveRun implements JobContext, AutoCloseable {
             }
         };
         db.onLost(l -> guarded.run());
-        if (filter != null) {
-            filter.onLost(l -> guarded.run());
-        }
         return this;
     }
 

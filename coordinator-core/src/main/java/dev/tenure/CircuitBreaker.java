@@ -43,13 +43,21 @@ final class CircuitBreaker {
         openUntil.set(Long.MIN_VALUE);
     }
 
-    public void failure() {
+    /** Counts a failure; true if it opened the breaker (again). */
+    public boolean failure() {
         long now = ticker.nanoTime();
         boolean halfOpen = openUntil.get() != Long.MIN_VALUE && now >= openUntil.get();
         if (failures.incrementAndGet() >= threshold || halfOpen) {
             openUntil.set(now + openForNanos);
             opened.incrementAndGet();
+            return true;
         }
+        return false;
+    }
+
+    /** How long it stays open. */
+    Duration openFor() {
+        return Duration.ofNanos(openForNanos);
     }
 
     /** How many times it has opened. */

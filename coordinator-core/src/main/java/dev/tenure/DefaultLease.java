@@ -291,6 +291,11 @@ final class DefaultLease implements Lease {
         return engine.release(this);
     }
 
+    /** {@link #release()} on the engine's clean-up thread, for callers that must not wait for the store. */
+    void releaseInBackground() {
+        engine.releaseInBackground(this);
+    }
+
     @Override
     public String toString() {
         return "Lease[" + key + ", owner=" + owner + ", " + state.get() + (token.isPresent() ? ", token=" + token.getAsLong() : "") + "]";

@@ -19,7 +19,8 @@ import java.sql.SQLException;
  * idempotency key ({@link #idempotencyKey()}, the same for every attempt of a fire) and, where it can compare, the
  * epoch as a fencing token ({@link #epoch()} only grows).
  *
- * <p>Check {@link #isLeaseValid()} (or react to {@link #isCancelled()}) between units of work.
+ * <p>Check {@link #isLeaseValid()} (or react to {@link #isCancelled()}) between units of work. Both follow the
+ * database lease only.
  */
 public interface JobContext {
 
@@ -38,10 +39,17 @@ public interface JobContext {
         return jobKey() + "/" + fireKey();
     }
 
-    /** True while both leases (database, and Valkey if used) are valid. */
+    /**
+     * True while this run's database lease is valid by the local deadline. The database lease is the authority: the
+     * Valkey lease in front of it is a filter, and losing it (a Valkey outage, a failover) does not make this false.
+     */
     boolean isLeaseValid();
 
-    /** True once a lease was lost: stop as soon as possible; further fenced writes will be rejected. */
+    /**
+     * True once this run's database lease was lost (refused on renewal, force-released, or not renewed before its
+     * local deadline): stop as soon as possible; further fenced writes will be rejected. A lost Valkey lease alone
+     * does not cancel the run, in any mode.
+     */
     boolean isCancelled();
 
     /**

@@ -25,7 +25,9 @@ import java.util.concurrent.atomic.AtomicReference;
  *     stays completed); then the database lease is released, and the Valkey lease after that (never before
  *     the commit).</li>
  * </ol>
- * Both leases are renewed by their watchdogs; losing either cancels the context.
+ * Both leases are renewed by their watchdogs. Losing the database lease cancels the context and gives the Valkey lease
+ * back at once; losing the Valkey lease alone cancels nothing, since the database lease still keeps every other
+ * process out.
  *
  * <p><b>Why switching modes cannot let two processes run one job.</b> The database lease is taken in every
  * mode, and it is the authority: a process runs work only while it holds the job's database lease (claimed by
@@ -41,7 +43,11 @@ public final class JobCoordinator implements AutoCloseable {
 
     /** Which layers a run uses. */
     public enum Mode {
-        /** Valkey lease, then database; Valkey unreachable = a typed error (fail closed). */
+        /**
+         * Valkey lease, then database; Valkey unreachable = a typed error (fail closed): no run starts without Valkey.
+         * A run that started goes on through a later outage while its database lease holds, as in every mode: the
+         * database lease, not the Valkey lease, keeps the other processes out.
+         */
         VALKEY,
         /** Database only (the DB leader-election mode). */
         DATABASE,
@@ -55,6 +61,7 @@ public final class JobCoordinator implements AutoCloseable {
     private final Mode mode;
     private final LeaseOptions options;
     private final CircuitBreaker breaker;
+    private final FallbackLog fallbackLog;
     private final Ticker ticker;
     private final RunMetrics metrics;
     private final boolean closesLeases;
@@ -70,6 +77,7 @@ public final class JobCoordinator implements AutoCloseable {
         this.metrics = b.metrics;
         this.closesLeases = b.closesLeases;
         this.breaker = new CircuitBreaker(b.breakerThreshold, b.breakerOpenFor, b.ticker);
+        this.fallbackLog = new FallbackLog(b.ticker, mode);
     }
 
     /**
@@ -89,6 +97,11 @@ public final class JobCoordinator implements AutoCloseable {
         return mode == Mode.VALKEY_WITH_DATABASE_FALLBACK && breaker.isOpen();
     }
 
+    /** Where this coordinator says that Valkey fails, and when the fallback starts and ends. */
+    FallbackLog fallbackLog() {
+        return fallbackLog;
+    }
+
     /** How many times Valkey was bypassed after failures (circuit opened). */
     public long fallbacks() {
         return breaker.timesOpened();
@@ -97,8 +110,10 @@ public final class JobCoordinator implements AutoCloseable {
     /**
      * Runs {@code work} for fire {@code fireKey} of job {@code jobKey}, at most once at a time across all processes,
      * and never again once the fire completed. Faults of the database (and of Valkey in {@link Mode#VALKEY}) are
-     * {@link LeaseStoreUnavailableException}s: no lease, no run. If the work throws {@link InterruptedException}, the
-     * outcome is FAILED and the thread's interrupt flag is set again.
+     * {@link LeaseStoreUnavailableException}s: no lease, no run. A thread interrupted before it holds the leases runs
+     * nothing ({@link RunOutcome.Status#SKIPPED_HELD_ELSEWHERE} or {@link RunOutcome.Status#TIMED_OUT_WAITING}, the
+     * flag kept); its interrupted Valkey acquire is not counted as a Valkey failure. If the work throws
+     * {@link InterruptedException}, the outcome is FAILED and the thread's interrupt flag is set again.
      */
     public <T> RunOutcome<T> run(String jobKey, String fireKey, RunPolicy policy, JobWork<T> work) {
         return run(jobKey, fireKey, policy, options, work);
@@ -244,17 +259,27 @@ public final class JobCoordinator implements AutoCloseable {
         Lease filter = null;
         if (mode != Mode.DATABASE && !inFallback()) {
             try {
-                Optional<Lease> v = valkey.acquire(jobKey, policy.maxWait(), options);
+                // a filter: losing it must not interrupt the work (the database lease decides)
+                Optional<Lease> v = valkey.acquire(jobKey, policy.maxWait(), options.withInterruptOnLoss(false));
                 breaker.success();
+                fallbackLog.valkeyAnswered();
                 if (v.isEmpty()) {
                     return notObtained(jobKey, fireKey, policy, start, false);
                 }
                 filter = v.get();
             } catch (LeaseStoreUnavailableException e) {
+                if (Thread.currentThread().isInterrupted()) {
+                    // the caller's interrupt, not Valkey's fault: as an acquire interrupted before it was sent
+                    return notObtained(jobKey, fireKey, policy, start, false);
+                }
+                String problem = valkey.describe(e);
+                fallbackLog.unreachable(problem);
                 if (mode == Mode.VALKEY) {
                     throw e;
                 }
-                breaker.failure();
+                if (breaker.failure()) {
+                    fallbackLog.fallbackStarted(problem, breaker.openFor());
+                }
                 fallback = true;
             }
         } else if (mode != Mode.DATABASE) {

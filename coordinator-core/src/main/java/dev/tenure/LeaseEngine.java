@@ -296,6 +296,21 @@ final class LeaseEngine implements AutoCloseable {
         return r;
     }
 
+    /**
+     * {@link #release} on the clean-up thread, which this engine owns and {@link #close} shuts down (after releasing
+     * every lease it still holds): for a lease-lost listener on the watchdog thread, which must not wait for the store.
+     */
+    void releaseInBackground(DefaultLease lease) {
+        if (lease.releasing() || cleaner.isShutdown()) {
+            return;
+        }
+        try {
+            cleaner.execute(lease::release);
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            // closing: close() releases every lease still held
+        }
+    }
+
     /** A release's result, and whether the store passed the key to another process's turn. */
     private record TurnRelease(ReleaseResult result, boolean passed) {
     }

@@ -42,9 +42,11 @@ public final class Leases implements AutoCloseable {
     private final LeaseOptions defaults;
     private final boolean ownsStore;
     private final Ticker ticker;
+    private final Duration callTimeout;
 
     private Leases(Builder b) {
         this.ticker = b.ticker;
+        this.callTimeout = b.callTimeout;
         this.store = b.store;
         this.defaults = b.defaults;
         this.ownsStore = b.ownsStore;
@@ -206,6 +208,34 @@ public final class Leases implements AutoCloseable {
     /** Releases {@code owner}'s lease on {@code key} in the background after a call whose outcome is unknown. */
     void cleanUp(String key, String owner, Duration ttl) {
         engine.cleanUp(key, owner, ttl);
+    }
+
+    /**
+     * Deletes {@code key}'s lease in the store whoever holds it ({@link LeaseStore#evict}); true if there was one.
+     *
+     * @throws LeaseStoreUnavailableException if the store failed or did not answer within the call timeout
+     */
+    boolean evict(String key) {
+        String k = LeaseKeys.validate(key);
+        return Boolean.TRUE.equals(Futures.await(LeaseEngine.send(() -> store.evict(k)), callTimeout, k));
+    }
+
+    /** Whether the store answers now ({@link LeaseStore#probe}): empty if it does, else the problem in one line. */
+    Optional<String> problem() {
+        try {
+            return Futures.await(LeaseEngine.send(store::probe), callTimeout, "probe");
+        } catch (LeaseStoreUnavailableException e) {
+            return Optional.of(describe(e));
+        }
+    }
+
+    /** {@link LeaseStore#describe}: a failure of this store in one line for operators. */
+    String describe(Throwable failure) {
+        try {
+            return store.describe(failure);
+        } catch (RuntimeException e) {
+            return String.valueOf(failure);
+        }
     }
 
     /** Leases currently held through this instance and watched by its watchdog. */

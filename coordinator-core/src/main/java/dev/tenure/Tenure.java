@@ -5,9 +5,12 @@ import dev.tenure.memory.InMemoryRunLedger;
 import dev.tenure.metrics.LeaseMetrics;
 import dev.tenure.metrics.RunMetrics;
 import dev.tenure.spi.DatabaseBackend;
+import dev.tenure.spi.LeaseEviction;
 import dev.tenure.spi.LeaseStore;
 import dev.tenure.spi.RunLedger;
 import dev.tenure.spi.ScheduleLedger;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import javax.sql.DataSource;
 import java.sql.Connection;
@@ -46,6 +49,7 @@ public final class Tenure implements AutoCloseable {
 
     /** How often the sweeper looks for missed fires by default. */
     public static final Duration DEFAULT_SWEEP_INTERVAL = Duration.ofSeconds(5);
+    private static final Logger LOG = LoggerFactory.getLogger(Tenure.class);
 
     private final Leases database;
     private final Leases valkey;
@@ -53,6 +57,9 @@ public final class Tenure implements AutoCloseable {
     private final JobCoordinator coordinator;
     private final LeaseOptions defaults;
     private final String nodeName;
+    /** How Valkey is reached ("standalone [10.0.0.5:6379], namespace tenure"), or null in the database mode. */
+    private final String valkeyAddress;
+    private final String schema;
     private final List<LeaderElection> elections = new ArrayList<>();
     private final Sweeper sweeper;
     private boolean closed;
@@ -61,6 +68,9 @@ public final class Tenure implements AutoCloseable {
                    LeaseStore valkeyStore) {
         this.defaults = b.defaults;
         this.nodeName = ManagementFactory.getRuntimeMXBean().getName();
+        this.schema = b.inMemory ? null : b.schema;
+        this.valkeyAddress = valkeyStore == null ? null : (b.valkeyConfig.isCluster() ? "cluster " : "")
+                + String.join(", ", b.valkeyConfig.addresses()) + " (namespace " + b.valkeyConfig.namespace() + ")";
         Metrics metrics = b.meterRegistry == null ? new Metrics(LeaseMetrics.none(), RunMetrics.none())
                 : MeterBinding.bind(b.meterRegistry);
         this.ledger = ledger;
@@ -187,6 +197,55 @@ public final class Tenure implements AutoCloseable {
         return sweeper.jobs();
     }
 
+    /**
+     * Asks Valkey whether it answers now: one read that changes nothing, bounded by the Valkey timeouts. Empty when it
+     * answers or when Valkey is not configured; else what is wrong in one line that names the server, e.g.
+     * {@code "Valkey 10.0.0.5:6379: WRONGPASS: invalid username-password pair or user is disabled."}. A problem is
+     * also logged as a WARN, at most once a minute.
+     */
+    public Optional<String> valkeyProblem() {
+        if (valkey == null) {
+            return Optional.empty();
+        }
+        Optional<String> problem = valkey.problem();
+        problem.ifPresent(coordinator.fallbackLog()::unreachable);
+        return problem;
+    }
+
+    /**
+     * Deletes a job's Valkey lease through this Tenure's Valkey client, for an operator's force-release (give it to
+     * {@code TenureAdmin.create(dataSource, schema, eviction)} of module tenure-db). Empty without Valkey.
+     */
+    public Optional<LeaseEviction> valkeyEviction() {
+        return valkey == null ? Optional.empty() : Optional.of(valkey::evict);
+    }
+
+    /**
+     * How this Tenure coordinates, in one line: the mode, where Valkey is (or "database mode"), the schema and the lease
+     * TTL. {@link Builder#build()} logs it at INFO.
+     */
+    public String summary() {
+        JobCoordinator.Mode mode = coordinator.mode();
+        String where = valkeyAddress == null ? "database mode" : "mode " + mode + ", Valkey " + valkeyAddress;
+        String store = schema == null ? "in memory" : "schema " + schema;
+        return "Tenure: " + where + ", " + store + ", lease TTL " + defaults.ttl().toMillis() + " ms renewed every "
+                + defaults.renewEvery().toMillis() + " ms";
+    }
+
+    /** Logs the summary and, if Valkey does not answer, the WARN; or fails if Valkey is required. */
+    private Tenure started(boolean valkeyRequired) {
+        LOG.info(summary());
+        if (valkey != null) {
+            Optional<String> problem = valkey.problem();
+            if (problem.isPresent() && valkeyRequired) {
+                close();
+                throw new ValkeyUnavailableException(problem.get());
+            }
+            problem.ifPresent(coordinator.fallbackLog()::unreachable);
+        }
+        return this;
+    }
+
     /** Who holds {@code key}'s database lease now, as the database sees it. */
     public Optional<LeaderElection.Leader> holder(String key) {
         return ledger.holder(key);
@@ -236,6 +295,7 @@ public final class Tenure implements AutoCloseable {
         private Duration breakerOpenFor = Duration.ofSeconds(5);
         private Duration sweepInterval = DEFAULT_SWEEP_INTERVAL;
         private Clock clock = Clock.systemUTC();
+        private boolean valkeyRequired;
 
         private Builder() {
         }
@@ -313,6 +373,16 @@ public final class Tenure implements AutoCloseable {
             return this;
         }
 
+        /**
+         * Whether {@link #build()} fails when Valkey refuses Tenure (a wrong password) or cannot be reached (default
+         * false: Tenure starts, says so in a WARN repeated at most once a minute, and runs go to the database alone in
+         * the default mode). Ignored without {@link #valkey}.
+         */
+        public Builder requireValkey(boolean required) {
+            this.valkeyRequired = required;
+            return this;
+        }
+
         /** The monotonic clock for deadlines (default the system's; a settable one in tests). */
         public Builder ticker(Ticker ticker) {
             this.ticker = Objects.requireNonNull(ticker, "ticker");
@@ -332,9 +402,11 @@ public final class Tenure implements AutoCloseable {
 
         /**
          * Builds it: migrates the schema (unless told not to), opens the database store and, if configured, the Valkey
-         * store (which connects lazily).
+         * store, and asks Valkey once whether it answers (bounded by its timeouts). Logs {@link Tenure#summary()} at
+         * INFO, and a WARN if Valkey does not answer.
          *
          * @throws IllegalStateException          if no data source was given, or a store module is missing
+         * @throws ValkeyUnavailableException     if Valkey does not answer and {@link #requireValkey} is set
          * @throws LeaseStoreUnavailableException if the database cannot be reached or migrated
          */
         public Tenure build() {
@@ -345,7 +417,7 @@ public final class Tenure implements AutoCloseable {
                 }
                 InMemoryLeaseStore store = new InMemoryLeaseStore(ticker);
                 InMemoryRunLedger runs = new InMemoryRunLedger(store, clock);
-                return new Tenure(this, store, runs, runs, null);
+                return new Tenure(this, store, runs, runs, null).started(false);
             }
             if (dataSource == null) {
                 throw new IllegalStateException("Tenure needs a dataSource (the Postgres database of its epochs and "
@@ -353,14 +425,16 @@ public final class Tenure implements AutoCloseable {
             }
             DatabaseBackend.Stores db = Backends.database().open(dataSource, schema, migrate);
             LeaseStore valkeyStore = null;
+            Tenure tenure;
             try {
                 valkeyStore = valkeyConfig == null ? null : Backends.valkey().open(valkeyConfig);
-                return new Tenure(this, db.leaseStore(), db.runLedger(), db.scheduleLedger(), valkeyStore);
+                tenure = new Tenure(this, db.leaseStore(), db.runLedger(), db.scheduleLedger(), valkeyStore);
             } catch (RuntimeException | Error e) {
                 closeQuietly(valkeyStore, e);
                 closeQuietly(db.leaseStore(), e);
                 throw e;
             }
+            return tenure.started(valkeyRequired);
         }
 
         private static void closeQuietly(LeaseStore store, Throwable failure) {

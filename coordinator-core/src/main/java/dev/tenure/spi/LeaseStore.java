@@ -1,6 +1,7 @@
 package dev.tenure.spi;
 
 import java.time.Duration;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -145,6 +146,40 @@ public interface LeaseStore extends AutoCloseable {
      */
     default AutoCloseable subscribeReleases(String key, String queuedAs, Runnable onReleaseOrTurn) {
         return subscribeReleases(key, onReleaseOrTurn);
+    }
+
+    /**
+     * Deletes the lease on {@code key} whoever holds it, and wakes its waiters: the second step of an operator's
+     * force-release, after the database's. The holder's next renewal is refused, so it learns the lease LOST. Completes
+     * with true if there was a lease. The default fails: this store cannot.
+     */
+    default CompletableFuture<Boolean> evict(String key) {
+        return CompletableFuture.failedFuture(new UnsupportedOperationException(getClass().getSimpleName()
+                + " cannot delete a lease it does not own"));
+    }
+
+    /**
+     * Asks whether the store answers now, with one read that changes nothing, within the store's timeouts. Completes
+     * with empty if it answered, else with the problem in one line that names the server ({@link #describe}); never
+     * exceptionally. The default answers empty at once: a store that cannot be asked.
+     */
+    default CompletableFuture<Optional<String>> probe() {
+        return CompletableFuture.completedFuture(Optional.empty());
+    }
+
+    /**
+     * What {@code failure} of one of this store's calls means, in one line for operators that names the server, e.g.
+     * {@code "Valkey 10.0.0.5:6379: WRONGPASS: invalid username-password pair or user is disabled."}. The default: the
+     * innermost message of the failure's causes.
+     */
+    default String describe(Throwable failure) {
+        String message = null;
+        for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (t.getMessage() != null && !t.getMessage().isBlank()) {
+                message = t.getMessage();
+            }
+        }
+        return message == null ? String.valueOf(failure) : message.strip().lines().findFirst().orElse(message);
     }
 
     /** Releases the store's resources (connections, threads). Idempotent. */

@@ -1,5 +1,9 @@
 package dev.tenure.db;
 
+import dev.tenure.spi.LeaseEviction;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
 import javax.sql.DataSource;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -49,9 +53,30 @@ public final class TenureAdmin {
     public record MissedFire(String jobKey, String fireKey, Instant recordedAt, String reason, String sweeper) {
     }
 
-    /** The result of a {@link #forceRelease}: the epoch and owner before, the new epoch, the audit row's id. */
-    public record ForceRelease(String jobKey, long oldEpoch, String oldOwner, long newEpoch, long auditId) {
+    /**
+     * The result of a {@link #forceRelease}: the epoch and owner before, the new epoch, the audit row's id, and what
+     * became of the job's Valkey lease.
+     */
+    public record ForceRelease(String jobKey, long oldEpoch, String oldOwner, long newEpoch, long auditId,
+                               ValkeyLease valkeyLease) {
     }
+
+    /** What a {@link #forceRelease} did to the job's Valkey lease. */
+    public enum ValkeyLease {
+        /** This admin was created without Valkey: the holder gives its Valkey lease back when it learns the loss. */
+        NOT_CONFIGURED,
+        /** The Valkey lease was deleted: another node can run the job at once. */
+        DELETED,
+        /** Valkey had no lease for the job. */
+        NONE,
+        /**
+         * Valkey did not answer (logged at WARN). The database lease is ended all the same; the holder gives its
+         * Valkey lease back when its next renewal is refused, within about a third of the TTL.
+         */
+        NOT_CONFIRMED
+    }
+
+    private static final Logger LOG = LoggerFactory.getLogger(TenureAdmin.class);
 
     private final Jdbc jdbc;
     private final String schema;
@@ -60,8 +85,10 @@ public final class TenureAdmin {
     private final String forceRelease;
     private final String lockTimeout;
     private final ScheduleReads schedules;
+    private final LeaseEviction valkey;
 
-    private TenureAdmin(DataSource dataSource, String schema, Duration lockTimeout) {
+    private TenureAdmin(DataSource dataSource, String schema, Duration lockTimeout, LeaseEviction valkey) {
+        this.valkey = valkey;
         this.jdbc = new Jdbc(Objects.requireNonNull(dataSource, "dataSource"), JobLedger.Builder.DEFAULT_QUERY_TIMEOUT);
         this.lockTimeout = Long.toString(Math.max(1, lockTimeout.toMillis()));
         this.schema = TenureSchema.checkName(schema);
@@ -92,7 +119,17 @@ public final class TenureAdmin {
 
     /** On {@code schema}; a force-release waits up to 2 s for the old holder's open fenced transactions. */
     public static TenureAdmin create(DataSource dataSource, String schema) {
-        return new TenureAdmin(dataSource, schema, JobLedger.Builder.DEFAULT_CLAIM_LOCK_TIMEOUT);
+        return new TenureAdmin(dataSource, schema, JobLedger.Builder.DEFAULT_CLAIM_LOCK_TIMEOUT, null);
+    }
+
+    /**
+     * On {@code schema}, and a {@link #forceRelease} also deletes the job's Valkey lease through {@code valkey} (e.g.
+     * {@code tenure.valkeyEviction()}), so that another node can run the job at once even while the old holder is
+     * stuck. Every force-release path (console, CLI, actuator) goes through here.
+     */
+    public static TenureAdmin create(DataSource dataSource, String schema, LeaseEviction valkey) {
+        return new TenureAdmin(dataSource, schema, JobLedger.Builder.DEFAULT_CLAIM_LOCK_TIMEOUT,
+                Objects.requireNonNull(valkey, "valkey"));
     }
 
     /** Up to {@code limit} jobs (and election roles), by key. */
@@ -174,7 +211,8 @@ public final class TenureAdmin {
     /**
      * Ends {@code jobKey}'s lease whoever holds it: bumps the epoch (so the old holder's fence fails), clears the
      * owner, marks a RUNNING run ABANDONED, records {@code actor} and {@code reason} in {@code audit_log}, and notifies
-     * the job's waiters as a release does; all in one statement.
+     * the job's waiters as a release does; all in one statement. Then, if this admin has Valkey, it deletes the job's
+     * Valkey lease; a Valkey fault there does not undo the release ({@link ValkeyLease#NOT_CONFIRMED}).
      *
      * @throws IllegalArgumentException       for a bad key, an empty or over-long reason or actor, or an unknown job
      * @throws dev.tenure.LeaseStoreUnavailableException on faults, or if the old holder's fenced transaction stayed open
@@ -202,11 +240,26 @@ public final class TenureAdmin {
                 ps.setString(i, channel);
                 try (ResultSet rs = ps.executeQuery()) {
                     return rs.next() ? Optional.of(new ForceRelease(key, rs.getLong(1), rs.getString(2), rs.getLong(3),
-                            rs.getLong(4))) : Optional.empty();
+                            rs.getLong(4), ValkeyLease.NOT_CONFIGURED)) : Optional.empty();
                 }
             }
         });
-        return done.orElseThrow(() -> new IllegalArgumentException("no job '" + key + "' in Tenure's tables"));
+        ForceRelease r = done.orElseThrow(() -> new IllegalArgumentException("no job '" + key + "' in Tenure's tables"));
+        return new ForceRelease(key, r.oldEpoch(), r.oldOwner(), r.newEpoch(), r.auditId(), evictValkeyLease(key));
+    }
+
+    /** After the database statement: the job's Valkey lease deleted, so a stuck holder's filter keeps nobody out. */
+    private ValkeyLease evictValkeyLease(String key) {
+        if (valkey == null) {
+            return ValkeyLease.NOT_CONFIGURED;
+        }
+        try {
+            return valkey.evict(key) ? ValkeyLease.DELETED : ValkeyLease.NONE;
+        } catch (RuntimeException e) {
+            LOG.warn("force-release of '{}': the database lease is ended, but its Valkey lease could not be deleted ({}); "
+                    + "the holder gives it back when its next renewal is refused", key, e.getMessage());
+            return ValkeyLease.NOT_CONFIRMED;
+        }
     }
 
     private static String text(String what, String value, int max) {

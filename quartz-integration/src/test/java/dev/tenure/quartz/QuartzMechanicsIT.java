@@ -14,6 +14,7 @@ import dev.tenure.JobCoordinator;
 import dev.tenure.Lease;
 import dev.tenure.RunClaim;
 import dev.tenure.RunPolicy;
+import dev.tenure.db.TenureAdmin;
 import dev.tenure.testkit.Timing;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
@@ -24,6 +25,7 @@ import org.quartz.Job;
 import org.quartz.JobBuilder;
 import org.quartz.JobExecutionContext;
 import org.quartz.JobExecutionException;
+import org.quartz.JobKey;
 import org.quartz.Scheduler;
 import org.quartz.SchedulerException;
 import org.quartz.SimpleScheduleBuilder;
@@ -195,14 +197,34 @@ class QuartzMechanicsIT {
         interrupts.set(0);
         s.start();
         await().atMost(Timing.scaled(Duration.ofSeconds(20))).until(() -> seen.contains("sleeping"));
+        // the database lease is the one whose loss stops a job: an operator's force-release ends it
+        TenureAdmin.create(servers.db.dataSource()).forceRelease("quartz:m:sleeper", "test", "test");
+        await().atMost(Timing.scaled(Duration.ofSeconds(10))).until(() -> interrupts.get() == 1);
+        await().atMost(Timing.scaled(Duration.ofSeconds(10))).until(() -> seen.size() == 2);
+        assertThat(seen).containsExactly("sleeping", "interrupted validAfterLoss=false");
+    }
+
+    @Test
+    void valkeyFrozenMidJob_theJobIsNotInterrupted_whileItsDatabaseLeaseHolds() throws Exception {
+        Duration ttl = Duration.ofMillis(1500);
+        JobCoordinator coordinator = coordinator(ttl);
+        Scheduler s = scheduler("m-no-interrupt");
+        s.setJobFactory(QuartzCoordination.builder(coordinator).build().jobFactory());
+        s.scheduleJob(JobBuilder.newJob(SleepingJob.class).withIdentity("frozen-valkey", "m").build(),
+                onceNow("frozen-valkey"));
+        interrupts.set(0);
+        s.start();
+        await().atMost(Timing.scaled(Duration.ofSeconds(20))).until(() -> seen.contains("sleeping"));
         servers.valkey.pause();
         try {
-            await().atMost(Timing.scaled(Duration.ofSeconds(10))).until(() -> interrupts.get() == 1);
-            await().atMost(Timing.scaled(Duration.ofSeconds(10))).until(() -> seen.size() == 2);
+            Thread.sleep(ttl.multipliedBy(3).toMillis()); // the Valkey lease runs out locally after one TTL
         } finally {
             servers.valkey.resume();
         }
-        assertThat(seen).containsExactly("sleeping", "interrupted validAfterLoss=false");
+        assertThat(interrupts).as("interrupts of a job whose database lease holds").hasValue(0);
+        assertThat(seen).containsExactly("sleeping");
+        s.interrupt(JobKey.jobKey("frozen-valkey", "m"));
+        await().atMost(Timing.scaled(Duration.ofSeconds(10))).until(() -> seen.size() == 2);
     }
 
     @Test

@@ -2,6 +2,7 @@ package dev.tenure.console;
 
 import dev.tenure.db.TenureAdmin;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.ParentCommand;
@@ -42,6 +43,9 @@ final class ReleaseCommand extends CliCommand {
     @ParentCommand
     ConsoleMain main;
 
+    @Mixin
+    ValkeyOptions valkey;
+
     @Override
     Output execute(Context ctx) {
         if (!actions) {
@@ -49,7 +53,7 @@ final class ReleaseCommand extends CliCommand {
                     + "(without it the CLI only reads)");
         }
         String who = actor != null ? actor : "cli:" + System.getProperty("user.name", "unknown");
-        TenureAdmin admin = TenureAdmin.create(ctx.dataSource(), ctx.schema());
+        TenureAdmin admin = valkey.admin(ctx);
         TenureAdmin.JobState state = admin.job(job)
                 .orElseThrow(() -> new IllegalArgumentException("no job '" + job + "' in Tenure's tables"));
         boolean held = state.owner() != null && state.leaseLeft() != null
@@ -68,9 +72,20 @@ final class ReleaseCommand extends CliCommand {
         json.put("newEpoch", r.newEpoch());
         json.put("auditId", r.auditId());
         json.put("actor", who);
+        json.put("valkeyLease", r.valkeyLease().name());
         return new Output(json, "released " + r.jobKey() + ": epoch " + r.oldEpoch() + " -> " + r.newEpoch()
                 + (r.oldOwner() == null ? " (nobody held it any more)" : " (was held by " + Nodes.of(r.oldOwner()) + ")")
-                + ", audit #" + r.auditId() + " by " + who + System.lineSeparator());
+                + ", audit #" + r.auditId() + " by " + who + valkeyNote(r.valkeyLease())
+                + System.lineSeparator());
+    }
+
+    private static String valkeyNote(TenureAdmin.ValkeyLease v) {
+        return switch (v) {
+            case NOT_CONFIGURED -> "";
+            case DELETED -> "; Valkey lease deleted";
+            case NONE -> "; no Valkey lease";
+            case NOT_CONFIRMED -> "; Valkey lease NOT deleted (Valkey did not answer): the holder gives it back at its next renewal";
+        };
     }
 
     /** Asks on the terminal (the question on stderr, so --json output stays clean) unless --yes was given. */

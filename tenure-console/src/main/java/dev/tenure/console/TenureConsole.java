@@ -28,11 +28,15 @@ import java.util.Objects;
 public final class TenureConsole {
 
     private final ConsoleApp app;
+    private final TenureAdmin admin;
 
     private TenureConsole(Builder b) {
         ConsoleQueries queries = new ConsoleQueries(b.dataSource, b.schema);
         ValkeyLeases valkey = b.valkey == null ? null : new ValkeyLeases(b.valkey, b.namespace, b.valkeyUser, b.valkeyPassword);
-        this.app = new ConsoleApp(queries, TenureAdmin.create(b.dataSource, b.schema), valkey, b.credentials,
+        // a force-release also deletes the job's Valkey lease when Valkey is given
+        this.admin = valkey == null ? TenureAdmin.create(b.dataSource, b.schema)
+                : TenureAdmin.create(b.dataSource, b.schema, valkey);
+        this.app = new ConsoleApp(queries, admin, valkey, b.credentials,
                 new Sessions(Clock.systemUTC()), new CsrfTokens(Clock.systemUTC()), (int) b.refresh.toSeconds(),
                 b.runsPerPage);
     }
@@ -54,6 +58,11 @@ public final class TenureConsole {
 
     ConsoleApp app() {
         return app;
+    }
+
+    /** What the force-release action calls. */
+    TenureAdmin admin() {
+        return admin;
     }
 
     /** Configuration of a {@link TenureConsole}. Not thread-safe; build once. */
@@ -78,7 +87,10 @@ public final class TenureConsole {
             return this;
         }
 
-        /** Also show Valkey's lease keys ({@code host:port} of a standalone server) and, from them, each job's mode. */
+        /**
+         * Also show Valkey's lease keys ({@code host:port} of a standalone server) and, from them, each job's mode; a
+         * force-release then also deletes the job's Valkey lease.
+         */
         public Builder valkey(String hostPort) {
             this.valkey = Objects.requireNonNull(hostPort, "hostPort");
             return this;

@@ -1,5 +1,8 @@
 package dev.tenure.console;
 
+import dev.tenure.LeaseStoreUnavailableException;
+import dev.tenure.spi.LeaseEviction;
+
 import java.io.BufferedInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -16,11 +19,13 @@ import java.util.Map;
 
 /**
  * Reads Tenure's Valkey lease keys, {@code {<namespace>:<job>}:lease} (holder) and their PTTL, for the jobs on a page:
- * one connection per read, every GET and PTTL pipelined, 1 s timeouts, read-only commands (an ACL user needs
- * {@code +get +pttl} on {@code ~{<namespace>:*}}). Standalone servers only: a cluster's MOVED reply is reported as
- * an error, not followed. Thread-safe (no shared state).
+ * one connection per read, every GET and PTTL pipelined, 1 s timeouts (an ACL user needs {@code +get +pttl} on
+ * {@code ~{<namespace>:*}}). A force-release deletes a job's lease key ({@link #evict}: DEL, then PUBLISH of the
+ * release notification so waiters try at once; {@code +del +publish} and {@code &{<namespace>:*}}). The key layout is
+ * the Valkey store's ({@code ValkeyLeaseStore.leaseKeyOf}; {@code ValkeyLeasesIT} checks both agree). Standalone
+ * servers only: a cluster's MOVED reply is reported as an error, not followed. Thread-safe (no shared state).
  */
-final class ValkeyLeases {
+final class ValkeyLeases implements LeaseEviction {
 
     /** A job's Valkey lease: its holder's owner id and the time left; {@code error} when it could not be read. */
     record Lease(String owner, Duration left, String error) {
@@ -45,27 +50,21 @@ final class ValkeyLeases {
         this.password = password;
     }
 
+    /** The Valkey key of {@code jobKey}'s lease. */
+    String leaseKey(String jobKey) {
+        return "{" + namespace + ":" + jobKey + "}:lease";
+    }
+
     /** The lease of each job key that has one; on a connection fault, every key maps to a lease with the error. */
     Map<String, Lease> leases(List<String> jobKeys) {
         Map<String, Lease> out = new HashMap<>();
-        try (Socket s = new Socket()) {
-            s.connect(new InetSocketAddress(host, port), TIMEOUT_MS);
-            s.setSoTimeout(TIMEOUT_MS);
-            OutputStream o = s.getOutputStream();
+        List<List<String>> commands = new ArrayList<>();
+        for (String k : jobKeys) {
+            commands.add(List.of("GET", leaseKey(k)));
+            commands.add(List.of("PTTL", leaseKey(k)));
+        }
+        try (Socket s = send(commands)) {
             InputStream in = new BufferedInputStream(s.getInputStream());
-            List<List<String>> commands = new ArrayList<>();
-            if (password != null) {
-                commands.add(user == null ? List.of("AUTH", password) : List.of("AUTH", user, password));
-            }
-            for (String k : jobKeys) {
-                String key = "{" + namespace + ":" + k + "}:lease";
-                commands.add(List.of("GET", key));
-                commands.add(List.of("PTTL", key));
-            }
-            for (List<String> c : commands) {
-                o.write(encode(c));
-            }
-            o.flush();
             if (password != null) {
                 read(in);
             }
@@ -80,6 +79,52 @@ final class ValkeyLeases {
             jobKeys.forEach(k -> out.put(k, new Lease(null, null, "Valkey " + host + ":" + port + ": " + e.getMessage())));
         }
         return out;
+    }
+
+    /**
+     * Deletes {@code jobKey}'s Valkey lease whoever holds it and tells its waiters (the notification is best effort).
+     *
+     * @throws LeaseStoreUnavailableException naming the server, if it cannot be reached or refuses the DEL
+     */
+    @Override
+    public boolean evict(String jobKey) {
+        String key = leaseKey(jobKey);
+        try (Socket s = send(List.of(List.of("DEL", key), List.of("PUBLISH", key, "r")))) {
+            InputStream in = new BufferedInputStream(s.getInputStream());
+            if (password != null) {
+                read(in);
+            }
+            boolean deleted = Long.valueOf(1L).equals(read(in));
+            try {
+                read(in);
+            } catch (IOException e) {
+                // no +publish: waiters find the key free at their next look
+            }
+            return deleted;
+        } catch (IOException | RuntimeException e) {
+            throw new LeaseStoreUnavailableException("Valkey " + host + ":" + port + ": " + e.getMessage(), jobKey, e);
+        }
+    }
+
+    /** A connection with {@code commands} sent, after AUTH when there is a password; the caller reads the replies. */
+    private Socket send(List<List<String>> commands) throws IOException {
+        Socket s = new Socket();
+        try {
+            s.connect(new InetSocketAddress(host, port), TIMEOUT_MS);
+            s.setSoTimeout(TIMEOUT_MS);
+            OutputStream o = s.getOutputStream();
+            if (password != null) {
+                o.write(encode(user == null ? List.of("AUTH", password) : List.of("AUTH", user, password)));
+            }
+            for (List<String> c : commands) {
+                o.write(encode(c));
+            }
+            o.flush();
+            return s;
+        } catch (IOException | RuntimeException e) {
+            s.close();
+            throw e;
+        }
     }
 
     private static byte[] encode(List<String> command) {

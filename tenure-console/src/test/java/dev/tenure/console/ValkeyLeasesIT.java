@@ -11,7 +11,16 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
+import dev.tenure.RunOutcome;
+import dev.tenure.db.TenureAdmin;
+import dev.tenure.valkey.ValkeyLeaseStore;
+
 import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
@@ -21,7 +30,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * With Valkey given, the page reads Tenure's lease keys on a real {@code valkey-server}: a job held through Valkey and
- * the database shows as "Valkey + database"; an unreachable Valkey is named, not hidden.
+ * the database shows as "Valkey + database"; an unreachable Valkey is named, not hidden. A force-release from the page
+ * or the CLI deletes the job's Valkey lease too (issue 22, item 3).
  */
 class ValkeyLeasesIT {
 
@@ -40,6 +50,48 @@ class ValkeyLeasesIT {
     static void stop() {
         valkey.close();
         db.close();
+    }
+
+    @Test
+    void forceRelease_withValkeyGiven_deletesTheHoldersValkeyLease_fromThePageAndTheCli() throws Exception {
+        CountDownLatch holding = new CountDownLatch(2);
+        CountDownLatch done = new CountDownLatch(1);
+        ExecutorService holders = Executors.newFixedThreadPool(2);
+        CliFixture cli = new CliFixture(db.database());
+        try (Tenure tenure = Tenure.builder().dataSource(pool).leaseDefaults(LeaseOptions.ofTtl(Duration.ofSeconds(30)))
+                .valkey(ValkeyConfig.standalone(valkey.address()).build()).build();
+             ValkeyLeaseStore layout = ValkeyLeaseStore.create(ValkeyConfig.standalone(valkey.address()).build())) {
+            List<Future<RunOutcome<Boolean>>> runs = new ArrayList<>();
+            for (String job : List.of("page-release", "cli-release")) {
+                runs.add(holders.submit(() -> tenure.coordinator().run(job, "f-1", RunPolicy.failFast(), ctx -> {
+                    holding.countDown();
+                    return done.await(30, TimeUnit.SECONDS);
+                })));
+            }
+            assertThat(holding.await(30, TimeUnit.SECONDS)).isTrue();
+            TenureConsole console = TenureConsole.builder(pool).valkey(valkey.address()).build();
+            assertThat(new ValkeyLeases(valkey.address(), "tenure", null, null).leaseKey("page-release"))
+                    .as("the console's key layout is the store's").isEqualTo(layout.leaseKeyOf("page-release"));
+            assertThat(valkey.command("EXISTS", layout.leaseKeyOf("page-release"))).isEqualTo(1L);
+
+            TenureAdmin.ForceRelease page = console.admin().forceRelease("page-release", "stuck", "console:test");
+            assertThat(page.valkeyLease()).isEqualTo(TenureAdmin.ValkeyLease.DELETED);
+            assertThat(valkey.command("EXISTS", layout.leaseKeyOf("page-release"))).isEqualTo(0L);
+
+            CliFixture.Result r = cli.run("release", "cli-release", "--reason", "stuck", "--actions", "--yes",
+                    "--valkey", valkey.address());
+            assertThat(r.exit()).as(r.err()).isZero();
+            assertThat(r.out()).contains("; Valkey lease deleted");
+            assertThat(valkey.command("EXISTS", layout.leaseKeyOf("cli-release"))).isEqualTo(0L);
+            done.countDown();
+            for (Future<RunOutcome<Boolean>> run : runs) {
+                assertThat(run.get(30, TimeUnit.SECONDS).status()).isEqualTo(RunOutcome.Status.LEASE_LOST);
+            }
+        } finally {
+            done.countDown();
+            holders.shutdown();
+            cli.close();
+        }
     }
 
     @Test

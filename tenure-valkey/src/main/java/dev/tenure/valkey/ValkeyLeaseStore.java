@@ -10,6 +10,7 @@ import glide.api.logging.Logger;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -195,6 +196,46 @@ public final class ValkeyLeaseStore implements LeaseStore {
     @Override
     public AutoCloseable subscribeReleases(String key, String queuedAs, Runnable onReleaseOrTurn) {
         return notifier.subscribe(ValkeyKeys.lease(cfg.namespace(), key), queuedAs, onReleaseOrTurn);
+    }
+
+    /**
+     * DEL of the lease key, then a release notification on its channel (PUBLISH, or SPUBLISH in a cluster) so that
+     * waiters try at once. Two commands, not the script: the lease is ended whoever holds it. An ACL user needs
+     * {@code +del} and {@code +publish} (or {@code +spublish}), which Tenure's documented rules grant.
+     */
+    @Override
+    public CompletableFuture<Boolean> evict(String key) {
+        String lease = ValkeyKeys.lease(cfg.namespace(), key);
+        String publish = cfg.isCluster() ? "SPUBLISH" : "PUBLISH";
+        return ScriptCall.on(link.client(), new String[]{"DEL", lease}, lease)
+                .thenCompose(deleted -> ScriptCall.on(link.client(), new String[]{publish, lease, "r"}, lease)
+                        .handle((n, err) -> Long.valueOf(1L).equals(deleted))) // the notification is best effort
+                .handle((deleted, err) -> {
+                    if (err != null) {
+                        throw new java.util.concurrent.CompletionException(new dev.tenure.LeaseStoreUnavailableException(
+                                "deleting the Valkey lease of '" + key + "' failed: " + describe(err), key,
+                                ScriptCall.unwrap(err)));
+                    }
+                    return deleted;
+                });
+    }
+
+    /** A GET of a key of the namespace that nobody writes ({@code {<namespace>:}probe}): allowed by Tenure's ACL rules. */
+    @Override
+    public CompletableFuture<Optional<String>> probe() {
+        String key = ValkeyKeys.tag(cfg.namespace(), "") + "probe";
+        try {
+            return ScriptCall.on(link.client(), new String[]{"GET", key}, key)
+                    .handle((v, err) -> err == null ? Optional.<String>empty() : Optional.of(describe(err)));
+        } catch (RuntimeException e) {
+            return CompletableFuture.completedFuture(Optional.of(describe(e)));
+        }
+    }
+
+    /** One line naming the server: {@code "Valkey 10.0.0.5:6379: WRONGPASS: ..."} ({@link ValkeyProblem}). */
+    @Override
+    public String describe(Throwable failure) {
+        return ValkeyProblem.describe(cfg, failure);
     }
 
     @SuppressWarnings("unchecked")

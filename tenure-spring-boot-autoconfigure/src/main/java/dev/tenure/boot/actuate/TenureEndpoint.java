@@ -22,8 +22,9 @@ import java.util.Map;
  * left by the database clock, latest runs); {@code GET /actuator/tenure/{jobKey}} shows one job and its latest runs.
  * Write, refused unless {@code management.endpoint.tenure.access=unrestricted}: {@code POST /actuator/tenure/{jobKey}}
  * with {@code {"reason": "..."}} force-releases the job ({@link TenureAdmin#forceRelease}): its epoch is bumped, so
- * the old holder's next fence check, completion or outcome fails and nothing it still writes commits, and an audit row
- * records the actor (the authenticated principal's name, else {@code actuator}) and the reason. Thread-safe.
+ * the old holder's next fence check, completion or outcome fails and nothing it still writes commits, its Valkey lease
+ * is deleted (so another node can run the job at once), and an audit row records the actor (the authenticated
+ * principal's name, else {@code actuator}) and the reason. Thread-safe.
  */
 @Endpoint(id = "tenure", defaultAccess = Access.READ_ONLY)
 public class TenureEndpoint {
@@ -60,8 +61,12 @@ public class TenureEndpoint {
                       String finishedAt, String error) {
     }
 
-    /** What a force-release did: the epoch and holder before, the new epoch, the audit row. */
-    public record Released(String jobKey, long oldEpoch, String oldHolder, long newEpoch, long auditId, String actor) {
+    /**
+     * What a force-release did: the epoch and holder before, the new epoch, the audit row, and what became of the job's
+     * Valkey lease ({@link TenureAdmin.ValkeyLease}).
+     */
+    public record Released(String jobKey, long oldEpoch, String oldHolder, long newEpoch, long auditId, String actor,
+                           String valkeyLease) {
     }
 
     private final Tenure tenure;
@@ -109,7 +114,8 @@ public class TenureEndpoint {
         String actor = principal == null || principal.getName() == null ? "actuator" : principal.getName();
         try {
             TenureAdmin.ForceRelease r = admin.forceRelease(jobKey, reason, actor);
-            return new Released(r.jobKey(), r.oldEpoch(), r.oldOwner(), r.newEpoch(), r.auditId(), actor);
+            return new Released(r.jobKey(), r.oldEpoch(), r.oldOwner(), r.newEpoch(), r.auditId(), actor,
+                    r.valkeyLease().name());
         } catch (IllegalArgumentException e) {
             throw new InvalidEndpointRequestException(e.getMessage(), e.getMessage());
         }

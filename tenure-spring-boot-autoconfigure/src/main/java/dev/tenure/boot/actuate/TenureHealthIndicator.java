@@ -1,35 +1,30 @@
 package dev.tenure.boot.actuate;
 
 import dev.tenure.JobCoordinator;
-import dev.tenure.Lease;
-import dev.tenure.LeaseOptions;
 import dev.tenure.Tenure;
-import dev.tenure.TenureException;
 import org.springframework.boot.health.contributor.AbstractHealthIndicator;
 import org.springframework.boot.health.contributor.Health;
 
 import javax.sql.DataSource;
 import java.sql.Connection;
 import java.sql.SQLException;
-import java.time.Duration;
 import java.util.Optional;
-import java.util.UUID;
 
 /**
- * Tenure's health: whether its database answers, whether Valkey answers (a probe lease taken and given back through
- * Tenure's own client), the coordinator's mode and whether runs currently bypass Valkey ({@code fallbackActive}). DOWN
+ * Tenure's health: whether its database answers, whether Valkey answers, the coordinator's mode and whether runs
+ * currently bypass Valkey ({@code fallbackActive}). Valkey is asked with one read through Tenure's own client; when it
+ * does not answer, the detail {@code valkey} says why in one line that names the server, e.g. {@code "Valkey
+ * 10.0.0.5:6379: WRONGPASS: invalid username-password pair or user is disabled."}. DOWN
  * when the database does not answer (no run can be claimed), or when Valkey does not answer in the {@code VALKEY} mode
  * (runs are refused); UP otherwise, with an unreachable Valkey in the details while the database fallback carries the
  * runs. Thread-safe.
  */
 public final class TenureHealthIndicator extends AbstractHealthIndicator {
 
-    private static final LeaseOptions PROBE = LeaseOptions.ofTtl(Duration.ofSeconds(2)).withRenewal(false);
     private static final int VALID_SECONDS = 2;
 
     private final Tenure tenure;
     private final DataSource dataSource;
-    private final String probeKey = "tenure-health:" + UUID.randomUUID();
 
     /** @param dataSource the data source of Tenure's ledger */
     public TenureHealthIndicator(Tenure tenure, DataSource dataSource) {
@@ -42,11 +37,11 @@ public final class TenureHealthIndicator extends AbstractHealthIndicator {
     protected void doHealthCheck(Health.Builder builder) {
         JobCoordinator coordinator = tenure.coordinator();
         Optional<String> database = databaseProblem();
-        Optional<String> valkey = tenure.usesValkey() ? valkeyProblem() : Optional.empty();
+        Optional<String> valkey = tenure.valkeyProblem();
         builder.withDetail("mode", coordinator.mode().name())
                 .withDetail("database", database.map(p -> "unreachable: " + p).orElse("reachable"))
                 .withDetail("valkey", !tenure.usesValkey() ? "not configured"
-                        : valkey.map(p -> "unreachable: " + p).orElse("reachable"))
+                        : valkey.orElse("reachable"))
                 .withDetail("fallbackActive", coordinator.inFallback())
                 .withDetail("fallbacks", coordinator.fallbacks());
         boolean refused = valkey.isPresent() && coordinator.mode() == JobCoordinator.Mode.VALKEY;
@@ -61,16 +56,6 @@ public final class TenureHealthIndicator extends AbstractHealthIndicator {
         try (Connection c = dataSource.getConnection()) {
             return c.isValid(VALID_SECONDS) ? Optional.empty() : Optional.of("connection not valid");
         } catch (SQLException e) {
-            return Optional.of(e.getMessage());
-        }
-    }
-
-    /** Any answer (acquired, or held by someone) means Valkey answers; only a fault means it does not. */
-    private Optional<String> valkeyProblem() {
-        try {
-            tenure.leases().tryAcquire(probeKey, PROBE).ifPresent(Lease::release);
-            return Optional.empty();
-        } catch (TenureException e) {
             return Optional.of(e.getMessage());
         }
     }

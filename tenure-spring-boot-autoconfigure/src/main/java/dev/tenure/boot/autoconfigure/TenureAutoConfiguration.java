@@ -1,6 +1,7 @@
 package dev.tenure.boot.autoconfigure;
 
 import dev.tenure.Tenure;
+import dev.tenure.ValkeyUnavailableException;
 import dev.tenure.boot.TenureConfigurationException;
 import dev.tenure.db.TenureAdmin;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -59,14 +60,23 @@ public final class TenureAutoConfiguration {
         if (properties.mode() != null && properties.valkey().toConfig().isPresent()) {
             b.mode(properties.mode());
         }
+        b.requireValkey(properties.valkey().required());
         customizers.orderedStream().forEach(c -> c.customize(b));
-        return b.build();
+        try {
+            return b.build();
+        } catch (ValkeyUnavailableException e) {
+            throw new TenureConfigurationException("tenure.valkey.required", "Valkey is required and does not answer "
+                    + "Tenure: " + e.problem(), "Fix tenure.valkey.addresses, tenure.valkey.username or "
+                    + "tenure.valkey.password, or set tenure.valkey.required=false to start with the database fallback.");
+        }
     }
 
+    /** Its force-release also deletes the job's Valkey lease, through Tenure's own client, when Valkey is configured. */
     @Bean
     @ConditionalOnMissingBean
-    TenureAdmin tenureAdmin(TenureDatabase database) {
-        return TenureAdmin.create(database.dataSource(), database.schema());
+    TenureAdmin tenureAdmin(TenureDatabase database, Tenure tenure) {
+        return tenure.valkeyEviction().map(v -> TenureAdmin.create(database.dataSource(), database.schema(), v))
+                .orElseGet(() -> TenureAdmin.create(database.dataSource(), database.schema()));
     }
 
     /** Binds the lease and run meters to the application's registry, when Micrometer is present. */

@@ -26,13 +26,17 @@ import static dev.tenure.boot.autoconfigure.PropertyChecks.check;
  * @param namespace         prefix inside every key's hash tag (1 to 64 characters, no braces or whitespace)
  * @param clientName        the connection's CLIENT SETNAME
  * @param scriptMode        evalsha-load-on-miss, or preloaded-function for a least-privilege ACL user
+ * @param required          fail start-up when Valkey refuses Tenure (a wrong password) or cannot be reached; false
+ *                          (the default) starts anyway, says so in a WARN repeated at most once a minute, and runs go
+ *                          to the database alone in the default mode
  */
 public record ValkeyProperties(@DefaultValue List<String> addresses, @DefaultValue("standalone") Topology topology,
                                @DefaultValue("false") boolean tls, String username, String password,
                                @DefaultValue("500ms") Duration requestTimeout,
                                @DefaultValue("1s") Duration connectionTimeout,
                                @DefaultValue("tenure") String namespace, @DefaultValue("tenure") String clientName,
-                               @DefaultValue("evalsha-load-on-miss") ValkeyConfig.ScriptMode scriptMode) {
+                               @DefaultValue("evalsha-load-on-miss") ValkeyConfig.ScriptMode scriptMode,
+                               @DefaultValue("false") boolean required) {
 
     /** Standalone (a primary, maybe with replicas) or cluster. */
     public enum Topology { STANDALONE, CLUSTER }
