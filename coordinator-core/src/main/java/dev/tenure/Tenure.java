@@ -232,6 +232,23 @@ public final class Tenure implements AutoCloseable {
                 + defaults.renewEvery().toMillis() + " ms";
     }
 
+    /**
+     * The jobs registered with {@link #register} in one line, each with its schedule and missed-fire policy, for the
+     * start-up log of an integration once it registered its jobs: e.g. {@code Tenure: 2 scheduled jobs: invoicing
+     * (spring-cron 0 0 2 * * * (UTC), catch-up (newest 10, ...)), ...}.
+     */
+    public String scheduledJobsSummary() {
+        List<ScheduledJob> jobs = sweeper.jobs();
+        StringBuilder b = new StringBuilder("Tenure: ").append(jobs.size()).append(" scheduled job(s)");
+        String sep = ": ";
+        for (ScheduledJob j : jobs.stream().sorted(java.util.Comparator.comparing(ScheduledJob::jobKey)).toList()) {
+            b.append(sep).append(j.jobKey()).append(" (").append(j.schedule().kind()).append(' ')
+                    .append(j.schedule().expression()).append(", ").append(Sweeper.describe(j.policy())).append(')');
+            sep = ", ";
+        }
+        return b.toString();
+    }
+
     /** Logs the summary and, if Valkey does not answer, the WARN; or fails if Valkey is required. */
     private Tenure started(boolean valkeyRequired) {
         LOG.info(summary());

@@ -53,6 +53,7 @@ final class QuartzSchedules extends SchedulerListenerSupport {
         for (JobKey job : scheduler.getJobKeys(GroupMatcher.anyJobGroup())) {
             watch.register(job, policy);
         }
+        LOG.info(tenure.scheduledJobsSummary());
     }
 
     private void register(JobKey job, MissedFirePolicy policy) throws SchedulerException {

@@ -3,6 +3,8 @@ package dev.tenure.boot;
 import dev.tenure.MissedFirePolicy;
 import dev.tenure.ScheduledJob;
 import dev.tenure.Tenure;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.SmartInitializingSingleton;
 
@@ -16,6 +18,8 @@ import java.util.function.Supplier;
  * method with a disabled cron ({@code "-"}) has no schedule and is not recorded. Thread-safe.
  */
 public final class CoordinatedSchedules implements SmartInitializingSingleton {
+
+    private static final Logger LOG = LoggerFactory.getLogger(Coordinated.class);
 
     private final ObjectProvider<CoordinatedAdvisor> advisor;
     private final Supplier<Tenure> tenure;
@@ -37,6 +41,9 @@ public final class CoordinatedSchedules implements SmartInitializingSingleton {
         CoordinatedAdvisor a = advisor.getIfAvailable();
         if (a != null) {
             a.onFound(this::register);
+            if (!tenure.get().scheduledJobs().isEmpty()) {
+                LOG.info(tenure.get().scheduledJobsSummary());
+            }
         }
     }
 
