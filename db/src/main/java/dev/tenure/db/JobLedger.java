@@ -177,8 +177,13 @@ final class JobLedger {
      * clears the lease, in one statement, only where {@code epoch} of {@code owner} is still the job's; then wakes
      * waiters. A run that already COMPLETED in its own transaction ({@link #complete}) stays COMPLETED.
      *
+     * <p>It waits for a row lock at most the claim lock timeout: the run row stays locked while a transaction that
+     * completed the run has not ended (a completion joined to a caller's transaction that is still open, say).
+     *
      * @return RECORDED; COMPLETED_EARLIER; or STALE if fenced out (the run, if still RUNNING or ABANDONED by a
      *         successor, is marked REJECTED_STALE)
+     * @throws LedgerUnavailableException on faults; SQLSTATE 55P03 when a row lock outlasted the claim lock timeout
+     *                                    (nothing changed)
      */
     public Finished finish(String jobKey, long epoch, String owner, UUID runId, RunStatus outcome, String error) {
         return finish(jobKey, epoch, owner, runId, outcome, error, false);
@@ -198,7 +203,8 @@ final class JobLedger {
         if (outcome != RunStatus.COMPLETED && outcome != RunStatus.FAILED) {
             throw new IllegalArgumentException("outcome must be COMPLETED or FAILED (got " + outcome + ")");
         }
-        return runs.finish(key(jobKey), epoch(epoch), id("owner", owner), runId, outcome, error, keepLease);
+        return runs.finish(key(jobKey), epoch(epoch), id("owner", owner), runId, outcome, error, keepLease,
+                claimLockTimeout);
     }
 
     /**
@@ -282,7 +288,8 @@ final class JobLedger {
 
         /**
          * How long a claim waits for a row lock held by an open fenced transaction before reporting the job as held
-         * (default 2 s). The pool's statement timeout still applies on top.
+         * (default 2 s). A {@link JobLedger#finish finish} waits as long for a row lock before it fails with SQLSTATE
+         * 55P03. The pool's statement timeout still applies on top.
          */
         public Builder claimLockTimeout(Duration timeout) {
             this.claimLockTimeout = positive("claimLockTimeout", timeout);

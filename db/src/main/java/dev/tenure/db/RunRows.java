@@ -87,23 +87,25 @@ final class RunRows {
      * Records {@code outcome} of the run and clears the lease (unless {@code keepLease}: then its holder releases it
      * next), in one statement, only if {@code epoch} of {@code owner} is still the job's; otherwise marks the run
      * REJECTED_STALE (if it is still RUNNING) and changes nothing else. A run that COMPLETED in its own transaction
-     * stays COMPLETED whatever the epoch is now.
+     * stays COMPLETED whatever the epoch is now. A row lock held longer than {@code lockTimeout} (milliseconds) fails it
+     * with SQLSTATE 55P03, nothing changed.
      */
     public Finished finish(String key, long epoch, String owner, UUID runId, RunStatus outcome, String error,
-                           boolean keepLease) {
+                           boolean keepLease, String lockTimeout) {
         return jdbc.run("finish", key, true, c -> {
             try (PreparedStatement ps = jdbc.prepare(c, keepLease ? sql.finishKeepingLease : sql.finish)) {
-                ps.setString(1, key);
-                ps.setLong(2, epoch);
-                ps.setString(3, owner);
-                ps.setString(4, outcome.name());
-                ps.setString(5, error);
-                ps.setObject(6, runId);
-                ps.setString(7, key);
-                ps.setLong(8, epoch);
-                ps.setObject(9, runId);
+                ps.setString(1, lockTimeout);
+                ps.setString(2, key);
+                ps.setLong(3, epoch);
+                ps.setString(4, owner);
+                ps.setString(5, outcome.name());
+                ps.setString(6, error);
+                ps.setObject(7, runId);
+                ps.setString(8, key);
+                ps.setLong(9, epoch);
+                ps.setObject(10, runId);
                 if (!keepLease) {
-                    leases.bindNotify(ps, 10, key);
+                    leases.bindNotify(ps, 11, key);
                 }
                 try (ResultSet rs = ps.executeQuery()) {
                     rs.next();

@@ -62,7 +62,7 @@ final class Sql {
     /** A job row with no holder yet (epoch 0), so that the next claim has a row to lock. */
     final String insertIdle;
     final String finish;
-    /** Like {@link #finish} but keeps the lease (the holder releases it next); parameters 1-9 only. */
+    /** Like {@link #finish} but keeps the lease (the holder releases it next); parameters 1-10 only. */
     final String finishKeepingLease;
     /** {@link #complete} and the release of the lease, in the caller's transaction; see the constructor. */
     final String completeAndRelease;
@@ -219,18 +219,21 @@ final class Sql {
      * A run still RUNNING under an epoch that is no longer current, or ABANDONED by a successor's claim (its holder
      * was paused or cut off, not dead: it reports back), turns REJECTED_STALE, so the history tells a refused stale
      * holder from a dead one (a killed holder's run stays ABANDONED); the abandon reason is kept in {@code error}.
-     * Parameters: 1 job, 2 epoch, 3 owner, 4 outcome, 5 error, 6 run id, 7 job, 8 epoch, 9 run id (then the notify's).
+     * The statement waits for a row lock at most its lock timeout (set first, as the claim's is): a completion of the
+     * run in a transaction that has not ended holds the run row. Parameters: 1 lock timeout, 2 job, 3 epoch, 4 owner,
+     * 5 outcome, 6 error, 7 run id, 8 job, 9 epoch, 10 run id (then the notify's).
      * Columns: 1 lease rows matched (0 = fenced out), 2 the status recorded now (null if none), 3 the run's status
      * before this statement ({@code COMPLETED} = completed earlier in the run's own business transaction).
      */
     private static String finish(String je, String jr, String set, String notify) {
-        return "WITH cleared AS (UPDATE " + je + " SET " + set
-                + " WHERE job_key = ? AND fencing_token = ? AND owner = ? RETURNING job_key), "
+        return "WITH cfg AS (SELECT set_config('lock_timeout', ?, true) AS lt), "
+                + "cleared AS (UPDATE " + je + " SET " + set
+                + " FROM cfg WHERE job_key = ? AND fencing_token = ? AND owner = ? RETURNING job_key), "
                 + "run AS (UPDATE " + jr + " SET status = CASE WHEN EXISTS (SELECT 1 FROM cleared) THEN ? "
                 + "ELSE 'REJECTED_STALE' END, finished_at = clock_timestamp(), "
                 + "error = nullif(concat_ws('; then its holder came back and was refused: ', "
                 + "CASE WHEN status = 'ABANDONED' THEN error END, ?::text), '') "
-                + "WHERE run_id = ? AND job_key = ? AND epoch = ? AND (status = 'RUNNING' "
+                + "FROM cfg WHERE run_id = ? AND job_key = ? AND epoch = ? AND (status = 'RUNNING' "
                 + "OR (status = 'ABANDONED' AND NOT EXISTS (SELECT 1 FROM cleared))) RETURNING status) "
                 + "SELECT (SELECT count(*) FROM cleared), (SELECT status FROM run), "
                 + "(SELECT status FROM " + jr + " WHERE run_id = ?), " + notify;

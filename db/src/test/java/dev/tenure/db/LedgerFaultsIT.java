@@ -13,6 +13,7 @@ import dev.tenure.spi.RunLedger.Finished;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -161,6 +162,39 @@ class LedgerFaultsIT {
             assertThat(typed).as("dead pooled connections fail typed, then Hikari replaces them").isLessThanOrEqualTo(2);
             assertThat(ledger.release(key, n, "A")).isPresent();
         }
+    }
+
+    /**
+     * A finish that meets a row lock (here a test's open transaction on the run row; in the field, a completion joined
+     * to a transaction that has not committed yet) gives up after the claim lock timeout with a lock timeout, not after
+     * the statement timeout, and changes nothing.
+     */
+    @Test
+    void finishBlockedByARowLock_typedLockTimeout_withinTheClaimLockTimeout_nothingChanged() throws Exception {
+        String key = key();
+        long n = ((ClaimResult.Claimed) fx.ledger.claim(key, "A", Duration.ofSeconds(30))).epoch();
+        UUID run = ((RunStart.Started) fx.ledger.startRun(key, "f1", n, "A")).runId();
+        JobLedger ledger = JobLedger.builder(fx.pool).claimLockTimeout(Duration.ofMillis(500)).build();
+        try (Connection lock = fx.connect()) {
+            lock.setAutoCommit(false);
+            try (Statement s = lock.createStatement()) {
+                s.execute("SELECT 1 FROM tenure.job_run WHERE run_id = '" + run + "' FOR UPDATE");
+            }
+            long started = System.nanoTime();
+            assertThatThrownBy(() -> ledger.finish(key, n, "A", run, RunStatus.COMPLETED, null))
+                    .isInstanceOfSatisfying(LedgerUnavailableException.class, e -> {
+                        assertThat(e.sqlState()).isEqualTo(Faults.LOCK_TIMEOUT);
+                        assertThat(e.outcomeUnknown()).isFalse();
+                    });
+            long took = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
+            System.out.printf("finish against a locked run row, lock timeout 500 ms: typed error after %d ms%n", took);
+            assertThat(took).as("bounded by the lock timeout, not the 5 s statement timeout")
+                    .isLessThan(Timing.scaledMillis(3000));
+            lock.rollback();
+        }
+        assertThat(row(key)).isEqualTo(n + " A RUNNING");
+        assertThat(fx.query("SELECT status FROM tenure.job_run WHERE run_id = '" + run + "'")).containsExactly("RUNNING");
+        assertThat(ledger.finish(key, n, "A", run, RunStatus.COMPLETED, null)).isEqualTo(Finished.RECORDED);
     }
 
     @Test
