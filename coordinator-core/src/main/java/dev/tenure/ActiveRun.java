@@ -218,11 +218,16 @@ public final class ActiveRun implements JobContext, AutoCloseable {
      * The last statement of a run that is one transaction ({@link JobCoordinator#runInTransaction}): the fence check,
      * the completion and the release of the database lease, in the transaction on {@code connection}. This process's
      * renewals of the lease are held back from here on (one would wait for the commit and then be refused): the
-     * caller ends the run with {@link #committed} or, if the transaction did not commit, {@link #finish}.
+     * caller ends the run with {@link #committed} or, if the transaction did not commit or did not release the lease
+     * (false), {@link #finish}.
+     *
+     * @return true if the commit releases the lease; false if it only completes the run (see {@link RunLedger})
      */
-    void completeAndRelease(Connection connection) throws SQLException {
+    boolean completeAndRelease(Connection connection) throws SQLException {
         holdRenewals();
-        checked(() -> ledger.completeAndRelease(connection, jobKey, epoch, db.owner(), runId));
+        boolean[] released = new boolean[1];
+        checked(() -> released[0] = ledger.completeAndRelease(connection, jobKey, epoch, db.owner(), runId));
+        return released[0];
     }
 
     /** Takes the lease's call slot, after the renewal in flight (if any) has been answered or has timed out. */

@@ -9,6 +9,7 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
@@ -156,7 +157,8 @@ public final class JobCoordinator implements AutoCloseable {
      *
      * <p>When the ledger cannot complete and release in one statement, or when a Spring transaction is active on the
      * calling thread (Spring commits it later), this is {@link #run} with {@link JobContext#completeInTransaction}: the
-     * same guarantees, one commit more.
+     * same guarantees, one commit more. So it is at REPEATABLE READ and SERIALIZABLE, where the transaction cannot
+     * update the job's row after a renewal: it completes the fire, and the lease is released after the commit.
      */
     public <T> RunOutcome<T> runInTransaction(String jobKey, String fireKey, RunPolicy policy, DataSource dataSource,
                                               JobTransaction<T> work) {
@@ -176,13 +178,14 @@ public final class JobCoordinator implements AutoCloseable {
             boolean oneStatement = run.releasesInTransaction() && !CompletingTransaction.inSpringTransaction();
             // the work's result outlives a completion or commit that failed: the ledger may still say EXECUTED
             AtomicReference<T> produced = new AtomicReference<>();
+            AtomicBoolean released = new AtomicBoolean();
             T result = null;
             Throwable error = null;
             try {
                 result = oneStatement
                         ? CompletingTransaction.committed(dataSource, c -> {
                             produced.set(WorkFailed.call(work, run, c));
-                            run.completeAndRelease(c);
+                            released.set(run.completeAndRelease(c));
                             return produced.get();
                         })
                         : CompletingTransaction.run(run, dataSource, c -> WorkFailed.call(work, run, c));
@@ -192,11 +195,11 @@ public final class JobCoordinator implements AutoCloseable {
                 error = e;
             }
             if (oneStatement) {
-                if (error == null) {
+                if (error == null && released.get()) {
                     return run.committed(result); // the connection is back in its pool before the Valkey release
                 }
-                result = produced.get();
-                run.renewalsResumed();
+                result = error == null ? result : produced.get();
+                run.renewalsResumed(); // not released by the commit (it failed, or the isolation level forbade it)
             }
             return finished(run, result, error);
         }

@@ -134,11 +134,14 @@ public interface RunLedger {
      * {@link #complete} and the release of the database lease of {@code epoch} of {@code owner}, in the caller's open
      * transaction on {@code connection}, for a run whose work is that one transaction
      * ({@link dev.tenure.JobCoordinator#runInTransaction}): the caller's commit makes the business writes, the completion
-     * and the release durable together, or none of them. Throws as {@link #fence} does when the epoch is stale.
+     * and the release durable together, or none of them. Throws as {@link #fence} does when the epoch is stale. Where the
+     * transaction cannot release the lease (at REPEATABLE READ or SERIALIZABLE, after a renewal committed since its
+     * snapshot), it completes the run only and returns false: the holder then releases the lease after the commit.
      *
+     * @return true if the caller's commit releases the lease; false if it only completes the run
      * @throws UnsupportedOperationException unless {@link #claimsAndStarts()}
      */
-    default void completeAndRelease(Connection connection, String jobKey, long epoch, String owner, String runId)
+    default boolean completeAndRelease(Connection connection, String jobKey, long epoch, String owner, String runId)
             throws SQLException {
         throw new UnsupportedOperationException("this run ledger does not complete and release in one step");
     }

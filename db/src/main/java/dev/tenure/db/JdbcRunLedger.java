@@ -60,9 +60,9 @@ public final class JdbcRunLedger implements RunLedger {
     }
 
     @Override
-    public void completeAndRelease(Connection connection, String jobKey, long epoch, String owner, String runId)
+    public boolean completeAndRelease(Connection connection, String jobKey, long epoch, String owner, String runId)
             throws SQLException {
-        ledger.completeAndRelease(connection, jobKey, epoch, owner, UUID.fromString(runId));
+        return ledger.completeAndRelease(connection, jobKey, epoch, owner, UUID.fromString(runId));
     }
 
     /** True: the claim and the fire's start are one statement, the outcome and the release another. */

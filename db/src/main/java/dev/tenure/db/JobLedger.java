@@ -49,6 +49,7 @@ final class JobLedger {
     private final String claimLockTimeout;
     private final LeaseRows leases;
     private final RunRows runs;
+    private final FenceChecks fences;
 
     private JobLedger(Builder b) {
         this.schema = b.schema;
@@ -57,6 +58,7 @@ final class JobLedger {
         Sql sql = new Sql("\"" + b.schema + "\"");
         this.leases = new LeaseRows(jdbc, sql, b.schema, b.claimLockTimeout, b.renewLockTimeout);
         this.runs = new RunRows(jdbc, sql, leases);
+        this.fences = new FenceChecks(jdbc, sql, leases);
     }
 
     /** A ledger on schema {@value TenureSchema#DEFAULT_SCHEMA} with default timeouts. */
@@ -105,29 +107,35 @@ final class JobLedger {
      * commit (first is best). A newer claim waits for this lock, so those writes commit before the hand-over or not at
      * all; the holder's renewals do not wait for it, so any number of fenced transactions may overlap.
      *
-     * <p>Works at READ COMMITTED (the default). At REPEATABLE READ or SERIALIZABLE, a renewal committed since the
-     * transaction's snapshot makes this fail with a serialization error (SQLSTATE 40001), which the caller retries.
+     * <p>Works at every isolation level. At READ COMMITTED (the default) it checks the row it locked. At REPEATABLE
+     * READ or SERIALIZABLE that row is the transaction's snapshot, older than any renewal committed since: the lock
+     * covers the latest committed row as well, so the check reads that one on the ledger's own pool (one statement
+     * more). If the job was claimed, handed over or force-released after the snapshot, or the transaction began before
+     * this run's claim, it cannot be fenced: a {@link java.sql.SQLTransactionRollbackException} (SQLSTATE 40001) says
+     * so; roll back and retry the transaction inside the run (a holder that lost the job is then refused as stale).
      *
      * @throws StaleOwnerException     if {@code epoch} is not current, not {@code owner}'s, or its lease has expired by
      *                                 the database clock: roll the transaction back
      * @throws IllegalStateException   if the connection is in autocommit mode (there is no transaction to protect)
-     * @throws SQLException            as the caller's own statements would (the caller handles its transaction)
+     * @throws SQLException            as the caller's own statements would (the caller handles its transaction);
+     *                                 SQLSTATE 40001 as above
      */
     public void fence(Connection connection, String jobKey, long epoch, String owner) throws SQLException {
-        leases.fence(Objects.requireNonNull(connection, "connection"), key(jobKey), epoch(epoch), id("owner", owner));
+        fences.fence(Objects.requireNonNull(connection, "connection"), key(jobKey), epoch(epoch), id("owner", owner));
     }
 
     /**
      * The fence check and the completion of run {@code runId} (see {@link #startRun}), inside the caller's open
      * transaction: the run turns COMPLETED only under {@code epoch} of {@code owner}, and only if the caller commits,
      * together with its business writes. After that commit the fire is done for good: a later {@link #startRun} reports
-     * it as completed, whatever happened to the lease, and {@link #finish} keeps it.
+     * it as completed, whatever happened to the lease, and {@link #finish} keeps it. Every isolation level works, as
+     * for {@link #fence}.
      *
      * @throws StaleOwnerException   as {@link #fence}: roll the transaction back
      * @throws IllegalStateException in autocommit mode, or if the run row is not {@code runId}'s RUNNING (or COMPLETED) row
      */
     public void complete(Connection connection, String jobKey, long epoch, String owner, UUID runId) throws SQLException {
-        leases.complete(Objects.requireNonNull(connection, "connection"), key(jobKey), epoch(epoch), id("owner", owner),
+        fences.complete(Objects.requireNonNull(connection, "connection"), key(jobKey), epoch(epoch), id("owner", owner),
                 Objects.requireNonNull(runId, "runId"));
     }
 
@@ -136,12 +144,17 @@ final class JobLedger {
      * transaction, for a run whose work is that one transaction: after the caller's commit the fire is done and the job
      * free, and waiters are woken; if the caller rolls back, neither happened. Nothing of the run may follow the commit.
      *
+     * <p>At REPEATABLE READ or SERIALIZABLE the job's row cannot be updated once a renewal committed after the
+     * transaction's snapshot (Postgres refuses with 40001), so there this completes the run only, checked as
+     * {@link #fence} is, and returns false: release the lease after the commit ({@link #finish} does).
+     *
+     * @return true if the lease is released by the caller's commit; false if only the run is completed
      * @throws StaleOwnerException   as {@link #fence}: roll the transaction back
      * @throws IllegalStateException in autocommit mode, or if the run row is not {@code runId}'s RUNNING (or COMPLETED) row
      */
-    public void completeAndRelease(Connection connection, String jobKey, long epoch, String owner, UUID runId)
+    public boolean completeAndRelease(Connection connection, String jobKey, long epoch, String owner, UUID runId)
             throws SQLException {
-        leases.completeAndRelease(Objects.requireNonNull(connection, "connection"), key(jobKey), epoch(epoch),
+        return fences.completeAndRelease(Objects.requireNonNull(connection, "connection"), key(jobKey), epoch(epoch),
                 id("owner", owner), Objects.requireNonNull(runId, "runId"));
     }
 

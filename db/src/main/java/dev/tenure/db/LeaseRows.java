@@ -10,8 +10,8 @@ import java.time.Instant;
 import java.util.Optional;
 
 /**
- * The lease operations on {@code job_execution}: each one statement committed on its own, except the fence check and
- * the completion, which run in the caller's transaction. Thread-safe.
+ * The lease operations on {@code job_execution}: each one statement committed on its own. (The fence check and the
+ * completion, in the caller's transaction, are {@link FenceChecks}.) Thread-safe.
  */
 final class LeaseRows {
 
@@ -169,105 +169,6 @@ final class LeaseRows {
                 }
             }
         });
-    }
-
-    /**
-     * Locks the row FOR KEY SHARE in the caller's transaction and checks that {@code epoch} of {@code owner} is current
-     * and its lease live by the database clock. A claim (FOR UPDATE) waits for this lock, so the caller's writes commit
-     * before any hand-over or not at all; renewals (FOR NO KEY UPDATE) do not. Errors are the caller's to handle: they
-     * are SQL errors of the caller's own transaction.
-     */
-    public void fence(Connection c, String key, long epoch, String owner) throws SQLException {
-        requireTransaction(c, "fence", key);
-        try (PreparedStatement ps = jdbc.prepare(c, sql.fence)) {
-            ps.setString(1, key);
-            try (ResultSet rs = ps.executeQuery()) {
-                checkHolder(rs, key, epoch, owner);
-            }
-        }
-    }
-
-    /**
-     * The fence check and the completion of run {@code runId} in one statement, in the caller's transaction: the run
-     * row turns COMPLETED only if {@code epoch} of {@code owner} is current and live; the caller's commit makes it
-     * durable together with its business writes. Completing a run twice is harmless.
-     *
-     * @throws StaleOwnerException   if the epoch is stale (roll back)
-     * @throws IllegalStateException if the run row is not this run's RUNNING or COMPLETED row
-     */
-    public void complete(Connection c, String key, long epoch, String owner, java.util.UUID runId) throws SQLException {
-        completion(c, "complete", false, key, epoch, owner, runId);
-    }
-
-    /**
-     * {@link #complete} and the release of the lease in one statement, in the caller's transaction, for a run that is
-     * that one transaction: nothing of the run may follow its commit. The row is locked (FOR NO KEY UPDATE) before the
-     * check, so a claim waits for the caller's commit; the lease is cleared only under the check, and waiters are
-     * notified when the caller commits. If the caller rolls back, the lease is still held and the run still RUNNING.
-     *
-     * @throws StaleOwnerException   if the epoch is stale (roll back)
-     * @throws IllegalStateException if the run row is not this run's RUNNING (or COMPLETED) row
-     */
-    public void completeAndRelease(Connection c, String key, long epoch, String owner, java.util.UUID runId)
-            throws SQLException {
-        completion(c, "completeAndRelease", true, key, epoch, owner, runId);
-    }
-
-    /** {@link Sql#complete}, or with {@code release} {@link Sql#completeAndRelease}: bound, run and checked. */
-    private void completion(Connection c, String op, boolean release, String key, long epoch, String owner,
-                            java.util.UUID runId) throws SQLException {
-        requireTransaction(c, op, key);
-        try (PreparedStatement ps = jdbc.prepare(c, release ? sql.completeAndRelease : sql.complete)) {
-            int i = 1;
-            ps.setString(i++, key);
-            ps.setLong(i++, epoch);
-            ps.setString(i++, owner);
-            ps.setObject(i++, runId);
-            ps.setString(i++, key);
-            if (release) {
-                ps.setString(i++, key);
-                ps.setLong(i++, epoch);
-                ps.setString(i++, owner);
-            }
-            ps.setObject(i++, runId);
-            if (release) {
-                bindNotify(ps, i, key);
-            }
-            try (ResultSet rs = ps.executeQuery()) {
-                checkHolder(rs, key, epoch, owner);
-                String before = rs.getString(6);
-                if (rs.getLong(5) == 0 && !"COMPLETED".equals(before)) {
-                    throw new IllegalStateException("run " + runId + " of job '" + key + "' cannot complete: its row is "
-                            + (before == null ? "missing" : before) + " (complete only the run this context belongs to)");
-                }
-                if (release && rs.getLong(7) != 1) {
-                    throw new IllegalStateException("the lease of job '" + key + "' (epoch " + epoch + ") passed the "
-                            + "check but was not cleared");
-                }
-            }
-        }
-    }
-
-    /**
-     * Reads the holder columns (epoch, owner, expiry, live) of the fence, completion or start-of-run row, and throws
-     * unless they name the live lease of {@code epoch} of {@code owner}.
-     */
-    static void checkHolder(ResultSet rs, String key, long epoch, String owner) throws SQLException {
-        if (!rs.next()) {
-            throw new StaleOwnerException(key, epoch, owner, 0, null, null);
-        }
-        long current = rs.getLong(1);
-        String currentOwner = rs.getString(2);
-        if (current != epoch || !owner.equals(currentOwner) || !rs.getBoolean(4)) {
-            throw new StaleOwnerException(key, epoch, owner, current, currentOwner, Rows.instant(rs, 3));
-        }
-    }
-
-    private static void requireTransaction(Connection c, String op, String key) throws SQLException {
-        if (c.getAutoCommit()) {
-            throw new IllegalStateException(op + "(" + key + ") needs a transaction (autocommit is on): the row lock "
-                    + "would end with the statement and protect nothing");
-        }
     }
 
     /** Clears the lease of {@code epoch} of {@code owner} and notifies waiters; the database time of the release, or empty if not ours. */

@@ -69,7 +69,7 @@ final class RunRows {
         try (PreparedStatement ps = jdbc.prepare(c, sql.lockForRun)) {
             ps.setString(1, key);
             try (ResultSet rs = ps.executeQuery()) {
-                LeaseRows.checkHolder(rs, key, epoch, owner);
+                FenceChecks.checkHolder(rs, key, epoch, owner);
             }
         }
     }

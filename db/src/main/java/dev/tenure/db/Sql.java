@@ -37,6 +37,9 @@ final class Sql {
 
     private static final String INTERVAL = "?::bigint * interval '1 millisecond'";
     private static final String MICROS = "(extract(epoch FROM clock_timestamp()) * 1000000)::bigint";
+    /** True in a READ COMMITTED transaction (Postgres runs READ UNCOMMITTED as READ COMMITTED). */
+    private static final String READ_COMMITTED =
+            "current_setting('transaction_isolation') IN ('read committed', 'read uncommitted')";
     private static final String CLEAR_LEASE = "owner = NULL, status = 'IDLE', lease_expires_at = NULL, "
             + "current_run_id = NULL, updated_at = clock_timestamp()";
 
@@ -109,8 +112,10 @@ final class Sql {
                 + "updated_at = clock_timestamp() FROM cfg, req WHERE je.job_key = req.job_key AND je.owner = req.owner "
                 + "AND je.lease_expires_at > clock_timestamp() RETURNING je.job_key, je.owner";
         String holderColumns = "fencing_token, owner, lease_expires_at, coalesce(lease_expires_at > clock_timestamp(), false)";
-        fence = "SELECT " + holderColumns + " FROM " + je + " WHERE job_key = ? FOR KEY SHARE";
-        complete = completion(je, jr, holderColumns, "FOR KEY SHARE", "", "");
+        fence = "WITH iso AS (SELECT " + READ_COMMITTED + " AS rc), f AS (SELECT " + holderColumns + " AS live FROM " + je
+                + " WHERE job_key = ? FOR KEY SHARE) SELECT f.fencing_token, f.owner, f.lease_expires_at, f.live, iso.rc "
+                + "FROM iso LEFT JOIN f ON true";
+        complete = completion(je, jr, holderColumns, false, "");
         String release = "WITH r AS (UPDATE " + je + " SET " + CLEAR_LEASE + " WHERE job_key = ? AND ";
         String releaseTail = " AND owner IS NOT NULL RETURNING updated_at) SELECT updated_at, " + notifyIfListened(quotedSchema, "")
                 + " FROM r";
@@ -141,15 +146,8 @@ final class Sql {
                 + jr + " WHERE job_key = ? AND fire_key = ?";
         finish = finish(je, jr, CLEAR_LEASE, notifyIfListened(quotedSchema, "cleared, "));
         // The completion and the release, in the caller's (business) transaction, for a run that is that one
-        // transaction: the row is locked FOR NO KEY UPDATE first (a claim waits for the commit; the holder's own
-        // renewals are held back by its client), the holder checked on the locked version, the run completed and the
-        // lease cleared under that check; waiters are notified at the commit. Parameters: 1 job, 2 epoch, 3 owner,
-        // 4 run id, 5 job, 6 job, 7 epoch, 8 owner, 9 run id, then the notify's. Columns: 1-4 the holder (as fence),
-        // 5 runs completed now, 6 the run's status before, 7 leases cleared.
-        completeAndRelease = completion(je, jr, holderColumns, "FOR NO KEY UPDATE",
-                ", cleared AS (UPDATE " + je + " AS je SET " + CLEAR_LEASE + " FROM f WHERE je.job_key = ? "
-                        + "AND f.fencing_token = ? AND f.owner = ? AND f.live RETURNING je.job_key)",
-                ", (SELECT count(*) FROM cleared), " + notifyIfListened(quotedSchema, "cleared, "));
+        // transaction; see completion().
+        completeAndRelease = completion(je, jr, holderColumns, true, notifyIfListened(quotedSchema, "cleared, "));
         finishKeepingLease = finish(je, jr, "status = 'HELD', current_run_id = NULL, updated_at = clock_timestamp()", "0");
     }
 
@@ -199,20 +197,38 @@ final class Sql {
     }
 
     /**
-     * The fence check and the completion of a run, in the caller's transaction: the job row locked ({@code lock}) and
-     * its holder read ({@code f}), the run turned COMPLETED under that holder ({@code done}), then {@code moreCtes} and
-     * {@code moreColumns} (empty, or the release's). Parameters: 1 job, 2 epoch, 3 owner, 4 run id, 5 job, those of
-     * {@code moreCtes}, run id, those of {@code moreColumns}. Columns: 1-4 the holder (as {@code fence}), 5 runs
-     * completed now, 6 the run's status before, then {@code moreColumns}.
+     * The fence check and the completion of a run, in the caller's transaction: the job row locked ({@code f}) and its
+     * holder read, the run turned COMPLETED under that holder ({@code done}); with {@code release}, the lease cleared
+     * under the same check ({@code cleared}) and waiters notified at the commit.
+     *
+     * <p>At READ COMMITTED the row read is the latest committed one, and the check is made here. With {@code release}
+     * the row is locked FOR NO KEY UPDATE first (a claim waits for the commit; the holder's own renewals are held back
+     * by its client); otherwise FOR KEY SHARE. At REPEATABLE READ or SERIALIZABLE ({@code iso.rc} false) the row read is
+     * the transaction's snapshot, which predates any renewal committed since: the row is locked FOR KEY SHARE only
+     * (which a renewal does not conflict with; a lock or update of the row would fail with 40001), the run is completed
+     * whatever the snapshot says of the lease's expiry, the lease is not cleared, and the caller checks the latest
+     * committed row itself (the lock covers it) before it lets the transaction commit.
+     *
+     * <p>Parameters: 1 job (with {@code release}: 1 and 2 job), then epoch, owner, run id, job; with {@code release}
+     * job, epoch, owner; run id; with {@code release} the notify's. Columns: 1-4 the holder (epoch, owner, expiry, live;
+     * null when the row is missing from the snapshot), 5 runs completed now, 6 the run's status before, 7 read committed;
+     * with {@code release} 8 leases cleared.
      */
-    private static String completion(String je, String jr, String holderColumns, String lock, String moreCtes,
-                                     String moreColumns) {
-        return "WITH f AS (SELECT " + holderColumns + " AS live FROM " + je + " WHERE job_key = ? " + lock + "), "
+    private static String completion(String je, String jr, String holderColumns, boolean release, String notify) {
+        String locked = release
+                ? "fw AS (SELECT " + holderColumns + " AS live FROM " + je + " AS je, iso WHERE je.job_key = ? AND iso.rc "
+                + "FOR NO KEY UPDATE OF je), fs AS (SELECT " + holderColumns + " AS live FROM " + je + " AS je, iso "
+                + "WHERE je.job_key = ? AND NOT iso.rc FOR KEY SHARE OF je), f AS (SELECT * FROM fw UNION ALL SELECT * FROM fs), "
+                : "f AS (SELECT " + holderColumns + " AS live FROM " + je + " WHERE job_key = ? FOR KEY SHARE), ";
+        String cleared = !release ? "" : ", cleared AS (UPDATE " + je + " AS je SET " + CLEAR_LEASE + " FROM fw "
+                + "WHERE je.job_key = ? AND fw.fencing_token = ? AND fw.owner = ? AND fw.live RETURNING je.job_key)";
+        return "WITH iso AS (SELECT " + READ_COMMITTED + " AS rc), " + locked
                 + "done AS (UPDATE " + jr + " AS r SET status = 'COMPLETED', finished_at = clock_timestamp(), error = NULL "
-                + "FROM f WHERE f.fencing_token = ? AND f.owner = ? AND f.live AND r.run_id = ? AND r.job_key = ? "
-                + "AND r.epoch = f.fencing_token AND r.status = 'RUNNING' RETURNING r.run_id)" + moreCtes + " "
-                + "SELECT f.fencing_token, f.owner, f.lease_expires_at, f.live, (SELECT count(*) FROM done), "
-                + "(SELECT status FROM " + jr + " WHERE run_id = ?)" + moreColumns + " FROM f";
+                + "FROM f, iso WHERE f.fencing_token = ? AND f.owner = ? AND (f.live OR NOT iso.rc) AND r.run_id = ? "
+                + "AND r.job_key = ? AND r.epoch = f.fencing_token AND r.status = 'RUNNING' RETURNING r.run_id)" + cleared
+                + " SELECT f.fencing_token, f.owner, f.lease_expires_at, f.live, (SELECT count(*) FROM done), "
+                + "(SELECT status FROM " + jr + " WHERE run_id = ?), iso.rc"
+                + (release ? ", (SELECT count(*) FROM cleared), " + notify : "") + " FROM iso LEFT JOIN f ON true";
     }
 
     /**
