@@ -160,7 +160,9 @@ public final class ActiveRun implements JobContext, AutoCloseable {
      *
      * @throws LeaseStoreUnavailableException if the database could not record it (the leases are released all
      *                                        the same; unless the run completed in its own transaction, the run row
-     *                                        stays RUNNING until the next claim abandons it)
+     *                                        stays RUNNING until the next claim abandons it). The work's own
+     *                                        exception, if any, is added to it as suppressed, and the outcome that
+     *                                        later calls return keeps the work's result and exception
      */
     @SuppressWarnings("unchecked")
     public synchronized <T> RunOutcome<T> finish(T result, Throwable error) {
@@ -186,8 +188,11 @@ public final class ActiveRun implements JobContext, AutoCloseable {
             return ended(new RunOutcome<>(status, jobKey, fireKey, epoch, db.owner(), waited, ran, result, error,
                     viaFallback, fenceChecks.get(), f == RunLedger.Finished.COMPLETED_EARLIER));
         } catch (RuntimeException e) {
-            ended(new RunOutcome<>(RunOutcome.Status.FAILED, jobKey, fireKey, epoch, db.owner(), waited, ran, null, e,
-                    viaFallback, fenceChecks.get(), false));
+            if (error != null && error != e) {
+                e.addSuppressed(error);   // the work's own exception travels with the fault
+            }
+            ended(new RunOutcome<>(RunOutcome.Status.FAILED, jobKey, fireKey, epoch, db.owner(), waited, ran, result,
+                    error == null ? e : error, viaFallback, fenceChecks.get(), false));
             throw e;
         } finally {
             if (!released) {

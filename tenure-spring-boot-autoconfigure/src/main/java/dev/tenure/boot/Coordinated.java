@@ -34,7 +34,8 @@ import java.lang.annotation.Target;
  * bean that Spring proxies (not final, not private, not static). A method breaking a rule stops the application at
  * start-up with a {@link TenureConfigurationException} naming it. When the method throws, the exception reaches
  * Spring's scheduler as without Tenure (the fire is recorded FAILED and runs again on the next claim); faults of
- * Tenure's stores skip the fire (fail closed) with a warning.
+ * Tenure's stores skip the fire (fail closed) with a warning. A fault after the method ran (its outcome could not be
+ * recorded) is a warning that says so, and the method's own exception, if any, still reaches the scheduler.
  */
 @Documented
 @Retention(RetentionPolicy.RUNTIME)

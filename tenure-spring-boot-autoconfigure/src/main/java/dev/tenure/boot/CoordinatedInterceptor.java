@@ -48,12 +48,23 @@ final class CoordinatedInterceptor implements MethodInterceptor {
         String caughtUp = CATCH_UP.get();
         CATCH_UP.remove(); // a coordinated call inside the method is a fire of its own
         String fireKey = caughtUp != null ? caughtUp : m.fireKey(clock.instant());
+        Call call = new Call();
         RunOutcome<Object> o;
         try {
-            o = coordinator.get().run(m.jobKey(), fireKey, m.policy(), m.options(), run -> call(invocation, run));
+            o = coordinator.get().run(m.jobKey(), fireKey, m.policy(), m.options(), run -> call.proceed(invocation, run));
         } catch (TenureException e) {
-            log.warn("{}: fire {} skipped here, Tenure could not coordinate it: {}", m.jobKey(), fireKey, e.getMessage());
             tell(l -> l.faulted(m.jobKey(), fireKey, e));
+            if (!call.ran) {
+                log.warn("{}: fire {} skipped here, Tenure could not coordinate it: {}", m.jobKey(), fireKey,
+                        e.getMessage());
+                return null;
+            }
+            log.warn("{}: fire {} ran here ({}), but its outcome could not be recorded; unless the method completed "
+                    + "the fire in its own transaction, the next claim runs it again", m.jobKey(), fireKey,
+                    call.thrown == null ? "the method returned" : "the method threw " + call.thrown, e);
+            if (call.thrown != null) {
+                throw call.thrown;   // as without Tenure: the method's own exception reaches the scheduler
+            }
             return null;
         }
         tell(l -> l.finished(o));
@@ -76,17 +87,26 @@ final class CoordinatedInterceptor implements MethodInterceptor {
         }
     }
 
-    private Object call(MethodInvocation invocation, JobContext run) throws Exception {
-        tell(l -> l.claimed(run));
-        JobContext previous = CoordinatedRun.bind(run);
-        try {
-            return invocation.proceed();
-        } catch (Exception | Error e) {
-            throw e;
-        } catch (Throwable t) {
-            throw new UndeclaredThrowableException(t);
-        } finally {
-            CoordinatedRun.restore(previous);
+    /** One call of the method inside its run: whether it ran, and what it threw. */
+    private final class Call {
+        private volatile boolean ran;
+        private volatile Throwable thrown;
+
+        Object proceed(MethodInvocation invocation, JobContext run) throws Exception {
+            tell(l -> l.claimed(run));
+            JobContext previous = CoordinatedRun.bind(run);
+            ran = true;
+            try {
+                return invocation.proceed();
+            } catch (Exception | Error e) {
+                thrown = e;
+                throw e;
+            } catch (Throwable t) {
+                thrown = t;
+                throw new UndeclaredThrowableException(t);
+            } finally {
+                CoordinatedRun.restore(previous);
+            }
         }
     }
 

@@ -18,7 +18,10 @@ public interface CoordinatedRunListener {
     default void finished(RunOutcome<?> outcome) {
     }
 
-    /** Tenure's stores failed, so the fire was skipped here (fail closed). */
+    /**
+     * Tenure's stores failed: the fire was skipped here (fail closed), or it ran here and its outcome could not be
+     * recorded afterwards (then {@link #claimed} was called for it).
+     */
     default void faulted(String jobKey, String fireKey, TenureException fault) {
     }
 }
