@@ -46,6 +46,10 @@ public final class ActiveRun implements JobContext, AutoCloseable {
     private final AtomicBoolean finishing = new AtomicBoolean();
     private final AtomicInteger fenceChecks = new AtomicInteger();
     private RunOutcome<?> outcome;
+    /** Spring transactions that completed this run's fire and have not ended yet ({@link #completionPending}). */
+    private int openCompletions;
+    /** A {@link #finish} asked for while such a transaction was open: recorded when the last one ends. */
+    private Deferred deferred;
     /** True while {@link #completeAndRelease} holds the lease's call slot (the run's own thread only). */
     private boolean renewalsHeld;
 
@@ -158,6 +162,11 @@ public final class ActiveRun implements JobContext, AutoCloseable {
      * in any case (with {@code error}, if the work threw after that commit). Idempotent: a second call returns the
      * first call's outcome.
      *
+     * <p>If the fire was completed in a Spring transaction that has not ended yet (the run was called inside it), the
+     * outcome is recorded and the leases released when that transaction ends: its completion holds the fire's run row
+     * until then. Meanwhile this returns {@link RunOutcome.Status#EXECUTED}, completed in that transaction; if the
+     * transaction rolls back, the run is recorded {@link RunOutcome.Status#FAILED}.
+     *
      * @throws LeaseStoreUnavailableException if the database could not record it (the leases are released all
      *                                        the same; unless the run completed in its own transaction, the run row
      *                                        stays RUNNING until the next claim abandons it). The work's own
@@ -170,6 +179,14 @@ public final class ActiveRun implements JobContext, AutoCloseable {
             return (RunOutcome<T>) outcome;
         }
         finishing.set(true);
+        if (openCompletions > 0) {
+            if (deferred == null) {
+                deferred = new Deferred(result, error);
+            }
+            return new RunOutcome<>(RunOutcome.Status.EXECUTED, jobKey, fireKey, epoch, db.owner(), waited,
+                    Duration.ofNanos(ticker.nanoTime() - began), (T) deferred.result(), deferred.error(), viaFallback,
+                    fenceChecks.get(), true);
+        }
         Duration ran = Duration.ofNanos(ticker.nanoTime() - began);
         boolean released = false;
         try {
@@ -202,6 +219,33 @@ public final class ActiveRun implements JobContext, AutoCloseable {
                 filter.release();
             }
         }
+    }
+
+    private record Deferred(Object result, Throwable error) {
+    }
+
+    /** The fire was completed in a Spring transaction that has not ended: {@link #finish} waits for its end. */
+    synchronized void completionPending() {
+        openCompletions++;
+    }
+
+    /**
+     * A transaction of {@link #completionPending} ended (on its thread, after its commit or rollback). When it was the
+     * last one and a {@link #finish} waits, the outcome is recorded now; a success whose transaction did not commit is
+     * recorded as FAILED.
+     */
+    void completionEnded(boolean committed) {
+        Deferred d;
+        synchronized (this) {
+            openCompletions--;
+            if (openCompletions > 0 || deferred == null) {
+                return;
+            }
+            d = deferred;
+            deferred = null;
+        }
+        finish(d.result(), committed || d.error() != null ? d.error() : new IllegalStateException("the transaction "
+                + "that completed fire '" + fireKey + "' of job '" + jobKey + "' did not commit"));
     }
 
     private <T> RunOutcome<T> ended(RunOutcome<T> o) {

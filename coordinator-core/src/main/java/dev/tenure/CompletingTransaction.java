@@ -8,7 +8,10 @@ import java.util.Objects;
 
 /**
  * {@link JobContext#completeInTransaction}: fence, work, complete and commit on one connection, or roll back. Joins
- * Spring's current transaction instead when spring-jdbc is present and one is active (Spring then commits).
+ * Spring's current transaction instead when spring-jdbc is present and one is active (Spring then commits). With
+ * spring-jdbc present and no Spring transaction active, the transaction Tenure opens is bound to Spring's transaction
+ * synchronization for the data source while it runs ({@link BoundTransaction}), so that Spring's data access on that
+ * data source ({@code JdbcTemplate}, {@code JdbcClient}, {@code DataSourceUtils}) joins it.
  */
 final class CompletingTransaction {
 
@@ -29,23 +32,72 @@ final class CompletingTransaction {
 
     /**
      * Runs {@code body} in a transaction of its own on {@code dataSource} and commits it; rolls back on any exception,
-     * which is then rethrown. The connection is back in its pool when this returns.
+     * which is then rethrown. The connection is back in its pool when this returns. With spring-jdbc present, Spring's
+     * data access on {@code dataSource} joins the transaction while {@code body} runs.
      */
     static <T> T committed(DataSource dataSource, TransactionWork<T> body) throws SQLException {
+        if (SPRING) {
+            return BoundTransaction.committed(dataSource, body);
+        }
         try (Connection c = dataSource.getConnection()) {
-            boolean auto = c.getAutoCommit();
-            c.setAutoCommit(false);
+            return committed(c, body, Around.NONE);
+        }
+    }
+
+    /** What happens around the end of a transaction Tenure runs: nothing, or Spring's synchronization callbacks. */
+    interface Around {
+        /** Completion states, as Spring's {@code TransactionSynchronization} numbers them. */
+        int COMMITTED = 0;
+        int ROLLED_BACK = 1;
+        int UNKNOWN = 2;
+
+        Around NONE = new Around() {
+        };
+
+        /** Before the commit; an exception here rolls the transaction back instead. */
+        default void beforeCommit() {
+        }
+
+        /** Before the commit or the rollback; must not throw. */
+        default void beforeCompletion() {
+        }
+
+        /** After the commit or the rollback, with its {@code status}. */
+        default void afterCompletion(int status) {
+        }
+    }
+
+    /**
+     * Runs {@code body} in a transaction on {@code c} and commits it; rolls back on any exception, which is then
+     * rethrown; calls {@code around} on the way. Restores autocommit.
+     */
+    static <T> T committed(Connection c, TransactionWork<T> body, Around around) throws SQLException {
+        boolean auto = c.getAutoCommit();
+        c.setAutoCommit(false);
+        try {
+            T result;
             try {
-                T result = body.run(c);
+                result = body.run(c);
+                around.beforeCommit();
+            } catch (SQLException | RuntimeException | Error e) {
+                around.beforeCompletion();
+                rollback(c, e);
+                around.afterCompletion(Around.ROLLED_BACK);
+                throw e;
+            }
+            around.beforeCompletion();
+            try {
                 c.commit();
-                return result;
             } catch (SQLException | RuntimeException | Error e) {
                 rollback(c, e);
+                around.afterCompletion(Around.UNKNOWN);
                 throw e;
-            } finally {
-                if (auto) {
-                    c.setAutoCommit(true);
-                }
+            }
+            around.afterCompletion(Around.COMMITTED);
+            return result;
+        } finally {
+            if (auto) {
+                c.setAutoCommit(true);
             }
         }
     }

@@ -73,6 +73,13 @@ public interface JobContext {
      * completes the fire and commits; rolls back (or marks Spring's transaction rollback-only) on any exception,
      * which is then rethrown.
      *
+     * <p>With spring-jdbc on the class path, Spring's data access on {@code dataSource} inside {@code work}
+     * ({@code JdbcTemplate}, {@code JdbcClient}, {@code DataSourceUtils}) uses this transaction, also when Tenure opens
+     * it: its writes commit with the completion or roll back with it. When the joined Spring transaction began before
+     * the run (a {@code @Transactional} caller), the run's outcome is recorded and its leases released when that
+     * transaction ends (see {@link ActiveRun#finish}). Any isolation level works; at REPEATABLE READ and SERIALIZABLE the
+     * transaction must begin inside the run (an older one is refused with SQLSTATE 40001).
+     *
      * @throws TenureException      (the db module's {@code StaleOwnerException}) when the epoch is stale: nothing committed
      * @throws IllegalStateException if Spring's active transaction is not on {@code dataSource}
      */
