@@ -22,6 +22,7 @@ import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.TransactionAwareDataSourceProxy;
 import org.springframework.transaction.PlatformTransactionManager;
+import org.springframework.transaction.UnexpectedRollbackException;
 import org.springframework.transaction.support.TransactionTemplate;
 
 import javax.sql.DataSource;
@@ -118,6 +119,32 @@ class SpringDataAccessIT {
         System.out.println("transaction of JdbcTemplate on the pool / on the proxy / of the completion: " + o.result());
         assertThat(o.status()).isEqualTo(RunOutcome.Status.EXECUTED);
         assertThat(o.result().split(" / ")).as("one transaction").containsOnly(o.result().split(" / ")[2]);
+    }
+
+    /**
+     * Code that opens a Spring transaction (REQUIRED) inside the completion participates in it, as in any Spring
+     * transaction: its writes share the completion's commit, and marking it rollback-only rolls the fire back.
+     */
+    @Test
+    void aTransactionTemplateInsideTheCompletion_participates_andItsRollbackOnlyRollsTheFireBack() throws Exception {
+        DataSource dataSource = app.getBean(DataSource.class);
+        JdbcTemplate jdbc = new JdbcTemplate(dataSource);
+        TransactionTemplate tx = new TransactionTemplate(app.getBean(PlatformTransactionManager.class));
+        RunOutcome<Boolean> o = app.getBean(Tenure.class).coordinator().run("participant", "p1", RunPolicy.failFast(),
+                run -> run.completeInTransaction(dataSource, c -> tx.execute(s -> {
+                    jdbc.update("INSERT INTO settlement_entry (slot, epoch, instance) VALUES ('p1', ?, 'participant')",
+                            run.epoch());
+                    s.setRollbackOnly();
+                    return s.isNewTransaction();
+                })));
+        long rows = servers.queryLong("SELECT count(*) FROM settlement_entry WHERE instance = 'participant'");
+        System.out.println("a participant marked the completion rollback-only: " + o.status() + " (" + o.error()
+                + "), rows " + rows);
+        assertThat(o.status()).isEqualTo(RunOutcome.Status.FAILED);
+        assertThat(o.error()).isInstanceOf(UnexpectedRollbackException.class);
+        assertThat(rows).isZero();
+        assertThat(servers.queryLong("SELECT count(*) FROM tenure.job_run WHERE job_key = 'participant' "
+                + "AND status = 'FAILED'")).isEqualTo(1);
     }
 
     @Test
