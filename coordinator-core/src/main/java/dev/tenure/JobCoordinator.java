@@ -158,7 +158,8 @@ public final class JobCoordinator implements AutoCloseable {
      * <p>When the ledger cannot complete and release in one statement, or when a Spring transaction is active on the
      * calling thread (Spring commits it later), this is {@link #run} with {@link JobContext#completeInTransaction}: the
      * same guarantees, one commit more. Inside a Spring transaction the outcome is recorded and the leases released
-     * when that transaction ends, and the outcome returned meanwhile is EXECUTED, completed in it. At REPEATABLE READ and
+     * when that transaction ends, and the outcome returned meanwhile is EXECUTED, completed in it (another run of the
+     * same job in that transaction finds the job held until then). At REPEATABLE READ and
      * SERIALIZABLE, where the transaction cannot update the job's row after a renewal, it completes the fire, and the
      * lease is released after the commit. With spring-jdbc on the class path, Spring's data access on
      * {@code dataSource} inside {@code work} uses the run's transaction.
