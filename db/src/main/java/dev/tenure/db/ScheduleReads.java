@@ -14,6 +14,7 @@ final class ScheduleReads {
     private final Jdbc jdbc;
     private final String schedules;
     private final String schedule;
+    private final String schedulesOf;
     private final String attention;
     private final String missed;
     private final String missedOfJob;
@@ -26,9 +27,13 @@ final class ScheduleReads {
                 + "s.previous_kind || ' ' || s.previous_expression, s.previous_by, s.changed_at, s.swept_until, s.swept_at, "
                 + "s.swept_by, s.next_due_at, s.overdue, s.missed_total, s.last_missed_at, "
                 + "(SELECT r.finished_at FROM " + jr + " r WHERE r.job_key = s.job_key AND r.status = 'COMPLETED' "
-                + "ORDER BY r.started_at DESC LIMIT 1) FROM " + js + " s ";
+                + "ORDER BY r.started_at DESC LIMIT 1), "
+                + "(SELECT count(*) FROM (SELECT 1 FROM " + jr + " m WHERE m.job_key = s.job_key AND m.status = 'MISSED' "
+                + "AND m.finished_at > clock_timestamp() - interval '1 hour' LIMIT " + TenureAdmin.MISSED_CAP + ") x) "
+                + "FROM " + js + " s ";
         schedules = columns + "ORDER BY s.job_key LIMIT ?";
         schedule = columns + "WHERE s.job_key = ?";
+        schedulesOf = columns + "WHERE s.job_key = ANY(?) ORDER BY s.job_key";
         attention = columns + "WHERE s.overdue > 0 OR s.last_missed_at > clock_timestamp() - ? * interval '1 millisecond' "
                 + "ORDER BY s.job_key LIMIT ?";
         String missedColumns = "SELECT job_key, fire_key, finished_at, error, owner FROM " + jr + " WHERE status = 'MISSED' ";
@@ -56,6 +61,15 @@ final class ScheduleReads {
         });
     }
 
+    List<TenureAdmin.ScheduleState> schedulesOf(String[] jobKeys) {
+        return jdbc.run("read schedules", "*", false, c -> {
+            try (PreparedStatement ps = jdbc.prepare(c, schedulesOf)) {
+                ps.setArray(1, c.createArrayOf("text", jobKeys));
+                return states(ps);
+            }
+        });
+    }
+
     List<TenureAdmin.ScheduleState> attention(Duration within, int limit) {
         return jdbc.run("list overdue schedules", "*", false, c -> {
             try (PreparedStatement ps = jdbc.prepare(c, attention)) {
@@ -73,7 +87,7 @@ final class ScheduleReads {
                 out.add(new TenureAdmin.ScheduleState(rs.getString(1), rs.getString(2), rs.getString(3), rs.getString(4),
                         rs.getString(5), rs.getString(6), Rows.instant(rs, 7), rs.getString(8), rs.getString(9),
                         Rows.instant(rs, 10), Rows.instant(rs, 11), Rows.instant(rs, 12), rs.getString(13),
-                        Rows.instant(rs, 14), rs.getInt(15), rs.getLong(16), Rows.instant(rs, 17), Rows.instant(rs, 18)));
+                        Rows.instant(rs, 14), rs.getInt(15), rs.getLong(16), Rows.instant(rs, 17), Rows.instant(rs, 18), rs.getLong(19)));
             }
         }
         return out;

@@ -10,6 +10,7 @@ import java.sql.ResultSet;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -39,15 +40,20 @@ public final class TenureAdmin {
      * A scheduled job as the ledger records it: its schedule and policy, who registered it and when, the schedule it
      * replaced (if two versions disagreed), and the sweeper's account: fires are settled up to {@code sweptUntil}, the
      * next is due at {@code nextDueAt}, {@code overdue} are open, {@code missedTotal} were recorded MISSED (the last at
-     * {@code lastMissedAt}); {@code lastSuccessAt} is the end of the job's latest COMPLETED run. Nullable: the previous
-     * schedule's fields, the sweep's fields before the first sweep, {@code nextDueAt}, {@code lastMissedAt},
-     * {@code lastSuccessAt}.
+     * {@code lastMissedAt}); {@code lastSuccessAt} is the end of the job's latest COMPLETED run;
+     * {@code missedLastHour} counts its fires recorded MISSED in the last hour (database clock), up to
+     * {@value #MISSED_CAP}. Nullable: the previous schedule's fields, the sweep's fields before the first sweep,
+     * {@code nextDueAt}, {@code lastMissedAt}, {@code lastSuccessAt}.
      */
     public record ScheduleState(String jobKey, String kind, String expression, String policy, String integration,
                                 String registeredBy, Instant registeredAt, String previousSchedule, String previousBy,
                                 Instant changedAt, Instant sweptUntil, Instant sweptAt, String sweptBy, Instant nextDueAt,
-                                int overdue, long missedTotal, Instant lastMissedAt, Instant lastSuccessAt) {
+                                int overdue, long missedTotal, Instant lastMissedAt, Instant lastSuccessAt,
+                                long missedLastHour) {
     }
+
+    /** {@link ScheduleState#missedLastHour} counts up to this many fires (then it means "at least"). */
+    public static final int MISSED_CAP = 10_000;
 
     /** A fire the sweeper recorded MISSED: when, why, and which sweeper. */
     public record MissedFire(String jobKey, String fireKey, Instant recordedAt, String reason, String sweeper) {
@@ -159,6 +165,23 @@ public final class TenureAdmin {
     /** Up to {@code limit} scheduled jobs, by key. */
     public List<ScheduleState> schedules(int limit) {
         return schedules.schedules(limit(limit));
+    }
+
+    /**
+     * The schedules of these jobs (those that have one), by key, in one statement: e.g. for a page of jobs. The keys
+     * are only compared, not validated, so keys read from the tables always work.
+     *
+     * @throws IllegalArgumentException for more than 10,000 keys
+     */
+    public List<ScheduleState> schedules(Collection<String> jobKeys) {
+        if (jobKeys.size() > 10_000) {
+            throw new IllegalArgumentException("at most 10000 job keys at once (got " + jobKeys.size() + ")");
+        }
+        if (jobKeys.isEmpty()) {
+            return List.of();
+        }
+        return schedules.schedulesOf(jobKeys.stream().map(k -> Objects.requireNonNull(k, "job key"))
+                .toArray(String[]::new));
     }
 
     /**

@@ -1,0 +1,5 @@
+-- Tenure ledger, version 4: the fires recorded MISSED, newest first, of one job or of all, in a time window (the
+-- console's job list, job page and `missed` command, the actuator endpoint), read without visiting job_run's other rows.
+-- Partial: only MISSED rows are in it, so it stays small. status is already in job_run_running_idx's predicate, so
+-- no update of a run loses a HOT update because of it.
+CREATE INDEX job_run_missed_idx ON ${schema}.job_run (job_key, finished_at DESC) WHERE status = 'MISSED';
