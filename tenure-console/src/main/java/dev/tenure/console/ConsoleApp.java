@@ -9,14 +9,15 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.time.Instant;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
 /**
  * The console's web application, independent of the server that carries it: routes a {@link WebRequest} to a page or
- * the one write action and returns a {@link WebResponse}. GET {@code /} (jobs and elections), GET {@code /job?key=}
- * (one job; {@code &before=} pages back), GET {@code /signin?next=} (asks for the operator's Basic credentials, opens a
+ * the one write action and returns a {@link WebResponse}. GET {@code /} (jobs with their schedules, and elections),
+ * GET {@code /job?key=} (one job, its schedule; {@code &before=} pages back), GET {@code /signin?next=} (asks for the operator's Basic credentials, opens a
  * session, returns to {@code next}), POST {@code /release} (force-release: only when actions are enabled, with valid
  * Basic credentials, the operator's session, a CSRF token issued in that session and, if the browser sends one, a
  * same-host {@code Origin}), GET {@code /static/…}. Thread-safe.
@@ -85,7 +86,9 @@ final class ConsoleApp {
         jobs = jobs.subList(0, Math.min(jobs.size(), JOBS_PER_PAGE));
         Map<String, ValkeyLeases.Lease> leases = valkey == null ? Map.of()
                 : valkey.leases(jobs.stream().map(Views.Job::jobKey).toList());
-        return WebResponse.html(200, OverviewPage.render(r.base(), jobs, leases, valkey != null,
+        Map<String, TenureAdmin.ScheduleState> schedules = new HashMap<>();
+        admin.schedules(jobs.stream().map(Views.Job::jobKey).toList()).forEach(s -> schedules.put(s.jobKey(), s));
+        return WebResponse.html(200, OverviewPage.render(r.base(), jobs, schedules, leases, valkey != null,
                 queries.leaders(JOBS_PER_PAGE), next, refresh, Instant.now()));
     }
 
@@ -103,7 +106,8 @@ final class ConsoleApp {
         JobPage.Actions actions = credentials == null ? JobPage.Actions.OFF : session(r)
                 .map(s -> JobPage.Actions.signedIn(s.operator(), csrf.issue("release", key, s)))
                 .orElse(JobPage.Actions.SIGN_IN);
-        JobPage.Model m = new JobPage.Model(r.base(), j, Modes.of(j, lease, valkey != null), queries.summary(key),
+        JobPage.Model m = new JobPage.Model(r.base(), j, Modes.of(j, lease, valkey != null), admin.schedules(List.of(key)).stream().findFirst(),
+                queries.summary(key),
                 queries.runs(key, before, runsPerPage), before.isEmpty(), queries.audit(key, 5), actions, refresh,
                 Instant.now());
         return WebResponse.html(200, JobPage.render(m));

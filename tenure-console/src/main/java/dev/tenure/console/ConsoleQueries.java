@@ -46,7 +46,8 @@ final class ConsoleQueries {
         String jobColumns = "SELECT je.job_key, je.fencing_token, je.owner, je.claimed_at, je.lease_expires_at, "
                 + MILLIS_LEFT + ", lr.status, lr.fire_key, lr.started_at, "
                 + "(SELECT count(*) FROM (SELECT 1 FROM " + q + ".job_run h WHERE h.job_key = je.job_key "
-                + "AND h.started_at > statement_timestamp() - interval '1 hour' LIMIT " + FIRES_CAP + ") f) "
+                + "AND h.started_at > statement_timestamp() - interval '1 hour' LIMIT " + FIRES_CAP + ") f), "
+                + "EXISTS (SELECT 1 FROM " + q + ".job_schedule s WHERE s.job_key = je.job_key) "
                 + "FROM " + q + ".job_execution je LEFT JOIN LATERAL (SELECT r.status, r.fire_key, r.started_at FROM "
                 + q + ".job_run r WHERE r.job_key = je.job_key ORDER BY r.started_at DESC, r.run_id DESC LIMIT 1) lr ON true ";
         this.jobsSql = jobColumns + "WHERE je.job_key > ? ORDER BY je.job_key LIMIT ?";
@@ -57,7 +58,8 @@ final class ConsoleQueries {
         this.nextPageSql = runs + "AND (started_at, run_id) < (?, ?) " + order;
         this.rolesSql = "SELECT je.job_key, je.fencing_token, je.owner, je.claimed_at, " + MILLIS_LEFT + " "
                 + "FROM " + q + ".job_execution je WHERE NOT EXISTS (SELECT 1 FROM " + q + ".job_run r "
-                + "WHERE r.job_key = je.job_key) ORDER BY je.job_key LIMIT ?";
+                + "WHERE r.job_key = je.job_key) AND NOT EXISTS (SELECT 1 FROM " + q + ".job_schedule s "
+                + "WHERE s.job_key = je.job_key) ORDER BY je.job_key LIMIT ?";
         this.audit = "SELECT at, actor, action, reason, old_epoch, old_owner, new_epoch FROM " + q + ".audit_log "
                 + "WHERE job_key = ? ORDER BY id DESC LIMIT ?";
     }
@@ -101,10 +103,11 @@ final class ConsoleQueries {
         return new Views.Summary(jobKey, recent, (int) recent.stream().filter(Views.Run::takeover).count(),
                 (int) recent.stream().filter(Views.Run::staleRejected).count(),
                 (int) recent.stream().filter(Views.Run::abandoned).count(),
-                (int) recent.stream().filter(r -> "FAILED".equals(r.status())).count());
+                (int) recent.stream().filter(r -> "FAILED".equals(r.status())).count(),
+                (int) recent.stream().filter(Views.Run::missed).count());
     }
 
-    /** Up to {@code limit} roles: rows without runs (leader elections, or plain database leases), by name. */
+    /** Up to {@code limit} roles: rows without runs or a schedule (leader elections, plain database leases), by name. */
     List<Views.Leader> leaders(int limit) {
         return read("list leaders", "*", rolesSql, ps -> ps.setInt(1, limit), rs -> {
             Duration left = interval(rs, 5);
@@ -123,21 +126,32 @@ final class ConsoleQueries {
                 rs.getString(6), rs.getLong(7)));
     }
 
-    /** Newest first; a run is a takeover when the next (older) run's node differs. (The last row has none to compare with.) */
-    private static List<Views.Run> withTakeovers(List<Views.Run> newestFirst) {
+    /**
+     * Newest first; a run is a takeover when the next older run's node differs. MISSED fires were run by nobody: they
+     * are never takeovers and are skipped when looking for the older run. (The last run has none to compare with.)
+     */
+    static List<Views.Run> withTakeovers(List<Views.Run> newestFirst) {
         List<Views.Run> out = new ArrayList<>(newestFirst.size());
+        String olderNode = null; // the node of the nearest older run that is not MISSED, walking from the oldest
+        boolean[] takeover = new boolean[newestFirst.size()];
+        for (int i = newestFirst.size() - 1; i >= 0; i--) {
+            Views.Run r = newestFirst.get(i);
+            if (!r.missed()) {
+                takeover[i] = olderNode != null && !Objects.equals(r.node(), olderNode);
+                olderNode = r.node();
+            }
+        }
         for (int i = 0; i < newestFirst.size(); i++) {
             Views.Run r = newestFirst.get(i);
-            boolean takeover = i + 1 < newestFirst.size() && !Objects.equals(r.node(), newestFirst.get(i + 1).node());
             out.add(new Views.Run(r.runId(), r.fireKey(), r.epoch(), r.owner(), r.status(), r.attempt(),
-                    r.previousStatus(), r.startedAt(), r.finishedAt(), r.error(), takeover));
+                    r.previousStatus(), r.startedAt(), r.finishedAt(), r.error(), takeover[i]));
         }
         return out;
     }
 
     private static Views.Job job(ResultSet rs) throws SQLException {
         String last = rs.getString(7);
-        return new Views.Job(rs.getString(1), last == null ? "role" : "job", rs.getLong(2), rs.getString(3),
+        return new Views.Job(rs.getString(1), last == null && !rs.getBoolean(11) ? "role" : "job", rs.getLong(2), rs.getString(3),
                 instant(rs, 4), instant(rs, 5), interval(rs, 6), last, rs.getString(8), instant(rs, 9), rs.getLong(10));
     }
 

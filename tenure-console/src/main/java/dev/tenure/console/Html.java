@@ -47,7 +47,7 @@ final class Html {
         return t == null ? "" : TIME.format(t);
     }
 
-    /** {@code 312 ms}, {@code 4.2 s}, {@code 3 min 5 s}, {@code 2 h 10 min}; "" for null. */
+    /** {@code 312 ms}, {@code 4.2 s}, {@code 3 min 5 s}, {@code 2 h 10 min}, {@code 24 h}; "" for null. */
     static String duration(Duration d) {
         if (d == null) {
             return "";
@@ -60,6 +60,9 @@ final class Html {
             return String.format(java.util.Locale.ROOT, "%.1f s", ms / 1000.0);
         }
         long s = ms / 1000;
-        return s < 3600 ? s / 60 + " min " + s % 60 + " s" : s / 3600 + " h " + s % 3600 / 60 + " min";
+        if (s < 3600) {
+            return s / 60 + " min " + s % 60 + " s";
+        }
+        return s / 3600 + " h" + (s % 3600 / 60 == 0 ? "" : " " + s % 3600 / 60 + " min");
     }
 }

@@ -1,18 +1,29 @@
 package dev.tenure.console;
 
+import dev.tenure.db.TenureAdmin;
+
+import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.Optional;
 
-/** One job: its holder now, what happened in its latest runs, the timeline, its fires page by page, the audit log. */
+/**
+ * One job: its holder now, its schedule (when it has one), what happened in its latest runs, the timeline, its fires
+ * page by page (MISSED fires with why), the audit log.
+ */
 final class JobPage {
 
     private static final String[] RUN_HEADERS = {"fire key", "node", "epoch", "status", "duration", "attempt",
         "started", "what happened"};
 
     /** What the page shows. */
-    record Model(String base, Views.Job job, String mode, Views.Summary summary, Views.RunPage page, boolean firstPage,
-                 List<Views.Audit> audit, Actions actions, int refresh, Instant now) {
+    record Model(String base, Views.Job job, String mode, Optional<TenureAdmin.ScheduleState> schedule,
+                 Views.Summary summary, Views.RunPage page, boolean firstPage, List<Views.Audit> audit, Actions actions,
+                 int refresh, Instant now) {
     }
+
+    /** A run that started more than this after its fire time says how late it started. */
+    static final Duration LATE = Duration.ofSeconds(1);
 
     /**
      * What the page offers the operator: nothing (actions are off), a sign-in link, or, once signed in, the
@@ -37,28 +48,33 @@ final class JobPage {
                 + item("holder", j.held() ? Nodes.of(j.owner()) + " (owner " + j.owner() + ")" : "nobody")
                 + item("epoch", j.epoch()) + item("lease left", j.held() ? Html.duration(j.leaseLeft()) : "")
                 + item("mode", m.mode()) + item("last outcome", j.lastStatus()) + item("fires in the last hour", OverviewPage.fires(j))
-                + "</dl></section><section class=\"summary\"><h2>In the latest " + s.recent().size() + " runs</h2><ul>"
+                + "</dl></section>" + m.schedule().map(ScheduleSection::render).orElse("")
+                + "<section class=\"summary\"><h2>In the latest " + s.recent().size() + " runs</h2><ul>"
                 + count("takeovers", s.takeovers(), "a run by another node than the run before it")
                 + count("stale writes rejected", s.staleRejected(), "REJECTED_STALE: the holder lost its lease mid-run "
                         + "and came back; its fenced writes rolled back and its outcome was refused")
                 + count("abandoned runs", s.abandoned(), "ABANDONED: the holder's lease ended mid-run (killed, or "
                         + "not back yet); the next holder took the job over")
                 + count("failed runs", s.failed(), "FAILED: the work threw")
+                + count("missed fires", s.missed(), "MISSED: due and not run; the sweeper recorded why")
                 + "</ul></section><section><h2>Timeline</h2>" + TimelineSvg.render(m.page().runs(), m.now())
                 + "<p class=\"legend\"><span class=\"badge st-COMPLETED\">COMPLETED</span> <span class=\"badge st-RUNNING\">"
                 + "RUNNING</span> <span class=\"badge st-FAILED\">FAILED</span> <span class=\"badge st-ABANDONED\">ABANDONED"
-                + "</span> <span class=\"badge st-REJECTED_STALE\">REJECTED_STALE</span> dashed line: the lease changed "
-                + "hands (new epoch)</p></section><section><h2>Fires</h2>" + runs(m) + "</section>" + audit(m.audit());
+                + "</span> <span class=\"badge st-REJECTED_STALE\">REJECTED_STALE</span> <span class=\"badge st-MISSED\">"
+                + "MISSED</span> (a cross at its fire time) dashed line: the lease changed hands (new epoch)</p></section>"
+                + "<section><h2>Fires</h2>" + runs(m) + "</section>" + audit(m.audit());
         return Layout.page(m.base(), j.jobKey(), live, actions(m), m.refresh(), m.now());
     }
 
     private static String runs(Model m) {
         StringBuilder rows = new StringBuilder();
         for (Views.Run r : m.page().runs()) {
-            rows.append("<tr").append(r.takeover() ? " class=\"takeover\"" : "").append(">")
-                    .append(Layout.td(r.fireKey(), null)).append(Layout.td(r.node(), null))
-                    .append(Layout.td(r.epoch(), "num")).append(Layout.status(r.status()))
-                    .append(Layout.td(Html.duration(r.duration()), "num")).append(Layout.td(r.attempt(), "num"))
+            boolean missed = r.missed();
+            rows.append("<tr").append(missed ? " class=\"missed\"" : r.takeover() ? " class=\"takeover\"" : "").append(">")
+                    .append(Layout.td(r.fireKey(), null)).append(Layout.td(missed ? "not run" : r.node(), missed ? "muted" : null))
+                    .append(Layout.td(missed ? "" : r.epoch(), "num")).append(Layout.status(r.status()))
+                    .append(Layout.td(missed ? "" : Html.duration(r.duration()), "num"))
+                    .append(Layout.td(missed ? "" : r.attempt(), "num"))
                     .append(Layout.td(Html.time(r.startedAt()), null)).append(Layout.td(story(r), "story")).append("</tr>");
         }
         String base = Html.esc(m.base()) + "/job?key=" + Html.esc(Html.url(m.job().jobKey()));
@@ -71,14 +87,25 @@ final class JobPage {
         return Layout.table("runs", RUN_HEADERS, rows, "No runs on this page.") + nav.append("</p>");
     }
 
-    /** What happened in a run, in words: takeover, the attempt it took over, the error. */
+    /**
+     * What happened in a run, in words: takeover, the attempt it took over, how late it started (more than
+     * {@link #LATE} after its fire time: a catch-up, or a late start), the error; for a MISSED fire, which sweeper
+     * recorded it and why.
+     */
     static String story(Views.Run r) {
         StringBuilder s = new StringBuilder();
         if (r.takeover()) {
             s.append("takeover: the lease changed hands. ");
         }
-        if (r.previousStatus() != null) {
+        if (r.previousStatus() != null && !r.missed()) { // a MISSED fire's reason says how its run ended
             s.append("took over attempt ").append(r.attempt() - 1).append(" (").append(r.previousStatus()).append("). ");
+        }
+        Instant due = r.fireTime();
+        if (!r.missed() && due != null && Duration.between(due, r.startedAt()).compareTo(LATE) > 0) {
+            s.append("started ").append(Html.duration(Duration.between(due, r.startedAt()))).append(" after its fire time. ");
+        }
+        if (r.missed()) {
+            s.append("recorded MISSED by the sweeper ").append(r.owner()).append(": ");
         }
         if (r.error() != null) {
             s.append(r.error());
@@ -120,7 +147,7 @@ final class JobPage {
                 + ".</p></section>";
     }
 
-    private static String item(String name, Object value) {
+    static String item(String name, Object value) {
         return "<dt>" + Html.esc(name) + "</dt><dd>" + Html.esc(value) + "</dd>";
     }
 

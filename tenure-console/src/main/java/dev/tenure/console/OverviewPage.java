@@ -1,25 +1,36 @@
 package dev.tenure.console;
 
+import dev.tenure.db.TenureAdmin;
+
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
-/** The overview: every job (holder, epoch, lease left, mode, last outcome, fires per hour) and the leader elections. */
+/**
+ * The overview: every job (holder, epoch, lease left, mode, last outcome, fires per hour; for a scheduled job its last
+ * success, next fire due, fires recorded MISSED in the last hour and fires overdue, highlighted when either is not 0)
+ * and the leader elections.
+ */
 final class OverviewPage {
 
     private static final String[] JOB_HEADERS = {"job", "kind", "holder (node)", "epoch", "lease left", "mode",
-        "last outcome", "last fire", "fires / hour"};
+        "last outcome", "last fire", "fires / hour", "last success", "next due", "missed (1 h)", "overdue"};
     private static final String[] LEADER_HEADERS = {"role", "leader (node)", "term", "leader since", "lease left"};
 
     private OverviewPage() {
     }
 
-    static String render(String base, List<Views.Job> jobs, Map<String, ValkeyLeases.Lease> valkey, boolean valkeyGiven,
-                         List<Views.Leader> leaders, Optional<String> nextAfter, int refresh, Instant now) {
+    /** The page; {@code schedules} holds the schedules of those {@code jobs} that have one, by job key. */
+    static String render(String base, List<Views.Job> jobs, Map<String, TenureAdmin.ScheduleState> schedules,
+                         Map<String, ValkeyLeases.Lease> valkey, boolean valkeyGiven, List<Views.Leader> leaders,
+                         Optional<String> nextAfter, int refresh, Instant now) {
         StringBuilder rows = new StringBuilder();
         for (Views.Job j : jobs) {
-            rows.append("<tr class=\"").append(j.held() ? "held" : "free").append("\"><td><a href=\"")
+            TenureAdmin.ScheduleState st = schedules.get(j.jobKey());
+            boolean attention = st != null && (st.overdue() > 0 || st.missedLastHour() > 0);
+            rows.append("<tr class=\"").append(j.held() ? "held" : "free").append(attention ? " attention" : "")
+                    .append("\"><td><a href=\"")
                     .append(Html.esc(base)).append("/job?key=").append(Html.esc(Html.url(j.jobKey()))).append("\">")
                     .append(Html.esc(j.jobKey())).append("</a></td>")
                     .append(Layout.td(j.kind(), null))
@@ -29,7 +40,12 @@ final class OverviewPage {
                     .append(Layout.td(Modes.of(j, valkey.get(j.jobKey()), valkeyGiven), null))
                     .append(Layout.status(j.lastStatus()))
                     .append(Layout.td(j.lastFireKey(), null))
-                    .append(Layout.td(fires(j), "num")).append("</tr>");
+                    .append(Layout.td(fires(j), "num"))
+                    .append(Layout.td(st == null ? "" : Html.time(st.lastSuccessAt()), null))
+                    .append(Layout.td(st == null ? "" : Html.time(st.nextDueAt()), null))
+                    .append(Layout.td(st == null ? "" : missed(st), st != null && st.missedLastHour() > 0 ? "num alert" : "num"))
+                    .append(Layout.td(st == null ? "" : st.overdue(), st != null && st.overdue() > 0 ? "num alert" : "num"))
+                    .append("</tr>");
         }
         StringBuilder live = new StringBuilder("<section><h2>Jobs</h2>")
                 .append(Layout.table("jobs", JOB_HEADERS, rows, "No jobs yet: Tenure's tables are empty."));
@@ -37,6 +53,11 @@ final class OverviewPage {
                 .append(Html.esc(Html.url(a))).append("\">more jobs →</a></p>"));
         live.append("</section><section><h2>Leader elections</h2>").append(leaders(leaders)).append("</section>");
         return Layout.page(base, "jobs", live.toString(), "", refresh, now);
+    }
+
+    /** Fires recorded MISSED in the last hour, "≥ cap" when capped. */
+    static Object missed(TenureAdmin.ScheduleState st) {
+        return st.missedLastHour() >= TenureAdmin.MISSED_CAP ? "≥ " + TenureAdmin.MISSED_CAP : st.missedLastHour();
     }
 
     static Object fires(Views.Job j) {

@@ -14,8 +14,9 @@ final class Views {
 
     /**
      * A job or role (one {@code job_execution} row) with its latest run and how often it fired in the last hour.
-     * {@code kind} is {@code job} when it has runs, {@code role} when it has none (a leader election or a plain database
-     * lease: both are rows without runs). {@code leaseLeft} is by the database clock; null when nobody holds it.
+     * {@code kind} is {@code job} when it has runs or a schedule, {@code role} when it has neither (a leader election or
+     * a plain database lease: both are rows without runs). {@code leaseLeft} is by the database clock; null when nobody
+     * holds it.
      */
     record Job(String jobKey, String kind, long epoch, String owner, Instant claimedAt, Instant leaseExpiresAt,
                Duration leaseLeft, String lastStatus, String lastFireKey, Instant lastStartedAt, long firesLastHour) {
@@ -27,7 +28,8 @@ final class Views {
     }
 
     /**
-     * One run (a {@code job_run} row). {@code takeover}: the run before it (older) was run by another node (process).
+     * One run (a {@code job_run} row). {@code takeover}: the run before it (older; MISSED fires, which nobody ran, left
+     * out) was run by another node (process).
      * A row taken over keeps only its latest attempt; {@code previousStatus} is how the attempt before it ended.
      */
     record Run(UUID runId, String fireKey, long epoch, String owner, String status, int attempt, String previousStatus,
@@ -52,6 +54,26 @@ final class Views {
         boolean abandoned() {
             return "ABANDONED".equals(status) || "ABANDONED".equals(previousStatus);
         }
+
+        /** True for a fire the sweeper recorded MISSED: nobody ran it, and {@code owner} is the sweeper's id. */
+        boolean missed() {
+            return "MISSED".equals(status);
+        }
+
+        /**
+         * When the fire was due, if its key is an ISO-8601 instant ({@code 2026-12-03T10:00:00Z}), as the fire keys of
+         * Tenure's schedules are; null for other keys.
+         */
+        Instant fireTime() {
+            if (fireKey.length() < 20 || fireKey.charAt(4) != '-' || !fireKey.endsWith("Z")) {
+                return null;
+            }
+            try {
+                return Instant.parse(fireKey);
+            } catch (java.time.format.DateTimeParseException e) {
+                return null;
+            }
+        }
     }
 
     /** One page of a job's runs, newest first; {@code next} continues after the last one. */
@@ -60,9 +82,10 @@ final class Views {
 
     /**
      * A job's latest runs (at most {@link ConsoleQueries#RECENT}, oldest first) and what happened in them. Takeovers
-     * count node changes between consecutive runs.
+     * count node changes between consecutive runs; MISSED fires were run by nobody and count apart.
      */
-    record Summary(String jobKey, List<Run> recent, int takeovers, int staleRejected, int abandoned, int failed) {
+    record Summary(String jobKey, List<Run> recent, int takeovers, int staleRejected, int abandoned, int failed,
+                   int missed) {
     }
 
     /** A role without runs: its current leader (null if none is live), term (the epoch), and since when it leads. */

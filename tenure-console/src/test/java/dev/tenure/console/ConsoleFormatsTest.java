@@ -35,6 +35,8 @@ class ConsoleFormatsTest {
         assertThat(Html.duration(Duration.ofMillis(312))).isEqualTo("312 ms");
         assertThat(Html.duration(Duration.ofMillis(4200))).isEqualTo("4.2 s");
         assertThat(Html.duration(Duration.ofSeconds(185))).isEqualTo("3 min 5 s");
+        assertThat(Html.duration(Duration.ofMinutes(130))).isEqualTo("2 h 10 min");
+        assertThat(Html.duration(Duration.ofHours(24))).isEqualTo("24 h");
     }
 
     @Test
