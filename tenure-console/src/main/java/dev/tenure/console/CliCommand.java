@@ -1,6 +1,7 @@
 package dev.tenure.console;
 
 import com.zaxxer.hikari.HikariDataSource;
+import dev.tenure.db.TenureAdmin;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -53,6 +54,10 @@ abstract class CliCommand implements Callable<Integer> {
     record Context(HikariDataSource dataSource, String schema) {
         ConsoleQueries queries() {
             return new ConsoleQueries(dataSource, schema);
+        }
+
+        TenureAdmin admin() {
+            return TenureAdmin.create(dataSource, schema);
         }
     }
 }

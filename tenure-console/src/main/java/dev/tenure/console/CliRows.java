@@ -1,5 +1,7 @@
 package dev.tenure.console;
 
+import dev.tenure.db.TenureAdmin;
+
 import java.util.LinkedHashMap;
 import java.util.Map;
 
@@ -40,6 +42,40 @@ final class CliRows {
         m.put("durationMillis", r.duration());
         m.put("takeover", r.takeover());
         m.put("error", r.error());
+        return m;
+    }
+
+    static Map<String, Object> missed(TenureAdmin.MissedFire f) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("job", f.jobKey());
+        m.put("fire", f.fireKey());
+        m.put("recordedAt", f.recordedAt());
+        m.put("sweeper", f.sweeper());
+        m.put("reason", f.reason());
+        return m;
+    }
+
+    static Map<String, Object> schedule(TenureAdmin.ScheduleState s) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("job", s.jobKey());
+        m.put("kind", s.kind());
+        m.put("expression", s.expression());
+        m.put("policy", s.policy());
+        m.put("integration", s.integration());
+        m.put("registeredBy", s.registeredBy());
+        m.put("registeredAt", s.registeredAt());
+        m.put("previousSchedule", s.previousSchedule());
+        m.put("previousBy", s.previousBy());
+        m.put("changedAt", s.changedAt());
+        m.put("lastSuccessAt", s.lastSuccessAt());
+        m.put("nextDueAt", s.nextDueAt());
+        m.put("overdue", s.overdue());
+        m.put("missedLastHour", s.missedLastHour());
+        m.put("missedTotal", s.missedTotal());
+        m.put("lastMissedAt", s.lastMissedAt());
+        m.put("sweptUntil", s.sweptUntil());
+        m.put("sweptAt", s.sweptAt());
+        m.put("sweptBy", s.sweptBy());
         return m;
     }
 

@@ -10,7 +10,8 @@ import java.io.PrintWriter;
 import java.nio.charset.Charset;
 
 /**
- * The console's command line: {@code status}, {@code runs JOB}, {@code leaders}, {@code release JOB --reason …},
+ * The console's command line: {@code status}, {@code runs JOB}, {@code schedules}, {@code missed}, {@code leaders},
+ * {@code release JOB --reason …},
  * {@code migrate}, {@code ttl-advice}, {@code prune --older-than …} (tables, or JSON with {@code --json}) and
  * {@code serve} (the web page). The executable jar's main class:
  * {@code java -jar tenure-console.jar status --jdbc-url jdbc:postgresql://db/app --user ops}.
@@ -19,9 +20,10 @@ import java.nio.charset.Charset;
  * state, {@code release}, needs {@code --actions} and a confirmation typed at the terminal (or {@code --yes}).
  */
 @Command(name = "tenure-console", mixinStandardHelpOptions = true, version = "tenure-console 0.1.0",
-        description = "Tenure's ops console: who holds which job, every fire's outcome, leader elections, force-release, "
-                + "retention.",
-        subcommands = {StatusCommand.class, RunsCommand.class, LeadersCommand.class, ReleaseCommand.class,
+        description = "Tenure's ops console: who holds which job, every fire's outcome, schedules and missed fires, "
+                + "leader elections, force-release, retention.",
+        subcommands = {StatusCommand.class, RunsCommand.class, SchedulesCommand.class, MissedCommand.class,
+            LeadersCommand.class, ReleaseCommand.class,
             MigrateCommand.class, TtlAdviceCommand.class, PruneCommand.class, ServeCommand.class})
 public final class ConsoleMain implements Runnable {
 

@@ -3,8 +3,11 @@ package dev.tenure.console;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.tenure.LeaderElection;
 import dev.tenure.LeaseOptions;
+import dev.tenure.MissedFirePolicy;
 import dev.tenure.RunOutcome;
 import dev.tenure.RunPolicy;
+import dev.tenure.Schedule;
+import dev.tenure.ScheduledJob;
 import dev.tenure.Tenure;
 import dev.tenure.db.TenureAdmin;
 import dev.tenure.testkit.PostgresDatabase;
@@ -204,6 +207,67 @@ class CliIT {
     private static void awaitRunning(String job) {
         await().atMost(Timing.scaled(Duration.ofSeconds(10))).until(() -> TenureAdmin.create(cli.pool()).job(job)
                 .map(j -> j.owner() != null).orElse(false));
+    }
+
+    /**
+     * Issue 21, item 3: {@code missed} lists the fires the sweeper recorded MISSED and why, {@code schedules} the
+     * scheduled jobs with last success, next due and missed counts; both as a table and as JSON. The job is a real
+     * registration (policy SKIP) that no node runs, swept by a real sweeper.
+     */
+    @Test
+    void missedAndSchedules_listWhatTheSweeperRecorded_asTableAndJson() {
+        try (Tenure skipping = Tenure.builder().dataSource(cli.pool()).sweepInterval(Duration.ofMillis(200)).build()) {
+            skipping.register(ScheduledJob.of("skipped", Schedule.fixedRate(Duration.ofSeconds(1)), fire -> {
+                throw new AssertionError("SKIP never catches up");
+            }).withPolicy(MissedFirePolicy.skip().withGrace(Duration.ofMillis(300))));
+            await().atMost(Timing.scaled(Duration.ofSeconds(10))).until(() -> TenureAdmin.create(cli.pool())
+                    .missedFires("skipped", Duration.ofHours(1), 10).size() >= 2);
+        }
+        String reason = "no node ran it; policy SKIP";
+        CliFixture.Result t = ok(cli.run("missed", "--job", "skipped"));
+        assertThat(t.lines().get(0)).matches("JOB +FIRE +RECORDED +SWEEPER +REASON");
+        List<String> rows = t.lines().subList(1, t.lines().size());
+        assertThat(rows).hasSizeGreaterThanOrEqualTo(2).allSatisfy(l -> assertThat(l)
+                .matches("skipped +20\\d\\d-\\d\\d-\\d\\dT\\S+Z +20\\d\\d-\\d\\d-\\d\\d \\S+Z +\\d+@\\S+ +" + reason));
+        assertThat(rows).extracting(l -> l.split(" +")[1]).as("newest first").isSortedAccordingTo(
+                java.util.Comparator.reverseOrder());
+
+        JsonNode json = ok(cli.run("missed", "--job", "skipped", "--json")).json();
+        assertThat(json.get("job").asText()).isEqualTo("skipped");
+        assertThat(json.get("sinceMillis").asLong()).isEqualTo(Duration.ofHours(24).toMillis());
+        assertThat(json.get("missed")).hasSize(rows.size()).allSatisfy(m -> {
+            assertThat(m.get("job").asText()).isEqualTo("skipped");
+            assertThat(m.get("reason").asText()).isEqualTo(reason);
+            assertThat(m.get("sweeper").asText()).matches("\\d+@.+");
+            assertThat(java.time.Instant.parse(m.get("recordedAt").asText())).isBefore(java.time.Instant.now());
+        });
+        assertThat(json.get("missed")).extracting(m -> m.get("fire").asText())
+                .containsExactlyElementsOf(rows.stream().map(l -> l.split(" +")[1]).toList());
+        assertThat(ok(cli.run("missed", "--json")).json().get("job").isNull()).as("every job").isTrue();
+        CliFixture.Result one = ok(cli.run("missed", "--limit", "1"));
+        assertThat(one.lines()).hasSize(3).last().isEqualTo("(the newest 1; --limit or --since for more)");
+        assertThat(ok(cli.run("missed", "--job", "settle")).out().strip())
+                .isEqualTo("no fire recorded MISSED in the last 24 h for settle");
+
+        CliFixture.Result zero = cli.run("missed", "--since", "0s");
+        assertThat(zero.exit()).isEqualTo(1);
+        assertThat(zero.err()).contains("error: within must be positive");
+        CliFixture.Result badKey = cli.run("missed", "--job", "two words");
+        assertThat(badKey.exit()).isEqualTo(1);
+        assertThat(badKey.err()).contains("error: ", "two words");
+        assertThat(cli.run("missed", "--since", "a week").exit()).isEqualTo(2);
+
+        CliFixture.Result s = ok(cli.run("schedules"));
+        assertThat(s.lines().get(0)).matches("JOB +SCHEDULE +POLICY +INTEGRATION +LAST SUCCESS +NEXT DUE +MISSED/H +MISSED "
+                + "+OVERDUE +REGISTERED BY +REPLACED");
+        assertThat(s.lines()).anySatisfy(l -> assertThat(l).matches("skipped +fixed-rate PT1S +skip \\(max age PT1H, "
+                + "grace PT0\\.3S\\) +coordinator +20\\S+ \\S+Z +" + rows.size() + " +\\d+ +0 +\\d+@\\S+"));
+        JsonNode skipped = find(ok(cli.run("schedules", "--json")).json().get("schedules"), "job", "skipped");
+        assertThat(skipped.get("missedLastHour").asLong()).isEqualTo(rows.size());
+        assertThat(skipped.get("missedTotal").asLong()).isGreaterThanOrEqualTo(rows.size());
+        assertThat(skipped.get("lastSuccessAt").isNull()).as("it never ran").isTrue();
+        assertThat(skipped.get("kind").asText()).isEqualTo("fixed-rate");
+        assertThat(skipped.get("previousSchedule").isNull()).isTrue();
     }
 
     @Test
