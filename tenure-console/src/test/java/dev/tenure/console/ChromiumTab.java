@@ -193,6 +193,16 @@ final class ChromiumTab implements AutoCloseable {
                 .get("data").asText()));
     }
 
+    /** Saves a PNG of the whole page, beyond the window's height. */
+    void screenshotFullPage(Path png) throws IOException {
+        JsonNode size = evaluate("[document.documentElement.scrollWidth, document.documentElement.scrollHeight]");
+        Map<String, Object> clip = Map.of("x", 0, "y", 0, "width", size.get(0).asInt(), "height", size.get(1).asInt(),
+                "scale", 1);
+        Files.createDirectories(png.getParent());
+        Files.write(png, Base64.getDecoder().decode(call("Page.captureScreenshot", Map.of("format", "png",
+                "captureBeyondViewport", true, "clip", clip)).get("data").asText()));
+    }
+
     /** Where the tab is, what it shows and every response it got (for failure messages). */
     String describe() {
         String where;

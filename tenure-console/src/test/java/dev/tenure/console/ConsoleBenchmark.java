@@ -1,6 +1,7 @@
 package dev.tenure.console;
 
 import com.zaxxer.hikari.HikariDataSource;
+import dev.tenure.db.TenureAdmin;
 import dev.tenure.db.TenureDataSources;
 import dev.tenure.db.TenureSchema;
 import dev.tenure.testkit.PostgresDatabase;
@@ -25,7 +26,8 @@ import java.util.concurrent.Callable;
 /**
  * The console on 1,000,000 {@code job_run} rows (not a test; {@code tenure-console/bench.sh}): a fresh database with 100
  * jobs, one hot job with 505,000 runs (a fire per second for almost 6 days) and 99 with 5,000 each; times the job list,
- * one job's history page (first and deep), the whole job page over HTTP, and {@code runs JOB} through the CLI, each
+ * one job's history page (first and deep), the schedules of the job list and the MISSED fires (of one job, of all;
+ * one run in 500 is MISSED), the whole job page over HTTP, and {@code runs JOB} through the CLI, each
  * against a 200 ms budget; prints the EXPLAIN ANALYZE plans and checks that every one uses an index and none scans
  * {@code job_run} sequentially; then prunes in batches. Exit code 1 if a budget or a plan check fails.
  */
@@ -50,6 +52,11 @@ public final class ConsoleBenchmark {
             time("history page 1 of the hot job (50 runs)", () -> q.runs("job-000", Optional.empty(), 50));
             time("history page 5,000 deep (keyset cursor)", () -> q.runs("job-000", Optional.of(deep), 50));
             time("latest 1,000 runs (summary, timeline)", () -> q.summary("job-000"));
+            TenureAdmin admin = TenureAdmin.create(pool);
+            List<String> keys = q.jobs("", 200).stream().map(Views.Job::jobKey).toList();
+            time("schedules of the job list (100 jobs)", () -> admin.schedules(keys));
+            time("missed fires of the hot job, 24 h", () -> admin.missedFires("job-000", Duration.ofHours(24), 100));
+            time("missed fires of every job, 24 h", () -> admin.missedFires(null, Duration.ofHours(24), 100));
             try (ConsoleServer server = TenureConsole.builder(pool).build().serve(new InetSocketAddress("127.0.0.1", 0))) {
                 time("GET / over HTTP (whole page)", () -> Http.get(server.url() + "/").statusCode());
                 time("GET /job?key=job-000 over HTTP (whole page)", () -> Http.get(server.url() + "/job?key=job-000").statusCode());
@@ -58,6 +65,7 @@ public final class ConsoleBenchmark {
             time("CLI runs job-000 (pool opened and closed)", () -> ConsoleMain.run(new PrintWriter(new StringWriter()),
                     new PrintWriter(System.err), cli));
             plans(pool, q, deep);
+            missedIndex(db, keys);
             prune(pool, q);
         }
         System.out.println(failed ? "\nFAILED: see above" : "\nall within " + BUDGET_MS + " ms, every plan on an index");
@@ -72,8 +80,11 @@ public final class ConsoleBenchmark {
             s.execute(runs("'job-000'", "g", 505_000, "1 second"));
             s.execute(runs("'job-' || lpad(j::text, 3, '0')", "g", 5_000, "1 minute")
                     .replace("FROM generate_series(1, 5000) g", "FROM generate_series(1, 99) j, generate_series(1, 5000) g"));
+            s.execute("INSERT INTO tenure.job_schedule (job_key, kind, expression, policy, integration, registered_by) "
+                    + "SELECT job_key, 'fixed-rate', 'PT1S', 'catch-up', 'coordinator', 'bench' FROM tenure.job_execution");
             s.execute("VACUUM ANALYZE tenure.job_run");
             s.execute("ANALYZE tenure.job_execution");
+            s.execute("ANALYZE tenure.job_schedule");
         }
     }
 
@@ -84,7 +95,7 @@ public final class ConsoleBenchmark {
                 + "SELECT gen_random_uuid(), " + job + ", 'fire-' || " + g + ", 2000000 + " + g + ", "
                 + "'0123456789abcdef-' || (100 + " + g + " % 3) || '-1.' || " + g + ", "
                 + "CASE WHEN " + g + " % 1000 = 0 THEN 'ABANDONED' WHEN " + g + " % 997 = 0 THEN 'REJECTED_STALE' "
-                + "ELSE 'COMPLETED' END, " + at + ", " + at + " + interval '300 milliseconds' "
+                + "WHEN " + g + " % 500 = 7 THEN 'MISSED' ELSE 'COMPLETED' END, " + at + ", " + at + " + interval '300 milliseconds' "
                 + "FROM generate_series(1, " + n + ") g";
     }
 
@@ -113,6 +124,39 @@ public final class ConsoleBenchmark {
         Retention r = new Retention(pool, "tenure", q);
         explain(pool, "prune batch (the DELETE's sub-select)", r.selectBatch, "job-000",
                 OffsetDateTime.now(ZoneOffset.UTC).minusDays(2), 5000);
+    }
+
+    /**
+     * The schedule and missed-fire reads are TenureAdmin's (their SQL is the db module's): instead of EXPLAIN, they run
+     * on a pool of their own that is then closed (a backend flushes its statistics when it ends), and Postgres' own
+     * counters say which indexes they used and whether job_run was scanned sequentially.
+     */
+    private static void missedIndex(PostgresDatabase db, List<String> keys) throws Exception {
+        long[] before = scans(db);
+        try (HikariDataSource own = TenureDataSources.hikari(db.jdbcUrl(), db.username(), db.password())) {
+            TenureAdmin admin = TenureAdmin.create(own);
+            admin.schedules(keys);
+            admin.missedFires("job-000", Duration.ofHours(24), 100);
+            admin.missedFires(null, Duration.ofHours(24), 100);
+        }
+        Thread.sleep(500);
+        long[] after = scans(db);
+        boolean ok = after[0] == before[0] && after[1] > before[1];
+        failed |= !ok;
+        System.out.printf("%n-- schedules and missed fires (TenureAdmin): job_run sequential scans +%d, "
+                + "job_run_missed_idx scans +%d: %s%n", after[0] - before[0], after[1] - before[1],
+                ok ? "index used, no sequential scan of job_run" : "CHECK FAILED");
+    }
+
+    /** job_run's sequential scans and job_run_missed_idx's scans so far. */
+    private static long[] scans(PostgresDatabase db) throws Exception {
+        try (Connection c = db.dataSource().getConnection(); Statement s = c.createStatement();
+             ResultSet rs = s.executeQuery("SELECT (SELECT seq_scan FROM pg_stat_user_tables WHERE schemaname = 'tenure' "
+                     + "AND relname = 'job_run'), (SELECT idx_scan FROM pg_stat_user_indexes WHERE schemaname = 'tenure' "
+                     + "AND indexrelname = 'job_run_missed_idx')")) {
+            rs.next();
+            return new long[] {rs.getLong(1), rs.getLong(2)};
+        }
     }
 
     private static void explain(HikariDataSource pool, String what, String sql, Object... params) throws Exception {
