@@ -26,8 +26,8 @@ import java.util.concurrent.TimeUnit;
  * rate, with a catch-up that runs the missed fire like any other. A loop per job waits for each slot and runs it with
  * {@link RunPolicy#skipFire()}: one invoice into {@code invoice} (no unique key on the slot) inside the run's fenced
  * completion, after a second of work. On SIGTERM a shutdown hook stops the loops (waiting for a run in progress),
- * then closes Tenure and the pool. Prints {@code READY}, and {@code BEGIN <job> <fire key> <node> <epoch millis>} when
- * a fire holds its run.
+ * then closes Tenure and the pool. Prints {@code READY}, {@code BEGIN <job> <fire key> <node> <epoch millis>} when
+ * a fire holds its run, and {@code OUTCOME <job> <fire key> <node> <status> <epoch millis>} after each fire.
  */
 public final class InvoicingLoopNode {
 
@@ -98,10 +98,11 @@ public final class InvoicingLoopNode {
                     }
                 });
             });
-            System.out.println("OUTCOME " + job + " " + fireKey + " " + node + " " + o.status()
-                    + (o.error() == null ? "" : " " + o.error()));
+            System.out.println("OUTCOME " + job + " " + fireKey + " " + node + " " + o.status() + " "
+                    + System.currentTimeMillis() + (o.error() == null ? "" : " " + o.error()));
         } catch (RuntimeException e) {
-            System.out.println("OUTCOME " + job + " " + fireKey + " " + node + " ERROR " + e);
+            System.out.println("OUTCOME " + job + " " + fireKey + " " + node + " ERROR " + System.currentTimeMillis()
+                    + " " + e);
         }
     }
 

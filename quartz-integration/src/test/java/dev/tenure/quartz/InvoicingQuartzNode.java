@@ -17,7 +17,9 @@ import org.quartz.Scheduler;
 import org.quartz.SchedulerException;
 import org.quartz.TriggerBuilder;
 import org.quartz.impl.StdSchedulerFactory;
+import org.quartz.impl.matchers.EverythingMatcher;
 import org.quartz.impl.matchers.KeyMatcher;
+import org.quartz.listeners.JobListenerSupport;
 
 import java.sql.PreparedStatement;
 import java.time.Duration;
@@ -32,7 +34,8 @@ import java.util.TimeZone;
  * coordinated through {@link QuartzCoordination#builder(Tenure)}: {@code catch-up} with
  * {@link MissedFirePolicy#catchUp()}, {@code skip} with {@link MissedFirePolicy#skip()}, both with a 2 s grace. On
  * SIGTERM a shutdown hook stops the scheduler (waiting for running jobs), then closes Tenure and the pool. Prints
- * {@code READY}, and {@code BEGIN <job key> <fire key> <node> <epoch millis>} when a fire holds its run.
+ * {@code READY}, {@code BEGIN <job key> <fire key> <node> <epoch millis>} when a fire holds its run, and
+ * {@code NOT_RUN ...} for a fire that Tenure did not run.
  */
 public final class InvoicingQuartzNode {
 
@@ -57,6 +60,7 @@ public final class InvoicingQuartzNode {
         QuartzCoordination.builder(tenure).name("tenure-skip").jobs(KeyMatcher.keyEquals(SKIP))
                 .missedFires(MissedFirePolicy.skip().withGrace(GRACE)).build()
                 .registerListeners(scheduler);
+        scheduler.getListenerManager().addJobListener(new NotRun(), EverythingMatcher.allJobs());
         schedule(scheduler, CATCH_UP);
         schedule(scheduler, SKIP);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
@@ -88,6 +92,33 @@ public final class InvoicingQuartzNode {
         p.setProperty("org.quartz.scheduler.skipUpdateCheck", "true");
         p.setProperty("org.quartz.jobStore.misfireThreshold", misfireThresholdMillis);
         return p;
+    }
+
+    /** Prints {@code NOT_RUN <job key> <fire key> <node> <status> <epoch millis>} for a fire that Tenure did not run. */
+    static final class NotRun extends JobListenerSupport {
+        @Override
+        public String getName() {
+            return "not-run";
+        }
+
+        @Override
+        public void jobExecutionVetoed(JobExecutionContext context) {
+            print(context);
+        }
+
+        @Override
+        public void jobWasExecuted(JobExecutionContext context, JobExecutionException e) {
+            if (QuartzCoordination.contextOf(context).isEmpty()) {
+                print(context);
+            }
+        }
+
+        private static void print(JobExecutionContext context) {
+            System.out.println("NOT_RUN " + FireKeys.jobKey(context.getJobDetail().getKey()) + " "
+                    + FireKeys.fireKey(context) + " " + node + " "
+                    + QuartzCoordination.outcomeOf(context).map(o -> o.status().name()).orElse("FAULT") + " "
+                    + System.currentTimeMillis());
+        }
     }
 
     /** One invoice per fire, written and completed in one fenced transaction. */

@@ -9,6 +9,7 @@ import org.junit.jupiter.api.Test;
 
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 
 /**
  * Issue 21, acceptance 2, for Quartz: three JVMs ({@link InvoicingQuartzNode}), each a scheduler on a RAM job store with
@@ -49,8 +50,9 @@ class QuartzFiresAccountedIT {
 
     private JvmProcess node(String name) {
         String password = servers.db.password() == null || servers.db.password().isEmpty() ? "-" : servers.db.password();
-        return JvmProcess.start(InvoicingQuartzNode.class, name, servers.valkey.address(), servers.db.jdbcUrl(),
-                servers.db.username(), password, Long.toString(TTL.toMillis()),
-                Long.toString(MISFIRE_THRESHOLD.toMillis()));
+        return JvmProcess.start(List.of("-Dorg.slf4j.simpleLogger.showDateTime=true",
+                "-Dorg.slf4j.simpleLogger.dateTimeFormat=HH:mm:ss.SSS"), InvoicingQuartzNode.class.getName(),
+                List.of(name, servers.valkey.address(), servers.db.jdbcUrl(), servers.db.username(), password,
+                        Long.toString(TTL.toMillis()), Long.toString(MISFIRE_THRESHOLD.toMillis())));
     }
 }

@@ -64,7 +64,10 @@ public final class FireAccountingTour {
         this.starter = starter;
     }
 
-    /** Keeps each node's stdout and stderr in {@code dir} ({@code <node>.out}, {@code <node>.err}) when the tour ends. */
+    /**
+     * Keeps each node's stdout and stderr in {@code dir} ({@code <node>.out}, {@code <node>.err}) when the tour ends;
+     * the files of an earlier tour there are deleted when this one starts.
+     */
     public FireAccountingTour keepOutputIn(Path dir) {
         this.outputDir = dir;
         return this;
@@ -94,6 +97,7 @@ public final class FireAccountingTour {
      */
     public FireAccounts run() throws InterruptedException, SQLException {
         List<Fault> faults = new ArrayList<>();
+        clearOutput();
         try {
             for (String name : List.of("a", "b", "c")) {
                 start(name);
@@ -183,6 +187,19 @@ public final class FireAccountingTour {
             Thread.sleep(20);
         }
         throw new AssertionError("no node began a fire of " + job + " after " + after);
+    }
+
+    private void clearOutput() {
+        if (outputDir == null || !Files.isDirectory(outputDir)) {
+            return;
+        }
+        try (var files = Files.list(outputDir)) {
+            for (Path f : files.filter(f -> f.toString().endsWith(".out") || f.toString().endsWith(".err")).toList()) {
+                Files.delete(f);
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("could not clear " + outputDir, e);
+        }
     }
 
     /** Copies a node's stdout and stderr into {@link #keepOutputIn}'s directory, if one was given. */
