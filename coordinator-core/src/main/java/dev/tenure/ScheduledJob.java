@@ -10,13 +10,15 @@ import java.util.Objects;
  *
  * <pre>{@code
  * tenure.register(ScheduledJob.of("invoicing", Schedule.fixedRate(Duration.ofMinutes(1)),
- *         fireKey -> tenure.coordinator().run("invoicing", fireKey, RunPolicy.skipFire(), work)));
+ *         fireKey -> tenure.coordinator().run("invoicing", fireKey, RunPolicy.waitUpTo(ttl), work)));
  * }</pre>
  *
  * @param jobKey      the job key of its runs
  * @param schedule    when its fires are due; the fire keys are {@link Schedule#fireKey}
  * @param policy      what happens to a fire that did not complete in time
- * @param catchUp     how a catch-up reaches the job: runs the fire with the given key through the coordinator
+ * @param catchUp     how a catch-up reaches the job: runs the fire with the given key through the coordinator; let it
+ *                    wait for the job (a lease TTL, say) rather than skip it, since a regular fire may hold the job
+ *                    at that moment
  * @param integration who registered it, for operators: {@code coordinator}, {@code scheduled}, {@code quartz}
  */
 public record ScheduledJob(String jobKey, Schedule schedule, MissedFirePolicy policy, CatchUp catchUp,

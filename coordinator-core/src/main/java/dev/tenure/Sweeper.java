@@ -25,6 +25,7 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
@@ -59,9 +60,8 @@ final class Sweeper implements AutoCloseable {
     private final Function<LeaderElection.Listener, LeaderElection> elections;
     private final Map<String, ScheduledJob> jobs = new ConcurrentHashMap<>();
     /**
-     * Catch-ups asked for and not settled yet: the fire, and when its catch-up ended (0 while it is queued or runs). A
-     * fire is not asked for again while its catch-up runs, nor within one grace period after it ended: a catch-up that
-     * reaches the job asynchronously (Quartz's triggerJob) has that long to start.
+     * Catch-ups asked for and not settled yet: the fire, and the earliest time (nanoTime) it may be asked for again (0
+     * while it is queued or runs). A catch-up that reaches the job asynchronously has that long to start.
      */
     private final Map<DueFire, Long> requested = new ConcurrentHashMap<>();
     private final ScheduledExecutorService timer;
@@ -369,24 +369,32 @@ final class Sweeper implements AutoCloseable {
         return f.fireKey().equals(f.dueAt().toString()) ? f.fireKey() : f.fireKey() + " (due " + f.dueAt() + ")";
     }
 
-    /** Hands a catch-up to the catch-up thread, unless one of this fire runs, or ended less than a grace period ago. */
+    /**
+     * Hands a catch-up to the catch-up thread, unless one of this fire runs, or ended less than a grace period ago (plus
+     * a random share of another, so that a catch-up refused because the job was busy is not asked again in step with the
+     * schedule, at the moment the next regular fire holds the job).
+     */
     private boolean catchUp(ScheduledJob job, DueFire fire, String why) {
         long now = System.nanoTime();
-        Long ended = requested.get(fire);
-        if (ended != null && (ended == 0 || now - ended < job.policy().grace().toNanos())) {
+        Long notBefore = requested.get(fire);
+        if (notBefore != null && (notBefore == 0 || now - notBefore < 0)) {
             return false;
         }
         requested.put(fire, 0L);
         try {
             catchUps.execute(() -> {
                 try {
-                    LOG.info("job '{}': catching up fire {}: {}", job.jobKey(), label(fire), why);
-                    job.catchUp().run(fire.fireKey());
+                    if (!isClosed()) {
+                        LOG.info("job '{}': catching up fire {}: {}", job.jobKey(), label(fire), why);
+                        job.catchUp().run(fire.fireKey());
+                    }
                 } catch (Exception | AssertionError e) {
                     LOG.warn("job '{}': the catch-up of fire {} failed; the next sweep looks again", job.jobKey(),
                             fire.fireKey(), e);
                 } finally {
-                    requested.replace(fire, 0L, Math.max(1, System.nanoTime()));
+                    long grace = job.policy().grace().toNanos();
+                    long next = System.nanoTime() + grace + ThreadLocalRandom.current().nextLong(grace + 1);
+                    requested.replace(fire, 0L, next == 0 ? 1 : next);
                 }
             });
             return true;
@@ -396,7 +404,16 @@ final class Sweeper implements AutoCloseable {
         }
     }
 
-    /** Stops sweeping (resigns the election) and the two threads; a catch-up in progress may finish for a while. */
+    private boolean isClosed() {
+        synchronized (lifecycle) {
+            return closed;
+        }
+    }
+
+    /**
+     * Stops sweeping (resigns the election) and the two threads: catch-ups still queued are dropped, one in progress may
+     * finish for a while.
+     */
     @Override
     public void close() {
         LeaderElection e;

@@ -63,7 +63,9 @@ public final class InvoicingLoopNode {
     }
 
     private void start(String job, MissedFirePolicy policy) {
-        tenure.register(ScheduledJob.of(job, RATE, fireKey -> fire(job, fireKey)).withPolicy(policy));
+        // a catch-up waits for the job (a lease TTL), as ScheduledJob advises; the loop's own fires skip
+        tenure.register(ScheduledJob.of(job, RATE, fireKey -> fire(job, fireKey, RunPolicy.waitUpTo(tenure.databaseLeases().defaults().ttl())))
+                .withPolicy(policy));
         loop(job, Instant.now());
     }
 
@@ -73,7 +75,7 @@ public final class InvoicingLoopNode {
         long delay = Math.max(0, slot.toEpochMilli() - System.currentTimeMillis());
         try {
             loops.schedule(() -> {
-                fire(job, slot.toString());
+                fire(job, slot.toString(), RunPolicy.skipFire());
                 loop(job, Instant.now().isAfter(slot) ? Instant.now() : slot);
             }, delay, TimeUnit.MILLISECONDS);
         } catch (RejectedExecutionException e) {
@@ -82,9 +84,9 @@ public final class InvoicingLoopNode {
     }
 
     /** One fire: one invoice, written and completed in one fenced transaction. */
-    private void fire(String job, String fireKey) {
+    private void fire(String job, String fireKey, RunPolicy policy) {
         try {
-            RunOutcome<Integer> o = tenure.coordinator().run(job, fireKey, RunPolicy.skipFire(), run -> {
+            RunOutcome<Integer> o = tenure.coordinator().run(job, fireKey, policy, run -> {
                 System.out.println("BEGIN " + job + " " + fireKey + " " + node + " " + System.currentTimeMillis());
                 return run.completeInTransaction(dataSource, c -> {
                     pause(WORK);

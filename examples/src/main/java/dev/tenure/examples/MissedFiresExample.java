@@ -36,7 +36,7 @@ public final class MissedFiresExample {
             // tag::missed-fires[]
             tenure.register(ScheduledJob.of("settlement", Schedule.fixedRate(Duration.ofSeconds(1)),
                     fireKey -> {                                          // how a catch-up reaches the job
-                        RunOutcome<Integer> o = tenure.coordinator().run("settlement", fireKey, RunPolicy.skipFire(),
+                        RunOutcome<Integer> o = tenure.coordinator().run("settlement", fireKey, RunPolicy.waitUpTo(Duration.ofSeconds(5)),
                                 ctx -> ctx.completeInTransaction(dataSource, c ->
                                         Sql.update(c, "INSERT INTO settlement VALUES (?, ?)", fireKey, ctx.epoch())));
                         System.out.println("caught up " + fireKey + ": " + o.status());

@@ -68,7 +68,9 @@ final class FireGuard {
             if (refused.isPresent()) {
                 return refuse(context, job, refused.get());
             }
-            RunPolicy policy = context.isRecovering() ? config.recoveryPolicy() : config.runPolicy();
+            // a recovery or a catch-up waits for the job rather than skipping the fire it exists for
+            RunPolicy policy = context.isRecovering() || QuartzSchedules.isCatchUp(context.getTrigger())
+                    ? config.recoveryPolicy() : config.runPolicy();
             RunClaim claim = config.coordinator().begin(job, FireKeys.fireKey(context), policy);
             if (claim instanceof RunClaim.NotClaimed not) {
                 context.put(OUTCOME, not.outcome());

@@ -96,15 +96,10 @@ final class ScheduleWatch extends SchedulerListenerSupport {
     }
 
     private static Optional<ScheduleRisk> risk(QuartzCoordination config, Trigger trigger, boolean clustered) {
-        if (config.intendedSchedule(trigger.getKey()) || isCatchUp(trigger)) {
+        if (config.intendedSchedule(trigger.getKey()) || QuartzSchedules.isCatchUp(trigger)) {
             return Optional.empty();
         }
         return ScheduleRisk.of(trigger, clustered, TimeZone.getDefault());
-    }
-
-    /** A catch-up's one-shot trigger names its fire in its data: nothing to compare between nodes. */
-    private static boolean isCatchUp(Trigger trigger) {
-        return trigger.getJobDataMap() != null && trigger.getJobDataMap().containsKey(QuartzSchedules.CATCH_UP_FIRE_KEY);
     }
 
     private static void report(QuartzCoordination config, Trigger trigger, ScheduleRisk risk) {

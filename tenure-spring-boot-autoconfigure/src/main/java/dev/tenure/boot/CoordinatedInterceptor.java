@@ -3,6 +3,7 @@ package dev.tenure.boot;
 import dev.tenure.JobContext;
 import dev.tenure.JobCoordinator;
 import dev.tenure.RunOutcome;
+import dev.tenure.RunPolicy;
 import dev.tenure.TenureException;
 import org.aopalliance.intercept.MethodInterceptor;
 import org.aopalliance.intercept.MethodInvocation;
@@ -51,7 +52,8 @@ final class CoordinatedInterceptor implements MethodInterceptor {
         Call call = new Call();
         RunOutcome<Object> o;
         try {
-            o = coordinator.get().run(m.jobKey(), fireKey, m.policy(), m.options(), run -> call.proceed(invocation, run));
+            o = coordinator.get().run(m.jobKey(), fireKey, caughtUp != null ? catchUpPolicy(m) : m.policy(), m.options(),
+                    run -> call.proceed(invocation, run));
         } catch (TenureException e) {
             tell(l -> l.faulted(m.jobKey(), fireKey, e));
             if (!call.ran) {
@@ -69,6 +71,14 @@ final class CoordinatedInterceptor implements MethodInterceptor {
         }
         tell(l -> l.finished(o));
         return report(m, o);
+    }
+
+    /**
+     * A catch-up waits up to one lease TTL for the job: it runs on Tenure's catch-up thread, not the scheduler's, and a
+     * regular fire that holds the job for a moment must not send it back to the sweeper.
+     */
+    private static RunPolicy catchUpPolicy(CoordinatedMethod m) {
+        return m.policy().maxWait().compareTo(m.options().ttl()) >= 0 ? m.policy() : RunPolicy.waitUpTo(m.options().ttl());
     }
 
     /** Calls {@code method} on {@code bean} (its proxy) as a run of fire {@code fireKey}: how a catch-up reaches it. */
