@@ -7,6 +7,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 import java.sql.Connection;
+import java.time.Duration;
 import java.util.Optional;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -78,11 +79,12 @@ class FinishFaultTest {
         }
 
         @Override
-        public void fence(Connection connection, String jobKey, long epoch, String owner) {
+        public void fence(Connection connection, String jobKey, long epoch, String owner, Duration idleLimit) {
         }
 
         @Override
-        public void complete(Connection connection, String jobKey, long epoch, String owner, String runId) {
+        public void complete(Connection connection, String jobKey, long epoch, String owner, String runId,
+                             Duration idleLimit) {
         }
     }
 }

@@ -5,6 +5,7 @@ import dev.tenure.spi.RunLedger;
 
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.UUID;
@@ -50,19 +51,21 @@ public final class JdbcRunLedger implements RunLedger {
     }
 
     @Override
-    public void fence(Connection connection, String jobKey, long epoch, String owner) throws SQLException {
-        ledger.fence(connection, jobKey, epoch, owner);
-    }
-
-    @Override
-    public void complete(Connection connection, String jobKey, long epoch, String owner, String runId) throws SQLException {
-        ledger.complete(connection, jobKey, epoch, owner, UUID.fromString(runId));
-    }
-
-    @Override
-    public boolean completeAndRelease(Connection connection, String jobKey, long epoch, String owner, String runId)
+    public void fence(Connection connection, String jobKey, long epoch, String owner, Duration idleLimit)
             throws SQLException {
-        return ledger.completeAndRelease(connection, jobKey, epoch, owner, UUID.fromString(runId));
+        ledger.fence(connection, jobKey, epoch, owner, idleLimit);
+    }
+
+    @Override
+    public void complete(Connection connection, String jobKey, long epoch, String owner, String runId,
+                         Duration idleLimit) throws SQLException {
+        ledger.complete(connection, jobKey, epoch, owner, UUID.fromString(runId), idleLimit);
+    }
+
+    @Override
+    public boolean completeAndRelease(Connection connection, String jobKey, long epoch, String owner, String runId,
+                                      Duration idleLimit) throws SQLException {
+        return ledger.completeAndRelease(connection, jobKey, epoch, owner, UUID.fromString(runId), idleLimit);
     }
 
     /** True: the claim and the fire's start are one statement, the outcome and the release another. */

@@ -121,7 +121,20 @@ final class JobLedger {
      *                                 SQLSTATE 40001 as above
      */
     public void fence(Connection connection, String jobKey, long epoch, String owner) throws SQLException {
-        fences.fence(Objects.requireNonNull(connection, "connection"), key(jobKey), epoch(epoch), id("owner", owner));
+        fence(connection, jobKey, epoch, owner, Duration.ZERO);
+    }
+
+    /**
+     * {@link #fence}, and from then on the caller's transaction may stay idle (no statement running) at most
+     * {@code idleLimit}: the server then ends the session, and the transaction rolls back. Pass the lease's TTL, so that
+     * a holder frozen inside the transaction holds up the next claim for about one TTL, not for as long as it is frozen.
+     * The limit is local to the transaction ({@code set_config(..., true)}); a shorter limit of the session stays.
+     * Zero: no limit of Tenure's.
+     */
+    public void fence(Connection connection, String jobKey, long epoch, String owner, Duration idleLimit)
+            throws SQLException {
+        fences.fence(Objects.requireNonNull(connection, "connection"), key(jobKey), epoch(epoch), id("owner", owner),
+                idleLimit(idleLimit));
     }
 
     /**
@@ -135,8 +148,14 @@ final class JobLedger {
      * @throws IllegalStateException in autocommit mode, or if the run row is not {@code runId}'s RUNNING (or COMPLETED) row
      */
     public void complete(Connection connection, String jobKey, long epoch, String owner, UUID runId) throws SQLException {
+        complete(connection, jobKey, epoch, owner, runId, Duration.ZERO);
+    }
+
+    /** {@link #complete}, with the transaction's idle limit set as {@link #fence(Connection, String, long, String, Duration)} sets it. */
+    public void complete(Connection connection, String jobKey, long epoch, String owner, UUID runId, Duration idleLimit)
+            throws SQLException {
         fences.complete(Objects.requireNonNull(connection, "connection"), key(jobKey), epoch(epoch), id("owner", owner),
-                Objects.requireNonNull(runId, "runId"));
+                Objects.requireNonNull(runId, "runId"), idleLimit(idleLimit));
     }
 
     /**
@@ -146,16 +165,17 @@ final class JobLedger {
      *
      * <p>At REPEATABLE READ or SERIALIZABLE the job's row cannot be updated once a renewal committed after the
      * transaction's snapshot (Postgres refuses with 40001), so there this completes the run only, checked as
-     * {@link #fence} is, and returns false: release the lease after the commit ({@link #finish} does).
+     * {@link #fence} is, and returns false: release the lease after the commit ({@link #finish} does). The
+     * transaction's idle limit is set as {@link #fence(Connection, String, long, String, Duration)} sets it.
      *
      * @return true if the lease is released by the caller's commit; false if only the run is completed
      * @throws StaleOwnerException   as {@link #fence}: roll the transaction back
      * @throws IllegalStateException in autocommit mode, or if the run row is not {@code runId}'s RUNNING (or COMPLETED) row
      */
-    public boolean completeAndRelease(Connection connection, String jobKey, long epoch, String owner, UUID runId)
-            throws SQLException {
+    public boolean completeAndRelease(Connection connection, String jobKey, long epoch, String owner, UUID runId,
+                                      Duration idleLimit) throws SQLException {
         return fences.completeAndRelease(Objects.requireNonNull(connection, "connection"), key(jobKey), epoch(epoch),
-                id("owner", owner), Objects.requireNonNull(runId, "runId"));
+                id("owner", owner), Objects.requireNonNull(runId, "runId"), idleLimit(idleLimit));
     }
 
     /**
@@ -264,6 +284,14 @@ final class JobLedger {
             throw new IllegalArgumentException("epoch must be >= 1 (got " + epoch + "); epochs come from claim()");
         }
         return epoch;
+    }
+
+    static Duration idleLimit(Duration limit) {
+        Objects.requireNonNull(limit, "idleLimit");
+        if (limit.isNegative()) {
+            throw new IllegalArgumentException("idleLimit must not be negative (got " + limit + ")");
+        }
+        return limit;
     }
 
     static Duration ttl(Duration ttl) {

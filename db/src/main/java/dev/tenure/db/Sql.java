@@ -32,6 +32,12 @@ package dev.tenure.db;
  * <p>Statements that may wait for a row lock set their own {@code lock_timeout} first, in the same statement: a
  * one-row CTE calls {@code set_config('lock_timeout', ?, true)} (local to the statement's own transaction), and the
  * statement reads that CTE, so the setting is in force before any row is locked.
+ *
+ * <p>The fence check and the completions, which run in the caller's transaction, set
+ * {@code idle_in_transaction_session_timeout} the same way ({@link #ISO}): local to that transaction, to the holder's
+ * lease TTL (or less, if the session already has a shorter one). So a holder frozen inside a fenced transaction keeps
+ * the job's row locked for about one TTL, not for as long as it is frozen: the server ends its session, the
+ * transaction rolls back, and a claim waiting for the lock goes ahead.
  */
 final class Sql {
 
@@ -40,6 +46,16 @@ final class Sql {
     /** True in a READ COMMITTED transaction (Postgres runs READ UNCOMMITTED as READ COMMITTED). */
     private static final String READ_COMMITTED =
             "current_setting('transaction_isolation') IN ('read committed', 'read uncommitted')";
+    /**
+     * The first CTE of the fence check and the completions, {@code iso}: {@code rc}, true in a READ COMMITTED
+     * transaction, and the transaction's idle limit set local to it. Parameter 1 is the limit in ms; zero or less, or
+     * above a shorter limit the session already has, leaves the session's own limit in force.
+     */
+    private static final String ISO = "iso AS (SELECT " + READ_COMMITTED + " AS rc, "
+            + "set_config('idle_in_transaction_session_timeout', "
+            + "(CASE WHEN l.ms <= 0 OR (l.cur > 0 AND l.cur <= l.ms) THEN l.cur ELSE l.ms END)::text, true) AS it "
+            + "FROM (SELECT ?::bigint AS ms, (extract(epoch FROM "
+            + "current_setting('idle_in_transaction_session_timeout')::interval) * 1000)::bigint AS cur) l)";
     private static final String CLEAR_LEASE = "owner = NULL, status = 'IDLE', lease_expires_at = NULL, "
             + "current_run_id = NULL, updated_at = clock_timestamp()";
 
@@ -112,7 +128,7 @@ final class Sql {
                 + "updated_at = clock_timestamp() FROM cfg, req WHERE je.job_key = req.job_key AND je.owner = req.owner "
                 + "AND je.lease_expires_at > clock_timestamp() RETURNING je.job_key, je.owner";
         String holderColumns = "fencing_token, owner, lease_expires_at, coalesce(lease_expires_at > clock_timestamp(), false)";
-        fence = "WITH iso AS (SELECT " + READ_COMMITTED + " AS rc), f AS (SELECT " + holderColumns + " AS live FROM " + je
+        fence = "WITH " + ISO + ", f AS (SELECT " + holderColumns + " AS live FROM " + je
                 + " WHERE job_key = ? FOR KEY SHARE) SELECT f.fencing_token, f.owner, f.lease_expires_at, f.live, iso.rc "
                 + "FROM iso LEFT JOIN f ON true";
         complete = completion(je, jr, holderColumns, false, "");
@@ -209,7 +225,8 @@ final class Sql {
      * whatever the snapshot says of the lease's expiry, the lease is not cleared, and the caller checks the latest
      * committed row itself (the lock covers it) before it lets the transaction commit.
      *
-     * <p>Parameters: 1 job (with {@code release}: 1 and 2 job), then epoch, owner, run id, job; with {@code release}
+     * <p>Parameters: 1 the idle limit ms ({@link #ISO}), 2 job (with {@code release}: 2 and 3 job), then epoch, owner,
+     * run id, job; with {@code release}
      * job, epoch, owner; run id; with {@code release} the notify's. Columns: 1-4 the holder (epoch, owner, expiry, live;
      * null when the row is missing from the snapshot), 5 runs completed now, 6 the run's status before, 7 read committed;
      * with {@code release} 8 leases cleared.
@@ -222,7 +239,7 @@ final class Sql {
                 : "f AS (SELECT " + holderColumns + " AS live FROM " + je + " WHERE job_key = ? FOR KEY SHARE), ";
         String cleared = !release ? "" : ", cleared AS (UPDATE " + je + " AS je SET " + CLEAR_LEASE + " FROM fw "
                 + "WHERE je.job_key = ? AND fw.fencing_token = ? AND fw.owner = ? AND fw.live RETURNING je.job_key)";
-        return "WITH iso AS (SELECT " + READ_COMMITTED + " AS rc), " + locked
+        return "WITH " + ISO + ", " + locked
                 + "done AS (UPDATE " + jr + " AS r SET status = 'COMPLETED', finished_at = clock_timestamp(), error = NULL "
                 + "FROM f, iso WHERE f.fencing_token = ? AND f.owner = ? AND (f.live OR NOT iso.rc) AND r.run_id = ? "
                 + "AND r.job_key = ? AND r.epoch = f.fencing_token AND r.status = 'RUNNING' RETURNING r.run_id)" + cleared

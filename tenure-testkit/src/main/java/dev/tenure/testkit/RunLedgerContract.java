@@ -9,6 +9,7 @@ import org.junit.jupiter.api.Test;
 
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.time.Duration;
 import java.util.UUID;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -109,7 +110,7 @@ public abstract class RunLedgerContract {
     }
 
     private void complete(Holder h, String runId) throws SQLException {
-        inTransaction(true, c -> ledger().complete(c, h.job(), h.epoch(), h.owner(), runId));
+        inTransaction(true, c -> ledger().complete(c, h.job(), h.epoch(), h.owner(), runId, Duration.ZERO));
     }
 
     private static void assertRefused(Holder h, ThrowingCallable call) {
@@ -266,7 +267,7 @@ public abstract class RunLedgerContract {
     void complete_rolledBack_undoneExactlyWhereTheLedgerIsTransactional() throws SQLException {
         Holder a = claimFresh();
         String runId = start(a, "f");
-        inTransaction(false, c -> ledger().complete(c, a.job(), a.epoch(), a.owner(), runId));
+        inTransaction(false, c -> ledger().complete(c, a.job(), a.epoch(), a.owner(), runId, Duration.ZERO));
         if (transactional()) {
             assertThat(ledger().completedRun(a.job(), "f")).isEmpty();
             assertThat(ledger().finish(a.job(), a.epoch(), a.owner(), runId, true, null)).isEqualTo(Finished.RECORDED);
@@ -279,7 +280,7 @@ public abstract class RunLedgerContract {
     @Test
     void fence_currentHolder_passes() throws SQLException {
         Holder a = claimFresh();
-        inTransaction(true, c -> ledger().fence(c, a.job(), a.epoch(), a.owner()));
+        inTransaction(true, c -> ledger().fence(c, a.job(), a.epoch(), a.owner(), Duration.ZERO));
         start(a, "f"); // the fence changed nothing
     }
 
@@ -287,10 +288,10 @@ public abstract class RunLedgerContract {
     void fence_olderEpochForeignOwnerOrExpiredLease_refused() {
         Holder a = claimFresh();
         Holder b = takeOver(a);
-        assertRefused(a, () -> inTransaction(false, c -> ledger().fence(c, a.job(), a.epoch(), a.owner())));
-        assertRefused(b, () -> inTransaction(false, c -> ledger().fence(c, b.job(), b.epoch(), "intruder")));
+        assertRefused(a, () -> inTransaction(false, c -> ledger().fence(c, a.job(), a.epoch(), a.owner(), Duration.ZERO)));
+        assertRefused(b, () -> inTransaction(false, c -> ledger().fence(c, b.job(), b.epoch(), "intruder", Duration.ZERO)));
         expire(b.job());
-        assertRefused(b, () -> inTransaction(false, c -> ledger().fence(c, b.job(), b.epoch(), b.owner())));
+        assertRefused(b, () -> inTransaction(false, c -> ledger().fence(c, b.job(), b.epoch(), b.owner(), Duration.ZERO)));
     }
 
     /**
