@@ -94,6 +94,14 @@ public final class JvmProcess implements AutoCloseable {
         ChildProcesses.kill(process);
     }
 
+    /**
+     * SIGTERM, as an orchestrator stops an application (a rolling deploy): the child runs its shutdown hooks (a Boot
+     * application closes its context) and exits. Returns at once; {@link #waitFor} waits for the exit.
+     */
+    public void terminate() {
+        Signals.term(process.pid());
+    }
+
     /** SIGSTOP: the child freezes mid-instruction, like a long GC pause. */
     public void pause() {
         Signals.stop(process.pid());

@@ -3,7 +3,7 @@ package dev.tenure.testkit;
 import java.io.IOException;
 import java.util.concurrent.TimeUnit;
 
-/** Sends POSIX signals the JDK cannot send itself (SIGSTOP, SIGCONT), through {@code kill}. */
+/** Sends POSIX signals (SIGSTOP, SIGCONT, SIGTERM) through {@code kill}: the JDK cannot send the first two itself. */
 final class Signals {
 
     private Signals() {
@@ -15,6 +15,10 @@ final class Signals {
 
     static void cont(long pid) {
         send("CONT", pid);
+    }
+
+    static void term(long pid) {
+        send("TERM", pid);
     }
 
     private static void send(String signal, long pid) {
