@@ -50,6 +50,8 @@ public final class ActiveRun implements JobContext, AutoCloseable {
     private int openCompletions;
     /** A {@link #finish} asked for while such a transaction was open: recorded when the last one ends. */
     private Deferred deferred;
+    /** Told once the outcome is set (the coordinator stops tracking the run). */
+    private volatile Runnable onEnded = () -> { };
     /** True while {@link #completeAndRelease} holds the lease's call slot (the run's own thread only). */
     private boolean renewalsHeld;
 
@@ -220,11 +222,15 @@ public final class ActiveRun implements JobContext, AutoCloseable {
                     error == null ? e : error, viaFallback, fenceChecks.get(), false));
             throw e;
         } finally {
-            if (!released) {
-                db.release();
-            }
-            if (filter != null) {
-                filter.release();
+            try {
+                if (!released) {
+                    db.release();
+                }
+                if (filter != null) {
+                    filter.release();
+                }
+            } finally {
+                onEnded.run();
             }
         }
     }
@@ -264,6 +270,52 @@ public final class ActiveRun implements JobContext, AutoCloseable {
             // metrics never break a run
         }
         return o;
+    }
+
+    /**
+     * Runs {@code action} once the run has ended and released its leases (after {@link #finish}, {@link #committed} or
+     * {@link #abandon}).
+     */
+    void whenEnded(Runnable action) {
+        this.onEnded = action;
+    }
+
+    /**
+     * Ends a run that is still going because its holder shuts down: records it ABANDONED with {@code reason} (unless it
+     * completed in its own transaction), releases the database lease and then the Valkey lease. The work's thread is not
+     * stopped: its later fenced writes are refused, and its {@link #finish} returns this call's outcome,
+     * {@link RunOutcome.Status#LEASE_LOST} (or EXECUTED if the fire completed). A store fault is kept as a suppressed
+     * exception of the outcome's error; the leases are released all the same. No-op if the run has ended.
+     */
+    synchronized void abandon(String reason) {
+        if (outcome != null) {
+            return;
+        }
+        finishing.set(true);
+        LeaseLostException why = new LeaseLostException(jobKey, db.owner(), "the run of fire '" + fireKey
+                + "' was abandoned: " + reason);
+        RunLedger.Finished f = RunLedger.Finished.STALE;
+        boolean released = false;
+        try {
+            f = ledger.abandon(jobKey, epoch, db.owner(), runId, reason);
+            released = releasedByOutcome != null && f != RunLedger.Finished.STALE && releasedByOutcome.releasedInStore(db);
+        } catch (RuntimeException e) {
+            why.addSuppressed(e);
+        }
+        boolean completed = f == RunLedger.Finished.COMPLETED_EARLIER;
+        ended(new RunOutcome<>(completed ? RunOutcome.Status.EXECUTED : RunOutcome.Status.LEASE_LOST, jobKey, fireKey,
+                epoch, db.owner(), waited, Duration.ofNanos(ticker.nanoTime() - began), null, completed ? null : why,
+                viaFallback, fenceChecks.get(), completed));
+        try {
+            if (!released) {
+                db.release();
+            }
+            if (filter != null) {
+                filter.release();
+            }
+        } finally {
+            onEnded.run();
+        }
     }
 
     /** True if the ledger can complete the fire and release the job in the work's own transaction. */
@@ -320,8 +372,12 @@ public final class ActiveRun implements JobContext, AutoCloseable {
             return ended(new RunOutcome<>(RunOutcome.Status.EXECUTED, jobKey, fireKey, epoch, db.owner(), waited,
                     Duration.ofNanos(ticker.nanoTime() - began), result, null, viaFallback, fenceChecks.get(), true));
         } finally {
-            if (filter != null) {
-                filter.release();
+            try {
+                if (filter != null) {
+                    filter.release();
+                }
+            } finally {
+                onEnded.run();
             }
         }
     }

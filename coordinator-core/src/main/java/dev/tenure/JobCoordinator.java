@@ -7,8 +7,12 @@ import javax.sql.DataSource;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 
@@ -56,6 +60,11 @@ public final class JobCoordinator implements AutoCloseable {
         VALKEY_WITH_DATABASE_FALLBACK
     }
 
+    /** How long {@link #close()} waits for runs in progress by default. */
+    public static final Duration DEFAULT_DRAIN_TIMEOUT = Duration.ofSeconds(10);
+    /** How the reason of a run abandoned by {@link #close} begins (its run row's error). */
+    public static final String SHUTDOWN = "shutdown";
+
     private final Leases valkey;
     private final Leases database;
     private final RunLedger ledger;
@@ -66,7 +75,12 @@ public final class JobCoordinator implements AutoCloseable {
     private final Ticker ticker;
     private final RunMetrics metrics;
     private final boolean closesLeases;
+    private final Duration drainTimeout;
+    /** Runs claimed and not ended yet; its monitor is notified when one ends. */
+    private final Set<ActiveRun> active = ConcurrentHashMap.newKeySet();
     private volatile boolean closed;
+    /** Set once {@link #close} stopped waiting: a run claimed from then on is abandoned at once. */
+    private volatile boolean abandoning;
 
     private JobCoordinator(Builder b) {
         this.valkey = b.valkey;
@@ -77,6 +91,7 @@ public final class JobCoordinator implements AutoCloseable {
         this.ticker = b.ticker;
         this.metrics = b.metrics;
         this.closesLeases = b.closesLeases;
+        this.drainTimeout = b.drainTimeout;
         this.breaker = new CircuitBreaker(b.breakerThreshold, b.breakerOpenFor, b.ticker);
         this.fallbackLog = new FallbackLog(b.ticker, mode);
     }
@@ -347,8 +362,8 @@ public final class JobCoordinator implements AutoCloseable {
         }
         if (r instanceof RunLedger.FireClaim.Started st) {
             Lease db = database.adopt(jobKey, owner, options.withFencingToken(true), st.epoch(), sentAt);
-            return Optional.of(new RunClaim.Claimed(new ActiveRun(ledger, metrics, ticker, jobKey, fireKey, st.epoch(),
-                    st.runId(), db, filter, waited, fallback, database)));
+            return Optional.of(new RunClaim.Claimed(tracked(new ActiveRun(ledger, metrics, ticker, jobKey, fireKey,
+                    st.epoch(), st.runId(), db, filter, waited, fallback, database))));
         }
         return deadline - ticker.nanoTime() > 0 ? Optional.empty()
                 : Optional.of(notObtained(jobKey, fireKey, policy, start, fallback));
@@ -383,8 +398,35 @@ public final class JobCoordinator implements AutoCloseable {
                     other.epoch(), other.owner(), waited, fallback));
         }
         String runId = ((RunLedger.FireStart.Started) fs).runId();
-        return new RunClaim.Claimed(new ActiveRun(ledger, metrics, ticker, jobKey, fireKey, epoch, runId, db, filter,
-                waited, fallback, null));
+        return new RunClaim.Claimed(tracked(new ActiveRun(ledger, metrics, ticker, jobKey, fireKey, epoch, runId, db,
+                filter, waited, fallback, null)));
+    }
+
+    /**
+     * Tracks {@code run} until it ends, for {@link #close}. A run claimed after close() stopped waiting is abandoned at
+     * once (its leases released), and the caller gets the same error as a run begun after close().
+     */
+    private ActiveRun tracked(ActiveRun run) {
+        active.add(run);
+        run.whenEnded(() -> {
+            active.remove(run);
+            synchronized (active) {
+                active.notifyAll();
+            }
+        });
+        if (abandoning) {
+            run.abandon(SHUTDOWN + ": the coordinator closed while the run was being claimed");
+            throw new IllegalStateException("the JobCoordinator is closed: no new run of job '" + run.jobKey() + "'");
+        }
+        return run;
+    }
+
+    static Duration checkDrain(Duration timeout) {
+        Objects.requireNonNull(timeout, "drainTimeout");
+        if (timeout.isNegative()) {
+            throw new IllegalArgumentException("drainTimeout must not be negative (got " + timeout + ")");
+        }
+        return timeout;
     }
 
     @SuppressWarnings("unchecked")
@@ -398,22 +440,60 @@ public final class JobCoordinator implements AutoCloseable {
                 Duration.ofNanos(ticker.nanoTime() - start), fallback));
     }
 
-    /**
-     * Refuses new runs from now on ({@link #begin} and {@link #run} throw {@link IllegalStateException}). Runs in
-     * progress keep their leases until they finish. Closes the {@link Leases} it was given (releasing what they still
-     * hold) only if it was built with {@link Builder#closesLeases(boolean) closesLeases(true)}. Idempotent.
-     */
+    /** {@link #close(Duration)} with the drain timeout of the builder ({@link Builder#drainTimeout}). */
     @Override
     public void close() {
-        if (closed) {
-            return;
+        close(drainTimeout);
+    }
+
+    /**
+     * Hands the coordinator's runs over, so that no lease outlives it: refuses new runs from now on ({@link #begin} and
+     * {@link #run} throw {@link IllegalStateException}), waits up to {@code drainTimeout} for the runs in progress to
+     * finish (they record their outcomes and release as usual), then abandons those still going: each run's row turns
+     * ABANDONED with a reason that starts with {@code shutdown}, its database lease is cleared under its epoch and its
+     * Valkey lease released, so another process can claim the job at once rather than after the TTL. An abandoned run's
+     * thread is not interrupted: its fenced writes are refused from then on, and its outcome is
+     * {@link RunOutcome.Status#LEASE_LOST}. Finally closes the {@link Leases} it was given, only if it was built with
+     * {@link Builder#closesLeases(boolean) closesLeases(true)}. Idempotent: a second call returns at once. An interrupt
+     * ends the wait early (the runs still going are abandoned).
+     */
+    public void close(Duration drainTimeout) {
+        Objects.requireNonNull(drainTimeout, "drainTimeout");
+        synchronized (this) {
+            if (closed) {
+                return;
+            }
+            closed = true;
         }
-        closed = true;
+        awaitRuns(drainTimeout);
+        abandoning = true;
+        for (ActiveRun run : List.copyOf(active)) {
+            run.abandon(SHUTDOWN + ": its holder stopped, and the run did not end within the drain timeout");
+        }
         if (closesLeases) {
             if (valkey != null) {
                 valkey.close();
             }
             database.close();
+        }
+    }
+
+    /** Waits up to {@code drain} for every tracked run to end. */
+    private void awaitRuns(Duration drain) {
+        long deadline = System.nanoTime() + drain.toNanos();
+        synchronized (active) {
+            while (!active.isEmpty()) {
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    return;
+                }
+                try {
+                    TimeUnit.NANOSECONDS.timedWait(active, left);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    return;
+                }
+            }
         }
     }
 
@@ -429,6 +509,7 @@ public final class JobCoordinator implements AutoCloseable {
         private Duration breakerOpenFor = Duration.ofSeconds(5);
         private RunMetrics metrics = RunMetrics.none();
         private boolean closesLeases;
+        private Duration drainTimeout = DEFAULT_DRAIN_TIMEOUT;
 
         private Builder(Leases database, RunLedger ledger) {
             this.database = Objects.requireNonNull(database, "database");
@@ -466,6 +547,17 @@ public final class JobCoordinator implements AutoCloseable {
         /** Whether {@link JobCoordinator#close()} closes the {@link Leases} given to the builder (default false). */
         public Builder closesLeases(boolean closes) {
             this.closesLeases = closes;
+            return this;
+        }
+
+        /**
+         * How long {@link JobCoordinator#close()} waits for runs in progress before it abandons them (default
+         * {@link #DEFAULT_DRAIN_TIMEOUT}, 10 s; zero abandons them at once).
+         *
+         * @throws IllegalArgumentException if negative
+         */
+        public Builder drainTimeout(Duration timeout) {
+            this.drainTimeout = checkDrain(timeout);
             return this;
         }
 

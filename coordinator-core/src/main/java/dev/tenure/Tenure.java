@@ -62,6 +62,7 @@ public final class Tenure implements AutoCloseable {
     private final String schema;
     private final List<LeaderElection> elections = new ArrayList<>();
     private final Sweeper sweeper;
+    private final Duration drainTimeout;
     private boolean closed;
 
     private Tenure(Builder b, LeaseStore databaseStore, RunLedger ledger, ScheduleLedger schedules,
@@ -71,13 +72,14 @@ public final class Tenure implements AutoCloseable {
         this.schema = b.inMemory ? null : b.schema;
         this.valkeyAddress = valkeyStore == null ? null : (b.valkeyConfig.isCluster() ? "cluster " : "")
                 + String.join(", ", b.valkeyConfig.addresses()) + " (namespace " + b.valkeyConfig.namespace() + ")";
+        this.drainTimeout = b.drainTimeout;
         Metrics metrics = b.meterRegistry == null ? new Metrics(LeaseMetrics.none(), RunMetrics.none())
                 : MeterBinding.bind(b.meterRegistry);
         this.ledger = ledger;
         this.database = leases(b, databaseStore, metrics.leases);
         this.valkey = valkeyStore == null ? null : leases(b, valkeyStore, metrics.leases);
         JobCoordinator.Builder c = JobCoordinator.builder(database, ledger).leaseOptions(b.defaults).ticker(b.ticker)
-                .metrics(metrics.runs).fallbackBreaker(b.breakerFailures, b.breakerOpenFor);
+                .metrics(metrics.runs).fallbackBreaker(b.breakerFailures, b.breakerOpenFor).drainTimeout(b.drainTimeout);
         if (valkey != null) {
             c.valkey(valkey).mode(b.mode == null ? JobCoordinator.Mode.VALKEY_WITH_DATABASE_FALLBACK : b.mode);
         }
@@ -274,12 +276,21 @@ public final class Tenure implements AutoCloseable {
         }
     }
 
-    /**
-     * Closes what it created, in order: elections (stopped, so successors take over at once), the coordinator (no new
-     * runs), the Valkey leases and store, the database leases and store. Idempotent; the data source stays open.
-     */
+    /** {@link #close(Duration)} with the builder's drain timeout ({@link Builder#drainTimeout}, 10 s by default). */
     @Override
     public void close() {
+        close(drainTimeout);
+    }
+
+    /**
+     * Closes what it created, in order, so that no lease outlives it: the sweeper and the elections (stopped, so
+     * successors take over at once); the coordinator, which refuses new runs, waits up to {@code drainTimeout} for the runs in progress and
+     * abandons the rest (ABANDONED, reason shutdown; both leases released; see {@link JobCoordinator#close(Duration)});
+     * then the Valkey leases and store, and the database leases and store. Every lease is released before the client
+     * that holds it closes. Idempotent: a second call returns at once. The data source stays open.
+     */
+    public void close(Duration drainTimeout) {
+        JobCoordinator.checkDrain(drainTimeout);
         List<LeaderElection> running;
         synchronized (this) {
             if (closed) {
@@ -290,7 +301,7 @@ public final class Tenure implements AutoCloseable {
         }
         sweeper.close();
         running.forEach(LeaderElection::stop);
-        coordinator.close();
+        coordinator.close(drainTimeout);
         if (valkey != null) {
             valkey.close();
         }
@@ -313,6 +324,7 @@ public final class Tenure implements AutoCloseable {
         private Duration sweepInterval = DEFAULT_SWEEP_INTERVAL;
         private Clock clock = Clock.systemUTC();
         private boolean valkeyRequired;
+        private Duration drainTimeout = JobCoordinator.DEFAULT_DRAIN_TIMEOUT;
 
         private Builder() {
         }
@@ -397,6 +409,18 @@ public final class Tenure implements AutoCloseable {
          */
         public Builder requireValkey(boolean required) {
             this.valkeyRequired = required;
+            return this;
+        }
+
+        /**
+         * How long {@link Tenure#close()} waits for coordinated runs in progress before it abandons them (ABANDONED,
+         * reason shutdown) and releases their leases (default 10 s; zero abandons them at once). The Spring Boot starter
+         * uses the shutdown phase timeout instead.
+         *
+         * @throws IllegalArgumentException if negative
+         */
+        public Builder drainTimeout(Duration timeout) {
+            this.drainTimeout = JobCoordinator.checkDrain(timeout);
             return this;
         }
 

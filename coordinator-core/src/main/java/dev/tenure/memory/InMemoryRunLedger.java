@@ -122,6 +122,22 @@ public final class InMemoryRunLedger implements RunLedger, ScheduleLedger {
         return ok ? Finished.RECORDED : Finished.STALE;
     }
 
+    /** A RUNNING run of the current epoch and owner turns ABANDONED; the holder releases its lease next. */
+    @Override
+    public synchronized Finished abandon(String jobKey, long epoch, String owner, String runId, String reason) {
+        Map.Entry<String, Row> e = find(runId);
+        if (e != null && e.getValue().status().equals("COMPLETED")) {
+            return Finished.COMPLETED_EARLIER;
+        }
+        if (!current(jobKey, epoch, owner)) {
+            return Finished.STALE;
+        }
+        if (e != null && e.getValue().runningUnder(jobKey, epoch)) {
+            runs.put(e.getKey(), e.getValue().withStatus("ABANDONED"));
+        }
+        return Finished.RECORDED;
+    }
+
     /**
      * Current epoch and owner, and a live lease (the database fence also checks the expiry). There is no transaction
      * to end: {@code idleLimit} is ignored.

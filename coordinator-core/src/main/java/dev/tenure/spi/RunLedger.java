@@ -87,6 +87,21 @@ public interface RunLedger {
     Finished finish(String jobKey, long epoch, String owner, String runId, boolean succeeded, String error);
 
     /**
+     * Records that the run {@code runId} of {@code epoch} of {@code owner} was cut short because its holder shuts down:
+     * a RUNNING run turns ABANDONED with {@code reason}, so that the next claim takes the fire over at once. Only under
+     * the current epoch and owner, as {@link #finish}; a run that completed in its own transaction stays COMPLETED
+     * ({@link Finished#COMPLETED_EARLIER}). When {@link #claimsAndStarts()}, the job's lease is cleared in the same step,
+     * as {@link #finishAndRelease} does; otherwise the holder releases it next.
+     *
+     * <p>Default: {@link #finishAndRelease} or {@link #finish} as a failure with {@code reason}, for a ledger that has no
+     * ABANDONED state.
+     */
+    default Finished abandon(String jobKey, long epoch, String owner, String runId, String reason) {
+        return claimsAndStarts() ? finishAndRelease(jobKey, epoch, owner, runId, false, reason)
+                : finish(jobKey, epoch, owner, runId, false, reason);
+    }
+
+    /**
      * The fence check for the work's own transaction on {@code connection}: locks the job's row (in a mode that does
      * not hold up renewals) and throws a {@link dev.tenure.TenureException} subclass if {@code epoch} of {@code owner}
      * is no longer current, so the caller's transaction rolls back. A newer claim waits for this lock until the caller's

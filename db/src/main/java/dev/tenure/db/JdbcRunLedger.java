@@ -86,6 +86,12 @@ public final class JdbcRunLedger implements RunLedger {
                 succeeded ? RunStatus.COMPLETED : RunStatus.FAILED, error);
     }
 
+    /** ABANDONED with {@code reason} and the lease cleared, in one statement. */
+    @Override
+    public Finished abandon(String jobKey, long epoch, String owner, String runId, String reason) {
+        return ledger.abandon(jobKey, epoch, owner, UUID.fromString(runId), reason);
+    }
+
     /** The holder of a live database lease on {@code jobKey}, by the database clock. */
     @Override
     public Optional<LeaderElection.Leader> holder(String jobKey) {

@@ -241,6 +241,21 @@ final class JobLedger {
     }
 
     /**
+     * Ends run {@code runId} because its holder shuts down before it ended: clears the lease of {@code epoch} of
+     * {@code owner} and turns the run ABANDONED with {@code reason} (e.g. "shutdown: ..."), in one statement, only where
+     * that epoch is still {@code owner}'s; then wakes waiters. The next claim takes the fire over at once. A run that
+     * completed in its own transaction stays COMPLETED; a completion not yet committed is waited for, up to the claim
+     * lock timeout (then a {@link LedgerUnavailableException}, SQLSTATE 55P03, and nothing changed).
+     *
+     * @return RECORDED; COMPLETED_EARLIER; or STALE if the epoch was no longer {@code owner}'s (nothing changed)
+     */
+    public Finished abandon(String jobKey, long epoch, String owner, UUID runId, String reason) {
+        Objects.requireNonNull(runId, "runId");
+        return runs.abandon(key(jobKey), epoch(epoch), id("owner", owner), runId, Objects.requireNonNull(reason, "reason"),
+                claimLockTimeout);
+    }
+
+    /**
      * {@link #completedRun}, {@link #claim} and {@link #startRun} in one statement (one commit): nothing is claimed for a
      * fire that already completed.
      */

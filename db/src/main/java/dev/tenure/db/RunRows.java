@@ -119,6 +119,46 @@ final class RunRows {
     }
 
     /**
+     * Ends a run cut short by its holder's shutdown, in one statement: clears the lease and turns the run ABANDONED with
+     * {@code reason}, only if {@code epoch} of {@code owner} is still the job's. RECORDED; COMPLETED_EARLIER if the run
+     * had completed in its own transaction (the lease is cleared all the same); STALE if the epoch was no longer theirs.
+     */
+    public Finished abandon(String key, long epoch, String owner, UUID runId, String reason, String lockTimeout) {
+        long[] counts = jdbc.run("abandon", key, true, c -> {
+            try (PreparedStatement ps = jdbc.prepare(c, sql.abandon)) {
+                ps.setString(1, lockTimeout);
+                ps.setString(2, key);
+                ps.setLong(3, epoch);
+                ps.setString(4, owner);
+                ps.setString(5, reason);
+                ps.setObject(6, runId);
+                ps.setString(7, key);
+                ps.setLong(8, epoch);
+                leases.bindNotify(ps, 9, key);
+                try (ResultSet rs = ps.executeQuery()) {
+                    rs.next();
+                    return new long[]{rs.getLong(1), rs.getLong(2)};
+                }
+            }
+        });
+        if (counts[1] > 0) {
+            return Finished.RECORDED;
+        }
+        if (counts[0] > 0) {
+            return Finished.COMPLETED_EARLIER; // under a current epoch, a run not RUNNING is one that completed
+        }
+        // not ours any more; the run may have completed (and released) in its own transaction meanwhile: a new read
+        return jdbc.run("read run", key, false, c -> {
+            try (PreparedStatement ps = jdbc.prepare(c, sql.runStatus)) {
+                ps.setObject(1, runId);
+                try (ResultSet rs = ps.executeQuery()) {
+                    return rs.next() && "COMPLETED".equals(rs.getString(1)) ? Finished.COMPLETED_EARLIER : Finished.STALE;
+                }
+            }
+        });
+    }
+
+    /**
      * The fire's completion read, the claim for {@code owner} and the fire's start, in one statement (see
      * {@link Sql#claimAndStart}). A first claim of a job inserts its row first; a row locked by an open fenced transaction
      * longer than the claim lock timeout counts as held; a fire completed while the claim waited for that lock is

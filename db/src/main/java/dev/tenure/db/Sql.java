@@ -76,6 +76,8 @@ final class Sql {
     final String upsertRun;
     final String markRunning;
     final String runOf;
+    /** The status of run {@code run_id = ?}. */
+    final String runStatus;
     /** One statement: the fire's completion read, the claim and the fire's start; see {@link #claimAndStart}. */
     final String claimAndStart;
     /** A job row with no holder yet (epoch 0), so that the next claim has a row to lock. */
@@ -85,6 +87,8 @@ final class Sql {
     final String finishKeepingLease;
     /** {@link #complete} and the release of the lease, in the caller's transaction; see the constructor. */
     final String completeAndRelease;
+    /** A run cut short by its holder's shutdown: ABANDONED with a reason, and the lease cleared; see the constructor. */
+    final String abandon;
 
     /**
      * {@code pg_notify(channel, key)} once, only if a live {@code release_listener} row says someone listens on the
@@ -160,11 +164,25 @@ final class Sql {
         insertIdle = "INSERT INTO " + je + " (job_key) VALUES (?) ON CONFLICT (job_key) DO NOTHING";
         runOf = "SELECT run_id, job_key, fire_key, epoch, owner, status, attempt, started_at, finished_at, error FROM "
                 + jr + " WHERE job_key = ? AND fire_key = ?";
+        runStatus = "SELECT status FROM " + jr + " WHERE run_id = ?";
         finish = finish(je, jr, CLEAR_LEASE, notifyIfListened(quotedSchema, "cleared, "));
         // The completion and the release, in the caller's (business) transaction, for a run that is that one
         // transaction; see completion().
         completeAndRelease = completion(je, jr, holderColumns, true, notifyIfListened(quotedSchema, "cleared, "));
         finishKeepingLease = finish(je, jr, "status = 'HELD', current_run_id = NULL, updated_at = clock_timestamp()", "0");
+        // The holder shuts down before its run ended: the lease is cleared and a RUNNING run turns ABANDONED with the
+        // reason, both only under the holder's epoch and owner. A run whose completion is still uncommitted in the
+        // holder's transaction is waited for (its row is locked; at most the lock timeout, as finish waits) and stays
+        // COMPLETED. Parameters: 1 lock timeout, 2 job, 3 epoch, 4 owner, 5 reason, 6 run id, 7 job, 8 epoch, then the
+        // notify's. Columns: 1 leases cleared, 2 runs abandoned.
+        abandon = "WITH cfg AS (SELECT set_config('lock_timeout', ?, true) AS lt), "
+                + "cleared AS (UPDATE " + je + " SET " + CLEAR_LEASE + " FROM cfg WHERE job_key = ? AND fencing_token = ? "
+                + "AND owner = ? RETURNING job_key), "
+                + "run AS (UPDATE " + jr + " SET status = 'ABANDONED', finished_at = clock_timestamp(), error = ? "
+                + "FROM cfg WHERE run_id = ? AND job_key = ? AND epoch = ? AND status = 'RUNNING' "
+                + "AND EXISTS (SELECT 1 FROM cleared) RETURNING run_id) "
+                + "SELECT (SELECT count(*) FROM cleared), (SELECT count(*) FROM run), "
+                + notifyIfListened(quotedSchema, "cleared, ");
     }
 
     /**

@@ -81,6 +81,14 @@ public abstract class RunLedgerContract {
         return new Holder(h.job(), owner, epoch);
     }
 
+    /** A new owner claims {@code h}'s job, whose lease has already ended, with a newer epoch. */
+    private Holder claimAgain(Holder h) {
+        String owner = "owner-" + UUID.randomUUID();
+        long epoch = claim(h.job(), owner);
+        assertThat(epoch).as("a newer claim's epoch").isGreaterThan(h.epoch());
+        return new Holder(h.job(), owner, epoch);
+    }
+
     private String start(Holder h, String fire) {
         FireStart s = ledger().startRun(h.job(), fire, h.epoch(), h.owner());
         assertThat(s).as("start of %s under epoch %s", fire, h.epoch()).isInstanceOf(FireStart.Started.class);
@@ -185,6 +193,42 @@ public abstract class RunLedgerContract {
         assertThat(ledger().completedRun(a.job(), "f")).isEmpty();
         Holder b = takeOver(a);
         assertThat(start(b, "f")).isNotEqualTo(first);
+    }
+
+    /** A holder that shuts down before its run ended: the run is ABANDONED, and the next epoch takes the fire over. */
+    @Test
+    void abandon_runningRun_recordedAndANewerEpochTakesTheFireOver() {
+        Holder a = claimFresh();
+        String first = start(a, "f");
+        assertThat(ledger().abandon(a.job(), a.epoch(), a.owner(), first, "shutdown: contract"))
+                .isEqualTo(Finished.RECORDED);
+        assertThat(ledger().completedRun(a.job(), "f")).isEmpty();
+        ledger().finish(a.job(), a.epoch(), a.owner(), first, true, null);   // late: the run is ABANDONED already
+        assertThat(ledger().completedRun(a.job(), "f")).as("after a late finish").isEmpty();
+        // a ledger that claims and starts in one step has cleared the lease; otherwise its holder releases it next
+        Holder b = ledger().claimsAndStarts() ? claimAgain(a) : takeOver(a);
+        assertThat(start(b, "f")).isNotEqualTo(first);
+    }
+
+    @Test
+    void abandon_runCompletedInItsTransaction_staysCompleted() throws SQLException {
+        Holder a = claimFresh();
+        String runId = start(a, "f");
+        complete(a, runId);
+        assertThat(ledger().abandon(a.job(), a.epoch(), a.owner(), runId, "shutdown: contract"))
+                .isEqualTo(Finished.COMPLETED_EARLIER);
+        assertThat(ledger().completedRun(a.job(), "f")).contains(new FireStart.AlreadyCompleted(runId, a.owner(), a.epoch()));
+    }
+
+    @Test
+    void abandon_olderEpoch_staleAndTheNewerRunUntouched() {
+        Holder a = claimFresh();
+        String first = start(a, "f");
+        Holder b = takeOver(a);
+        String second = start(b, "f");
+        assertThat(ledger().abandon(a.job(), a.epoch(), a.owner(), first, "shutdown: contract"))
+                .isEqualTo(Finished.STALE);
+        assertThat(ledger().finish(b.job(), b.epoch(), b.owner(), second, true, null)).isEqualTo(Finished.RECORDED);
     }
 
     @Test

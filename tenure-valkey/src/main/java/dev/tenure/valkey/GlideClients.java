@@ -44,6 +44,7 @@ final class GlideClients {
     static CompletableFuture<? extends BaseClient> create(ValkeyConfig cfg, List<String> addresses, boolean lazy,
                                                           boolean readOnly,
                                                           BaseSubscriptionConfiguration.MessageCallback callback) {
+        GlideExitHook.remove();
         try {
             return cfg.isCluster() ? cluster(cfg, addresses, lazy, callback) : standalone(cfg, addresses, lazy, readOnly, callback);
         } catch (RuntimeException e) {
