@@ -11,10 +11,14 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProp
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.context.ApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.core.env.Environment;
 
 import javax.sql.DataSource;
+import java.time.Duration;
 
 /**
  * The {@link Tenure} of the application, on the application's {@code DataSource} (or on a pool of its own when
@@ -28,6 +32,9 @@ import javax.sql.DataSource;
 @ConditionalOnBooleanProperty(name = "tenure.enabled", matchIfMissing = true)
 @EnableConfigurationProperties(TenureProperties.class)
 public final class TenureAutoConfiguration {
+
+    /** Spring's own default of {@code spring.lifecycle.timeout-per-shutdown-phase}. */
+    private static final Duration DEFAULT_SHUTDOWN_PHASE_TIMEOUT = Duration.ofSeconds(30);
 
     @Bean(destroyMethod = "close")
     @ConditionalOnMissingBean
@@ -69,6 +76,18 @@ public final class TenureAutoConfiguration {
                     + "Tenure: " + e.problem(), "Fix tenure.valkey.addresses, tenure.valkey.username or "
                     + "tenure.valkey.password, or set tenure.valkey.required=false to start with the database fallback.");
         }
+    }
+
+    /**
+     * Closes Tenure after the schedulers in the application's shutdown: runs get up to the shutdown phase timeout, then
+     * are abandoned, and every lease is released before Tenure's clients close.
+     */
+    @Bean
+    @ConditionalOnMissingBean
+    TenureShutdown tenureShutdown(Tenure tenure, Environment environment, ApplicationContext context) {
+        Duration drain = Binder.get(environment).bind("spring.lifecycle.timeout-per-shutdown-phase", Duration.class)
+                .orElse(DEFAULT_SHUTDOWN_PHASE_TIMEOUT);
+        return new TenureShutdown(tenure, drain, context);
     }
 
     /** Its force-release also deletes the job's Valkey lease, through Tenure's own client, when Valkey is configured. */
