@@ -21,8 +21,10 @@ import java.util.concurrent.atomic.AtomicInteger;
  * out through it. A run that
  * {@link #complete completed} in its own transaction is EXECUTED whatever happened after that commit. It may be
  * called from any thread, once; later calls return the first outcome. {@link #close()} finishes a run that was not
- * finished as FAILED ("closed without an outcome"). If the process dies instead, the leases expire by their TTL and
- * the next claim marks the run ABANDONED (unless it completed).
+ * finished as FAILED ("closed without an outcome"). A coordinator that closes while the run is still going abandons it
+ * after its drain timeout ({@link JobCoordinator#close(Duration)}): ABANDONED, both leases released at once. If the
+ * process dies instead, the leases expire by their TTL and the next claim marks the run ABANDONED (unless it
+ * completed).
  *
  * <p>Thread-safe.
  */

@@ -456,9 +456,11 @@ public final class JobCoordinator implements AutoCloseable {
      * {@link RunOutcome.Status#LEASE_LOST}. Finally closes the {@link Leases} it was given, only if it was built with
      * {@link Builder#closesLeases(boolean) closesLeases(true)}. Idempotent: a second call returns at once. An interrupt
      * ends the wait early (the runs still going are abandoned).
+     *
+     * @throws IllegalArgumentException if {@code drainTimeout} is negative
      */
     public void close(Duration drainTimeout) {
-        Objects.requireNonNull(drainTimeout, "drainTimeout");
+        checkDrain(drainTimeout);
         synchronized (this) {
             if (closed) {
                 return;
@@ -552,7 +554,7 @@ public final class JobCoordinator implements AutoCloseable {
 
         /**
          * How long {@link JobCoordinator#close()} waits for runs in progress before it abandons them (default
-         * {@link #DEFAULT_DRAIN_TIMEOUT}, 10 s; zero abandons them at once).
+         * {@link JobCoordinator#DEFAULT_DRAIN_TIMEOUT}, 10 s; zero abandons them at once).
          *
          * @throws IllegalArgumentException if negative
          */
