@@ -87,6 +87,8 @@ class ShutdownHandOverIT {
             Instant exitedAt = Instant.now();
             assertThat(code).as("the holder exits after SIGTERM").isPresent();
             Begin next = awaitBegin(List.of(other), termAt, Timing.scaled(Duration.ofSeconds(45)));
+            assertThat(Instant.parse(next.slot())).as("the other instance's next run is of a later fire")
+                    .isAfter(Instant.parse(held.slot()));
             Duration wait = Duration.between(exitedAt, next.at());
             String row = runRow(held.slot());
             System.out.println("drain " + drain + ", work " + work + ": SIGTERM at " + termAt + " during " + held.slot()
