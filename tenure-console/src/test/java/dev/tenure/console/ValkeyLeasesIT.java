@@ -5,6 +5,7 @@ import dev.tenure.LeaseOptions;
 import dev.tenure.RunPolicy;
 import dev.tenure.Tenure;
 import dev.tenure.ValkeyConfig;
+import dev.tenure.testkit.Timing;
 import dev.tenure.testkit.ValkeyServer;
 import dev.tenure.testkit.ValkeyServers;
 import org.junit.jupiter.api.AfterAll;
@@ -103,9 +104,9 @@ class ValkeyLeasesIT {
             CompletableFuture<?> run = CompletableFuture.runAsync(() -> tenure.coordinator().run("export", "f-1",
                     RunPolicy.failFast(), ctx -> {
                         holding.countDown();
-                        return done.await(30, TimeUnit.SECONDS);
+                        return done.await(Timing.scaledMillis(30_000), TimeUnit.MILLISECONDS);
                     }));
-            assertThat(holding.await(30, TimeUnit.SECONDS)).isTrue();
+            assertThat(holding.await(Timing.scaledMillis(30_000), TimeUnit.MILLISECONDS)).isTrue();
             try (ConsoleServer server = TenureConsole.builder(pool).valkey(valkey.address()).build()
                     .serve(new InetSocketAddress("127.0.0.1", 0));
                  ConsoleServer nowhere = TenureConsole.builder(pool).valkey("127.0.0.1:1").build()
@@ -115,7 +116,7 @@ class ValkeyLeasesIT {
                 assertThat(Http.get(nowhere.url() + "/").body()).contains("<td>Valkey unreadable</td>");
             } finally {
                 done.countDown();
-                run.get(30, TimeUnit.SECONDS);
+                run.get(Timing.scaledMillis(30_000), TimeUnit.MILLISECONDS);
             }
         }
     }
