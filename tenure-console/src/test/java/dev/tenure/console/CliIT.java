@@ -174,7 +174,7 @@ class CliIT {
             Thread.sleep(1200);
             admin.forceRelease("frozen", "frozen for a second", "ops:ann");
             back.countDown();
-            assertThat(stale.get(30, TimeUnit.SECONDS).status()).isEqualTo(RunOutcome.Status.LEASE_LOST);
+            assertThat(stale.get(Timing.scaledMillis(30_000), TimeUnit.MILLISECONDS).status()).isEqualTo(RunOutcome.Status.LEASE_LOST);
 
             CountDownLatch stillFrozen = new CountDownLatch(1);
             Future<RunOutcome<Integer>> abandoned = holders.submit(() -> frozenRun("stuck-2", stillFrozen));
@@ -191,7 +191,7 @@ class CliIT {
             assertThat(advice.get("suggestedTtlMillis").asLong()).isEqualTo(1000);
             assertThat(ok(cli.run("ttl-advice", "frozen")).lines().get(1)).matches("frozen +5 +\\d+ ms +\\d+ ms +1\\.0 s");
             stillFrozen.countDown();
-            assertThat(abandoned.get(30, TimeUnit.SECONDS).status()).isEqualTo(RunOutcome.Status.LEASE_LOST);
+            assertThat(abandoned.get(Timing.scaledMillis(30_000), TimeUnit.MILLISECONDS).status()).isEqualTo(RunOutcome.Status.LEASE_LOST);
         } finally {
             holders.shutdownNow();
         }
@@ -199,7 +199,7 @@ class CliIT {
 
     private static RunOutcome<Integer> frozenRun(String fire, CountDownLatch until) {
         return tenure.coordinator().run("frozen", fire, RunPolicy.skipFire(), ctx -> {
-            assertThat(until.await(30, TimeUnit.SECONDS)).isTrue();
+            assertThat(until.await(Timing.scaledMillis(30_000), TimeUnit.MILLISECONDS)).isTrue();
             return ctx.completeInTransaction(cli.pool(), c -> 1);
         });
     }
