@@ -206,7 +206,7 @@ class NetworkPartitionIT {
         Cluster(String job) throws Exception {
             this.job = job;
             hold = Files.createTempFile("tenure-hold-", "");
-            long startAt = System.currentTimeMillis() + Timing.scaledMillis(5000);
+            long startAt = System.currentTimeMillis() + Timing.scaledMillis(3000);
             for (int i = 1; i <= 3; i++) {
                 Node n = new Node("n" + i);
                 nodes.add(n);
