@@ -36,11 +36,14 @@ class RenewalBatchesIT {
         try (JdbcLeaseStore store = JdbcLeaseStore.create(fx.pool)) {
             String run = UUID.randomUUID().toString();
             int n = 3000; // three times the call queue: one statement per renewal would overflow it
+            // the leases must outlive the 3,000 acquires before the renewals: a loaded machine took over 5 s for them
+            Duration ttl = Timing.scaled(Duration.ofSeconds(30));
+            Duration renewed = Duration.ofMinutes(10);
             List<String> keys = new ArrayList<>();
             for (int i = 0; i < n; i++) {
                 String key = "batch-" + run + "-" + i;
                 keys.add(key);
-                assertThat(store.tryAcquire(key, "owner-" + i, Duration.ofSeconds(5), false).get(Timing.scaledMillis(10_000), TimeUnit.MILLISECONDS))
+                assertThat(store.tryAcquire(key, "owner-" + i, ttl, false).get(Timing.scaledMillis(10_000), TimeUnit.MILLISECONDS))
                         .isInstanceOf(AcquireResult.Acquired.class);
             }
             Instant before = expiry(store, keys.get(0));
@@ -48,9 +51,9 @@ class RenewalBatchesIT {
             List<CompletableFuture<Boolean>> foreign = new ArrayList<>();
             for (int i = 0; i < n; i++) {
                 if (i % 2 == 0) {
-                    mine.add(store.renew(keys.get(i), "owner-" + i, Duration.ofSeconds(60)));
+                    mine.add(store.renew(keys.get(i), "owner-" + i, renewed));
                 } else {
-                    foreign.add(store.renew(keys.get(i), "someone-else", Duration.ofSeconds(60)));
+                    foreign.add(store.renew(keys.get(i), "someone-else", renewed));
                 }
             }
             for (CompletableFuture<Boolean> f : mine) {
@@ -59,9 +62,9 @@ class RenewalBatchesIT {
             for (CompletableFuture<Boolean> f : foreign) {
                 assertThat(f.get(Timing.scaledMillis(20_000), TimeUnit.MILLISECONDS)).isFalse();
             }
-            // a lease renewed by its owner runs 60 s; one "renewed" by someone else keeps its 5 s
-            assertThat(Duration.between(before, expiry(store, keys.get(0)))).isGreaterThan(Duration.ofSeconds(40));
-            assertThat(Duration.between(Instant.now(), expiry(store, keys.get(1)))).isLessThan(Duration.ofSeconds(6)); // unscaled: a TTL
+            // a lease renewed by its owner runs 10 min; one "renewed" by someone else keeps its first TTL
+            assertThat(Duration.between(before, expiry(store, keys.get(0)))).isGreaterThan(renewed.minus(ttl).minusMinutes(1));
+            assertThat(Duration.between(Instant.now(), expiry(store, keys.get(1)))).isLessThanOrEqualTo(ttl);
             assertThat(store.ledger().leaseRows().read(keys.get(1)).orElseThrow().owner()).isEqualTo("owner-1");
         }
     }
@@ -75,7 +78,7 @@ class RenewalBatchesIT {
             List<String> live = new ArrayList<>();
             for (int i = 0; i < 50; i++) {
                 live.add("live-" + run + "-" + i);
-                store.tryAcquire(live.get(i), "b" + i, Duration.ofSeconds(5), false).get(Timing.scaledMillis(10_000), TimeUnit.MILLISECONDS);
+                store.tryAcquire(live.get(i), "b" + i, Timing.scaled(Duration.ofSeconds(30)), false).get(Timing.scaledMillis(10_000), TimeUnit.MILLISECONDS);
             }
             Thread.sleep(300);
             CompletableFuture<Boolean> late = store.renew(expiring, "a", Duration.ofSeconds(60));
