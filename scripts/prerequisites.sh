@@ -24,6 +24,13 @@ if [ ! -e /usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1 ]; then
   DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq faketime
 fi
 
+# nftables: NetworkPartitionIT cuts a node's links by dropping their packets in the kernel (PacketFilter runs nft).
+if [ "$(basename "$0")" != "demo.sh" ] && ! command -v nft >/dev/null 2>&1 && [ ! -x /usr/sbin/nft ]; then
+  echo "== installing nftables (packet drops for coordinator-it's partition test)"
+  as_root apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq nftables
+fi
+
 # Chromium (Debian's package): the ops console's browser test (ConsoleBrowserIT) loads the page headless. Not for the demo.
 if [ "$(basename "$0")" != "demo.sh" ] && ! command -v chromium >/dev/null 2>&1; then
   echo "== installing chromium (headless browser for tenure-console's page test)"

@@ -117,9 +117,9 @@ class AcquireInterruptTest {
                 return new Interrupted<>(got, Thread.currentThread().isInterrupted());
             });
             started.await();
-            await().atMost(Duration.ofSeconds(5)).until(() -> inner.calls.get() >= 2); // the waiter asked the store
+            await().atMost(Timing.scaled(Duration.ofSeconds(5))).until(() -> inner.calls.get() >= 2); // the waiter asked the store
             pool.shutdownNow(); // interrupts the waiter
-            Interrupted<Optional<Lease>> r = waiting.get(5, TimeUnit.SECONDS);
+            Interrupted<Optional<Lease>> r = waiting.get(Timing.scaledMillis(5000), TimeUnit.MILLISECONDS);
             assertThat(r.result()).isEmpty();
             assertThat(r.flagKept()).isTrue();
             assertThat(holder.release()).isEqualTo(ReleaseResult.RELEASED);
@@ -150,21 +150,21 @@ class AcquireInterruptTest {
                 Optional<Lease> got = l.acquire("h", Duration.ofSeconds(30), l.defaults());
                 return new Interrupted<>(got, Thread.currentThread().isInterrupted());
             });
-            Thread waiter = waiterThread.get(5, TimeUnit.SECONDS);
-            await().atMost(Duration.ofSeconds(5)).until(() -> parkedWaiting(waiter));
+            Thread waiter = waiterThread.get(Timing.scaledMillis(5000), TimeUnit.MILLISECONDS);
+            await().atMost(Timing.scaled(Duration.ofSeconds(5))).until(() -> parkedWaiting(waiter));
             CompletableFuture<ReleaseResult> released = CompletableFuture.supplyAsync(holder::release);
-            assertThat(handOffSent.await(5, TimeUnit.SECONDS)).isTrue();
+            assertThat(handOffSent.await(Timing.scaledMillis(5000), TimeUnit.MILLISECONDS)).isTrue();
             waiter.interrupt();
             ThreadMXBean mx = ManagementFactory.getThreadMXBean();
             long cpuBefore = mx.getThreadCpuTime(waiter.getId());
             LockSupport.parkNanos(Duration.ofSeconds(1).toNanos());
             long cpuSpent = mx.getThreadCpuTime(waiter.getId()) - cpuBefore;
             answer.countDown();
-            assertThat(released.get(5, TimeUnit.SECONDS)).isEqualTo(ReleaseResult.RELEASED);
-            Interrupted<Optional<Lease>> r = waiting.get(5, TimeUnit.SECONDS);
+            assertThat(released.get(Timing.scaledMillis(5000), TimeUnit.MILLISECONDS)).isEqualTo(ReleaseResult.RELEASED);
+            Interrupted<Optional<Lease>> r = waiting.get(Timing.scaledMillis(5000), TimeUnit.MILLISECONDS);
             assertThat(r.flagKept()).isTrue();
             assertThat(r.result()).as("the lease handed over").isPresent();
-            assertThat(Duration.ofNanos(cpuSpent)).as("CPU the waiter used during the hand-off").isLessThan(Duration.ofMillis(200));
+            assertThat(Duration.ofNanos(cpuSpent)).as("CPU the waiter used during the hand-off").isLessThan(Timing.scaled(Duration.ofMillis(200)));
             r.result().get().release();
         }
 
@@ -206,14 +206,14 @@ class AcquireInterruptTest {
                 outcome.complete(new Interrupted<>(thrown, Thread.currentThread().isInterrupted()));
             });
             caller.start();
-            assertThat(sent.await(5, TimeUnit.SECONDS)).isTrue();
+            assertThat(sent.await(Timing.scaledMillis(5000), TimeUnit.MILLISECONDS)).isTrue();
             caller.interrupt();
-            Interrupted<RuntimeException> r = outcome.get(5, TimeUnit.SECONDS);
+            Interrupted<RuntimeException> r = outcome.get(Timing.scaledMillis(5000), TimeUnit.MILLISECONDS);
             assertThat(r.flagKept()).isTrue();
             assertThat(r.result()).isInstanceOf(LeaseOutcomeUnknownException.class);
             LeaseOutcomeUnknownException e = (LeaseOutcomeUnknownException) r.result();
             assertThat(e.key()).isEqualTo("s");
-            await().atMost(Duration.ofSeconds(5)).until(() -> released.contains(e.owner()));
+            await().atMost(Timing.scaled(Duration.ofSeconds(5))).until(() -> released.contains(e.owner()));
         }
     }
 
@@ -242,7 +242,7 @@ class AcquireInterruptTest {
 
     private static void awaitQuietly(CountDownLatch latch) {
         try {
-            latch.await(10, TimeUnit.SECONDS);
+            latch.await(Timing.scaledMillis(10_000), TimeUnit.MILLISECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }

@@ -54,7 +54,7 @@ class JobCoordinatorTest {
             }));
         }
         for (Future<?> f : fs) {
-            f.get(60, TimeUnit.SECONDS);
+            f.get(Timing.scaledMillis(60_000), TimeUnit.MILLISECONDS);
         }
         pool.shutdown();
         assertThat(executions).hasSize(20);
@@ -70,7 +70,7 @@ class JobCoordinatorTest {
         RunOutcome<Duration> o = c.run("short", "f1", RunPolicy.failFast(), LeaseOptions.ofTtl(Duration.ofSeconds(3)),
                 ctx -> ((ActiveRun) ctx).lease().remaining());
         assertThat(o.status()).isEqualTo(RunOutcome.Status.EXECUTED);
-        assertThat(o.result()).isPositive().isLessThanOrEqualTo(Duration.ofSeconds(3));
+        assertThat(o.result()).isPositive().isLessThanOrEqualTo(Duration.ofSeconds(3)); // unscaled: the lease's remaining time, not a wait
         RunOutcome<Duration> defaults = c.run("short", "f2", RunPolicy.failFast(),
                 ctx -> ((ActiveRun) ctx).lease().remaining());
         assertThat(defaults.result()).isGreaterThan(Duration.ofSeconds(3));
@@ -90,7 +90,7 @@ class JobCoordinatorTest {
                 n -> assertThat(n.outcome().status()).isEqualTo(RunOutcome.Status.SKIPPED_HELD_ELSEWHERE));
 
         ExecutorService other = Executors.newSingleThreadExecutor();
-        RunOutcome<String> done = other.submit(() -> run.finish("ok", null)).get(10, TimeUnit.SECONDS);
+        RunOutcome<String> done = other.submit(() -> run.finish("ok", null)).get(Timing.scaledMillis(10_000), TimeUnit.MILLISECONDS);
         other.shutdown();
         assertThat(done.status()).isEqualTo(RunOutcome.Status.EXECUTED);
         assertThat(run.finish("again", new RuntimeException())).isSameAs(done);

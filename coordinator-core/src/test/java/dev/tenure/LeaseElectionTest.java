@@ -62,7 +62,7 @@ class LeaseElectionTest {
     void renewalAndInterruptSettingsOfTheDefaults_areOverridden_soTheTermOutlivesItsTtl() {
         LeaderElection e = election("renewed", "solo");
         e.start();
-        await().atMost(Duration.ofSeconds(5)).until(e::isLeader);
+        await().atMost(Timing.scaled(Duration.ofSeconds(5))).until(e::isLeader);
         long term = e.term().orElseThrow();
         LockSupportSleep.sleep(Duration.ofSeconds(1)); // over three TTLs
         assertThat(e.term()).hasValue(term);
@@ -75,7 +75,7 @@ class LeaseElectionTest {
         assertThatThrownBy(() -> e.fence(null)).isInstanceOf(LeaseLostException.class)
                 .hasMessageContaining("does not lead 'fenced'");
         e.start();
-        await().atMost(Duration.ofSeconds(5)).until(e::isLeader);
+        await().atMost(Timing.scaled(Duration.ofSeconds(5))).until(e::isLeader);
         e.fence(null); // the in-memory ledger ignores the connection
         e.stop();
         assertThatThrownBy(() -> e.fence(null)).isInstanceOf(LeaseLostException.class);
@@ -96,11 +96,11 @@ class LeaseElectionTest {
         LeaderElection a = election("local", "a");
         LeaderElection b = election("local", "b");
         a.start();
-        await().atMost(Duration.ofSeconds(5)).until(a::isLeader);
+        await().atMost(Timing.scaled(Duration.ofSeconds(5))).until(a::isLeader);
         b.start();
         long first = a.term().orElseThrow();
         a.stop();
-        await().atMost(Duration.ofSeconds(2)).until(b::isLeader);
+        await().atMost(Timing.scaled(Duration.ofSeconds(2))).until(b::isLeader);
         assertThat(b.term().orElseThrow()).isGreaterThan(first);
         assertThat(b.currentLeader()).get().extracting(LeaderElection.Leader::epoch).isEqualTo(b.term().orElseThrow());
     }

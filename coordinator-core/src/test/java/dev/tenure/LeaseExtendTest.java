@@ -82,7 +82,7 @@ class LeaseExtendTest {
             advance(Duration.ofMillis(1));
             assertThat(inner.tryAcquire(KEY, "other", Duration.ofSeconds(1), false).join())
                     .isInstanceOf(AcquireResult.Acquired.class);
-            await().atMost(Duration.ofSeconds(5)).until(() -> lease.state() == LeaseState.LOST);
+            await().atMost(Timing.scaled(Duration.ofSeconds(5))).until(() -> lease.state() == LeaseState.LOST);
         }
 
         @Test
@@ -90,9 +90,9 @@ class LeaseExtendTest {
             Lease lease = acquire(LeaseOptions.ofTtl(Duration.ofSeconds(30)));
             lease.extend(Duration.ofSeconds(3));
             advance(Duration.ofMillis(950)); // due at 1 s, sent with others within a tenth of the period
-            await().atMost(Duration.ofSeconds(5)).until(() -> store.renewTtls.size() == 2);
+            await().atMost(Timing.scaled(Duration.ofSeconds(5))).until(() -> store.renewTtls.size() == 2);
             assertThat(store.renewTtls).containsExactly(Duration.ofSeconds(3), Duration.ofSeconds(3));
-            await().atMost(Duration.ofSeconds(5))
+            await().atMost(Timing.scaled(Duration.ofSeconds(5)))
                     .until(() -> lease.remaining().equals(ttlMinusDefaultMargin(Duration.ofSeconds(3))));
         }
 
@@ -103,10 +103,10 @@ class LeaseExtendTest {
             lease.extend(Duration.ofSeconds(10));
             assertThat(lease.remaining()).isEqualTo(Duration.ofSeconds(9));
             advance(Duration.ofMillis(1700));
-            await().pollDelay(Duration.ofMillis(200)).atMost(Duration.ofSeconds(5)).until(() -> true);
+            await().pollDelay(Duration.ofMillis(200)).atMost(Timing.scaled(Duration.ofSeconds(5))).until(() -> true);
             assertThat(store.renewTtls).hasSize(1);
             advance(Duration.ofMillis(150)); // due at 2 s, sent within a tenth of the period
-            await().atMost(Duration.ofSeconds(5)).until(() -> store.renewTtls.size() == 2);
+            await().atMost(Timing.scaled(Duration.ofSeconds(5))).until(() -> store.renewTtls.size() == 2);
             assertThat(store.renewTtls.get(1)).isEqualTo(Duration.ofSeconds(10));
         }
     }
@@ -183,12 +183,12 @@ class LeaseExtendTest {
             inner.down.set(true);
             int calls = inner.calls.get();
             advance(Duration.ofSeconds(1));
-            await().atMost(Duration.ofSeconds(5)).until(() -> inner.calls.get() > calls);
+            await().atMost(Timing.scaled(Duration.ofSeconds(5))).until(() -> inner.calls.get() > calls);
             inner.down.set(false);
             assertThat(lease.extend(Duration.ofSeconds(60))).isEqualTo(ExtendResult.EXTENDED);
             assertThat(lease.remaining()).isEqualTo(Duration.ofSeconds(3).minus(Duration.ofMillis(602)));
             advance(Duration.ofMillis(1100));
-            await().atMost(Duration.ofSeconds(5))
+            await().atMost(Timing.scaled(Duration.ofSeconds(5)))
                     .until(() -> lease.remaining().equals(ttlMinusDefaultMargin(Duration.ofSeconds(60))));
         }
     }
@@ -201,13 +201,13 @@ class LeaseExtendTest {
             Lease lease = acquire(LeaseOptions.ofTtl(Duration.ofSeconds(30)));
             store.holdNext.set(1);
             advance(Duration.ofSeconds(10));
-            await().atMost(Duration.ofSeconds(5)).until(() -> store.held.size() == 1);
+            await().atMost(Timing.scaled(Duration.ofSeconds(5))).until(() -> store.held.size() == 1);
             CompletableFuture<ExtendResult> extend = CompletableFuture.supplyAsync(() -> lease.extend(Duration.ofSeconds(2)));
-            await().pollDelay(Duration.ofMillis(200)).atMost(Duration.ofSeconds(5)).until(() -> true);
+            await().pollDelay(Duration.ofMillis(200)).atMost(Timing.scaled(Duration.ofSeconds(5))).until(() -> true);
             assertThat(extend).isNotDone();
             assertThat(store.renewTtls).containsExactly(Duration.ofSeconds(30));
             store.letOneThrough();
-            assertThat(extend.get(5, TimeUnit.SECONDS)).isEqualTo(ExtendResult.EXTENDED);
+            assertThat(extend.get(Timing.scaledMillis(5000), TimeUnit.MILLISECONDS)).isEqualTo(ExtendResult.EXTENDED);
             assertThat(store.renewTtls).containsExactly(Duration.ofSeconds(30), Duration.ofSeconds(2));
             assertThat(lease.remaining()).isEqualTo(ttlMinusDefaultMargin(Duration.ofSeconds(2)));
         }
@@ -217,14 +217,14 @@ class LeaseExtendTest {
             Lease lease = acquire(LeaseOptions.ofTtl(Duration.ofSeconds(30)));
             store.holdNext.set(1);
             CompletableFuture<ExtendResult> extend = CompletableFuture.supplyAsync(() -> lease.extend(Duration.ofSeconds(60)));
-            await().atMost(Duration.ofSeconds(5)).until(() -> store.held.size() == 1);
+            await().atMost(Timing.scaled(Duration.ofSeconds(5))).until(() -> store.held.size() == 1);
             advance(Duration.ofSeconds(15)); // past the old renewal time
-            await().pollDelay(Duration.ofMillis(200)).atMost(Duration.ofSeconds(5)).until(() -> true);
+            await().pollDelay(Duration.ofMillis(200)).atMost(Timing.scaled(Duration.ofSeconds(5))).until(() -> true);
             assertThat(store.renewTtls).containsExactly(Duration.ofSeconds(60));
             store.letOneThrough();
-            assertThat(extend.get(5, TimeUnit.SECONDS)).isEqualTo(ExtendResult.EXTENDED);
+            assertThat(extend.get(Timing.scaledMillis(5000), TimeUnit.MILLISECONDS)).isEqualTo(ExtendResult.EXTENDED);
             advance(Duration.ofSeconds(20));
-            await().atMost(Duration.ofSeconds(5)).until(() -> store.renewTtls.size() == 2);
+            await().atMost(Timing.scaled(Duration.ofSeconds(5))).until(() -> store.renewTtls.size() == 2);
             assertThat(store.renewTtls.get(1)).isEqualTo(Duration.ofSeconds(60));
         }
     }

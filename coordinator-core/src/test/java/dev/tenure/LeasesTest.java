@@ -68,7 +68,7 @@ class LeasesTest {
             }));
         }
         for (Future<?> f : fs) {
-            f.get(60, TimeUnit.SECONDS);
+            f.get(Timing.scaledMillis(60_000), TimeUnit.MILLISECONDS);
         }
         pool.shutdown();
         assertThat(overlaps).hasValue(0);
@@ -97,11 +97,11 @@ class LeasesTest {
             Lease holder = l.tryAcquire("h", LeaseOptions.ofTtl(Duration.ofSeconds(30))).orElseThrow();
             java.util.concurrent.CompletableFuture<java.util.Optional<Lease>> waiter = java.util.concurrent.CompletableFuture
                     .supplyAsync(() -> l.acquire("h", Duration.ofSeconds(10), LeaseOptions.ofTtl(Duration.ofSeconds(2))));
-            await().atMost(Duration.ofSeconds(5)).pollDelay(Duration.ofMillis(100)).until(() -> true);
+            await().atMost(Timing.scaled(Duration.ofSeconds(5))).pollDelay(Duration.ofMillis(100)).until(() -> true);
             assertThat(holder.release()).isEqualTo(ReleaseResult.RELEASED);
-            Lease next = waiter.get(10, java.util.concurrent.TimeUnit.SECONDS).orElseThrow();
-            await().atMost(Duration.ofSeconds(5)).until(() -> next.remaining().compareTo(Duration.ofSeconds(2)) <= 0);
-            assertThat(next.remaining()).as("not the predecessor's 30 s").isLessThanOrEqualTo(Duration.ofSeconds(2));
+            Lease next = waiter.get(Timing.scaledMillis(10_000), java.util.concurrent.TimeUnit.MILLISECONDS).orElseThrow();
+            await().atMost(Timing.scaled(Duration.ofSeconds(5))).until(() -> next.remaining().compareTo(Duration.ofSeconds(2)) <= 0);
+            assertThat(next.remaining()).as("not the predecessor's 30 s").isLessThanOrEqualTo(Duration.ofSeconds(2)); // unscaled: a TTL
             next.release();
         }
 
@@ -128,7 +128,7 @@ class LeasesTest {
                 }));
             }
             for (Future<?> f : fs) {
-                f.get(60, TimeUnit.SECONDS);
+                f.get(Timing.scaledMillis(60_000), TimeUnit.MILLISECONDS);
             }
             pool.shutdown();
             assertThat(tokens).hasSize(100).doesNotHaveDuplicates().isSorted();
@@ -183,7 +183,7 @@ class LeasesTest {
             lease.onLost(lostSeen::set);
             store.expire("w");
             time.addAndGet(Duration.ofSeconds(1).toNanos());
-            await().atMost(Duration.ofSeconds(5)).until(() -> lease.state() == LeaseState.LOST);
+            await().atMost(Timing.scaled(Duration.ofSeconds(5))).until(() -> lease.state() == LeaseState.LOST);
             assertThat(lostSeen.get()).isSameAs(lease);
             assertThat(lease.isValid()).isFalse();
             assertThat(lease.release()).isEqualTo(ReleaseResult.LOST);
@@ -197,10 +197,10 @@ class LeasesTest {
             Lease lease = l.tryAcquire("d", o).orElseThrow();
             store.down.set(true);
             time.addAndGet(Duration.ofSeconds(2).toNanos());
-            await().pollDelay(Duration.ofMillis(200)).atMost(Duration.ofSeconds(5)).until(() -> store.calls.get() >= 2);
+            await().pollDelay(Duration.ofMillis(200)).atMost(Timing.scaled(Duration.ofSeconds(5))).until(() -> store.calls.get() >= 2);
             assertThat(lease.state()).isEqualTo(LeaseState.ACTIVE);
             time.addAndGet(Duration.ofSeconds(1).toNanos());
-            await().atMost(Duration.ofSeconds(5)).until(() -> lease.state() == LeaseState.LOST);
+            await().atMost(Timing.scaled(Duration.ofSeconds(5))).until(() -> lease.state() == LeaseState.LOST);
         }
 
         @Test
@@ -212,7 +212,7 @@ class LeasesTest {
                 int before = store.calls.get();
                 time.addAndGet(Duration.ofMillis(500).toNanos());
                 if (i % 2 == 1) {
-                    await().atMost(Duration.ofSeconds(5)).until(() -> store.calls.get() > before || lease.remaining().toMillis() > 2000);
+                    await().atMost(Timing.scaled(Duration.ofSeconds(5))).until(() -> store.calls.get() > before || lease.remaining().toMillis() > 2000);
                 }
             }
             assertThat(lease.state()).isEqualTo(LeaseState.ACTIVE);
@@ -234,7 +234,7 @@ class LeasesTest {
                     .isInstanceOf(LeaseStoreUnavailableException.class)
                     .hasMessageContaining("'x'");
             int before = store.calls.get();
-            await().atMost(Duration.ofSeconds(5)).until(() -> store.calls.get() > before + 1);
+            await().atMost(Timing.scaled(Duration.ofSeconds(5))).until(() -> store.calls.get() > before + 1);
         }
 
         @Test
@@ -285,7 +285,7 @@ class LeasesTest {
             Future<Optional<Lease>> waiting = pool.submit(() -> l.tryLock("coupon-1", Duration.ofSeconds(5), Duration.ofSeconds(3)));
             Thread.sleep(50);
             holder.release();
-            try (Lease got = waiting.get(5, TimeUnit.SECONDS).orElseThrow()) {
+            try (Lease got = waiting.get(Timing.scaledMillis(5000), TimeUnit.MILLISECONDS).orElseThrow()) {
                 assertThat(got.isValid()).isTrue();
             }
             pool.shutdown();

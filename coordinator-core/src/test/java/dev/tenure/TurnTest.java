@@ -85,7 +85,7 @@ class TurnTest {
                 }));
             }
             for (Future<?> f : fs) {
-                f.get(60, TimeUnit.SECONDS);
+                f.get(Timing.scaledMillis(60_000), TimeUnit.MILLISECONDS);
             }
         } finally {
             pool.shutdownNow();

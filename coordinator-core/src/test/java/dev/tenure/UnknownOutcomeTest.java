@@ -89,11 +89,11 @@ class UnknownOutcomeTest {
             waiterThread.set(Thread.currentThread());
             return leases.acquire(KEY, Duration.ofSeconds(20), LONG);
         });
-        await().atMost(Duration.ofSeconds(10)).until(() -> AcquireInterruptTest.parkedWaiting(waiterThread.get()));
+        await().atMost(Timing.scaled(Duration.ofSeconds(10))).until(() -> AcquireInterruptTest.parkedWaiting(waiterThread.get()));
 
         assertThat(first.release()).isEqualTo(ReleaseResult.UNCONFIRMED);
-        Lease second = waiting.get(10, TimeUnit.SECONDS).orElseThrow();
-        assertThat(cleanedUp.await(10, TimeUnit.SECONDS)).as("the clean-up of the handed-to owner ran").isTrue();
+        Lease second = waiting.get(Timing.scaledMillis(10_000), TimeUnit.MILLISECONDS).orElseThrow();
+        assertThat(cleanedUp.await(Timing.scaledMillis(10_000), TimeUnit.MILLISECONDS)).as("the clean-up of the handed-to owner ran").isTrue();
 
         assertThat(inner.holder(KEY)).as("the store still holds the waiter's lease after the clean-up")
                 .hasValue(second.owner());
@@ -111,7 +111,7 @@ class UnknownOutcomeTest {
     @Test
     void acquireOutcomeUnknown_grantLandsAfterFirstCleanUp_freedAfterTheStoresLongestCall() throws Exception {
         LateGrant late = lateGrant(Duration.ofMillis(300), Duration.ofSeconds(5));
-        assertThat(late.freedAfter()).isLessThan(Duration.ofSeconds(3));
+        assertThat(late.freedAfter()).isLessThan(Timing.scaled(Duration.ofSeconds(3)));
     }
 
     /** A store that cannot say how long its calls take: the engine waits its own call timeout before looking again. */
@@ -119,7 +119,7 @@ class UnknownOutcomeTest {
     void acquireOutcomeUnknown_storeKnowsNoLongestCall_looksAgainAfterTheEngineCallTimeout() throws Exception {
         LateGrant late = lateGrant(Duration.ZERO, Duration.ofSeconds(1));
         assertThat(late.heldAfter300ms()).isTrue();
-        assertThat(late.freedAfter()).isLessThan(Duration.ofSeconds(4));
+        assertThat(late.freedAfter()).isLessThan(Timing.scaled(Duration.ofSeconds(4)));
     }
 
     /**
@@ -145,14 +145,14 @@ class UnknownOutcomeTest {
         };
         leases = Leases.builder(store).callTimeout(Duration.ofSeconds(30)).build();
         Future<Object> caller = pool.submit(() -> leases.tryAcquire(KEY, LONG));
-        await().atMost(Duration.ofSeconds(5)).until(() -> sentBy.get() != null);
+        await().atMost(Timing.scaled(Duration.ofSeconds(5))).until(() -> sentBy.get() != null);
         pool.shutdownNow(); // interrupts the caller while its acquire is in flight
         assertThatThrownBy(caller::get).hasCauseInstanceOf(LeaseOutcomeUnknownException.class);
         LockSupport.parkNanos(Duration.ofMillis(200).toNanos()); // the first release-if-mine has found nothing
         answer.complete(inner.tryAcquire(KEY, sentBy.get(), LONG.ttl(), false).join()); // the grant lands now
         long landed = System.nanoTime();
-        await().atMost(Duration.ofSeconds(5)).until(() -> inner.holder(KEY).isEmpty());
-        assertThat(Duration.ofNanos(System.nanoTime() - landed)).isLessThan(Duration.ofSeconds(1));
+        await().atMost(Timing.scaled(Duration.ofSeconds(5))).until(() -> inner.holder(KEY).isEmpty());
+        assertThat(Duration.ofNanos(System.nanoTime() - landed)).isLessThan(Timing.scaled(Duration.ofSeconds(1)));
     }
 
     private record LateGrant(boolean heldAfter300ms, Duration freedAfter) {
@@ -188,11 +188,11 @@ class UnknownOutcomeTest {
         leases = Leases.builder(store).callTimeout(callTimeout).build();
         long sent = System.nanoTime();
         assertThatThrownBy(() -> leases.tryAcquire(KEY, LONG)).isInstanceOf(LeaseOutcomeUnknownException.class);
-        assertThat(granted.await(5, TimeUnit.SECONDS)).as("the late grant landed after the first clean-up").isTrue();
+        assertThat(granted.await(Timing.scaledMillis(5000), TimeUnit.MILLISECONDS)).as("the late grant landed after the first clean-up").isTrue();
         assertThat(inner.holder(KEY)).hasValue(sentBy.get());
         LockSupport.parkNanos(Duration.ofMillis(300).toNanos());
         boolean heldAfter300ms = inner.holder(KEY).isPresent();
-        await().atMost(Duration.ofSeconds(10)).until(() -> inner.holder(KEY).isEmpty());
+        await().atMost(Timing.scaled(Duration.ofSeconds(10))).until(() -> inner.holder(KEY).isEmpty());
         Duration freedAfter = Duration.ofNanos(System.nanoTime() - sent);
         other = Leases.builder(store).ownsStore(false).build();
         assertThat(other.tryAcquire(KEY, LONG)).isPresent();

@@ -77,16 +77,16 @@ class ValkeyFilterTest {
         CountDownLatch freed = new CountDownLatch(1);
         Future<RunOutcome<String>> run = pool.submit(() -> c.run("stuck", "f", RunPolicy.failFast(), ctx -> {
             dbStore.takeOver("stuck", "operator", Duration.ofSeconds(30)); // as a force-release does
-            await().atMost(Duration.ofSeconds(5)).until(ctx::isCancelled);
+            await().atMost(Timing.scaled(Duration.ofSeconds(5))).until(ctx::isCancelled);
             lost.countDown();
-            freed.await(10, TimeUnit.SECONDS); // a stuck holder: its work does not return yet
+            freed.await(Timing.scaledMillis(10_000), TimeUnit.MILLISECONDS); // a stuck holder: its work does not return yet
             return "late";
         }));
-        assertThat(lost.await(10, TimeUnit.SECONDS)).isTrue();
-        await("the Valkey lease given back while the work still runs").atMost(Duration.ofSeconds(5))
+        assertThat(lost.await(Timing.scaledMillis(10_000), TimeUnit.MILLISECONDS)).isTrue();
+        await("the Valkey lease given back while the work still runs").atMost(Timing.scaled(Duration.ofSeconds(5)))
                 .until(() -> valkeyStore.heldKeys().isEmpty());
         freed.countDown();
-        assertThat(run.get(10, TimeUnit.SECONDS).status()).isEqualTo(RunOutcome.Status.LEASE_LOST);
+        assertThat(run.get(Timing.scaledMillis(10_000), TimeUnit.MILLISECONDS).status()).isEqualTo(RunOutcome.Status.LEASE_LOST);
     }
 
     @ParameterizedTest
@@ -121,9 +121,9 @@ class ValkeyFilterTest {
                 }
                 return Thread.interrupted();
             });
-            await().atMost(Duration.ofSeconds(5)).until(() -> sent.getCount() < before);
+            await().atMost(Timing.scaled(Duration.ofSeconds(5))).until(() -> sent.getCount() < before);
             runner.get().interrupt();
-            assertThat(call.get(10, TimeUnit.SECONDS)).as("the interrupt flag is kept").isTrue();
+            assertThat(call.get(Timing.scaledMillis(10_000), TimeUnit.MILLISECONDS)).as("the interrupt flag is kept").isTrue();
         }
         assertThat(ran).as("work ran after an interrupted acquire").isFalse();
         assertThat(c.fallbacks()).as("breaker openings").isZero();

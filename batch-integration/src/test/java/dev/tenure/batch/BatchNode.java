@@ -1,6 +1,7 @@
 package dev.tenure.batch;
 
 import dev.tenure.RunOutcome;
+import dev.tenure.testkit.Timing;
 import org.springframework.batch.core.job.Job;
 import org.springframework.batch.core.job.JobExecution;
 import org.springframework.batch.core.job.parameters.JobParameters;
@@ -33,7 +34,7 @@ public final class BatchNode {
             if (sleep > 0) {
                 Thread.sleep(sleep);
             }
-            long deadline = System.currentTimeMillis() + 120_000;
+            long deadline = System.currentTimeMillis() + Timing.scaledMillis(120_000);
             while (System.currentTimeMillis() < deadline) {
                 BatchLaunch l = guard.launch(job, params);
                 RunOutcome<Void> o = l.awaitOutcome(Duration.ofSeconds(120)).orElseThrow();

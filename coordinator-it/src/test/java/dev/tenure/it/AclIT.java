@@ -155,7 +155,7 @@ class AclIT {
         void renew_ttlTwoSecondsHeldThreeSeconds_staysActive() {
             Lease lease = leases.tryAcquire("renewed", LeaseOptions.ofTtl(Duration.ofSeconds(2))).orElseThrow();
 
-            await().during(Duration.ofSeconds(3)).atMost(Duration.ofSeconds(4)).until(lease::isValid);
+            await().during(Duration.ofSeconds(3)).atMost(Timing.scaled(Duration.ofSeconds(4))).until(lease::isValid);
             assertThat(lease.state()).isEqualTo(LeaseState.ACTIVE);
             assertThat(admin("GET", store.leaseKeyOf("renewed"))).isEqualTo(lease.owner());
             assertThat(lease.release()).isEqualTo(ReleaseResult.RELEASED);
@@ -171,16 +171,16 @@ class AclIT {
             try (AutoCloseable subscription = store.subscribeReleases("turned", "w.", told::countDown)) {
                 await().atMost(Timing.scaled(Duration.ofSeconds(5))).until(() -> store.releasesReachUs("turned"));
                 Lease holder = elsewhere.tryAcquire("turned").orElseThrow();
-                assertThat(store.tryAcquire("turned", "w.1", ttl, false, "w.").get(5, TimeUnit.SECONDS))
+                assertThat(store.tryAcquire("turned", "w.1", ttl, false, "w.").get(Timing.scaledMillis(5000), TimeUnit.MILLISECONDS))
                         .isInstanceOf(dev.tenure.spi.AcquireResult.Held.class);
                 assertThat(admin("LRANGE", store.queueKeyOf("turned"), "0", "-1")).isEqualTo(List.of("w."));
 
                 assertThat(holder.release()).isEqualTo(ReleaseResult.RELEASED);
                 assertThat(told.await(Timing.scaledMillis(5_000), TimeUnit.MILLISECONDS)).as("told on its turn channel").isTrue();
                 assertThat(admin("GET", store.leaseKeyOf("turned"))).isEqualTo("q:w.");
-                assertThat(store.tryAcquire("turned", "w.2", ttl, false, "w.").get(5, TimeUnit.SECONDS))
+                assertThat(store.tryAcquire("turned", "w.2", ttl, false, "w.").get(Timing.scaledMillis(5000), TimeUnit.MILLISECONDS))
                         .isInstanceOf(dev.tenure.spi.AcquireResult.Acquired.class);
-                assertThat(store.release("turned", "w.2").get(5, TimeUnit.SECONDS)).isTrue();
+                assertThat(store.release("turned", "w.2").get(Timing.scaledMillis(5000), TimeUnit.MILLISECONDS)).isTrue();
             }
             assertNoDenials();
         }
@@ -209,7 +209,7 @@ class AclIT {
                     .until(() -> admin("EXISTS", "{tenure:waited-for}:waiting").equals(1L));
 
             assertThat(holder.release()).isEqualTo(ReleaseResult.RELEASED);
-            Lease next = waiter.get(10, TimeUnit.SECONDS).orElseThrow();
+            Lease next = waiter.get(Timing.scaledMillis(10_000), TimeUnit.MILLISECONDS).orElseThrow();
             assertThat(admin("GET", store.leaseKeyOf("waited-for"))).isEqualTo(next.owner());
             assertThat(next.release()).isEqualTo(ReleaseResult.RELEASED);
             assertNoDenials();
@@ -224,7 +224,7 @@ class AclIT {
                     .until(() -> admin("EXISTS", "{tenure:handed-over}:waiting").equals(1L));
 
             assertThat(holder.release()).isEqualTo(ReleaseResult.RELEASED);
-            Lease next = waiter.get(10, TimeUnit.SECONDS).orElseThrow();
+            Lease next = waiter.get(Timing.scaledMillis(10_000), TimeUnit.MILLISECONDS).orElseThrow();
             await().atMost(Timing.scaled(Duration.ofSeconds(2)))
                     .until(() -> next.owner().equals(admin("GET", store.leaseKeyOf("handed-over"))));
             assertThat(next.isValid()).isTrue();
@@ -311,7 +311,7 @@ class AclIT {
             node.command("CONFIG", "RESETSTAT");
 
             if (function) {
-                assertThatThrownBy(() -> store.tryAcquire("removed", "owner-1", Duration.ofSeconds(5), false).get(5, TimeUnit.SECONDS))
+                assertThatThrownBy(() -> store.tryAcquire("removed", "owner-1", Duration.ofSeconds(5), false).get(Timing.scaledMillis(5000), TimeUnit.MILLISECONDS))
                         .isInstanceOf(ExecutionException.class).cause().isInstanceOf(LeaseStoreUnavailableException.class)
                         .hasMessageContaining(ValkeyLeaseStore.functionName()).hasMessageContaining("installFunction")
                         .hasMessageContaining("FUNCTION LOAD REPLACE");

@@ -49,7 +49,7 @@ class ClusterFailoverIT {
 
     private static final Logger LOG = LoggerFactory.getLogger(ClusterFailoverIT.class);
     private static final int KEYS_PER_SHARD = 3;
-    private static final Duration CALL_BOUND = Duration.ofSeconds(5);
+    private static final Duration CALL_BOUND = Timing.scaled(Duration.ofSeconds(5));
 
     private static ValkeyCluster cluster;
     private static ValkeyLeaseStore store;

@@ -5,6 +5,7 @@ import dev.tenure.RunOutcome;
 import dev.tenure.RunPolicy;
 import dev.tenure.Tenure;
 import dev.tenure.db.TenureDataSources;
+import dev.tenure.testkit.Timing;
 
 import javax.sql.DataSource;
 import java.time.Duration;
@@ -43,7 +44,9 @@ public final class CoordinatedWorker {
             }
             String fire = "fire-" + k;
             try {
-                RunOutcome<Void> o = c.run(job, fire, RunPolicy.waitUpTo(Duration.ofMillis(interval * 4 / 5)), ctx -> {
+                // a node waits for the fire's holder generously: on a loaded machine one run can outlast the interval, and
+                // a node that gave up then would leave the fire unrun; a waiter whose holder completes it skips it
+                RunOutcome<Void> o = c.run(job, fire, RunPolicy.waitUpTo(Timing.scaled(Duration.ofSeconds(2))), ctx -> {
                     Thread.sleep(work);
                     FencedWrite.insert(ds, ctx, fire);
                     return null;

@@ -45,7 +45,7 @@ class CrossProcessFairnessIT {
             }
             System.out.println("READY");
             Thread.sleep(Math.max(0, Long.parseLong(args[3]) - System.currentTimeMillis()));
-            long until = System.nanoTime() + Duration.ofSeconds(Long.parseLong(args[2])).toNanos();
+            long until = System.nanoTime() + Duration.ofSeconds(Long.parseLong(args[2])).toNanos(); // unscaled: how long it competes
             List<Thread> ts = new ArrayList<>();
             for (int t = 0; t < threads; t++) {
                 int me = t;

@@ -5,6 +5,7 @@ import dev.tenure.RunOutcome;
 import dev.tenure.RunPolicy;
 import dev.tenure.Tenure;
 import dev.tenure.db.TenureDataSources;
+import dev.tenure.testkit.Timing;
 
 import javax.sql.DataSource;
 import java.sql.Connection;
@@ -48,7 +49,7 @@ public final class ExactlyOnceWorker {
                 Thread.sleep(sleep);
             }
             String fire = "fire-" + k;
-            long giveUp = System.currentTimeMillis() + 30_000;
+            long giveUp = System.currentTimeMillis() + Timing.scaledMillis(30_000);
             RunOutcome<Integer> o = null;
             while (System.currentTimeMillis() < giveUp && (o == null || !settled(o))) {
                 try {

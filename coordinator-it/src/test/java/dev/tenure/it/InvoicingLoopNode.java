@@ -10,6 +10,7 @@ import dev.tenure.ScheduledJob;
 import dev.tenure.Tenure;
 import dev.tenure.ValkeyConfig;
 import dev.tenure.db.TenureDataSources;
+import dev.tenure.testkit.Timing;
 
 import java.sql.PreparedStatement;
 import java.time.Duration;
@@ -111,7 +112,7 @@ public final class InvoicingLoopNode {
     private void stop() {
         loops.shutdown();
         try {
-            loops.awaitTermination(30, TimeUnit.SECONDS);
+            loops.awaitTermination(Timing.scaledMillis(30_000), TimeUnit.MILLISECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }

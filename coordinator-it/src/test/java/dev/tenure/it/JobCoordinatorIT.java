@@ -85,7 +85,7 @@ class JobCoordinatorIT {
 
     /** Runs the fires on three nodes while {@code fault} runs in the test; checks exactly once per fire; returns the outcome lines. */
     private List<String> runFires(JobCoordinator.Mode mode, String job, java.util.function.LongConsumer fault) throws Exception {
-        long startAt = System.currentTimeMillis() + 8000;
+        long startAt = System.currentTimeMillis() + Timing.scaledMillis(8000);
         List<JvmProcess> nodes = new ArrayList<>();
         List<String> outcomes = new ArrayList<>();
         Thread faults = new Thread(() -> fault.accept(startAt), "fault-injection");

@@ -24,6 +24,11 @@ class LeaderElectionIT {
 
     private static final long TTL_MS = 2000;
     private static final long RENEW_MS = TTL_MS / 3;
+    /**
+     * The resigning leaders' TTL: long, so that a successor that came by the lease's expiry instead of its release
+     * would come 20 s late, far beyond the (scaled) bound of a hand-over.
+     */
+    private static final long RESIGN_TTL_MS = 30_000;
 
     private static CoordinatorServers servers;
     private static ValkeyServer valkey;
@@ -50,10 +55,10 @@ class LeaderElectionIT {
         DATABASE, VALKEY_AND_DATABASE
     }
 
-    private static JvmProcess worker(Config config, String name, int seconds, long resignAfter) {
+    private static JvmProcess worker(Config config, String name, int seconds, long resignAfter, long ttlMs) {
         return JvmProcess.start(ElectionWorker.class, config == Config.DATABASE ? "-" : valkey.address(), db.jdbcUrl(),
                 db.username(), servers.passwordArg(), name + "-" + config.name().toLowerCase(),
-                Integer.toString(seconds), Long.toString(resignAfter));
+                Integer.toString(seconds), Long.toString(resignAfter), Long.toString(ttlMs));
     }
 
     /** Terms from the workers' output; a term without REVOKED ends at {@code killedAt} (or never). */
@@ -95,7 +100,7 @@ class LeaderElectionIT {
         List<JvmProcess> nodes = new ArrayList<>();
         try {
             for (int i = 0; i < 3; i++) {
-                nodes.add(worker(config, "killed-leader", 14, -1));
+                nodes.add(worker(config, "killed-leader", 14, -1, TTL_MS));
             }
             long deadline = System.currentTimeMillis() + Timing.scaledMillis(20_000);
             int leader = -1;
@@ -112,7 +117,7 @@ class LeaderElectionIT {
             nodes.get(leader).kill();
             long killedAt = System.currentTimeMillis();
             long next = -1;
-            while (next < 0 && System.currentTimeMillis() < killedAt + 15_000) {
+            while (next < 0 && System.currentTimeMillis() < killedAt + Timing.scaledMillis(15_000)) {
                 for (int i = 0; i < 3; i++) {
                     if (i != leader) {
                         next = nodes.get(i).stdoutLines().stream().filter(l -> l.startsWith("ELECTED "))
@@ -123,7 +128,7 @@ class LeaderElectionIT {
             }
             assertThat(next).as("a new leader").isPositive();
             System.out.printf(config + ": leader killed: new leader after %d ms (TTL %d + renewal %d = %d ms)%n", next - killedAt, TTL_MS, RENEW_MS, TTL_MS + RENEW_MS);
-            assertThat(next - killedAt).isLessThanOrEqualTo(TTL_MS + RENEW_MS + Timing.scaledMillis(300));
+            assertThat(next - killedAt).isLessThanOrEqualTo(TTL_MS + RENEW_MS + Timing.scaledMillis(1000));
             for (int i = 0; i < 3; i++) {
                 if (i != leader) {
                     nodes.get(i).awaitStdoutLine("DONE"::equals, Timing.scaled(Duration.ofSeconds(40)));
@@ -137,11 +142,11 @@ class LeaderElectionIT {
 
     @ParameterizedTest
     @EnumSource(Config.class)
-    void leaderResigns_successorWithin1s_noOverlappingTerms(Config config) throws Exception {
+    void leaderResigns_successorWithoutWaitingForTheLeaseToExpire_noOverlappingTerms(Config config) throws Exception {
         List<JvmProcess> nodes = new ArrayList<>();
         try {
             for (int i = 0; i < 3; i++) {
-                nodes.add(worker(config, "resigning-leader", 20, 1500));
+                nodes.add(worker(config, "resigning-leader", 20, 1500, RESIGN_TTL_MS));
             }
             for (JvmProcess n : nodes) {
                 n.awaitStdoutLine("DONE"::equals, Timing.scaled(Duration.ofSeconds(60)));
@@ -152,7 +157,8 @@ class LeaderElectionIT {
             for (int i = 1; i < terms.size(); i++) {
                 long gap = terms.get(i).start() - terms.get(i - 1).end();
                 System.out.printf(config + ": graceful hand-over %d: successor elected %d ms after the resignation%n", i, gap);
-                assertThat(gap).isLessThanOrEqualTo(1000);
+                assertThat(gap).as("ms from a resignation to the successor's election (the lease's TTL is %d ms)",
+                        RESIGN_TTL_MS).isLessThanOrEqualTo(Timing.scaledMillis(3000));
             }
         } finally {
             nodes.forEach(JvmProcess::close);

@@ -62,7 +62,7 @@ class ReplicaAcksIT {
         long prompt = Timing.scaledMillis(1_000);
         try (ValkeyReplicationGroup group = ValkeyServers.primaryWithReplica();
              ValkeyLeaseStore store = storeWaitingFor(group, waitTimeout)) {
-            assertThat(store.tryAcquire("held", "owner-a", TTL, false).get(10, TimeUnit.SECONDS))
+            assertThat(store.tryAcquire("held", "owner-a", TTL, false).get(Timing.scaledMillis(10_000), TimeUnit.MILLISECONDS))
                     .isInstanceOf(AcquireResult.Acquired.class);
 
             group.replica().pause();
@@ -93,16 +93,16 @@ class ReplicaAcksIT {
             String other = IntStream.range(0, 100).mapToObj(i -> "healthy-" + i)
                     .filter(k -> !cluster.primaryForKey(store.leaseKeyOf(k)).address().equals(shard.address())).findFirst().orElseThrow();
             await().atMost(Timing.scaled(Duration.ofSeconds(15))).ignoreExceptions().until(() ->
-                    store.tryAcquire("stalled", "warm-up", TTL, false).get(5, TimeUnit.SECONDS) instanceof AcquireResult.Acquired);
-            assertThat(store.release("stalled", "warm-up").get(5, TimeUnit.SECONDS)).isTrue();
+                    store.tryAcquire("stalled", "warm-up", TTL, false).get(Timing.scaledMillis(5000), TimeUnit.MILLISECONDS) instanceof AcquireResult.Acquired);
+            assertThat(store.release("stalled", "warm-up").get(Timing.scaledMillis(5000), TimeUnit.MILLISECONDS)).isTrue();
 
             ValkeyServer replica = cluster.replicaOf(shard);
             replica.pause();
             try {
-                assertThatThrownBy(() -> store.tryAcquire("stalled", "owner-a", TTL, false).get(10, TimeUnit.SECONDS))
+                assertThatThrownBy(() -> store.tryAcquire("stalled", "owner-a", TTL, false).get(Timing.scaledMillis(10_000), TimeUnit.MILLISECONDS))
                         .hasStackTraceContaining("only 0 of 1 replicas acknowledged");
                 await().atMost(Timing.scaled(Duration.ofSeconds(10))).ignoreExceptions().until(() ->
-                        store.tryAcquire(other, "owner-b", TTL, false).get(5, TimeUnit.SECONDS) instanceof AcquireResult.Acquired);
+                        store.tryAcquire(other, "owner-b", TTL, false).get(Timing.scaledMillis(5000), TimeUnit.MILLISECONDS) instanceof AcquireResult.Acquired);
             } finally {
                 replica.resume();
             }

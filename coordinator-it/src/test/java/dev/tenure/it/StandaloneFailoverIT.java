@@ -45,7 +45,7 @@ import org.slf4j.LoggerFactory;
 class StandaloneFailoverIT {
 
     private static final Logger LOG = LoggerFactory.getLogger(StandaloneFailoverIT.class);
-    private static final Duration CALL_BOUND = Duration.ofSeconds(5);
+    private static final Duration CALL_BOUND = Timing.scaled(Duration.ofSeconds(5));
     /** Waited on before the failover so that the replica's subscription gets moved, not created afresh. */
     private static final String NOTIFY_KEY = "notify-after-failover";
 
@@ -117,7 +117,7 @@ class StandaloneFailoverIT {
                     .atMost(Timing.scaled(Duration.ofSeconds(10)))
                     .until(() -> dropped.state() == LeaseState.LOST);
             await("no valid lease the new primary does not hold, for a while after recovery")
-                    .during(Duration.ofMillis(1500)).atMost(Duration.ofMillis(2500))
+                    .during(Duration.ofMillis(1500)).atMost(Timing.scaled(Duration.ofMillis(2500)))
                     .until(() -> monitor.violations().isEmpty());
             assertThat(monitor.violations()).isEmpty();
             assertThat(monitor.checks()).isGreaterThan(10);
@@ -242,7 +242,7 @@ class StandaloneFailoverIT {
         @Override
         public void close() throws InterruptedException {
             stopped = true;
-            thread.join(5_000);
+            thread.join(Timing.scaledMillis(5_000));
         }
     }
 

@@ -80,7 +80,7 @@ class TurnQueueIT {
         AtomicInteger toldC = new AtomicInteger();
         try (AutoCloseable sb = store.subscribeReleases(key, "b.", toldB::incrementAndGet);
              AutoCloseable sc = store.subscribeReleases(key, "c.", toldC::incrementAndGet)) {
-            Thread.sleep(300); // the subscriptions are confirmed asynchronously
+            Thread.sleep(Timing.scaledMillis(300)); // the subscriptions are confirmed asynchronously
 
             // a releases while others wait: b's turn (reserved for 200 ms: the steps up to b's claim run at once)
             assertThat(get(store.releaseTurn(key, "a.1", null))).isEqualTo(TurnRelease.PASSED);
@@ -101,7 +101,7 @@ class TurnQueueIT {
             assertThat(server.command("GET", store.leaseKeyOf(key))).isEqualTo("b.3");
             long pttl = (Long) server.command("PTTL", store.leaseKeyOf(key));
             assertThat(pttl).as("the lease's own TTL, not the turn's").isGreaterThan(5_000);
-            await().atMost(Duration.ofSeconds(5)).until(() -> toldB.get() == 1);
+            await().atMost(Timing.scaled(Duration.ofSeconds(5))).until(() -> toldB.get() == 1);
             Thread.sleep(100);
             assertThat(toldC).as("c is not woken for b's turn").hasValue(0);
 
@@ -110,7 +110,7 @@ class TurnQueueIT {
             assertThat(server.command("GET", store.leaseKeyOf(key))).isEqualTo("q:c.");
             assertThat(queue(key)).containsExactly("b.");
             assertThat(get(store.tryAcquire(key, "c.3", TTL, false, "c."))).isInstanceOf(AcquireResult.Acquired.class);
-            await().atMost(Duration.ofSeconds(5)).until(() -> toldC.get() == 1);
+            await().atMost(Timing.scaled(Duration.ofSeconds(5))).until(() -> toldC.get() == 1);
             assertThat(toldB).hasValue(1);
 
             // c releases with nobody else queued but b: b's turn
@@ -119,10 +119,10 @@ class TurnQueueIT {
 
             // b leaves instead of taking it: the turn is passed on; with nobody queued the key is free and everyone told
             store.leaveQueue(key, "b.");
-            await().atMost(Duration.ofSeconds(5)).until(() -> toldB.get() >= 2);
-            await().atMost(Duration.ofSeconds(5)).until(() -> server.command("GET", store.leaseKeyOf(key)) == null);
+            await().atMost(Timing.scaled(Duration.ofSeconds(5))).until(() -> toldB.get() >= 2);
+            await().atMost(Timing.scaled(Duration.ofSeconds(5))).until(() -> server.command("GET", store.leaseKeyOf(key)) == null);
             assertThat(queue(key)).isEmpty();
-            await().atMost(Duration.ofSeconds(5)).until(() -> toldC.get() == 2 && toldB.get() == 3);
+            await().atMost(Timing.scaled(Duration.ofSeconds(5))).until(() -> toldC.get() == 2 && toldB.get() == 3);
         }
     }
 
@@ -144,8 +144,8 @@ class TurnQueueIT {
         }
         try (GlideClient watcher = GlideClient.createClient(GlideClientConfiguration.builder()
                 .address(NodeAddress.builder().host(server.host()).port(server.port()).build())
-                .subscriptionConfiguration(subscriptions.build()).build()).get(10, TimeUnit.SECONDS)) {
-            await().atMost(Duration.ofSeconds(5)).until(() -> List.of(leaseChannel, turnB, turnC).stream()
+                .subscriptionConfiguration(subscriptions.build()).build()).get(Timing.scaledMillis(10_000), TimeUnit.MILLISECONDS)) {
+            await().atMost(Timing.scaled(Duration.ofSeconds(5))).until(() -> List.of(leaseChannel, turnB, turnC).stream()
                     .allMatch(ch -> Long.valueOf(1).equals(((List<?>) server.command("PUBSUB", "NUMSUB", ch)).get(1))));
 
             assertThat(get(store.tryAcquire(key, "a.1", TTL, false, "a."))).isInstanceOf(AcquireResult.Acquired.class);
@@ -157,7 +157,7 @@ class TurnQueueIT {
             assertThat(get(store.tryAcquire(key, "c.2", TTL, false, "c."))).isInstanceOf(AcquireResult.Acquired.class);
             assertThat(get(store.release(key, "c.2"))).isTrue(); // nobody queued: the key is free, everyone told
 
-            await().atMost(Duration.ofSeconds(5)).until(() -> seen.size() >= 3);
+            await().atMost(Timing.scaled(Duration.ofSeconds(5))).until(() -> seen.size() >= 3);
             Thread.sleep(200);
             assertThat(seen).containsExactly(turnB + " t", turnC + " t", leaseChannel + " r");
         }
@@ -172,11 +172,11 @@ class TurnQueueIT {
         long pttl = (Long) server.command("PTTL", store.leaseKeyOf(key));
         assertThat(pttl).as("the turn lasts half the request timeout").isBetween(1L, 200L);
 
-        await().atMost(Duration.ofSeconds(5)).until(() -> server.command("GET", store.leaseKeyOf(key)) == null);
+        await().atMost(Timing.scaled(Duration.ofSeconds(5))).until(() -> server.command("GET", store.leaseKeyOf(key)) == null);
         assertThat(get(store.tryAcquire(key, "e.1", TTL, false))).isInstanceOf(AcquireResult.Acquired.class);
 
         // nobody waits any more (the marker expires 2 s after the last refused attempt): a plain DEL, no turn
-        await().atMost(Duration.ofSeconds(5)).until(() -> server.command("EXISTS", store.waitingKeyOf(key)).equals(0L));
+        await().atMost(Timing.scaled(Duration.ofSeconds(5))).until(() -> server.command("EXISTS", store.waitingKeyOf(key)).equals(0L));
         assertThat(get(store.releaseTurn(key, "e.1", "e."))).isEqualTo(TurnRelease.FREED);
         assertThat(queue(key)).isEmpty();
     }
@@ -253,9 +253,9 @@ class TurnQueueIT {
             Lease held = holder.tryAcquire("old-acl").orElseThrow();
             CompletableFuture<Optional<Lease>> waiting = CompletableFuture.supplyAsync(
                     () -> waiter.acquire("old-acl", Duration.ofSeconds(10), LeaseOptions.ofTtl(TTL)));
-            await().atMost(Duration.ofSeconds(5)).until(() -> server.command("EXISTS", store.waitingKeyOf("old-acl")).equals(1L));
+            await().atMost(Timing.scaled(Duration.ofSeconds(5))).until(() -> server.command("EXISTS", store.waitingKeyOf("old-acl")).equals(1L));
             assertThat(held.release()).isEqualTo(ReleaseResult.RELEASED);
-            Lease next = waiting.get(10, TimeUnit.SECONDS).orElseThrow();
+            Lease next = waiting.get(Timing.scaledMillis(10_000), TimeUnit.MILLISECONDS).orElseThrow();
             assertThat(next.state()).isEqualTo(LeaseState.ACTIVE);
             assertThat(next.release()).isEqualTo(ReleaseResult.RELEASED);
         }
@@ -289,7 +289,7 @@ class TurnQueueIT {
             await().atMost(Timing.scaled(Duration.ofSeconds(10))).until(() -> queue(key).size() == 1);
             CompletableFuture<Optional<Lease>> waiting = CompletableFuture.supplyAsync(
                     () -> next.acquire(key, Duration.ofSeconds(20), LeaseOptions.ofTtl(TTL)));
-            await().atMost(Duration.ofSeconds(5)).until(() -> queue(key).size() == 2);
+            await().atMost(Timing.scaled(Duration.ofSeconds(5))).until(() -> queue(key).size() == 2);
             doomed.kill();
 
             long releasedAt = System.nanoTime();
@@ -300,7 +300,7 @@ class TurnQueueIT {
             assertThat(waitedMs).as("at least the dead process's turn").isGreaterThanOrEqualTo(150);
             assertThat(got.state()).isEqualTo(LeaseState.ACTIVE);
             // the dead process's entry was used up; the waiter, served, takes its own out when it stops waiting
-            await().atMost(Duration.ofSeconds(5)).until(() -> queue(key).isEmpty());
+            await().atMost(Timing.scaled(Duration.ofSeconds(5))).until(() -> queue(key).isEmpty());
             assertThat(got.release()).isEqualTo(ReleaseResult.RELEASED);
         }
     }
@@ -312,6 +312,6 @@ class TurnQueueIT {
     }
 
     private static <T> T get(CompletableFuture<T> f) throws Exception {
-        return f.get(5, TimeUnit.SECONDS);
+        return f.get(Timing.scaledMillis(5000), TimeUnit.MILLISECONDS);
     }
 }

@@ -34,7 +34,7 @@ class ValkeyClusterContractIT extends LeaseStoreContract {
         for (int i = 0; i < 30; i++) {
             String key = "warm-up-" + i;
             Awaitility.await().atMost(Timing.scaled(Duration.ofSeconds(30))).ignoreExceptions().until(() -> {
-                store.tryAcquire(key, "warm-up", Duration.ofMillis(500), false).get(5, TimeUnit.SECONDS);
+                store.tryAcquire(key, "warm-up", Duration.ofMillis(500), false).get(Timing.scaledMillis(5000), TimeUnit.MILLISECONDS);
                 return true;
             });
         }

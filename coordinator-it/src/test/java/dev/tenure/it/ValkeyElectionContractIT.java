@@ -75,7 +75,7 @@ class ValkeyElectionContractIT extends LeaderElectionContract {
         Awaitility.await().atMost(Timing.scaled(Duration.ofSeconds(5))).until(a.election()::isLeader);
         servers.valkey.pause();
         try {
-            long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(3); // two TTLs: its Valkey lease is gone
+            long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(3); // unscaled: two TTLs, its Valkey lease is gone
             while (System.nanoTime() < until) {
                 assertThat(a.election().isLeader()).as("the database lease decides, not the Valkey lease").isTrue();
                 sleep(20);

@@ -85,7 +85,7 @@ class WatchdogIT {
     @Test
     void watchdog_2sTtlHeld10s_staysActive() throws Exception {
         Lease lease = leases.tryAcquire("long-job", TWO_SECONDS).orElseThrow();
-        long end = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+        long end = System.nanoTime() + Duration.ofSeconds(10).toNanos(); // unscaled: how long it is watched
         while (System.nanoTime() < end) {
             assertThat(lease.state()).isEqualTo(LeaseState.ACTIVE);
             assertThat(lease.isValid()).isTrue();
@@ -107,7 +107,7 @@ class WatchdogIT {
         await().atMost(Timing.scaled(Duration.ofSeconds(5))).until(() -> lease.state() == LeaseState.LOST);
         Duration took = Duration.ofNanos(lostAt.get() - deletedAt);
         System.out.printf("lease LOST %d ms after its key was deleted (renewal period %d ms)%n", took.toMillis(), period.toMillis());
-        assertThat(took).isLessThanOrEqualTo(period.plusMillis(150));
+        assertThat(took).isLessThanOrEqualTo(period.plus(Timing.scaled(Duration.ofMillis(500))));
         assertThat(registry.counter(MetricNames.LOST).count()).isEqualTo(1.0);
         assertThat(lease.release()).isEqualTo(ReleaseResult.LOST);
     }
@@ -129,7 +129,7 @@ class WatchdogIT {
         // LOST only once the deadline (pushed forward by renewals that succeeded before the pause) has passed,
         // and no later than the watchdog's next look after it.
         assertThat(lease.isValid()).isFalse();
-        assertThat(lateMs).isGreaterThanOrEqualTo(0).isLessThanOrEqualTo(Timing.scaledMillis(200));
+        assertThat(lateMs).isGreaterThanOrEqualTo(0).isLessThanOrEqualTo(Timing.scaledMillis(1000));
         assertThat(registry.counter(MetricNames.RENEW_FAILURES).count()).isPositive();
     }
 }

@@ -61,7 +61,7 @@ class ReleaseNotifierIT {
                         }));
                     }
                     for (Future<?> f : churn) {
-                        f.get(30, TimeUnit.SECONDS);
+                        f.get(Timing.scaledMillis(30_000), TimeUnit.MILLISECONDS);
                     }
                     // then one listener stays: once it is confirmed, a release must reach it
                     try (AutoCloseable stays = notifier.subscribe(channel, null, heard::release)) {

@@ -1,6 +1,7 @@
 package dev.tenure.db;
 
 import dev.tenure.db.LedgerUnavailableException;
+import dev.tenure.testkit.Timing;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
@@ -20,18 +21,18 @@ class AsyncCallsTest {
             long started = System.nanoTime();
             CompletableFuture<Object> f = calls.call("claim", "k", () -> {
                 try {
-                    never.await(5, TimeUnit.SECONDS);
+                    never.await(Timing.scaledMillis(5000), TimeUnit.MILLISECONDS);
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
                 }
                 return "late";
             });
-            assertThatThrownBy(() -> f.get(2, TimeUnit.SECONDS)).cause()
+            assertThatThrownBy(() -> f.get(Timing.scaledMillis(2000), TimeUnit.MILLISECONDS)).cause()
                     .isInstanceOfSatisfying(LedgerUnavailableException.class, e -> {
                         assertThat(e.key()).isEqualTo("k");
                         assertThat(e.outcomeUnknown()).isTrue();
                     });
-            assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started)).isBetween(150L, 1500L);
+            assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started)).isBetween(150L, Timing.scaledMillis(1500));
             never.countDown();
         }
     }
@@ -53,11 +54,11 @@ class AsyncCallsTest {
             assertThat(refused).isCompletedExceptionally();
             assertThatThrownBy(refused::join).cause().hasMessageContaining("too many calls waiting");
             release.countDown();
-            assertThat(queued.get(2, TimeUnit.SECONDS)).isEqualTo(2);
+            assertThat(queued.get(Timing.scaledMillis(2000), TimeUnit.MILLISECONDS)).isEqualTo(2);
             CompletableFuture<Integer> broken = calls.call("d", "k", () -> {
                 throw new IllegalStateException("driver oddity");
             });
-            assertThatThrownBy(() -> broken.get(2, TimeUnit.SECONDS)).cause()
+            assertThatThrownBy(() -> broken.get(Timing.scaledMillis(2000), TimeUnit.MILLISECONDS)).cause()
                     .isInstanceOf(LedgerUnavailableException.class).hasMessageContaining("driver oddity");
         }
     }

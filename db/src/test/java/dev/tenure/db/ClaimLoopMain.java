@@ -1,5 +1,6 @@
 package dev.tenure.db;
 
+import dev.tenure.testkit.Timing;
 import com.zaxxer.hikari.HikariDataSource;
 
 import java.time.Duration;
@@ -31,14 +32,14 @@ public final class ClaimLoopMain {
             List<String> history = Collections.synchronizedList(new ArrayList<>());
             System.out.println("READY");
             System.out.flush();
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds); // unscaled: how long it competes
             ExecutorService ex = Executors.newFixedThreadPool(threads);
             for (int t = 0; t < threads; t++) {
                 String prefix = name + "t" + t;
                 ex.execute(() -> loop.run(prefix, deadline, history));
             }
             ex.shutdown();
-            ex.awaitTermination(seconds + 60, TimeUnit.SECONDS);
+            ex.awaitTermination(seconds * 1000L + Timing.scaledMillis(60_000), TimeUnit.MILLISECONDS);
             StringBuilder sb = new StringBuilder();
             synchronized (history) {
                 history.forEach(h -> sb.append(h).append('\n'));

@@ -64,14 +64,14 @@ class ClaimMutualExclusionIT {
             HikariDataSource pool = fx.pool(Fixture.poolConfig(fx.db).maxPoolSize(LOCAL_THREADS));
             closeLater.add(pool);
             ClaimLoop local = new ClaimLoop(JobLedger.create(pool), pool, key);
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(SECONDS);
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(SECONDS); // unscaled: how long they compete
             ExecutorService ex = Executors.newFixedThreadPool(LOCAL_THREADS);
             for (int t = 0; t < LOCAL_THREADS; t++) {
                 String prefix = "localt" + t;
                 ex.execute(() -> local.run(prefix, deadline, history));
             }
             ex.shutdown();
-            assertThat(ex.awaitTermination(SECONDS + 30, TimeUnit.SECONDS)).isTrue();
+            assertThat(ex.awaitTermination(SECONDS * 1000L + Timing.scaledMillis(30_000), TimeUnit.MILLISECONDS)).isTrue();
 
             long commits = local.fencedCommits.get();
             long stale = local.staleRejections.get();

@@ -51,7 +51,7 @@ class DatabaseClockIT {
             LeaseOptions options = LeaseOptions.ofTtl(Duration.ofSeconds(2)).withRenewal(false);
             Lease lease = jumping.tryAcquire("jump", options).orElseThrow();
             ticker.advance(Duration.ofHours(3));  // this process now believes hours have passed
-            Awaitility.await().atMost(Duration.ofSeconds(2)).until(() -> lease.state() == LeaseState.LOST);
+            Awaitility.await().atMost(Timing.scaled(Duration.ofSeconds(2))).until(() -> lease.state() == LeaseState.LOST);
 
             long started = System.nanoTime();
             assertThat(other.tryAcquire("jump", options)).as("the database still says it is held").isEmpty();
@@ -63,7 +63,7 @@ class DatabaseClockIT {
             }
             long waited = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
             System.out.printf("ticker jumped 3 h: other process could take the key only after %d ms (database TTL 2000 ms)%n", waited);
-            assertThat(waited).isBetween(1500L, 4000L);
+            assertThat(waited).isBetween(1500L, Timing.scaledMillis(4000));
             taken.get().release();
         }
     }
@@ -81,14 +81,14 @@ class DatabaseClockIT {
             assertThat(Duration.between(Instant.now(), childWall)).isGreaterThan(Duration.ofHours(2));
             ClaimResult.HeldBy h = (ClaimResult.HeldBy) fx.ledger.claim("skew-a", "real-clock", Duration.ofSeconds(2));
             assertThat(h.owner()).isEqualTo("skewed-holder");
-            assertThat(h.remaining()).isLessThanOrEqualTo(Duration.ofSeconds(2));
+            assertThat(h.remaining()).isLessThanOrEqualTo(Duration.ofSeconds(2)); // unscaled: the lease's remaining time
             long started = System.nanoTime();
             while (!(fx.ledger.claim("skew-a", "real-clock", Duration.ofSeconds(2)) instanceof ClaimResult.Claimed)) {
                 sleep(20);
             }
             long waited = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
             System.out.printf("holder 3 h ahead (%s): real-clock claimant waited %d ms for its 2 s lease%n", claimed, waited);
-            assertThat(waited).isLessThan(2500);
+            assertThat(waited).isLessThan(Timing.scaledMillis(2500));
         } finally {
             holder.close();
         }
@@ -104,7 +104,7 @@ class DatabaseClockIT {
             System.out.printf("waiter 3 h behind: %s, then %s (lease of epoch %d had 3 s)%n", held, claimed, mine.epoch());
             assertThat(held).startsWith("HELD real-clock ");
             assertThat(heldRemaining).isBetween(1L, 3000L);
-            assertThat(after).as("took over when the database lease ended").isBetween(heldRemaining - 300, heldRemaining + 1500);
+            assertThat(after).as("took over when the database lease ended").isBetween(heldRemaining - 300, heldRemaining + Timing.scaledMillis(1500));
             assertThat(Long.parseLong(claimed.split(" ")[1])).as("the waiter's epoch").isGreaterThan(mine.epoch());
         } finally {
             waiter.close();
@@ -155,7 +155,7 @@ class DatabaseClockIT {
         public void close() throws IOException {
             process.destroyForcibly();
             try {
-                process.waitFor(10, TimeUnit.SECONDS);
+                process.waitFor(Timing.scaledMillis(10_000), TimeUnit.MILLISECONDS);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }

@@ -24,6 +24,7 @@ import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
 import dev.tenure.spi.AcquireResult;
 import dev.tenure.spi.LeaseStore;
+import dev.tenure.testkit.Timing;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -155,7 +156,7 @@ class FenceRenewalIT {
                 }, threads));
             }
             try {
-                CompletableFuture.allOf(workers.toArray(CompletableFuture[]::new)).get(30, TimeUnit.SECONDS);
+                CompletableFuture.allOf(workers.toArray(CompletableFuture[]::new)).get(Timing.scaledMillis(30_000), TimeUnit.MILLISECONDS);
             } finally {
                 threads.shutdownNow();
             }
@@ -178,11 +179,11 @@ class FenceRenewalIT {
                         .isEqualTo(ReleaseResult.RELEASED);
                 CompletableFuture<ClaimResult> claim = CompletableFuture.supplyAsync(
                         () -> fx.ledger.claim(key, "B", Duration.ofSeconds(5)));
-                Awaitility.await().atMost(Duration.ofSeconds(5)).until(FenceRenewalIT::someoneWaitsForALock);
+                Awaitility.await().atMost(Timing.scaled(Duration.ofSeconds(5))).until(FenceRenewalIT::someoneWaitsForALock);
                 Thread.sleep(300);
                 assertThat(claim).as("the claim waits for the open fenced transaction").isNotDone();
                 tx.commit();
-                ClaimResult.Claimed b = (ClaimResult.Claimed) claim.get(10, TimeUnit.SECONDS);
+                ClaimResult.Claimed b = (ClaimResult.Claimed) claim.get(Timing.scaledMillis(10_000), TimeUnit.MILLISECONDS);
                 assertThat(b.epoch()).isGreaterThan(epoch);
             }
             assertThat(fx.query("SELECT count(*) FROM public.work WHERE job_key = '" + key + "' AND epoch = " + (-epoch)))
@@ -224,14 +225,14 @@ class FenceRenewalIT {
                 tx.setAutoCommit(false);
                 fx.ledger.fence(tx, key, epoch, lease.owner());
                 write(tx, key, epoch);
-                Awaitility.await().atMost(Duration.ofSeconds(3)).until(() -> lease.state() == LeaseState.LOST);
+                Awaitility.await().atMost(Timing.scaled(Duration.ofSeconds(3))).until(() -> lease.state() == LeaseState.LOST);
                 next = CompletableFuture.supplyAsync(() -> b.acquire(key, Duration.ofSeconds(5),
                         LeaseOptions.ofTtl(Duration.ofSeconds(5)).withFencingToken(true)));
                 Thread.sleep(300);
                 assertThat(next).as("the next holder waits for the open fenced transaction").isNotDone();
                 tx.commit();
             }
-            Lease successor = next.get(10, TimeUnit.SECONDS).orElseThrow();
+            Lease successor = next.get(Timing.scaledMillis(10_000), TimeUnit.MILLISECONDS).orElseThrow();
             assertThat(successor.fencingToken().orElseThrow()).isGreaterThan(epoch);
             assertThat(fx.query("SELECT epoch FROM public.work WHERE job_key = '" + key + "'")).containsExactly(Long.toString(epoch));
             successor.release();

@@ -6,6 +6,7 @@ import org.junit.jupiter.api.Test;
 
 import dev.tenure.spi.RunLedger.Finished;
 import dev.tenure.spi.RunLedger.FireClaim;
+import dev.tenure.testkit.Timing;
 
 import java.sql.Connection;
 import java.time.Duration;
@@ -40,7 +41,7 @@ class JobLedgerIT {
         long before = System.currentTimeMillis() * 1000 - 60_000_000L; // a minute of clock difference allowed
         ClaimResult.Claimed c = (ClaimResult.Claimed) ledger.claim(key, "a", Duration.ofSeconds(10));
         assertThat(c.epoch()).as("epoch = database clock in microseconds").isGreaterThan(before);
-        assertThat(c.remaining()).isGreaterThan(Duration.ofSeconds(9)).isLessThanOrEqualTo(Duration.ofSeconds(10));
+        assertThat(c.remaining()).isGreaterThan(Duration.ofSeconds(9)).isLessThanOrEqualTo(Duration.ofSeconds(10)); // unscaled: a TTL
         assertThat(c.leaseExpiresAt()).isAfter(c.claimedAt());
 
         ClaimResult.HeldBy h = (ClaimResult.HeldBy) ledger.claim(key, "b", Duration.ofSeconds(10));
@@ -291,7 +292,7 @@ class JobLedgerIT {
         assertThat(ledger.finish(key, a1.epoch(), "a", UUID.fromString(a1.runId()), RunStatus.FAILED, "boom"))
                 .isEqualTo(Finished.RECORDED);
         FireClaim.Started a2 = (FireClaim.Started) ledger.claimAndStart(key, "fire-2", "a2", Duration.ofMillis(100));
-        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> ledger.holder(key).isEmpty());
+        org.awaitility.Awaitility.await().atMost(Timing.scaled(Duration.ofSeconds(5))).until(() -> ledger.holder(key).isEmpty());
         FireClaim.Started b = (FireClaim.Started) ledger.claimAndStart(key, "fire-1", "b", Duration.ofSeconds(10));
         assertThat(b.epoch()).isGreaterThan(a2.epoch());
         assertThat(ledger.runOf(key, "fire-1")).get().satisfies(r -> {
@@ -305,7 +306,7 @@ class JobLedgerIT {
     void finish_ofARunAbandonedByASuccessor_marksItRejectedStale_keepingTheAbandonReason() {
         String key = key();
         FireClaim.Started a = (FireClaim.Started) ledger.claimAndStart(key, "fire-1", "a", Duration.ofMillis(100));
-        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> ledger.holder(key).isEmpty());
+        org.awaitility.Awaitility.await().atMost(Timing.scaled(Duration.ofSeconds(5))).until(() -> ledger.holder(key).isEmpty());
         ledger.claimAndStart(key, "fire-2", "b", Duration.ofSeconds(10));
         assertThat(ledger.runOf(key, "fire-1")).get().extracting(RunRecord::status).isEqualTo(RunStatus.ABANDONED);
 

@@ -88,14 +88,14 @@ class LedgerFaultsIT {
             int pid = backendWaitingOnLock("free AS");
             long killedAt = System.nanoTime();
             fx.query("SELECT pg_terminate_backend(" + pid + ")");
-            assertThatThrownBy(() -> b.get(10, TimeUnit.SECONDS)).isInstanceOf(ExecutionException.class)
+            assertThatThrownBy(() -> b.get(Timing.scaledMillis(10_000), TimeUnit.MILLISECONDS)).isInstanceOf(ExecutionException.class)
                     .cause().isInstanceOfSatisfying(LedgerUnavailableException.class, e -> {
                         assertThat(e.key()).isEqualTo(key);
                         assertThat(e.sqlState()).startsWith("57P01");
                     });
             long failedAfter = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - killedAt);
             System.out.printf("claim killed mid-wait: typed error after %d ms; row %s%n", failedAfter, row(key));
-            assertThat(failedAfter).isLessThan(2000);
+            assertThat(failedAfter).isLessThan(Timing.scaledMillis(2000));
             assertThat(row(key)).isEqualTo(n + " A HELD");
             a.commit();
         }
@@ -214,7 +214,7 @@ class LedgerFaultsIT {
                     });
             long took = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
             System.out.printf("statement timeout 300 ms: typed error after %d ms%n", took);
-            assertThat(took).isBetween(250L, 2000L);
+            assertThat(took).isBetween(250L, Timing.scaledMillis(2000));
             assertThat(row(key)).isEqualTo(n + " A HELD");
             a.commit();
             assertThat(((ClaimResult.Claimed) ledger.claim(key, "B", Duration.ofSeconds(5))).epoch()).isGreaterThan(n);
@@ -239,13 +239,13 @@ class LedgerFaultsIT {
                 long took = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
                 started = System.nanoTime();
                 CompletableFuture<?> f = store.tryAcquire(key, "A", Duration.ofSeconds(5), true);
-                assertThatThrownBy(() -> f.get(5, TimeUnit.SECONDS)).cause()
+                assertThatThrownBy(() -> f.get(Timing.scaledMillis(5000), TimeUnit.MILLISECONDS)).cause()
                         .isInstanceOf(LeaseStoreUnavailableException.class).hasMessageContaining(key);
                 long tookAsync = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
                 System.out.printf("pool exhausted (connectionTimeout 300 ms): typed error after %d ms (ledger), %d ms (store future)%n",
                         took, tookAsync);
-                assertThat(took).isBetween(250L, 1500L);
-                assertThat(tookAsync).isBetween(250L, 1500L);
+                assertThat(took).isBetween(250L, Timing.scaledMillis(1500));
+                assertThat(tookAsync).isBetween(250L, Timing.scaledMillis(1500));
                 assertThat(fx.query("SELECT count(*) FROM tenure.job_execution WHERE job_key = '" + key + "'")).containsExactly("0");
                 try (Leases leases = Leases.builder(store).ownsStore(false).build()) {
                     assertThatThrownBy(() -> leases.tryAcquire(key)).isInstanceOf(LeaseStoreUnavailableException.class);

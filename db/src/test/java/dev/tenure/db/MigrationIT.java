@@ -3,6 +3,7 @@ package dev.tenure.db;
 import dev.tenure.TenureException;
 import dev.tenure.testkit.PostgresDatabase;
 import dev.tenure.testkit.PostgresDatabases;
+import dev.tenure.testkit.Timing;
 import org.flywaydb.core.Flyway;
 import org.flywaydb.core.api.FlywayException;
 import org.junit.jupiter.api.Test;
@@ -91,7 +92,7 @@ class MigrationIT {
             }
             int applied = 0;
             for (CompletableFuture<TenureSchema.Migration> f : starts) {
-                applied += f.get(60, TimeUnit.SECONDS).applied();
+                applied += f.get(Timing.scaledMillis(60_000), TimeUnit.MILLISECONDS).applied();
             }
             assertThat(applied).isEqualTo(4);
             assertThat(query(db, "SELECT count(*) FROM tenure.tenure_schema_history WHERE success AND type = 'SQL'")).containsExactly("4");

@@ -89,13 +89,13 @@ class PostgresRestartIT {
             sleep(500);
             running.set(false);
             for (Thread t : threads) {
-                t.join(10_000);
+                t.join(Timing.scaledMillis(10_000));
             }
             System.out.printf("restart took %d ms; claimants' errors by SQLSTATE %s; slowest call %d ms%n",
                     restartMillis, errors, worstMillis.get());
             assertThat(errors.keySet()).noneMatch(k -> k.startsWith("untyped"));
             assertThat(worstMillis.get()).as("every call bounded by connectionTimeout + statementTimeout")
-                    .isLessThan(1500 + 5000 + 1000);
+                    .isLessThan(1500 + 5000 + Timing.scaledMillis(1000));
 
             assertThatThrownBy(a::commit).isInstanceOf(SQLException.class);
             a.close();
@@ -114,7 +114,7 @@ class PostgresRestartIT {
             Awaitility.await().atMost(Timing.scaled(Duration.ofSeconds(10))).until(notifications::isConnected);
             int before = woken.get();
             long e = ((ClaimResult.Claimed) fx.ledger.claim("other", "C", Duration.ofSeconds(5))).epoch();
-            sleep(300); // the subscription is re-established within ~100 ms of reconnecting
+            sleep(Timing.scaledMillis(300)); // the subscription is re-established within ~100 ms of reconnecting
             fx.ledger.release("other", e, "C");
             Awaitility.await().atMost(Timing.scaled(Duration.ofSeconds(5))).until(() -> woken.get() > before);
         }

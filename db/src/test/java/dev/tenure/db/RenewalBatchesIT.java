@@ -1,6 +1,7 @@
 package dev.tenure.db;
 
 import dev.tenure.spi.AcquireResult;
+import dev.tenure.testkit.Timing;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -35,11 +36,14 @@ class RenewalBatchesIT {
         try (JdbcLeaseStore store = JdbcLeaseStore.create(fx.pool)) {
             String run = UUID.randomUUID().toString();
             int n = 3000; // three times the call queue: one statement per renewal would overflow it
+            // the leases must outlive the 3,000 acquires before the renewals: a loaded machine took over 5 s for them
+            Duration ttl = Timing.scaled(Duration.ofSeconds(30));
+            Duration renewed = Duration.ofMinutes(10);
             List<String> keys = new ArrayList<>();
             for (int i = 0; i < n; i++) {
                 String key = "batch-" + run + "-" + i;
                 keys.add(key);
-                assertThat(store.tryAcquire(key, "owner-" + i, Duration.ofSeconds(5), false).get(10, TimeUnit.SECONDS))
+                assertThat(store.tryAcquire(key, "owner-" + i, ttl, false).get(Timing.scaledMillis(10_000), TimeUnit.MILLISECONDS))
                         .isInstanceOf(AcquireResult.Acquired.class);
             }
             Instant before = expiry(store, keys.get(0));
@@ -47,20 +51,20 @@ class RenewalBatchesIT {
             List<CompletableFuture<Boolean>> foreign = new ArrayList<>();
             for (int i = 0; i < n; i++) {
                 if (i % 2 == 0) {
-                    mine.add(store.renew(keys.get(i), "owner-" + i, Duration.ofSeconds(60)));
+                    mine.add(store.renew(keys.get(i), "owner-" + i, renewed));
                 } else {
-                    foreign.add(store.renew(keys.get(i), "someone-else", Duration.ofSeconds(60)));
+                    foreign.add(store.renew(keys.get(i), "someone-else", renewed));
                 }
             }
             for (CompletableFuture<Boolean> f : mine) {
-                assertThat(f.get(20, TimeUnit.SECONDS)).isTrue();
+                assertThat(f.get(Timing.scaledMillis(20_000), TimeUnit.MILLISECONDS)).isTrue();
             }
             for (CompletableFuture<Boolean> f : foreign) {
-                assertThat(f.get(20, TimeUnit.SECONDS)).isFalse();
+                assertThat(f.get(Timing.scaledMillis(20_000), TimeUnit.MILLISECONDS)).isFalse();
             }
-            // a lease renewed by its owner runs 60 s; one "renewed" by someone else keeps its 5 s
-            assertThat(Duration.between(before, expiry(store, keys.get(0)))).isGreaterThan(Duration.ofSeconds(40));
-            assertThat(Duration.between(Instant.now(), expiry(store, keys.get(1)))).isLessThan(Duration.ofSeconds(6));
+            // a lease renewed by its owner runs 10 min; one "renewed" by someone else keeps its first TTL
+            assertThat(Duration.between(before, expiry(store, keys.get(0)))).isGreaterThan(renewed.minus(ttl).minusMinutes(1));
+            assertThat(Duration.between(Instant.now(), expiry(store, keys.get(1)))).isLessThanOrEqualTo(ttl);
             assertThat(store.ledger().leaseRows().read(keys.get(1)).orElseThrow().owner()).isEqualTo("owner-1");
         }
     }
@@ -70,11 +74,11 @@ class RenewalBatchesIT {
         try (JdbcLeaseStore store = JdbcLeaseStore.create(fx.pool)) {
             String run = UUID.randomUUID().toString();
             String expiring = "expiring-" + run;
-            store.tryAcquire(expiring, "a", Duration.ofMillis(100), false).get(10, TimeUnit.SECONDS);
+            store.tryAcquire(expiring, "a", Duration.ofMillis(100), false).get(Timing.scaledMillis(10_000), TimeUnit.MILLISECONDS);
             List<String> live = new ArrayList<>();
             for (int i = 0; i < 50; i++) {
                 live.add("live-" + run + "-" + i);
-                store.tryAcquire(live.get(i), "b" + i, Duration.ofSeconds(5), false).get(10, TimeUnit.SECONDS);
+                store.tryAcquire(live.get(i), "b" + i, Timing.scaled(Duration.ofSeconds(30)), false).get(Timing.scaledMillis(10_000), TimeUnit.MILLISECONDS);
             }
             Thread.sleep(300);
             CompletableFuture<Boolean> late = store.renew(expiring, "a", Duration.ofSeconds(60));
@@ -82,9 +86,9 @@ class RenewalBatchesIT {
             for (int i = 0; i < live.size(); i++) {
                 others.add(store.renew(live.get(i), "b" + i, Duration.ofSeconds(60)));
             }
-            assertThat(late.get(20, TimeUnit.SECONDS)).isFalse();
+            assertThat(late.get(Timing.scaledMillis(20_000), TimeUnit.MILLISECONDS)).isFalse();
             for (CompletableFuture<Boolean> f : others) {
-                assertThat(f.get(20, TimeUnit.SECONDS)).isTrue();
+                assertThat(f.get(Timing.scaledMillis(20_000), TimeUnit.MILLISECONDS)).isTrue();
             }
         }
     }

@@ -1,5 +1,6 @@
 package dev.tenure.db;
 
+import dev.tenure.testkit.Timing;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -61,7 +62,7 @@ class StaleOwnerIT {
     void expiredOwner_fencedWriteRollsBack_newOwnerCommits() throws Exception {
         String key = key();
         long n = ((ClaimResult.Claimed) ledger.claim(key, "A", Duration.ofMillis(300))).epoch();
-        Awaitility.await().atMost(Duration.ofSeconds(5)).pollInterval(Duration.ofMillis(20))
+        Awaitility.await().atMost(Timing.scaled(Duration.ofSeconds(5))).pollInterval(Duration.ofMillis(20))
                 .until(() -> ledger.holder(key).isEmpty());
         long b = ((ClaimResult.Claimed) ledger.claim(key, "B", Duration.ofSeconds(10))).epoch();
         assertThat(b).isGreaterThan(n);
@@ -130,7 +131,7 @@ class StaleOwnerIT {
         long started = System.nanoTime();
         ClaimResult r = ledger.claim(key, "B", Duration.ofSeconds(10));   // must wait for A's transaction
         long waitedMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
-        aCommitted.get(10, TimeUnit.SECONDS);
+        aCommitted.get(Timing.scaledMillis(10_000), TimeUnit.MILLISECONDS);
 
         assertThat(r).isInstanceOf(ClaimResult.Claimed.class);
         ClaimResult.Claimed b = (ClaimResult.Claimed) r;
@@ -161,7 +162,7 @@ class StaleOwnerIT {
             ClaimResult r = ledger.claim(key, "B", Duration.ofSeconds(10));
             long tookMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
             assertThat(r).isInstanceOfSatisfying(ClaimResult.HeldBy.class, h -> assertThat(h.owner()).isEqualTo("A"));
-            assertThat(tookMillis).as("a live lease is reported without waiting for row locks").isLessThan(1000);
+            assertThat(tookMillis).as("a live lease is reported without waiting for row locks").isLessThan(Timing.scaledMillis(1000));
             tx.commit();
         }
     }

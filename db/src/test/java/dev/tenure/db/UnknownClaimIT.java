@@ -5,6 +5,7 @@ import dev.tenure.LeaseOptions;
 import dev.tenure.LeaseOutcomeUnknownException;
 import dev.tenure.Leases;
 import dev.tenure.spi.LeaseStore;
+import dev.tenure.testkit.Timing;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -59,16 +60,16 @@ class UnknownClaimIT {
             LeaseOutcomeUnknownException unknown = catchThrowableOfType(
                     () -> leases.tryAcquire(key, LeaseOptions.ofTtl(TTL)), LeaseOutcomeUnknownException.class);
             assertThat(unknown).as("the claim's outcome is unknown").isNotNull();
-            await().atMost(Duration.ofSeconds(5)).until(() -> !releases.isEmpty());
+            await().atMost(Timing.scaled(Duration.ofSeconds(5))).until(() -> !releases.isEmpty());
             assertThat(releases.get(0)).as("the clean-up's first release-if-mine found nothing").isFalse();
 
             fenced.commit(); // now the claim gets the row and commits
-            await().atMost(Duration.ofSeconds(5)).until(() -> holderIs(key, unknown.owner()));
-            await().atMost(Duration.ofSeconds(12)).until(() -> fx.ledger.holder(key).isEmpty());
+            await().atMost(Timing.scaled(Duration.ofSeconds(5))).until(() -> holderIs(key, unknown.owner()));
+            await().atMost(Timing.scaled(Duration.ofSeconds(12))).until(() -> fx.ledger.holder(key).isEmpty());
             Duration freedAfter = Duration.ofNanos(System.nanoTime() - sent);
             System.out.printf("key blocked by the late claim was free again %d ms after it was sent (TTL %s)%n",
                     freedAfter.toMillis(), TTL);
-            assertThat(freedAfter).isLessThan(TTL.dividedBy(2));
+            assertThat(freedAfter).isLessThan(TTL.dividedBy(2)); // unscaled: long before the 30 s TTL, the point
             try (Lease next = leases.tryAcquire(key, LeaseOptions.ofTtl(TTL)).orElseThrow()) {
                 assertThat(next.owner()).isNotEqualTo(unknown.owner());
             }

@@ -284,7 +284,7 @@ class QuartzMechanicsIT {
         assertThat(entry).as("the recovery fire waits for the owner's lease").isNotDone();
         frozenOwner.close(); // its lease ends (here released; a frozen owner's would expire)
 
-        assertThat(entry.get(20, TimeUnit.SECONDS)).isEqualTo(FireGuard.Entry.RUN);
+        assertThat(entry.get(Timing.scaledMillis(20_000), TimeUnit.MILLISECONDS)).isEqualTo(FireGuard.Entry.RUN);
         assertThat(QuartzCoordination.contextOf(recovery).orElseThrow().fireKey()).isEqualTo(original);
         guard.exit(recovery, null);
         assertThat(servers.runStatus("quartz:m:recov", original)).isEqualTo("COMPLETED");

@@ -314,9 +314,9 @@ final class ChromiumTab implements AutoCloseable {
         List<ProcessHandle> children = new ArrayList<>(p.descendants().toList());
         p.destroy();
         try {
-            if (!p.waitFor(10, TimeUnit.SECONDS)) {
+            if (!p.waitFor(Timing.scaledMillis(10_000), TimeUnit.MILLISECONDS)) {
                 p.destroyForcibly();
-                p.waitFor(10, TimeUnit.SECONDS);
+                p.waitFor(Timing.scaledMillis(10_000), TimeUnit.MILLISECONDS);
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();

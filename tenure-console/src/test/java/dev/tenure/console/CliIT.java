@@ -72,7 +72,7 @@ class CliIT {
                     }
                 });
         reporter.start();
-        await().atMost(Duration.ofSeconds(10)).until(reporter::isLeader);
+        await().atMost(Timing.scaled(Duration.ofSeconds(10))).until(reporter::isLeader);
     }
 
     @AfterAll
@@ -97,7 +97,7 @@ class CliIT {
         assertThat(settle.get("firesLastHour").asLong()).isEqualTo(6);
         JsonNode role = find(jobs, "job", "reporter");
         assertThat(role.get("node").asText()).startsWith(PID);
-        assertThat(role.get("leaseLeftMillis").asLong()).isBetween(1L, 30_000L);
+        assertThat(role.get("leaseLeftMillis").asLong()).isBetween(1L, 30_000L); // unscaled: a TTL
     }
 
     @Test
@@ -150,7 +150,7 @@ class CliIT {
         JsonNode settle = find(all.get("jobs"), "job", "settle");
         assertThat(settle.get("samples").asInt()).isEqualTo(5);
         assertThat(settle.get("suggestedTtlMillis").asLong()).isEqualTo(1000);
-        assertThat(settle.get("p99Millis").asLong()).isBetween(20L, 333L);
+        assertThat(settle.get("p99Millis").asLong()).isBetween(20L, 333L); // unscaled: the rule's 1 s floor holds while 3 x p99 <= 1 s
         assertThat(find(all.get("jobs"), "job", "nightly").get("suggestedTtlMillis").isNull()).as("one run: no advice").isTrue();
     }
 
@@ -174,7 +174,7 @@ class CliIT {
             Thread.sleep(1200);
             admin.forceRelease("frozen", "frozen for a second", "ops:ann");
             back.countDown();
-            assertThat(stale.get(30, TimeUnit.SECONDS).status()).isEqualTo(RunOutcome.Status.LEASE_LOST);
+            assertThat(stale.get(Timing.scaledMillis(30_000), TimeUnit.MILLISECONDS).status()).isEqualTo(RunOutcome.Status.LEASE_LOST);
 
             CountDownLatch stillFrozen = new CountDownLatch(1);
             Future<RunOutcome<Integer>> abandoned = holders.submit(() -> frozenRun("stuck-2", stillFrozen));
@@ -191,7 +191,7 @@ class CliIT {
             assertThat(advice.get("suggestedTtlMillis").asLong()).isEqualTo(1000);
             assertThat(ok(cli.run("ttl-advice", "frozen")).lines().get(1)).matches("frozen +5 +\\d+ ms +\\d+ ms +1\\.0 s");
             stillFrozen.countDown();
-            assertThat(abandoned.get(30, TimeUnit.SECONDS).status()).isEqualTo(RunOutcome.Status.LEASE_LOST);
+            assertThat(abandoned.get(Timing.scaledMillis(30_000), TimeUnit.MILLISECONDS).status()).isEqualTo(RunOutcome.Status.LEASE_LOST);
         } finally {
             holders.shutdownNow();
         }
@@ -199,7 +199,7 @@ class CliIT {
 
     private static RunOutcome<Integer> frozenRun(String fire, CountDownLatch until) {
         return tenure.coordinator().run("frozen", fire, RunPolicy.skipFire(), ctx -> {
-            assertThat(until.await(30, TimeUnit.SECONDS)).isTrue();
+            assertThat(until.await(Timing.scaledMillis(30_000), TimeUnit.MILLISECONDS)).isTrue();
             return ctx.completeInTransaction(cli.pool(), c -> 1);
         });
     }

@@ -69,7 +69,7 @@ class ConsoleBrowserIT {
         killed.kill();
         JvmProcess frozen = NODES.get(awaitSettling(start + 6 * INTERVAL));
         frozen.pause();
-        Thread.sleep(3500); // the lease is 1.5 s: another node claims the job meanwhile
+        Thread.sleep(Timing.scaledMillis(3500)); // the lease is 1.5 s: another node claims the job meanwhile
         frozen.resume();
         for (JvmProcess n : NODES) {
             if (n != killed) {

@@ -5,6 +5,7 @@ import dev.tenure.Tenure;
 import dev.tenure.db.TenureDataSources;
 import dev.tenure.testkit.PostgresDatabase;
 import dev.tenure.testkit.PostgresDatabases;
+import dev.tenure.testkit.Timing;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -44,7 +45,7 @@ class ExecutableJarIT {
     @Test
     void javaDashJar_runsTheCli_andServesThePage() throws Exception {
         Process status = jar("status", "--jdbc-url", db.jdbcUrl(), "--user", db.username());
-        assertThat(status.waitFor(60, TimeUnit.SECONDS)).isTrue();
+        assertThat(status.waitFor(Timing.scaledMillis(60_000), TimeUnit.MILLISECONDS)).isTrue();
         String out = new String(status.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertThat(status.exitValue()).as(out).isZero();
         assertThat(out).containsPattern("nightly +job +- +\\d+ +- +COMPLETED +2026-12-02 +1");
@@ -59,7 +60,7 @@ class ExecutableJarIT {
             assertThat(Http.get(url.group(1) + "/").body()).contains(">nightly</a>");
         } finally {
             serve.destroy();
-            assertThat(serve.waitFor(30, TimeUnit.SECONDS)).as("stops on SIGTERM").isTrue();
+            assertThat(serve.waitFor(Timing.scaledMillis(30_000), TimeUnit.MILLISECONDS)).as("stops on SIGTERM").isTrue();
         }
     }
 

@@ -6,6 +6,7 @@ import dev.tenure.RunOutcome;
 import dev.tenure.RunPolicy;
 import dev.tenure.Tenure;
 import dev.tenure.db.TenureAdmin;
+import dev.tenure.testkit.Timing;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -59,10 +60,10 @@ class ForceReleaseBrowserIT {
             Future<RunOutcome<Integer>> run = worker.submit(() -> tenure.coordinator().run("payout", "fire-1",
                     RunPolicy.failFast(), ctx -> {
                         holding.countDown();
-                        proceed.await(60, TimeUnit.SECONDS);
+                        proceed.await(Timing.scaledMillis(60_000), TimeUnit.MILLISECONDS);
                         return ctx.completeInTransaction(pool, c -> 1);
                     }));
-            assertThat(holding.await(20, TimeUnit.SECONDS)).isTrue();
+            assertThat(holding.await(Timing.scaledMillis(20_000), TimeUnit.MILLISECONDS)).isTrue();
             TenureAdmin admin = TenureAdmin.create(pool);
             long epoch = admin.job("payout").orElseThrow().epoch();
 
@@ -95,7 +96,7 @@ class ForceReleaseBrowserIT {
                 tab.screenshot(target.resolve("console-force-release.png"));
             }
             proceed.countDown();
-            assertThat(run.get(30, TimeUnit.SECONDS).status()).as("the old holder's fence failed")
+            assertThat(run.get(Timing.scaledMillis(30_000), TimeUnit.MILLISECONDS).status()).as("the old holder's fence failed")
                     .isEqualTo(RunOutcome.Status.LEASE_LOST);
         } finally {
             proceed.countDown();

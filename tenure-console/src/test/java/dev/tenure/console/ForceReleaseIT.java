@@ -6,6 +6,7 @@ import dev.tenure.RunOutcome;
 import dev.tenure.RunPolicy;
 import dev.tenure.Tenure;
 import dev.tenure.db.TenureAdmin;
+import dev.tenure.testkit.Timing;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -57,14 +58,14 @@ class ForceReleaseIT {
         CompletableFuture<RunOutcome<Integer>> run = CompletableFuture.supplyAsync(() ->
                 tenure.coordinator().run("payout", "fire-1", RunPolicy.failFast(), ctx -> {
                     holding.countDown();
-                    proceed.await(30, TimeUnit.SECONDS);
+                    proceed.await(Timing.scaledMillis(30_000), TimeUnit.MILLISECONDS);
                     return ctx.completeInTransaction(pool, c -> {
                         try (Statement s = c.createStatement()) {
                             return s.executeUpdate("INSERT INTO payout VALUES ('fire-1', " + ctx.epoch() + ")");
                         }
                     });
                 }));
-        assertThat(holding.await(20, TimeUnit.SECONDS)).isTrue();
+        assertThat(holding.await(Timing.scaledMillis(20_000), TimeUnit.MILLISECONDS)).isTrue();
         TenureAdmin admin = TenureAdmin.create(pool);
         long epoch = admin.job("payout").orElseThrow().epoch();
         Map<String, String> form = Map.of("key", "payout", "reason", "stuck <b>since</b> the deploy", "csrf", "x");
@@ -141,7 +142,7 @@ class ForceReleaseIT {
                     .isEqualTo("console:ops|stuck <b>since</b> the deploy|" + epoch + "|" + after.epoch());
 
             proceed.countDown();
-            RunOutcome<Integer> outcome = run.get(30, TimeUnit.SECONDS);
+            RunOutcome<Integer> outcome = run.get(Timing.scaledMillis(30_000), TimeUnit.MILLISECONDS);
             assertThat(outcome.status()).as("the old holder's fence failed").isEqualTo(RunOutcome.Status.LEASE_LOST);
             assertThat(db.query("SELECT count(*) FROM payout")).as("its write rolled back").isEqualTo("0");
 

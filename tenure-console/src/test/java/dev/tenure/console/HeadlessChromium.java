@@ -1,5 +1,6 @@
 package dev.tenure.console;
 
+import dev.tenure.testkit.Timing;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -68,7 +69,7 @@ final class HeadlessChromium {
         Process p = new ProcessBuilder(cmd).redirectOutput(out.toFile()).redirectError(profile.resolve("stderr.txt").toFile())
                 .start();
         try {
-            if (!p.waitFor(90, TimeUnit.SECONDS)) {
+            if (!p.waitFor(Timing.scaledMillis(90_000), TimeUnit.MILLISECONDS)) {
                 throw new IllegalStateException("Chromium did not finish within 90 s: " + cmd);
             }
             if (p.exitValue() != 0) {

@@ -5,6 +5,7 @@ import dev.tenure.LeaseOptions;
 import dev.tenure.RunPolicy;
 import dev.tenure.Tenure;
 import dev.tenure.ValkeyConfig;
+import dev.tenure.testkit.Timing;
 import dev.tenure.testkit.ValkeyServer;
 import dev.tenure.testkit.ValkeyServers;
 import org.junit.jupiter.api.AfterAll;
@@ -65,10 +66,10 @@ class ValkeyLeasesIT {
             for (String job : List.of("page-release", "cli-release")) {
                 runs.add(holders.submit(() -> tenure.coordinator().run(job, "f-1", RunPolicy.failFast(), ctx -> {
                     holding.countDown();
-                    return done.await(30, TimeUnit.SECONDS);
+                    return done.await(Timing.scaledMillis(30_000), TimeUnit.MILLISECONDS);
                 })));
             }
-            assertThat(holding.await(30, TimeUnit.SECONDS)).isTrue();
+            assertThat(holding.await(Timing.scaledMillis(30_000), TimeUnit.MILLISECONDS)).isTrue();
             TenureConsole console = TenureConsole.builder(pool).valkey(valkey.address()).build();
             assertThat(new ValkeyLeases(valkey.address(), "tenure", null, null).leaseKey("page-release"))
                     .as("the console's key layout is the store's").isEqualTo(layout.leaseKeyOf("page-release"));
@@ -85,7 +86,7 @@ class ValkeyLeasesIT {
             assertThat(valkey.command("EXISTS", layout.leaseKeyOf("cli-release"))).isEqualTo(0L);
             done.countDown();
             for (Future<RunOutcome<Boolean>> run : runs) {
-                assertThat(run.get(30, TimeUnit.SECONDS).status()).isEqualTo(RunOutcome.Status.LEASE_LOST);
+                assertThat(run.get(Timing.scaledMillis(30_000), TimeUnit.MILLISECONDS).status()).isEqualTo(RunOutcome.Status.LEASE_LOST);
             }
         } finally {
             done.countDown();
@@ -103,9 +104,9 @@ class ValkeyLeasesIT {
             CompletableFuture<?> run = CompletableFuture.runAsync(() -> tenure.coordinator().run("export", "f-1",
                     RunPolicy.failFast(), ctx -> {
                         holding.countDown();
-                        return done.await(30, TimeUnit.SECONDS);
+                        return done.await(Timing.scaledMillis(30_000), TimeUnit.MILLISECONDS);
                     }));
-            assertThat(holding.await(30, TimeUnit.SECONDS)).isTrue();
+            assertThat(holding.await(Timing.scaledMillis(30_000), TimeUnit.MILLISECONDS)).isTrue();
             try (ConsoleServer server = TenureConsole.builder(pool).valkey(valkey.address()).build()
                     .serve(new InetSocketAddress("127.0.0.1", 0));
                  ConsoleServer nowhere = TenureConsole.builder(pool).valkey("127.0.0.1:1").build()
@@ -115,7 +116,7 @@ class ValkeyLeasesIT {
                 assertThat(Http.get(nowhere.url() + "/").body()).contains("<td>Valkey unreadable</td>");
             } finally {
                 done.countDown();
-                run.get(30, TimeUnit.SECONDS);
+                run.get(Timing.scaledMillis(30_000), TimeUnit.MILLISECONDS);
             }
         }
     }

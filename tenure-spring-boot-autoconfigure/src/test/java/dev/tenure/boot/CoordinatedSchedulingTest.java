@@ -78,7 +78,7 @@ class CoordinatedSchedulingTest {
             long hour = Duration.ofHours(1).toMillis();
             assertThat(run.fireKey()).isEqualTo(java.time.Instant.ofEpochMilli(System.currentTimeMillis() / hour * hour)
                     .toString());
-            assertThat(((ActiveRun) run).lease().remaining()).isLessThanOrEqualTo(Duration.ofSeconds(7));
+            assertThat(((ActiveRun) run).lease().remaining()).isLessThanOrEqualTo(Duration.ofSeconds(7)); // unscaled: a TTL
             assertThat(context.getBean(Outcomes.class).seen).extracting(RunOutcome::status)
                     .containsExactly(RunOutcome.Status.EXECUTED, RunOutcome.Status.SKIPPED_ALREADY_DONE);
             assertThat(CoordinatedRun.find()).isEmpty();

@@ -8,6 +8,7 @@ import dev.tenure.boot.app.TestApps;
 import dev.tenure.boot.app.TransactionalApp;
 import dev.tenure.boot.autoconfigure.TenureDatabase;
 import dev.tenure.db.TenureAdmin;
+import dev.tenure.testkit.Timing;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.flywaydb.core.Flyway;
 import org.junit.jupiter.api.AfterAll;
@@ -55,7 +56,7 @@ class TransactionalCoordinatedIT {
     @Test
     void theLease_isTakenBeforeTheTransactionBegins_andReleasedAfterItCommits() {
         Events events = app.getBean(Events.class);
-        Map.Entry<String, List<String>> fire = await().atMost(Duration.ofSeconds(20)).until(
+        Map.Entry<String, List<String>> fire = await().atMost(Timing.scaled(Duration.ofSeconds(20))).until(
                 () -> events.byFire().entrySet().stream().filter(e -> e.getValue().size() == 4).findFirst(),
                 java.util.Optional::isPresent).orElseThrow();
         System.out.println("recorded order of fire " + fire.getKey() + ": " + fire.getValue());
@@ -71,7 +72,7 @@ class TransactionalCoordinatedIT {
     @Test
     void theLeaseRunAndFireMeters_areInTheApplicationsRegistry_withoutUserCode() {
         MeterRegistry registry = app.getBean(MeterRegistry.class);
-        await().atMost(Duration.ofSeconds(20)).until(() -> registry.find("tenure.job.fires")
+        await().atMost(Timing.scaled(Duration.ofSeconds(20))).until(() -> registry.find("tenure.job.fires")
                 .tags("integration", "scheduled", "job", "ordered-settlement", "outcome", "executed").counter() != null);
         assertThat(registry.find("tenure.lease.acquire").tag("result", "acquired").timer()).isNotNull();
         assertThat(registry.find("tenure.lease.hold").timer()).isNotNull();

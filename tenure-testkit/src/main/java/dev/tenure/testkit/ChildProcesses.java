@@ -33,7 +33,7 @@ final class ChildProcesses {
     static void kill(Process process) {
         process.destroyForcibly();
         try {
-            if (!process.waitFor(30, TimeUnit.SECONDS)) {
+            if (!process.waitFor(Timing.scaledMillis(30_000), TimeUnit.MILLISECONDS)) {
                 throw new IllegalStateException("process " + process.pid() + " survived SIGKILL for 30 s");
             }
         } catch (InterruptedException e) {
@@ -72,7 +72,7 @@ final class ChildProcesses {
         }
         for (Process process : PROCESSES) {
             try {
-                process.waitFor(5, TimeUnit.SECONDS);
+                process.waitFor(Timing.scaledMillis(5000), TimeUnit.MILLISECONDS);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 return;

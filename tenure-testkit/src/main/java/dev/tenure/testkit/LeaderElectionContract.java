@@ -174,7 +174,7 @@ public abstract class LeaderElectionContract {
         await().atMost(Timing.scaled(Duration.ofSeconds(5))).until(a.election()::isLeader);
         ElectionParticipant b = participant(role, "same", ttl);
         assertThat(a.election().participantId()).startsWith("same#").isNotEqualTo(b.election().participantId());
-        long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(4); // two TTLs of renewals and attempts
+        long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(4); // unscaled: two TTLs of renewals and attempts
         while (System.nanoTime() < until) {
             assertThat(b.election().isLeader()).isFalse();
             sleep(20);
@@ -387,7 +387,7 @@ public abstract class LeaderElectionContract {
         public void close() {
             running.set(false);
             try {
-                thread.join(1000);
+                thread.join(Timing.scaledMillis(1000));
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }

@@ -69,7 +69,7 @@ public abstract class LeaseStoreContract {
         assertThat(second).isInstanceOf(AcquireResult.Held.class);
         AcquireResult.Held held = (AcquireResult.Held) second;
         assertThat(held.holder()).isEqualTo("a");
-        assertThat(held.remaining()).isGreaterThan(Duration.ofSeconds(5)).isLessThanOrEqualTo(TTL);
+        assertThat(held.remaining()).isGreaterThan(Duration.ofSeconds(5)).isLessThanOrEqualTo(TTL); // unscaled: a TTL
     }
 
     @Test

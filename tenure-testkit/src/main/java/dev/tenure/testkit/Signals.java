@@ -26,7 +26,7 @@ final class Signals {
             Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(pid))
                     .redirectErrorStream(true)
                     .start();
-            if (!kill.waitFor(10, TimeUnit.SECONDS)) {
+            if (!kill.waitFor(Timing.scaledMillis(10_000), TimeUnit.MILLISECONDS)) {
                 kill.destroyForcibly();
                 throw new IllegalStateException("kill -" + signal + " " + pid + " did not finish in 10 s");
             }

@@ -25,7 +25,7 @@ class JvmProcessIT {
             child.awaitStdoutLine(line -> line.equals("tick 5"), TIMEOUT);
 
             child.pause();
-            Await.sleep(200); // let output already in flight land
+            Await.sleep(Timing.scaledMillis(200)); // let output already in flight land
             int frozen = child.stdoutLines().size();
             Await.sleep(300);
             assertThat(child.stdoutLines()).hasSize(frozen);

@@ -1,5 +1,6 @@
 package dev.tenure.boot.app;
 
+import dev.tenure.testkit.Timing;
 import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -13,7 +14,7 @@ public final class Gate {
     /** Called by the method: says it got here, then waits (at most a minute) for {@link #open()}. */
     public void pass() throws InterruptedException {
         reached.countDown();
-        if (!open.await(1, TimeUnit.MINUTES)) {
+        if (!open.await(Timing.scaledMillis(60_000), TimeUnit.MILLISECONDS)) {
             throw new IllegalStateException("the test never opened the gate");
         }
     }

@@ -2,6 +2,7 @@ package dev.tenure.boot.autoconfigure;
 
 import dev.tenure.boot.BootServers;
 import dev.tenure.quartz.QuartzCoordination;
+import dev.tenure.testkit.Timing;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
@@ -104,7 +105,7 @@ class TenureQuartzAutoConfigurationIT {
         runner().withPropertyValues("tenure.quartz.plug-in=" + plugIn).run(context -> {
             assertThat(context).hasSingleBean(QuartzCoordination.class)
                     .hasBean("tenureSchedulerFactoryBeanCustomizer");
-            await().atMost(Duration.ofSeconds(20)).until(() -> Probe.SEEN.size() == 2);
+            await().atMost(Timing.scaled(Duration.ofSeconds(20))).until(() -> Probe.SEEN.size() == 2);
             assertThat(Probe.SEEN.get("settlement")).startsWith("epoch ");
             assertThat(Probe.SEEN.get("housekeeping")).isEqualTo("uncoordinated");
             assertThat(context.getBean(Scheduler.class).getListenerManager().getTriggerListener("tenure") != null)
@@ -118,7 +119,7 @@ class TenureQuartzAutoConfigurationIT {
     void disabled_orWithoutTenureQuartz_backsOff_andJobsRunAsQuartzRunsThem() {
         runner().withPropertyValues("tenure.quartz.enabled=false").run(context -> {
             assertThat(context).doesNotHaveBean(QuartzCoordination.class).doesNotHaveBean(SchedulerFactoryBeanCustomizer.class);
-            await().atMost(Duration.ofSeconds(20)).until(() -> Probe.SEEN.size() == 2);
+            await().atMost(Timing.scaled(Duration.ofSeconds(20))).until(() -> Probe.SEEN.size() == 2);
             assertThat(Probe.SEEN).containsEntry("settlement", "uncoordinated");
         });
         runner().withClassLoader(new FilteredClassLoader(QuartzCoordination.class))
