@@ -31,7 +31,7 @@ class CoordinatorCloseTest {
     void close() throws InterruptedException {
         proceed.countDown();
         worker.shutdownNow();
-        assertThat(worker.awaitTermination(10, TimeUnit.SECONDS)).isTrue();
+        assertThat(worker.awaitTermination(Timing.scaledMillis(10_000), TimeUnit.MILLISECONDS)).isTrue();
         database.close();
     }
 
@@ -42,11 +42,11 @@ class CoordinatorCloseTest {
     private Future<RunOutcome<String>> blockedRun(JobCoordinator c) throws InterruptedException {
         Future<RunOutcome<String>> run = worker.submit(() -> c.run("job", "f1", RunPolicy.skipFire(), ctx -> {
             began.countDown();
-            proceed.await(10, TimeUnit.SECONDS);
+            proceed.await(Timing.scaledMillis(10_000), TimeUnit.MILLISECONDS);
             cancelledWhenWoken.set(ctx.isCancelled());
             return "done";
         }));
-        assertThat(began.await(10, TimeUnit.SECONDS)).isTrue();
+        assertThat(began.await(Timing.scaledMillis(10_000), TimeUnit.MILLISECONDS)).isTrue();
         return run;
     }
 
@@ -56,14 +56,14 @@ class CoordinatorCloseTest {
         Future<RunOutcome<String>> run = blockedRun(c);
         Thread closer = new Thread(c::close);
         closer.start();
-        closer.join(200);
+        closer.join(200); // unscaled: a lower bound (close() is still waiting after 200 ms)
         assertThat(closer.isAlive()).as("close() waits for the run").isTrue();
         assertThatThrownBy(() -> c.run("job", "f2", RunPolicy.skipFire(), ctx -> null))
                 .as("no new run while it waits").isInstanceOf(IllegalStateException.class);
         proceed.countDown();
-        closer.join(5000);
+        closer.join(Timing.scaledMillis(5000));
         assertThat(closer.isAlive()).isFalse();
-        RunOutcome<String> o = run.get(5, TimeUnit.SECONDS);
+        RunOutcome<String> o = run.get(Timing.scaledMillis(5000), TimeUnit.MILLISECONDS);
         assertThat(o.status()).isEqualTo(RunOutcome.Status.EXECUTED);
         assertThat(o.result()).isEqualTo("done");
         assertThat(ledger.statusOf("job", "f1")).contains("COMPLETED");
@@ -78,11 +78,11 @@ class CoordinatorCloseTest {
         long t = System.nanoTime();
         c.close();
         long closeMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t);
-        assertThat(closeMillis).isBetween(100L, 3000L);
+        assertThat(closeMillis).isBetween(100L, Timing.scaledMillis(3000)); // unscaled: 100 ms, the drain, is a lower bound
         assertThat(ledger.statusOf("job", "f1")).contains("ABANDONED");
         assertThat(ledger.holder("job")).as("the job's lease").isEmpty();
         proceed.countDown();
-        RunOutcome<String> o = run.get(5, TimeUnit.SECONDS);
+        RunOutcome<String> o = run.get(Timing.scaledMillis(5000), TimeUnit.MILLISECONDS);
         assertThat(o.status()).isEqualTo(RunOutcome.Status.LEASE_LOST);
         assertThat(o.error()).isInstanceOf(LeaseLostException.class).hasMessageContaining("shutdown");
         assertThat(cancelledWhenWoken).as("the work sees it is cancelled").isTrue();

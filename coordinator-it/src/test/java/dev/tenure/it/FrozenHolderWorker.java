@@ -36,7 +36,7 @@ public final class FrozenHolderWorker {
                             ps.executeUpdate();
                         }
                         System.out.println("FENCED " + ctx.epoch());
-                        long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(hold);
+                        long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(hold); // unscaled: how long the holder holds, not a bound
                         while (System.nanoTime() < until) {   // idle in the open transaction, holding the fence lock
                             LockSupport.parkNanos(until - System.nanoTime());
                         }

@@ -48,7 +48,7 @@ class TenureCloseIT {
     @AfterEach
     void stopWorker() throws InterruptedException {
         worker.shutdownNow();
-        assertThat(worker.awaitTermination(10, TimeUnit.SECONDS)).isTrue();
+        assertThat(worker.awaitTermination(Timing.scaledMillis(10_000), TimeUnit.MILLISECONDS)).isTrue();
     }
 
     private static Tenure.Builder tenure() {
@@ -61,7 +61,7 @@ class TenureCloseIT {
                                               CountDownLatch proceed) {
         return worker.submit(() -> tenure.coordinator().run(job, fire, RunPolicy.skipFire(), ctx -> {
             began.countDown();
-            proceed.await(30, TimeUnit.SECONDS);
+            proceed.await(Timing.scaledMillis(30_000), TimeUnit.MILLISECONDS);
             FencedWrite.insert(servers.db.dataSource(), ctx, job + "/" + fire);
             return 1;
         }));
