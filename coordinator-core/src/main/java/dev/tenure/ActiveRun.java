@@ -112,20 +112,12 @@ public final class ActiveRun implements JobContext, AutoCloseable {
 
     @Override
     public void fence(Connection connection) throws SQLException {
-        checked(() -> ledger.fence(connection, jobKey, epoch, db.owner(), idleLimit()));
+        checked(() -> ledger.fence(connection, jobKey, epoch, db.owner()));
     }
 
     @Override
     public void complete(Connection connection) throws SQLException {
-        checked(() -> ledger.complete(connection, jobKey, epoch, db.owner(), runId, idleLimit()));
-    }
-
-    /**
-     * How long a transaction this run fences may stay idle before the database ends it: the lease's TTL, so that a
-     * holder frozen inside it blocks the job for about one TTL. Zero (no limit) for a lease of another kind.
-     */
-    private Duration idleLimit() {
-        return db instanceof DefaultLease d ? d.options().ttl() : Duration.ZERO;
+        checked(() -> ledger.complete(connection, jobKey, epoch, db.owner(), runId));
     }
 
     private interface Check {
@@ -337,8 +329,7 @@ public final class ActiveRun implements JobContext, AutoCloseable {
     boolean completeAndRelease(Connection connection) throws SQLException {
         holdRenewals();
         boolean[] released = new boolean[1];
-        checked(() -> released[0] = ledger.completeAndRelease(connection, jobKey, epoch, db.owner(), runId,
-                idleLimit()));
+        checked(() -> released[0] = ledger.completeAndRelease(connection, jobKey, epoch, db.owner(), runId));
         return released[0];
     }
 

@@ -152,7 +152,7 @@ final class LeaseElection implements LeaderElection {
             throw new LeaseLostException(name, t == null ? participant : t.owner(), participant + " does not lead '"
                     + name + "' now, so its writes must not commit");
         }
-        ledger.fence(connection, name, t.fencingToken().orElseThrow(), t.owner(), Duration.ZERO);
+        ledger.fence(connection, name, t.fencingToken().orElseThrow(), t.owner());
     }
 
     private void run() {

@@ -174,7 +174,7 @@ public final class Tenure implements AutoCloseable {
             throw new IllegalArgumentException("lease '" + lease.key() + "' has no fencing token: take it from "
                     + "databaseLeases() with LeaseOptions.withFencingToken(true)");
         }
-        ledger.fence(connection, lease.key(), epoch.getAsLong(), lease.owner(), Duration.ZERO);
+        ledger.fence(connection, lease.key(), epoch.getAsLong(), lease.owner());
     }
 
     /**

@@ -7,7 +7,6 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 import java.sql.Connection;
-import java.time.Duration;
 import java.util.Optional;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -79,12 +78,11 @@ class FinishFaultTest {
         }
 
         @Override
-        public void fence(Connection connection, String jobKey, long epoch, String owner, Duration idleLimit) {
+        public void fence(Connection connection, String jobKey, long epoch, String owner) {
         }
 
         @Override
-        public void complete(Connection connection, String jobKey, long epoch, String owner, String runId,
-                             Duration idleLimit) {
+        public void complete(Connection connection, String jobKey, long epoch, String owner, String runId) {
         }
     }
 }

@@ -7,7 +7,6 @@ import dev.tenure.spi.ScheduleLedger;
 
 import java.sql.Connection;
 import java.time.Clock;
-import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -84,7 +83,7 @@ public final class InMemoryRunLedger implements RunLedger, ScheduleLedger {
 
     @Override
     public synchronized FireStart startRun(String jobKey, String fireKey, long epoch, String owner) {
-        fence(null, jobKey, epoch, owner, Duration.ZERO);
+        fence(null, jobKey, epoch, owner);
         abandonOlderRuns(jobKey, epoch);
         Row r = runs.get(id(jobKey, fireKey));
         if (r != null && (r.status().equals("COMPLETED") || r.status().equals("MISSED"))) {
@@ -138,12 +137,9 @@ public final class InMemoryRunLedger implements RunLedger, ScheduleLedger {
         return Finished.RECORDED;
     }
 
-    /**
-     * Current epoch and owner, and a live lease (the database fence also checks the expiry). There is no transaction
-     * to end: {@code idleLimit} is ignored.
-     */
+    /** Current epoch and owner, and a live lease (the database fence also checks the expiry). */
     @Override
-    public void fence(Connection connection, String jobKey, long epoch, String owner, Duration idleLimit) {
+    public void fence(Connection connection, String jobKey, long epoch, String owner) {
         if (!current(jobKey, epoch, owner) || leases.holder(jobKey).filter(owner::equals).isEmpty()) {
             throw new LeaseLostException(jobKey, owner, "epoch " + epoch + " of " + owner + " is no longer current "
                     + "(now " + leases.fencingToken(jobKey) + " of " + leases.holder(jobKey).orElse("nobody") + ")");
@@ -151,9 +147,8 @@ public final class InMemoryRunLedger implements RunLedger, ScheduleLedger {
     }
 
     @Override
-    public synchronized void complete(Connection connection, String jobKey, long epoch, String owner, String runId,
-                                      Duration idleLimit) {
-        fence(connection, jobKey, epoch, owner, idleLimit);
+    public synchronized void complete(Connection connection, String jobKey, long epoch, String owner, String runId) {
+        fence(connection, jobKey, epoch, owner);
         Map.Entry<String, Row> e = find(runId);
         if (e != null && e.getValue().runningUnder(jobKey, epoch)) {
             runs.put(e.getKey(), e.getValue().withStatus("COMPLETED"));

@@ -4,7 +4,6 @@ import dev.tenure.LeaderElection;
 
 import java.sql.Connection;
 import java.sql.SQLException;
-import java.time.Duration;
 import java.util.Optional;
 
 /**
@@ -106,22 +105,15 @@ public interface RunLedger {
      * not hold up renewals) and throws a {@link dev.tenure.TenureException} subclass if {@code epoch} of {@code owner}
      * is no longer current, so the caller's transaction rolls back. A newer claim waits for this lock until the caller's
      * transaction ends.
-     *
-     * @param idleLimit how long the caller's transaction may then stay idle (no statement running) before the store
-     *                  ends it, rolling it back: the holder's lease TTL, so that a holder frozen inside the transaction
-     *                  holds the next claim back for about one TTL, not for its whole freeze. {@link Duration#ZERO}: no
-     *                  limit of the ledger's. A store that cannot end idle transactions ignores it.
      */
-    void fence(Connection connection, String jobKey, long epoch, String owner, Duration idleLimit) throws SQLException;
+    void fence(Connection connection, String jobKey, long epoch, String owner) throws SQLException;
 
     /**
      * The fence check plus "this fire is done", in the caller's open transaction on {@code connection}: marks run
      * {@code runId} COMPLETED under {@code epoch} of {@code owner}, so that the caller's one commit makes its business
-     * writes and the completion durable together, or neither. Throws as {@link #fence} does when the epoch is stale, and
-     * limits the transaction's idle time as {@link #fence} does.
+     * writes and the completion durable together, or neither. Throws as {@link #fence} does when the epoch is stale.
      */
-    void complete(Connection connection, String jobKey, long epoch, String owner, String runId, Duration idleLimit)
-            throws SQLException;
+    void complete(Connection connection, String jobKey, long epoch, String owner, String runId) throws SQLException;
 
     /**
      * Whether {@link #claimAndStart} and {@link #finishAndRelease} are implemented: the database lease and the run row
@@ -160,13 +152,12 @@ public interface RunLedger {
      * and the release durable together, or none of them. Throws as {@link #fence} does when the epoch is stale. Where the
      * transaction cannot release the lease (at REPEATABLE READ or SERIALIZABLE, after a renewal committed since its
      * snapshot), it completes the run only and returns false: the holder then releases the lease after the commit.
-     * It limits the transaction's idle time as {@link #fence} does.
      *
      * @return true if the caller's commit releases the lease; false if it only completes the run
      * @throws UnsupportedOperationException unless {@link #claimsAndStarts()}
      */
-    default boolean completeAndRelease(Connection connection, String jobKey, long epoch, String owner, String runId,
-                                       Duration idleLimit) throws SQLException {
+    default boolean completeAndRelease(Connection connection, String jobKey, long epoch, String owner, String runId)
+            throws SQLException {
         throw new UnsupportedOperationException("this run ledger does not complete and release in one step");
     }
 

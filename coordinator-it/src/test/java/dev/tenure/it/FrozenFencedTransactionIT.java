@@ -17,9 +17,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * A holder frozen (SIGSTOP) inside its open fenced transaction, for much longer than its lease TTL, blocks its job for
- * about one TTL, not for its freeze: Tenure limits how long the transactions it fences may stay idle (the lease TTL),
- * so the server ends the frozen holder's transaction and its row lock goes with it. Another process claims the job
- * then; the frozen holder's writes never commit.
+ * about one TTL, not for its freeze: once the lease has expired, a claim held up by that idle fenced transaction for the
+ * claim lock timeout ends it, and its row lock goes with it. Another process claims the job then; the frozen holder's
+ * writes never commit.
  */
 class FrozenFencedTransactionIT {
 
@@ -28,6 +28,8 @@ class FrozenFencedTransactionIT {
     /** How long the holder stays idle in its transaction when nobody freezes it: less than the TTL. */
     private static final Duration HOLD = Duration.ofSeconds(2);
     private static final Duration FREEZE = Duration.ofSeconds(15);
+    /** How long a claim waits for a fenced transaction's row lock before it ends an idle one (the ledger's default). */
+    private static final Duration CLAIM_LOCK_TIMEOUT = Duration.ofSeconds(2);
 
     static CoordinatorServers servers;
 
@@ -77,13 +79,15 @@ class FrozenFencedTransactionIT {
                 holder.resume();
             }
             String outcome = holder.awaitStdoutLine(l -> l.startsWith("OUTCOME "), Timing.scaled(Duration.ofSeconds(30)));
-            System.out.printf("holder frozen for %d ms inside its fenced transaction (TTL %d ms, renewal %d ms): the "
-                    + "other process claimed the job %d ms after the freeze began; the holder, resumed, said: %s%n",
-                    FREEZE.toMillis(), TTL.toMillis(), renewal.toMillis(), waited.toMillis(), outcome);
+            System.out.printf("holder frozen for %d ms inside its fenced transaction (TTL %d ms, renewal %d ms, claim "
+                    + "lock timeout %d ms): the other process claimed the job %d ms after the freeze began; the holder, "
+                    + "resumed, said: %s%n", FREEZE.toMillis(), TTL.toMillis(), renewal.toMillis(),
+                    CLAIM_LOCK_TIMEOUT.toMillis(), waited.toMillis(), outcome);
 
             assertThat(claimed).as("another process claimed the job").isNotNull();
             assertThat(waited).as("from the freeze to the other process's claim")
-                    .isLessThanOrEqualTo(TTL.plus(renewal).plus(Timing.scaled(Duration.ofMillis(1500))));
+                    .isLessThanOrEqualTo(TTL.plus(renewal).plus(CLAIM_LOCK_TIMEOUT)
+                            .plus(Timing.scaled(Duration.ofMillis(1500))));
             assertThat(outcome).as("the frozen holder's run").doesNotContain("EXECUTED");
             assertThat(servers.count("SELECT count(*) FROM business_ledger WHERE fire_key = 'held'"))
                     .as("the frozen holder's business write").isZero();

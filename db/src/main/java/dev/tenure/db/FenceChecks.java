@@ -5,7 +5,6 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.SQLTransactionRollbackException;
-import java.time.Duration;
 import java.util.Optional;
 import java.util.UUID;
 
@@ -40,13 +39,13 @@ final class FenceChecks {
     /**
      * Locks the row FOR KEY SHARE in the caller's transaction and checks that {@code epoch} of {@code owner} is current
      * and its lease live by the database clock. A claim (FOR UPDATE) waits for this lock, so the caller's writes commit
-     * before any hand-over or not at all; renewals (FOR NO KEY UPDATE) do not. From here on the transaction may stay
-     * idle at most {@code idleLimit} (zero: the session's own limit) before the server ends it.
+     * before any hand-over or not at all; renewals (FOR NO KEY UPDATE) do not. The transaction is tagged as a fenced
+     * one of {@code key} ({@link StaleFences}), so that a claim it holds up once the lease has expired can end it.
      */
-    void fence(Connection c, String key, long epoch, String owner, Duration idleLimit) throws SQLException {
+    void fence(Connection c, String key, long epoch, String owner) throws SQLException {
         requireTransaction(c, "fence", key);
         try (PreparedStatement ps = jdbc.prepare(c, sql.fence)) {
-            ps.setLong(1, idleLimit.toMillis());
+            ps.setLong(1, leases.fenceTag(key));
             ps.setString(2, key);
             try (ResultSet rs = query(ps, key)) {
                 rs.next();
@@ -63,9 +62,8 @@ final class FenceChecks {
      * @throws StaleOwnerException   if the epoch is stale (roll back)
      * @throws IllegalStateException if the run row is not this run's RUNNING or COMPLETED row
      */
-    void complete(Connection c, String key, long epoch, String owner, UUID runId, Duration idleLimit)
-            throws SQLException {
-        completion(c, "complete", false, key, epoch, owner, runId, idleLimit);
+    void complete(Connection c, String key, long epoch, String owner, UUID runId) throws SQLException {
+        completion(c, "complete", false, key, epoch, owner, runId);
     }
 
     /**
@@ -76,21 +74,20 @@ final class FenceChecks {
      *
      * @return true if the caller's commit releases the lease; false if it only completes the run (release it after)
      */
-    boolean completeAndRelease(Connection c, String key, long epoch, String owner, UUID runId, Duration idleLimit)
-            throws SQLException {
-        return completion(c, "completeAndRelease", true, key, epoch, owner, runId, idleLimit);
+    boolean completeAndRelease(Connection c, String key, long epoch, String owner, UUID runId) throws SQLException {
+        return completion(c, "completeAndRelease", true, key, epoch, owner, runId);
     }
 
     /**
      * {@link Sql#complete}, or with {@code release} {@link Sql#completeAndRelease}: bound, run and checked; the
-     * transaction's idle limit is set as {@link #fence} sets it.
+     * transaction is tagged as {@link #fence} tags it.
      */
     private boolean completion(Connection c, String op, boolean release, String key, long epoch, String owner,
-                               UUID runId, Duration idleLimit) throws SQLException {
+                               UUID runId) throws SQLException {
         requireTransaction(c, op, key);
         try (PreparedStatement ps = jdbc.prepare(c, release ? sql.completeAndRelease : sql.complete)) {
             int i = 1;
-            ps.setLong(i++, idleLimit.toMillis());
+            ps.setLong(i++, leases.fenceTag(key));
             ps.setString(i++, key);
             if (release) {
                 ps.setString(i++, key);

@@ -5,7 +5,6 @@ import dev.tenure.spi.RunLedger;
 
 import java.sql.Connection;
 import java.sql.SQLException;
-import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.UUID;
@@ -51,21 +50,19 @@ public final class JdbcRunLedger implements RunLedger {
     }
 
     @Override
-    public void fence(Connection connection, String jobKey, long epoch, String owner, Duration idleLimit)
+    public void fence(Connection connection, String jobKey, long epoch, String owner) throws SQLException {
+        ledger.fence(connection, jobKey, epoch, owner);
+    }
+
+    @Override
+    public void complete(Connection connection, String jobKey, long epoch, String owner, String runId) throws SQLException {
+        ledger.complete(connection, jobKey, epoch, owner, UUID.fromString(runId));
+    }
+
+    @Override
+    public boolean completeAndRelease(Connection connection, String jobKey, long epoch, String owner, String runId)
             throws SQLException {
-        ledger.fence(connection, jobKey, epoch, owner, idleLimit);
-    }
-
-    @Override
-    public void complete(Connection connection, String jobKey, long epoch, String owner, String runId,
-                         Duration idleLimit) throws SQLException {
-        ledger.complete(connection, jobKey, epoch, owner, UUID.fromString(runId), idleLimit);
-    }
-
-    @Override
-    public boolean completeAndRelease(Connection connection, String jobKey, long epoch, String owner, String runId,
-                                      Duration idleLimit) throws SQLException {
-        return ledger.completeAndRelease(connection, jobKey, epoch, owner, UUID.fromString(runId), idleLimit);
+        return ledger.completeAndRelease(connection, jobKey, epoch, owner, UUID.fromString(runId));
     }
 
     /** True: the claim and the fire's start are one statement, the outcome and the release another. */

@@ -121,20 +121,7 @@ final class JobLedger {
      *                                 SQLSTATE 40001 as above
      */
     public void fence(Connection connection, String jobKey, long epoch, String owner) throws SQLException {
-        fence(connection, jobKey, epoch, owner, Duration.ZERO);
-    }
-
-    /**
-     * {@link #fence}, and from then on the caller's transaction may stay idle (no statement running) at most
-     * {@code idleLimit}: the server then ends the session, and the transaction rolls back. Pass the lease's TTL, so that
-     * a holder frozen inside the transaction holds up the next claim for about one TTL, not for as long as it is frozen.
-     * The limit is local to the transaction ({@code set_config(..., true)}); a shorter limit of the session stays.
-     * Zero: no limit of Tenure's.
-     */
-    public void fence(Connection connection, String jobKey, long epoch, String owner, Duration idleLimit)
-            throws SQLException {
-        fences.fence(Objects.requireNonNull(connection, "connection"), key(jobKey), epoch(epoch), id("owner", owner),
-                idleLimit(idleLimit));
+        fences.fence(Objects.requireNonNull(connection, "connection"), key(jobKey), epoch(epoch), id("owner", owner));
     }
 
     /**
@@ -148,14 +135,8 @@ final class JobLedger {
      * @throws IllegalStateException in autocommit mode, or if the run row is not {@code runId}'s RUNNING (or COMPLETED) row
      */
     public void complete(Connection connection, String jobKey, long epoch, String owner, UUID runId) throws SQLException {
-        complete(connection, jobKey, epoch, owner, runId, Duration.ZERO);
-    }
-
-    /** {@link #complete}, with the transaction's idle limit set as {@link #fence(Connection, String, long, String, Duration)} sets it. */
-    public void complete(Connection connection, String jobKey, long epoch, String owner, UUID runId, Duration idleLimit)
-            throws SQLException {
         fences.complete(Objects.requireNonNull(connection, "connection"), key(jobKey), epoch(epoch), id("owner", owner),
-                Objects.requireNonNull(runId, "runId"), idleLimit(idleLimit));
+                Objects.requireNonNull(runId, "runId"));
     }
 
     /**
@@ -165,17 +146,16 @@ final class JobLedger {
      *
      * <p>At REPEATABLE READ or SERIALIZABLE the job's row cannot be updated once a renewal committed after the
      * transaction's snapshot (Postgres refuses with 40001), so there this completes the run only, checked as
-     * {@link #fence} is, and returns false: release the lease after the commit ({@link #finish} does). The
-     * transaction's idle limit is set as {@link #fence(Connection, String, long, String, Duration)} sets it.
+     * {@link #fence} is, and returns false: release the lease after the commit ({@link #finish} does).
      *
      * @return true if the lease is released by the caller's commit; false if only the run is completed
      * @throws StaleOwnerException   as {@link #fence}: roll the transaction back
      * @throws IllegalStateException in autocommit mode, or if the run row is not {@code runId}'s RUNNING (or COMPLETED) row
      */
-    public boolean completeAndRelease(Connection connection, String jobKey, long epoch, String owner, UUID runId,
-                                      Duration idleLimit) throws SQLException {
+    public boolean completeAndRelease(Connection connection, String jobKey, long epoch, String owner, UUID runId)
+            throws SQLException {
         return fences.completeAndRelease(Objects.requireNonNull(connection, "connection"), key(jobKey), epoch(epoch),
-                id("owner", owner), Objects.requireNonNull(runId, "runId"), idleLimit(idleLimit));
+                id("owner", owner), Objects.requireNonNull(runId, "runId"));
     }
 
     /**
@@ -301,14 +281,6 @@ final class JobLedger {
         return epoch;
     }
 
-    static Duration idleLimit(Duration limit) {
-        Objects.requireNonNull(limit, "idleLimit");
-        if (limit.isNegative()) {
-            throw new IllegalArgumentException("idleLimit must not be negative (got " + limit + ")");
-        }
-        return limit;
-    }
-
     static Duration ttl(Duration ttl) {
         Objects.requireNonNull(ttl, "ttl");
         if (ttl.toMillis() < 10) {
@@ -343,8 +315,9 @@ final class JobLedger {
         }
 
         /**
-         * How long a claim waits for a row lock held by an open fenced transaction before reporting the job as held
-         * (default 2 s). A {@link JobLedger#finish finish} waits as long for a row lock before it fails with SQLSTATE
+         * How long a claim waits for a row lock held by an open fenced transaction before it ends that transaction (if the
+         * lease has expired and the transaction sits idle: its holder is frozen) and claims again, or reports the job as
+         * held (default 2 s). A {@link JobLedger#finish finish} waits as long for a row lock before it fails with SQLSTATE
          * 55P03. The pool's statement timeout still applies on top.
          */
         public Builder claimLockTimeout(Duration timeout) {

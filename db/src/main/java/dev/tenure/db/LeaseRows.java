@@ -20,6 +20,7 @@ final class LeaseRows {
     private final String schema;
     private final String claimLockTimeout;
     private final String renewLockTimeout;
+    private final StaleFences staleFences;
 
     public LeaseRows(Jdbc jdbc, Sql sql, String schema, Duration claimLockTimeout, Duration renewLockTimeout) {
         this.jdbc = jdbc;
@@ -27,6 +28,7 @@ final class LeaseRows {
         this.schema = schema;
         this.claimLockTimeout = Long.toString(Math.max(1, claimLockTimeout.toMillis()));
         this.renewLockTimeout = Long.toString(Math.max(1, renewLockTimeout.toMillis()));
+        this.staleFences = new StaleFences(jdbc, sql, schema);
     }
 
     public String channel(String key) {
@@ -36,7 +38,8 @@ final class LeaseRows {
     /**
      * Claims {@code key} for {@code owner}: one UPDATE that also reports the holder when it does not apply (and an
      * INSERT the first time). If the row stays locked by an open transaction (a fenced write of the current holder)
-     * longer than the claim's lock timeout, the key counts as held by whoever the committed row names.
+     * longer than the claim's lock timeout, the key counts as held by whoever the committed row names; unless the lease
+     * has expired and the transaction sits idle (its holder frozen): then it is ended and the claim made again.
      */
     public ClaimResult claim(String key, String owner, Duration ttl) {
         for (int attempt = 0; attempt < 3; attempt++) {
@@ -46,6 +49,9 @@ final class LeaseRows {
             } catch (LedgerUnavailableException e) {
                 if (!Faults.LOCK_TIMEOUT.equals(e.sqlState())) {
                     throw e;
+                }
+                if (attempt < 2 && endStaleFences(key)) {
+                    continue;   // a frozen holder's transaction ended: its lock goes with it
                 }
                 return heldBy(key); // locked by an open transaction: held, whatever the committed row says
             }
@@ -91,6 +97,23 @@ final class LeaseRows {
                 return new ClaimResult.Claimed(rs.getLong(1), Rows.instant(rs, 2), expires,
                         Jdbc.between(Rows.instant(rs, 4), expires));
             }
+        }
+    }
+
+    /** The tag of {@code key}'s fenced transactions; see {@link StaleFences}. */
+    long fenceTag(String key) {
+        return staleFences.tag(key);
+    }
+
+    /**
+     * After a claim timed out on the row lock: ends the idle fenced transactions of {@code key} if its lease has expired
+     * ({@link StaleFences}). True if it ended any; a fault counts as none (the job stays held).
+     */
+    boolean endStaleFences(String key) {
+        try {
+            return staleFences.end(key) > 0;
+        } catch (LedgerUnavailableException e) {
+            return false;
         }
     }
 

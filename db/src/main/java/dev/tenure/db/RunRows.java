@@ -161,8 +161,9 @@ final class RunRows {
     /**
      * The fire's completion read, the claim for {@code owner} and the fire's start, in one statement (see
      * {@link Sql#claimAndStart}). A first claim of a job inserts its row first; a row locked by an open fenced transaction
-     * longer than the claim lock timeout counts as held; a fire completed while the claim waited for that lock is
-     * released again and reported done.
+     * longer than the claim lock timeout counts as held, unless the lease has expired and that transaction sits idle
+     * (its holder frozen): then it is ended and the claim made again ({@link StaleFences}); a fire completed while the
+     * claim waited for that lock is released again and reported done.
      */
     public FireClaim claimAndStart(String key, String fireKey, String owner, Duration ttl, String lockTimeout) {
         for (int attempt = 0; attempt < 3; attempt++) {
@@ -173,6 +174,9 @@ final class RunRows {
             } catch (LedgerUnavailableException e) {
                 if (!Faults.LOCK_TIMEOUT.equals(e.sqlState())) {
                     throw e;
+                }
+                if (attempt < 2 && leases.endStaleFences(key)) {
+                    continue;   // a frozen holder's transaction ended: its lock goes with it
                 }
                 return leases.read(key).<FireClaim>map(h -> new FireClaim.Held(h.owner(), h.epoch(), Duration.ZERO))
                         .orElseGet(() -> new FireClaim.Held(null, 0, Duration.ZERO));

@@ -33,11 +33,9 @@ package dev.tenure.db;
  * one-row CTE calls {@code set_config('lock_timeout', ?, true)} (local to the statement's own transaction), and the
  * statement reads that CTE, so the setting is in force before any row is locked.
  *
- * <p>The fence check and the completions, which run in the caller's transaction, set
- * {@code idle_in_transaction_session_timeout} the same way ({@link #ISO}): local to that transaction, to the holder's
- * lease TTL (or less, if the session already has a shorter one). So a holder frozen inside a fenced transaction keeps
- * the job's row locked for about one TTL, not for as long as it is frozen: the server ends its session, the
- * transaction rolls back, and a claim waiting for the lock goes ahead.
+ * <p>The fence check and the completions, which run in the caller's transaction, tag it with a shared advisory lock on
+ * the job's tag ({@link #ISO}), so that a claim held up by a frozen holder's transaction after the lease expired can find
+ * and end it ({@link StaleFences}).
  */
 final class Sql {
 
@@ -48,14 +46,11 @@ final class Sql {
             "current_setting('transaction_isolation') IN ('read committed', 'read uncommitted')";
     /**
      * The first CTE of the fence check and the completions, {@code iso}: {@code rc}, true in a READ COMMITTED
-     * transaction, and the transaction's idle limit set local to it. Parameter 1 is the limit in ms; zero or less, or
-     * above a shorter limit the session already has, leaves the session's own limit in force.
+     * transaction, and the transaction tagged as a fenced one of its job: a shared advisory lock, held until the
+     * transaction ends, on parameter 1 (the job's tag, {@link StaleFences#tag}).
      */
     private static final String ISO = "iso AS (SELECT " + READ_COMMITTED + " AS rc, "
-            + "set_config('idle_in_transaction_session_timeout', "
-            + "(CASE WHEN l.ms <= 0 OR (l.cur > 0 AND l.cur <= l.ms) THEN l.cur ELSE l.ms END)::text, true) AS it "
-            + "FROM (SELECT ?::bigint AS ms, (extract(epoch FROM "
-            + "current_setting('idle_in_transaction_session_timeout')::interval) * 1000)::bigint AS cur) l)";
+            + "(SELECT pg_try_advisory_xact_lock_shared(t.k) FROM (SELECT ?::bigint AS k) t) AS tagged)";
     private static final String CLEAR_LEASE = "owner = NULL, status = 'IDLE', lease_expires_at = NULL, "
             + "current_run_id = NULL, updated_at = clock_timestamp()";
 
@@ -89,6 +84,8 @@ final class Sql {
     final String completeAndRelease;
     /** A run cut short by its holder's shutdown: ABANDONED with a reason, and the lease cleared; see the constructor. */
     final String abandon;
+    /** Ends the idle fenced transactions of a job whose lease has expired; see {@link StaleFences}. */
+    final String endStaleFences;
 
     /**
      * {@code pg_notify(channel, key)} once, only if a live {@code release_listener} row says someone listens on the
@@ -175,6 +172,19 @@ final class Sql {
         // holder's transaction is waited for (its row is locked; at most the lock timeout, as finish waits) and stays
         // COMPLETED. Parameters: 1 lock timeout, 2 job, 3 epoch, 4 owner, 5 reason, 6 run id, 7 job, 8 epoch, then the
         // notify's. Columns: 1 leases cleared, 2 runs abandoned.
+        // The sessions that hold the job's fence tag (a shared advisory lock, see ISO) and sit idle in their transaction,
+        // while the job's lease has expired: terminated, if this role may (same role or pg_signal_backend; a superuser's
+        // session only by a superuser). Parameters: 1 and 2 the tag, 3 job. Column: sessions ended.
+        endStaleFences = "SELECT count(*) FILTER (WHERE pg_terminate_backend(a.pid)) FROM pg_locks l "
+                + "JOIN pg_stat_activity a ON a.pid = l.pid JOIN pg_roles r ON r.oid = a.usesysid "
+                + "WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 1 "
+                + "AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database()) "
+                + "AND l.classid = ((?::bigint >> 32) & 4294967295)::oid AND l.objid = (?::bigint & 4294967295)::oid "
+                + "AND a.state IN ('idle in transaction', 'idle in transaction (aborted)') AND a.pid <> pg_backend_pid() "
+                + "AND (pg_has_role(a.usesysid, 'MEMBER') OR pg_has_role('pg_signal_backend', 'MEMBER')) "
+                + "AND (NOT r.rolsuper OR (SELECT rolsuper FROM pg_roles WHERE rolname = current_user)) "
+                + "AND EXISTS (SELECT 1 FROM " + je + " WHERE job_key = ? AND (lease_expires_at IS NULL "
+                + "OR lease_expires_at <= clock_timestamp()))";
         abandon = "WITH cfg AS (SELECT set_config('lock_timeout', ?, true) AS lt), "
                 + "cleared AS (UPDATE " + je + " SET " + CLEAR_LEASE + " FROM cfg WHERE job_key = ? AND fencing_token = ? "
                 + "AND owner = ? RETURNING job_key), "
@@ -243,7 +253,7 @@ final class Sql {
      * whatever the snapshot says of the lease's expiry, the lease is not cleared, and the caller checks the latest
      * committed row itself (the lock covers it) before it lets the transaction commit.
      *
-     * <p>Parameters: 1 the idle limit ms ({@link #ISO}), 2 job (with {@code release}: 2 and 3 job), then epoch, owner,
+     * <p>Parameters: 1 the job's tag ({@link #ISO}), 2 job (with {@code release}: 2 and 3 job), then epoch, owner,
      * run id, job; with {@code release}
      * job, epoch, owner; run id; with {@code release} the notify's. Columns: 1-4 the holder (epoch, owner, expiry, live;
      * null when the row is missing from the snapshot), 5 runs completed now, 6 the run's status before, 7 read committed;

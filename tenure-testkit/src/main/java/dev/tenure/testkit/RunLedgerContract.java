@@ -118,7 +118,7 @@ public abstract class RunLedgerContract {
     }
 
     private void complete(Holder h, String runId) throws SQLException {
-        inTransaction(true, c -> ledger().complete(c, h.job(), h.epoch(), h.owner(), runId, Duration.ZERO));
+        inTransaction(true, c -> ledger().complete(c, h.job(), h.epoch(), h.owner(), runId));
     }
 
     private static void assertRefused(Holder h, ThrowingCallable call) {
@@ -311,7 +311,7 @@ public abstract class RunLedgerContract {
     void complete_rolledBack_undoneExactlyWhereTheLedgerIsTransactional() throws SQLException {
         Holder a = claimFresh();
         String runId = start(a, "f");
-        inTransaction(false, c -> ledger().complete(c, a.job(), a.epoch(), a.owner(), runId, Duration.ZERO));
+        inTransaction(false, c -> ledger().complete(c, a.job(), a.epoch(), a.owner(), runId));
         if (transactional()) {
             assertThat(ledger().completedRun(a.job(), "f")).isEmpty();
             assertThat(ledger().finish(a.job(), a.epoch(), a.owner(), runId, true, null)).isEqualTo(Finished.RECORDED);
@@ -324,7 +324,7 @@ public abstract class RunLedgerContract {
     @Test
     void fence_currentHolder_passes() throws SQLException {
         Holder a = claimFresh();
-        inTransaction(true, c -> ledger().fence(c, a.job(), a.epoch(), a.owner(), Duration.ZERO));
+        inTransaction(true, c -> ledger().fence(c, a.job(), a.epoch(), a.owner()));
         start(a, "f"); // the fence changed nothing
     }
 
@@ -332,10 +332,10 @@ public abstract class RunLedgerContract {
     void fence_olderEpochForeignOwnerOrExpiredLease_refused() {
         Holder a = claimFresh();
         Holder b = takeOver(a);
-        assertRefused(a, () -> inTransaction(false, c -> ledger().fence(c, a.job(), a.epoch(), a.owner(), Duration.ZERO)));
-        assertRefused(b, () -> inTransaction(false, c -> ledger().fence(c, b.job(), b.epoch(), "intruder", Duration.ZERO)));
+        assertRefused(a, () -> inTransaction(false, c -> ledger().fence(c, a.job(), a.epoch(), a.owner())));
+        assertRefused(b, () -> inTransaction(false, c -> ledger().fence(c, b.job(), b.epoch(), "intruder")));
         expire(b.job());
-        assertRefused(b, () -> inTransaction(false, c -> ledger().fence(c, b.job(), b.epoch(), b.owner(), Duration.ZERO)));
+        assertRefused(b, () -> inTransaction(false, c -> ledger().fence(c, b.job(), b.epoch(), b.owner())));
     }
 
     /**
