@@ -123,8 +123,9 @@ class GuardedStepIT {
         GuardedJobOperator guard = sync.tenure.guard(sync.operator, sync.repository);
         AtomicInteger chunks = new AtomicInteger();
         Job job = sync.settlementJob("lost", "lost", 2, id -> {
-            if (chunks.incrementAndGet() == 3) { // another owner takes the Valkey key: the watchdog marks the lease LOST
-                valkey.command("SET", "{tenure:batch:lost}:lease", "intruder");
+            if (chunks.incrementAndGet() == 3) { // the database lease is taken away (the authority): the watchdog's
+                // renewal is refused and the lease is LOST; a lost Valkey lease alone no longer stops a run
+                outside().update("UPDATE tenure.job_execution SET fencing_token = fencing_token + 1 WHERE job_key = 'batch:lost'");
             }
         });
         BatchLaunch l = guard.launch(job, date("2024-05-01"));
@@ -140,7 +141,6 @@ class GuardedStepIT {
         assertThat(step.getWriteCount()).isLessThan(ROWS);
         assertThat(l.outcomeNow().orElseThrow().status()).isIn(RunOutcome.Status.FAILED, RunOutcome.Status.LEASE_LOST);
 
-        valkey.command("DEL", "{tenure:batch:lost}:lease");
         BatchLaunch restart = guard.launch(sync.settlementJob("lost", "lost", 0, id -> { }), date("2024-05-01"));
         assertThat(restart.outcomeNow().orElseThrow().status()).isEqualTo(RunOutcome.Status.EXECUTED);
         assertThat(count("SELECT count(*) FROM settlement WHERE node = 'lost'")).isEqualTo(ROWS);
@@ -153,7 +153,7 @@ class GuardedStepIT {
         AtomicInteger chunks = new AtomicInteger();
         Job job = sync.settlementJob("zombie", "zombie", 1, id -> {
             if (chunks.incrementAndGet() == 2) {
-                valkey.command("SET", "{tenure:batch:zombie}:lease", "intruder");
+                outside().update("UPDATE tenure.job_execution SET fencing_token = fencing_token + 1 WHERE job_key = 'batch:zombie'");
             }
         });
         BatchLaunch first = guard.launch(job, date("2024-05-01"));
@@ -161,7 +161,6 @@ class GuardedStepIT {
         // what a resumed stale owner's unfenced job bookkeeping leaves behind (its chunk itself was fenced out)
         sync.jdbc.update("UPDATE batch_job_execution SET status = 'UNKNOWN', exit_code = 'UNKNOWN' WHERE job_execution_id = ?", stale);
         sync.jdbc.update("UPDATE batch_step_execution SET status = 'UNKNOWN', exit_code = 'UNKNOWN' WHERE job_execution_id = ?", stale);
-        valkey.command("DEL", "{tenure:batch:zombie}:lease");
 
         BatchLaunch restart = guard.launch(sync.settlementJob("zombie", "zombie", 0, id -> { }), date("2024-05-01"));
 
@@ -180,7 +179,7 @@ class GuardedStepIT {
             int i = iterations.incrementAndGet();
             sync.jdbc.update("INSERT INTO settlement(entry_id, amount_cents, epoch, node) VALUES (?, 0, 0, 'tasklet')", i);
             if (i == 3) {
-                valkey.command("SET", "{tenure:batch:tasklet}:lease", "intruder");
+                outside().update("UPDATE tenure.job_execution SET fencing_token = fencing_token + 1 WHERE job_key = 'batch:tasklet'");
             }
             Thread.sleep(100);
             return i < 100 ? RepeatStatus.CONTINUABLE : RepeatStatus.FINISHED;

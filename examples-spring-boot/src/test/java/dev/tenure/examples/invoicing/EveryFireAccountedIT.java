@@ -101,7 +101,7 @@ class EveryFireAccountedIT {
             Begin t = awaitBegin(CATCH_UP, Instant.now().plusSeconds(4), List.of(k.name()));
             pauseMillis(300);
             JvmProcess stopping = instances.get(t.name());
-            ProcessHandle.of(stopping.pid()).ifPresent(ProcessHandle::destroy); // SIGTERM: Boot's graceful shutdown
+            stopping.terminate(); // SIGTERM: Boot's graceful shutdown
             faults.add(new Fault("SIGTERM", t.job(), t.name(), t.slot(), System.currentTimeMillis()));
             assertThat(stopping.waitFor(Timing.scaled(Duration.ofSeconds(30)))).as("a stopped instance exits").isPresent();
             long stoppedAt = System.currentTimeMillis();
@@ -153,19 +153,25 @@ class EveryFireAccountedIT {
             assertThat(inv + mis).as("invoices (%d) + MISSED records (%d) of %s for slot %s", inv, mis, SKIP, s)
                     .isEqualTo(1);
         }
-        Duration killOrFreeze = Timing.scaled(TTL.plus(RENEWAL));
+        // the target is TTL plus one renewal (printed above); the bound adds the claim lock timeout (2 s: how long a claim
+        // lets an expired holder's open fenced transaction finish before ending it) and a second of slack
+        Duration killOrFreeze = Timing.scaled(TTL.plus(RENEWAL).plusSeconds(3));
         for (Fault fault : faults.subList(0, 2)) {
             Begin next = begins.stream().filter(b -> b.job().equals(fault.job()) && !b.name().equals(fault.name())
                     && b.at() > fault.at()).min(java.util.Comparator.comparingLong(Begin::at)).orElseThrow();
             assertThat(Duration.ofMillis(next.at() - fault.at())).as("%s: the next run of %s elsewhere", fault.kind(),
                     fault.job()).isLessThanOrEqualTo(killOrFreeze);
         }
-        // the stopped instance handed the job over: the first slot due after it exited runs elsewhere within 1 s
+        // the stopped instance handed the job over: it ran elsewhere (its next slot, or a catch-up before it) within 1 s
+        // of the first slot's time after the exit
         Fault exited = faults.get(3);
         Instant firstSlot = evenSecondAfter(Instant.ofEpochMilli(exited.at()));
-        Begin after = begins.stream().filter(b -> b.job().equals(CATCH_UP) && b.slot().equals(firstSlot)).findFirst()
-                .orElseThrow(() -> new AssertionError("nobody began " + firstSlot + " of " + CATCH_UP));
-        assertThat(Duration.ofMillis(after.at() - firstSlot.toEpochMilli())).as("slot %s after the shutdown", firstSlot)
+        Begin after = begins.stream().filter(b -> b.job().equals(CATCH_UP) && !b.name().equals(exited.name())
+                && b.at() > exited.at()).min(java.util.Comparator.comparingLong(Begin::at))
+                .orElseThrow(() -> new AssertionError("nobody ran " + CATCH_UP + " after " + exited.name() + " exited"));
+        System.out.printf("%s exited: the next run of %s elsewhere (%s on %s) began %d ms after the first slot's time %s%n",
+                exited.name(), CATCH_UP, after.slot(), after.name(), after.at() - firstSlot.toEpochMilli(), firstSlot);
+        assertThat(Duration.ofMillis(after.at() - firstSlot.toEpochMilli())).as("%s after the shutdown", CATCH_UP)
                 .isLessThanOrEqualTo(Timing.scaled(Duration.ofSeconds(1)));
     }
 
