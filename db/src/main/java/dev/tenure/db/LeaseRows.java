@@ -42,16 +42,19 @@ final class LeaseRows {
      * has expired and the transaction sits idle (its holder frozen): then it is ended and the claim made again.
      */
     public ClaimResult claim(String key, String owner, Duration ttl) {
+        boolean quick = true;
         for (int attempt = 0; attempt < 3; attempt++) {
             ClaimResult r;
+            String lockTimeout = quick ? quickLockTimeout(claimLockTimeout) : claimLockTimeout;
             try {
-                r = jdbc.run("claim", key, true, c -> tryClaim(c, key, owner, ttl));
+                r = jdbc.run("claim", key, true, c -> tryClaim(c, key, owner, ttl, lockTimeout));
             } catch (LedgerUnavailableException e) {
                 if (!Faults.LOCK_TIMEOUT.equals(e.sqlState())) {
                     throw e;
                 }
-                if (attempt < 2 && endStaleFences(key)) {
-                    continue;   // a frozen holder's transaction ended: its lock goes with it
+                if (attempt < 2 && (endStaleFences(key) || quick)) {
+                    quick = false;
+                    continue;   // a frozen holder's transaction ended, or a live one gets the full wait to commit
                 }
                 return heldBy(key); // locked by an open transaction: held, whatever the committed row says
             }
@@ -67,9 +70,10 @@ final class LeaseRows {
     }
 
     /** Claimed, HeldBy (as of the statement's snapshot), or null when no row existed and someone else inserted it. */
-    private ClaimResult tryClaim(Connection c, String key, String owner, Duration ttl) throws SQLException {
+    private ClaimResult tryClaim(Connection c, String key, String owner, Duration ttl, String lockTimeout)
+            throws SQLException {
         try (PreparedStatement ps = jdbc.prepare(c, sql.claim)) {
-            ps.setString(1, claimLockTimeout);
+            ps.setString(1, lockTimeout);
             ps.setString(2, key);
             ps.setString(3, owner);
             ps.setString(4, owner);
@@ -98,6 +102,18 @@ final class LeaseRows {
                         Jdbc.between(Rows.instant(rs, 4), expires));
             }
         }
+    }
+
+    /**
+     * A claim waits for a row lock only where the lease has expired (a live lease's row is not locked by a claim), so
+     * the lock is a frozen holder's idle transaction or one about to end. The first attempt waits this long, then the
+     * frozen holders' transactions are ended ({@link StaleFences}: idle for a second or more) and the claim waits the
+     * full lock timeout for the others. So a job is free about one TTL after its holder froze inside a transaction.
+     */
+    static final long QUICK_LOCK_TIMEOUT_MILLIS = 200;
+
+    static String quickLockTimeout(String lockTimeout) {
+        return Long.toString(Math.min(QUICK_LOCK_TIMEOUT_MILLIS, Long.parseLong(lockTimeout)));
     }
 
     /** The tag of {@code key}'s fenced transactions; see {@link StaleFences}. */

@@ -166,17 +166,20 @@ final class RunRows {
      * claim waited for that lock is released again and reported done.
      */
     public FireClaim claimAndStart(String key, String fireKey, String owner, Duration ttl, String lockTimeout) {
+        boolean quick = true;
         for (int attempt = 0; attempt < 3; attempt++) {
             UUID runId = UUID.randomUUID();
             Object r;
+            String wait = quick ? LeaseRows.quickLockTimeout(lockTimeout) : lockTimeout;
             try {
-                r = jdbc.run("claim and start", key, true, c -> claimAndStartOnce(c, key, fireKey, owner, ttl, lockTimeout, runId));
+                r = jdbc.run("claim and start", key, true, c -> claimAndStartOnce(c, key, fireKey, owner, ttl, wait, runId));
             } catch (LedgerUnavailableException e) {
                 if (!Faults.LOCK_TIMEOUT.equals(e.sqlState())) {
                     throw e;
                 }
-                if (attempt < 2 && leases.endStaleFences(key)) {
-                    continue;   // a frozen holder's transaction ended: its lock goes with it
+                if (attempt < 2 && (leases.endStaleFences(key) || quick)) {
+                    quick = false;
+                    continue;   // a frozen holder's transaction ended, or a live one gets the full wait to commit
                 }
                 return leases.read(key).<FireClaim>map(h -> new FireClaim.Held(h.owner(), h.epoch(), Duration.ZERO))
                         .orElseGet(() -> new FireClaim.Held(null, 0, Duration.ZERO));

@@ -39,6 +39,13 @@ package dev.tenure.db;
  */
 final class Sql {
 
+    /**
+     * How long a session must have sat idle in a fenced transaction of a job whose lease has expired before a claim ends
+     * it: a holder frozen at that point has been idle since before its lease ran out (about a TTL), while one that is
+     * merely between two statements gets the claim's full lock timeout to commit.
+     */
+    static final long STALE_IDLE_MILLIS = 1000;
+
     private static final String INTERVAL = "?::bigint * interval '1 millisecond'";
     private static final String MICROS = "(extract(epoch FROM clock_timestamp()) * 1000000)::bigint";
     /** True in a READ COMMITTED transaction (Postgres runs READ UNCOMMITTED as READ COMMITTED). */
@@ -173,7 +180,7 @@ final class Sql {
         // COMPLETED. Parameters: 1 lock timeout, 2 job, 3 epoch, 4 owner, 5 reason, 6 run id, 7 job, 8 epoch, then the
         // notify's. Columns: 1 leases cleared, 2 runs abandoned.
         // The sessions that hold the job's fence tag (a shared advisory lock, see ISO) and sit idle in their transaction,
-        // while the job's lease has expired: terminated, if this role may (same role or pg_signal_backend; a superuser's
+        // for at least STALE_IDLE_MILLIS, while the job's lease has expired: terminated, if this role may (same role or pg_signal_backend; a superuser's
         // session only by a superuser). Parameters: 1 and 2 the tag, 3 job. Column: sessions ended.
         endStaleFences = "SELECT count(*) FILTER (WHERE pg_terminate_backend(a.pid)) FROM pg_locks l "
                 + "JOIN pg_stat_activity a ON a.pid = l.pid JOIN pg_roles r ON r.oid = a.usesysid "
@@ -181,6 +188,7 @@ final class Sql {
                 + "AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database()) "
                 + "AND l.classid = ((?::bigint >> 32) & 4294967295)::oid AND l.objid = (?::bigint & 4294967295)::oid "
                 + "AND a.state IN ('idle in transaction', 'idle in transaction (aborted)') AND a.pid <> pg_backend_pid() "
+                + "AND a.state_change < clock_timestamp() - interval '" + STALE_IDLE_MILLIS + " milliseconds' "
                 + "AND (pg_has_role(a.usesysid, 'MEMBER') OR pg_has_role('pg_signal_backend', 'MEMBER')) "
                 + "AND (NOT r.rolsuper OR (SELECT rolsuper FROM pg_roles WHERE rolname = current_user)) "
                 + "AND EXISTS (SELECT 1 FROM " + je + " WHERE job_key = ? AND (lease_expires_at IS NULL "
