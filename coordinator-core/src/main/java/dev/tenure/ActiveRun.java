@@ -216,16 +216,7 @@ public final class ActiveRun implements JobContext, AutoCloseable {
                     error == null ? e : error, viaFallback, fenceChecks.get(), false));
             throw e;
         } finally {
-            try {
-                if (!released) {
-                    db.release();
-                }
-                if (filter != null) {
-                    filter.release();
-                }
-            } finally {
-                onEnded.run();
-            }
+            releaseLeases(released);
         }
     }
 
@@ -300,8 +291,13 @@ public final class ActiveRun implements JobContext, AutoCloseable {
         ended(new RunOutcome<>(completed ? RunOutcome.Status.EXECUTED : RunOutcome.Status.LEASE_LOST, jobKey, fireKey,
                 epoch, db.owner(), waited, Duration.ofNanos(ticker.nanoTime() - began), null, completed ? null : why,
                 viaFallback, fenceChecks.get(), completed));
+        releaseLeases(released);
+    }
+
+    /** Releases the database lease (unless the ledger already did) and then the Valkey lease; then tells the owner. */
+    private void releaseLeases(boolean databaseReleased) {
         try {
-            if (!released) {
+            if (!databaseReleased) {
                 db.release();
             }
             if (filter != null) {
