@@ -49,11 +49,18 @@ class LedgerFaultsIT {
         return "fault-" + UUID.randomUUID();
     }
 
-    /** A: claim with a short lease, then an open fenced transaction that outlives the lease (claims must wait). */
-    private static Connection openFencedTransaction(String key, long epoch) throws SQLException {
+    /**
+     * A transaction that holds the job's row locked past the lease, so claims must wait for it. It is not a fenced
+     * transaction: a claim of an expired lease ends a fenced one that sits idle (StaleFencesIT), and these tests are
+     * about the claim's own errors while it waits.
+     */
+    private static Connection openRowLock(String key) throws SQLException {
         Connection tx = fx.connect();
         tx.setAutoCommit(false);
-        fx.ledger.fence(tx, key, epoch, "A");
+        try (PreparedStatement ps = tx.prepareStatement("SELECT 1 FROM tenure.job_execution WHERE job_key = ? FOR UPDATE")) {
+            ps.setString(1, key);
+            ps.executeQuery().close();
+        }
         return tx;
     }
 
@@ -82,7 +89,7 @@ class LedgerFaultsIT {
     void backendKilledMidClaim_typedError_rowUnchanged_cleanClaimAfterwards() throws Exception {
         String key = key();
         long n = ((ClaimResult.Claimed) fx.ledger.claim(key, "A", Duration.ofMillis(1000))).epoch();
-        try (Connection a = openFencedTransaction(key, n)) {
+        try (Connection a = openRowLock(key)) {
             awaitExpiry(key); // A's lease has ended; B's claim will wait for A's row lock
             CompletableFuture<ClaimResult> b = CompletableFuture.supplyAsync(() -> fx.ledger.claim(key, "B", Duration.ofSeconds(5)));
             int pid = backendWaitingOnLock("free AS");
@@ -201,7 +208,7 @@ class LedgerFaultsIT {
     void statementTimeout_typedError_nothingChanged() throws Exception {
         String key = key();
         long n = ((ClaimResult.Claimed) fx.ledger.claim(key, "A", Duration.ofMillis(1000))).epoch();
-        try (Connection a = openFencedTransaction(key, n);
+        try (Connection a = openRowLock(key);
              HikariDataSource pool = fx.pool(Fixture.poolConfig(fx.db).statementTimeout(Duration.ofMillis(300)))) {
             JobLedger ledger = JobLedger.builder(pool).claimLockTimeout(Duration.ofSeconds(10)).build();
             awaitExpiry(key);

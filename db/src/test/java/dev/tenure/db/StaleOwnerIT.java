@@ -9,6 +9,7 @@ import org.junit.jupiter.api.Test;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
+import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.OffsetDateTime;
@@ -115,7 +116,9 @@ class StaleOwnerIT {
                 tx.setAutoCommit(false);
                 ledger.fence(tx, key, n, "A");                 // live now: passes, and locks the row FOR KEY SHARE
                 write(tx, key, "A", n);
-                Thread.sleep(holdMillis);                 // the lease expires meanwhile (700 ms)
+                try (Statement busy = tx.createStatement()) {  // the lease expires meanwhile (700 ms); a holder
+                    busy.execute("SELECT pg_sleep(" + holdMillis / 1000.0 + ")");  // running a statement is never ended
+                }
                 write(tx, key, "A-late", n);
                 tx.commit();
                 aCommitted.complete(Instant.now());
