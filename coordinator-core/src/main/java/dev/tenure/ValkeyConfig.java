@@ -33,6 +33,8 @@ import java.util.Objects;
  *     missing; or {@link ScriptMode#PRELOADED_FUNCTION}: FCALL of a function an administrator installed</td></tr>
  * <tr><td>failoverProbeInterval</td><td>500 ms</td><td>standalone with several addresses: how often to look
  *     for a new primary while the current one fails</td></tr>
+ * <tr><td>releaseChannelLinger</td><td>30 s</td><td>how long a release channel stays subscribed after its last
+ *     waiter left, so a key waited for again soon costs no new subscription</td></tr>
  * </table>
  */
 public final class ValkeyConfig {
@@ -52,6 +54,7 @@ public final class ValkeyConfig {
     private final int replicaAcks;
     private final Duration replicaAckTimeout;
     private final ScriptMode scriptMode;
+    private final Duration releaseChannelLinger;
 
     private ValkeyConfig(Builder b) {
         this.scriptMode = b.scriptMode;
@@ -69,6 +72,7 @@ public final class ValkeyConfig {
         this.maxInFlightBatches = b.maxInFlightBatches;
         this.maxBatchSize = b.maxBatchSize;
         this.failoverProbeInterval = b.failoverProbeInterval;
+        this.releaseChannelLinger = b.releaseChannelLinger;
     }
 
     /** A standalone server (optionally with replicas, listed after it). */
@@ -96,6 +100,7 @@ public final class ValkeyConfig {
     public int replicaAcks() { return replicaAcks; }
     public Duration replicaAckTimeout() { return replicaAckTimeout; }
     public ScriptMode scriptMode() { return scriptMode; }
+    public Duration releaseChannelLinger() { return releaseChannelLinger; }
 
     @Override
     public String toString() {
@@ -121,6 +126,7 @@ public final class ValkeyConfig {
         private int replicaAcks;
         private Duration replicaAckTimeout = Duration.ofMillis(100);
         private ScriptMode scriptMode = ScriptMode.EVALSHA_LOAD_ON_MISS;
+        private Duration releaseChannelLinger = Duration.ofSeconds(30);
 
         private Builder(boolean cluster, String... addresses) {
             this.cluster = cluster;
@@ -190,6 +196,18 @@ public final class ValkeyConfig {
          */
         public Builder scriptMode(ScriptMode mode) {
             this.scriptMode = Objects.requireNonNull(mode, "scriptMode");
+            return this;
+        }
+
+        /**
+         * How long the subscription to a key's release channel outlives its last waiter (default 30 s; zero
+         * unsubscribes at once). A key waited for again within it needs no new subscription.
+         */
+        public Builder releaseChannelLinger(Duration d) {
+            if (d == null || d.isNegative() || d.toMillis() > Integer.MAX_VALUE) {
+                throw new IllegalArgumentException("releaseChannelLinger must be zero or positive (got " + d + ")");
+            }
+            this.releaseChannelLinger = d;
             return this;
         }
 

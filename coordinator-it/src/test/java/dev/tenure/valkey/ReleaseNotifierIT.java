@@ -37,7 +37,9 @@ class ReleaseNotifierIT {
     @Test
     void listenersComingAndGoingAtTheLingersEnd_aConfirmedListenerIsAlwaysSentTo() throws Exception {
         try (ValkeyServer server = ValkeyServers.standalone();
-             ReleaseNotifier notifier = new ReleaseNotifier(ValkeyConfig.standalone(server.address()).build(), Duration.ZERO);
+             ValkeyTimer timer = new ValkeyTimer();
+             ReleaseNotifier notifier = new ReleaseNotifier(ValkeyConfig.standalone(server.address())
+                     .releaseChannelLinger(Duration.ZERO).build(), timer);
              GlideClient publisher = GlideClient.createClient(GlideClientConfiguration.builder()
                      .address(NodeAddress.builder().host(server.host()).port(server.port()).build()).build()).get()) {
             String channel = "{tenure:churn}:lease";

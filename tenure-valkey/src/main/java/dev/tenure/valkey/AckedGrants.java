@@ -4,6 +4,7 @@ import dev.tenure.ValkeyConfig;
 import dev.tenure.LeaseStoreUnavailableException;
 import glide.api.BaseClient;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -30,14 +31,17 @@ import java.util.function.BiConsumer;
 final class AckedGrants implements AutoCloseable {
 
     private final ValkeyConfig cfg;
+    private final ValkeyTimer timer;
     private final ScriptCall script;
     private final BiConsumer<List<Op>, Throwable> fail;
     private final String[] wait;
     private volatile CompletableFuture<? extends BaseClient> client;
 
     /** {@code fail} reports a failed call for its ops (typed errors, failover probe). */
-    AckedGrants(ValkeyConfig cfg, List<String> addresses, ScriptCall script, BiConsumer<List<Op>, Throwable> fail) {
+    AckedGrants(ValkeyConfig cfg, List<String> addresses, ScriptCall script, BiConsumer<List<Op>, Throwable> fail,
+                ValkeyTimer timer) {
         this.cfg = cfg;
+        this.timer = timer;
         this.script = script;
         this.fail = fail;
         this.wait = new String[] {"WAIT", Integer.toString(cfg.replicaAcks()), Long.toString(cfg.replicaAckTimeout().toMillis())};
@@ -111,8 +115,8 @@ final class AckedGrants implements AutoCloseable {
     void moveTo(String primary) {
         CompletableFuture<? extends BaseClient> old = client;
         client = GlideClients.create(cfg, List.of(primary), true, false, null);
-        long linger = cfg.requestTimeout().toMillis() * 2 + cfg.replicaAckTimeout().toMillis();
-        CompletableFuture.delayedExecutor(linger, TimeUnit.MILLISECONDS).execute(() -> old.thenAccept(GlideClients::closeQuietly));
+        Duration linger = cfg.requestTimeout().multipliedBy(2).plus(cfg.replicaAckTimeout());
+        timer.after(linger, () -> old.thenAccept(GlideClients::closeQuietly));
     }
 
     @Override

@@ -15,7 +15,6 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -28,14 +27,14 @@ import java.util.concurrent.TimeUnit;
 final class ReleaseNotifier implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(ReleaseNotifier.class);
-    private static final Duration LINGER = Duration.ofSeconds(30);
     private static final int CONFIRM_MILLIS = 2_000;
     private static final int CLOSE_MILLIS = 500;
     private static final CompletableFuture<Void> DONE = CompletableFuture.completedFuture(null);
 
     private final ValkeyConfig cfg;
-    /** Runs the check of a channel that lost its last listener, after the linger. */
-    private final Executor linger;
+    /** Runs the check of a channel that lost its last listener, after {@link #linger}. */
+    private final ValkeyTimer timer;
+    private final Duration linger;
     /**
      * Guards what this process wants of each channel: {@link #listeners} and {@link #confirmed} change together under
      * it, so a listener that comes as a channel's linger ends either keeps the channel or subscribes it again, never
@@ -57,15 +56,12 @@ final class ReleaseNotifier implements AutoCloseable {
     private volatile List<String> addresses;
     private volatile boolean closed;
 
-    ReleaseNotifier(ValkeyConfig cfg) {
-        this(cfg, LINGER);
-    }
-
-    /** With a channel's linger after its last listener left (tests use zero). */
-    ReleaseNotifier(ValkeyConfig cfg, Duration linger) {
+    /** A channel lingers {@link ValkeyConfig#releaseChannelLinger()} after its last listener left. */
+    ReleaseNotifier(ValkeyConfig cfg, ValkeyTimer timer) {
         this.cfg = cfg;
         this.addresses = cfg.addresses();
-        this.linger = CompletableFuture.delayedExecutor(linger.toNanos(), TimeUnit.NANOSECONDS);
+        this.timer = timer;
+        this.linger = cfg.releaseChannelLinger();
     }
 
     /**
@@ -108,7 +104,7 @@ final class ReleaseNotifier implements AutoCloseable {
                 idle = current != null && current.remove(l) && current.isEmpty();
             }
             if (idle) {
-                linger.execute(() -> unsubscribeIfIdle(channel));
+                timer.after(linger, () -> unsubscribeIfIdle(channel));
             }
         };
     }
@@ -125,7 +121,10 @@ final class ReleaseNotifier implements AutoCloseable {
         }
     }
 
-    /** Hot keys come back: a channel stays subscribed until it has had no listener for {@link #LINGER} (30 s). */
+    /**
+     * Hot keys come back: a channel stays subscribed until it has had no listener for {@link #linger}
+     * ({@link ValkeyConfig#releaseChannelLinger()}, 30 s by default).
+     */
     private void unsubscribeIfIdle(String channel) {
         synchronized (wants) {
             List<Listener> current = listeners.get(channel);

@@ -37,15 +37,18 @@ public final class ValkeyLeaseStore implements LeaseStore {
     /** Acquires and hand-offs: {@link #batcher} unless grants wait for replicas, then one call at a time. */
     private final CallBatcher<Op> grants;
     private final ReleaseNotifier notifier;
+    /** The thread of the link's and the notifier's delayed chores. */
+    private final ValkeyTimer timer;
     /** How long a turn passed to the next queued process stays reserved for it. */
     private final long turnMillis;
 
     private ValkeyLeaseStore(ValkeyConfig cfg) {
         this.cfg = cfg;
-        this.link = ValkeyLink.open(cfg);
+        this.timer = new ValkeyTimer();
+        this.link = ValkeyLink.open(cfg, timer);
         this.batcher = new CallBatcher<>(cfg.maxInFlightBatches(), cfg.maxBatchSize(), link::send, ValkeyLeaseStore::failAll);
         this.grants = cfg.replicaAcks() > 0 ? new CallBatcher<>(1, cfg.maxBatchSize(), link::sendAcked, ValkeyLeaseStore::failAll) : batcher;
-        this.notifier = new ReleaseNotifier(cfg);
+        this.notifier = new ReleaseNotifier(cfg, timer);
         this.turnMillis = Math.max(50, Math.min(250, cfg.requestTimeout().toMillis() / 2));
         link.onPrimarySwitch(notifier::moveTo);
     }
@@ -252,5 +255,6 @@ public final class ValkeyLeaseStore implements LeaseStore {
     public void close() {
         notifier.close();
         link.close();
+        timer.close();
     }
 }

@@ -30,6 +30,7 @@ final class ValkeyLink implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(ValkeyLink.class);
 
     private final ValkeyConfig cfg;
+    private final ValkeyTimer timer;
     private final ScriptCall script;
     private final FailoverProbe probe;
     /** Null without {@link ValkeyConfig#replicaAcks()}. */
@@ -38,19 +39,20 @@ final class ValkeyLink implements AutoCloseable {
     private volatile BaseClient client;
     private volatile boolean closed;
 
-    private ValkeyLink(ValkeyConfig cfg, BaseClient client, List<String> start, String primary) {
+    private ValkeyLink(ValkeyConfig cfg, BaseClient client, List<String> start, String primary, ValkeyTimer timer) {
         this.cfg = cfg;
+        this.timer = timer;
         this.client = client;
         this.script = new ScriptCall(cfg);
         this.probe = !cfg.isCluster() && cfg.addresses().size() > 1 ? new FailoverProbe(cfg, primary, this::switchTo) : null;
-        this.acked = cfg.replicaAcks() > 0 ? new AckedGrants(cfg, start, script, this::fail) : null;
+        this.acked = cfg.replicaAcks() > 0 ? new AckedGrants(cfg, start, script, this::fail, timer) : null;
         if (acked != null) {
             onSwitch.add(acked::moveTo);
         }
     }
 
     /** Connects lazily: works even while Valkey is down (calls then time out with a typed error). */
-    static ValkeyLink open(ValkeyConfig cfg) {
+    static ValkeyLink open(ValkeyConfig cfg, ValkeyTimer timer) {
         List<String> start = cfg.addresses();
         String primary = null;
         if (!cfg.isCluster() && start.size() > 1) {
@@ -62,7 +64,7 @@ final class ValkeyLink implements AutoCloseable {
         try {
             BaseClient c = GlideClients.create(cfg, start, true, false, null)
                     .get(cfg.connectionTimeout().toMillis() + 2000, TimeUnit.MILLISECONDS);
-            return new ValkeyLink(cfg, c, start, primary);
+            return new ValkeyLink(cfg, c, start, primary, timer);
         } catch (ExecutionException e) {
             throw new LeaseStoreUnavailableException("cannot create a Valkey client for " + cfg + ": " + e.getCause(), null, e.getCause());
         } catch (Exception e) {
@@ -222,8 +224,7 @@ final class ValkeyLink implements AutoCloseable {
             client = fresh;
             LOG.warn("Valkey primary moved: now using {}", primary);
             onSwitch.forEach(l -> l.accept(primary));
-            CompletableFuture.delayedExecutor(cfg.requestTimeout().toMillis() * 2, TimeUnit.MILLISECONDS)
-                    .execute(() -> GlideClients.closeQuietly(old));
+            timer.after(cfg.requestTimeout().multipliedBy(2), () -> GlideClients.closeQuietly(old));
             return true;
         } catch (Exception e) {
             LOG.warn("could not connect to the new Valkey primary {}: {}", primary, e.toString());
