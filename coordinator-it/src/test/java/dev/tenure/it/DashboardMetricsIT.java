@@ -75,7 +75,7 @@ class DashboardMetricsIT {
         runs.fenceRejected("dash-job");
         MicrometerFireMetrics fires = new MicrometerFireMetrics(registry);
         fires.fire("dash-job", "executed");
-        fires.scheduleWarning("dash-job", "misfire_instruction");
+        fires.scheduleWarning("dash-job", "cron_default_zone");
 
         Map<String, Set<String>> scraped = scrape(registry.scrape());
         List<String> queries = queries(new ObjectMapper().readTree(DASHBOARD.toFile()));
