@@ -150,7 +150,8 @@ class RunMdcIT {
     }
 
     @Test
-    void scheduledCoordinatedMethod_linesCarryTheRun_andTheNextScheduledTaskDoesNot() {
+    void scheduledCoordinatedMethod_linesCarryTheRun_andTheNextScheduledTaskDoesNot_norDoesACatchUpLeak()
+            throws Exception {
         try (ConfigurableApplicationContext app = TestApps.start(LoggingApp.class, servers);
              LogLines lines = LogLines.capture(Level.INFO, "mdc.test")) {
             await().atMost(Timing.scaled(Duration.ofSeconds(15))).until(() ->
@@ -158,9 +159,32 @@ class RunMdcIT {
             List<Map<String, String>> inside = lines.mdcOf("coordinated method");
             assertThat(inside).allSatisfy(m -> assertThat(m).containsEntry(RunMdc.JOB, LoggingApp.JOB)
                     .containsKeys(RunMdc.FIRE, RunMdc.EPOCH, RunMdc.OWNER));
+            assertThat(lines.mdcOf("listener told of EXECUTED")).as("a line about the outcome, after the run")
+                    .isNotEmpty().allSatisfy(m -> assertThat(m).containsEntry(RunMdc.JOB, LoggingApp.JOB)
+                            .containsKeys(RunMdc.FIRE, RunMdc.EPOCH, RunMdc.OWNER));
             assertThat(lines.mdcOf("plain method")).as("the other task on the scheduler's one thread")
                     .allSatisfy(m -> assertThat(m.keySet()).noneMatch(k -> k.startsWith("tenure.")));
             assertThat(LoggingApp.threads()).as("both methods ran on one scheduler thread").hasSize(1);
+
+            // a catch-up, as the sweeper starts one (CoordinatedSchedules), on a pooled thread of its own
+            String missed = "2026-12-04T00:00:00Z";
+            ExecutorService pool = Executors.newSingleThreadExecutor();
+            try {
+                pool.submit(() -> MDC.put(APP_KEY, "acme")).get();
+                pool.submit(() -> {
+                    CoordinatedInterceptor.catchUp(app.getBean(LoggingApp.Methods.class),
+                            LoggingApp.Methods.class.getMethod("settle"), missed);
+                    return null;
+                }).get();
+                pool.submit(() -> LOG.info("after the catch-up")).get();
+            } finally {
+                pool.shutdownNow();
+            }
+            assertThat(lines.mdcOf("coordinated method")).as("the catch-up's line").filteredOn(m ->
+                    missed.equals(m.get(RunMdc.FIRE))).singleElement().satisfies(m -> assertThat(m)
+                    .containsEntry(RunMdc.JOB, LoggingApp.JOB).containsKeys(RunMdc.EPOCH, RunMdc.OWNER)
+                    .containsEntry(APP_KEY, "acme"));
+            assertThat(lines.mdcOf("after the catch-up")).containsExactly(Map.of(APP_KEY, "acme"));
         }
     }
 }

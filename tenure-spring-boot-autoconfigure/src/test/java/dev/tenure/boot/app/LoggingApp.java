@@ -1,6 +1,8 @@
 package dev.tenure.boot.app;
 
+import dev.tenure.RunOutcome;
 import dev.tenure.boot.Coordinated;
+import dev.tenure.boot.CoordinatedRunListener;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
@@ -12,7 +14,10 @@ import org.springframework.scheduling.annotation.Scheduled;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
-/** A {@code @Coordinated} method and a plain one, both every second, on Boot's one scheduler thread; both log. */
+/**
+ * A {@code @Coordinated} method and a plain one, both every second, on Boot's one scheduler thread; both log, and so
+ * does a {@link CoordinatedRunListener} told of each outcome after the run.
+ */
 @Configuration(proxyBeanMethods = false)
 @EnableAutoConfiguration
 @EnableScheduling
@@ -30,6 +35,18 @@ public class LoggingApp {
     @Bean
     Methods methods() {
         return new Methods();
+    }
+
+    @Bean
+    CoordinatedRunListener outcomeLogger() {
+        return new CoordinatedRunListener() {
+            @Override
+            public void finished(RunOutcome<?> outcome) {
+                if (outcome.executed()) {
+                    LOG.info("listener told of {}", outcome.status());
+                }
+            }
+        };
     }
 
     public static class Methods {
