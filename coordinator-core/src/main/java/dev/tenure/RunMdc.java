@@ -24,7 +24,7 @@ public final class RunMdc {
     public static final String EPOCH = "tenure.epoch";
     /** The owner id of the run's database lease. */
     public static final String OWNER = "tenure.owner";
-    /** Every key a scope sets, in the order of {@link #values}. */
+    /** Every key a scope sets. */
     public static final List<String> KEYS = List.of(JOB, FIRE, EPOCH, OWNER);
 
     private RunMdc() {
@@ -41,8 +41,8 @@ public final class RunMdc {
     }
 
     /**
-     * The values of {@link #KEYS}, in order: the one place that says what a run's log lines carry. A node name
-     * ({@code tenure.node}) goes here and into {@link #KEYS} once nodes have names.
+     * The values of {@link #KEYS}, in their order: the one place that says what a run's log lines carry. A node name
+     * ({@code tenure.node}) goes here, with a {@code NODE} constant added to {@link #KEYS}, once nodes have names.
      */
     private static String[] values(String jobKey, String fireKey, long epoch, String owner) {
         return new String[] {jobKey, fireKey, Long.toString(epoch), owner};
