@@ -129,7 +129,8 @@ public final class JobCoordinator implements AutoCloseable {
      * {@link LeaseStoreUnavailableException}s: no lease, no run. A thread interrupted before it holds the leases runs
      * nothing ({@link RunOutcome.Status#SKIPPED_HELD_ELSEWHERE} or {@link RunOutcome.Status#TIMED_OUT_WAITING}, the
      * flag kept); its interrupted Valkey acquire is not counted as a Valkey failure. If the work throws
-     * {@link InterruptedException}, the outcome is FAILED and the thread's interrupt flag is set again.
+     * {@link InterruptedException}, the outcome is FAILED and the thread's interrupt flag is set again. Log lines written
+     * on the calling thread while the work runs and its outcome is recorded carry the run's {@link RunMdc} keys.
      */
     public <T> RunOutcome<T> run(String jobKey, String fireKey, RunPolicy policy, JobWork<T> work) {
         return run(jobKey, fireKey, policy, options, work);
@@ -146,7 +147,7 @@ public final class JobCoordinator implements AutoCloseable {
         if (claim instanceof RunClaim.NotClaimed not) {
             return retype(not.outcome());
         }
-        try (ActiveRun run = ((RunClaim.Claimed) claim).run()) {
+        try (ActiveRun run = ((RunClaim.Claimed) claim).run(); RunMdc.Scope log = RunMdc.open(run)) {
             T result = null;
             Throwable error = null;
             try {
@@ -193,7 +194,7 @@ public final class JobCoordinator implements AutoCloseable {
         if (claim instanceof RunClaim.NotClaimed not) {
             return retype(not.outcome());
         }
-        try (ActiveRun run = ((RunClaim.Claimed) claim).run()) {
+        try (ActiveRun run = ((RunClaim.Claimed) claim).run(); RunMdc.Scope log = RunMdc.open(run)) {
             boolean oneStatement = run.releasesInTransaction() && !CompletingTransaction.inSpringTransaction();
             // the work's result outlives a completion or commit that failed: the ledger may still say EXECUTED
             AtomicReference<T> produced = new AtomicReference<>();

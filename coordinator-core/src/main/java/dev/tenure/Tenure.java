@@ -84,6 +84,9 @@ public final class Tenure implements AutoCloseable {
             c.valkey(valkey).mode(b.mode == null ? JobCoordinator.Mode.VALKEY_WITH_DATABASE_FALLBACK : b.mode);
         }
         this.coordinator = c.build();
+        if (b.meterRegistry != null) {
+            MeterBinding.bind(b.meterRegistry, coordinator);
+        }
         this.sweeper = new Sweeper(schedules, b.clock, b.sweepInterval, metrics.runs,
                 listener -> new LeaseElection(SWEEPER_ELECTION, null, database, valkey, ledger, b.defaults, listener));
     }
@@ -431,8 +434,9 @@ public final class Tenure implements AutoCloseable {
         }
 
         /**
-         * Publishes the lease and run meters ({@code tenure.lease.*}, {@code tenure.run.unfenced},
-         * {@code tenure.fence.rejected}) to a Micrometer {@code MeterRegistry} (micrometer-core is optional).
+         * Publishes the lease, run and fallback meters ({@code tenure.lease.*}, {@code tenure.run.unfenced},
+         * {@code tenure.fence.rejected}, {@code tenure.fire.*}, {@code tenure.fallback.*}) to a Micrometer
+         * {@code MeterRegistry} (micrometer-core is optional).
          *
          * @throws IllegalArgumentException if {@code registry} is not an {@code io.micrometer.core.instrument.MeterRegistry}
          */

@@ -1,6 +1,7 @@
 package dev.tenure.batch;
 
 import dev.tenure.ActiveRun;
+import dev.tenure.RunMdc;
 import dev.tenure.RunOutcome;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -17,8 +18,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
 /**
  * The user's job, as launched by a guard: registers the claimed run for the steps while the job executes, and
  * finishes the run (records the outcome, releases the leases) when the job ends, on whichever thread ran it, so
- * synchronous and asynchronous task executors both release. Never throws anything of its own into Spring Batch.
- * Thread-safe.
+ * synchronous and asynchronous task executors both release. While the job executes (its steps, unless they run on
+ * threads of their own, and the recording of its outcome), the thread's MDC carries the run's {@link RunMdc} keys.
+ * Never throws anything of its own into Spring Batch. Thread-safe.
  */
 final class GuardedJob implements Job {
 
@@ -47,6 +49,12 @@ final class GuardedJob implements Job {
         started.set(true);
         execution = jobExecution;
         runs.register(jobExecution.getId(), run);
+        try (RunMdc.Scope log = RunMdc.open(run)) {
+            executeAndComplete(jobExecution);
+        }
+    }
+
+    private void executeAndComplete(JobExecution jobExecution) throws JobInterruptedException {
         Throwable thrown = null;
         try {
             delegate.execute(jobExecution);

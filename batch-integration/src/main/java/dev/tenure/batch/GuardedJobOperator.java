@@ -3,6 +3,7 @@ package dev.tenure.batch;
 import dev.tenure.ActiveRun;
 import dev.tenure.JobCoordinator;
 import dev.tenure.RunClaim;
+import dev.tenure.RunMdc;
 import dev.tenure.RunOutcome;
 import dev.tenure.RunPolicy;
 import dev.tenure.spi.LeaseKeys;
@@ -101,6 +102,12 @@ public final class GuardedJobOperator {
 
     private BatchLaunch launchClaimed(Job job, JobParameters parameters, ActiveRun run) {
         GuardedJob guarded = new GuardedJob(job, run, runs);
+        try (RunMdc.Scope log = RunMdc.open(run)) { // the launching thread's lines about this run
+            return launchClaimed(job, parameters, run, guarded);
+        }
+    }
+
+    private BatchLaunch launchClaimed(Job job, JobParameters parameters, ActiveRun run, GuardedJob guarded) {
         try {
             recoverStale(job, parameters, run);
             JobExecution started = operator.start(guarded, parameters);

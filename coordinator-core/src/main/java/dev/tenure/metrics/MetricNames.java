@@ -27,6 +27,14 @@ public final class MetricNames {
     /** Fires due and neither completed nor running at the last sweep (a gauge on the sweeping node), tagged {@code job}. */
     public static final String FIRE_OVERDUE = "tenure.fire.overdue";
 
+    /**
+     * 1 while the coordinator's runs bypass an unreachable Valkey and use the database alone, else 0 (a gauge), tagged
+     * {@code mode}; always 0 in the modes {@code database} and {@code valkey}.
+     */
+    public static final String FALLBACK_ACTIVE = "tenure.fallback.active";
+    /** Times the coordinator's runs started to bypass an unreachable Valkey (the breaker opened), tagged {@code mode}. */
+    public static final String FALLBACK_STARTED = "tenure.fallback.started";
+
     private MetricNames() {
     }
 }

@@ -2,6 +2,7 @@ package dev.tenure.quartz;
 
 import dev.tenure.ActiveRun;
 import dev.tenure.RunClaim;
+import dev.tenure.RunMdc;
 import dev.tenure.RunOutcome;
 import dev.tenure.RunPolicy;
 import org.quartz.InterruptableJob;
@@ -16,12 +17,16 @@ import java.util.Optional;
 /**
  * The one place both plug-in styles share: begin a coordinated run for a fire, finish it. Keeps its state in the
  * fire's {@link JobExecutionContext} (a per-fire scratch map), and never throws: every fault becomes a skip (or an
- * uncoordinated run, if so configured), a log line and a metric. Thread-safe.
+ * uncoordinated run, if so configured), a log line and a metric. From the claim to the recorded outcome the worker
+ * thread's MDC carries the run's {@link RunMdc} keys (the claim and the outcome are on the worker thread that runs the
+ * job: Quartz calls the listeners and the job on it). Thread-safe.
  */
 final class FireGuard {
 
     static final String RUN = "dev.tenure.quartz.run";
     static final String OUTCOME = "dev.tenure.quartz.outcome";
+    /** The run's MDC keys on the worker thread, from the claim to the recorded outcome. */
+    static final String LOG_SCOPE = "dev.tenure.quartz.mdc";
 
     private static final Logger LOG = LoggerFactory.getLogger(QuartzCoordination.class);
 
@@ -80,6 +85,7 @@ final class FireGuard {
             }
             ActiveRun run = ((RunClaim.Claimed) claim).run();
             context.put(RUN, run);
+            context.put(LOG_SCOPE, RunMdc.open(run));
             if (config.interruptOnLeaseLoss()) {
                 run.onCancelled(() -> interrupt(context, run));
             }
@@ -93,6 +99,7 @@ final class FireGuard {
     void exit(JobExecutionContext context, Throwable error) {
         Object held = context.get(RUN);
         if (!(held instanceof ActiveRun run) || run.isFinished()) {
+            closeLogScope(context);
             return;
         }
         try {
@@ -102,11 +109,27 @@ final class FireGuard {
             if (outcome.status() == RunOutcome.Status.LEASE_LOST) {
                 LOG.warn("fire {} of {} ran but lost its lease (epoch {}): its outcome was rejected as stale",
                         run.fireKey(), run.jobKey(), run.epoch());
+            } else {
+                LOG.debug("fire {} of {} {} (epoch {})", run.fireKey(), run.jobKey(), outcome.status(), run.epoch());
             }
         } catch (Throwable t) {
             report(run.jobKey(), "fault_on_finish");
             LOG.error("could not record the outcome of fire {} of {} (epoch {}); its leases are released and the "
                     + "next claim marks the run abandoned", run.fireKey(), run.jobKey(), run.epoch(), t);
+        } finally {
+            closeLogScope(context);
+        }
+    }
+
+    /** Takes the run's MDC keys off the worker thread (restoring what it had before). Never throws. */
+    private static void closeLogScope(JobExecutionContext context) {
+        try {
+            if (context.get(LOG_SCOPE) instanceof RunMdc.Scope scope) {
+                context.put(LOG_SCOPE, null);
+                scope.close();
+            }
+        } catch (Throwable ignored) {
+            // the MDC never breaks a fire
         }
     }
 
@@ -143,8 +166,10 @@ final class FireGuard {
 
     private void interrupt(JobExecutionContext context, ActiveRun run) {
         Job job = context.getJobInstance();
-        LOG.warn("lease of {} lost during fire {} (epoch {}); interrupting the job", run.jobKey(), run.fireKey(),
-                run.epoch());
+        try (RunMdc.Scope log = RunMdc.open(run)) { // on Tenure's watchdog thread: a line about this run all the same
+            LOG.warn("lease of {} lost during fire {} (epoch {}); interrupting the job", run.jobKey(), run.fireKey(),
+                    run.epoch());
+        }
         if (!(job instanceof InterruptableJob interruptable)) {
             return;
         }

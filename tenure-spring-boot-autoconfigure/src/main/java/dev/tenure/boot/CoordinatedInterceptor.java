@@ -2,6 +2,7 @@ package dev.tenure.boot;
 
 import dev.tenure.JobContext;
 import dev.tenure.JobCoordinator;
+import dev.tenure.RunMdc;
 import dev.tenure.RunOutcome;
 import dev.tenure.RunPolicy;
 import dev.tenure.TenureException;
@@ -22,7 +23,8 @@ import java.util.function.Supplier;
 /**
  * Runs a {@link Coordinated} method as one fire of its job: the coordinator takes the leases and the fire's claim, the
  * method runs with its {@link CoordinatedRun} bound, and the outcome is recorded and the leases released after the
- * method (and any transaction advice inside this one) returned. Thread-safe.
+ * method (and any transaction advice inside this one) returned. The method's log lines, and Tenure's about its fire,
+ * carry the run's {@link RunMdc} keys; catch-ups go through here too. Thread-safe.
  */
 final class CoordinatedInterceptor implements MethodInterceptor {
 
@@ -69,8 +71,16 @@ final class CoordinatedInterceptor implements MethodInterceptor {
             }
             return null;
         }
-        tell(l -> l.finished(o));
-        return report(m, o);
+        try (RunMdc.Scope log = ranHere(o) ? RunMdc.open(o.jobKey(), o.fireKey(), o.epoch(), o.owner()) : null) {
+            tell(l -> l.finished(o));
+            return report(m, o);
+        }
+    }
+
+    /** True if this node ran the fire: then the lines about its outcome carry the run's MDC keys, as the run's did. */
+    private static boolean ranHere(RunOutcome<?> o) {
+        return o.status() == RunOutcome.Status.EXECUTED || o.status() == RunOutcome.Status.FAILED
+                || o.status() == RunOutcome.Status.LEASE_LOST;
     }
 
     /**
