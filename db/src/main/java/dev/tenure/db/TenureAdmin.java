@@ -126,8 +126,9 @@ public final class TenureAdmin {
                 + "abandoned AS (UPDATE " + q + ".job_run SET status = 'ABANDONED', finished_at = clock_timestamp(), "
                 + "error = 'force-released by ' || ? || ': ' || ? WHERE job_key = ? AND status = 'RUNNING' "
                 + "AND EXISTS (SELECT 1 FROM rel)), "
-                + "aud AS (INSERT INTO " + q + ".audit_log (actor, action, job_key, reason, old_epoch, old_owner, new_epoch) "
-                + "SELECT ?, 'force-release', ?, ?, old.fencing_token, old.owner, rel.fencing_token FROM old, rel RETURNING id) "
+                + "aud AS (INSERT INTO " + q + ".audit_log (actor, action, job_key, reason, old_epoch, old_owner, old_node, "
+                + "new_epoch) SELECT ?, 'force-release', ?, ?, old.fencing_token, old.owner, old.node, rel.fencing_token "
+                + "FROM old, rel RETURNING id) "
                 + "SELECT old.fencing_token, old.owner, rel.fencing_token, (SELECT id FROM aud), "
                 + Sql.notifyIfListened(q, "") + ", old.node FROM old, rel";
     }

@@ -81,6 +81,8 @@ class NodeNamesIT {
         TenureAdmin.ForceRelease r = admin.forceRelease(key, "a test", "ops:test");
         assertThat(r.oldOwner()).isEqualTo("C");
         assertThat(r.oldNode()).isEqualTo(WEB_1);
+        assertThat(fx.query("SELECT old_owner || ' ' || old_node FROM tenure.audit_log WHERE job_key = '" + key + "'"))
+                .as("the audit row names the node").containsExactly("C " + WEB_1);
         assertThat(holderNode(key)).isNull();
     }
 

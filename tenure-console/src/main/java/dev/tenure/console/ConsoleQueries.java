@@ -60,7 +60,7 @@ final class ConsoleQueries {
                 + "FROM " + q + ".job_execution je WHERE NOT EXISTS (SELECT 1 FROM " + q + ".job_run r "
                 + "WHERE r.job_key = je.job_key) AND NOT EXISTS (SELECT 1 FROM " + q + ".job_schedule s "
                 + "WHERE s.job_key = je.job_key) ORDER BY je.job_key LIMIT ?";
-        this.audit = "SELECT at, actor, action, reason, old_epoch, old_owner, new_epoch FROM " + q + ".audit_log "
+        this.audit = "SELECT at, actor, action, reason, old_epoch, old_owner, new_epoch, old_node FROM " + q + ".audit_log "
                 + "WHERE job_key = ? ORDER BY id DESC LIMIT ?";
     }
 
@@ -124,7 +124,7 @@ final class ConsoleQueries {
             ps.setString(1, jobKey);
             ps.setInt(2, limit);
         }, rs -> new Views.Audit(instant(rs, 1), rs.getString(2), rs.getString(3), rs.getString(4), rs.getLong(5),
-                rs.getString(6), rs.getLong(7)));
+                rs.getString(6), rs.getLong(7), rs.getString(8)));
     }
 
     /**

@@ -123,7 +123,7 @@ final class JobPage {
         for (Views.Audit a : audit) {
             s.append("<li>").append(Html.esc(Html.time(a.at()))).append(" ").append(Html.esc(a.action())).append(" by ")
                     .append(Html.esc(a.actor())).append(": epoch ").append(a.oldEpoch()).append(" → ").append(a.newEpoch())
-                    .append(a.oldOwner() == null ? "" : " (was held by " + Html.esc(Nodes.of(a.oldOwner())) + ")")
+                    .append(a.oldOwner() == null ? "" : " (was held by " + Html.esc(Nodes.named(a.oldNode(), a.oldOwner())) + ")")
                     .append(" — ").append(Html.esc(a.reason())).append("</li>");
         }
         return s.append("</ul></section>").toString();

@@ -117,7 +117,8 @@ final class Views {
     record Leader(String role, long term, String leader, String leaderNode, Instant since, Duration leaseLeft) {
     }
 
-    /** An operator's action from {@code audit_log}. */
-    record Audit(Instant at, String actor, String action, String reason, long oldEpoch, String oldOwner, long newEpoch) {
+    /** An operator's action from {@code audit_log}; {@code oldNode} is null when no node name was recorded. */
+    record Audit(Instant at, String actor, String action, String reason, long oldEpoch, String oldOwner, long newEpoch,
+                 String oldNode) {
     }
 }

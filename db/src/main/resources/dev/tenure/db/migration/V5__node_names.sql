@@ -7,3 +7,5 @@
 ALTER TABLE ${schema}.job_execution ADD COLUMN IF NOT EXISTS node text;
 -- The node that started the run (of the last attempt: a take-over sets it with the owner).
 ALTER TABLE ${schema}.job_run ADD COLUMN IF NOT EXISTS node text;
+-- The node of the holder an operator's force-release took the job from.
+ALTER TABLE ${schema}.audit_log ADD COLUMN IF NOT EXISTS old_node text;
