@@ -84,4 +84,17 @@ class ConsoleFormatsTest {
                 .satisfies(x -> assertThat(x.samples()).isEqualTo(100))
                 .satisfies(x -> assertThat(x.max()).isEqualTo(Duration.ofMillis(1000)));
     }
+
+    @Test
+    void timelineLaneLabels_keepShortNodeNames_andCutLongOnesInTheMiddle_withTheWholeNameAsTooltip() {
+        assertThat(TimelineSvg.laneLabel(124, 20, "web-3/invoicing/22418"))
+                .isEqualTo("<text x=\"124\" y=\"20\" text-anchor=\"end\"><title>web-3/invoicing/22418</title>"
+                        + "web-3/invoicing/22418</text>");
+        String pod = "invoicing-7d9f8b6c4-x2k9p/invoicing/1";
+        String label = TimelineSvg.laneLabel(124, 20, pod);
+        assertThat(label).contains("<title>" + pod + "</title>");
+        String shown = label.substring(label.indexOf("</title>") + 8, label.lastIndexOf("</text>"));
+        assertThat(shown).hasSize(TimelineSvg.LABEL_CHARS).startsWith("invoicing").endsWith("invoicing/1").contains("…");
+        assertThat(TimelineSvg.laneLabel(0, 0, "<b>")).contains("&lt;b&gt;").doesNotContain("<b>");
+    }
 }
