@@ -97,6 +97,10 @@ public final class JobCoordinator implements AutoCloseable {
     }
 
     /**
+     * The node name recorded on runs and claims is the database store's: set it with
+     * {@code JdbcLeaseStore.builder(dataSource).nodeName(...)} (module {@code db}) when wiring by hand;
+     * {@link Tenure.Builder#nodeName} does it for the stores Tenure builds.
+     *
      * @param database leases on the database store (the JDBC lease store of the {@code db} module)
      * @param ledger   the run ledger of the same database
      */

@@ -15,7 +15,6 @@ import org.slf4j.LoggerFactory;
 import javax.sql.DataSource;
 import java.sql.Connection;
 import java.sql.SQLException;
-import java.lang.management.ManagementFactory;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -68,7 +67,7 @@ public final class Tenure implements AutoCloseable {
     private Tenure(Builder b, LeaseStore databaseStore, RunLedger ledger, ScheduleLedger schedules,
                    LeaseStore valkeyStore) {
         this.defaults = b.defaults;
-        this.nodeName = ManagementFactory.getRuntimeMXBean().getName();
+        this.nodeName = b.nodeName;
         this.schema = b.inMemory ? null : b.schema;
         this.valkeyAddress = valkeyStore == null ? null : (b.valkeyConfig.isCluster() ? "cluster " : "")
                 + String.join(", ", b.valkeyConfig.addresses()) + " (namespace " + b.valkeyConfig.namespace() + ")";
@@ -113,6 +112,14 @@ public final class Tenure implements AutoCloseable {
      */
     public static Tenure inMemory() {
         return builder().inMemory().build();
+    }
+
+    /**
+     * The name of this node as people read it ({@link Builder#nodeName}; by default {@code <host>/<pid>}): recorded on
+     * every run and election term, and as who registered a schedule.
+     */
+    public String nodeName() {
+        return nodeName;
     }
 
     /** The coordinator of job runs (one per Tenure). */
@@ -328,9 +335,25 @@ public final class Tenure implements AutoCloseable {
         private Clock clock = Clock.systemUTC();
         private boolean valkeyRequired;
         private Duration drainTimeout = JobCoordinator.DEFAULT_DRAIN_TIMEOUT;
+        private String nodeName;
 
         private Builder() {
         }
+
+        /**
+         * The name of this node as people read it, recorded on every run and election term next to the owner id and
+         * shown by the console, the CLI and the actuator endpoint (default {@link NodeName#defaultName()},
+         * {@code <host>/<pid>}; the Spring Boot starter adds {@code spring.application.name}). Fencing never reads it:
+         * two nodes may share a name, but then people cannot tell them apart.
+         *
+         * @throws IllegalArgumentException if blank, longer than {@value NodeName#MAX_LENGTH} characters or with control
+         *                                  characters
+         */
+        public Builder nodeName(String name) {
+            this.nodeName = NodeName.check(name);
+            return this;
+        }
+
 
         /** The Postgres database that holds Tenure's tables (and, for exactly-once effects, the business tables). */
         public Builder dataSource(DataSource dataSource) {
@@ -455,6 +478,9 @@ public final class Tenure implements AutoCloseable {
          * @throws LeaseStoreUnavailableException if the database cannot be reached or migrated
          */
         public Tenure build() {
+            if (nodeName == null) {
+                nodeName = NodeName.defaultName();
+            }
             if (inMemory) {
                 if (dataSource != null || valkeyConfig != null) {
                     throw new IllegalStateException("inMemory() takes no dataSource and no valkey: it is for "
@@ -468,7 +494,7 @@ public final class Tenure implements AutoCloseable {
                 throw new IllegalStateException("Tenure needs a dataSource (the Postgres database of its epochs and "
                         + "run records), or inMemory() for single-process tests");
             }
-            DatabaseBackend.Stores db = Backends.database().open(dataSource, schema, migrate);
+            DatabaseBackend.Stores db = Backends.database().open(dataSource, schema, migrate, nodeName);
             LeaseStore valkeyStore = null;
             Tenure tenure;
             try {

@@ -19,4 +19,13 @@ public interface DatabaseBackend {
      * @throws dev.tenure.LeaseStoreUnavailableException if the database cannot be reached or migrated
      */
     Stores open(DataSource dataSource, String schema, boolean migrate);
+
+    /**
+     * {@link #open(DataSource, String, boolean)} for the node {@code nodeName} ({@link dev.tenure.NodeName}): the stores
+     * record it next to the owner id on every claim and run. Default: the stores of the three-argument open, which record
+     * no node name.
+     */
+    default Stores open(DataSource dataSource, String schema, boolean migrate, String nodeName) {
+        return open(dataSource, schema, migrate);
+    }
 }

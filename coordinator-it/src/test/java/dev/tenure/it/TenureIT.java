@@ -70,6 +70,47 @@ class TenureIT {
         }
     }
 
+    /** Issue 24, item 3: the node name of the builder is on every run and election term; by default host/pid. */
+    @Test
+    void nodeName_isRecordedOnEveryRunAndElectionTerm_inBothModes_andDefaultsToHostAndPid() throws Exception {
+        String named = "web-3/invoicing/22418";
+        try (Tenure tenure = base().nodeName(named).build();
+             Tenure valkey = base().nodeName("web-4/invoicing/7")
+                     .valkey(ValkeyConfig.standalone(servers.valkey.address()).build()).build();
+             Tenure unnamed = base().build()) {
+            assertThat(tenure.nodeName()).isEqualTo(named);
+            assertThat(unnamed.nodeName()).isEqualTo(dev.tenure.NodeName.defaultName())
+                    .endsWith("/" + ProcessHandle.current().pid());
+            for (Tenure t : List.of(tenure, valkey, unnamed)) {
+                assertThat(t.coordinator().run("nodes-it", "f-" + t.nodeName(), RunPolicy.failFast(), ctx -> 1).status())
+                        .isEqualTo(RunOutcome.Status.EXECUTED);
+                assertThat(node("job_run", "job_key = 'nodes-it' AND fire_key = 'f-" + t.nodeName() + "'"))
+                        .isEqualTo(t.nodeName());
+            }
+            LeaderElection election = tenure.leaderElection("nodes-it-role", new LeaderElection.Listener() {
+                @Override
+                public void elected(long term) {
+                }
+
+                @Override
+                public void revoked(String reason) {
+                }
+            });
+            election.start();
+            Awaitility.await().atMost(Timing.scaled(Duration.ofSeconds(10))).until(election::isLeader);
+            assertThat(node("job_execution", "job_key = 'nodes-it-role'")).as("the term's node").isEqualTo(named);
+            election.stop();
+        }
+    }
+
+    private static String node(String table, String where) throws java.sql.SQLException {
+        try (Connection c = servers.db.dataSource().getConnection(); var st = c.createStatement();
+             var rs = st.executeQuery("SELECT node FROM tenure." + table + " WHERE " + where)) {
+            assertThat(rs.next()).as("a row of %s where %s", table, where).isTrue();
+            return rs.getString(1);
+        }
+    }
+
     @Test
     void withValkey_theFallbackMode_plainLeasesOnValkey_andTheMetersBound() {
         SimpleMeterRegistry registry = new SimpleMeterRegistry();

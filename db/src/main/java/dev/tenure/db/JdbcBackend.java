@@ -13,10 +13,20 @@ public final class JdbcBackend implements DatabaseBackend {
 
     @Override
     public Stores open(DataSource dataSource, String schema, boolean migrate) {
+        return open(dataSource, schema, migrate, null);
+    }
+
+    /** The stores, recording {@code nodeName} (null: none) with every claim and run. */
+    @Override
+    public Stores open(DataSource dataSource, String schema, boolean migrate, String nodeName) {
         if (migrate) {
             TenureSchema.migrate(dataSource, schema);
         }
-        JdbcLeaseStore store = JdbcLeaseStore.builder(dataSource).schema(schema).build();
+        JdbcLeaseStore.Builder b = JdbcLeaseStore.builder(dataSource).schema(schema);
+        if (nodeName != null) {
+            b.nodeName(nodeName);
+        }
+        JdbcLeaseStore store = b.build();
         return new Stores(store, new JdbcRunLedger(store), new JdbcScheduleLedger(dataSource, schema));
     }
 }

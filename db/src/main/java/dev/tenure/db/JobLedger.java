@@ -56,7 +56,7 @@ final class JobLedger {
         this.claimLockTimeout = Long.toString(Math.max(1, b.claimLockTimeout.toMillis()));
         Jdbc jdbc = new Jdbc(b.dataSource, b.queryTimeout);
         Sql sql = new Sql("\"" + b.schema + "\"");
-        this.leases = new LeaseRows(jdbc, sql, b.schema, b.claimLockTimeout, b.renewLockTimeout);
+        this.leases = new LeaseRows(jdbc, sql, b.schema, b.claimLockTimeout, b.renewLockTimeout, b.nodeName);
         this.runs = new RunRows(jdbc, sql, leases);
         this.fences = new FenceChecks(jdbc, sql, leases);
     }
@@ -303,9 +303,19 @@ final class JobLedger {
         private Duration claimLockTimeout = DEFAULT_CLAIM_LOCK_TIMEOUT;
         private Duration renewLockTimeout = DEFAULT_RENEW_LOCK_TIMEOUT;
         private Duration queryTimeout = DEFAULT_QUERY_TIMEOUT;
+        private String nodeName;
 
         private Builder(DataSource dataSource) {
             this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
+        }
+
+        /**
+         * The node name written next to the owner id on every claim and run ({@link dev.tenure.NodeName}; default none:
+         * readers then show the owner id).
+         */
+        public Builder nodeName(String name) {
+            this.nodeName = dev.tenure.NodeName.check(name);
+            return this;
         }
 
         /** The schema holding Tenure's tables (default {@value TenureSchema#DEFAULT_SCHEMA}). */

@@ -21,14 +21,23 @@ final class LeaseRows {
     private final String claimLockTimeout;
     private final String renewLockTimeout;
     private final StaleFences staleFences;
+    /** The node name written with every owner this store sets (null: none). */
+    private final String node;
 
-    public LeaseRows(Jdbc jdbc, Sql sql, String schema, Duration claimLockTimeout, Duration renewLockTimeout) {
+    public LeaseRows(Jdbc jdbc, Sql sql, String schema, Duration claimLockTimeout, Duration renewLockTimeout,
+                     String node) {
         this.jdbc = jdbc;
+        this.node = node;
         this.sql = sql;
         this.schema = schema;
         this.claimLockTimeout = Long.toString(Math.max(1, claimLockTimeout.toMillis()));
         this.renewLockTimeout = Long.toString(Math.max(1, renewLockTimeout.toMillis()));
         this.staleFences = new StaleFences(jdbc, sql, schema);
+    }
+
+    /** The node name this store records with every owner it sets; null if none. */
+    String node() {
+        return node;
     }
 
     public String channel(String key) {
@@ -77,8 +86,9 @@ final class LeaseRows {
             ps.setString(2, key);
             ps.setString(3, owner);
             ps.setString(4, owner);
-            ps.setLong(5, ttl.toMillis());
-            ps.setString(6, key);
+            ps.setString(5, node);
+            ps.setLong(6, ttl.toMillis());
+            ps.setString(7, key);
             try (ResultSet rs = ps.executeQuery()) {
                 if (rs.next()) {
                     Instant expires = Rows.instant(rs, 5);
@@ -92,7 +102,8 @@ final class LeaseRows {
         try (PreparedStatement ps = jdbc.prepare(c, sql.claimNew)) {
             ps.setString(1, key);
             ps.setString(2, owner);
-            ps.setLong(3, ttl.toMillis());
+            ps.setString(3, node);
+            ps.setLong(4, ttl.toMillis());
             try (ResultSet rs = ps.executeQuery()) {
                 if (!rs.next()) {
                     return null;
@@ -255,7 +266,8 @@ final class LeaseRows {
                 ps.setString(2, key);
                 ps.setString(3, from);
                 ps.setString(4, to);
-                ps.setLong(5, ttl.toMillis());
+                ps.setString(5, node);
+                ps.setLong(6, ttl.toMillis());
                 try (ResultSet rs = ps.executeQuery()) {
                     if (!rs.next()) {
                         return Optional.empty();

@@ -47,6 +47,7 @@ final class RunRows {
                 ps.setString(3, fireKey);
                 ps.setLong(4, epoch);
                 ps.setString(5, owner);
+                ps.setString(6, leases.node());
                 try (ResultSet rs = ps.executeQuery()) {
                     if (rs.next()) {
                         String previous = rs.getString(2);
@@ -226,6 +227,7 @@ final class RunRows {
             ps.setString(i++, key);
             ps.setString(i++, owner);
             ps.setString(i++, owner);
+            ps.setString(i++, leases.node());
             ps.setString(i++, runId.toString());
             ps.setLong(i++, ttl.toMillis());
             ps.setString(i++, key);
@@ -234,6 +236,7 @@ final class RunRows {
             ps.setString(i++, key);
             ps.setString(i++, fireKey);
             ps.setString(i++, owner);
+            ps.setString(i++, leases.node());
             ps.setString(i, key);
             try (ResultSet rs = ps.executeQuery()) {
                 if (!rs.next()) {

@@ -58,7 +58,7 @@ final class Sql {
      */
     private static final String ISO = "iso AS (SELECT " + READ_COMMITTED + " AS rc, "
             + "(SELECT pg_try_advisory_xact_lock_shared(t.k) FROM (SELECT ?::bigint AS k) t) AS tagged)";
-    private static final String CLEAR_LEASE = "owner = NULL, status = 'IDLE', lease_expires_at = NULL, "
+    private static final String CLEAR_LEASE = "owner = NULL, node = NULL, status = 'IDLE', lease_expires_at = NULL, "
             + "current_run_id = NULL, updated_at = clock_timestamp()";
 
     final String claim;
@@ -110,15 +110,15 @@ final class Sql {
                 + "free AS (SELECT je.job_key FROM " + je + " AS je, cfg WHERE je.job_key = ? AND (je.lease_expires_at IS NULL "
                 + "OR je.lease_expires_at <= clock_timestamp() OR je.owner = ?) FOR UPDATE OF je), "
                 + "won AS (UPDATE " + je + " AS je SET fencing_token = greatest(je.fencing_token + 1, " + MICROS + "), "
-                + "owner = ?, status = 'HELD', "
+                + "owner = ?, node = ?, status = 'HELD', "
                 + "current_run_id = NULL, claimed_at = clock_timestamp(), lease_expires_at = clock_timestamp() + " + INTERVAL
                 + ", updated_at = clock_timestamp() FROM free WHERE je.job_key = free.job_key "
                 + "RETURNING je.fencing_token, je.owner, je.claimed_at, je.lease_expires_at) "
                 + "SELECT true, fencing_token, owner, claimed_at, lease_expires_at, clock_timestamp() FROM won "
                 + "UNION ALL SELECT false, fencing_token, owner, claimed_at, lease_expires_at, clock_timestamp() FROM " + je
                 + " WHERE job_key = ? AND NOT EXISTS (SELECT 1 FROM won)";
-        claimNew = "INSERT INTO " + je + " (job_key, fencing_token, owner, status, claimed_at, lease_expires_at) "
-                + "VALUES (?, greatest(1, " + MICROS + "), ?, 'HELD', clock_timestamp(), clock_timestamp() + " + INTERVAL + ") "
+        claimNew = "INSERT INTO " + je + " (job_key, fencing_token, owner, node, status, claimed_at, lease_expires_at) "
+                + "VALUES (?, greatest(1, " + MICROS + "), ?, ?, 'HELD', clock_timestamp(), clock_timestamp() + " + INTERVAL + ") "
                 + "ON CONFLICT (job_key) DO NOTHING RETURNING fencing_token, claimed_at, lease_expires_at, clock_timestamp()";
         holder = "SELECT owner, fencing_token, claimed_at, lease_expires_at, clock_timestamp() FROM " + je
                 + " WHERE job_key = ?";
@@ -147,7 +147,7 @@ final class Sql {
         releaseOwner = release + "owner = ?" + releaseTail;
         handOff = "WITH cfg AS (SELECT set_config('lock_timeout', ?, true) AS lt), "
                 + "cur AS (SELECT je.job_key FROM " + je + " AS je, cfg WHERE je.job_key = ? AND je.owner = ? FOR UPDATE OF je) "
-                + "UPDATE " + je + " AS je SET owner = ?, fencing_token = greatest(je.fencing_token + 1, " + MICROS + "), "
+                + "UPDATE " + je + " AS je SET owner = ?, node = ?, fencing_token = greatest(je.fencing_token + 1, " + MICROS + "), "
                 + "status = 'HELD', current_run_id = NULL, claimed_at = clock_timestamp(), lease_expires_at = clock_timestamp() + "
                 + INTERVAL + ", updated_at = clock_timestamp() FROM cur WHERE je.job_key = cur.job_key "
                 + "RETURNING je.fencing_token, je.lease_expires_at, clock_timestamp()";
@@ -155,10 +155,10 @@ final class Sql {
         abandonOlderRuns = "UPDATE " + jr + " SET status = 'ABANDONED', finished_at = clock_timestamp(), "
                 + "error = 'the lease of ' || owner || ' (epoch ' || epoch || ') ended while the run was RUNNING' "
                 + "WHERE job_key = ? AND status = 'RUNNING' AND epoch < ?";
-        upsertRun = "INSERT INTO " + jr + " AS r (run_id, job_key, fire_key, epoch, owner, status, started_at) "
-                + "VALUES (?, ?, ?, ?, ?, 'RUNNING', clock_timestamp()) "
+        upsertRun = "INSERT INTO " + jr + " AS r (run_id, job_key, fire_key, epoch, owner, node, status, started_at) "
+                + "VALUES (?, ?, ?, ?, ?, ?, 'RUNNING', clock_timestamp()) "
                 + "ON CONFLICT (job_key, fire_key) DO UPDATE SET run_id = excluded.run_id, epoch = excluded.epoch, "
-                + "owner = excluded.owner, status = 'RUNNING', attempt = r.attempt + 1, previous_run_id = r.run_id, "
+                + "owner = excluded.owner, node = excluded.node, status = 'RUNNING', attempt = r.attempt + 1, previous_run_id = r.run_id, "
                 + "previous_status = r.status, started_at = clock_timestamp(), finished_at = NULL, error = NULL "
                 + "WHERE r.status IN ('FAILED', 'ABANDONED', 'REJECTED_STALE') "
                 + "RETURNING r.attempt, r.previous_status";
@@ -215,8 +215,8 @@ final class Sql {
      * <li>{@code run}: the fire's row is inserted, or a FAILED, ABANDONED, REJECTED_STALE or (older epoch) RUNNING row
      *     is taken over (attempt + 1); a row COMPLETED meanwhile is left alone (then no row returns from it).</li>
      * </ul>
-     * Parameters: 1 lock timeout, 2 job, 3 fire, 4 job, 5 owner, 6 owner, 7 run id, 8 ttl ms, 9 job, 10 fire,
-     * 11 run id, 12 job, 13 fire, 14 owner, 15 job. Columns: 1 kind ({@code started}, {@code done}, {@code missed},
+     * Parameters: 1 lock timeout, 2 job, 3 fire, 4 job, 5 owner, 6 owner, 7 node, 8 run id, 9 ttl ms, 10 job, 11 fire,
+     * 12 run id, 13 job, 14 fire, 15 owner, 16 node, 17 job. Columns: 1 kind ({@code started}, {@code done}, {@code missed},
      * {@code held}),
      * 2 epoch, 3 owner, 4 run id, 5 lease expiry, 6 database now, 7 attempt (null: the fire completed meanwhile).
      */
@@ -227,16 +227,16 @@ final class Sql {
                 + "free AS (SELECT je.job_key FROM " + je + " AS je, cfg WHERE je.job_key = ? AND (je.lease_expires_at IS NULL "
                 + "OR je.lease_expires_at <= clock_timestamp() OR je.owner = ?) AND NOT EXISTS (SELECT 1 FROM done) FOR UPDATE OF je), "
                 + "won AS (UPDATE " + je + " AS je SET fencing_token = greatest(je.fencing_token + 1, " + MICROS + "), "
-                + "owner = ?, status = 'RUNNING', current_run_id = ?::uuid, claimed_at = clock_timestamp(), "
+                + "owner = ?, node = ?, status = 'RUNNING', current_run_id = ?::uuid, claimed_at = clock_timestamp(), "
                 + "lease_expires_at = clock_timestamp() + " + INTERVAL + ", updated_at = clock_timestamp() FROM free "
                 + "WHERE je.job_key = free.job_key RETURNING je.fencing_token, je.lease_expires_at), "
                 + "abandoned AS (UPDATE " + jr + " SET status = 'ABANDONED', finished_at = clock_timestamp(), "
                 + "error = 'the lease of ' || owner || ' (epoch ' || epoch || ') ended while the run was RUNNING' "
                 + "WHERE job_key = ? AND fire_key <> ? AND status = 'RUNNING' AND epoch < (SELECT fencing_token FROM won)), "
-                + "run AS (INSERT INTO " + jr + " AS r (run_id, job_key, fire_key, epoch, owner, status, started_at) "
-                + "SELECT ?::uuid, ?, ?, won.fencing_token, ?, 'RUNNING', clock_timestamp() FROM won "
+                + "run AS (INSERT INTO " + jr + " AS r (run_id, job_key, fire_key, epoch, owner, node, status, started_at) "
+                + "SELECT ?::uuid, ?, ?, won.fencing_token, ?, ?, 'RUNNING', clock_timestamp() FROM won "
                 + "ON CONFLICT (job_key, fire_key) DO UPDATE SET run_id = excluded.run_id, epoch = excluded.epoch, "
-                + "owner = excluded.owner, status = 'RUNNING', attempt = r.attempt + 1, previous_run_id = r.run_id, "
+                + "owner = excluded.owner, node = excluded.node, status = 'RUNNING', attempt = r.attempt + 1, previous_run_id = r.run_id, "
                 + "previous_status = CASE WHEN r.status = 'RUNNING' THEN 'ABANDONED' ELSE r.status END, "
                 + "started_at = clock_timestamp(), finished_at = NULL, error = NULL "
                 + "WHERE r.status IN ('FAILED', 'ABANDONED', 'REJECTED_STALE', 'RUNNING') RETURNING r.attempt) "

@@ -31,9 +31,18 @@ import java.util.Optional;
  */
 public final class TenureAdmin {
 
-    /** A job as the database sees it now (database clock). {@code owner} is null when nobody holds it. */
+    /**
+     * A job as the database sees it now (database clock). {@code owner} is null when nobody holds it; {@code node} is the
+     * holder's node name ({@link dev.tenure.NodeName}), null when nobody holds it or the holder recorded none (a claim
+     * by a version before node names).
+     */
     public record JobState(String jobKey, long epoch, String owner, String status, Instant claimedAt,
-                           Instant leaseExpiresAt, Duration leaseLeft) {
+                           Instant leaseExpiresAt, Duration leaseLeft, String node) {
+        /** A state without a node name. */
+        public JobState(String jobKey, long epoch, String owner, String status, Instant claimedAt,
+                        Instant leaseExpiresAt, Duration leaseLeft) {
+            this(jobKey, epoch, owner, status, claimedAt, leaseExpiresAt, leaseLeft, null);
+        }
     }
 
     /**
@@ -60,11 +69,16 @@ public final class TenureAdmin {
     }
 
     /**
-     * The result of a {@link #forceRelease}: the epoch and owner before, the new epoch, the audit row's id, and what
-     * became of the job's Valkey lease.
+     * The result of a {@link #forceRelease}: the epoch, owner and node name before (the node null when none was
+     * recorded), the new epoch, the audit row's id, and what became of the job's Valkey lease.
      */
     public record ForceRelease(String jobKey, long oldEpoch, String oldOwner, long newEpoch, long auditId,
-                               ValkeyLease valkeyLease) {
+                               ValkeyLease valkeyLease, String oldNode) {
+        /** A result without the old holder's node name. */
+        public ForceRelease(String jobKey, long oldEpoch, String oldOwner, long newEpoch, long auditId,
+                            ValkeyLease valkeyLease) {
+            this(jobKey, oldEpoch, oldOwner, newEpoch, auditId, valkeyLease, null);
+        }
     }
 
     /** What a {@link #forceRelease} did to the job's Valkey lease. */
@@ -100,22 +114,23 @@ public final class TenureAdmin {
         this.schema = TenureSchema.checkName(schema);
         String q = "\"" + this.schema + "\"";
         this.schedules = new ScheduleReads(jdbc, q);
-        String columns = "job_key, fencing_token, owner, status, claimed_at, lease_expires_at, clock_timestamp()";
+        String columns = "job_key, fencing_token, owner, status, claimed_at, lease_expires_at, clock_timestamp(), node";
         this.jobs = "SELECT " + columns + " FROM " + q + ".job_execution ORDER BY job_key LIMIT ?";
         this.job = "SELECT " + columns + " FROM " + q + ".job_execution WHERE job_key = ?";
         this.forceRelease = "WITH cfg AS (SELECT set_config('lock_timeout', ?, true) AS lt), "
-                + "old AS (SELECT je.fencing_token, je.owner FROM " + q + ".job_execution je, cfg WHERE je.job_key = ? FOR UPDATE OF je), "
+                + "old AS (SELECT je.fencing_token, je.owner, je.node FROM " + q + ".job_execution je, cfg WHERE je.job_key = ? FOR UPDATE OF je), "
                 + "rel AS (UPDATE " + q + ".job_execution je SET fencing_token = greatest(je.fencing_token + 1, "
-                + "(extract(epoch FROM clock_timestamp()) * 1000000)::bigint), owner = NULL, status = 'IDLE', "
+                + "(extract(epoch FROM clock_timestamp()) * 1000000)::bigint), owner = NULL, node = NULL, status = 'IDLE', "
                 + "lease_expires_at = NULL, current_run_id = NULL, updated_at = clock_timestamp() FROM old "
                 + "WHERE je.job_key = ? RETURNING je.fencing_token), "
                 + "abandoned AS (UPDATE " + q + ".job_run SET status = 'ABANDONED', finished_at = clock_timestamp(), "
                 + "error = 'force-released by ' || ? || ': ' || ? WHERE job_key = ? AND status = 'RUNNING' "
                 + "AND EXISTS (SELECT 1 FROM rel)), "
-                + "aud AS (INSERT INTO " + q + ".audit_log (actor, action, job_key, reason, old_epoch, old_owner, new_epoch) "
-                + "SELECT ?, 'force-release', ?, ?, old.fencing_token, old.owner, rel.fencing_token FROM old, rel RETURNING id) "
+                + "aud AS (INSERT INTO " + q + ".audit_log (actor, action, job_key, reason, old_epoch, old_owner, old_node, "
+                + "new_epoch) SELECT ?, 'force-release', ?, ?, old.fencing_token, old.owner, old.node, rel.fencing_token "
+                + "FROM old, rel RETURNING id) "
                 + "SELECT old.fencing_token, old.owner, rel.fencing_token, (SELECT id FROM aud), "
-                + Sql.notifyIfListened(q, "") + " FROM old, rel";
+                + Sql.notifyIfListened(q, "") + ", old.node FROM old, rel";
     }
 
     /** On schema {@value TenureSchema#DEFAULT_SCHEMA}. */
@@ -225,7 +240,7 @@ public final class TenureAdmin {
                 String owner = rs.getString(3);
                 Duration left = Jdbc.between(Rows.instant(rs, 7), expires);
                 out.add(new JobState(rs.getString(1), rs.getLong(2), owner, rs.getString(4), Rows.instant(rs, 5), expires,
-                        left));
+                        left, rs.getString(8)));
             }
         }
         return out;
@@ -263,12 +278,13 @@ public final class TenureAdmin {
                 ps.setString(i, channel);
                 try (ResultSet rs = ps.executeQuery()) {
                     return rs.next() ? Optional.of(new ForceRelease(key, rs.getLong(1), rs.getString(2), rs.getLong(3),
-                            rs.getLong(4), ValkeyLease.NOT_CONFIGURED)) : Optional.empty();
+                            rs.getLong(4), ValkeyLease.NOT_CONFIGURED, rs.getString(6))) : Optional.empty();
                 }
             }
         });
         ForceRelease r = done.orElseThrow(() -> new IllegalArgumentException("no job '" + key + "' in Tenure's tables"));
-        return new ForceRelease(key, r.oldEpoch(), r.oldOwner(), r.newEpoch(), r.auditId(), evictValkeyLease(key));
+        return new ForceRelease(key, r.oldEpoch(), r.oldOwner(), r.newEpoch(), r.auditId(), evictValkeyLease(key),
+                r.oldNode());
     }
 
     /** After the database statement: the job's Valkey lease deleted, so a stuck holder's filter keeps nobody out. */

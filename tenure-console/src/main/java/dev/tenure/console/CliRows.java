@@ -17,7 +17,7 @@ final class CliRows {
         m.put("kind", j.kind());
         m.put("held", j.held());
         m.put("owner", j.held() ? j.owner() : null);
-        m.put("node", j.held() ? Nodes.of(j.owner()) : null);
+        m.put("node", j.node());
         m.put("epoch", j.epoch());
         m.put("leaseLeftMillis", j.held() ? j.leaseLeft() : null);
         m.put("lastOutcome", j.lastStatus());
@@ -40,7 +40,8 @@ final class CliRows {
         m.put("startedAt", r.startedAt());
         m.put("finishedAt", r.finishedAt());
         m.put("durationMillis", r.duration());
-        m.put("takeover", r.takeover());
+        m.put("rotation", r.rotation());
+        m.put("incident", r.incident());
         m.put("error", r.error());
         return m;
     }
@@ -83,7 +84,7 @@ final class CliRows {
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("role", l.role());
         m.put("leader", l.leader());
-        m.put("node", Nodes.of(l.leader()));
+        m.put("node", l.leaderNode());
         m.put("term", l.term());
         m.put("since", l.since());
         m.put("leaseLeftMillis", l.leaseLeft());

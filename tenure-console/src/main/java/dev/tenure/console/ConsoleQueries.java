@@ -30,7 +30,7 @@ final class ConsoleQueries {
     static final int FIRES_CAP = 10_000;
     private static final String MILLIS_LEFT = "(extract(epoch FROM je.lease_expires_at - clock_timestamp()) * 1000)::bigint";
     private static final String RUN_COLUMNS = "run_id, fire_key, epoch, owner, status, attempt, previous_status, "
-            + "started_at, finished_at, error";
+            + "started_at, finished_at, error, node";
 
     private final DataSource dataSource;
     final String jobsSql;
@@ -47,7 +47,7 @@ final class ConsoleQueries {
                 + MILLIS_LEFT + ", lr.status, lr.fire_key, lr.started_at, "
                 + "(SELECT count(*) FROM (SELECT 1 FROM " + q + ".job_run h WHERE h.job_key = je.job_key "
                 + "AND h.started_at > statement_timestamp() - interval '1 hour' LIMIT " + FIRES_CAP + ") f), "
-                + "EXISTS (SELECT 1 FROM " + q + ".job_schedule s WHERE s.job_key = je.job_key) "
+                + "EXISTS (SELECT 1 FROM " + q + ".job_schedule s WHERE s.job_key = je.job_key), je.node "
                 + "FROM " + q + ".job_execution je LEFT JOIN LATERAL (SELECT r.status, r.fire_key, r.started_at FROM "
                 + q + ".job_run r WHERE r.job_key = je.job_key ORDER BY r.started_at DESC, r.run_id DESC LIMIT 1) lr ON true ";
         this.jobsSql = jobColumns + "WHERE je.job_key > ? ORDER BY je.job_key LIMIT ?";
@@ -56,11 +56,11 @@ final class ConsoleQueries {
         String order = "ORDER BY started_at DESC, run_id DESC LIMIT ?";
         this.firstPageSql = runs + order;
         this.nextPageSql = runs + "AND (started_at, run_id) < (?, ?) " + order;
-        this.rolesSql = "SELECT je.job_key, je.fencing_token, je.owner, je.claimed_at, " + MILLIS_LEFT + " "
+        this.rolesSql = "SELECT je.job_key, je.fencing_token, je.owner, je.claimed_at, " + MILLIS_LEFT + ", je.node "
                 + "FROM " + q + ".job_execution je WHERE NOT EXISTS (SELECT 1 FROM " + q + ".job_run r "
                 + "WHERE r.job_key = je.job_key) AND NOT EXISTS (SELECT 1 FROM " + q + ".job_schedule s "
                 + "WHERE s.job_key = je.job_key) ORDER BY je.job_key LIMIT ?";
-        this.audit = "SELECT at, actor, action, reason, old_epoch, old_owner, new_epoch FROM " + q + ".audit_log "
+        this.audit = "SELECT at, actor, action, reason, old_epoch, old_owner, new_epoch, old_node FROM " + q + ".audit_log "
                 + "WHERE job_key = ? ORDER BY id DESC LIMIT ?";
     }
 
@@ -86,9 +86,9 @@ final class ConsoleQueries {
                 ps.setObject(i++, OffsetDateTime.ofInstant(before.get().startedAt(), java.time.ZoneOffset.UTC));
                 ps.setObject(i++, before.get().runId());
             }
-            ps.setInt(i, limit + 1); // one more: is there a next page, and was the last one a takeover
+            ps.setInt(i, limit + 1); // one more: is there a next page, and was the last one a rotation
         }, ConsoleQueries::run);
-        List<Views.Run> page = withTakeovers(rows);
+        List<Views.Run> page = withRotations(rows);
         if (page.size() <= limit) {
             return new Views.RunPage(jobKey, page, Optional.empty());
         }
@@ -100,7 +100,7 @@ final class ConsoleQueries {
     Views.Summary summary(String jobKey) {
         List<Views.Run> recent = new ArrayList<>(runs(jobKey, Optional.empty(), RECENT).runs());
         java.util.Collections.reverse(recent);
-        return new Views.Summary(jobKey, recent, (int) recent.stream().filter(Views.Run::takeover).count(),
+        return new Views.Summary(jobKey, recent, (int) recent.stream().filter(Views.Run::rotation).count(),
                 (int) recent.stream().filter(Views.Run::staleRejected).count(),
                 (int) recent.stream().filter(Views.Run::abandoned).count(),
                 (int) recent.stream().filter(r -> "FAILED".equals(r.status())).count(),
@@ -113,7 +113,8 @@ final class ConsoleQueries {
             Duration left = interval(rs, 5);
             boolean live = rs.getString(3) != null && left != null && left.compareTo(Duration.ZERO) > 0;
             return new Views.Leader(rs.getString(1), rs.getLong(2), live ? rs.getString(3) : null,
-                    live ? instant(rs, 4) : null, live ? left : null);
+                    live ? Nodes.named(rs.getString(6), rs.getString(3)) : null, live ? instant(rs, 4) : null,
+                    live ? left : null);
         });
     }
 
@@ -123,28 +124,26 @@ final class ConsoleQueries {
             ps.setString(1, jobKey);
             ps.setInt(2, limit);
         }, rs -> new Views.Audit(instant(rs, 1), rs.getString(2), rs.getString(3), rs.getString(4), rs.getLong(5),
-                rs.getString(6), rs.getLong(7)));
+                rs.getString(6), rs.getLong(7), rs.getString(8)));
     }
 
     /**
-     * Newest first; a run is a takeover when the next older run's node differs. MISSED fires were run by nobody: they
-     * are never takeovers and are skipped when looking for the older run. (The last run has none to compare with.)
+     * Newest first; a run is a rotation when the next older run's node differs. MISSED fires were run by nobody: they
+     * are never rotations and are skipped when looking for the older run. (The last run has none to compare with.)
      */
-    static List<Views.Run> withTakeovers(List<Views.Run> newestFirst) {
+    static List<Views.Run> withRotations(List<Views.Run> newestFirst) {
         List<Views.Run> out = new ArrayList<>(newestFirst.size());
         String olderNode = null; // the node of the nearest older run that is not MISSED, walking from the oldest
-        boolean[] takeover = new boolean[newestFirst.size()];
+        boolean[] rotation = new boolean[newestFirst.size()];
         for (int i = newestFirst.size() - 1; i >= 0; i--) {
             Views.Run r = newestFirst.get(i);
             if (!r.missed()) {
-                takeover[i] = olderNode != null && !Objects.equals(r.node(), olderNode);
+                rotation[i] = olderNode != null && !Objects.equals(r.node(), olderNode);
                 olderNode = r.node();
             }
         }
         for (int i = 0; i < newestFirst.size(); i++) {
-            Views.Run r = newestFirst.get(i);
-            out.add(new Views.Run(r.runId(), r.fireKey(), r.epoch(), r.owner(), r.status(), r.attempt(),
-                    r.previousStatus(), r.startedAt(), r.finishedAt(), r.error(), takeover[i]));
+            out.add(newestFirst.get(i).withRotation(rotation[i]));
         }
         return out;
     }
@@ -152,12 +151,14 @@ final class ConsoleQueries {
     private static Views.Job job(ResultSet rs) throws SQLException {
         String last = rs.getString(7);
         return new Views.Job(rs.getString(1), last == null && !rs.getBoolean(11) ? "role" : "job", rs.getLong(2), rs.getString(3),
-                instant(rs, 4), instant(rs, 5), interval(rs, 6), last, rs.getString(8), instant(rs, 9), rs.getLong(10));
+                instant(rs, 4), instant(rs, 5), interval(rs, 6), last, rs.getString(8), instant(rs, 9), rs.getLong(10),
+                rs.getString(12));
     }
 
     private static Views.Run run(ResultSet rs) throws SQLException {
         return new Views.Run(rs.getObject(1, UUID.class), rs.getString(2), rs.getLong(3), rs.getString(4),
-                rs.getString(5), rs.getInt(6), rs.getString(7), instant(rs, 8), instant(rs, 9), rs.getString(10), false);
+                rs.getString(11), rs.getString(5), rs.getInt(6), rs.getString(7), instant(rs, 8), instant(rs, 9),
+                rs.getString(10), false);
     }
 
     static Instant instant(ResultSet rs, int column) throws SQLException {

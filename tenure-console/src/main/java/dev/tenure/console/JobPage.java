@@ -45,12 +45,13 @@ final class JobPage {
         Views.Job j = m.job();
         Views.Summary s = m.summary();
         String live = "<section class=\"state\"><h1>" + Html.esc(j.jobKey()) + "</h1><dl>"
-                + item("holder", j.held() ? Nodes.of(j.owner()) + " (owner " + j.owner() + ")" : "nobody")
+                + item("holder", j.held() ? j.node() + " (owner " + j.owner() + ")" : "nobody")
                 + item("epoch", j.epoch()) + item("lease left", j.held() ? Html.duration(j.leaseLeft()) : "")
                 + item("mode", m.mode()) + item("last outcome", j.lastStatus()) + item("fires in the last hour", OverviewPage.fires(j))
                 + "</dl></section>" + m.schedule().map(ScheduleSection::render).orElse("")
                 + "<section class=\"summary\"><h2>In the latest " + s.recent().size() + " runs</h2><ul>"
-                + count("takeovers", s.takeovers(), "a run by another node than the run before it")
+                + count("rotations", s.rotations(), false, "a fire run by another node than the fire before it: "
+                        + "healthy nodes sharing the fires, not an incident")
                 + count("stale writes rejected", s.staleRejected(), "REJECTED_STALE: the holder lost its lease mid-run "
                         + "and came back; its fenced writes rolled back and its outcome was refused")
                 + count("abandoned runs", s.abandoned(), "ABANDONED: the holder's lease ended mid-run (killed, or "
@@ -70,7 +71,8 @@ final class JobPage {
         StringBuilder rows = new StringBuilder();
         for (Views.Run r : m.page().runs()) {
             boolean missed = r.missed();
-            rows.append("<tr").append(missed ? " class=\"missed\"" : r.takeover() ? " class=\"takeover\"" : "").append(">")
+            rows.append("<tr").append(missed ? " class=\"missed\"" : r.incident() ? " class=\"incident\""
+                    : r.rotation() ? " class=\"rotation\"" : "").append(">")
                     .append(Layout.td(r.fireKey(), null)).append(Layout.td(missed ? "not run" : r.node(), missed ? "muted" : null))
                     .append(Layout.td(missed ? "" : r.epoch(), "num")).append(Layout.status(r.status()))
                     .append(Layout.td(missed ? "" : Html.duration(r.duration()), "num"))
@@ -88,14 +90,14 @@ final class JobPage {
     }
 
     /**
-     * What happened in a run, in words: takeover, the attempt it took over, how late it started (more than
+     * What happened in a run, in words: rotation, the attempt it took over, how late it started (more than
      * {@link #LATE} after its fire time: a catch-up, or a late start), the error; for a MISSED fire, which sweeper
      * recorded it and why.
      */
     static String story(Views.Run r) {
         StringBuilder s = new StringBuilder();
-        if (r.takeover()) {
-            s.append("takeover: the lease changed hands. ");
+        if (r.rotation()) {
+            s.append("rotation: another node than the last fire's ran it. ");
         }
         if (r.previousStatus() != null && !r.missed()) { // a MISSED fire's reason says how its run ended
             s.append("took over attempt ").append(r.attempt() - 1).append(" (").append(r.previousStatus()).append("). ");
@@ -121,7 +123,7 @@ final class JobPage {
         for (Views.Audit a : audit) {
             s.append("<li>").append(Html.esc(Html.time(a.at()))).append(" ").append(Html.esc(a.action())).append(" by ")
                     .append(Html.esc(a.actor())).append(": epoch ").append(a.oldEpoch()).append(" → ").append(a.newEpoch())
-                    .append(a.oldOwner() == null ? "" : " (was held by " + Html.esc(Nodes.of(a.oldOwner())) + ")")
+                    .append(a.oldOwner() == null ? "" : " (was held by " + Html.esc(Nodes.named(a.oldNode(), a.oldOwner())) + ")")
                     .append(" — ").append(Html.esc(a.reason())).append("</li>");
         }
         return s.append("</ul></section>").toString();
@@ -151,8 +153,15 @@ final class JobPage {
         return "<dt>" + Html.esc(name) + "</dt><dd>" + Html.esc(value) + "</dd>";
     }
 
+    /** An incident count: red when not 0. */
     private static String count(String name, int n, String meaning) {
-        return "<li class=\"" + (n > 0 ? "some" : "none") + "\"><b>" + n + "</b> " + Html.esc(name) + " <span class=\"note\">"
+        return count(name, n, true, meaning);
+    }
+
+    /** A count, red when an {@code incident} count is not 0 ({@code some}); neutral otherwise. */
+    private static String count(String name, int n, boolean incident, String meaning) {
+        String css = !incident ? "neutral" : n > 0 ? "some" : "none";
+        return "<li class=\"" + css + "\"><b>" + n + "</b> " + Html.esc(name) + " <span class=\"note\">"
                 + Html.esc(meaning) + "</span></li>";
     }
 }

@@ -15,7 +15,7 @@ final class LeadersCommand extends CliCommand {
         List<Views.Leader> leaders = ctx.queries().leaders(1000);
         TextTable t = new TextTable("ROLE", "LEADER", "TERM", "SINCE", "LEASE LEFT");
         for (Views.Leader l : leaders) {
-            t.row(l.role(), l.leader() == null ? "none" : Nodes.of(l.leader()), l.term(), Html.time(l.since()),
+            t.row(l.role(), l.leader() == null ? "none" : l.leaderNode(), l.term(), Html.time(l.since()),
                     Html.duration(l.leaseLeft()));
         }
         return new Output(Map.of("leaders", leaders.stream().map(CliRows::leader).toList()), t.render("no roles"));

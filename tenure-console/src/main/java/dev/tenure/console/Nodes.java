@@ -4,10 +4,11 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * Names the node (process) behind an owner id. Tenure's owner ids are unique per acquisition, {@code
+ * Names the node (process) behind a row: its recorded node name ({@code node} column, e.g. {@code web-3/invoicing/22418};
+ * see {@code dev.tenure.NodeName}) when it has one, else the process behind its owner id. Rows written before node
+ * names (schema version 5) have none. Tenure's owner ids are unique per acquisition, {@code
  * <16 hex process id>-<pid>-<engine>.<counter>}; the process part names the node, so consecutive runs of one process
- * count as one holder and a change of process as a takeover. Other owner ids (set by hand, other tools) are their own
- * node.
+ * count as one node. Other owner ids (set by hand, other tools) are their own node.
  */
 final class Nodes {
 
@@ -16,6 +17,11 @@ final class Nodes {
     private static final Pattern TURN = Pattern.compile("q:([0-9a-f]{16})-(\\d+)-\\d+\\.");
 
     private Nodes() {
+    }
+
+    /** {@code nodeName} when recorded, else {@link #of(String) of(owner)}; null when both are null. */
+    static String named(String nodeName, String owner) {
+        return nodeName != null ? nodeName : of(owner);
     }
 
     /** {@code pid 12345 (3f9a)} for a Tenure owner id, else the owner itself; null for null. */

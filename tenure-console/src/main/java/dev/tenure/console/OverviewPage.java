@@ -34,7 +34,7 @@ final class OverviewPage {
                     .append(Html.esc(base)).append("/job?key=").append(Html.esc(Html.url(j.jobKey()))).append("\">")
                     .append(Html.esc(j.jobKey())).append("</a></td>")
                     .append(Layout.td(j.kind(), null))
-                    .append(Layout.td(j.held() ? Nodes.of(j.owner()) : "nobody", j.held() ? "holder" : "muted"))
+                    .append(Layout.td(j.held() ? j.node() : "nobody", j.held() ? "holder" : "muted"))
                     .append(Layout.td(j.epoch(), "num"))
                     .append(Layout.td(j.held() ? Html.duration(j.leaseLeft()) : "", "num"))
                     .append(Layout.td(Modes.of(j, valkey.get(j.jobKey()), valkeyGiven), null))
@@ -71,7 +71,7 @@ final class OverviewPage {
         StringBuilder rows = new StringBuilder();
         for (Views.Leader l : leaders) {
             rows.append("<tr><td>").append(Html.esc(l.role())).append("</td>")
-                    .append(Layout.td(l.leader() == null ? "none (lease ended)" : Nodes.of(l.leader()),
+                    .append(Layout.td(l.leader() == null ? "none (lease ended)" : l.leaderNode(),
                             l.leader() == null ? "muted" : "holder"))
                     .append(Layout.td(l.term(), "num")).append(Layout.td(Html.time(l.since()), null))
                     .append(Layout.td(Html.duration(l.leaseLeft()), "num")).append("</tr>");

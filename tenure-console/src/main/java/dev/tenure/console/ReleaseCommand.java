@@ -60,7 +60,7 @@ final class ReleaseCommand extends CliCommand {
                 && state.leaseLeft().compareTo(Duration.ZERO) > 0;
         if (!held) {
             throw new IllegalArgumentException("nobody holds job '" + job + "' (epoch " + state.epoch()
-                    + (state.owner() == null ? "" : ", the lease of " + Nodes.of(state.owner()) + " has ended")
+                    + (state.owner() == null ? "" : ", the lease of " + Nodes.named(state.node(), state.owner()) + " has ended")
                     + "): nothing to release");
         }
         confirm(state);
@@ -69,12 +69,13 @@ final class ReleaseCommand extends CliCommand {
         json.put("job", r.jobKey());
         json.put("oldEpoch", r.oldEpoch());
         json.put("oldOwner", r.oldOwner());
+        json.put("oldNode", r.oldOwner() == null ? null : Nodes.named(r.oldNode(), r.oldOwner()));
         json.put("newEpoch", r.newEpoch());
         json.put("auditId", r.auditId());
         json.put("actor", who);
         json.put("valkeyLease", r.valkeyLease().name());
         return new Output(json, "released " + r.jobKey() + ": epoch " + r.oldEpoch() + " -> " + r.newEpoch()
-                + (r.oldOwner() == null ? " (nobody held it any more)" : " (was held by " + Nodes.of(r.oldOwner()) + ")")
+                + (r.oldOwner() == null ? " (nobody held it any more)" : " (was held by " + Nodes.named(r.oldNode(), r.oldOwner()) + ")")
                 + ", audit #" + r.auditId() + " by " + who + valkeyNote(r.valkeyLease())
                 + System.lineSeparator());
     }
@@ -98,7 +99,7 @@ final class ReleaseCommand extends CliCommand {
             throw new IllegalArgumentException("release needs a confirmation: run it at a terminal, or add --yes");
         }
         PrintWriter err = spec.commandLine().getErr();
-        err.print("Force-release job '" + job + "', held by " + Nodes.of(state.owner()) + " at epoch " + state.epoch()
+        err.print("Force-release job '" + job + "', held by " + Nodes.named(state.node(), state.owner()) + " at epoch " + state.epoch()
                 + " (lease left " + Html.duration(state.leaseLeft()) + ")? Its next fence check fails and its running "
                 + "run is abandoned. Type yes to confirm: ");
         err.flush();

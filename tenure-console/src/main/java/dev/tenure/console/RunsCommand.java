@@ -9,7 +9,7 @@ import java.util.Map;
 import java.util.Optional;
 
 /** {@code runs JOB}: one page of a job's fires, newest first; {@code --before} continues where a page ended. */
-@Command(name = "runs", description = "A job's fires, newest first: fire key, node, epoch, status, duration, takeovers.")
+@Command(name = "runs", description = "A job's fires, newest first: fire key, node, epoch, status, duration, rotations.")
 final class RunsCommand extends CliCommand {
 
     @Parameters(index = "0", paramLabel = "JOB", description = "the job key")

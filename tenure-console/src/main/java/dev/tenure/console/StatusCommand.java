@@ -18,7 +18,7 @@ final class StatusCommand extends CliCommand {
         List<Views.Job> jobs = ctx.queries().jobs("", limit("--limit", limit, 10_000));
         TextTable t = new TextTable("JOB", "KIND", "HOLDER", "EPOCH", "LEASE LEFT", "LAST OUTCOME", "LAST FIRE", "FIRES/H");
         for (Views.Job j : jobs) {
-            t.row(j.jobKey(), j.kind(), j.held() ? Nodes.of(j.owner()) : "-", j.epoch(),
+            t.row(j.jobKey(), j.kind(), j.held() ? j.node() : "-", j.epoch(),
                     j.held() ? Html.duration(j.leaseLeft()) : "-", j.lastStatus(), j.lastFireKey(), OverviewPage.fires(j));
         }
         return new Output(Map.of("jobs", jobs.stream().map(CliRows::job).toList()), t.render("no jobs"));

@@ -65,7 +65,7 @@ final class TimelineSvg {
             int y = TOP + i * LANE;
             s.append("<line class=\"lane\" x1=\"").append(LABEL).append("\" x2=\"").append(WIDTH - 10).append("\" y1=\"")
                     .append(y + LANE / 2).append("\" y2=\"").append(y + LANE / 2).append("\"/>");
-            s.append(text(LABEL - 6, y + LANE / 2 + 4, "end", lanes.get(i)));
+            s.append(laneLabel(LABEL - 6, y + LANE / 2 + 4, lanes.get(i)));
         }
         Views.Run previous = null;
         for (Views.Run r : sorted) {
@@ -109,6 +109,17 @@ final class TimelineSvg {
 
     private static Instant max(Instant a, Instant b) {
         return a.isAfter(b) ? a : b;
+    }
+
+    /** Longest lane label drawn whole; a longer node name keeps its start and end around an ellipsis. */
+    static final int LABEL_CHARS = 22;
+
+    /** A lane's label, cut in the middle to fit {@link #LABEL_CHARS}, with the whole name as its tooltip. */
+    static String laneLabel(int x, int y, String name) {
+        String shown = name.length() <= LABEL_CHARS ? name
+                : name.substring(0, LABEL_CHARS / 2 - 1) + "…" + name.substring(name.length() - LABEL_CHARS / 2);
+        return "<text x=\"" + x + "\" y=\"" + y + "\" text-anchor=\"end\"><title>" + Html.esc(name) + "</title>"
+                + Html.esc(shown) + "</text>";
     }
 
     private static String text(int x, int y, String anchor, String content) {

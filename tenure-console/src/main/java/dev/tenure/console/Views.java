@@ -16,10 +16,16 @@ final class Views {
      * A job or role (one {@code job_execution} row) with its latest run and how often it fired in the last hour.
      * {@code kind} is {@code job} when it has runs or a schedule, {@code role} when it has neither (a leader election or
      * a plain database lease: both are rows without runs). {@code leaseLeft} is by the database clock; null when nobody
-     * holds it.
+     * holds it. {@code nodeName} is the holder's recorded node name (null when none was recorded).
      */
     record Job(String jobKey, String kind, long epoch, String owner, Instant claimedAt, Instant leaseExpiresAt,
-               Duration leaseLeft, String lastStatus, String lastFireKey, Instant lastStartedAt, long firesLastHour) {
+               Duration leaseLeft, String lastStatus, String lastFireKey, Instant lastStartedAt, long firesLastHour,
+               String nodeName) {
+
+        /** The holder's node: its name, or the process behind its owner id; null when nobody holds it. */
+        String node() {
+            return held() ? Nodes.named(nodeName, owner) : null;
+        }
 
         /** True while an owner's database lease is live. */
         boolean held() {
@@ -28,21 +34,36 @@ final class Views {
     }
 
     /**
-     * One run (a {@code job_run} row). {@code takeover}: the run before it (older; MISSED fires, which nobody ran, left
-     * out) was run by another node (process).
-     * A row taken over keeps only its latest attempt; {@code previousStatus} is how the attempt before it ended.
+     * One run (a {@code job_run} row). {@code rotation}: the run before it (older; MISSED fires, which nobody ran, left
+     * out) was run by another node. That is how a healthy cluster shares the fires, not an incident; the incidents are
+     * {@link #incident()}. A row taken over keeps only its latest attempt; {@code previousStatus} is how the attempt
+     * before it ended. {@code nodeName} is the recorded node name (null for rows written without one).
      */
-    record Run(UUID runId, String fireKey, long epoch, String owner, String status, int attempt, String previousStatus,
-               Instant startedAt, Instant finishedAt, String error, boolean takeover) {
+    record Run(UUID runId, String fireKey, long epoch, String owner, String nodeName, String status, int attempt,
+               String previousStatus, Instant startedAt, Instant finishedAt, String error, boolean rotation) {
 
         /** The run's duration, or null while it runs. */
         Duration duration() {
             return finishedAt == null ? null : Duration.between(startedAt, finishedAt);
         }
 
-        /** The node (process) that ran it. */
+        /** The node that ran it: its recorded name, or the process behind its owner id. */
         String node() {
-            return Nodes.of(owner);
+            return Nodes.named(nodeName, owner);
+        }
+
+        /** This run with {@code rotation} set. */
+        Run withRotation(boolean rotation) {
+            return new Run(runId, fireKey, epoch, owner, nodeName, status, attempt, previousStatus, startedAt, finishedAt,
+                    error, rotation);
+        }
+
+        /**
+         * True if an operator should look at it: it failed, was missed, or it (or the attempt it took over) lost its
+         * lease mid-run (ABANDONED, REJECTED_STALE). A rotation alone is not an incident.
+         */
+        boolean incident() {
+            return "FAILED".equals(status) || missed() || staleRejected() || abandoned();
         }
 
         /** True if this run, or the attempt it took over, was a stale holder refused by the fence (REJECTED_STALE). */
@@ -81,18 +102,23 @@ final class Views {
     }
 
     /**
-     * A job's latest runs (at most {@link ConsoleQueries#RECENT}, oldest first) and what happened in them. Takeovers
-     * count node changes between consecutive runs; MISSED fires were run by nobody and count apart.
+     * A job's latest runs (at most {@link ConsoleQueries#RECENT}, oldest first) and what happened in them. Rotations
+     * count node changes between consecutive runs (not incidents: healthy nodes share the fires); stale writes rejected,
+     * abandoned, failed runs and missed fires are the incidents. MISSED fires were run by nobody and count apart.
      */
-    record Summary(String jobKey, List<Run> recent, int takeovers, int staleRejected, int abandoned, int failed,
+    record Summary(String jobKey, List<Run> recent, int rotations, int staleRejected, int abandoned, int failed,
                    int missed) {
     }
 
-    /** A role without runs: its current leader (null if none is live), term (the epoch), and since when it leads. */
-    record Leader(String role, long term, String leader, Instant since, Duration leaseLeft) {
+    /**
+     * A role without runs: its current leader's owner id (null if none is live) and node ({@code leaderNode}: its name,
+     * or the process behind the owner id), term (the epoch), and since when it leads.
+     */
+    record Leader(String role, long term, String leader, String leaderNode, Instant since, Duration leaseLeft) {
     }
 
-    /** An operator's action from {@code audit_log}. */
-    record Audit(Instant at, String actor, String action, String reason, long oldEpoch, String oldOwner, long newEpoch) {
+    /** An operator's action from {@code audit_log}; {@code oldNode} is null when no node name was recorded. */
+    record Audit(Instant at, String actor, String action, String reason, long oldEpoch, String oldOwner, long newEpoch,
+                 String oldNode) {
     }
 }

@@ -32,11 +32,13 @@ import static org.awaitility.Awaitility.await;
 
 /**
  * Acceptance 2: every CLI command, as a table and as {@code --json}, on runs made by the real coordinator (in this
- * process, database mode) and a real leader election.
+ * process, database mode) and a real leader election. The node is named ({@code Tenure.builder().nodeName}); every
+ * table and JSON document shows that name, not the owner's pid.
  */
 class CliIT {
 
-    private static final String PID = "pid " + ProcessHandle.current().pid() + " (";
+    private static final String NODE = "web-3/invoicing/" + ProcessHandle.current().pid();
+    private static final String OTHER_NODE = "web-4/invoicing/" + ProcessHandle.current().pid();
     private static PostgresDatabase db;
     private static CliFixture cli;
     private static Tenure tenure;
@@ -46,7 +48,8 @@ class CliIT {
     static void start() {
         db = PostgresDatabases.forClass(CliIT.class);
         cli = new CliFixture(db);
-        tenure = Tenure.builder().dataSource(cli.pool()).leaseDefaults(LeaseOptions.ofTtl(Duration.ofSeconds(5))).build();
+        tenure = Tenure.builder().dataSource(cli.pool()).leaseDefaults(LeaseOptions.ofTtl(Duration.ofSeconds(5)))
+                .nodeName(NODE).build();
         for (int k = 0; k < 6; k++) {
             int day = k;
             RunOutcome<Integer> o = tenure.coordinator().run("settle", "day-" + k, RunPolicy.skipFire(), ctx -> {
@@ -87,7 +90,9 @@ class CliIT {
         CliFixture.Result t = ok(cli.run("status"));
         assertThat(t.lines().get(0)).matches("JOB +KIND +HOLDER +EPOCH +LEASE LEFT +LAST OUTCOME +LAST FIRE +FIRES/H");
         assertThat(t.lines()).anySatisfy(l -> assertThat(l).matches("settle +job +- +\\d{16} +- +FAILED +day-5 +6"));
-        assertThat(t.lines()).anySatisfy(l -> assertThat(l).matches("reporter +role +pid \\d+ \\(\\w{4}\\) +\\d{16} +\\d+\\.\\d s"));
+        assertThat(t.lines()).anySatisfy(l -> assertThat(l).matches("reporter +role +" + Pattern.quote(NODE)
+                + " +\\d{16} +\\d+\\.\\d s"));
+        assertThat(t.out()).doesNotContain("pid ");
 
         JsonNode jobs = ok(cli.run("status", "--json")).json().get("jobs");
         JsonNode settle = find(jobs, "job", "settle");
@@ -96,7 +101,8 @@ class CliIT {
         assertThat(settle.get("lastOutcome").asText()).isEqualTo("FAILED");
         assertThat(settle.get("firesLastHour").asLong()).isEqualTo(6);
         JsonNode role = find(jobs, "job", "reporter");
-        assertThat(role.get("node").asText()).startsWith(PID);
+        assertThat(role.get("node").asText()).isEqualTo(NODE);
+        assertThat(role.get("owner").asText()).as("the owner id stays, for fencing").doesNotContain(NODE);
         assertThat(role.get("leaseLeftMillis").asLong()).isBetween(1L, 30_000L); // unscaled: a TTL
     }
 
@@ -105,8 +111,8 @@ class CliIT {
         CliFixture.Result t = ok(cli.run("runs", "settle", "--limit", "4"));
         assertThat(t.lines().get(0)).matches("FIRE +NODE +EPOCH +STATUS +DURATION +ATTEMPT +STARTED +WHAT HAPPENED");
         assertThat(t.lines().subList(1, 5)).extracting(l -> l.split(" +")[0]).containsExactly("day-5", "day-4", "day-3", "day-2");
-        assertThat(t.lines().get(1)).contains(PID, " FAILED ", "IllegalStateException: boom on day 5");
-        assertThat(t.lines().get(2)).matches("day-4 +pid \\d+ \\(\\w{4}\\) +\\d{16} +COMPLETED +\\d+ ms +1 +20\\d\\d-.*");
+        assertThat(t.lines().get(1)).contains(NODE, " FAILED ", "IllegalStateException: boom on day 5");
+        assertThat(t.lines().get(2)).matches("day-4 +" + Pattern.quote(NODE) + " +\\d{16} +COMPLETED +\\d+ ms +1 +20\\d\\d-.*");
         Matcher next = Pattern.compile("next page: --before (\\S+)").matcher(t.lines().get(5));
         assertThat(next.matches()).as(t.out()).isTrue();
 
@@ -116,7 +122,9 @@ class CliIT {
         assertThat(page.get("runs")).extracting(r -> r.get("fire").asText()).containsExactly("day-1", "day-0");
         assertThat(page.get("runs").get(0).get("status").asText()).isEqualTo("COMPLETED");
         assertThat(page.get("runs").get(0).get("durationMillis").asLong()).isGreaterThanOrEqualTo(20);
-        assertThat(page.get("runs").get(0).get("takeover").asBoolean()).isFalse();
+        assertThat(page.get("runs").get(0).get("node").asText()).isEqualTo(NODE);
+        assertThat(page.get("runs").get(0).get("rotation").asBoolean()).isFalse();
+        assertThat(page.get("runs").get(0).get("incident").asBoolean()).isFalse();
 
         CliFixture.Result bad = cli.run("runs", "settle", "--before", "yesterday");
         assertThat(bad.exit()).isEqualTo(1);
@@ -124,17 +132,39 @@ class CliIT {
     }
 
     @Test
+    void runs_ofTwoNamedNodes_showTheirNames_andCallANodeChangeARotation_notAnIncident() {
+        try (Tenure other = Tenure.builder().dataSource(cli.pool()).nodeName(OTHER_NODE).build()) {
+            for (int k = 0; k < 4; k++) {
+                Tenure t = k % 2 == 0 ? tenure : other;
+                assertThat(t.coordinator().run("rotating", "r-" + k, RunPolicy.skipFire(), ctx -> 1).status())
+                        .isEqualTo(RunOutcome.Status.EXECUTED);
+            }
+        }
+        CliFixture.Result t = ok(cli.run("runs", "rotating"));
+        assertThat(t.lines().subList(1, 5)).extracting(l -> l.split(" +")[1])
+                .containsExactly(OTHER_NODE, NODE, OTHER_NODE, NODE);
+        assertThat(t.lines().subList(1, 4)).allSatisfy(l -> assertThat(l).contains("rotation: another node"));
+        assertThat(t.out()).doesNotContain("pid ", "takeover");
+
+        JsonNode runs = ok(cli.run("runs", "rotating", "--json")).json().get("runs");
+        assertThat(runs).extracting(r -> r.get("node").asText()).containsExactly(OTHER_NODE, NODE, OTHER_NODE, NODE);
+        assertThat(runs).extracting(r -> r.get("rotation").asBoolean()).containsExactly(true, true, true, false);
+        assertThat(runs).extracting(r -> r.get("incident").asBoolean()).containsOnly(false);
+        assertThat(runs).allSatisfy(r -> assertThat(r.get("owner").asText()).matches("[0-9a-f]{16}-\\d+-\\d+\\.\\d+"));
+    }
+
+    @Test
     void leaders_showTheRoleItsLeaderAndTerm_asTableAndJson() {
         CliFixture.Result t = ok(cli.run("leaders"));
         assertThat(t.lines().get(0)).matches("ROLE +LEADER +TERM +SINCE +LEASE LEFT");
         long term = reporter.term().orElseThrow();
-        assertThat(t.lines()).anySatisfy(l -> assertThat(l).matches("reporter +pid \\d+ \\(\\w{4}\\) +" + term
+        assertThat(t.lines()).anySatisfy(l -> assertThat(l).matches("reporter +" + Pattern.quote(NODE) + " +" + term
                 + " +20\\d\\d-\\d\\d-\\d\\d \\S+Z +\\d+\\.\\d s"));
         assertThat(t.out()).doesNotContain("settle");
 
         JsonNode l = find(ok(cli.run("leaders", "--json")).json().get("leaders"), "role", "reporter");
         assertThat(l.get("term").asLong()).isEqualTo(term);
-        assertThat(l.get("node").asText()).startsWith(PID);
+        assertThat(l.get("node").asText()).isEqualTo(NODE);
         assertThat(l.get("leader").asText()).isNotBlank();
     }
 
@@ -261,7 +291,8 @@ class CliIT {
         assertThat(s.lines().get(0)).matches("JOB +SCHEDULE +POLICY +INTEGRATION +LAST SUCCESS +NEXT DUE +MISSED/H +MISSED "
                 + "+OVERDUE +REGISTERED BY +REPLACED");
         assertThat(s.lines()).anySatisfy(l -> assertThat(l).matches("skipped +fixed-rate PT1S +skip \\(max age PT1H, "
-                + "grace PT0\\.3S\\) +coordinator +20\\S+ \\S+Z +" + rows.size() + " +\\d+ +0 +\\d+@\\S+"));
+                + "grace PT0\\.3S\\) +coordinator +20\\S+ \\S+Z +" + rows.size() + " +\\d+ +0 +\\S+/"
+                + ProcessHandle.current().pid()));
         JsonNode skipped = find(ok(cli.run("schedules", "--json")).json().get("schedules"), "job", "skipped");
         assertThat(skipped.get("missedLastHour").asLong()).isEqualTo(rows.size());
         assertThat(skipped.get("missedTotal").asLong()).isGreaterThanOrEqualTo(rows.size());
@@ -276,7 +307,7 @@ class CliIT {
         long epoch = epoch("held-1");
         CliFixture.Result t = ok(cli.run("release", "held-1", "--reason", "stuck after the deploy", "--actor", "ops:ann",
                 "--actions", "--yes"));
-        Matcher m = Pattern.compile("released held-1: epoch (\\d+) -> (\\d+) \\(was held by pid \\d+ \\(\\w{4}\\)\\), "
+        Matcher m = Pattern.compile("released held-1: epoch (\\d+) -> (\\d+) \\(was held by " + Pattern.quote(NODE) + "\\), "
                 + "audit #(\\d+) by ops:ann").matcher(t.out().strip());
         assertThat(m.matches()).as(t.out()).isTrue();
         assertThat(Long.parseLong(m.group(1))).isEqualTo(epoch);
@@ -286,6 +317,7 @@ class CliIT {
         JsonNode j = ok(cli.run("release", "held-2", "--reason", "once more", "--json", "--actions", "--yes")).json();
         assertThat(j.get("oldEpoch").asLong()).isLessThan(j.get("newEpoch").asLong());
         assertThat(j.get("oldOwner").asText()).isNotBlank();
+        assertThat(j.get("oldNode").asText()).isEqualTo(NODE);
         assertThat(j.get("auditId").asLong()).isGreaterThan(Long.parseLong(m.group(3)));
         assertThat(j.get("actor").asText()).startsWith("cli:");
     }
@@ -315,7 +347,7 @@ class CliIT {
 
         CliFixture.Result declined = cli.runTyping("no\n", "release", "guarded", "--reason", "x", "--actions");
         assertThat(declined.exit()).isEqualTo(1);
-        assertThat(declined.err()).contains("Force-release job 'guarded', held by " + PID, "at epoch " + guarded,
+        assertThat(declined.err()).contains("Force-release job 'guarded', held by " + NODE + " at", "at epoch " + guarded,
                 "Type yes to confirm: ", "error: not confirmed: nothing changed");
 
         assertThat(epoch("guarded")).isEqualTo(guarded);
@@ -324,7 +356,8 @@ class CliIT {
 
         CliFixture.Result confirmed = cli.runTyping("yes\n", "release", "guarded", "--reason", "x", "--actions");
         assertThat(confirmed.exit()).as(confirmed.err()).isZero();
-        assertThat(confirmed.out()).startsWith("released guarded: epoch " + guarded + " -> ");
+        assertThat(confirmed.out()).startsWith("released guarded: epoch " + guarded + " -> ")
+                .contains("(was held by " + NODE + ")");
         assertThat(epoch("guarded")).isGreaterThan(guarded);
     }
 

@@ -27,7 +27,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * Acceptance 1: three processes run the "settlement" job through the real coordinator; one is killed mid-run, another
  * frozen mid-run past its lease (SIGSTOP). The console's pages, loaded in headless Chromium, show the job, the
- * takeovers and the rejected stale write; screenshots go to {@code target/console-jobs.png} and
+ * nodes by name, the rotations and the rejected stale write; screenshots go to {@code target/console-jobs.png} and
  * {@code target/console-job.png}.
  */
 class ConsoleBrowserIT {
@@ -55,12 +55,12 @@ class ConsoleBrowserIT {
     }
 
     @Test
-    void thePage_showsTheJob_theTakeovers_andTheRejectedStaleWrite() throws Exception {
+    void thePage_showsTheJob_theRotations_andTheRejectedStaleWrite() throws Exception {
         long start = System.currentTimeMillis() + Timing.scaled(Duration.ofSeconds(8)).toMillis();
         String pw = db.password() == null || db.password().isEmpty() ? "-" : db.password();
         for (int i = 0; i < 3; i++) {
             NODES.add(JvmProcess.start(List.of(), TourNode.class.getName(), List.of(db.jdbcUrl(), db.username(), pw,
-                    Integer.toString(FIRES), Long.toString(start), Long.toString(INTERVAL))));
+                    Integer.toString(FIRES), Long.toString(start), Long.toString(INTERVAL), "tour-" + i)));
         }
         for (JvmProcess n : NODES) {
             n.awaitStdoutLine("READY"::equals, Timing.scaled(Duration.ofSeconds(60)));
@@ -88,10 +88,10 @@ class ConsoleBrowserIT {
             assertThat(jobs).as("the page's script (allowed by its CSP) refreshed the live part").contains("data-refreshes=\"");
             String job = chromium.dumpDom(server.url() + "/job?key=settlement");
             assertThat(job).contains("<h1>settlement</h1>", "<svg class=\"timeline\"", "class=\"handover\"",
-                    "takeover: the lease changed hands");
+                    "rotation: another node than the last fire's ran it");
             assertThat(job).as("the frozen node's run, refused as stale").containsPattern(row(frozen, "REJECTED_STALE"));
             assertThat(job).as("the killed node's run, abandoned").containsPattern(row(killed, "ABANDONED"));
-            assertThat(count(job, "takeovers")).isGreaterThanOrEqualTo(2);
+            assertThat(count(job, "rotations")).isGreaterThanOrEqualTo(2);
             assertThat(count(job, "stale writes rejected")).isEqualTo(statuses.get("REJECTED_STALE"));
             assertThat(count(job, "abandoned runs")).isGreaterThanOrEqualTo(1);
             Path target = Path.of(System.getProperty("tenure.console.target", "target"));
@@ -127,9 +127,9 @@ class ConsoleBrowserIT {
         return out;
     }
 
-    /** A row of the fires table: a fire run by {@code node}'s process, with this status. */
+    /** A row of the fires table: a fire run by {@code node} (named {@code tour-<index>}), with this status. */
     private static Pattern row(JvmProcess node, String status) {
-        return Pattern.compile("<td>fire-\\d+</td><td>pid " + node.pid() + " \\(\\w{4}\\)</td><td class=\"num\">\\d+</td>"
+        return Pattern.compile("<td>fire-\\d+</td><td>tour-" + NODES.indexOf(node) + "</td><td class=\"num\">\\d+</td>"
                 + "<td><span class=\"badge st-" + status + "\">");
     }
 

@@ -70,7 +70,7 @@ class ConsoleFormatsTest {
         List<Views.Run> runs = new java.util.ArrayList<>();
         Instant t = Instant.parse("2026-12-03T00:00:00Z");
         for (int i = 1; i <= 100; i++) {
-            runs.add(new Views.Run(UUID.randomUUID(), "f" + i, 1, "o", "COMPLETED", 1, null, t, t.plusMillis(i * 10L), null, false));
+            runs.add(new Views.Run(UUID.randomUUID(), "f" + i, 1, "o", null, "COMPLETED", 1, null, t, t.plusMillis(i * 10L), null, false));
         }
         TtlAdvice a = TtlAdvice.of("job", runs).orElseThrow();
         assertThat(a.p99()).isEqualTo(Duration.ofMillis(990));
@@ -78,10 +78,23 @@ class ConsoleFormatsTest {
         assertThat(TtlAdvice.of("job", runs.subList(0, 4))).isEmpty();
         assertThat(TtlAdvice.of("job", runs.subList(0, 5)).orElseThrow().suggested()).isEqualTo(Duration.ofSeconds(1));
         for (String status : List.of("ABANDONED", "REJECTED_STALE", "FAILED")) {
-            runs.add(new Views.Run(UUID.randomUUID(), status, 2, "o", status, 1, null, t, t.plusSeconds(30), null, false));
+            runs.add(new Views.Run(UUID.randomUUID(), status, 2, "o", null, status, 1, null, t, t.plusSeconds(30), null, false));
         }
         assertThat(TtlAdvice.of("job", runs).orElseThrow()).as("COMPLETED runs only")
                 .satisfies(x -> assertThat(x.samples()).isEqualTo(100))
                 .satisfies(x -> assertThat(x.max()).isEqualTo(Duration.ofMillis(1000)));
+    }
+
+    @Test
+    void timelineLaneLabels_keepShortNodeNames_andCutLongOnesInTheMiddle_withTheWholeNameAsTooltip() {
+        assertThat(TimelineSvg.laneLabel(124, 20, "web-3/invoicing/22418"))
+                .isEqualTo("<text x=\"124\" y=\"20\" text-anchor=\"end\"><title>web-3/invoicing/22418</title>"
+                        + "web-3/invoicing/22418</text>");
+        String pod = "invoicing-7d9f8b6c4-x2k9p/invoicing/1";
+        String label = TimelineSvg.laneLabel(124, 20, pod);
+        assertThat(label).contains("<title>" + pod + "</title>");
+        String shown = label.substring(label.indexOf("</title>") + 8, label.lastIndexOf("</text>"));
+        assertThat(shown).hasSize(TimelineSvg.LABEL_CHARS).startsWith("invoicing").endsWith("invoicing/1").contains("…");
+        assertThat(TimelineSvg.laneLabel(0, 0, "<b>")).contains("&lt;b&gt;").doesNotContain("<b>");
     }
 }

@@ -21,7 +21,7 @@ class MissedFireViewsTest {
     private static final Instant T0 = Instant.parse("2026-12-03T10:00:00Z");
 
     private static Views.Run run(int second, String owner, String status, Instant startedAt, String error) {
-        return new Views.Run(UUID.randomUUID(), T0.plusSeconds(second).toString(), 7, owner, status, 1, null, startedAt,
+        return new Views.Run(UUID.randomUUID(), T0.plusSeconds(second).toString(), 7, owner, null, status, 1, null, startedAt,
                 startedAt.plusMillis(40), error, false);
     }
 
@@ -73,16 +73,16 @@ class MissedFireViewsTest {
                 + ": no node ran it; policy SKIP");
         assertThat(JobPage.story(runs.get(5))).isEqualTo("started 1.3 s after its fire time.");
         assertThat(JobPage.story(runs.get(1))).as("10 ms late is on time").isEmpty();
-        Views.Run oddKey = new Views.Run(UUID.randomUUID(), "day-5", 7, NODE_A, "COMPLETED", 1, null, T0, T0, null, false);
+        Views.Run oddKey = new Views.Run(UUID.randomUUID(), "day-5", 7, NODE_A, null, "COMPLETED", 1, null, T0, T0, null, false);
         assertThat(JobPage.story(oddKey)).as("a fire key that is no time").isEmpty();
     }
     @Test
-    void takeovers_skipMissedFires_whichNobodyRan() {
+    void rotations_skipMissedFires_whichNobodyRan() {
         List<Views.Run> newestFirst = new ArrayList<>(outage());
         java.util.Collections.reverse(newestFirst);
-        assertThat(ConsoleQueries.withTakeovers(newestFirst)).extracting(Views.Run::takeover).containsOnly(false);
+        assertThat(ConsoleQueries.withRotations(newestFirst)).extracting(Views.Run::rotation).containsOnly(false);
         newestFirst.set(0, run(5, NODE_B, "COMPLETED", T0.plusMillis(6300), null));
-        assertThat(ConsoleQueries.withTakeovers(newestFirst)).extracting(Views.Run::takeover)
+        assertThat(ConsoleQueries.withRotations(newestFirst)).extracting(Views.Run::rotation)
                 .containsExactly(true, false, false, false, false, false);
     }
 
@@ -95,9 +95,9 @@ class MissedFireViewsTest {
 
     @Test
     void jobList_highlightsAScheduledJobWithMissedOrOverdueFires_andShowsLastSuccessAndNextDue() {
-        Views.Job billing = new Views.Job("billing", "job", 9, null, null, null, null, "COMPLETED", "f", T0, 4);
-        Views.Job quiet = new Views.Job("quiet", "job", 9, null, null, null, null, "COMPLETED", "f", T0, 4);
-        Views.Job plain = new Views.Job("plain", "job", 9, null, null, null, null, "COMPLETED", "f", T0, 4);
+        Views.Job billing = new Views.Job("billing", "job", 9, null, null, null, null, "COMPLETED", "f", T0, 4, null);
+        Views.Job quiet = new Views.Job("quiet", "job", 9, null, null, null, null, "COMPLETED", "f", T0, 4, null);
+        Views.Job plain = new Views.Job("plain", "job", 9, null, null, null, null, "COMPLETED", "f", T0, 4, null);
         String html = OverviewPage.render("", List.of(billing, plain, quiet), java.util.Map.of("billing",
                 schedule(0, 3, null), "quiet", schedule(0, 0, null)), java.util.Map.of(), false, List.of(),
                 java.util.Optional.empty(), 0, T0);
@@ -113,7 +113,7 @@ class MissedFireViewsTest {
 
     @Test
     void jobPage_showsTheScheduleAndAReplacedOne_andMissedRowsWithTheirReason() {
-        Views.Job billing = new Views.Job("billing", "job", 9, null, null, null, null, "COMPLETED", "f", T0, 4);
+        Views.Job billing = new Views.Job("billing", "job", 9, null, null, null, null, "COMPLETED", "f", T0, 4, null);
         List<Views.Run> newestFirst = new ArrayList<>(outage());
         java.util.Collections.reverse(newestFirst);
         Views.Summary summary = new Views.Summary("billing", outage(), 0, 0, 0, 0, 3);

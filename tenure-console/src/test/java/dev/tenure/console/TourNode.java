@@ -13,7 +13,7 @@ import java.time.Duration;
 
 /**
  * One application process for {@link ConsoleBrowserIT}: {@code <jdbc url> <user> <password|-> <fires> <start ms>
- * <interval ms>}. Fire k of the "settlement" job is due at start + k·interval; it runs through the real coordinator
+ * <interval ms> <node name>}. Fire k of the "settlement" job is due at start + k·interval; it runs through the real coordinator
  * (database mode, 1.5 s leases) and settles in one fenced transaction that completes the fire. It also campaigns for
  * the "reporter" role. Prints {@code READY}, {@code START <fire>}, {@code OUTCOME <fire> <status>}, {@code DONE}, then
  * stays up two minutes (its election goes on) unless killed first.
@@ -22,7 +22,8 @@ public final class TourNode {
 
     public static void main(String[] a) throws Exception {
         HikariDataSource ds = TenureDataSources.hikari(a[0], a[1], a[2].equals("-") ? "" : a[2]);
-        Tenure tenure = Tenure.builder().dataSource(ds).leaseDefaults(LeaseOptions.ofTtl(Duration.ofMillis(1500))).build();
+        Tenure tenure = Tenure.builder().dataSource(ds).leaseDefaults(LeaseOptions.ofTtl(Duration.ofMillis(1500)))
+                .nodeName(a[6]).build();
         LeaderElection reporter = tenure.leaderElection("reporter", new LeaderElection.Listener() {
             @Override
             public void elected(long term) {

@@ -31,6 +31,7 @@ class ActuatorIT {
 
     private static final String[] WEB = {"management.endpoints.web.exposure.include=health,tenure",
             "management.endpoint.health.show-details=always"};
+    private static final String NODE_A = "ops-a/" + ProcessHandle.current().pid();
 
     static BootServers servers;
     static ConfigurableApplicationContext a;
@@ -41,7 +42,7 @@ class ActuatorIT {
     @BeforeAll
     static void start() {
         servers = BootServers.start(ActuatorIT.class);
-        a = TestApps.start(OpsApp.class, servers, WEB);
+        a = TestApps.start(OpsApp.class, servers, append(WEB, "tenure.node-name=" + NODE_A));
         b = TestApps.start(OpsApp.class, servers, append(WEB, "management.endpoint.tenure.access=unrestricted"));
     }
 
@@ -90,11 +91,13 @@ class ActuatorIT {
         Thread holder = held.gate().callUntilReached(held::settle, Duration.ofSeconds(20));
 
         JsonNode job = job(json.readTree(get(a, "/actuator/tenure").body()), "held-settlement");
-        assertThat(job.path("holder").asString()).isNotEmpty();
+        assertThat(job.path("holder").asString()).as("the holder's node name (tenure.node-name)").isEqualTo(NODE_A);
+        assertThat(job.path("owner").asString()).as("its owner id").matches("[0-9a-f]{16}-\\d+-\\d+\\.\\d+");
         assertThat(job.path("leaseLeftMillis").asLong()).isPositive();
         long epoch = job.path("epoch").asLong();
         JsonNode detail = json.readTree(get(a, "/actuator/tenure/held-settlement").body());
         assertThat(detail.path("lastRuns").get(0).path("status").asString()).isEqualTo("RUNNING");
+        assertThat(detail.path("lastRuns").get(0).path("node").asString()).isEqualTo(NODE_A);
         assertThat(get(a, "/actuator/tenure/no-such-job").statusCode()).isEqualTo(404);
 
         HttpResponse<String> refused = post(a, "/actuator/tenure/held-settlement", "{\"reason\":\"stuck\"}");
@@ -110,6 +113,7 @@ class ActuatorIT {
         JsonNode r = json.readTree(released.body());
         assertThat(r.path("oldEpoch").asLong()).isEqualTo(epoch);
         assertThat(r.path("newEpoch").asLong()).isGreaterThan(epoch);
+        assertThat(r.path("oldHolder").asString()).isEqualTo(NODE_A);
         assertThat(r.path("actor").asString()).isEqualTo("actuator");
         assertThat(r.path("valkeyLease").asString()).as("the holder's Valkey lease").isEqualTo("DELETED");
         assertThat(servers.valkey().command("EXISTS", "{tenure:held-settlement}:lease")).isEqualTo(0L);

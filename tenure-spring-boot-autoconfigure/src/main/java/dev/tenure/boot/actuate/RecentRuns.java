@@ -27,7 +27,7 @@ final class RecentRuns {
     RecentRuns(DataSource dataSource, String schema) {
         this.dataSource = dataSource;
         String table = "\"" + TenureSchema.checkName(schema) + "\".job_run";
-        this.sql = "SELECT job_key, fire_key, status, epoch, owner, attempt, started_at, finished_at, error FROM ("
+        this.sql = "SELECT job_key, fire_key, status, epoch, owner, attempt, started_at, finished_at, error, node FROM ("
                 + "SELECT r.*, row_number() OVER (PARTITION BY job_key ORDER BY started_at DESC, run_id DESC) AS n "
                 + "FROM " + table + " r WHERE job_key = ANY (?)) recent WHERE n <= ? ORDER BY job_key, n";
     }
@@ -44,9 +44,11 @@ final class RecentRuns {
             ps.setInt(2, perJob);
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
+                    String owner = rs.getString(5);
+                    String node = rs.getString(10);
                     runs.computeIfAbsent(rs.getString(1), k -> new ArrayList<>()).add(new TenureEndpoint.Run(rs.getString(2),
-                            rs.getString(3), rs.getLong(4), rs.getString(5), rs.getInt(6), iso(rs.getTimestamp(7)),
-                            iso(rs.getTimestamp(8)), rs.getString(9)));
+                            rs.getString(3), rs.getLong(4), node != null ? node : owner, owner, rs.getInt(6),
+                            iso(rs.getTimestamp(7)), iso(rs.getTimestamp(8)), rs.getString(9)));
                 }
             }
         }

@@ -51,19 +51,25 @@ public class TenureEndpoint {
     public record Missed(String jobKey, String fireKey, String recordedAt, String reason) {
     }
 
-    /** One job as the database sees it now; {@code holder} is null when nobody holds it. */
-    public record Job(String jobKey, long epoch, String holder, String status, String claimedAt, String leaseExpiresAt,
-                      long leaseLeftMillis, List<Run> lastRuns) {
-    }
-
-    /** One run of a job (times by the database clock). */
-    public record Run(String fireKey, String status, long epoch, String owner, int attempt, String startedAt,
-                      String finishedAt, String error) {
+    /**
+     * One job as the database sees it now; {@code holder} is the holder's node name (its owner id when it recorded
+     * none) and {@code owner} its owner id, both null when nobody holds it.
+     */
+    public record Job(String jobKey, long epoch, String holder, String owner, String status, String claimedAt,
+                      String leaseExpiresAt, long leaseLeftMillis, List<Run> lastRuns) {
     }
 
     /**
-     * What a force-release did: the epoch and holder before, the new epoch, the audit row, and what became of the job's
-     * Valkey lease ({@link TenureAdmin.ValkeyLease}).
+     * One run of a job (times by the database clock); {@code node} is the name of the node that ran it (its owner id
+     * when it recorded none).
+     */
+    public record Run(String fireKey, String status, long epoch, String node, String owner, int attempt,
+                      String startedAt, String finishedAt, String error) {
+    }
+
+    /**
+     * What a force-release did: the epoch and holder before (its node name, or owner id when it recorded none), the new
+     * epoch, the audit row, and what became of the job's Valkey lease ({@link TenureAdmin.ValkeyLease}).
      */
     public record Released(String jobKey, long oldEpoch, String oldHolder, long newEpoch, long auditId, String actor,
                            String valkeyLease) {
@@ -114,7 +120,8 @@ public class TenureEndpoint {
         String actor = principal == null || principal.getName() == null ? "actuator" : principal.getName();
         try {
             TenureAdmin.ForceRelease r = admin.forceRelease(jobKey, reason, actor);
-            return new Released(r.jobKey(), r.oldEpoch(), r.oldOwner(), r.newEpoch(), r.auditId(), actor,
+            return new Released(r.jobKey(), r.oldEpoch(), r.oldNode() != null ? r.oldNode() : r.oldOwner(), r.newEpoch(),
+                    r.auditId(), actor,
                     r.valkeyLease().name());
         } catch (IllegalArgumentException e) {
             throw new InvalidEndpointRequestException(e.getMessage(), e.getMessage());
@@ -122,7 +129,8 @@ public class TenureEndpoint {
     }
 
     private static Job job(TenureAdmin.JobState s, List<Run> lastRuns) {
-        return new Job(s.jobKey(), s.epoch(), s.owner(), s.status(), iso(s.claimedAt()), iso(s.leaseExpiresAt()),
+        String holder = s.owner() == null ? null : s.node() != null ? s.node() : s.owner();
+        return new Job(s.jobKey(), s.epoch(), holder, s.owner(), s.status(), iso(s.claimedAt()), iso(s.leaseExpiresAt()),
                 s.leaseLeft().toMillis(), lastRuns);
     }
 

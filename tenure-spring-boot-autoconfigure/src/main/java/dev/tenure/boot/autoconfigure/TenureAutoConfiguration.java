@@ -58,8 +58,9 @@ public final class TenureAutoConfiguration {
     @Bean(destroyMethod = "close")
     @ConditionalOnMissingBean
     Tenure tenure(TenureDatabase database, TenureProperties properties,
-                  ObjectProvider<TenureBuilderCustomizer> customizers) {
+                  ObjectProvider<TenureBuilderCustomizer> customizers, Environment environment) {
         Tenure.Builder b = Tenure.builder().dataSource(database.dataSource()).schema(database.schema())
+                .nodeName(properties.effectiveNodeName(environment.getProperty("spring.application.name")))
                 .migrateSchema(properties.migrateSchema()).leaseDefaults(properties.lease().toOptions())
                 .fallbackBreaker(properties.fallback().failures(), properties.fallback().openFor())
                 .sweepInterval(properties.missedFires().sweepInterval());

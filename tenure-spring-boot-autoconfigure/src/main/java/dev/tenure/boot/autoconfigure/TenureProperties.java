@@ -1,6 +1,7 @@
 package dev.tenure.boot.autoconfigure;
 
 import dev.tenure.JobCoordinator;
+import dev.tenure.NodeName;
 import dev.tenure.db.TenureSchema;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.NestedConfigurationProperty;
@@ -30,6 +31,9 @@ import static dev.tenure.boot.TenureConfigurationException.property;
  * @param quartz        Tenure in Boot's Quartz scheduler
  * @param batch         Tenure in Boot's Spring Batch set-up
  * @param missedFires   what happens to fires of @Coordinated methods that were due and did not complete
+ * @param nodeName      this instance's name as people read it, recorded on every run and election term and shown by
+ *                      the console, the CLI and the actuator endpoint (default: host/spring.application.name/pid, or
+ *                      host/pid without an application name; see dev.tenure.NodeName)
  */
 @ConfigurationProperties("tenure")
 public record TenureProperties(@DefaultValue("true") boolean enabled, JobCoordinator.Mode mode,
@@ -39,13 +43,22 @@ public record TenureProperties(@DefaultValue("true") boolean enabled, JobCoordin
                                @DefaultValue @NestedConfigurationProperty DatasourceProperties datasource,
                                @DefaultValue @NestedConfigurationProperty SchedulingProperties scheduling, @DefaultValue QuartzProperties quartz,
                                @DefaultValue BatchProperties batch,
-                               @DefaultValue @NestedConfigurationProperty MissedFiresProperties missedFires) {
+                               @DefaultValue @NestedConfigurationProperty MissedFiresProperties missedFires,
+                               String nodeName) {
 
     public TenureProperties {
         try {
             TenureSchema.checkName(schema);
         } catch (IllegalArgumentException e) {
             throw property("tenure.schema", schema, "a plain lower-case Postgres identifier, [a-z_][a-z0-9_]{0,62}");
+        }
+        if (nodeName != null) {
+            try {
+                NodeName.check(nodeName);
+            } catch (IllegalArgumentException e) {
+                throw property("tenure.node-name", nodeName, "1 to " + NodeName.MAX_LENGTH + " characters, not only "
+                        + "blanks, no control characters (" + e.getMessage() + ")");
+            }
         }
         boolean hasValkey = !valkey.addresses().isEmpty();
         if (mode == JobCoordinator.Mode.DATABASE && hasValkey) {
@@ -56,6 +69,14 @@ public record TenureProperties(@DefaultValue("true") boolean enabled, JobCoordin
             throw property("tenure.mode", mode.name().toLowerCase().replace('_', '-'),
                     "a Valkey mode needs tenure.valkey.addresses (host:port, ...)");
         }
+    }
+
+    /**
+     * The node name in effect: tenure.node-name, else {@link NodeName#defaultName(String)} of
+     * {@code applicationName} (spring.application.name; null when not set).
+     */
+    public String effectiveNodeName(String applicationName) {
+        return nodeName != null ? nodeName : NodeName.defaultName(applicationName);
     }
 
     /** The mode in effect: the configured one, else a Valkey mode with addresses, else the database mode. */

@@ -86,6 +86,27 @@ class TenureAutoConfigurationIT {
                         .isEqualTo(JobCoordinator.Mode.VALKEY));
     }
 
+    /** Issue 24, item 3: tenure.node-name, else host/spring.application.name/pid, recorded on the runs. */
+    @Test
+    void theNodeName_isTheProperty_elseHostApplicationAndPid_andIsRecordedOnTheRuns() {
+        long pid = ProcessHandle.current().pid();
+        runner().withPropertyValues("spring.application.name=invoicing").run(context -> {
+            Tenure tenure = context.getBean(Tenure.class);
+            assertThat(tenure.nodeName()).isEqualTo(dev.tenure.NodeName.defaultName("invoicing"))
+                    .endsWith("/invoicing/" + pid);
+        });
+        runner().run(context -> assertThat(context.getBean(Tenure.class).nodeName())
+                .isEqualTo(dev.tenure.NodeName.defaultName()).doesNotContain("invoicing"));
+        runner().withPropertyValues("spring.application.name=invoicing", "tenure.node-name=web-3/invoicing/" + pid)
+                .run(context -> {
+                    Tenure tenure = context.getBean(Tenure.class);
+                    assertThat(tenure.nodeName()).isEqualTo("web-3/invoicing/" + pid);
+                    tenure.coordinator().run("boot-node-name", "f1", dev.tenure.RunPolicy.failFast(), ctx -> 1);
+                    assertThat(servers.queryLong("SELECT count(*) FROM tenure.job_run WHERE job_key = 'boot-node-name' "
+                            + "AND node = 'web-3/invoicing/" + pid + "'")).isEqualTo(1);
+                });
+    }
+
     @Test
     void theApplicationsOwnBeans_replaceTenures() {
         runner().withBean("myTenure", Tenure.class, Tenure::inMemory)

@@ -49,6 +49,7 @@ class TenurePropertiesTest {
             "tenure.datasource.url                | jdbc:mysql://db/app  | tenure.datasource.url",
             "tenure.quartz.plug-in                | carrier-pigeon       | tenure.quartz.plug-in",
             "tenure.scheduling.advisor-order      | outside              | tenure.scheduling.advisor-order",
+            "tenure.node-name                     | '   '                | tenure.node-name",
     })
     void aBadValue_failsTheStartUp_namingTheProperty(String property, String value, String named) {
         runner.withPropertyValues(property + "=" + value).run(context -> {

@@ -1,0 +1,109 @@
+package dev.tenure.db;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.UUID;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * Node names in the ledger (schema version 5): every claim and run start of a named ledger records its node next to the
+ * owner id; a release clears it with the owner; a ledger without a name records none, as before; the admin reads it.
+ */
+class NodeNamesIT {
+
+    private static final String WEB_1 = "web-1/invoicing/22418";
+    private static final String WEB_2 = "web-2/invoicing/1";
+    private static Fixture fx;
+    private static JobLedger web1;
+    private static JobLedger web2;
+
+    @BeforeAll
+    static void start() {
+        fx = Fixture.forClass(NodeNamesIT.class);
+        web1 = JobLedger.builder(fx.pool).nodeName(WEB_1).build();
+        web2 = JobLedger.builder(fx.pool).nodeName(WEB_2).build();
+    }
+
+    @AfterAll
+    static void stop() {
+        fx.close();
+    }
+
+    @Test
+    void claimAndStartRun_recordTheNode_releaseClearsIt_andATakeOverRecordsTheNewNode() {
+        String key = "nodes-" + UUID.randomUUID();
+        long e1 = ((ClaimResult.Claimed) web1.claim(key, "A", Duration.ofSeconds(30))).epoch();
+        assertThat(holderNode(key)).isEqualTo(WEB_1);
+        RunStart.Started run = (RunStart.Started) web1.startRun(key, "f1", e1, "A");
+        assertThat(runNode(key, "f1")).isEqualTo(WEB_1);
+        web1.recordOutcome(key, e1, "A", run.runId(), RunStatus.FAILED, "boom");
+        web1.release(key, e1, "A");
+        assertThat(holderNode(key)).as("cleared with the owner").isNull();
+
+        long e2 = ((ClaimResult.Claimed) web2.claim(key, "B", Duration.ofSeconds(30))).epoch();
+        assertThat(holderNode(key)).isEqualTo(WEB_2);
+        web2.startRun(key, "f1", e2, "B");
+        assertThat(fx.query("SELECT node || ' ' || owner || ' ' || attempt FROM tenure.job_run WHERE job_key = '" + key + "'"))
+                .as("the FAILED fire taken over by web-2").containsExactly(WEB_2 + " B 2");
+    }
+
+    @Test
+    void claimAndStart_inOneStatement_recordsTheNodeOnTheJobAndTheRun() {
+        String key = "nodes-" + UUID.randomUUID();
+        assertThat(web2.claimAndStart(key, "f1", "B", Duration.ofSeconds(30)))
+                .isInstanceOf(dev.tenure.spi.RunLedger.FireClaim.Started.class);
+        assertThat(holderNode(key)).isEqualTo(WEB_2);
+        assertThat(runNode(key, "f1")).isEqualTo(WEB_2);
+    }
+
+    @Test
+    void aLedgerWithoutAName_recordsNone_andTheAdminShowsTheNodeAndTheOldNode() {
+        String key = "nodes-" + UUID.randomUUID();
+        long e = ((ClaimResult.Claimed) fx.ledger.claim(key, "A", Duration.ofSeconds(30))).epoch();
+        fx.ledger.startRun(key, "f1", e, "A");
+        assertThat(holderNode(key)).isNull();
+        assertThat(runNode(key, "f1")).isNull();
+        TenureAdmin admin = TenureAdmin.create(fx.pool);
+        assertThat(admin.job(key)).get().satisfies(j -> assertThat(j.node()).isNull());
+        fx.ledger.release(key, e, "A");
+
+        web1.claim(key, "C", Duration.ofSeconds(30));
+        assertThat(admin.job(key)).get().satisfies(j -> {
+            assertThat(j.owner()).isEqualTo("C");
+            assertThat(j.node()).isEqualTo(WEB_1);
+        });
+        TenureAdmin.ForceRelease r = admin.forceRelease(key, "a test", "ops:test");
+        assertThat(r.oldOwner()).isEqualTo("C");
+        assertThat(r.oldNode()).isEqualTo(WEB_1);
+        assertThat(fx.query("SELECT old_owner || ' ' || old_node FROM tenure.audit_log WHERE job_key = '" + key + "'"))
+                .as("the audit row names the node").containsExactly("C " + WEB_1);
+        assertThat(holderNode(key)).isNull();
+    }
+
+    @Test
+    void aBadNodeName_isRefused_namingTheProblem() {
+        assertThatThrownBy(() -> JobLedger.builder(fx.pool).nodeName(" "))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("must not be blank");
+        assertThatThrownBy(() -> JdbcLeaseStore.builder(fx.pool).nodeName("x".repeat(201)))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("at most 200 characters");
+    }
+
+    private static String holderNode(String key) {
+        List<String> rows = fx.query("SELECT node FROM tenure.job_execution WHERE job_key = '" + key + "'");
+        assertThat(rows).hasSize(1);
+        return rows.get(0);
+    }
+
+    private static String runNode(String key, String fire) {
+        List<String> rows = fx.query("SELECT node FROM tenure.job_run WHERE job_key = '" + key + "' AND fire_key = '"
+                + fire + "'");
+        assertThat(rows).hasSize(1);
+        return rows.get(0);
+    }
+}
