@@ -16,7 +16,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 
@@ -219,11 +218,12 @@ public abstract class LeaderElectionContract {
             ElectionParticipant late = participant(role, "late", LONG);
             await().atMost(Timing.scaled(Duration.ofSeconds(5))).pollInterval(Duration.ofMillis(10))
                     .until(() -> claimsWaitingForALock() > 0); // its claim now waits for the blocker's row lock
-            CompletableFuture<Long> stopMillis = CompletableFuture.supplyAsync(() -> {
+            java.util.concurrent.FutureTask<Long> stopMillis = new java.util.concurrent.FutureTask<>(() -> {
                 long stopping = System.nanoTime();
                 late.election().stop();
                 return TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - stopping);
             });
+            new Thread(stopMillis, "election-stop").start();   // a thread of its own, not the common pool's
             sleep(200);
             blocker.commit();                  // the claim wins, after stop() began
             long givenBack = System.nanoTime();

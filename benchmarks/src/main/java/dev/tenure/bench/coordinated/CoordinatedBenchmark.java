@@ -214,8 +214,9 @@ public final class CoordinatedBenchmark {
             }
             Tally.sleepUntil(warmEnd);
             Snapshot a = snapshot(pg, valkey, ps, null);
-            java.util.concurrent.CompletableFuture<Map<String, Long>> backendStates =
-                    java.util.concurrent.CompletableFuture.supplyAsync(() -> waits.sample(warmEnd, end, 50));
+            java.util.concurrent.FutureTask<Map<String, Long>> backendStates =
+                    new java.util.concurrent.FutureTask<>(() -> waits.sample(warmEnd, end, 50));
+            new Thread(backendStates, "bench-backend-states").start();
             Tally.sleepUntil(end);
             Snapshot b = snapshot(pg, valkey, ps, a.backends);
             double window = (b.at - a.at) / 1e9;
