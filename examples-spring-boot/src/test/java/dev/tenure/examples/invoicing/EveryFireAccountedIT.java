@@ -171,8 +171,17 @@ class EveryFireAccountedIT {
                 .orElseThrow(() -> new AssertionError("nobody ran " + CATCH_UP + " after " + exited.name() + " exited"));
         System.out.printf("%s exited: the next run of %s elsewhere (%s on %s) began %d ms after the first slot's time %s%n",
                 exited.name(), CATCH_UP, after.slot(), after.name(), after.at() - firstSlot.toEpochMilli(), firstSlot);
-        assertThat(Duration.ofMillis(after.at() - firstSlot.toEpochMilli())).as("%s after the shutdown", CATCH_UP)
-                .isLessThanOrEqualTo(Timing.scaled(Duration.ofSeconds(1)));
+        // or within 1 s of the SIGTERM: an instance that waited for the job while the stopping one held it got it when
+        // the drain released it, and its later slots lag behind their times (a CI run: 709 ms after the SIGTERM)
+        Duration second = Timing.scaled(Duration.ofSeconds(1));
+        Fault term = faults.get(2);
+        boolean soonAfterTerm = begins.stream().anyMatch(b -> b.job().equals(CATCH_UP) && !b.name().equals(term.name())
+                && b.at() > term.at() && Duration.ofMillis(b.at() - term.at()).compareTo(second) <= 0);
+        if (!soonAfterTerm) {
+            assertThat(Duration.ofMillis(after.at() - firstSlot.toEpochMilli()))
+                    .as("%s after the shutdown, and no run elsewhere within 1 s of the SIGTERM", CATCH_UP)
+                    .isLessThanOrEqualTo(second);
+        }
     }
 
     private void start(String name) {
