@@ -56,9 +56,14 @@ public final class ActiveRun implements JobContext, AutoCloseable {
     private volatile Runnable onEnded = () -> { };
     /** True while {@link #completeAndRelease} holds the lease's call slot (the run's own thread only). */
     private boolean renewalsHeld;
+    /** This node's name; null when it has none. */
+    private final String node;
+    /** The run's observations ({@link JobCoordinator.Builder#observationRegistry}); none by default. */
+    private volatile RunObserver.Run observation = RunObserver.Run.NONE;
 
     ActiveRun(RunLedger ledger, RunMetrics metrics, Ticker ticker, String jobKey, String fireKey, long epoch,
-              String runId, Lease db, Lease filter, Duration waited, boolean viaFallback, Leases releasedByOutcome) {
+              String runId, Lease db, Lease filter, Duration waited, boolean viaFallback, Leases releasedByOutcome,
+              String node) {
         this.ledger = ledger;
         this.metrics = metrics;
         this.ticker = ticker;
@@ -71,6 +76,7 @@ public final class ActiveRun implements JobContext, AutoCloseable {
         this.waited = waited;
         this.viaFallback = viaFallback;
         this.releasedByOutcome = releasedByOutcome;
+        this.node = node;
         this.began = ticker.nanoTime();
         onCancelled(() -> cancelled.set(true));
         if (filter instanceof DefaultLease f) {
@@ -83,6 +89,25 @@ public final class ActiveRun implements JobContext, AutoCloseable {
     @Override public String fireKey() { return fireKey; }
     @Override public long epoch() { return epoch; }
     @Override public String owner() { return db.owner(); }
+
+    /** This node's name ({@link Tenure#nodeName()}); null when the coordinator was given none. */
+    public String node() {
+        return node;
+    }
+
+    /** The fire's run row id. */
+    String runId() {
+        return runId;
+    }
+
+    /** The run's observations, from its claim on. */
+    void observe(RunObserver.Run o) {
+        this.observation = o;
+    }
+
+    RunObserver.Run observation() {
+        return observation;
+    }
 
     /** The job's database lease: its state, remaining validity and epoch ({@link Lease#fencingToken()}). */
     public Lease lease() {
@@ -192,6 +217,7 @@ public final class ActiveRun implements JobContext, AutoCloseable {
                     fenceChecks.get(), true);
         }
         Duration ran = Duration.ofNanos(ticker.nanoTime() - began);
+        observation.completing(error);
         boolean released = false;
         try {
             String why = error == null ? null : String.valueOf(error);
@@ -254,6 +280,7 @@ public final class ActiveRun implements JobContext, AutoCloseable {
         } catch (RuntimeException e) {
             // metrics never break a run
         }
+        observation.ended(o);
         return o;
     }
 
@@ -323,6 +350,7 @@ public final class ActiveRun implements JobContext, AutoCloseable {
      * @return true if the commit releases the lease; false if it only completes the run (see {@link RunLedger})
      */
     boolean completeAndRelease(Connection connection) throws SQLException {
+        observation.completing(null); // the completion and the commit are the run's last step
         holdRenewals();
         boolean[] released = new boolean[1];
         checked(() -> released[0] = ledger.completeAndRelease(connection, jobKey, epoch, db.owner(), runId));

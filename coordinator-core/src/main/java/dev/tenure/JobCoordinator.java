@@ -2,6 +2,8 @@ package dev.tenure;
 
 import dev.tenure.metrics.RunMetrics;
 import dev.tenure.spi.RunLedger;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import javax.sql.DataSource;
 import java.sql.Connection;
@@ -46,6 +48,8 @@ import java.util.concurrent.atomic.AtomicReference;
  */
 public final class JobCoordinator implements AutoCloseable {
 
+    private static final Logger LOG = LoggerFactory.getLogger(JobCoordinator.class);
+
     /** Which layers a run uses. */
     public enum Mode {
         /**
@@ -64,6 +68,8 @@ public final class JobCoordinator implements AutoCloseable {
     public static final Duration DEFAULT_DRAIN_TIMEOUT = Duration.ofSeconds(10);
     /** How the reason of a run abandoned by {@link #close} begins (its run row's error). */
     public static final String SHUTDOWN = "shutdown";
+    /** The integration of runs begun through this class's own methods, as their observations name it. */
+    public static final String INTEGRATION = "coordinator";
 
     private final Leases valkey;
     private final Leases database;
@@ -76,6 +82,8 @@ public final class JobCoordinator implements AutoCloseable {
     private final RunMetrics metrics;
     private final boolean closesLeases;
     private final Duration drainTimeout;
+    private final String nodeName;
+    private final RunObserver observer;
     /** Runs claimed and not ended yet; its monitor is notified when one ends. */
     private final Set<ActiveRun> active = ConcurrentHashMap.newKeySet();
     private volatile boolean closed;
@@ -94,6 +102,9 @@ public final class JobCoordinator implements AutoCloseable {
         this.drainTimeout = b.drainTimeout;
         this.breaker = new CircuitBreaker(b.breakerThreshold, b.breakerOpenFor, b.ticker);
         this.fallbackLog = new FallbackLog(b.ticker, mode);
+        this.nodeName = b.nodeName;
+        this.observer = b.observationRegistry == null ? RunObserver.NONE
+                : ObservedRuns.of(b.observationRegistry, b.observationConvention, mode, b.nodeName);
     }
 
     /**
@@ -110,6 +121,16 @@ public final class JobCoordinator implements AutoCloseable {
 
     public Mode mode() {
         return mode;
+    }
+
+    /** This node's name, as the runs' log lines and observations carry it ({@link Builder#nodeName}); null if none. */
+    public String nodeName() {
+        return nodeName;
+    }
+
+    /** The lease TTL and renewal of runs that are not given their own ({@link Builder#leaseOptions}). */
+    public LeaseOptions leaseOptions() {
+        return options;
     }
 
     /** True while runs bypass Valkey because it was unreachable. */
@@ -146,8 +167,17 @@ public final class JobCoordinator implements AutoCloseable {
      */
     public <T> RunOutcome<T> run(String jobKey, String fireKey, RunPolicy policy, LeaseOptions options,
                                  JobWork<T> work) {
+        return run(jobKey, fireKey, policy, options, INTEGRATION, work);
+    }
+
+    /**
+     * {@link #run(String, String, RunPolicy, LeaseOptions, JobWork)} for an integration: {@code integration} names it
+     * in the run's observations ({@code scheduled}, {@code quartz}, {@code batch}; default {@link #INTEGRATION}).
+     */
+    public <T> RunOutcome<T> run(String jobKey, String fireKey, RunPolicy policy, LeaseOptions options,
+                                 String integration, JobWork<T> work) {
         Objects.requireNonNull(work, "work");
-        RunClaim claim = begin(jobKey, fireKey, policy, options);
+        RunClaim claim = begin(jobKey, fireKey, policy, options, integration);
         if (claim instanceof RunClaim.NotClaimed not) {
             return retype(not.outcome());
         }
@@ -272,6 +302,48 @@ public final class JobCoordinator implements AutoCloseable {
 
     /** {@link #begin(String, String, RunPolicy)} with this run's own lease TTL and renewal ({@code options}). */
     public RunClaim begin(String jobKey, String fireKey, RunPolicy policy, LeaseOptions options) {
+        return begin(jobKey, fireKey, policy, options, INTEGRATION);
+    }
+
+    /**
+     * {@link #begin(String, String, RunPolicy, LeaseOptions)} for an integration: {@code integration} names it in the
+     * run's observations ({@code quartz}, {@code batch}; default {@link #INTEGRATION}). The run's observation starts
+     * here, as a child of the calling thread's current observation, and ends when the run ends.
+     */
+    public RunClaim begin(String jobKey, String fireKey, RunPolicy policy, LeaseOptions options, String integration) {
+        Objects.requireNonNull(integration, "integration");
+        RunObserver.Run observed = observer.start(jobKey, fireKey, integration);
+        RunClaim claim;
+        try {
+            claim = claim(jobKey, fireKey, policy, options);
+        } catch (RuntimeException | Error e) {
+            observed.failed(e);
+            throw e;
+        }
+        if (claim instanceof RunClaim.Claimed c) {
+            ActiveRun run = c.run();
+            recordTraceId(run, observed.traceId());
+            run.observe(observed);
+            observed.claimed(run.epoch(), run.owner(), run.viaFallback());
+        } else {
+            observed.notClaimed(((RunClaim.NotClaimed) claim).outcome());
+        }
+        return claim;
+    }
+
+    /** Keeps the run's trace id on its row, for the console; a fault here never stops the run. */
+    private void recordTraceId(ActiveRun run, String traceId) {
+        if (traceId == null) {
+            return;
+        }
+        try {
+            ledger.recordTraceId(run.jobKey(), run.runId(), traceId);
+        } catch (RuntimeException e) {
+            LOG.debug("could not record trace id {} of fire {} of {}", traceId, run.fireKey(), run.jobKey(), e);
+        }
+    }
+
+    private RunClaim claim(String jobKey, String fireKey, RunPolicy policy, LeaseOptions options) {
         Objects.requireNonNull(policy, "policy");
         Objects.requireNonNull(options, "options");
         if (closed) {
@@ -368,7 +440,7 @@ public final class JobCoordinator implements AutoCloseable {
         if (r instanceof RunLedger.FireClaim.Started st) {
             Lease db = database.adopt(jobKey, owner, options.withFencingToken(true), st.epoch(), sentAt);
             return Optional.of(new RunClaim.Claimed(tracked(new ActiveRun(ledger, metrics, ticker, jobKey, fireKey,
-                    st.epoch(), st.runId(), db, filter, waited, fallback, database))));
+                    st.epoch(), st.runId(), db, filter, waited, fallback, database, nodeName))));
         }
         return deadline - ticker.nanoTime() > 0 ? Optional.empty()
                 : Optional.of(notObtained(jobKey, fireKey, policy, start, fallback));
@@ -404,7 +476,7 @@ public final class JobCoordinator implements AutoCloseable {
         }
         String runId = ((RunLedger.FireStart.Started) fs).runId();
         return new RunClaim.Claimed(tracked(new ActiveRun(ledger, metrics, ticker, jobKey, fireKey, epoch, runId, db,
-                filter, waited, fallback, null)));
+                filter, waited, fallback, null, nodeName)));
     }
 
     /**
@@ -517,6 +589,9 @@ public final class JobCoordinator implements AutoCloseable {
         private RunMetrics metrics = RunMetrics.none();
         private boolean closesLeases;
         private Duration drainTimeout = DEFAULT_DRAIN_TIMEOUT;
+        private String nodeName;
+        private Object observationRegistry;
+        private Object observationConvention;
 
         private Builder(Leases database, RunLedger ledger) {
             this.database = Objects.requireNonNull(database, "database");
@@ -565,6 +640,42 @@ public final class JobCoordinator implements AutoCloseable {
          */
         public Builder drainTimeout(Duration timeout) {
             this.drainTimeout = checkDrain(timeout);
+            return this;
+        }
+
+        /**
+         * This node's name for the runs' log lines ({@link RunMdc#NODE}) and observations (default none). The name
+         * recorded on the run rows is the database store's: see {@link JobCoordinator#builder}.
+         */
+        public Builder nodeName(String name) {
+            this.nodeName = NodeName.check(name);
+            return this;
+        }
+
+        /**
+         * Observes every run with Micrometer: {@code tenure.run} with its claim, work and completion
+         * ({@link dev.tenure.observation.TenureRunObservationDocumentation}), each a child of the observation current on
+         * the thread that begins the run. A registry with a tracing handler turns them into spans, and the run's trace id
+         * is kept on its row (one statement more per run). Default none: then runs create no observation at all.
+         *
+         * @param registry an {@code io.micrometer.observation.ObservationRegistry} (micrometer-observation is optional)
+         * @throws IllegalArgumentException if it is not one
+         */
+        public Builder observationRegistry(Object registry) {
+            this.observationRegistry = ObservedRuns.checkRegistry(registry);
+            return this;
+        }
+
+        /**
+         * The names and key values of the runs' observations, instead of
+         * {@link dev.tenure.observation.DefaultTenureRunObservationConvention}. Without it, a global convention
+         * registered on the registry that supports the context is used before the default.
+         *
+         * @param convention a {@link dev.tenure.observation.TenureRunObservationConvention}
+         * @throws IllegalArgumentException if it is not one
+         */
+        public Builder observationConvention(Object convention) {
+            this.observationConvention = ObservedRuns.checkConvention(convention);
             return this;
         }
 

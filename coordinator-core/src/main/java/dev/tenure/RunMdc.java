@@ -6,7 +6,9 @@ import java.util.List;
 
 /**
  * The SLF4J MDC keys of a coordinated run: every log line written inside a run, the work's and Tenure's own, carries
- * the job, the fire, the epoch and the owner. {@link JobCoordinator#run} and {@link JobCoordinator#runInTransaction}
+ * the job, the fire, the epoch, the owner and the node. A scope opened for an {@link ActiveRun} also makes the run's
+ * work observation current on the thread ({@link JobCoordinator.Builder#observationRegistry}), so a tracer's own MDC
+ * keys and the work's observations follow it. {@link JobCoordinator#run} and {@link JobCoordinator#runInTransaction}
  * open a scope around the work and the recording of its outcome; the Quartz, Spring Batch and Spring Boot integrations
  * do the same around a fire. Closing the scope puts back what the thread had under these keys before (usually
  * nothing), so nothing leaks to the next task on a pooled thread, an enclosing run's keys come back after a nested
@@ -24,28 +26,36 @@ public final class RunMdc {
     public static final String EPOCH = "tenure.epoch";
     /** The owner id of the run's database lease. */
     public static final String OWNER = "tenure.owner";
+    /** This node's name ({@link Tenure#nodeName()}); absent when the coordinator has none. */
+    public static final String NODE = "tenure.node";
     /** Every key a scope sets. */
-    public static final List<String> KEYS = List.of(JOB, FIRE, EPOCH, OWNER);
+    public static final List<String> KEYS = List.of(JOB, FIRE, EPOCH, OWNER, NODE);
 
     private RunMdc() {
     }
 
     /** Puts the keys of {@code run} on the calling thread's MDC until the scope is closed. */
     public static Scope open(JobContext run) {
-        return open(run.jobKey(), run.fireKey(), run.epoch(), run.owner());
+        if (run instanceof ActiveRun a) {
+            return new Scope(values(a.jobKey(), a.fireKey(), a.epoch(), a.owner(), a.node()),
+                    a.observation().openWork());
+        }
+        return open(run.jobKey(), run.fireKey(), run.epoch(), run.owner(), null);
     }
 
     /** Puts these values on the calling thread's MDC until the scope is closed; a null value removes its key. */
     public static Scope open(String jobKey, String fireKey, long epoch, String owner) {
-        return new Scope(values(jobKey, fireKey, epoch, owner));
+        return open(jobKey, fireKey, epoch, owner, null);
     }
 
-    /**
-     * The values of {@link #KEYS}, in their order: the one place that says what a run's log lines carry. A node name
-     * ({@code tenure.node}) goes here, with a {@code NODE} constant added to {@link #KEYS}, once nodes have names.
-     */
-    private static String[] values(String jobKey, String fireKey, long epoch, String owner) {
-        return new String[] {jobKey, fireKey, Long.toString(epoch), owner};
+    /** As {@link #open(String, String, long, String)}, with the node's name ({@code null}: no {@link #NODE} key). */
+    public static Scope open(String jobKey, String fireKey, long epoch, String owner, String node) {
+        return new Scope(values(jobKey, fireKey, epoch, owner, node), RunObserver.Scope.NONE);
+    }
+
+    /** The values of {@link #KEYS}, in their order: the one place that says what a run's log lines carry. */
+    private static String[] values(String jobKey, String fireKey, long epoch, String owner, String node) {
+        return new String[] {jobKey, fireKey, Long.toString(epoch), owner, node};
     }
 
     /** The run's keys on one thread's MDC; {@link #close()} restores what was there before. Not thread-safe. */
@@ -53,13 +63,15 @@ public final class RunMdc {
 
         private final Thread thread = Thread.currentThread();
         private final String[] previous = new String[KEYS.size()];
+        private final RunObserver.Scope observed;
         private boolean closed;
 
-        private Scope(String[] values) {
+        private Scope(String[] values, RunObserver.Scope observed) {
             for (int i = 0; i < previous.length; i++) {
                 previous[i] = MDC.get(KEYS.get(i));
                 put(KEYS.get(i), values[i]);
             }
+            this.observed = observed;
         }
 
         /** Restores the keys as they were before the scope; idempotent; does nothing on another thread. */
@@ -69,6 +81,7 @@ public final class RunMdc {
                 return;
             }
             closed = true;
+            observed.close();
             for (int i = 0; i < previous.length; i++) {
                 put(KEYS.get(i), previous[i]);
             }

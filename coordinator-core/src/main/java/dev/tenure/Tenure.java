@@ -78,7 +78,14 @@ public final class Tenure implements AutoCloseable {
         this.database = leases(b, databaseStore, metrics.leases);
         this.valkey = valkeyStore == null ? null : leases(b, valkeyStore, metrics.leases);
         JobCoordinator.Builder c = JobCoordinator.builder(database, ledger).leaseOptions(b.defaults).ticker(b.ticker)
-                .metrics(metrics.runs).fallbackBreaker(b.breakerFailures, b.breakerOpenFor).drainTimeout(b.drainTimeout);
+                .metrics(metrics.runs).fallbackBreaker(b.breakerFailures, b.breakerOpenFor).drainTimeout(b.drainTimeout)
+                .nodeName(b.nodeName);
+        if (b.observationRegistry != null) {
+            c.observationRegistry(b.observationRegistry);
+        }
+        if (b.observationConvention != null) {
+            c.observationConvention(b.observationConvention);
+        }
         if (valkey != null) {
             c.valkey(valkey).mode(b.mode == null ? JobCoordinator.Mode.VALKEY_WITH_DATABASE_FALLBACK : b.mode);
         }
@@ -329,6 +336,8 @@ public final class Tenure implements AutoCloseable {
         private LeaseOptions defaults = LeaseOptions.ofDefaults();
         private Ticker ticker = Ticker.system();
         private Object meterRegistry;
+        private Object observationRegistry;
+        private Object observationConvention;
         private int breakerFailures = 2;
         private Duration breakerOpenFor = Duration.ofSeconds(5);
         private Duration sweepInterval = DEFAULT_SWEEP_INTERVAL;
@@ -465,6 +474,29 @@ public final class Tenure implements AutoCloseable {
          */
         public Builder meterRegistry(Object registry) {
             this.meterRegistry = MeterBinding.check(registry);
+            return this;
+        }
+
+        /**
+         * Observes every coordinated run with Micrometer ({@code tenure.run} and its claim, work and completion; see
+         * {@link JobCoordinator.Builder#observationRegistry}); with a tracer, the run's trace id is kept on its row.
+         * Default none: no observation, no cost.
+         *
+         * @throws IllegalArgumentException if {@code registry} is not an {@code io.micrometer.observation.ObservationRegistry}
+         */
+        public Builder observationRegistry(Object registry) {
+            this.observationRegistry = ObservedRuns.checkRegistry(registry);
+            return this;
+        }
+
+        /**
+         * The names and key values of the runs' observations
+         * ({@link JobCoordinator.Builder#observationConvention}).
+         *
+         * @throws IllegalArgumentException if it is not a {@code dev.tenure.observation.TenureRunObservationConvention}
+         */
+        public Builder observationConvention(Object convention) {
+            this.observationConvention = ObservedRuns.checkConvention(convention);
             return this;
         }
 

@@ -86,6 +86,14 @@ public interface RunLedger {
     Finished finish(String jobKey, long epoch, String owner, String runId, boolean succeeded, String error);
 
     /**
+     * Keeps {@code traceId} (the run's trace, when a tracer made one) on run {@code runId}, for operators to find its
+     * spans. Called after the run started, only when there is a trace id; a fault may be thrown and is ignored by the
+     * caller. Default: not kept.
+     */
+    default void recordTraceId(String jobKey, String runId, String traceId) {
+    }
+
+    /**
      * Records that the run {@code runId} of {@code epoch} of {@code owner} was cut short because its holder shuts down:
      * a RUNNING run turns ABANDONED with {@code reason}, so that the next claim takes the fire over at once. Only under
      * the current epoch and owner, as {@link #finish}; a run that completed in its own transaction stays COMPLETED

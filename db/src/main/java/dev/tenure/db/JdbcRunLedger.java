@@ -65,6 +65,11 @@ public final class JdbcRunLedger implements RunLedger {
         return ledger.completeAndRelease(connection, jobKey, epoch, owner, UUID.fromString(runId));
     }
 
+    @Override
+    public void recordTraceId(String jobKey, String runId, String traceId) {
+        ledger.recordTraceId(jobKey, UUID.fromString(runId), traceId);
+    }
+
     /** True: the claim and the fire's start are one statement, the outcome and the release another. */
     @Override
     public boolean claimsAndStarts() {

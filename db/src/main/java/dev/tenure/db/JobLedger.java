@@ -243,6 +243,11 @@ final class JobLedger {
         return runs.claimAndStart(key(jobKey), id("fireKey", fireKey), id("owner", owner), ttl(ttl), claimLockTimeout);
     }
 
+    /** Keeps {@code traceId} on run {@code runId} of {@code jobKey}: one statement, outside any transaction of the run. */
+    public void recordTraceId(String jobKey, UUID runId, String traceId) {
+        runs.recordTraceId(key(jobKey), runId, traceId);
+    }
+
     /** The fire's COMPLETED run, if any: a read without locks (a completed fire is final). */
     public Optional<RunRecord> completedRun(String jobKey, String fireKey) {
         return runs.completedRun(key(jobKey), id("fireKey", fireKey));

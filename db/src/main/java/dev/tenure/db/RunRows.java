@@ -26,6 +26,18 @@ final class RunRows {
         this.leases = leases;
     }
 
+    /** Keeps the run's trace id on its row (a statement of its own, committed). */
+    void recordTraceId(String key, UUID runId, String traceId) {
+        jdbc.run("record trace id", key, true, c -> {
+            try (PreparedStatement ps = jdbc.prepare(c, sql.recordTraceId)) {
+                ps.setString(1, traceId);
+                ps.setObject(2, runId);
+                ps.setString(3, key);
+                return ps.executeUpdate();
+            }
+        });
+    }
+
     /**
      * One short transaction: lock the job row and check that {@code epoch} (of {@code owner}) is current and live;
      * mark RUNNING runs of older epochs ABANDONED (their owners lost the lease); insert the run, or take over the

@@ -78,6 +78,8 @@ final class Sql {
     final String upsertRun;
     final String markRunning;
     final String runOf;
+    /** Parameters: 1 trace id, 2 run id, 3 job key. */
+    final String recordTraceId;
     /** The status of run {@code run_id = ?}. */
     final String runStatus;
     /** One statement: the fire's completion read, the claim and the fire's start; see {@link #claimAndStart}. */
@@ -158,7 +160,8 @@ final class Sql {
         upsertRun = "INSERT INTO " + jr + " AS r (run_id, job_key, fire_key, epoch, owner, node, status, started_at) "
                 + "VALUES (?, ?, ?, ?, ?, ?, 'RUNNING', clock_timestamp()) "
                 + "ON CONFLICT (job_key, fire_key) DO UPDATE SET run_id = excluded.run_id, epoch = excluded.epoch, "
-                + "owner = excluded.owner, node = excluded.node, status = 'RUNNING', attempt = r.attempt + 1, previous_run_id = r.run_id, "
+                + "owner = excluded.owner, node = excluded.node, trace_id = NULL, status = 'RUNNING', attempt = r.attempt + 1, "
+                + "previous_run_id = r.run_id, "
                 + "previous_status = r.status, started_at = clock_timestamp(), finished_at = NULL, error = NULL "
                 + "WHERE r.status IN ('FAILED', 'ABANDONED', 'REJECTED_STALE') "
                 + "RETURNING r.attempt, r.previous_status";
@@ -166,6 +169,7 @@ final class Sql {
                 + "WHERE job_key = ? AND fencing_token = ?";
         claimAndStart = claimAndStart(je, jr);
         insertIdle = "INSERT INTO " + je + " (job_key) VALUES (?) ON CONFLICT (job_key) DO NOTHING";
+        recordTraceId = "UPDATE " + jr + " SET trace_id = ? WHERE run_id = ?::uuid AND job_key = ?";
         runOf = "SELECT run_id, job_key, fire_key, epoch, owner, status, attempt, started_at, finished_at, error FROM "
                 + jr + " WHERE job_key = ? AND fire_key = ?";
         runStatus = "SELECT status FROM " + jr + " WHERE run_id = ?";
@@ -236,7 +240,8 @@ final class Sql {
                 + "run AS (INSERT INTO " + jr + " AS r (run_id, job_key, fire_key, epoch, owner, node, status, started_at) "
                 + "SELECT ?::uuid, ?, ?, won.fencing_token, ?, ?, 'RUNNING', clock_timestamp() FROM won "
                 + "ON CONFLICT (job_key, fire_key) DO UPDATE SET run_id = excluded.run_id, epoch = excluded.epoch, "
-                + "owner = excluded.owner, node = excluded.node, status = 'RUNNING', attempt = r.attempt + 1, previous_run_id = r.run_id, "
+                + "owner = excluded.owner, node = excluded.node, trace_id = NULL, status = 'RUNNING', attempt = r.attempt + 1, "
+                + "previous_run_id = r.run_id, "
                 + "previous_status = CASE WHEN r.status = 'RUNNING' THEN 'ABANDONED' ELSE r.status END, "
                 + "started_at = clock_timestamp(), finished_at = NULL, error = NULL "
                 + "WHERE r.status IN ('FAILED', 'ABANDONED', 'REJECTED_STALE', 'RUNNING') RETURNING r.attempt) "

@@ -47,11 +47,11 @@ class MigrationIT {
         try (PostgresDatabase db = PostgresDatabases.forClass(MigrationIT.class)) {
             TenureSchema.Migration first = TenureSchema.migrate(db.dataSource());
             assertThat(first.applied()).isEqualTo(5);
-            assertThat(first.version()).isEqualTo("5");
+            assertThat(first.version()).isEqualTo("6");
             assertThat(first.schema()).isEqualTo("tenure");
             TenureSchema.Migration second = TenureSchema.migrate(db.dataSource());
             assertThat(second.applied()).isZero();
-            assertThat(second.version()).isEqualTo("5");
+            assertThat(second.version()).isEqualTo("6");
 
             assertThat(query(db, "SELECT table_name FROM information_schema.tables WHERE table_schema = 'tenure' ORDER BY 1"))
                     .containsExactly("audit_log", "job_execution", "job_run", "job_schedule", "release_listener",
@@ -95,7 +95,7 @@ class MigrationIT {
                 applied += f.get(Timing.scaledMillis(60_000), TimeUnit.MILLISECONDS).applied();
             }
             assertThat(applied).isEqualTo(5);
-            assertThat(query(db, "SELECT count(*) FROM tenure.tenure_schema_history WHERE success AND type = 'SQL'")).containsExactly("5");
+            assertThat(query(db, "SELECT count(*) FROM tenure.tenure_schema_history WHERE success AND type = 'SQL'")).containsExactly("6");
         }
     }
 
