@@ -102,7 +102,11 @@ final class ObservedRuns implements RunObserver {
         private void begin(TenureRunObservationDocumentation which) {
             phaseContext = context(which);
             phaseContext.claimed(runContext.epoch(), runContext.owner(), runContext.fallback());
-            phase = observation(which, phaseContext, run).start();
+            // the run current while the phase starts: a tracer that takes the current span as the parent (OpenTelemetry's
+            // bridge does) nests the phase under the run, not under a work scope left open on this thread
+            try (Observation.Scope s = run.openScope()) {
+                phase = observation(which, phaseContext, run).start();
+            }
             if (which != TenureRunObservationDocumentation.WORK) {
                 innerScope = phase.openScope();
                 scopeThread = Thread.currentThread();

@@ -92,7 +92,7 @@ public final class GuardedJobOperator {
                     + "launch needs identifying parameters that every node computes alike (e.g. the business date)");
         }
         String jobKey = jobKey(job.getName());
-        RunClaim claim = coordinator.begin(jobKey, fireKey(parameters), policy);
+        RunClaim claim = coordinator.begin(jobKey, fireKey(parameters), policy, coordinator.leaseOptions(), "batch");
         if (claim instanceof RunClaim.NotClaimed not) {
             log.info("not launching '{}' {}: {}", job.getName(), parameters, not.outcome().status());
             return BatchLaunch.notLaunched(not.outcome());

@@ -1,6 +1,7 @@
 package dev.tenure.quartz;
 
 import dev.tenure.ActiveRun;
+import dev.tenure.JobCoordinator;
 import dev.tenure.RunClaim;
 import dev.tenure.RunMdc;
 import dev.tenure.RunOutcome;
@@ -29,6 +30,8 @@ final class FireGuard {
     static final String LOG_SCOPE = "dev.tenure.quartz.mdc";
 
     private static final Logger LOG = LoggerFactory.getLogger(QuartzCoordination.class);
+    /** How a run's observations name this integration. */
+    static final String INTEGRATION = "quartz";
 
     /** What {@link #enter} decided. */
     enum Entry {
@@ -76,7 +79,9 @@ final class FireGuard {
             // a recovery or a catch-up waits for the job rather than skipping the fire it exists for
             RunPolicy policy = context.isRecovering() || QuartzSchedules.isCatchUp(context.getTrigger())
                     ? config.recoveryPolicy() : config.runPolicy();
-            RunClaim claim = config.coordinator().begin(job, FireKeys.fireKey(context), policy);
+            JobCoordinator coordinator = config.coordinator();
+            RunClaim claim = coordinator.begin(job, FireKeys.fireKey(context), policy, coordinator.leaseOptions(),
+                    INTEGRATION);
             if (claim instanceof RunClaim.NotClaimed not) {
                 context.put(OUTCOME, not.outcome());
                 report(job, not.outcome().status().name());

@@ -29,6 +29,8 @@ import java.util.function.Supplier;
 final class CoordinatedInterceptor implements MethodInterceptor {
 
     private static final Logger log = LoggerFactory.getLogger(Coordinated.class);
+    /** How a run's observations name this integration. */
+    static final String INTEGRATION = "scheduled";
     /** The fire key of a catch-up: the next coordinated call on this thread runs that fire instead of the current slot. */
     private static final ThreadLocal<String> CATCH_UP = new ThreadLocal<>();
 
@@ -55,7 +57,7 @@ final class CoordinatedInterceptor implements MethodInterceptor {
         RunOutcome<Object> o;
         try {
             o = coordinator.get().run(m.jobKey(), fireKey, caughtUp != null ? catchUpPolicy(m) : m.policy(), m.options(),
-                    run -> call.proceed(invocation, run));
+                    INTEGRATION, run -> call.proceed(invocation, run));
         } catch (TenureException e) {
             tell(l -> l.faulted(m.jobKey(), fireKey, e));
             if (!call.ran) {
@@ -71,7 +73,8 @@ final class CoordinatedInterceptor implements MethodInterceptor {
             }
             return null;
         }
-        try (RunMdc.Scope log = ranHere(o) ? RunMdc.open(o.jobKey(), o.fireKey(), o.epoch(), o.owner()) : null) {
+        try (RunMdc.Scope log = ranHere(o) ? RunMdc.open(o.jobKey(), o.fireKey(), o.epoch(), o.owner(),
+                coordinator.get().nodeName()) : null) {
             tell(l -> l.finished(o));
             return report(m, o);
         }

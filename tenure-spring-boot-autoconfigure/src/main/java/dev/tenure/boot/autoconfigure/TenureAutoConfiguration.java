@@ -4,7 +4,9 @@ import dev.tenure.Tenure;
 import dev.tenure.ValkeyUnavailableException;
 import dev.tenure.boot.TenureConfigurationException;
 import dev.tenure.db.TenureAdmin;
+import dev.tenure.observation.TenureRunObservationConvention;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.observation.ObservationRegistry;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
@@ -107,6 +109,25 @@ public final class TenureAutoConfiguration {
         @Bean
         TenureBuilderCustomizer tenureMeterRegistryCustomizer(ObjectProvider<MeterRegistry> registry) {
             return b -> registry.ifUnique(b::meterRegistry);
+        }
+    }
+
+    /**
+     * Observes every coordinated run in the application's {@code ObservationRegistry} ({@code tenure.run}, a child of
+     * Spring's {@code tasks.scheduled.execution}), with the application's {@code TenureRunObservationConvention} if it
+     * has one; its tracer, if any, makes the spans and the trace ids kept on the run rows.
+     */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(ObservationRegistry.class)
+    static class TenureObservationConfiguration {
+
+        @Bean
+        TenureBuilderCustomizer tenureObservationRegistryCustomizer(ObjectProvider<ObservationRegistry> registry,
+                ObjectProvider<TenureRunObservationConvention> convention) {
+            return b -> {
+                registry.ifUnique(b::observationRegistry);
+                convention.ifUnique(b::observationConvention);
+            };
         }
     }
 }
