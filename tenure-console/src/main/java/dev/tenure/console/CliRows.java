@@ -27,7 +27,8 @@ final class CliRows {
         return m;
     }
 
-    static Map<String, Object> run(Views.Run r) {
+    /** A run, with its trace's URL when {@code traces} has a template. */
+    static Map<String, Object> run(Views.Run r, TraceLink traces) {
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("fire", r.fireKey());
         m.put("runId", r.runId());
@@ -43,6 +44,8 @@ final class CliRows {
         m.put("rotation", r.rotation());
         m.put("incident", r.incident());
         m.put("error", r.error());
+        m.put("traceId", r.traceId());
+        m.put("traceUrl", traces.url(r.traceId()).orElse(null));
         return m;
     }
 

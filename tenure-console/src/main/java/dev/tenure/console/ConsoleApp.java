@@ -34,9 +34,10 @@ final class ConsoleApp {
     private final CsrfTokens csrf;
     private final int refresh;
     private final int runsPerPage;
+    private final TraceLink traces;
 
     ConsoleApp(ConsoleQueries queries, TenureAdmin admin, ValkeyLeases valkey, Credentials credentials, Sessions sessions,
-               CsrfTokens csrf, int refresh, int runsPerPage) {
+               CsrfTokens csrf, int refresh, int runsPerPage, TraceLink traces) {
         this.queries = queries;
         this.admin = admin;
         this.valkey = valkey;
@@ -45,6 +46,7 @@ final class ConsoleApp {
         this.csrf = csrf;
         this.refresh = refresh;
         this.runsPerPage = runsPerPage;
+        this.traces = traces;
     }
 
     WebResponse handle(WebRequest r) {
@@ -110,7 +112,7 @@ final class ConsoleApp {
                 queries.summary(key),
                 queries.runs(key, before, runsPerPage), before.isEmpty(), queries.audit(key, 5), actions, refresh,
                 Instant.now());
-        return WebResponse.html(200, JobPage.render(m));
+        return WebResponse.html(200, JobPage.render(m, traces));
     }
 
     /**

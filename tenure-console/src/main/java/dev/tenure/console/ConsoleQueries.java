@@ -30,7 +30,7 @@ final class ConsoleQueries {
     static final int FIRES_CAP = 10_000;
     private static final String MILLIS_LEFT = "(extract(epoch FROM je.lease_expires_at - clock_timestamp()) * 1000)::bigint";
     private static final String RUN_COLUMNS = "run_id, fire_key, epoch, owner, status, attempt, previous_status, "
-            + "started_at, finished_at, error, node";
+            + "started_at, finished_at, error, node, trace_id";
 
     private final DataSource dataSource;
     final String jobsSql;
@@ -158,7 +158,7 @@ final class ConsoleQueries {
     private static Views.Run run(ResultSet rs) throws SQLException {
         return new Views.Run(rs.getObject(1, UUID.class), rs.getString(2), rs.getLong(3), rs.getString(4),
                 rs.getString(11), rs.getString(5), rs.getInt(6), rs.getString(7), instant(rs, 8), instant(rs, 9),
-                rs.getString(10), false);
+                rs.getString(10), false, rs.getString(12));
     }
 
     static Instant instant(ResultSet rs, int column) throws SQLException {

@@ -14,7 +14,7 @@ import java.util.Optional;
 final class JobPage {
 
     private static final String[] RUN_HEADERS = {"fire key", "node", "epoch", "status", "duration", "attempt",
-        "started", "what happened"};
+        "started", "what happened", "trace"};
 
     /** What the page shows. */
     record Model(String base, Views.Job job, String mode, Optional<TenureAdmin.ScheduleState> schedule,
@@ -42,6 +42,11 @@ final class JobPage {
     }
 
     static String render(Model m) {
+        return render(m, TraceLink.NONE);
+    }
+
+    /** The page, with each run's trace id linked through {@code traces}. */
+    static String render(Model m, TraceLink traces) {
         Views.Job j = m.job();
         Views.Summary s = m.summary();
         String live = "<section class=\"state\"><h1>" + Html.esc(j.jobKey()) + "</h1><dl>"
@@ -63,11 +68,11 @@ final class JobPage {
                 + "RUNNING</span> <span class=\"badge st-FAILED\">FAILED</span> <span class=\"badge st-ABANDONED\">ABANDONED"
                 + "</span> <span class=\"badge st-REJECTED_STALE\">REJECTED_STALE</span> <span class=\"badge st-MISSED\">"
                 + "MISSED</span> (a cross at its fire time) dashed line: the lease changed hands (new epoch)</p></section>"
-                + "<section><h2>Fires</h2>" + runs(m) + "</section>" + audit(m.audit());
+                + "<section><h2>Fires</h2>" + runs(m, traces) + "</section>" + audit(m.audit());
         return Layout.page(m.base(), j.jobKey(), live, actions(m), m.refresh(), m.now());
     }
 
-    private static String runs(Model m) {
+    private static String runs(Model m, TraceLink traces) {
         StringBuilder rows = new StringBuilder();
         for (Views.Run r : m.page().runs()) {
             boolean missed = r.missed();
@@ -77,7 +82,8 @@ final class JobPage {
                     .append(Layout.td(missed ? "" : r.epoch(), "num")).append(Layout.status(r.status()))
                     .append(Layout.td(missed ? "" : Html.duration(r.duration()), "num"))
                     .append(Layout.td(missed ? "" : r.attempt(), "num"))
-                    .append(Layout.td(Html.time(r.startedAt()), null)).append(Layout.td(story(r), "story")).append("</tr>");
+                    .append(Layout.td(Html.time(r.startedAt()), null)).append(Layout.td(story(r), "story"))
+                    .append(traces.cell(r.traceId())).append("</tr>");
         }
         String base = Html.esc(m.base()) + "/job?key=" + Html.esc(Html.url(m.job().jobKey()));
         StringBuilder nav = new StringBuilder("<p class=\"more\">");

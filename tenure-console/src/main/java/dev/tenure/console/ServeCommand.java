@@ -52,13 +52,19 @@ final class ServeCommand implements java.util.concurrent.Callable<Integer> {
             description = "how often an open page refreshes itself, 0s for never (default: ${DEFAULT-VALUE})")
     Duration refresh;
 
+    @Option(names = "--trace-link", paramLabel = "URL", defaultValue = "${env:TENURE_CONSOLE_TRACE_LINK}",
+            description = "link each run's trace id to the trace UI: a URL with {traceId}, e.g. "
+                    + "https://tempo.example/trace/{traceId} (default: $TENURE_CONSOLE_TRACE_LINK)")
+    String traceLink;
+
     @Spec
     CommandSpec spec;
 
     @Override
     public Integer call() throws InterruptedException {
         try (HikariDataSource ds = database.open()) {
-            TenureConsole.Builder b = TenureConsole.builder(ds).schema(database.schema).refreshEvery(refresh);
+            TenureConsole.Builder b = TenureConsole.builder(ds).schema(database.schema).refreshEvery(refresh)
+                    .traceLink(traceLink);
             if (valkey != null) {
                 b.valkey(valkey).valkeyNamespace(namespace);
                 String pw = System.getenv("TENURE_VALKEY_PASSWORD");

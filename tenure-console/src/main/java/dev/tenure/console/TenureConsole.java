@@ -38,7 +38,7 @@ public final class TenureConsole {
                 : TenureAdmin.create(b.dataSource, b.schema, valkey);
         this.app = new ConsoleApp(queries, admin, valkey, b.credentials,
                 new Sessions(Clock.systemUTC()), new CsrfTokens(Clock.systemUTC()), (int) b.refresh.toSeconds(),
-                b.runsPerPage);
+                b.runsPerPage, b.traceLink);
     }
 
     /** A console on {@code dataSource} (Tenure's tables in schema {@value TenureSchema#DEFAULT_SCHEMA} unless set). */
@@ -76,6 +76,7 @@ public final class TenureConsole {
         private Credentials credentials;
         private Duration refresh = Duration.ofSeconds(5);
         private int runsPerPage = 50;
+        private TraceLink traceLink = TraceLink.NONE;
 
         private Builder(DataSource dataSource) {
             this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
@@ -136,6 +137,18 @@ public final class TenureConsole {
                 throw new IllegalArgumentException("runs per page must be 1..500 (got " + runs + ")");
             }
             this.runsPerPage = runs;
+            return this;
+        }
+
+        /**
+         * Links each run's trace id (kept when the application traces its runs) to the trace UI: {@code template} is an
+         * http(s) URL with {@code {traceId}} where the id goes, e.g. {@code https://tempo.example/trace/{traceId}}.
+         * Default none: the id is shown without a link.
+         *
+         * @throws IllegalArgumentException if it is not such a URL
+         */
+        public Builder traceLink(String template) {
+            this.traceLink = TraceLink.of(template);
             return this;
         }
 

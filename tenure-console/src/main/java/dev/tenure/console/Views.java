@@ -37,10 +37,12 @@ final class Views {
      * One run (a {@code job_run} row). {@code rotation}: the run before it (older; MISSED fires, which nobody ran, left
      * out) was run by another node. That is how a healthy cluster shares the fires, not an incident; the incidents are
      * {@link #incident()}. A row taken over keeps only its latest attempt; {@code previousStatus} is how the attempt
-     * before it ended. {@code nodeName} is the recorded node name (null for rows written without one).
+     * before it ended. {@code nodeName} is the recorded node name (null for rows written without one); {@code traceId} the
+     * run's trace id (null when it was not traced).
      */
     record Run(UUID runId, String fireKey, long epoch, String owner, String nodeName, String status, int attempt,
-               String previousStatus, Instant startedAt, Instant finishedAt, String error, boolean rotation) {
+               String previousStatus, Instant startedAt, Instant finishedAt, String error, boolean rotation,
+               String traceId) {
 
         /** The run's duration, or null while it runs. */
         Duration duration() {
@@ -55,7 +57,7 @@ final class Views {
         /** This run with {@code rotation} set. */
         Run withRotation(boolean rotation) {
             return new Run(runId, fireKey, epoch, owner, nodeName, status, attempt, previousStatus, startedAt, finishedAt,
-                    error, rotation);
+                    error, rotation, traceId);
         }
 
         /**

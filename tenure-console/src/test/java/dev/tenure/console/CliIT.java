@@ -109,7 +109,7 @@ class CliIT {
     @Test
     void runs_pagesNewestFirst_withACursor_asTableAndJson() {
         CliFixture.Result t = ok(cli.run("runs", "settle", "--limit", "4"));
-        assertThat(t.lines().get(0)).matches("FIRE +NODE +EPOCH +STATUS +DURATION +ATTEMPT +STARTED +WHAT HAPPENED");
+        assertThat(t.lines().get(0)).matches("FIRE +NODE +EPOCH +STATUS +DURATION +ATTEMPT +STARTED +WHAT HAPPENED +TRACE");
         assertThat(t.lines().subList(1, 5)).extracting(l -> l.split(" +")[0]).containsExactly("day-5", "day-4", "day-3", "day-2");
         assertThat(t.lines().get(1)).contains(NODE, " FAILED ", "IllegalStateException: boom on day 5");
         assertThat(t.lines().get(2)).matches("day-4 +" + Pattern.quote(NODE) + " +\\d{16} +COMPLETED +\\d+ ms +1 +20\\d\\d-.*");

@@ -70,7 +70,7 @@ class ConsoleFormatsTest {
         List<Views.Run> runs = new java.util.ArrayList<>();
         Instant t = Instant.parse("2026-12-03T00:00:00Z");
         for (int i = 1; i <= 100; i++) {
-            runs.add(new Views.Run(UUID.randomUUID(), "f" + i, 1, "o", null, "COMPLETED", 1, null, t, t.plusMillis(i * 10L), null, false));
+            runs.add(new Views.Run(UUID.randomUUID(), "f" + i, 1, "o", null, "COMPLETED", 1, null, t, t.plusMillis(i * 10L), null, false, null));
         }
         TtlAdvice a = TtlAdvice.of("job", runs).orElseThrow();
         assertThat(a.p99()).isEqualTo(Duration.ofMillis(990));
@@ -78,7 +78,7 @@ class ConsoleFormatsTest {
         assertThat(TtlAdvice.of("job", runs.subList(0, 4))).isEmpty();
         assertThat(TtlAdvice.of("job", runs.subList(0, 5)).orElseThrow().suggested()).isEqualTo(Duration.ofSeconds(1));
         for (String status : List.of("ABANDONED", "REJECTED_STALE", "FAILED")) {
-            runs.add(new Views.Run(UUID.randomUUID(), status, 2, "o", null, status, 1, null, t, t.plusSeconds(30), null, false));
+            runs.add(new Views.Run(UUID.randomUUID(), status, 2, "o", null, status, 1, null, t, t.plusSeconds(30), null, false, null));
         }
         assertThat(TtlAdvice.of("job", runs).orElseThrow()).as("COMPLETED runs only")
                 .satisfies(x -> assertThat(x.samples()).isEqualTo(100))

@@ -80,7 +80,7 @@ class ConsoleSecurityTest {
     @Test
     void timeline_escapesNodeAndFireNames() {
         Views.Run r = new Views.Run(java.util.UUID.randomUUID(), "<f>", 7, "<o>", null, "COMPLETED", 1, null,
-                Instant.parse("2026-12-03T00:00:00Z"), Instant.parse("2026-12-03T00:00:01Z"), null, false);
+                Instant.parse("2026-12-03T00:00:00Z"), Instant.parse("2026-12-03T00:00:01Z"), null, false, null);
         String svg = TimelineSvg.render(java.util.List.of(r), Instant.parse("2026-12-03T00:00:02Z"));
         assertThat(svg).contains("&lt;f&gt;", "&lt;o&gt;").doesNotContain("<f>", "<o>");
     }

@@ -22,7 +22,7 @@ class MissedFireViewsTest {
 
     private static Views.Run run(int second, String owner, String status, Instant startedAt, String error) {
         return new Views.Run(UUID.randomUUID(), T0.plusSeconds(second).toString(), 7, owner, null, status, 1, null, startedAt,
-                startedAt.plusMillis(40), error, false);
+                startedAt.plusMillis(40), error, false, null);
     }
 
     /** Fires 0 and 1 by node A, 2..4 MISSED (recorded at 6.2 s by the sweeper), 5 caught up at 6.3 s by node A. */
@@ -73,7 +73,7 @@ class MissedFireViewsTest {
                 + ": no node ran it; policy SKIP");
         assertThat(JobPage.story(runs.get(5))).isEqualTo("started 1.3 s after its fire time.");
         assertThat(JobPage.story(runs.get(1))).as("10 ms late is on time").isEmpty();
-        Views.Run oddKey = new Views.Run(UUID.randomUUID(), "day-5", 7, NODE_A, null, "COMPLETED", 1, null, T0, T0, null, false);
+        Views.Run oddKey = new Views.Run(UUID.randomUUID(), "day-5", 7, NODE_A, null, "COMPLETED", 1, null, T0, T0, null, false, null);
         assertThat(JobPage.story(oddKey)).as("a fire key that is no time").isEmpty();
     }
     @Test

@@ -110,7 +110,7 @@ class NodeNamesBrowserIT {
             assertThat(text).contains(web1, web2, web3).doesNotContain("pid ", "takeover");
 
             JsonNode rows = tab.evaluate("[...document.querySelectorAll('section table tbody tr')]"
-                    + ".filter(r => r.cells.length === 8).map(r => [r.cells[0].textContent, r.cells[1].textContent, "
+                    + ".filter(r => r.cells.length === 9).map(r => [r.cells[0].textContent, r.cells[1].textContent, "
                     + "r.className, r.cells[3].textContent, getComputedStyle(r.cells[0]).backgroundColor, "
                     + "r.cells[7].textContent])");
             assertThat(rows).as("the fires, newest first").hasSize(8);
