@@ -41,6 +41,10 @@ public final class CoordinatedBenchmark {
                                    running system's hold and are analyzed, as db-scheduler's and Quartz's backlogs are
               --retry-us U         one-job rows: pause before asking again for a fire another node holds (default 1000)
               --node-heap SIZE     -Xmx of each node (default 512m)
+              --observations LIST  none, meters, tracing or a list (default none): each Tenure row once per value, back
+                                   to back; meters = Tenure.Builder.observationRegistry with Micrometer's
+                                   DefaultMeterObservationHandler, tracing = with Micrometer Tracing's OpenTelemetry
+                                   bridge (every run sampled, spans dropped at export, trace ids kept on the rows)
               --node-opts "OPTS"   extra JVM options for every node (e.g. a JFR recording: %n and %r in them become
                                    the node's number and the row's name)
             """;
@@ -64,6 +68,7 @@ public final class CoordinatedBenchmark {
     private int retryUs = 1000;
     private String nodeHeap = "512m";
     private List<String> nodeOpts = List.of();
+    private List<String> observations = List.of("none");
     private WaitSampler waits;
 
     public static void main(String[] args) throws Exception {
@@ -110,6 +115,7 @@ public final class CoordinatedBenchmark {
                 case "--retry-us" -> retryUs = Integer.parseInt(v);
                 case "--node-heap" -> nodeHeap = v;
                 case "--node-opts" -> nodeOpts = Arrays.asList(v.trim().split("\\s+"));
+                case "--observations" -> observations = Scenario.checkObservations(Arrays.asList(v.split(",")));
                 default -> throw new IllegalArgumentException("unknown option " + k);
             }
         }
@@ -141,7 +147,7 @@ public final class CoordinatedBenchmark {
             pg.createSchemas();
             int index = 0;
             for (String sync : syncModes) {
-                for (Scenario sc : Scenario.all(threads, jobs)) {
+                for (Scenario sc : Scenario.all(threads, jobs, observations)) {
                     if (only != null && !only.matcher(sc.name()).find()) {
                         continue;
                     }
@@ -165,6 +171,9 @@ public final class CoordinatedBenchmark {
         }
         if (syncModes.size() > 1) {
             Report.printSyncEffect(rows);
+        }
+        if (observations.size() > 1) {
+            Report.printObservationCost(rows);
         }
     }
 

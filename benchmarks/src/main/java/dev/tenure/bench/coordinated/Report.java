@@ -150,6 +150,38 @@ final class Report {
         System.out.println();
     }
 
+    /** Each observed Tenure row next to the same row unobserved, measured back to back in this run. */
+    static void printObservationCost(List<Row> rows) {
+        System.out.println("== Observation cost: Tenure rows with and without an ObservationRegistry ==");
+        Format.Table t = new Format.Table("row", "sync", "units/s without", "units/s with", "with / without", "p50 ms without",
+                "p50 ms with", "p99 ms without", "p99 ms with", "node CPU us/unit without", "with", "load avg");
+        for (Row with : rows) {
+            Scenario sc = with.scenario();
+            if (sc.unobservedName().equals(sc.name())) {
+                continue;
+            }
+            Row without = rows.stream().filter(r -> r.syncOff() == with.syncOff()
+                    && r.scenario().name().equals(sc.unobservedName())).findFirst().orElse(null);
+            if (without == null) {
+                continue;
+            }
+            boolean lat = with.latency().getTotalCount() > 0 && without.latency().getTotalCount() > 0;
+            t.row(sc.name(), with.syncOff() ? "off" : "on", Format.num(without.perSecond()), Format.num(with.perSecond()),
+                    String.format(Locale.ROOT, "%.3f", with.perSecond() / without.perSecond()),
+                    lat ? ms(without.latency().getValueAtPercentile(50)) : "-",
+                    lat ? ms(with.latency().getValueAtPercentile(50)) : "-",
+                    lat ? ms(without.latency().getValueAtPercentile(99)) : "-",
+                    lat ? ms(with.latency().getValueAtPercentile(99)) : "-",
+                    String.format(Locale.ROOT, "%.0f", without.perUnit(without.nodesCpu()) * 1e6),
+                    String.format(Locale.ROOT, "%.0f", with.perUnit(with.nodesCpu()) * 1e6),
+                    without.load().split(" ")[0] + " / " + with.load().split(" ")[0]);
+        }
+        System.out.print(t.render());
+        System.out.println("  with / without: throughput ratio of the observed row to the same row unobserved, run back to back; "
+                + "+tracing also writes each run's trace id (one UPDATE per run). load avg: 1-min, before each row.");
+        System.out.println();
+    }
+
     private static String ms(long nanos) {
         return String.format(Locale.ROOT, "%.2f", nanos / 1e6);
     }

@@ -21,6 +21,43 @@ record Scenario(String name, String kind, Map<String, String> args, int threads,
     static final String TENURE_RUN_UNIT = "run() + completeInTransaction: claim+start (1 stmt), business tx (fence, insert, "
             + "complete, commit), finish+release (1 stmt)";
 
+    /** The values of {@code --observations}: Tenure's runs observed by nothing, by meters, or by a tracer. */
+    static final List<String> OBSERVATIONS = List.of("none", "meters", "tracing");
+
+    static List<String> checkObservations(List<String> values) {
+        if (values.isEmpty() || !OBSERVATIONS.containsAll(values)) {
+            throw new IllegalArgumentException("--observations takes " + OBSERVATIONS + " (got " + values + ")");
+        }
+        return values;
+    }
+
+    /** Every row; each Tenure row once per value of {@code observations}, back to back ("+meters", "+tracing"). */
+    static List<Scenario> all(int threads, int jobs, List<String> observations) {
+        List<Scenario> s = new ArrayList<>();
+        for (Scenario sc : all(threads, jobs)) {
+            if (!sc.tenure()) {
+                s.add(sc);
+                continue;
+            }
+            for (String o : observations) {
+                if (o.equals("none")) {
+                    s.add(sc);
+                } else {
+                    Map<String, String> a = new LinkedHashMap<>(sc.args());
+                    a.put("observations", o);
+                    s.add(new Scenario(sc.name() + " +" + o, sc.kind(), a, sc.threads(), sc.unit(), sc.latency()));
+                }
+            }
+        }
+        return s;
+    }
+
+    /** The row this one observes ({@code +meters}, {@code +tracing}), or its own name. */
+    String unobservedName() {
+        int plus = name.indexOf(" +");
+        return plus < 0 ? name : name.substring(0, plus);
+    }
+
     static List<Scenario> all(int threads, int jobs) {
         List<Scenario> s = new ArrayList<>();
         for (String mode : List.of("VALKEY", "DATABASE")) {

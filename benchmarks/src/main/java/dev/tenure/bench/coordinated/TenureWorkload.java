@@ -52,6 +52,10 @@ final class TenureWorkload implements Node.Workload {
     @Override
     public void prepare() throws Exception {
         Tenure.Builder b = Tenure.builder().dataSource(n.ds).migrateSchema(false);
+        String observed = n.args.getOrDefault("observations", "none");
+        if (!observed.equals("none")) {
+            b.observationRegistry(Observations.registry(observed));
+        }
         if (valkey) {
             b.valkey(ValkeyConfig.standalone(n.arg("valkey")).clientName("bench-node-" + n.node).build())
                     .mode(JobCoordinator.Mode.VALKEY);
