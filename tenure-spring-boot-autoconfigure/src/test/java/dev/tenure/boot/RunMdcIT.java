@@ -86,7 +86,8 @@ class RunMdcIT {
 
             assertThat(outer.status()).isEqualTo(RunOutcome.Status.EXECUTED);
             Map<String, String> run = Map.of(RunMdc.JOB, "mdc-plain", RunMdc.FIRE, "fire-1",
-                    RunMdc.EPOCH, Long.toString(outer.epoch()), RunMdc.OWNER, outer.owner(), APP_KEY, "acme");
+                    RunMdc.EPOCH, Long.toString(outer.epoch()), RunMdc.OWNER, outer.owner(), RunMdc.NODE,
+                    tenure.nodeName(), APP_KEY, "acme");
             assertThat(lines.mdcOf("inside the run")).containsExactly(run);
             assertThat(lines.mdcOf("inside the nested run")).singleElement()
                     .satisfies(m -> assertThat(m).containsEntry(RunMdc.JOB, "mdc-nested").containsEntry(RunMdc.FIRE, "fire-9")
@@ -138,7 +139,8 @@ class RunMdcIT {
 
             Map<String, String> inside = lines.mdcOf("quartz job coordinated").get(0);
             assertThat(inside).containsEntry(RunMdc.JOB, "quartz:coordinated:settle-" + style)
-                    .containsKeys(RunMdc.FIRE, RunMdc.EPOCH, RunMdc.OWNER).containsEntry(APP_KEY, "acme");
+                    .containsKeys(RunMdc.FIRE, RunMdc.EPOCH, RunMdc.OWNER).containsEntry(APP_KEY, "acme")
+                    .containsEntry(RunMdc.NODE, tenure.nodeName());
             assertThat(Long.parseLong(inside.get(RunMdc.EPOCH))).isPositive();
             assertThat(lines.mdcOf("fire ")).as("Tenure's own line about the fire's outcome carries the same run")
                     .containsExactly(inside);
@@ -152,16 +154,16 @@ class RunMdcIT {
     @Test
     void scheduledCoordinatedMethod_linesCarryTheRun_andTheNextScheduledTaskDoesNot_norDoesACatchUpLeak()
             throws Exception {
-        try (ConfigurableApplicationContext app = TestApps.start(LoggingApp.class, servers);
+        try (ConfigurableApplicationContext app = TestApps.start(LoggingApp.class, servers, "tenure.node-name=logged-1");
              LogLines lines = LogLines.capture(Level.INFO, "mdc.test")) {
             await().atMost(Timing.scaled(Duration.ofSeconds(15))).until(() ->
                     lines.mdcOf("coordinated method").size() >= 2 && lines.mdcOf("plain method").size() >= 2);
             List<Map<String, String>> inside = lines.mdcOf("coordinated method");
             assertThat(inside).allSatisfy(m -> assertThat(m).containsEntry(RunMdc.JOB, LoggingApp.JOB)
-                    .containsKeys(RunMdc.FIRE, RunMdc.EPOCH, RunMdc.OWNER));
+                    .containsKeys(RunMdc.FIRE, RunMdc.EPOCH, RunMdc.OWNER).containsEntry(RunMdc.NODE, "logged-1"));
             assertThat(lines.mdcOf("listener told of EXECUTED")).as("a line about the outcome, after the run")
                     .isNotEmpty().allSatisfy(m -> assertThat(m).containsEntry(RunMdc.JOB, LoggingApp.JOB)
-                            .containsKeys(RunMdc.FIRE, RunMdc.EPOCH, RunMdc.OWNER));
+                            .containsKeys(RunMdc.FIRE, RunMdc.EPOCH, RunMdc.OWNER).containsEntry(RunMdc.NODE, "logged-1"));
             assertThat(lines.mdcOf("plain method")).as("the other task on the scheduler's one thread")
                     .allSatisfy(m -> assertThat(m.keySet()).noneMatch(k -> k.startsWith("tenure.")));
             assertThat(LoggingApp.threads()).as("both methods ran on one scheduler thread").hasSize(1);

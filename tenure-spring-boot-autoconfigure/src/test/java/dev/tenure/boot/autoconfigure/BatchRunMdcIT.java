@@ -95,7 +95,8 @@ class BatchRunMdcIT {
 
                         assertThat(o.status()).isEqualTo(RunOutcome.Status.EXECUTED);
                         Map<String, String> run = Map.of(RunMdc.JOB, "batch:mdc-statements", RunMdc.FIRE, o.fireKey(),
-                                RunMdc.EPOCH, Long.toString(o.epoch()), RunMdc.OWNER, o.owner(), APP_KEY, "acme");
+                                RunMdc.EPOCH, Long.toString(o.epoch()), RunMdc.OWNER, o.owner(), RunMdc.NODE,
+                                context.getBean(dev.tenure.Tenure.class).nodeName(), APP_KEY, "acme");
                         assertThat(lines.mdcOf("batch step")).containsExactly(run);
                         assertThat(lines.mdcOf("ActiveRun[job=batch:mdc-statements")).as("Tenure's line about the end")
                                 .containsExactly(run);
