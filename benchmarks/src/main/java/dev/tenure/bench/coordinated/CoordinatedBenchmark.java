@@ -45,6 +45,8 @@ public final class CoordinatedBenchmark {
                                    to back; meters = Tenure.Builder.observationRegistry with Micrometer's
                                    DefaultMeterObservationHandler, tracing = with Micrometer Tracing's OpenTelemetry
                                    bridge (every run sampled, spans dropped at export, trace ids kept on the rows)
+              --observation-rounds N  the Tenure rows of --observations N times in turn (default 1); the cost
+                                   table then gives each round and the median ratio
               --node-opts "OPTS"   extra JVM options for every node (e.g. a JFR recording: %n and %r in them become
                                    the node's number and the row's name)
             """;
@@ -69,6 +71,7 @@ public final class CoordinatedBenchmark {
     private String nodeHeap = "512m";
     private List<String> nodeOpts = List.of();
     private List<String> observations = List.of("none");
+    private int observationRounds = 1;
     private WaitSampler waits;
 
     public static void main(String[] args) throws Exception {
@@ -116,6 +119,7 @@ public final class CoordinatedBenchmark {
                 case "--node-heap" -> nodeHeap = v;
                 case "--node-opts" -> nodeOpts = Arrays.asList(v.trim().split("\\s+"));
                 case "--observations" -> observations = Scenario.checkObservations(Arrays.asList(v.split(",")));
+                case "--observation-rounds" -> observationRounds = Integer.parseInt(v);
                 default -> throw new IllegalArgumentException("unknown option " + k);
             }
         }
@@ -147,7 +151,7 @@ public final class CoordinatedBenchmark {
             pg.createSchemas();
             int index = 0;
             for (String sync : syncModes) {
-                for (Scenario sc : Scenario.all(threads, jobs, observations)) {
+                for (Scenario sc : Scenario.all(threads, jobs, observations, observationRounds)) {
                     if (only != null && !only.matcher(sc.name()).find()) {
                         continue;
                     }

@@ -1,6 +1,7 @@
 package dev.tenure.bench.coordinated;
 
 import dev.tenure.bench.Format;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 
@@ -177,9 +178,32 @@ final class Report {
                     without.load().split(" ")[0] + " / " + with.load().split(" ")[0]);
         }
         System.out.print(t.render());
+        Format.Table m = new Format.Table("row", "observations", "sync", "rounds", "median with / without",
+                "median node CPU us/unit without", "with");
+        java.util.Map<String, List<Row[]>> pairs = new java.util.TreeMap<>();
+        for (Row with : rows) {
+            Scenario sc = with.scenario();
+            rows.stream().filter(r -> !sc.unobservedName().equals(sc.name()) && r.syncOff() == with.syncOff()
+                    && r.scenario().name().equals(sc.unobservedName())).findFirst()
+                    .ifPresent(without -> pairs.computeIfAbsent(sc.baseName() + "|" + sc.observations() + "|"
+                            + (with.syncOff() ? "off" : "on"), k -> new ArrayList<>()).add(new Row[] {without, with}));
+        }
+        pairs.forEach((k, ps) -> {
+            String[] p = k.split("\\|");
+            m.row(p[0], p[1], p[2], Integer.toString(ps.size()),
+                    String.format(Locale.ROOT, "%.3f", median(ps.stream().mapToDouble(x -> x[1].perSecond() / x[0].perSecond()))),
+                    String.format(Locale.ROOT, "%.0f", median(ps.stream().mapToDouble(x -> x[0].perUnit(x[0].nodesCpu()) * 1e6))),
+                    String.format(Locale.ROOT, "%.0f", median(ps.stream().mapToDouble(x -> x[1].perUnit(x[1].nodesCpu()) * 1e6))));
+        });
+        System.out.print(m.render());
         System.out.println("  with / without: throughput ratio of the observed row to the same row unobserved, run back to back; "
                 + "+tracing also writes each run's trace id (one UPDATE per run). load avg: 1-min, before each row.");
         System.out.println();
+    }
+
+    private static double median(java.util.stream.DoubleStream values) {
+        double[] v = values.sorted().toArray();
+        return v.length == 0 ? Double.NaN : v.length % 2 == 1 ? v[v.length / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2;
     }
 
     private static String ms(long nanos) {

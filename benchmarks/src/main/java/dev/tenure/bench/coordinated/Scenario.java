@@ -31,31 +31,45 @@ record Scenario(String name, String kind, Map<String, String> args, int threads,
         return values;
     }
 
-    /** Every row; each Tenure row once per value of {@code observations}, back to back ("+meters", "+tracing"). */
-    static List<Scenario> all(int threads, int jobs, List<String> observations) {
+    /**
+     * Every row; each Tenure row once per value of {@code observations}, back to back ("+meters", "+tracing"), and that
+     * {@code rounds} times in turn ("@2", "@3": on a busy machine the rounds share its noise).
+     */
+    static List<Scenario> all(int threads, int jobs, List<String> observations, int rounds) {
         List<Scenario> s = new ArrayList<>();
         for (Scenario sc : all(threads, jobs)) {
             if (!sc.tenure()) {
                 s.add(sc);
                 continue;
             }
-            for (String o : observations) {
-                if (o.equals("none")) {
-                    s.add(sc);
-                } else {
+            for (int r = 1; r <= rounds; r++) {
+                String round = r == 1 ? "" : " @" + r;
+                for (String o : observations) {
                     Map<String, String> a = new LinkedHashMap<>(sc.args());
-                    a.put("observations", o);
-                    s.add(new Scenario(sc.name() + " +" + o, sc.kind(), a, sc.threads(), sc.unit(), sc.latency()));
+                    if (!o.equals("none")) {
+                        a.put("observations", o);
+                    }
+                    s.add(new Scenario(sc.name() + (o.equals("none") ? "" : " +" + o) + round, sc.kind(), a,
+                            sc.threads(), sc.unit(), sc.latency()));
                 }
             }
         }
         return s;
     }
 
-    /** The row this one observes ({@code +meters}, {@code +tracing}), or its own name. */
+    /** The {@code --observations} value of this row ({@code none} unless it is a "+" row). */
+    String observations() {
+        return args.getOrDefault("observations", "none");
+    }
+
+    /** The same row unobserved in the same round: the name without its "+meters" or "+tracing". */
     String unobservedName() {
-        int plus = name.indexOf(" +");
-        return plus < 0 ? name : name.substring(0, plus);
+        return observations().equals("none") ? name : name.replace(" +" + observations(), "");
+    }
+
+    /** The row's name without its round ("@2") and observations. */
+    String baseName() {
+        return unobservedName().replaceAll(" @\\d+$", "");
     }
 
     static List<Scenario> all(int threads, int jobs) {
