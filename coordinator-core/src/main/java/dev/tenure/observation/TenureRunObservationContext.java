@@ -8,8 +8,9 @@ import io.micrometer.observation.Observation;
  * integration and node are known when the run starts; the epoch, owner and fallback once it is claimed; the outcome when
  * the phase ends.
  *
- * <p>Written by the thread that runs the phase, read by observation handlers on the thread that starts or stops it.
- * Thread-safe.
+ * <p>Tenure sets the facts ({@link #claimed}, {@link #fallback(boolean)}, {@link #outcome(String)}) as the run goes; a
+ * convention or handler only reads them. Written by the thread that runs the phase, read by observation handlers on the
+ * thread that starts or stops it. Thread-safe.
  */
 public class TenureRunObservationContext extends Observation.Context {
 
