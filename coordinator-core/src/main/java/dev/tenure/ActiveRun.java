@@ -95,11 +95,6 @@ public final class ActiveRun implements JobContext, AutoCloseable {
         return node;
     }
 
-    /** The fire's run row id. */
-    String runId() {
-        return runId;
-    }
-
     /** The run's observations, from its claim on. */
     void observe(RunObserver.Run o) {
         this.observation = o;

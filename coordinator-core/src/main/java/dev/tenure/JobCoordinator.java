@@ -2,8 +2,6 @@ package dev.tenure;
 
 import dev.tenure.metrics.RunMetrics;
 import dev.tenure.spi.RunLedger;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 import javax.sql.DataSource;
 import java.sql.Connection;
@@ -47,8 +45,6 @@ import java.util.concurrent.atomic.AtomicReference;
  * <p>Thread-safe; one per application.
  */
 public final class JobCoordinator implements AutoCloseable {
-
-    private static final Logger LOG = LoggerFactory.getLogger(JobCoordinator.class);
 
     /** Which layers a run uses. */
     public enum Mode {
@@ -315,14 +311,13 @@ public final class JobCoordinator implements AutoCloseable {
         RunObserver.Run observed = observer.start(jobKey, fireKey, integration);
         RunClaim claim;
         try {
-            claim = claim(jobKey, fireKey, policy, options);
+            claim = claim(jobKey, fireKey, policy, options, observed.traceId());
         } catch (RuntimeException | Error e) {
             observed.failed(e);
             throw e;
         }
         if (claim instanceof RunClaim.Claimed c) {
             ActiveRun run = c.run();
-            recordTraceId(run, observed.traceId());
             run.observe(observed);
             observed.claimed(run.epoch(), run.owner(), run.viaFallback());
         } else {
@@ -331,19 +326,8 @@ public final class JobCoordinator implements AutoCloseable {
         return claim;
     }
 
-    /** Keeps the run's trace id on its row, for the console; a fault here never stops the run. */
-    private void recordTraceId(ActiveRun run, String traceId) {
-        if (traceId == null) {
-            return;
-        }
-        try {
-            ledger.recordTraceId(run.jobKey(), run.runId(), traceId);
-        } catch (RuntimeException e) {
-            LOG.debug("could not record trace id {} of fire {} of {}", traceId, run.fireKey(), run.jobKey(), e);
-        }
-    }
-
-    private RunClaim claim(String jobKey, String fireKey, RunPolicy policy, LeaseOptions options) {
+    /** The claim; {@code traceId} (null: none) is kept on the run's row by the statement that starts it. */
+    private RunClaim claim(String jobKey, String fireKey, RunPolicy policy, LeaseOptions options, String traceId) {
         Objects.requireNonNull(policy, "policy");
         Objects.requireNonNull(options, "options");
         if (closed) {
@@ -387,7 +371,7 @@ public final class JobCoordinator implements AutoCloseable {
         Lease db = null;
         try {
             Optional<RunClaim> first = ledger.claimsAndStarts()
-                    ? claimAndStart(jobKey, fireKey, policy, options, filter, start, deadline, fallback)
+                    ? claimAndStart(jobKey, fireKey, policy, options, filter, start, deadline, fallback, traceId)
                     : completedEarlier(jobKey, fireKey, policy, start, fallback);
             if (first.isPresent()) {
                 if (first.get() instanceof RunClaim.Claimed) {
@@ -401,7 +385,7 @@ public final class JobCoordinator implements AutoCloseable {
                 return notObtained(jobKey, fireKey, policy, start, fallback);
             }
             db = got.get();
-            RunClaim claim = claimFire(jobKey, fireKey, policy, db, filter, start, fallback);
+            RunClaim claim = claimFire(jobKey, fireKey, policy, db, filter, start, fallback, traceId);
             if (claim instanceof RunClaim.Claimed) {
                 db = null;
                 filter = null;
@@ -423,12 +407,13 @@ public final class JobCoordinator implements AutoCloseable {
      * leases (woken by releases) and starts the fire in a second step.
      */
     private Optional<RunClaim> claimAndStart(String jobKey, String fireKey, RunPolicy policy, LeaseOptions options,
-                                             Lease filter, long start, long deadline, boolean fallback) {
+                                             Lease filter, long start, long deadline, boolean fallback,
+                                             String traceId) {
         String owner = database.newOwner();
         long sentAt = ticker.nanoTime();
         RunLedger.FireClaim r;
         try {
-            r = ledger.claimAndStart(jobKey, fireKey, owner, options.ttl());
+            r = ledger.claimAndStart(jobKey, fireKey, owner, options.ttl(), traceId);
         } catch (LeaseStoreUnavailableException e) {
             database.cleanUp(jobKey, owner, options.ttl()); // the claim may have committed
             throw e;
@@ -462,11 +447,11 @@ public final class JobCoordinator implements AutoCloseable {
     }
 
     private RunClaim claimFire(String jobKey, String fireKey, RunPolicy policy, Lease db, Lease filter, long start,
-                               boolean fallback) {
+                               boolean fallback, String traceId) {
         long epoch = db.fencingToken().orElseThrow(() -> new IllegalStateException(
                 "the database lease store returned no epoch for job '" + jobKey + "'"));
         Duration waited = Duration.ofNanos(ticker.nanoTime() - start);
-        RunLedger.FireStart fs = ledger.startRun(jobKey, fireKey, epoch, db.owner());
+        RunLedger.FireStart fs = ledger.startRun(jobKey, fireKey, epoch, db.owner(), traceId);
         if (fs instanceof RunLedger.FireStart.AlreadyCompleted done) {
             return alreadyDone(jobKey, fireKey, policy, done, waited, fallback);
         }
@@ -656,7 +641,7 @@ public final class JobCoordinator implements AutoCloseable {
          * Observes every run with Micrometer: {@code tenure.run} with its claim, work and completion
          * ({@link dev.tenure.observation.TenureRunObservationDocumentation}), each a child of the observation current on
          * the thread that begins the run. A registry with a tracing handler turns them into spans, and the run's trace id
-         * is kept on its row (one statement more per run). Default none: then runs create no observation at all.
+         * is kept on its row (by the statement that starts the run). Default none: then runs create no observation at all.
          *
          * @param registry an {@code io.micrometer.observation.ObservationRegistry} (micrometer-observation is optional)
          * @throws IllegalArgumentException if it is not one

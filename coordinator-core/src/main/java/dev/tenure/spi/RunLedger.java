@@ -87,10 +87,42 @@ public interface RunLedger {
 
     /**
      * Keeps {@code traceId} (the run's trace, when a tracer made one) on run {@code runId}, for operators to find its
-     * spans. Called after the run started, only when there is a trace id; a fault may be thrown and is ignored by the
-     * caller. Default: not kept.
+     * spans: what the defaults of {@link #startRun(String, String, long, String, String)} and
+     * {@link #claimAndStart(String, String, String, java.time.Duration, String)} call after the start (a fault is
+     * ignored: the run goes on). Default: not kept.
      */
     default void recordTraceId(String jobKey, String runId, String traceId) {
+    }
+
+    /**
+     * {@link #startRun(String, String, long, String)} for a traced run: {@code traceId} (null: none) is kept on the run's
+     * row, replacing an earlier attempt's. Default: the start, then {@link #recordTraceId} when there is a trace id; a
+     * ledger that can write it in the start's own statement overrides this.
+     */
+    default FireStart startRun(String jobKey, String fireKey, long epoch, String owner, String traceId) {
+        FireStart s = startRun(jobKey, fireKey, epoch, owner);
+        if (traceId != null && s instanceof FireStart.Started started) {
+            keepTraceId(this, jobKey, started.runId(), traceId);
+        }
+        return s;
+    }
+
+    /** {@link #claimAndStart(String, String, String, java.time.Duration)} for a traced run, as {@link #startRun(String, String, long, String, String)}. */
+    default FireClaim claimAndStart(String jobKey, String fireKey, String owner, java.time.Duration ttl, String traceId) {
+        FireClaim c = claimAndStart(jobKey, fireKey, owner, ttl);
+        if (traceId != null && c instanceof FireClaim.Started started) {
+            keepTraceId(this, jobKey, started.runId(), traceId);
+        }
+        return c;
+    }
+
+    /** {@link #recordTraceId}, whose fault never stops the run that started. */
+    private static void keepTraceId(RunLedger ledger, String jobKey, String runId, String traceId) {
+        try {
+            ledger.recordTraceId(jobKey, runId, traceId);
+        } catch (RuntimeException e) {
+            // the run goes on without its trace id on the row
+        }
     }
 
     /**

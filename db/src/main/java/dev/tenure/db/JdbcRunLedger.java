@@ -31,7 +31,13 @@ public final class JdbcRunLedger implements RunLedger {
 
     @Override
     public FireStart startRun(String jobKey, String fireKey, long epoch, String owner) {
-        RunStart s = ledger.startRun(jobKey, fireKey, epoch, owner);
+        return startRun(jobKey, fireKey, epoch, owner, null);
+    }
+
+    /** The trace id is written by the statement that starts the run. */
+    @Override
+    public FireStart startRun(String jobKey, String fireKey, long epoch, String owner, String traceId) {
+        RunStart s = ledger.startRun(jobKey, fireKey, epoch, owner, traceId);
         if (s instanceof RunStart.Started started) {
             return new FireStart.Started(started.runId().toString());
         }
@@ -78,7 +84,13 @@ public final class JdbcRunLedger implements RunLedger {
 
     @Override
     public FireClaim claimAndStart(String jobKey, String fireKey, String owner, java.time.Duration ttl) {
-        return ledger.claimAndStart(jobKey, fireKey, owner, ttl);
+        return claimAndStart(jobKey, fireKey, owner, ttl, null);
+    }
+
+    /** The trace id is written by the statement that claims and starts the run: no statement of its own. */
+    @Override
+    public FireClaim claimAndStart(String jobKey, String fireKey, String owner, java.time.Duration ttl, String traceId) {
+        return ledger.claimAndStart(jobKey, fireKey, owner, ttl, traceId);
     }
 
     @Override

@@ -182,7 +182,12 @@ final class JobLedger {
      * @throws StaleOwnerException if {@code epoch} (of {@code owner}) is not the job's current, live epoch
      */
     public RunStart startRun(String jobKey, String fireKey, long epoch, String owner) {
-        return runs.start(key(jobKey), id("fireKey", fireKey), epoch(epoch), id("owner", owner));
+        return startRun(jobKey, fireKey, epoch, owner, null);
+    }
+
+    /** {@link #startRun(String, String, long, String)} that keeps the run's {@code traceId} (null: none) on its row. */
+    public RunStart startRun(String jobKey, String fireKey, long epoch, String owner, String traceId) {
+        return runs.start(key(jobKey), id("fireKey", fireKey), epoch(epoch), id("owner", owner), traceId(traceId));
     }
 
     /**
@@ -239,13 +244,19 @@ final class JobLedger {
      * {@link #completedRun}, {@link #claim} and {@link #startRun} in one statement (one commit): nothing is claimed for a
      * fire that already completed.
      */
-    FireClaim claimAndStart(String jobKey, String fireKey, String owner, Duration ttl) {
-        return runs.claimAndStart(key(jobKey), id("fireKey", fireKey), id("owner", owner), ttl(ttl), claimLockTimeout);
+    FireClaim claimAndStart(String jobKey, String fireKey, String owner, Duration ttl, String traceId) {
+        return runs.claimAndStart(key(jobKey), id("fireKey", fireKey), id("owner", owner), ttl(ttl), claimLockTimeout,
+                traceId(traceId));
     }
 
     /** Keeps {@code traceId} on run {@code runId} of {@code jobKey}: one statement, outside any transaction of the run. */
     public void recordTraceId(String jobKey, UUID runId, String traceId) {
-        runs.recordTraceId(key(jobKey), runId, traceId);
+        runs.recordTraceId(key(jobKey), runId, traceId(traceId));
+    }
+
+    /** A trace id as kept: null for none, or for one longer than 64 characters (no tracer makes such ids). */
+    private static String traceId(String traceId) {
+        return traceId == null || traceId.length() > 64 ? null : traceId;
     }
 
     /** The fire's COMPLETED run, if any: a read without locks (a completed fire is final). */

@@ -44,7 +44,7 @@ final class RunRows {
      * fire's FAILED, ABANDONED or REJECTED_STALE row; if the fire already COMPLETED (or was recorded MISSED) or runs
      * under this epoch, say so.
      */
-    public RunStart start(String key, String fireKey, long epoch, String owner) {
+    public RunStart start(String key, String fireKey, long epoch, String owner, String traceId) {
         return jdbc.inTransaction("start run", key, c -> {
             checkHolder(c, key, epoch, owner);
             try (PreparedStatement ps = jdbc.prepare(c, sql.abandonOlderRuns)) {
@@ -60,6 +60,7 @@ final class RunRows {
                 ps.setLong(4, epoch);
                 ps.setString(5, owner);
                 ps.setString(6, leases.node());
+                ps.setString(7, traceId);
                 try (ResultSet rs = ps.executeQuery()) {
                     if (rs.next()) {
                         String previous = rs.getString(2);
@@ -178,14 +179,16 @@ final class RunRows {
      * (its holder frozen): then it is ended and the claim made again ({@link StaleFences}); a fire completed while the
      * claim waited for that lock is released again and reported done.
      */
-    public FireClaim claimAndStart(String key, String fireKey, String owner, Duration ttl, String lockTimeout) {
+    public FireClaim claimAndStart(String key, String fireKey, String owner, Duration ttl, String lockTimeout,
+                                   String traceId) {
         boolean quick = true;
         for (int attempt = 0; attempt < 3; attempt++) {
             UUID runId = UUID.randomUUID();
             Object r;
             String wait = quick ? LeaseRows.quickLockTimeout(lockTimeout) : lockTimeout;
             try {
-                r = jdbc.run("claim and start", key, true, c -> claimAndStartOnce(c, key, fireKey, owner, ttl, wait, runId));
+                r = jdbc.run("claim and start", key, true, c -> claimAndStartOnce(c, key, fireKey, owner, ttl, wait, runId,
+                        traceId));
             } catch (LedgerUnavailableException e) {
                 if (!Faults.LOCK_TIMEOUT.equals(e.sqlState())) {
                     throw e;
@@ -230,7 +233,7 @@ final class RunRows {
 
     /** Started, Done or Held; the claimed epoch (a Long) when the fire completed meanwhile; null when the job has no row. */
     private Object claimAndStartOnce(Connection c, String key, String fireKey, String owner, Duration ttl,
-                                        String lockTimeout, UUID runId) throws SQLException {
+                                        String lockTimeout, UUID runId, String traceId) throws SQLException {
         try (PreparedStatement ps = jdbc.prepare(c, sql.claimAndStart)) {
             int i = 1;
             ps.setString(i++, lockTimeout);
@@ -249,6 +252,7 @@ final class RunRows {
             ps.setString(i++, fireKey);
             ps.setString(i++, owner);
             ps.setString(i++, leases.node());
+            ps.setString(i++, traceId);
             ps.setString(i, key);
             try (ResultSet rs = ps.executeQuery()) {
                 if (!rs.next()) {

@@ -157,10 +157,10 @@ final class Sql {
         abandonOlderRuns = "UPDATE " + jr + " SET status = 'ABANDONED', finished_at = clock_timestamp(), "
                 + "error = 'the lease of ' || owner || ' (epoch ' || epoch || ') ended while the run was RUNNING' "
                 + "WHERE job_key = ? AND status = 'RUNNING' AND epoch < ?";
-        upsertRun = "INSERT INTO " + jr + " AS r (run_id, job_key, fire_key, epoch, owner, node, status, started_at) "
-                + "VALUES (?, ?, ?, ?, ?, ?, 'RUNNING', clock_timestamp()) "
+        upsertRun = "INSERT INTO " + jr + " AS r (run_id, job_key, fire_key, epoch, owner, node, trace_id, status, started_at) "
+                + "VALUES (?, ?, ?, ?, ?, ?, ?, 'RUNNING', clock_timestamp()) "
                 + "ON CONFLICT (job_key, fire_key) DO UPDATE SET run_id = excluded.run_id, epoch = excluded.epoch, "
-                + "owner = excluded.owner, node = excluded.node, trace_id = NULL, status = 'RUNNING', attempt = r.attempt + 1, "
+                + "owner = excluded.owner, node = excluded.node, trace_id = excluded.trace_id, status = 'RUNNING', attempt = r.attempt + 1, "
                 + "previous_run_id = r.run_id, "
                 + "previous_status = r.status, started_at = clock_timestamp(), finished_at = NULL, error = NULL "
                 + "WHERE r.status IN ('FAILED', 'ABANDONED', 'REJECTED_STALE') "
@@ -220,7 +220,7 @@ final class Sql {
      *     is taken over (attempt + 1); a row COMPLETED meanwhile is left alone (then no row returns from it).</li>
      * </ul>
      * Parameters: 1 lock timeout, 2 job, 3 fire, 4 job, 5 owner, 6 owner, 7 node, 8 run id, 9 ttl ms, 10 job, 11 fire,
-     * 12 run id, 13 job, 14 fire, 15 owner, 16 node, 17 job. Columns: 1 kind ({@code started}, {@code done}, {@code missed},
+     * 12 run id, 13 job, 14 fire, 15 owner, 16 node, 17 trace id, 18 job. Columns: 1 kind ({@code started}, {@code done}, {@code missed},
      * {@code held}),
      * 2 epoch, 3 owner, 4 run id, 5 lease expiry, 6 database now, 7 attempt (null: the fire completed meanwhile).
      */
@@ -237,10 +237,10 @@ final class Sql {
                 + "abandoned AS (UPDATE " + jr + " SET status = 'ABANDONED', finished_at = clock_timestamp(), "
                 + "error = 'the lease of ' || owner || ' (epoch ' || epoch || ') ended while the run was RUNNING' "
                 + "WHERE job_key = ? AND fire_key <> ? AND status = 'RUNNING' AND epoch < (SELECT fencing_token FROM won)), "
-                + "run AS (INSERT INTO " + jr + " AS r (run_id, job_key, fire_key, epoch, owner, node, status, started_at) "
-                + "SELECT ?::uuid, ?, ?, won.fencing_token, ?, ?, 'RUNNING', clock_timestamp() FROM won "
+                + "run AS (INSERT INTO " + jr + " AS r (run_id, job_key, fire_key, epoch, owner, node, trace_id, status, "
+                + "started_at) SELECT ?::uuid, ?, ?, won.fencing_token, ?, ?, ?, 'RUNNING', clock_timestamp() FROM won "
                 + "ON CONFLICT (job_key, fire_key) DO UPDATE SET run_id = excluded.run_id, epoch = excluded.epoch, "
-                + "owner = excluded.owner, node = excluded.node, trace_id = NULL, status = 'RUNNING', attempt = r.attempt + 1, "
+                + "owner = excluded.owner, node = excluded.node, trace_id = excluded.trace_id, status = 'RUNNING', attempt = r.attempt + 1, "
                 + "previous_run_id = r.run_id, "
                 + "previous_status = CASE WHEN r.status = 'RUNNING' THEN 'ABANDONED' ELSE r.status END, "
                 + "started_at = clock_timestamp(), finished_at = NULL, error = NULL "

@@ -197,7 +197,7 @@ final class Report {
         });
         System.out.print(m.render());
         System.out.println("  with / without: throughput ratio of the observed row to the same row unobserved, run back to back; "
-                + "+tracing also writes each run's trace id (one UPDATE per run). load avg: 1-min, before each row.");
+                + "+tracing also keeps each run's trace id on its row (in the statement that starts the run). load avg: 1-min, before each row.");
         System.out.println();
     }
 
