@@ -244,6 +244,11 @@ final class JobLedger {
      * {@link #completedRun}, {@link #claim} and {@link #startRun} in one statement (one commit): nothing is claimed for a
      * fire that already completed.
      */
+    FireClaim claimAndStart(String jobKey, String fireKey, String owner, Duration ttl) {
+        return claimAndStart(jobKey, fireKey, owner, ttl, null);
+    }
+
+    /** {@link #claimAndStart(String, String, String, Duration)} that keeps the run's {@code traceId} (null: none). */
     FireClaim claimAndStart(String jobKey, String fireKey, String owner, Duration ttl, String traceId) {
         return runs.claimAndStart(key(jobKey), id("fireKey", fireKey), id("owner", owner), ttl(ttl), claimLockTimeout,
                 traceId(traceId));

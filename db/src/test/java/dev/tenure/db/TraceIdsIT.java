@@ -11,19 +11,21 @@ import java.util.UUID;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Trace ids in the ledger (schema version 6): a run's trace id is kept on its row; an attempt that takes the fire over
- * (the two-step start and the one-statement claim-and-start alike) clears the earlier attempt's, until it records its
- * own.
+ * Trace ids in the ledger (schema version 6): the statement that starts a run keeps its trace id on the run's row (the
+ * two-step start and the one-statement claim-and-start alike); an attempt that takes the fire over writes its own, none
+ * when it is not traced, so the row never shows an earlier attempt's trace.
  */
 class TraceIdsIT {
 
     private static final String TRACE_1 = "4bf92f3577b34da6a3ce929d0e0e4736";
     private static final String TRACE_2 = "00f067aa0ba902b700f067aa0ba902b7";
     private static Fixture fx;
+    private static JdbcRunLedger runs;
 
     @BeforeAll
     static void start() {
         fx = Fixture.forClass(TraceIdsIT.class);
+        runs = new JdbcRunLedger(JdbcLeaseStore.builder(fx.pool).build());
     }
 
     @AfterAll
@@ -32,44 +34,61 @@ class TraceIdsIT {
     }
 
     @Test
-    void startedRun_keepsItsTraceId_andATakeOverClearsIt_untilItRecordsItsOwn() {
+    void startRun_keepsTheTraceId_andATakeOverWritesItsOwn_orNone() {
         String key = "traces-" + UUID.randomUUID();
         long e1 = ((ClaimResult.Claimed) fx.ledger.claim(key, "A", Duration.ofSeconds(30))).epoch();
-        RunStart.Started run = (RunStart.Started) fx.ledger.startRun(key, "f1", e1, "A");
-        assertThat(traceId(key, "f1")).isNull();
-        fx.ledger.recordTraceId(key, run.runId(), TRACE_1);
+        RunStart.Started run = (RunStart.Started) fx.ledger.startRun(key, "f1", e1, "A", TRACE_1);
         assertThat(traceId(key, "f1")).isEqualTo(TRACE_1);
         fx.ledger.recordOutcome(key, e1, "A", run.runId(), RunStatus.FAILED, "boom");
         assertThat(traceId(key, "f1")).as("kept with the outcome").isEqualTo(TRACE_1);
         fx.ledger.release(key, e1, "A");
 
         long e2 = ((ClaimResult.Claimed) fx.ledger.claim(key, "B", Duration.ofSeconds(30))).epoch();
-        RunStart.Started again = (RunStart.Started) fx.ledger.startRun(key, "f1", e2, "B");
-        assertThat(traceId(key, "f1")).as("the FAILED attempt's trace is not the new attempt's").isNull();
-        fx.ledger.recordTraceId(key, again.runId(), TRACE_2);
-        fx.ledger.recordTraceId(key, run.runId(), TRACE_1);
-        assertThat(traceId(key, "f1")).as("the old attempt's run id no longer names the row").isEqualTo(TRACE_2);
+        RunStart.Started again = (RunStart.Started) fx.ledger.startRun(key, "f1", e2, "B", TRACE_2);
+        assertThat(traceId(key, "f1")).as("the take-over's own trace").isEqualTo(TRACE_2);
+        fx.ledger.recordOutcome(key, e2, "B", again.runId(), RunStatus.FAILED, "boom");
+        fx.ledger.release(key, e2, "B");
+
+        long e3 = ((ClaimResult.Claimed) fx.ledger.claim(key, "C", Duration.ofSeconds(30))).epoch();
+        fx.ledger.startRun(key, "f1", e3, "C");
+        assertThat(traceId(key, "f1")).as("an untraced take-over shows no earlier attempt's trace").isNull();
     }
 
     @Test
-    void claimAndStart_takingAFireOver_clearsTheEarlierAttemptsTraceId() {
+    void claimAndStart_keepsTheTraceId_andATakeOverWritesItsOwn_orNone() {
         String key = "traces-" + UUID.randomUUID();
-        RunLedger.FireClaim.Started first = (RunLedger.FireClaim.Started) fx.ledger.claimAndStart(key, "f1", "A",
-                Duration.ofSeconds(30));
-        fx.ledger.recordTraceId(key, UUID.fromString(first.runId()), TRACE_1);
+        RunLedger.FireClaim.Started first = (RunLedger.FireClaim.Started) runs.claimAndStart(key, "f1", "A",
+                Duration.ofSeconds(30), TRACE_1);
         assertThat(traceId(key, "f1")).isEqualTo(TRACE_1);
-        fx.ledger.finish(key, first.epoch(), "A", UUID.fromString(first.runId()), RunStatus.FAILED, "boom");
+        runs.finishAndRelease(key, first.epoch(), "A", first.runId(), false, "boom");
 
-        RunLedger.FireClaim.Started second = (RunLedger.FireClaim.Started) fx.ledger.claimAndStart(key, "f1", "B",
-                Duration.ofSeconds(30));
-        assertThat(second.runId()).isNotEqualTo(first.runId());
-        assertThat(traceId(key, "f1")).isNull();
+        RunLedger.FireClaim.Started second = (RunLedger.FireClaim.Started) runs.claimAndStart(key, "f1", "B",
+                Duration.ofSeconds(30), TRACE_2);
+        assertThat(traceId(key, "f1")).isEqualTo(TRACE_2);
+        runs.finishAndRelease(key, second.epoch(), "B", second.runId(), false, "boom");
+
+        runs.claimAndStart(key, "f1", "C", Duration.ofSeconds(30));
+        assertThat(traceId(key, "f1")).as("an untraced take-over").isNull();
+    }
+
+    @Test
+    void recordTraceId_keepsItOnTheRunsRow_onlyWhileTheRunIdNamesIt() {
+        String key = "traces-" + UUID.randomUUID();
+        long e1 = ((ClaimResult.Claimed) fx.ledger.claim(key, "A", Duration.ofSeconds(30))).epoch();
+        RunStart.Started run = (RunStart.Started) fx.ledger.startRun(key, "f1", e1, "A");
+        runs.recordTraceId(key, run.runId().toString(), TRACE_1);
+        assertThat(traceId(key, "f1")).isEqualTo(TRACE_1);
+        fx.ledger.recordOutcome(key, e1, "A", run.runId(), RunStatus.FAILED, "boom");
+        fx.ledger.release(key, e1, "A");
+        long e2 = ((ClaimResult.Claimed) fx.ledger.claim(key, "B", Duration.ofSeconds(30))).epoch();
+        fx.ledger.startRun(key, "f1", e2, "B", TRACE_2);
+        runs.recordTraceId(key, run.runId().toString(), TRACE_1);
+        assertThat(traceId(key, "f1")).as("the old attempt's run id no longer names the row").isEqualTo(TRACE_2);
     }
 
     private static String traceId(String key, String fire) {
-        return fx.query("SELECT coalesce(trace_id, 'null') FROM tenure.job_run WHERE job_key = '" + key
-                + "' AND fire_key = '" + fire + "'").get(0).equals("null") ? null
-                : fx.query("SELECT trace_id FROM tenure.job_run WHERE job_key = '" + key + "' AND fire_key = '" + fire
-                        + "'").get(0);
+        String t = fx.query("SELECT coalesce(trace_id, '-') FROM tenure.job_run WHERE job_key = '" + key
+                + "' AND fire_key = '" + fire + "'").get(0);
+        return t.equals("-") ? null : t;
     }
 }
