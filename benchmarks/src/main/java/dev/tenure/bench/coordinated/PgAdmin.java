@@ -94,7 +94,7 @@ final class PgAdmin implements AutoCloseable {
      * point lookups in its first executions, kept for the whole row: autovacuum analyzes at most once a minute.
      */
     void resetTenure(int jobs, int historyPerJob) throws SQLException {
-        exec("TRUNCATE tenure.job_run, tenure.job_execution, tenure.release_listener",
+        exec("TRUNCATE tenure.job_run, tenure.job_execution, tenure.release_listener CASCADE", // job_schedule refers to job_execution
                 "INSERT INTO tenure.job_execution (job_key, fencing_token) SELECT 'job-' || g, 1 FROM generate_series(0, "
                         + (jobs - 1) + ") g",
                 "INSERT INTO tenure.job_run (run_id, job_key, fire_key, epoch, owner, status, started_at, finished_at) "
