@@ -155,6 +155,35 @@ class CompletedFireMarkerIT {
     }
 
     /**
+     * A thread of the holder's own process that waits for the same fire is not handed the lease of the completed fire
+     * (which would send it to Postgres): it is woken, asks Valkey and is told that the fire is done.
+     */
+    @ParameterizedTest
+    @EnumSource(ScriptMode.class)
+    void waiterInTheHoldersProcess_sameFire_isToldDone_noConnectionToPostgres(ScriptMode script) throws Exception {
+        String job = "local-" + script.name().toLowerCase();
+        CountingDataSource counted = new CountingDataSource(servers.db.dataSource());
+        ExecutorService pool = Executors.newSingleThreadExecutor();
+        try (Tenure a = node(script, counted.dataSource(), null)) {
+            RunClaim.Claimed claimed = (RunClaim.Claimed) a.coordinator().begin(job, "f1", RunPolicy.skipFire());
+            Future<Object[]> waiter = pool.submit(() -> {
+                counted.watch();
+                RunOutcome<Object> o = a.coordinator().run(job, "f1", RunPolicy.waitUpTo(Timing.scaled(Duration.ofSeconds(20))),
+                        ctx -> "ran twice");
+                return new Object[] {o, counted.stop()};
+            });
+            await().atMost(Timing.scaled(Duration.ofSeconds(5)))
+                    .until(() -> Long.valueOf(1L).equals(servers.valkey.command("EXISTS", "{tenure:" + job + "}:waiting")));
+            assertThat(claimed.run().finish(null, null).status()).isEqualTo(RunOutcome.Status.EXECUTED);
+            Object[] waited = waiter.get(Timing.scaledMillis(20_000), TimeUnit.MILLISECONDS);
+            assertThat(((RunOutcome<?>) waited[0]).status()).isEqualTo(RunOutcome.Status.SKIPPED_ALREADY_DONE);
+            assertThat((List<?>) waited[1]).as("JDBC calls of the waiting thread's run").isEmpty();
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    /**
      * A marker answers only for its own fire: a new fire acquires and runs as before, and replaces it; a catch-up of an
      * older fire asks Postgres, which answers done, and that answer leaves the marker of the older fire.
      */
