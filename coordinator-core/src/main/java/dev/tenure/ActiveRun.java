@@ -214,6 +214,7 @@ public final class ActiveRun implements JobContext, AutoCloseable {
         Duration ran = Duration.ofNanos(ticker.nanoTime() - began);
         observation.completing(error);
         boolean released = false;
+        boolean completed = false;
         try {
             String why = error == null ? null : String.valueOf(error);
             RunLedger.Finished f;
@@ -227,6 +228,7 @@ public final class ActiveRun implements JobContext, AutoCloseable {
             RunOutcome.Status status = f == RunLedger.Finished.STALE ? RunOutcome.Status.LEASE_LOST
                     : f == RunLedger.Finished.COMPLETED_EARLIER || error == null ? RunOutcome.Status.EXECUTED
                     : RunOutcome.Status.FAILED;
+            completed = status == RunOutcome.Status.EXECUTED;
             return ended(new RunOutcome<>(status, jobKey, fireKey, epoch, db.owner(), waited, ran, result, error,
                     viaFallback, fenceChecks.get(), f == RunLedger.Finished.COMPLETED_EARLIER));
         } catch (RuntimeException e) {
@@ -237,7 +239,7 @@ public final class ActiveRun implements JobContext, AutoCloseable {
                     error == null ? e : error, viaFallback, fenceChecks.get(), false));
             throw e;
         } finally {
-            releaseLeases(released);
+            releaseLeases(released, completed);
         }
     }
 
@@ -313,20 +315,30 @@ public final class ActiveRun implements JobContext, AutoCloseable {
         ended(new RunOutcome<>(completed ? RunOutcome.Status.EXECUTED : RunOutcome.Status.LEASE_LOST, jobKey, fireKey,
                 epoch, db.owner(), waited, Duration.ofNanos(ticker.nanoTime() - began), null, completed ? null : why,
                 viaFallback, fenceChecks.get(), completed));
-        releaseLeases(released);
+        releaseLeases(released, completed);
     }
 
-    /** Releases the database lease (unless the ledger already did) and then the Valkey lease; then tells the owner. */
-    private void releaseLeases(boolean databaseReleased) {
+    /**
+     * Releases the database lease (unless the ledger already did) and then the Valkey lease; then tells the owner. A
+     * fire the database recorded COMPLETED leaves a marker in Valkey instead of a free key, so that the processes that
+     * fire it later learn it there.
+     */
+    private void releaseLeases(boolean databaseReleased, boolean fireCompleted) {
         try {
             if (!databaseReleased) {
                 db.release();
             }
-            if (filter != null) {
-                filter.release();
-            }
+            releaseFilter(fireCompleted);
         } finally {
             onEnded.run();
+        }
+    }
+
+    private void releaseFilter(boolean fireCompleted) {
+        if (filter != null && fireCompleted) {
+            Leases.releaseCompleted(filter, fireKey);
+        } else if (filter != null) {
+            filter.release();
         }
     }
 
@@ -385,9 +397,7 @@ public final class ActiveRun implements JobContext, AutoCloseable {
                     Duration.ofNanos(ticker.nanoTime() - began), result, null, viaFallback, fenceChecks.get(), true));
         } finally {
             try {
-                if (filter != null) {
-                    filter.release();
-                }
+                releaseFilter(true);
             } finally {
                 onEnded.run();
             }

@@ -291,6 +291,11 @@ final class DefaultLease implements Lease {
         return engine.release(this);
     }
 
+    /** {@link #release()} leaving the store a marker that fire {@code fireKey} is done ({@link LeaseEngine#releaseCompleted}). */
+    ReleaseResult releaseCompleted(String fireKey) {
+        return engine.releaseCompleted(this, fireKey);
+    }
+
     /** {@link #release()} on the engine's clean-up thread, for callers that must not wait for the store. */
     void releaseInBackground() {
         engine.releaseInBackground(this);

@@ -19,7 +19,9 @@ import java.util.concurrent.atomic.AtomicReference;
 /**
  * Runs a job at most once per fire across processes: the protocol of DESIGN.md.
  * <ol>
- * <li>Valkey lease (contention filter): the losers learn it in one round trip and never touch the database.</li>
+ * <li>Valkey lease (contention filter): the losers learn it in one round trip and never touch the database. So does a
+ *     process that arrives after the fire completed: the winner leaves a marker of the completed fire in place of its
+ *     lease for one TTL, and an acquire for that fire answers "done".</li>
  * <li>The fire's state is read first: a completed fire is final, and is reported without a claim.</li>
  * <li>Database lease + epoch: the winner claims the job's row; its epoch is the fencing token.</li>
  * <li>The fire's run row: a completed fire is never run again.</li>
@@ -342,14 +344,21 @@ public final class JobCoordinator implements AutoCloseable {
         Lease filter = null;
         if (mode != Mode.DATABASE && !inFallback()) {
             try {
-                // a filter: losing it must not interrupt the work (the database lease decides)
-                Optional<Lease> v = valkey.acquire(jobKey, policy.maxWait(), options.withInterruptOnLoss(false));
+                // a filter: losing it must not interrupt the work (the database lease decides). A run that reports the
+                // earlier run of a done fire asks the database for it, so it does not ask the filter about the fire.
+                FilterAnswer v = valkey.acquireFire(jobKey, policy.reportEarlierRun() ? null : fireKey, policy.maxWait(),
+                        options.withInterruptOnLoss(false));
                 breaker.success();
                 fallbackLog.valkeyAnswered();
-                if (v.isEmpty()) {
+                if (v.fireDone()) {
+                    // the marker is written only after the database recorded this fire COMPLETED, which is final
+                    return new RunClaim.NotClaimed(RunOutcome.notRun(RunOutcome.Status.SKIPPED_ALREADY_DONE, jobKey,
+                            fireKey, 0, null, Duration.ofNanos(ticker.nanoTime() - start), false));
+                }
+                if (v.lease() == null) {
                     return notObtained(jobKey, fireKey, policy, start, false);
                 }
-                filter = v.get();
+                filter = v.lease();
             } catch (LeaseStoreUnavailableException e) {
                 if (Thread.currentThread().isInterrupted()) {
                     // the caller's interrupt, not Valkey's fault: as an acquire interrupted before it was sent
@@ -369,15 +378,17 @@ public final class JobCoordinator implements AutoCloseable {
             fallback = true;
         }
         Lease db = null;
+        RunClaim claim = null;
         try {
             Optional<RunClaim> first = ledger.claimsAndStarts()
                     ? claimAndStart(jobKey, fireKey, policy, options, filter, start, deadline, fallback, traceId)
                     : completedEarlier(jobKey, fireKey, policy, start, fallback);
             if (first.isPresent()) {
-                if (first.get() instanceof RunClaim.Claimed) {
+                claim = first.get();
+                if (claim instanceof RunClaim.Claimed) {
                     filter = null;
                 }
-                return first.get();
+                return claim;
             }
             Duration left = Duration.ofNanos(Math.max(0, deadline - ticker.nanoTime()));
             Optional<Lease> got = database.acquire(jobKey, left, options.withFencingToken(true));
@@ -385,7 +396,7 @@ public final class JobCoordinator implements AutoCloseable {
                 return notObtained(jobKey, fireKey, policy, start, fallback);
             }
             db = got.get();
-            RunClaim claim = claimFire(jobKey, fireKey, policy, db, filter, start, fallback, traceId);
+            claim = claimFire(jobKey, fireKey, policy, db, filter, start, fallback, traceId);
             if (claim instanceof RunClaim.Claimed) {
                 db = null;
                 filter = null;
@@ -395,10 +406,17 @@ public final class JobCoordinator implements AutoCloseable {
             if (db != null) {
                 db.release();
             }
-            if (filter != null) {
+            if (filter != null && completed(claim)) {
+                Leases.releaseCompleted(filter, fireKey); // the next process of this fire learns it from Valkey
+            } else if (filter != null) {
                 filter.release();
             }
         }
+    }
+
+    /** True if the database answered that the fire completed (not missed: that is reported as such). */
+    private static boolean completed(RunClaim claim) {
+        return claim instanceof RunClaim.NotClaimed n && n.outcome().status() == RunOutcome.Status.SKIPPED_ALREADY_DONE;
     }
 
     /**

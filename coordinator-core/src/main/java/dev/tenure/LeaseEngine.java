@@ -88,23 +88,35 @@ final class LeaseEngine implements AutoCloseable {
      * @throws LeaseOutcomeUnknownException if the store failed or did not answer (a clean-up is scheduled)
      */
     public Optional<Lease> tryAcquire(String key, LeaseOptions options) {
-        Object r = attempt(key, owners.next(), options, null);
+        Object r = attempt(key, owners.next(), options, null, null);
         return r instanceof DefaultLease l ? Optional.of(l) : Optional.empty();
     }
 
     /**
-     * Returns the granted lease, the store's {@link AcquireResult.Held} answer, or null if the thread is interrupted:
-     * an interrupted thread would not wait for the answer, so it sends nothing.
+     * The filter of a coordinated run of fire {@code fireKey}: {@link #acquire}, where the store may also answer that
+     * the fire is done ({@link LeaseStore#tryAcquireFire}); that ends a wait at once.
      */
-    private Object attempt(String key, String owner, LeaseOptions o, String queuedAs) {
+    FilterAnswer acquireFire(String key, String fireKey, Duration wait, LeaseOptions o) {
+        Object r = wait.isZero() ? attempt(key, owners.next(), o, null, fireKey) : await(key, wait, o, fireKey);
+        return r instanceof DefaultLease l ? new FilterAnswer(l, false)
+                : r instanceof AcquireResult.FireDone ? FilterAnswer.DONE : FilterAnswer.NONE;
+    }
+
+    /**
+     * Returns the granted lease, the store's {@link AcquireResult.Held} (or, with a {@code fireKey},
+     * {@link AcquireResult.FireDone}) answer, or null if the thread is interrupted: an interrupted thread would not
+     * wait for the answer, so it sends nothing.
+     */
+    private Object attempt(String key, String owner, LeaseOptions o, String queuedAs, String fireKey) {
         if (Thread.currentThread().isInterrupted()) {
             metrics.acquire(LeaseMetrics.AcquireResult.TIMEOUT, 0);
             return null;
         }
         long sentAt = now();
         AcquireResult r;
-        CompletableFuture<AcquireResult> call = send(() -> queuedAs == null
-                ? store.tryAcquire(key, owner, o.ttl(), o.fencingToken())
+        CompletableFuture<AcquireResult> call = send(() -> fireKey != null
+                ? store.tryAcquireFire(key, owner, o.ttl(), o.fencingToken(), fireKey, queuedAs)
+                : queuedAs == null ? store.tryAcquire(key, owner, o.ttl(), o.fencingToken())
                 : store.tryAcquire(key, owner, o.ttl(), o.fencingToken(), queuedAs));
         try {
             r = Futures.await(call, callTimeout, key);
@@ -125,7 +137,8 @@ final class LeaseEngine implements AutoCloseable {
             watchdog.register(lease);
             return lease;
         }
-        metrics.acquire(LeaseMetrics.AcquireResult.HELD, now() - sentAt);
+        metrics.acquire(r instanceof AcquireResult.FireDone ? LeaseMetrics.AcquireResult.DONE
+                : LeaseMetrics.AcquireResult.HELD, now() - sentAt);
         return r;
     }
 
@@ -150,21 +163,26 @@ final class LeaseEngine implements AutoCloseable {
         if (wait.isZero()) {
             return tryAcquire(key, o);
         }
+        return await(key, wait, o, null) instanceof DefaultLease l ? Optional.of(l) : Optional.empty();
+    }
+
+    /** The granted lease, the store's {@link AcquireResult.FireDone} (only with a {@code fireKey}), or null. */
+    private Object await(String key, Duration wait, LeaseOptions o, String fireKey) {
         long deadline = now() + wait.toNanos();
         Waiter w = new Waiter(owners.next(), o);
         KeyWaiters q = join(key, w);
         try {
-            return awaitTurn(key, q, w, deadline, new Backoff());
+            return awaitTurn(key, q, w, deadline, new Backoff(), fireKey);
         } finally {
             leave(key, q, w);
         }
     }
 
-    private Optional<Lease> awaitTurn(String key, KeyWaiters q, Waiter w, long deadline, Backoff backoff) {
+    private Object awaitTurn(String key, KeyWaiters q, Waiter w, long deadline, Backoff backoff, String fireKey) {
         while (true) {
             int st = w.state.get();
             if (st == Waiter.GRANTED) {
-                return Optional.of(w.granted);
+                return w.granted;
             }
             if (st == Waiter.GRANTING) {
                 w.parkThroughInterrupt(callTimeout.toNanos()); // the hand-off's answer decides, interrupted or not
@@ -174,7 +192,7 @@ final class LeaseEngine implements AutoCloseable {
             if (left <= 0 || Thread.currentThread().isInterrupted()) {
                 if (w.cas(Waiter.WAITING, Waiter.DONE)) {
                     metrics.acquire(LeaseMetrics.AcquireResult.TIMEOUT, 0);
-                    return Optional.empty();
+                    return null;
                 }
                 continue;
             }
@@ -193,19 +211,23 @@ final class LeaseEngine implements AutoCloseable {
             w.clearSignal();
             Object r;
             try {
-                r = attempt(key, w.owner(), w.options, owners.id());
+                r = attempt(key, w.owner(), w.options, owners.id(), fireKey);
             } catch (RuntimeException e) {
                 w.state.set(Waiter.DONE);
                 throw e;
             }
             if (r == null) {
                 w.state.set(Waiter.DONE); // interrupted just before sending
-                return Optional.empty();
+                return null;
             }
             if (r instanceof DefaultLease lease) {
                 w.state.set(Waiter.DONE);
                 q.localHolder = lease;
-                return Optional.of(lease);
+                return lease;
+            }
+            if (r instanceof AcquireResult.FireDone) {
+                w.state.set(Waiter.DONE);
+                return r;
             }
             w.state.set(Waiter.WAITING);
             metrics.retry();
@@ -259,13 +281,7 @@ final class LeaseEngine implements AutoCloseable {
         if (!lease.startRelease()) {
             return lease.state() == LeaseState.LOST ? ReleaseResult.LOST : ReleaseResult.ALREADY_RELEASED;
         }
-        awaitHandOffSettled(lease);
-        watchdog.unregister(lease);
-        metrics.held(Duration.ofNanos(now() - lease.acquiredAt()), lease.options().ttl());
-        KeyWaiters q = waiters.get(lease.key());
-        if (q != null && q.localHolder == lease) {
-            q.localHolder = null;
-        }
+        KeyWaiters q = endHold(lease);
         boolean yield = q != null && lease.turnHandOffs >= maxLocalHandOffs;
         ReleaseResult r;
         if (q != null && !yield && lease.isValid()) {
@@ -297,6 +313,37 @@ final class LeaseEngine implements AutoCloseable {
     }
 
     /**
+     * Releases the filter lease of a run whose fire {@code fireKey} the database recorded COMPLETED: the store keeps a
+     * marker of it for the lease's TTL ({@link LeaseStore#releaseCompleted}). No hand-off to a local waiter: the waiters
+     * are woken and ask the store, which tells those of the same fire that it is done.
+     */
+    ReleaseResult releaseCompleted(DefaultLease lease, String fireKey) {
+        if (!lease.startRelease()) {
+            return lease.state() == LeaseState.LOST ? ReleaseResult.LOST : ReleaseResult.ALREADY_RELEASED;
+        }
+        KeyWaiters q = endHold(lease);
+        ReleaseResult r = releaseWith(lease, () -> store.releaseCompleted(lease.key(), lease.owner(), fireKey,
+                lease.options().ttl()).thenApply(ok -> ok ? LeaseStore.TurnRelease.FREED : LeaseStore.TurnRelease.NOT_OURS))
+                .result();
+        if (q != null) {
+            q.wakeHead();
+        }
+        return r;
+    }
+
+    /** The first steps of every release: the lease leaves the watchdog and its key's local holder. */
+    private KeyWaiters endHold(DefaultLease lease) {
+        awaitHandOffSettled(lease);
+        watchdog.unregister(lease);
+        metrics.held(Duration.ofNanos(now() - lease.acquiredAt()), lease.options().ttl());
+        KeyWaiters q = waiters.get(lease.key());
+        if (q != null && q.localHolder == lease) {
+            q.localHolder = null;
+        }
+        return q;
+    }
+
+    /**
      * {@link #release} on the clean-up thread, which this engine owns and {@link #close} shuts down (after releasing
      * every lease it still holds): for a lease-lost listener on the watchdog thread, which must not wait for the store.
      */
@@ -317,13 +364,17 @@ final class LeaseEngine implements AutoCloseable {
 
     /** Releases in the store; with {@code requeueAs}, yields the turn to the next queued process (see {@link LeaseStore#releaseTurn}). */
     private TurnRelease releaseInStore(DefaultLease lease, String requeueAs) {
+        return releaseWith(lease, () -> requeueAs == null
+                ? store.release(lease.key(), lease.owner()).thenApply(ok -> ok ? LeaseStore.TurnRelease.FREED
+                        : LeaseStore.TurnRelease.NOT_OURS)
+                : store.releaseTurn(lease.key(), lease.owner(), requeueAs));
+    }
+
+    private TurnRelease releaseWith(DefaultLease lease, Supplier<CompletableFuture<LeaseStore.TurnRelease>> call) {
         boolean wasLost = lease.state() == LeaseState.LOST;
         LeaseStore.TurnRelease done;
         try {
-            done = requeueAs == null
-                    ? (Futures.await(store.release(lease.key(), lease.owner()), callTimeout, lease.key())
-                            ? LeaseStore.TurnRelease.FREED : LeaseStore.TurnRelease.NOT_OURS)
-                    : Futures.await(store.releaseTurn(lease.key(), lease.owner(), requeueAs), callTimeout, lease.key());
+            done = Futures.await(call.get(), callTimeout, lease.key());
         } catch (LeaseStoreUnavailableException e) {
             metrics.releaseFailure();
             cleanUp(lease.key(), lease.owner(), lease.options().ttl());

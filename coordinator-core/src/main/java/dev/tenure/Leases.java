@@ -190,6 +190,22 @@ public final class Leases implements AutoCloseable {
         return wait;
     }
 
+    /**
+     * {@link #acquire} for the filter in front of a coordinated run of {@code fireKey} ({@link LeaseEngine#acquireFire}):
+     * the store may answer that the fire is done.
+     */
+    FilterAnswer acquireFire(String key, String fireKey, Duration wait, LeaseOptions options) {
+        return engine.acquireFire(LeaseKeys.validate(key), fireKey, checkWait(wait), options);
+    }
+
+    /**
+     * Releases a coordinated run's filter {@code lease} after the database recorded {@code fireKey} COMPLETED, leaving
+     * the store a marker of it ({@link LeaseStore#releaseCompleted}); a lease of another engine is just released.
+     */
+    static ReleaseResult releaseCompleted(Lease lease, String fireKey) {
+        return lease instanceof DefaultLease d ? d.releaseCompleted(fireKey) : lease.release();
+    }
+
     /** See {@link LeaseEngine#newOwner()}: for the job coordinator's claim-and-start. */
     String newOwner() {
         return engine.newOwner();

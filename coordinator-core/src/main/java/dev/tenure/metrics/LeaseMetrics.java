@@ -9,8 +9,11 @@ import java.time.Duration;
  */
 public interface LeaseMetrics {
 
-    /** Result tag values of {@code tenure.lease.acquire}. */
-    enum AcquireResult { ACQUIRED, HELD, TIMEOUT, ERROR }
+    /**
+     * Result tag values of {@code tenure.lease.acquire}. {@code DONE}: a coordinated run's filter found the marker of
+     * its fire's completion, so the run was skipped without asking the database.
+     */
+    enum AcquireResult { ACQUIRED, HELD, TIMEOUT, ERROR, DONE }
 
     default void acquire(AcquireResult result, long nanos) { }
 

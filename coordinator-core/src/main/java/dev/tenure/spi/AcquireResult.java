@@ -3,7 +3,10 @@ package dev.tenure.spi;
 import java.time.Duration;
 import java.util.OptionalLong;
 
-/** The answer of {@link LeaseStore#tryAcquire}: either granted, or held by someone else. */
+/**
+ * The answer of {@link LeaseStore#tryAcquire}: granted, or held by someone else; for
+ * {@link LeaseStore#tryAcquireFire}, also that the fire is done.
+ */
 public sealed interface AcquireResult {
 
     /**
@@ -18,6 +21,14 @@ public sealed interface AcquireResult {
      * store keeps no expiry, then {@link Duration#ZERO}).
      */
     record Held(String holder, Duration remaining) implements AcquireResult {
+    }
+
+    /**
+     * Not granted: the key holds the marker that an earlier holder left after the database recorded this fire
+     * COMPLETED ({@link LeaseStore#releaseCompleted}). Only {@link LeaseStore#tryAcquireFire} answers it, and only for
+     * the fire key of the marker.
+     */
+    record FireDone(Duration remaining) implements AcquireResult {
     }
 
     static AcquireResult acquired(long token) {

@@ -34,6 +34,32 @@ public interface LeaseStore extends AutoCloseable {
         return tryAcquire(key, owner, ttl, fencingToken);
     }
 
+    /**
+     * {@link #tryAcquire(String, String, Duration, boolean, String)} for the filter in front of a coordinated run of
+     * fire {@code fireKey}: a store that keeps {@linkplain #releaseCompleted completion markers} answers
+     * {@link AcquireResult.FireDone} when the key holds the marker of this fire, and treats a marker of another fire
+     * as a free key. The default ignores {@code fireKey}.
+     *
+     * @param queuedAs the waiting process's id as for {@link #tryAcquire(String, String, Duration, boolean, String)},
+     *                 or null for a single attempt
+     */
+    default CompletableFuture<AcquireResult> tryAcquireFire(String key, String owner, Duration ttl, boolean fencingToken,
+                                                            String fireKey, String queuedAs) {
+        return queuedAs == null ? tryAcquire(key, owner, ttl, fencingToken)
+                : tryAcquire(key, owner, ttl, fencingToken, queuedAs);
+    }
+
+    /**
+     * {@link #release} by the holder of a coordinated run's filter after the database recorded fire {@code fireKey}
+     * COMPLETED: a store that can replaces the lease by a marker of that fire for {@code keep}, so that a process that
+     * arrives later for the same fire learns it from {@link #tryAcquireFire} without asking the database. The marker
+     * is no holder: any other acquire takes the key as if it were free. Wakes waiters as a release does. The default
+     * releases.
+     */
+    default CompletableFuture<Boolean> releaseCompleted(String key, String owner, String fireKey, Duration keep) {
+        return release(key, owner);
+    }
+
     /** Extends the lease to {@code ttl} from now, only if {@code owner} holds it. {@code false} = not yours. */
     CompletableFuture<Boolean> renew(String key, String owner, Duration ttl);
 

@@ -185,6 +185,27 @@ class AclIT {
             assertNoDenials();
         }
 
+        /** The marker of a completed fire: set by the release, answered "done" for its fire alone, taken by another fire. */
+        @Test
+        void completedFire_leavesAMarker_thatAnswersDoneForItsFireOnly() throws Exception {
+            Duration ttl = Duration.ofSeconds(5);
+            long bound = Timing.scaledMillis(5000);
+            assertThat(store.tryAcquireFire("fired", "o.1", ttl, false, "f1", null).get(bound, TimeUnit.MILLISECONDS))
+                    .isInstanceOf(dev.tenure.spi.AcquireResult.Acquired.class);
+            assertThat(store.tryAcquire("fired", "w.1", ttl, false, "w.").get(bound, TimeUnit.MILLISECONDS))
+                    .isInstanceOf(dev.tenure.spi.AcquireResult.Held.class); // someone waits: the release notifies
+            assertThat(store.releaseCompleted("fired", "o.1", "f1", ttl).get(bound, TimeUnit.MILLISECONDS)).isTrue();
+            assertThat(admin("GET", store.leaseKeyOf("fired"))).isEqualTo("d:f1");
+
+            assertThat(store.tryAcquireFire("fired", "o.2", ttl, false, "f1", "w.").get(bound, TimeUnit.MILLISECONDS))
+                    .isInstanceOf(dev.tenure.spi.AcquireResult.FireDone.class);
+            assertThat(store.tryAcquireFire("fired", "o.3", ttl, true, "f2", null).get(bound, TimeUnit.MILLISECONDS))
+                    .isInstanceOf(dev.tenure.spi.AcquireResult.Acquired.class);
+            assertThat(store.release("fired", "o.3").get(bound, TimeUnit.MILLISECONDS)).isTrue();
+            store.leaveQueue("fired", "w.");
+            assertNoDenials();
+        }
+
         @Test
         void release_whileSomeoneWaits_notifiesSubscribedClient() throws Exception {
             CountDownLatch released = new CountDownLatch(1);

@@ -22,7 +22,8 @@ import java.util.Map;
  * one connection per read, every GET and PTTL pipelined, 1 s timeouts (an ACL user needs {@code +get +pttl} on
  * {@code ~{<namespace>:*}}). A force-release deletes a job's lease key ({@link #evict}: DEL, then PUBLISH of the
  * release notification so waiters try at once; {@code +del +publish} and {@code &{<namespace>:*}}). The key layout is
- * the Valkey store's ({@code ValkeyLeaseStore.leaseKeyOf}; {@code ValkeyLeasesIT} checks both agree). Standalone
+ * the Valkey store's ({@code ValkeyLeaseStore.leaseKeyOf}; {@code ValkeyLeasesIT} checks both agree). A key whose value
+ * marks a completed fire ({@code d:<fireKey>}, left for one TTL after the run) has no holder and is not listed. Standalone
  * servers only: a cluster's MOVED reply is reported as an error, not followed. Thread-safe (no shared state).
  */
 final class ValkeyLeases implements LeaseEviction {
@@ -32,6 +33,8 @@ final class ValkeyLeases implements LeaseEviction {
     }
 
     private static final int TIMEOUT_MS = 1000;
+    /** How the value of a lease key that only marks a completed fire begins (no holder: see the lease script). */
+    static final String COMPLETED_MARKER = "d:";
     private final String host;
     private final int port;
     private final String namespace;
@@ -71,7 +74,7 @@ final class ValkeyLeases implements LeaseEviction {
             for (String k : jobKeys) {
                 Object owner = read(in);
                 Object pttl = read(in);
-                if (owner instanceof String id) {
+                if (owner instanceof String id && !id.startsWith(COMPLETED_MARKER)) {
                     out.put(k, new Lease(id, pttl instanceof Long ms && ms >= 0 ? Duration.ofMillis(ms) : null, null));
                 }
             }

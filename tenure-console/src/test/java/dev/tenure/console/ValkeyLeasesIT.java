@@ -95,6 +95,19 @@ class ValkeyLeasesIT {
         }
     }
 
+    /** A completed fire leaves {@code d:<fireKey>} in the lease key for one TTL: no holder, so not a Valkey lease. */
+    @Test
+    void completedFireMarker_isNoHolder() {
+        try (Tenure tenure = Tenure.builder().dataSource(pool).leaseDefaults(LeaseOptions.ofTtl(Duration.ofSeconds(30)))
+                .valkey(ValkeyConfig.standalone(valkey.address()).build()).build()) {
+            assertThat(tenure.coordinator().run("marked", "f-1", RunPolicy.failFast(), ctx -> true).status())
+                    .isEqualTo(RunOutcome.Status.EXECUTED);
+            ValkeyLeases leases = new ValkeyLeases(valkey.address(), "tenure", null, null);
+            assertThat(valkey.command("GET", leases.leaseKey("marked"))).isEqualTo("d:f-1");
+            assertThat(leases.leases(List.of("marked"))).isEmpty();
+        }
+    }
+
     @Test
     void aJobHeldThroughValkey_showsBothLeases_andAnUnreachableValkeyIsNamed() throws Exception {
         CountDownLatch holding = new CountDownLatch(1);

@@ -107,8 +107,9 @@ class ShutdownHandOverIT {
 
             other.terminate();
             assertThat(other.waitFor(Timing.scaled(Duration.ofSeconds(60)))).as("the other instance exits").isPresent();
-            assertThat(servers.valkey().command("EXISTS", VALKEY_KEY)).as("no Valkey lease after both stopped")
-                    .isEqualTo(0L);
+            Object left = servers.valkey().command("GET", VALKEY_KEY);
+            assertThat(left == null || left.toString().startsWith("d:"))
+                    .as("no Valkey lease after both stopped, at most a completed fire's marker (%s)", left).isTrue();
             assertThat(databaseOwner()).as("no database lease after both stopped").isNull();
             return new Handed(row, business);
         }

@@ -18,8 +18,15 @@ import java.security.NoSuchAlgorithmException;
  * <ul>
  * <li>{@code A} acquire (aux = token flag, then {@code ":engine"} for a waiting process): SET NX GET PX (one command
  *     grants the lease or names the holder); a held value {@code q:engine} is a turn reserved for that engine, which
- *     takes it with SET PX; if granted and the flag is 1, INCR the fence → {1, token, ""}; if held → set the waiting
+ *     takes it with SET PX, as does anyone when the value is a
+ *     fire's marker {@code d:fireKey} (see {@code C}); if granted and the flag is 1, INCR the fence → {1, token, ""}; if held → set the waiting
  *     marker, queue the engine (LPOS, RPUSH if absent, PEXPIRE), {0, pttl, holder}</li>
+ * <li>{@code F} acquire for a fire (aux = token flag, {@code ":engine"} or {@code ":"}, then {@code ":fireKey"}): as
+ *     {@code A}, but a value {@code d:fireKey} (the marker of {@code C}) answers done → {2, pttl, ""} and changes
+ *     nothing</li>
+ * <li>{@code C} release after the fire's completion (ttl = how long the marker lasts; aux = fire key): MGET of the lease
+ *     and the waiting marker; if ours, SET {@code d:fireKey} PX ttl, and if someone waits notify {@code r} on the lease
+ *     key's channel → {1|0, 0, ""}. The queue is not served: a marker is no holder</li>
  * <li>{@code R} renew: PEXPIRE if the value is ours → {1|0, 0, ""}</li>
  * <li>{@code D} release (ttl = how long a reserved turn lasts; aux = "" or the engine to queue again): MGET of the
  *     lease and the waiting marker (one command); if ours and nobody waits, DEL. If someone waits: take aux out of
@@ -87,14 +94,22 @@ final class LeaseScript {
               local aux = ARGV[a + 3]
               a = a + 4
               local n = #out
-              if op == 'A' then
+              if op == 'A' or op == 'F' then
                 local me = string.sub(aux, 3)
+                local done = nil
+                if op == 'F' then
+                  local p = string.find(me, ':', 1, true)
+                  done = 'd:' .. string.sub(me, p + 1)
+                  me = string.sub(me, 1, p - 1)
+                end
                 local cur = redis.call('set', lk, owner, 'NX', 'GET', 'PX', ttl)
-                if cur and me ~= '' and cur == 'q:' .. me then
+                if cur and cur ~= done and ((me ~= '' and cur == 'q:' .. me) or string.sub(cur, 1, 2) == 'd:') then
                   redis.call('set', lk, owner, 'PX', ttl)
                   cur = false
                 end
-                if not cur then
+                if cur and cur == done then
+                  out[n + 1] = 2; out[n + 2] = redis.call('pttl', lk); out[n + 3] = ''
+                elseif not cur then
                   local tok = 0
                   if string.sub(aux, 1, 1) == '1' then tok = redis.call('incr', KEYS[i + 1]) end
                   out[n + 1] = 1; out[n + 2] = tok; out[n + 3] = ''
@@ -106,6 +121,15 @@ final class LeaseScript {
                   end
                   out[n + 1] = 0; out[n + 2] = redis.call('pttl', lk); out[n + 3] = cur
                 end
+              elseif op == 'C' then
+                local ok = 0
+                local v = redis.call('mget', lk, KEYS[i + 2])
+                if v[1] == owner then
+                  ok = 1
+                  redis.call('set', lk, 'd:' .. aux, 'PX', ttl)
+                  if v[2] then notify(lk, 'r') end
+                end
+                out[n + 1] = ok; out[n + 2] = 0; out[n + 3] = ''
               elseif op == 'R' then
                 local ok = 0
                 if redis.call('get', lk) == owner then ok = redis.call('pexpire', lk, ttl) end

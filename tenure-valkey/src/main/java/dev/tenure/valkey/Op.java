@@ -4,6 +4,7 @@ import dev.tenure.ValkeyConfig;
 import dev.tenure.spi.AcquireResult;
 import dev.tenure.spi.LeaseStore;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -14,8 +15,12 @@ import java.util.concurrent.CompletableFuture;
 final class Op {
 
     static final char ACQUIRE = 'A';
+    /** An acquire for a coordinated run's fire, which may answer that the fire is done. */
+    static final char ACQUIRE_FIRE = 'F';
     static final char RENEW = 'R';
     static final char RELEASE = 'D';
+    /** A release that leaves the marker of a completed fire. */
+    static final char RELEASE_COMPLETED = 'C';
     static final char HAND_OFF = 'H';
     static final char HAND_OFF_KEEPING_EXPIRY = 'K';
     static final char LEAVE_QUEUE = 'L';
@@ -64,8 +69,9 @@ final class Op {
         boolean granted = ((Long) ok) == 1L;
         long n = (Long) number;
         switch (code) {
-            case ACQUIRE -> future.complete(granted
+            case ACQUIRE, ACQUIRE_FIRE -> future.complete(granted
                     ? AcquireResult.acquired(n)
+                    : ((Long) ok) == 2L ? new AcquireResult.FireDone(Duration.ofMillis(Math.max(0, n)))
                     : AcquireResult.held(text == null ? "" : text.toString(), n));
             case HAND_OFF, HAND_OFF_KEEPING_EXPIRY -> future.complete(granted
                     ? AcquireResult.acquired(n, Long.valueOf(1L).equals(text))
@@ -84,7 +90,7 @@ final class Op {
 
     /** Whether this op, the {@code i}-th of its call, was granted a lease (an acquire or a hand-off that succeeded). */
     boolean grantedIn(Object[] values, int i) {
-        return (code == ACQUIRE || code == HAND_OFF || code == HAND_OFF_KEEPING_EXPIRY) && Long.valueOf(1L).equals(values[3 * i]);
+        return (code == ACQUIRE || code == ACQUIRE_FIRE || code == HAND_OFF || code == HAND_OFF_KEEPING_EXPIRY) && Long.valueOf(1L).equals(values[3 * i]);
     }
 
     static void completeAll(List<Op> ops, Object[] values) {

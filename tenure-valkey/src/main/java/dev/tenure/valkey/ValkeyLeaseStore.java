@@ -135,6 +135,27 @@ public final class ValkeyLeaseStore implements LeaseStore {
                 (fencingToken ? "1:" : "0:") + queuedAs, cfg.isCluster()));
     }
 
+    /**
+     * The acquire with {@code fireKey}: the script answers {@link AcquireResult.FireDone} when the lease key holds
+     * {@code d:<fireKey>}, the marker of {@link #releaseCompleted}, and takes a marker of another fire as a free key.
+     */
+    @Override
+    public CompletableFuture<AcquireResult> tryAcquireFire(String key, String owner, Duration ttl, boolean fencingToken,
+                                                           String fireKey, String queuedAs) {
+        return submit(grants, new Op(Op.ACQUIRE_FIRE, key, cfg.namespace(), owner, ttl.toMillis(),
+                (fencingToken ? "1:" : "0:") + (queuedAs == null ? "" : queuedAs) + ":" + fireKey, cfg.isCluster()));
+    }
+
+    /**
+     * One script call: if {@code owner} holds the lease, its value becomes {@code d:<fireKey>} with PX {@code keep}, and
+     * waiters are told as by a release that frees the key (the marker is no holder: the queue is not served).
+     */
+    @Override
+    public CompletableFuture<Boolean> releaseCompleted(String key, String owner, String fireKey, Duration keep) {
+        return submit(batcher, new Op(Op.RELEASE_COMPLETED, key, cfg.namespace(), owner, keep.toMillis(), fireKey,
+                cfg.isCluster()));
+    }
+
     @Override
     public CompletableFuture<Boolean> renew(String key, String owner, Duration ttl) {
         return submit(batcher, new Op(Op.RENEW, key, cfg.namespace(), owner, ttl.toMillis(), "", cfg.isCluster()));

@@ -41,6 +41,26 @@ class ScriptCallTest {
                 .containsExactly("FCALL", ValkeyLeaseStore.functionName(), "2", "{tenure:job}:lease", "{tenure:job}:waiting", "owner-1");
     }
 
+    /** The acquire for a fire and the release after its completion: their op codes and arguments, and the three answers. */
+    @Test
+    void fireOps_carryTheFireKey_andAnAcquireAnswersAcquiredHeldOrDone() throws Exception {
+        Op fire = new Op(Op.ACQUIRE_FIRE, "job", "tenure", "owner-1", 5_000, "0:e.:r:7", false);
+        Op completed = new Op(Op.RELEASE_COMPLETED, "job", "tenure", "owner-1", 5_000, "r:7", false);
+
+        assertThat(new ScriptCall(ValkeyConfig.standalone("h:1").build()).command(List.of(fire, completed))).endsWith(
+                "p", "F", "owner-1", "5000", "0:e.:r:7", "C", "owner-1", "5000", "r:7");
+        fire.complete(2L, 1234L, "");
+        assertThat(fire.future.get()).isEqualTo(new dev.tenure.spi.AcquireResult.FireDone(java.time.Duration.ofMillis(1234)));
+        Op held = new Op(Op.ACQUIRE_FIRE, "job", "tenure", "owner-2", 5_000, "0::r:7", false);
+        held.complete(0L, 300L, "owner-1");
+        assertThat(held.future.get()).isEqualTo(new dev.tenure.spi.AcquireResult.Held("owner-1", java.time.Duration.ofMillis(300)));
+        Op granted = new Op(Op.ACQUIRE_FIRE, "job", "tenure", "owner-3", 5_000, "0::r:8", false);
+        granted.complete(1L, 0L, "");
+        assertThat(granted.future.get()).isInstanceOf(dev.tenure.spi.AcquireResult.Acquired.class);
+        completed.complete(1L, 0L, "");
+        assertThat(completed.future.get()).isEqualTo(true);
+    }
+
     @Test
     void functionLibrary_wrapsTheScriptBodyUnderItsHash() {
         String version = LeaseScript.SHA.substring(0, 12);

@@ -56,11 +56,11 @@ public class Events implements CoordinatedRunListener {
         return outcomes.get(jobKey + "/" + fireKey);
     }
 
-    /** Both leases: the database row names {@code owner}, and the Valkey lease key exists. */
+    /** Both leases: the database row names {@code owner}, and the Valkey lease key holds a lease (not a fire's marker). */
     public boolean leaseHeld(String jobKey, String owner) {
         String dbOwner = jdbc.query("SELECT owner FROM tenure.job_execution WHERE job_key = ?",
                 rs -> rs.next() ? rs.getString(1) : null, jobKey);
-        Object exists = valkey.command("EXISTS", "{tenure:" + jobKey + "}:lease");
-        return Objects.equals(dbOwner, owner) && Objects.equals(String.valueOf(exists), "1");
+        Object lease = valkey.command("GET", "{tenure:" + jobKey + "}:lease");
+        return Objects.equals(dbOwner, owner) && lease != null && !lease.toString().startsWith("d:");
     }
 }
