@@ -328,19 +328,12 @@ public final class ActiveRun implements JobContext, AutoCloseable {
             if (!databaseReleased) {
                 db.release();
             }
-            releaseFilter(fireCompleted);
+            Leases.releaseFilter(filter, fireKey, fireCompleted);
         } finally {
             onEnded.run();
         }
     }
 
-    private void releaseFilter(boolean fireCompleted) {
-        if (filter != null && fireCompleted) {
-            Leases.releaseCompleted(filter, fireKey);
-        } else if (filter != null) {
-            filter.release();
-        }
-    }
 
     /** True if the ledger can complete the fire and release the job in the work's own transaction. */
     boolean releasesInTransaction() {
@@ -397,7 +390,7 @@ public final class ActiveRun implements JobContext, AutoCloseable {
                     Duration.ofNanos(ticker.nanoTime() - began), result, null, viaFallback, fenceChecks.get(), true));
         } finally {
             try {
-                releaseFilter(true);
+                Leases.releaseFilter(filter, fireKey, true);
             } finally {
                 onEnded.run();
             }

@@ -406,11 +406,8 @@ public final class JobCoordinator implements AutoCloseable {
             if (db != null) {
                 db.release();
             }
-            if (filter != null && completed(claim)) {
-                Leases.releaseCompleted(filter, fireKey); // the next process of this fire learns it from Valkey
-            } else if (filter != null) {
-                filter.release();
-            }
+            // a completed fire's next process learns it from Valkey
+            Leases.releaseFilter(filter, fireKey, completed(claim));
         }
     }
 

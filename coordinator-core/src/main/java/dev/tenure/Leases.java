@@ -206,6 +206,21 @@ public final class Leases implements AutoCloseable {
         return lease instanceof DefaultLease d ? d.releaseCompleted(fireKey) : lease.release();
     }
 
+    /**
+     * Releases a coordinated run's filter, if it has one: with a marker of {@code fireKey} when the database recorded the
+     * fire COMPLETED ({@link #releaseCompleted}), else as a plain release.
+     */
+    static void releaseFilter(Lease filter, String fireKey, boolean fireCompleted) {
+        if (filter == null) {
+            return;
+        }
+        if (fireCompleted) {
+            releaseCompleted(filter, fireKey);
+        } else {
+            filter.release();
+        }
+    }
+
     /** See {@link LeaseEngine#newOwner()}: for the job coordinator's claim-and-start. */
     String newOwner() {
         return engine.newOwner();
