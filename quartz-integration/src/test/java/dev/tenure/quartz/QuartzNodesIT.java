@@ -22,7 +22,7 @@ import static org.awaitility.Awaitility.await;
  */
 class QuartzNodesIT {
 
-    private static final int SLOTS = 60;
+    private static final int SLOTS = 25;
     private QuartzServers servers;
 
     @BeforeEach
