@@ -18,7 +18,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * How a user picks Valkey GLIDE's native jar: the consumer POM in {@code src/test/resources/glide-consumer} (the
- * README's snippets: the os-maven-plugin extension and {@code <classifier>${os.detected.classifier}</classifier>}) is
+ * snippets of docs/modules.md: the os-maven-plugin extension and {@code <classifier>${os.detected.classifier}</classifier>}) is
  * resolved by a child Maven, offline, with the same maven-dependency-plugin the build runs; the GLIDE jar it picks
  * must be the one GLIDE publishes for this platform, and must carry a native library this JVM can load by name.
  */

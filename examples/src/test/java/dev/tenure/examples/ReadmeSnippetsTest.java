@@ -23,8 +23,8 @@ import java.util.stream.Stream;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Every README snippet compiles: each {@code ```java}, {@code ```xml} or {@code ```properties} block of a
- * {@code README*.md} or {@code docs/*.md} file is preceded by {@code <!-- snippet: examples/src/...#name -->} (or
+ * Every README snippet compiles: each {@code ```java}, {@code ```xml} or {@code ```properties} block of a Markdown
+ * file of the project (every {@code README*.md}, every page under {@code docs/}, any other {@code .md}) is preceded by {@code <!-- snippet: examples/src/...#name -->} (or
  * {@code examples-spring-boot/src/...}) and equals the region
  * {@code tag::name[]} ... {@code end::name[]} of that file (marker lines left out, indentation made common), a file
  * that the build compiles and a test runs. The only blocks without a marker are Tenure's own dependency snippets,
@@ -77,6 +77,15 @@ class ReadmeSnippetsTest {
                 .hasSizeGreaterThanOrEqualTo(5);
     }
 
+    @Test
+    void everyMarkdownFile_isScanned_docsSubfoldersIncluded() throws IOException {
+        List<Path> files = markdownFiles();
+        assertThat(files).contains(ROOT.resolve("README.md"), ROOT.resolve("benchmarks/README.md"));
+        try (Stream<Path> docs = Files.walk(ROOT.resolve("docs"))) {
+            assertThat(files).containsAll(docs.filter(p -> p.toString().endsWith(".md")).toList());
+        }
+    }
+
     private static List<Block> blocks() throws IOException {
         List<Block> blocks = new ArrayList<>();
         for (Path md : markdownFiles()) {
@@ -104,9 +113,9 @@ class ReadmeSnippetsTest {
 
     private static List<Path> markdownFiles() throws IOException {
         try (Stream<Path> files = Files.walk(ROOT)) {
-            return files.filter(p -> !p.toString().contains("/target/") && !p.toString().contains("/.git/"))
-                    .filter(p -> p.getFileName().toString().matches("README.*\\.md")
-                            || p.getParent().equals(ROOT.resolve("docs")) && p.toString().endsWith(".md"))
+            return files.filter(p -> p.toString().endsWith(".md"))
+                    .filter(p -> Stream.of(ROOT.relativize(p).toString().split("/"))
+                            .noneMatch(part -> part.equals("target") || part.startsWith(".") || part.equals("node_modules")))
                     .sorted().toList();
         }
     }
