@@ -22,8 +22,8 @@ import java.util.Objects;
  *     within about 0.2 s of Valkey coming back</td></tr>
  * <tr><td>namespace</td><td>{@code tenure}</td><td>prefix inside every key's hash tag:
  *     {@code {<namespace>:<key>}:lease}</td></tr>
- * <tr><td>maxInFlightBatches</td><td>2</td><td>script calls in flight at once; further operations wait and
- *     are coalesced into the next call</td></tr>
+ * <tr><td>maxInFlightBatches</td><td>2</td><td>script calls in flight at once, per client; further operations
+ *     wait and are coalesced into the next call</td></tr>
  * <tr><td>maxBatchSize</td><td>128</td><td>operations per script call</td></tr>
  * <tr><td>clients</td><td>1</td><td>GLIDE clients for the script calls, 1 to 16, each with its own connection. A key's
  *     operations always use the same one; {@code maxInFlightBatches} applies to each</td></tr>

@@ -25,14 +25,16 @@ import java.util.function.Predicate;
  * for its role and moves to the one that is primary (the grants' connection too), because GLIDE's standalone
  * client keeps the primary it found at creation.
  *
- * <p>It holds {@link ValkeyConfig#clients()} GLIDE clients, called lanes here, and a key's operations always take the
- * lane of its key's hash ({@link #laneOf}); the store keeps one batcher per lane. Why by key and not round robin or
- * least in flight: nothing in Tenure waits on two calls of one key arriving in order (a release, a hand-off and an
- * acquire after it each wait for the call before; a clean-up release that may overtake its acquire looks again later),
- * but a fire-and-forget {@code leaveQueue} followed at once by a queued acquire of the same key could overtake it on
- * another connection and drop this process from the key's queue. On one connection that does not happen in practice,
- * though GLIDE spawns every request as a task of its own and so does not promise it. Keeping a key on one lane also
- * keeps a hot key's calls coalesced in one batcher, as with one client. The cost: a few hot keys may share a lane.
+ * <p>It holds {@link ValkeyConfig#clients()} GLIDE clients, here called lanes. Every operation on a key takes the lane
+ * of the key's hash ({@link #laneOf}), and the store keeps one batcher per lane. Why by key, not round robin or least
+ * in flight: Tenure relies on the order of two calls of one key in one place only. A release, a hand-off and an
+ * acquire each wait for the call before them, and a clean-up release that may overtake its acquire looks again
+ * later. But {@code leaveQueue} is sent without waiting. A queued acquire of the same key sent right after it could
+ * overtake it on another connection; the leave would then take this process out of the key's queue while a thread
+ * still waits, and that thread would poll until a refused attempt queues it again, at the back. On one connection
+ * this does not happen in practice, though GLIDE does not promise it (it spawns each request as a task of its own).
+ * Keeping a key on one lane also keeps a hot key's calls coalesced in one batcher, as with one client. The cost: a
+ * few hot keys may share a lane while another idles.
  */
 final class ValkeyLink implements AutoCloseable {
 
