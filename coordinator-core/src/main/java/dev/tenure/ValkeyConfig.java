@@ -22,9 +22,11 @@ import java.util.Objects;
  *     within about 0.2 s of Valkey coming back</td></tr>
  * <tr><td>namespace</td><td>{@code tenure}</td><td>prefix inside every key's hash tag:
  *     {@code {<namespace>:<key>}:lease}</td></tr>
- * <tr><td>maxInFlightBatches</td><td>2</td><td>script calls in flight at once; further operations wait and
- *     are coalesced into the next call</td></tr>
+ * <tr><td>maxInFlightBatches</td><td>2</td><td>script calls in flight at once, per client; further operations
+ *     wait and are coalesced into the next call</td></tr>
  * <tr><td>maxBatchSize</td><td>128</td><td>operations per script call</td></tr>
+ * <tr><td>clients</td><td>1</td><td>GLIDE clients for the script calls, 1 to 16, each with its own connection. A key's
+ *     operations always use the same one; {@code maxInFlightBatches} applies to each</td></tr>
  * <tr><td>tls, username/password, clientName</td><td>off, none, {@code tenure}</td><td>TLS, ACL user, CLIENT
  *     SETNAME</td></tr>
  * <tr><td>replicaAcks</td><td>0, 100 ms</td><td>WAIT for this many replicas after a grant; fewer fail the
@@ -55,6 +57,7 @@ public final class ValkeyConfig {
     private final Duration replicaAckTimeout;
     private final ScriptMode scriptMode;
     private final Duration releaseChannelLinger;
+    private final int clients;
 
     private ValkeyConfig(Builder b) {
         this.scriptMode = b.scriptMode;
@@ -73,6 +76,7 @@ public final class ValkeyConfig {
         this.maxBatchSize = b.maxBatchSize;
         this.failoverProbeInterval = b.failoverProbeInterval;
         this.releaseChannelLinger = b.releaseChannelLinger;
+        this.clients = b.clients;
     }
 
     /** A standalone server (optionally with replicas, listed after it). */
@@ -101,12 +105,14 @@ public final class ValkeyConfig {
     public Duration replicaAckTimeout() { return replicaAckTimeout; }
     public ScriptMode scriptMode() { return scriptMode; }
     public Duration releaseChannelLinger() { return releaseChannelLinger; }
+    public int clients() { return clients; }
 
     @Override
     public String toString() {
         return "ValkeyConfig[" + (cluster ? "cluster " : "standalone ") + addresses + ", namespace=" + namespace
                 + ", requestTimeout=" + requestTimeout + (username != null ? ", user=" + username : "")
-                + (scriptMode != ScriptMode.EVALSHA_LOAD_ON_MISS ? ", scriptMode=" + scriptMode : "") + "]";
+                + (scriptMode != ScriptMode.EVALSHA_LOAD_ON_MISS ? ", scriptMode=" + scriptMode : "")
+                + (clients != 1 ? ", clients=" + clients : "") + "]";
     }
 
     /** Builder; {@link #build()} validates every knob and names the first mistake. */
@@ -127,6 +133,7 @@ public final class ValkeyConfig {
         private Duration replicaAckTimeout = Duration.ofMillis(100);
         private ScriptMode scriptMode = ScriptMode.EVALSHA_LOAD_ON_MISS;
         private Duration releaseChannelLinger = Duration.ofSeconds(30);
+        private int clients = 1;
 
         private Builder(boolean cluster, String... addresses) {
             this.cluster = cluster;
@@ -208,6 +215,20 @@ public final class ValkeyConfig {
                 throw new IllegalArgumentException("releaseChannelLinger must be zero or positive (got " + d + ")");
             }
             this.releaseChannelLinger = d;
+            return this;
+        }
+
+        /**
+         * How many GLIDE clients, each with its own connection, carry the script calls (default 1, at most 16). A
+         * key's operations always go through the same client, and each client has its own {@link #maxInFlightBatches}
+         * calls in flight, so more clients mean more, smaller calls in flight for many distinct keys. The release
+         * notifications and the grants of {@link #replicaAcks} keep a connection of their own either way.
+         */
+        public Builder clients(int n) {
+            if (n < 1 || n > 16) {
+                throw new IllegalArgumentException("clients must be between 1 and 16 (got " + n + ")");
+            }
+            this.clients = n;
             return this;
         }
 

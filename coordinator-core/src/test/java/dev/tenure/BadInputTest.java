@@ -9,6 +9,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 import java.time.Duration;
 import java.util.List;
 
+import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 class BadInputTest {
@@ -80,5 +81,20 @@ class BadInputTest {
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("requestTimeout must be positive");
         assertThatThrownBy(() -> ValkeyConfig.standalone("h:1").namespace("a{b"))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("'a{b'");
+    }
+
+    @ParameterizedTest
+    @ValueSource(ints = {0, -1, 17})
+    void valkeyConfig_clientsOutOfRange_rejectedNamingTheKnobAndValue(int n) {
+        assertThatThrownBy(() -> ValkeyConfig.standalone("h:1").clients(n)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("clients must be between 1 and 16 (got " + n + ")");
+    }
+
+    @Test
+    void valkeyConfig_clients_defaultOneAndBoundsAccepted() {
+        assertThat(ValkeyConfig.standalone("h:1").build().clients()).isEqualTo(1);
+        assertThat(ValkeyConfig.standalone("h:1").clients(16).build().clients()).isEqualTo(16);
+        assertThat(ValkeyConfig.cluster("h:1").clients(4).build()).hasToString(
+                "ValkeyConfig[cluster [h:1], namespace=tenure, requestTimeout=PT0.5S, clients=4]");
     }
 }

@@ -18,6 +18,8 @@ public final class BenchConfig {
     Duration warmup = Duration.ofSeconds(2);
     List<Integer> threads = List.of(1, 16, 64);
     List<String> drivers = Drivers.DEFAULT;
+    /** {@code --tenure-clients 1,2,4}: in scenario A, each {@code tenure} becomes one row per count (tenure-c1, ...). */
+    List<Integer> tenureClients = List.of();
     String scenario = "all";
     Duration ttl = Duration.ofSeconds(30);
     int handoffThreads = 16;
@@ -59,6 +61,25 @@ public final class BenchConfig {
         return poll;
     }
 
+    /**
+     * The drivers of scenario A: {@link #drivers}, with each {@code tenure} replaced by {@code tenure-c<n>} for every
+     * count of {@code --tenure-clients}, in order.
+     */
+    List<String> pairsDrivers() {
+        if (tenureClients.isEmpty()) {
+            return drivers;
+        }
+        List<String> out = new ArrayList<>();
+        for (String d : drivers) {
+            if (d.equals("tenure")) {
+                tenureClients.forEach(n -> out.add("tenure-c" + n));
+            } else {
+                out.add(d);
+            }
+        }
+        return out;
+    }
+
     /** Key prefix for one driver in this run, e.g. {@code tb:20260101120000-1a2b:glide}. */
     public String keyPrefix(String driver) {
         return runId + ":" + driver;
@@ -73,7 +94,10 @@ public final class BenchConfig {
               --handoff-seconds S    measured seconds per ContendedHandoff run
               --warmup S             warm-up seconds before each measured run (default 2)
               --threads 1,16,64      thread counts for UncontendedPairs
-              --drivers a,b,...|all  drivers (default %s; known: %s)
+              --drivers a,b,...|all  drivers (default %s; known: %s;
+                                     also tenure-cN: tenure with N GLIDE clients, ValkeyConfig.clients)
+              --tenure-clients 1,2,4 scenario A only: each tenure in --drivers becomes one row per count,
+                                     tenure-c1, tenure-c2, tenure-c4 (ValkeyConfig.clients; 1..16)
               --scenario pairs|handoff|all|many   (default all = pairs and handoff; many runs alone)
               --many-leases N        scenario many: leases held by this JVM (default 10000)
               --many-seconds S       scenario many: how long they are held and renewed (default 60)
@@ -133,6 +157,8 @@ public final class BenchConfig {
                         .filter(s -> !s.isEmpty()).map(Integer::parseInt).toList();
                 case "--drivers" -> c.drivers = v.equals("all") ? List.copyOf(Drivers.known())
                         : Arrays.stream(v.split(",")).map(String::trim).filter(s -> !s.isEmpty()).toList();
+                case "--tenure-clients" -> c.tenureClients = Arrays.stream(v.split(",")).map(String::trim)
+                        .filter(x -> !x.isEmpty()).map(Integer::parseInt).toList();
                 case "--scenario" -> c.scenario = v;
                 case "--handoff-threads" -> c.handoffThreads = Integer.parseInt(v);
                 case "--handoff-processes" -> c.handoffProcesses = Integer.parseInt(v);
@@ -176,8 +202,11 @@ public final class BenchConfig {
         if (!List.of("pairs", "handoff", "all", "many").contains(c.scenario)) {
             throw new IllegalArgumentException("--scenario must be pairs, handoff, all or many");
         }
+        if (c.tenureClients.stream().anyMatch(n -> n < 1 || n > 16)) {
+            throw new IllegalArgumentException("--tenure-clients takes counts from 1 to 16 (got " + c.tenureClients + ")");
+        }
         List<String> unknown = new ArrayList<>(c.drivers);
-        unknown.removeAll(Drivers.known());
+        unknown.removeIf(Drivers::isKnown);
         if (!unknown.isEmpty()) {
             throw new IllegalArgumentException("unknown driver(s) " + unknown + "; known: " + Drivers.known()
                     + (unknown.contains("tenure") ? " (tenure is not wired yet: register it in Drivers.all)" : ""));

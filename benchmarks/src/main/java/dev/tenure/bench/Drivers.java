@@ -45,7 +45,25 @@ public final class Drivers {
         return all().keySet();
     }
 
+    /** A name of {@link #all()}, or {@code tenure-c<N>}: Tenure with N GLIDE clients ({@code ValkeyConfig.clients}). */
+    public static boolean isKnown(String name) {
+        return all().containsKey(name) || clients(name) > 0;
+    }
+
+    /** N of {@code tenure-c<N>} (1 to 16), else 0. */
+    private static int clients(String name) {
+        if (!name.matches("tenure-c[0-9]{1,2}")) {
+            return 0;
+        }
+        int n = Integer.parseInt(name.substring("tenure-c".length()));
+        return n >= 1 && n <= 16 ? n : 0;
+    }
+
     public static LockDriver create(String name, BenchConfig cfg) throws Exception {
+        int clients = clients(name);
+        if (clients > 0) {
+            return new TenureDriver(cfg, name, Integer.getInteger("tenure.inflight", 2), clients);
+        }
         Factory f = all().get(name);
         if (f == null) {
             throw new IllegalArgumentException("unknown driver " + name + "; known: " + known());

@@ -46,7 +46,8 @@ public final class LockBenchmark {
         System.out.println("jvm        " + System.getProperty("java.vm.name") + " " + System.getProperty("java.runtime.version")
                 + ", availableProcessors=" + Runtime.getRuntime().availableProcessors());
         System.out.println("libraries  " + Format.libVersions());
-        System.out.println("run        id=" + cfg.runId + " drivers=" + cfg.drivers + " scenario=" + cfg.scenario
+        System.out.println("run        id=" + cfg.runId + " drivers=" + cfg.drivers
+                + (cfg.tenureClients.isEmpty() ? "" : " tenure-clients=" + cfg.tenureClients) + " scenario=" + cfg.scenario
                 + " warmup=" + cfg.warmup.toMillis() / 1000.0 + "s pairs=" + cfg.pairsDuration.toMillis() / 1000.0
                 + "s handoff=" + cfg.handoffDuration.toMillis() / 1000.0 + "s ttl=" + Format.ms(cfg.ttl)
                 + " timeout=" + Format.ms(cfg.requestTimeout) + " poll=" + Format.ms(cfg.poll));
@@ -72,7 +73,7 @@ public final class LockBenchmark {
             }
             List<UncontendedPairs.Result> results = new ArrayList<>();
             Map<String, String> failures = new LinkedHashMap<>();
-            for (String name : cfg.drivers) {
+            for (String name : cfg.pairsDrivers()) {
                 try (LockDriver d = Drivers.create(name, cfg)) {
                     descriptions.put(name, d.describe());
                     for (int threads : cfg.threads) {

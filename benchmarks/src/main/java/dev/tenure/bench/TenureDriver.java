@@ -20,6 +20,7 @@ public final class TenureDriver implements LockDriver {
     private final String prefix;
     private final String name;
     private final int inFlight;
+    private final int clients;
 
     public TenureDriver(BenchConfig cfg) {
         this(cfg, "tenure", Integer.getInteger("tenure.inflight", 2));
@@ -27,13 +28,19 @@ public final class TenureDriver implements LockDriver {
 
     /** A variant with {@code inFlight} script calls in flight at once ({@code ValkeyConfig.maxInFlightBatches}). */
     public TenureDriver(BenchConfig cfg, String name, int inFlight) {
+        this(cfg, name, inFlight, 1);
+    }
+
+    /** A variant with {@code clients} GLIDE clients ({@code ValkeyConfig.clients}), each with {@code inFlight} calls in flight. */
+    public TenureDriver(BenchConfig cfg, String name, int inFlight, int clients) {
         this.name = name;
         this.inFlight = inFlight;
+        this.clients = clients;
         // -Dtenure.localHandOffs=N and -Dtenure.maxTurnMillis=M (through JAVA_OPTS) change Leases.Builder's
         // maxLocalHandOffs and maxTurn for experiments; unset, the builder's defaults apply
         Leases.Builder b = Leases.builder(ValkeyLeaseStore.create(ValkeyConfig.standalone(cfg.host() + ":" + cfg.port())
                 .requestTimeout(cfg.requestTimeout()).clientName("bench-" + name)
-                .maxInFlightBatches(inFlight).build()));
+                .maxInFlightBatches(inFlight).clients(clients).build()));
         Integer handOffs = Integer.getInteger("tenure.localHandOffs");
         if (handOffs != null) {
             b.maxLocalHandOffs(handOffs);
@@ -53,8 +60,8 @@ public final class TenureDriver implements LockDriver {
 
     @Override
     public String describe() {
-        return "Tenure Leases over ValkeyLeaseStore (owner-checked script ops coalesced per call, " + inFlight
-                + " call(s) in flight, watchdog on, FIFO hand-off in-process)";
+        return "Tenure Leases over ValkeyLeaseStore (owner-checked script ops coalesced per call, " + clients
+                + " GLIDE client(s) with " + inFlight + " call(s) in flight each, watchdog on, FIFO hand-off in-process)";
     }
 
     @Override

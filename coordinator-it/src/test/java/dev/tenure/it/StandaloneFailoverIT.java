@@ -29,6 +29,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -39,9 +40,11 @@ import org.slf4j.LoggerFactory;
  * (GLIDE's standalone client keeps the primary it found at creation; Tenure's failover probe asks every address for
  * its ROLE), and a lease kept across the failover must never look valid while the new primary does not hold it.
  *
- * <p>The methods run in order: the second one kills the primary.
+ * <p>The methods run in order: the second one kills the primary. {@link StandaloneFailoverTwoClientsIT} runs them all again with two GLIDE
+ * clients in the store, which must all move to the promoted replica.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class StandaloneFailoverIT {
 
     private static final Logger LOG = LoggerFactory.getLogger(StandaloneFailoverIT.class);
@@ -49,24 +52,36 @@ class StandaloneFailoverIT {
     /** Waited on before the failover so that the replica's subscription gets moved, not created afresh. */
     private static final String NOTIFY_KEY = "notify-after-failover";
 
-    private static ValkeyReplicationGroup group;
-    private static ValkeyConfig config;
-    private static ValkeyLeaseStore store;
-    private static Leases leases;
+    private ValkeyReplicationGroup group;
+    private ValkeyConfig config;
+    private ValkeyLeaseStore store;
+    private Leases leases;
+
+    /** The GLIDE clients of the store under test ({@link ValkeyConfig.Builder#clients}). */
+    int clients() {
+        return 1;
+    }
+
+    /** The client name of the store under test, so its connections can be counted on the server. */
+    private String clientName() {
+        return "failover-c" + clients();
+    }
 
     @BeforeAll
-    static void start() {
+    void start() {
         group = ValkeyServers.primaryWithReplica();
         config = ValkeyConfig.standalone(group.primary().address(), group.replica().address())
                 .requestTimeout(Duration.ofMillis(300))
                 .failoverProbeInterval(Duration.ofMillis(300))
+                .clients(clients())
+                .clientName(clientName())
                 .build();
         store = ValkeyLeaseStore.create(config);
         leases = Leases.of(store);
     }
 
     @AfterAll
-    static void stop() {
+    void stop() {
         if (leases != null) {
             leases.close();
         }
@@ -127,6 +142,15 @@ class StandaloneFailoverIT {
                 millis(firstLeaseAt - killedAt), millis(firstLeaseAt - promotedAt), millis(lostAt.get() - promotedAt),
                 kept.state());
         assertThat(dropped.isValid()).isFalse();
+        for (int i = 0; i < 32; i++) { // 32 keys reach every client of the store
+            assertThat(leases.tryAcquire("lane-" + i).orElseThrow().release()).isEqualTo(ReleaseResult.RELEASED);
+        }
+        // Connections that only ran INFO are not counted: those of the failover probe, one of which outlives its close.
+        await("every client of the store, and its release notifier, connected to the promoted replica")
+                .atMost(Timing.scaled(Duration.ofSeconds(5)))
+                .untilAsserted(() -> assertThat(ValkeyClientsIT.named(replica, clientName(), "info"))
+                        .as("connections named %s on the promoted replica: %s", clientName(), replica.command("CLIENT", "LIST"))
+                        .isEqualTo(clients() + 1));
         assertThat(kept.release()).isIn(ReleaseResult.RELEASED, ReleaseResult.LOST);
         await().atMost(Timing.scaled(Duration.ofSeconds(1)))
                 .until(() -> replica.command("GET", store.leaseKeyOf(kept.key())) == null);
@@ -153,33 +177,33 @@ class StandaloneFailoverIT {
     }
 
     /** A wait on {@link #NOTIFY_KEY} subscribes its channel, which then stays subscribed for 30 s. */
-    private static void subscribeBeforeFailover() {
+    private void subscribeBeforeFailover() {
         leases.acquire(NOTIFY_KEY, Duration.ofSeconds(1), leases.defaults()).orElseThrow().release();
         await().atMost(Timing.scaled(Duration.ofSeconds(5)))
                 .until(() -> subscribers(group.primary(), store.leaseKeyOf(NOTIFY_KEY)) == 1);
     }
 
-    private static long subscribers(ValkeyServer server, String channel) {
+    private long subscribers(ValkeyServer server, String channel) {
         List<?> reply = (List<?>) server.command("PUBSUB", "NUMSUB", channel);
         return (Long) reply.get(1);
     }
 
     /** Acquires {@code key} and waits until the replica has the lease, so a failover keeps it. */
-    private static Lease acquireReplicated(String key, LeaseOptions options) {
+    private Lease acquireReplicated(String key, LeaseOptions options) {
         Lease lease = leases.tryAcquire(key, options).orElseThrow();
         await().atMost(Timing.scaled(Duration.ofSeconds(5)))
                 .until(() -> lease.owner().equals(group.replica().command("GET", store.leaseKeyOf(key))));
         return lease;
     }
 
-    private static void assertFailsTypedAndBounded(String key) {
+    private void assertFailsTypedAndBounded(String key) {
         long start = System.nanoTime();
         assertThatThrownBy(() -> leases.tryAcquire(key)).isInstanceOf(LeaseStoreUnavailableException.class);
         assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(CALL_BOUND);
     }
 
     /** Retries until a lease on {@code key} is granted, checked on {@code primary} and released; returns when it was granted. */
-    private static long awaitLeaseOn(ValkeyServer primary, String key, Duration atMost) {
+    private long awaitLeaseOn(ValkeyServer primary, String key, Duration atMost) {
         AtomicLong grantedAt = new AtomicLong();
         await("a lease through the same Leases after the failover").atMost(atMost)
                 .pollInterval(Duration.ofMillis(50))

@@ -12,10 +12,12 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.stream.IntStream;
 
 /**
  * Leases in Valkey (standalone or cluster) through Valkey GLIDE. Thread-safe; one instance per application,
- * sharing one multiplexed client. Every operation is one script call (see {@link LeaseScript}), and
+ * sharing one multiplexed client, or {@link ValkeyConfig#clients()} of them (a key's operations always use the same
+ * one, see {@link ValkeyLink}). Every operation is one script call (see {@link LeaseScript}), and
  * concurrent operations are coalesced into shared calls (see {@link CallBatcher}); a lone acquire without fencing token or
  * queue sends the script's first command on its own ({@code SET NX GET PX}) and runs the script only if the key is held. With
  * {@link ValkeyConfig#replicaAcks()}, acquires and hand-offs use a second connection, where each call is followed
@@ -33,9 +35,10 @@ public final class ValkeyLeaseStore implements LeaseStore {
 
     private final ValkeyConfig cfg;
     private final ValkeyLink link;
-    private final CallBatcher<Op> batcher;
-    /** Acquires and hand-offs: {@link #batcher} unless grants wait for replicas, then one call at a time. */
-    private final CallBatcher<Op> grants;
+    /** One batcher per client of the link: an operation goes to its key's lane ({@link ValkeyLink#laneOf}). */
+    private final List<CallBatcher<Op>> lanes;
+    /** Acquires and hand-offs when grants wait for replicas: one call at a time; else null (they go to their lane). */
+    private final CallBatcher<Op> acked;
     private final ReleaseNotifier notifier;
     /** The thread of the link's and the notifier's delayed chores. */
     private final ValkeyTimer timer;
@@ -46,8 +49,9 @@ public final class ValkeyLeaseStore implements LeaseStore {
         this.cfg = cfg;
         this.timer = new ValkeyTimer();
         this.link = ValkeyLink.open(cfg, timer);
-        this.batcher = new CallBatcher<>(cfg.maxInFlightBatches(), cfg.maxBatchSize(), link::send, ValkeyLeaseStore::failAll);
-        this.grants = cfg.replicaAcks() > 0 ? new CallBatcher<>(1, cfg.maxBatchSize(), link::sendAcked, ValkeyLeaseStore::failAll) : batcher;
+        this.lanes = IntStream.range(0, link.lanes()).mapToObj(lane -> new CallBatcher<Op>(cfg.maxInFlightBatches(),
+                cfg.maxBatchSize(), batch -> link.send(lane, batch), ValkeyLeaseStore::failAll)).toList();
+        this.acked = cfg.replicaAcks() > 0 ? new CallBatcher<>(1, cfg.maxBatchSize(), link::sendAcked, ValkeyLeaseStore::failAll) : null;
         this.notifier = new ReleaseNotifier(cfg, timer);
         this.turnMillis = Math.max(50, Math.min(250, cfg.requestTimeout().toMillis() / 2));
         link.onPrimarySwitch(notifier::moveTo);
@@ -117,21 +121,21 @@ public final class ValkeyLeaseStore implements LeaseStore {
         LeaseFunction.install(adminConfig);
     }
 
-    /** The underlying GLIDE client, for diagnostics. Do not close it. */
+    /** The underlying GLIDE client (the first, with several {@link ValkeyConfig#clients()}), for diagnostics. Do not close it. */
     public BaseClient client() {
         return link.client();
     }
 
     @Override
     public CompletableFuture<AcquireResult> tryAcquire(String key, String owner, Duration ttl, boolean fencingToken) {
-        return submit(grants, new Op(Op.ACQUIRE, key, cfg.namespace(), owner, ttl.toMillis(), fencingToken ? "1" : "0", cfg.isCluster()));
+        return grant(new Op(Op.ACQUIRE, key, cfg.namespace(), owner, ttl.toMillis(), fencingToken ? "1" : "0", cfg.isCluster()));
     }
 
     /** A waiting process's attempt: it also takes a turn reserved for {@code queuedAs}, and queues it if refused. */
     @Override
     public CompletableFuture<AcquireResult> tryAcquire(String key, String owner, Duration ttl, boolean fencingToken,
                                                        String queuedAs) {
-        return submit(grants, new Op(Op.ACQUIRE, key, cfg.namespace(), owner, ttl.toMillis(),
+        return grant(new Op(Op.ACQUIRE, key, cfg.namespace(), owner, ttl.toMillis(),
                 (fencingToken ? "1:" : "0:") + queuedAs, cfg.isCluster()));
     }
 
@@ -142,7 +146,7 @@ public final class ValkeyLeaseStore implements LeaseStore {
     @Override
     public CompletableFuture<AcquireResult> tryAcquireFire(String key, String owner, Duration ttl, boolean fencingToken,
                                                            String fireKey, String queuedAs) {
-        return submit(grants, new Op(Op.ACQUIRE_FIRE, key, cfg.namespace(), owner, ttl.toMillis(),
+        return grant(new Op(Op.ACQUIRE_FIRE, key, cfg.namespace(), owner, ttl.toMillis(),
                 (fencingToken ? "1:" : "0:") + (queuedAs == null ? "" : queuedAs) + ":" + fireKey, cfg.isCluster()));
     }
 
@@ -152,19 +156,19 @@ public final class ValkeyLeaseStore implements LeaseStore {
      */
     @Override
     public CompletableFuture<Boolean> releaseCompleted(String key, String owner, String fireKey, Duration keep) {
-        return submit(batcher, new Op(Op.RELEASE_COMPLETED, key, cfg.namespace(), owner, keep.toMillis(), fireKey,
+        return submit(new Op(Op.RELEASE_COMPLETED, key, cfg.namespace(), owner, keep.toMillis(), fireKey,
                 cfg.isCluster()));
     }
 
     @Override
     public CompletableFuture<Boolean> renew(String key, String owner, Duration ttl) {
-        return submit(batcher, new Op(Op.RENEW, key, cfg.namespace(), owner, ttl.toMillis(), "", cfg.isCluster()));
+        return submit(new Op(Op.RENEW, key, cfg.namespace(), owner, ttl.toMillis(), "", cfg.isCluster()));
     }
 
     /** Passes the key to the next queued process's turn when someone waits (see {@link #releaseTurn}). */
     @Override
     public CompletableFuture<Boolean> release(String key, String owner) {
-        return submit(batcher, new Op(Op.RELEASE, key, cfg.namespace(), owner, turnMillis, "", cfg.isCluster()));
+        return submit(new Op(Op.RELEASE, key, cfg.namespace(), owner, turnMillis, "", cfg.isCluster()));
     }
 
     @Override
@@ -179,25 +183,25 @@ public final class ValkeyLeaseStore implements LeaseStore {
      */
     @Override
     public CompletableFuture<TurnRelease> releaseTurn(String key, String owner, String requeueAs) {
-        return submit(batcher, new Op(Op.RELEASE, key, cfg.namespace(), owner, turnMillis, requeueAs == null ? "" : requeueAs,
+        return submit(new Op(Op.RELEASE, key, cfg.namespace(), owner, turnMillis, requeueAs == null ? "" : requeueAs,
                 cfg.isCluster()).turn());
     }
 
     @Override
     public void leaveQueue(String key, String queuedAs) {
-        submit(batcher, new Op(Op.LEAVE_QUEUE, key, cfg.namespace(), "", turnMillis, queuedAs, cfg.isCluster()));
+        submit(new Op(Op.LEAVE_QUEUE, key, cfg.namespace(), "", turnMillis, queuedAs, cfg.isCluster()));
     }
 
     @Override
     public CompletableFuture<AcquireResult> handOff(String key, String fromOwner, String toOwner, Duration ttl, boolean fencingToken) {
-        return submit(grants, new Op(Op.HAND_OFF, key, cfg.namespace(), fromOwner, ttl.toMillis(),
+        return grant(new Op(Op.HAND_OFF, key, cfg.namespace(), fromOwner, ttl.toMillis(),
                 (fencingToken ? "1:" : "0:") + toOwner, cfg.isCluster()));
     }
 
     /** One SET XX GET KEEPTTL: the owner check and the transfer in one command (the lease keeps its expiry). */
     @Override
     public CompletableFuture<AcquireResult> handOffKeepingExpiry(String key, String fromOwner, String toOwner, Duration ttl) {
-        return submit(grants, new Op(Op.HAND_OFF_KEEPING_EXPIRY, key, cfg.namespace(), fromOwner, ttl.toMillis(), toOwner,
+        return grant(new Op(Op.HAND_OFF_KEEPING_EXPIRY, key, cfg.namespace(), fromOwner, ttl.toMillis(), toOwner,
                 cfg.isCluster()));
     }
 
@@ -231,8 +235,8 @@ public final class ValkeyLeaseStore implements LeaseStore {
     public CompletableFuture<Boolean> evict(String key) {
         String lease = ValkeyKeys.lease(cfg.namespace(), key);
         String publish = cfg.isCluster() ? "SPUBLISH" : "PUBLISH";
-        return ScriptCall.on(link.client(), new String[]{"DEL", lease}, lease)
-                .thenCompose(deleted -> ScriptCall.on(link.client(), new String[]{publish, lease, "r"}, lease)
+        return ScriptCall.on(link.client(lease), new String[]{"DEL", lease}, lease)
+                .thenCompose(deleted -> ScriptCall.on(link.client(lease), new String[]{publish, lease, "r"}, lease)
                         .handle((n, err) -> Long.valueOf(1L).equals(deleted))) // the notification is best effort
                 .handle((deleted, err) -> {
                     if (err != null) {
@@ -267,6 +271,17 @@ public final class ValkeyLeaseStore implements LeaseStore {
         ops.forEach(op -> op.fail(e));
     }
 
+    /** Sends {@code op} through its key's lane. */
+    private <T> CompletableFuture<T> submit(Op op) {
+        return submit(lanes.get(link.laneOf(op.leaseKey)), op);
+    }
+
+    /** Sends an acquire or a hand-off: through the grants' own connection with replica acks, else through its lane. */
+    private <T> CompletableFuture<T> grant(Op op) {
+        return acked != null ? submit(acked, op) : submit(op);
+    }
+
+    @SuppressWarnings("unchecked")
     private static <T> CompletableFuture<T> submit(CallBatcher<Op> to, Op op) {
         to.submit(op);
         return (CompletableFuture<T>) (CompletableFuture<?>) op.future;

@@ -26,6 +26,8 @@ import static dev.tenure.boot.autoconfigure.PropertyChecks.check;
  * @param namespace         prefix inside every key's hash tag (1 to 64 characters, no braces or whitespace)
  * @param clientName        the connection's CLIENT SETNAME
  * @param scriptMode        evalsha-load-on-miss, or preloaded-function for a least-privilege ACL user
+ * @param clients           GLIDE clients for the lease script calls, 1 to 16, each with its own connection; a key's
+ *                          operations always use the same one. More can help many threads on distinct keys
  * @param required          fail start-up when Valkey refuses Tenure (a wrong password) or cannot be reached; false
  *                          (the default) starts anyway, says so in a WARN repeated at most once a minute, and runs go
  *                          to the database alone in the default mode
@@ -36,7 +38,7 @@ public record ValkeyProperties(@DefaultValue List<String> addresses, @DefaultVal
                                @DefaultValue("1s") Duration connectionTimeout,
                                @DefaultValue("tenure") String namespace, @DefaultValue("tenure") String clientName,
                                @DefaultValue("evalsha-load-on-miss") ValkeyConfig.ScriptMode scriptMode,
-                               @DefaultValue("false") boolean required) {
+                               @DefaultValue("1") int clients, @DefaultValue("false") boolean required) {
 
     /** Standalone (a primary, maybe with replicas) or cluster. */
     public enum Topology { STANDALONE, CLUSTER }
@@ -44,20 +46,21 @@ public record ValkeyProperties(@DefaultValue List<String> addresses, @DefaultVal
     public ValkeyProperties {
         addresses = List.copyOf(addresses);
         build(addresses, topology, tls, username, password, requestTimeout, connectionTimeout, namespace, clientName,
-                scriptMode);
+                scriptMode, clients);
     }
 
     /** The Valkey configuration, or empty when no address is set (the database mode). */
     public Optional<ValkeyConfig> toConfig() {
         return build(addresses, topology, tls, username, password, requestTimeout, connectionTimeout, namespace,
-                clientName, scriptMode);
+                clientName, scriptMode, clients);
     }
 
     @SuppressWarnings("java:S107") // one argument per property, as bound
     /** Checks every value (each naming its property); the configuration when there are addresses. */
     private static Optional<ValkeyConfig> build(List<String> addresses, Topology topology, boolean tls, String username,
                                       String password, Duration requestTimeout, Duration connectionTimeout,
-                                      String namespace, String clientName, ValkeyConfig.ScriptMode scriptMode) {
+                                      String namespace, String clientName, ValkeyConfig.ScriptMode scriptMode,
+                                      int clients) {
         ValkeyConfig.Builder b = topology == Topology.CLUSTER ? ValkeyConfig.cluster() : ValkeyConfig.standalone();
         for (int i = 0; i < addresses.size(); i++) {
             String a = addresses.get(i);
@@ -73,6 +76,7 @@ public record ValkeyProperties(@DefaultValue List<String> addresses, @DefaultVal
         check("tenure.valkey.connection-timeout", connectionTimeout, () -> b.connectionTimeout(connectionTimeout));
         check("tenure.valkey.namespace", namespace, () -> b.namespace(namespace));
         check("tenure.valkey.client-name", clientName, () -> b.clientName(clientName));
+        check("tenure.valkey.clients", clients, () -> b.clients(clients));
         return addresses.isEmpty() ? Optional.empty() : Optional.of(b.tls(tls).scriptMode(scriptMode).build());
     }
 

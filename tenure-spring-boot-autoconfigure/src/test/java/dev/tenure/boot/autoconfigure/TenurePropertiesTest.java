@@ -44,6 +44,7 @@ class TenurePropertiesTest {
             "tenure.valkey.addresses              | valkey-without-port  | tenure.valkey.addresses[0]",
             "tenure.valkey.namespace              | has space            | tenure.valkey.namespace",
             "tenure.valkey.request-timeout        | 0ms                  | tenure.valkey.request-timeout",
+            "tenure.valkey.clients                | 17                   | tenure.valkey.clients",
             "tenure.mode                          | valkey               | tenure.mode",
             "tenure.schema                        | Bad-Schema           | tenure.schema",
             "tenure.datasource.url                | jdbc:mysql://db/app  | tenure.datasource.url",
@@ -101,6 +102,18 @@ class TenurePropertiesTest {
             assertThat(p.quartz().jobGroups()).containsExactly("settlement", "reports");
             assertThat(p.schema()).isEqualTo("tenure");
         }
+    }
+
+    @Test
+    void valkeyClients_boundIntoTheValkeyConfig_oneByDefault() {
+        TenureProperties given = new Binder(new MapConfigurationPropertySource(Map.of(
+                "tenure.valkey.addresses", "127.0.0.1:6390", "tenure.valkey.clients", "4")))
+                .bindOrCreate("tenure", TenureProperties.class);
+        TenureProperties unset = new Binder(new MapConfigurationPropertySource(Map.of(
+                "tenure.valkey.addresses", "127.0.0.1:6390")))
+                .bindOrCreate("tenure", TenureProperties.class);
+        assertThat(given.valkey().toConfig().orElseThrow().clients()).isEqualTo(4);
+        assertThat(unset.valkey().toConfig().orElseThrow().clients()).isEqualTo(1);
     }
 
     private static String messages(Throwable t) {
