@@ -51,24 +51,26 @@ class JobCoordinatorIT {
     @ParameterizedTest
     @EnumSource(value = JobCoordinator.Mode.class, names = {"VALKEY", "DATABASE"})
     void threeProcesses_60fires_eachExecutedExactlyOnce(JobCoordinator.Mode mode) throws Exception {
-        List<String> outcomes = runFires(mode, "settlement-" + mode, startAt -> { });
+        List<String> outcomes = runFires(mode, "settlement-" + mode, nodes -> { });
         assertThat(outcomes).noneMatch(l -> l.contains(" fallback"));
     }
 
     @Test
     void valkeyStopped10sDuringTheFires_runsContinueOnTheDatabase_exactlyOncePerFire() throws Exception {
-        long[] restartedAtFire = {-1};
-        List<String> outcomes = runFires(JobCoordinator.Mode.VALKEY_WITH_DATABASE_FALLBACK, "settlement-fallback", startAt -> {
+        int[] restartedAfterFire = {-1};
+        List<String> outcomes = runFires(JobCoordinator.Mode.VALKEY_WITH_DATABASE_FALLBACK, "settlement-fallback", nodes -> {
             try {
-                Thread.sleep(Math.max(0, startAt + 5 * INTERVAL_MS - System.currentTimeMillis())); // about fire 5
+                // by the nodes' progress, not the clock: on a loaded machine the node JVMs can be ready after the first
+                // fire times and then run a burst of fires late
+                nodes.get(0).awaitStdoutLine(l -> l.startsWith("OUTCOME fire-3 "), Timing.scaled(Duration.ofSeconds(60)));
                 valkey.kill();
-                long killedAt = System.currentTimeMillis();
+                int killedAfter = lastFire(nodes);
                 Thread.sleep(10_000);
                 valkey.restart();
-                restartedAtFire[0] = (System.currentTimeMillis() - startAt) / INTERVAL_MS;
-                System.out.printf("valkey killed at fire %d, restarted at fire %d%n", (killedAt - startAt) / INTERVAL_MS, restartedAtFire[0]);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
+                restartedAfterFire[0] = lastFire(nodes);
+                System.out.printf("valkey killed after fire %d, restarted after fire %d%n", killedAfter, restartedAfterFire[0]);
+            } catch (Exception e) {
+                throw new IllegalStateException("fault injection failed", e);
             }
         });
         List<String> executed = outcomes.stream().filter(l -> l.contains(" EXECUTED ")).toList();
@@ -76,7 +78,13 @@ class JobCoordinatorIT {
         System.out.printf("fires executed via the database fallback: %d of %d%n", viaFallback, executed.size());
         assertThat(viaFallback).as("fires run while Valkey was down").isPositive();
         assertThat(executed).as("fires after Valkey came back that used it again")
-                .anyMatch(l -> fireOf(l) > restartedAtFire[0] && !l.contains(" fallback"));
+                .anyMatch(l -> fireOf(l) > restartedAfterFire[0] && !l.contains(" fallback"));
+    }
+
+    /** The highest fire any node has printed an outcome for so far (-1 before the first). */
+    private static int lastFire(List<JvmProcess> nodes) {
+        return nodes.stream().flatMap(n -> n.stdoutLines().stream()).filter(l -> l.startsWith("OUTCOME "))
+                .mapToInt(JobCoordinatorIT::fireOf).max().orElse(-1);
     }
 
     private static int fireOf(String outcome) {
@@ -84,11 +92,11 @@ class JobCoordinatorIT {
     }
 
     /** Runs the fires on three nodes while {@code fault} runs in the test; checks exactly once per fire; returns the outcome lines. */
-    private List<String> runFires(JobCoordinator.Mode mode, String job, java.util.function.LongConsumer fault) throws Exception {
+    private List<String> runFires(JobCoordinator.Mode mode, String job, java.util.function.Consumer<List<JvmProcess>> fault) throws Exception {
         long startAt = System.currentTimeMillis() + Timing.scaledMillis(8000);
         List<JvmProcess> nodes = new ArrayList<>();
         List<String> outcomes = new ArrayList<>();
-        Thread faults = new Thread(() -> fault.accept(startAt), "fault-injection");
+        Thread faults = new Thread(() -> fault.accept(nodes), "fault-injection");
         try {
             for (int i = 0; i < 3; i++) {
                 nodes.add(JvmProcess.start(CoordinatedWorker.class, mode.name(),
