@@ -18,14 +18,14 @@ import java.util.List;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Issue 10, acceptance 1: three processes run one job's fires (one every 375 ms, 44 fires); every process freezes
+ * Issue 10, acceptance 1: three processes run one job's fires (one every 375 ms, 32 fires); every process freezes
  * itself with SIGSTOP for 3.5 s (TTL 2 s) right after its business commit, before its outcome is recorded, on its 2nd,
  * 6th, 10th... execution, and every process retries a fire until it is done. The business table has no unique key on
  * the fire: each fire's row must exist exactly once, because the completion commits with it.
  */
 class ExactlyOnceIT {
 
-    private static final int FIRES = 44;
+    private static final int FIRES = 32;
     private static final long INTERVAL_MS = 375;
     private static final long TTL_MS = 2000;
     private static final long FREEZE_MS = 3500;

@@ -149,12 +149,12 @@ class RunInTransactionIT {
         assertThat(servers.count("SELECT count(*) FROM tx_effects WHERE job = '" + job + "'")).isZero();
     }
 
-    /** 8 threads of one process fire the same 40 fires of one job, each until done: every fire takes effect once. */
+    /** 8 threads of one process fire the same 20 fires of one job, each until done: every fire takes effect once. */
     @ParameterizedTest
     @EnumSource(value = JobCoordinator.Mode.class, names = {"VALKEY", "DATABASE"})
     void manyThreadsOnSharedFires_eachFireTakesEffectOnce(JobCoordinator.Mode mode) throws Exception {
         String job = "tx-threads-" + mode;
-        int fires = 40;
+        int fires = 20;
         ConcurrentHashMap<RunOutcome.Status, Integer> outcomes = new ConcurrentHashMap<>();
         ExecutorService pool = Executors.newFixedThreadPool(8);
         try (Tenure t = tenure(mode)) {
