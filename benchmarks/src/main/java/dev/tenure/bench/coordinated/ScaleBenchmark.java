@@ -36,10 +36,14 @@ public final class ScaleBenchmark {
                                    minute), aligned (every job at the period's top) or both (default spread)
               --period-s S         the schedule's period (default 20: a one-minute schedule compressed 3x)
               --warmup-periods N   periods fired before the window (default 1), after every node registered
-              --periods N          measured periods (default 3)
+              --periods N          measured periods (default 2)
               --threads T          each node's host-scheduler workers (default 4; pool of T+3 connections)
               --sweep-ms M         Tenure's sweep interval (default 5000, Tenure's default)
               --grace-ms M         the jobs' MissedFirePolicy grace (default 5000, Tenure's default)
+              --policy P           the jobs' MissedFirePolicy: catch-up (default, Tenure's), skip or alert-only
+              --unfired K          a self-check: no node fires jobs 0..K-1 in the window (default 0), so the sweeper
+                                   must catch them up (catch-up), record them MISSED (skip) or leave them open
+                                   (alert-only: the row is then not settled)
               --settle-s S         how long to wait after the window for the sweeper to account for it (default 60)
               --history-per-job N  COMPLETED runs per job in the ledger before each row (default 20)
               --node-heap SIZE     -Xmx of each node (default 256m)
@@ -115,7 +119,8 @@ public final class ScaleBenchmark {
         System.out.println();
         ScaleReport.print(rows, new ScaleReport.Header(get("command", "ScaleBenchmark " + String.join(" ", argsShown())),
                 get("commit", "?"), start, loadBefore, Proc.loadAverage(), num("period-s", 20), num("warmup-periods", 1),
-                num("periods", 3), num("threads", 4), num("sweep-ms", 5000), num("grace-ms", 5000)));
+                num("periods", 2), num("threads", 4), num("sweep-ms", 5000), num("grace-ms", 5000), get("policy", "catch-up"),
+                num("unfired", 0)));
     }
 
     private List<String> argsShown() {
@@ -155,6 +160,8 @@ public final class ScaleBenchmark {
                 args.put("slots", spread ? "spread" : "aligned");
                 args.put("sweepMs", get("sweep-ms", "5000"));
                 args.put("graceMs", get("grace-ms", "5000"));
+                args.put("policy", get("policy", "catch-up"));
+                args.put("unfired", get("unfired", "0"));
                 String log = "scale-" + jobs + "-" + nodes + "-" + mode + "-" + (spread ? "spread" : "aligned") + "-node" + n + ".log";
                 ps.add(new NodeProcess(List.of("-Xmx" + get("node-heap", "256m"), "-XX:+UseParallelGC",
                         "-Dorg.slf4j.simpleLogger.log.dev.tenure.MissedFires=info"), args, logs.resolve(log)));
@@ -168,7 +175,7 @@ public final class ScaleBenchmark {
             long nowNs = System.nanoTime();
             long origin = Math.floorDiv(nowMs + 1000 + p - 1, p) * p;
             long w0 = origin + num("warmup-periods", 1) * p;
-            long w1 = w0 + num("periods", 3) * p;
+            long w1 = w0 + num("periods", 2) * p;
             long warmEnd = nowNs + (w0 - nowMs) * 1_000_000L;
             long end = nowNs + (w1 - nowMs) * 1_000_000L;
             for (NodeProcess n : ps) {

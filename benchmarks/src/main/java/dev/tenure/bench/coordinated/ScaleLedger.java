@@ -45,9 +45,10 @@ final class ScaleLedger {
      * @param inconsistent COMPLETED without a business row, or MISSED with one
      * @param delay        start delay of the fires that ran, microseconds
      * @param problems     the first fires of each kind of problem (duplicate, MISSED, open, inconsistent), by name
+     * @param overdue      fires the sweeper reported overdue at its last sweep (job_schedule.overdue), all jobs
      */
     record Account(long due, long ran, long duplicates, long missed, long open, long inconsistent, Histogram delay,
-                   Map<String, List<String>> problems) {
+                   Map<String, List<String>> problems, long overdue) {
     }
 
     /**
@@ -96,6 +97,7 @@ final class ScaleLedger {
         Map<String, Double> started = new HashMap<>();
         Map<String, Long> effects = new HashMap<>();
         long duplicates = 0;
+        long overdue;
         try (Connection c = DriverManager.getConnection(url, user, null); Statement s = c.createStatement()) {
             try (ResultSet rs = s.executeQuery("SELECT job_key, fire_key, status, extract(epoch FROM started_at) * 1000 "
                     + "FROM tenure.job_run WHERE job_key LIKE 'job-%'")) {
@@ -106,6 +108,11 @@ final class ScaleLedger {
                         started.put(k, rs.getDouble(4));
                     }
                 }
+            }
+            try (ResultSet rs = s.executeQuery("SELECT coalesce(sum(overdue), 0) FROM tenure.job_schedule "
+                    + "WHERE job_key LIKE 'job-%'")) {
+                rs.next();
+                overdue = rs.getLong(1);
             }
             try (ResultSet rs = s.executeQuery("SELECT job, fire, count(*) FROM " + table + " GROUP BY job, fire")) {
                 while (rs.next()) {
@@ -155,7 +162,7 @@ final class ScaleLedger {
                 }
             }
         }
-        return new Account(dueAt.size(), ran, duplicates, missed, open, inconsistent, delay, problems);
+        return new Account(dueAt.size(), ran, duplicates, missed, open, inconsistent, delay, problems, overdue);
     }
 
     /** "job/fire time in ms" for a fire key that is an instant, else null (history and priming rows). */

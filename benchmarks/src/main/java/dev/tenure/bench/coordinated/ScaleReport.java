@@ -15,14 +15,14 @@ final class ScaleReport {
 
     /** What the run was: printed above the table. */
     record Header(String command, String commit, String date, String loadBefore, String loadAfter, int periodSeconds,
-                  int warmupPeriods, int periods, int threads, int sweepMs, int graceMs) {
+                  int warmupPeriods, int periods, int threads, int sweepMs, int graceMs, String policy, int unfired) {
     }
 
     static void progress(String name, ScaleRow r) {
         System.out.printf(Locale.ROOT, "# %s: %d of %d fires ran, %d MISSED, %d open, %d duplicate effects; "
                         + "start delay p99 %s ms; load %s%s%n", name, r.account().ran(), r.account().due(),
                 r.account().missed(), r.account().open(), r.account().duplicates(),
-                ms(r.account().delay().getValueAtPercentile(99)), r.load(), r.failed() ? "; FAILED" : "");
+                ms(r.account().delay().getValueAtPercentile(99)), r.load(), "; " + r.result());
         System.out.flush();
     }
 
@@ -30,8 +30,10 @@ final class ScaleReport {
         double compression = 60.0 / h.periodSeconds();
         System.out.printf(Locale.ROOT, "== Scale: every node fires every job at its slot, Tenure runs each fire once; a one-minute "
                         + "schedule compressed to a %d s period (%.1fx); %d warm-up + %d measured periods per row; %d "
-                        + "host-scheduler workers per node; sweep every %d ms, grace %d ms ==%n", h.periodSeconds(),
-                compression, h.warmupPeriods(), h.periods(), h.threads(), h.sweepMs(), h.graceMs());
+                        + "host-scheduler workers per node; sweep every %d ms; missed-fire policy %s, grace %d ms%s ==%n",
+                h.periodSeconds(), compression, h.warmupPeriods(), h.periods(), h.threads(), h.sweepMs(), h.policy(),
+                h.graceMs(), h.unfired() == 0 ? "" : "; SELF-CHECK: no node fires jobs 0.." + (h.unfired() - 1)
+                        + " in the window");
         System.out.println("command: " + h.command() + "; commit " + h.commit() + "; " + h.date() + "; load average "
                 + h.loadBefore() + " before, " + h.loadAfter() + " after");
         Format.Table t = new Format.Table("jobs", "nodes", "mode", "slots", "fires due", "ran", "dup", "MISSED", "open",
@@ -53,27 +55,31 @@ final class ScaleReport {
                     String.format(Locale.ROOT, "%.0f%%", 100 * r.machine()[0] / Math.max(1e-9, r.machine()[1])),
                     String.format(Locale.ROOT, "%.1f", r.max("register_s")),
                     Double.isNaN(r.settled()) ? "no" : String.format(Locale.ROOT, "%.1f", r.settled()),
-                    r.load().split(" ")[0], r.failed() ? "FAILED" : "ok");
+                    r.load().split(" ")[0], r.result());
         }
         System.out.print(t.render());
         System.out.println("""
-                  Each row: every node registers every job (Tenure.register, a schedule per job: period P, offset j*P/jobs when
+                  Each row: every node registers every job (Tenure.register; a schedule per job: period P, offset j*P/jobs when
                   spread, 0 when aligned) and fires it at each slot on its pool of workers: runInTransaction(job, fire key,
-                  skipFire(), ds, insert one business row); the sweeper catches overdue fires up (default policy, waitUpTo 30 s).
-                  fires due: jobs x measured periods. ran: COMPLETED with its business row; dup: business rows beyond the first
-                  of a (job, fire), warm-up included; MISSED: recorded by the sweeper; open: neither (a silent miss), or a run
-                  and its business row that disagree. A row with a dup or an open fire, or whose window the sweeper had not
-                  accounted for within --settle-s, is FAILED. caught up: window fires run by a catch-up.
-                  held/done per fire: the nodes' attempts of window fires answered "held elsewhere" / "already done".
-                  Costs are window deltas / fires due: PG stmts = JDBC execute* calls in the nodes' connections (all of
-                  Tenure's statements: claims, completions, sweeps, elections, renewals; pg_stat_statements is not loaded on
-                  this server); PG commits = pg_stat_database.xact_commit; PG CPU = the database's client backends and the WAL
-                  writer (/proc); valkey cmds = INFO commandstats, commands inside scripts included; scripts = EVALSHA/EVAL
-                  calls (one round trip each); JVM CPU = all node
-                  processes. delay: job_run.started_at (database clock) minus the fire time, fires that ran. sched lag: fire
-                  time to the worker's call, regular fires (the host scheduler's own queue). machine busy: /proc/stat, every
-                  process on the machine. register s: the slowest node's registration of all jobs. settled s: after the
-                  window, until every job's swept_until reached its last window fire. load: 1-min, before the row.""");
+                  skipFire(), ds, insert one business row). The schedules begin at a period boundary once every node has
+                  registered; the warm-up periods follow, then the window. The sweeper handles overdue fires by the policy in
+                  the title (catch-up: runs them through the coordinator with waitUpTo 30 s, as the Spring Boot starter does).
+                  fires due: jobs x measured periods. ran: COMPLETED with its business row. dup: business rows beyond the first
+                  of a (job, fire), warm-up included. MISSED: recorded by the sweeper. open: neither, or a run and its business
+                  row that disagree. caught up: window fires run by a catch-up. held/done per fire: the nodes' attempts of
+                  window fires answered "held elsewhere" / "already done".
+                  Costs are window deltas / fires due. PG stmts: JDBC execute* calls in the nodes' connections, all of
+                  Tenure's (claims, completions, sweeps, elections, renewals); pg_stat_statements is not loaded on this
+                  server. PG commits: pg_stat_database.xact_commit. PG CPU: the database's client backends and the WAL
+                  writer (/proc). valkey cmds: INFO commandstats, commands inside scripts included; scripts: EVALSHA/EVAL
+                  calls, one round trip each. JVM CPU: all node processes.
+                  delay: job_run.started_at (database clock) minus the fire time, of the fires that ran. sched lag: fire time
+                  to the worker's call, regular fires (the host scheduler's own queue). machine busy: /proc/stat, every
+                  process on the machine. register s: the slowest node's registration of all jobs. settled s: from the
+                  window's end until every job's swept_until reached its last window fire. load: 1-min, before the row.
+                  result: FAILED with a dup, a disagreement, or an open fire although the sweeper had accounted for the
+                  window (a silent miss); behind when the sweeper had not accounted for the window within --settle-s (its
+                  open fires are overdue to Tenure: the nodes fell behind, or the policy leaves them open); else ok.""");
         for (ScaleRow r : rows) {
             String name = "  " + r.jobs() + " jobs, " + r.nodes() + " nodes, " + r.mode() + ", " + (r.spread() ? "spread" : "aligned");
             if (r.mode().equals("VALKEY") && !r.valkey().isEmpty()) {
@@ -88,6 +94,9 @@ final class ScaleReport {
                     .forEach(e -> th.append(' ').append(e.getKey()).append(' ').append(Format.num(r.perFire(e.getValue()) * 1e6)));
             System.out.println(name + ": JVM CPU us/fire by thread group:" + th);
             r.account().problems().forEach((kind, fires) -> fires.forEach(f -> System.out.println(name + ": " + kind + ": " + f)));
+            if (r.account().open() > 0 || r.account().overdue() > 0) {
+                System.out.println(name + ": the sweeper's overdue count at its last sweep: " + r.account().overdue());
+            }
             if (r.firstError() != null) {
                 System.out.println(name + ": first error: " + r.firstError());
             }

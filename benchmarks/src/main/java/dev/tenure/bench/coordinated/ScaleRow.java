@@ -72,8 +72,16 @@ record ScaleRow(int jobs, int nodes, String mode, boolean spread, String load, d
                 .orElse(null);
     }
 
-    /** A row fails when a fire ran twice, or was neither run nor reported MISSED, or an effect and its run disagree. */
-    boolean failed() {
-        return account.duplicates() > 0 || account.open() > 0 || account.inconsistent() > 0 || Double.isNaN(settled);
+    /**
+     * ok; FAILED when a fire ran twice, a run and its business row disagree, or the sweeper accounted for the window
+     * (every job's swept_until past it) while a fire of it is neither run nor MISSED: a silent miss; behind when the
+     * sweeper had not accounted for the window within the bound (its open fires are still overdue to Tenure, not lost).
+     */
+    String result() {
+        ScaleLedger.Account a = account;
+        if (a.duplicates() > 0 || a.inconsistent() > 0 || (a.open() > 0 && !Double.isNaN(settled))) {
+            return "FAILED";
+        }
+        return Double.isNaN(settled) ? "behind" : "ok";
     }
 }

@@ -36,7 +36,8 @@ import org.HdrHistogram.Histogram;
  *
  * <p>The GO line ({@code GO <warm-up end> <end> <w0 ms> <w1 ms> <origin ms>}) gives the schedules' origin, a period
  * boundary shortly after it ({@link SlotSchedule}: no fire is due before it), and the measured window in wall-clock
- * time: attempts of fires due in the window are counted by outcome. Firing stops at a STOP line.
+ * time: attempts of fires due in the window are counted by outcome. Firing stops at a STOP line. With
+ * {@code unfired=K}, no node fires jobs 0 to K-1 in the window: the sweeper must catch them up or record them MISSED.
  */
 final class ScheduledWorkload implements Node.Workload {
 
@@ -48,6 +49,9 @@ final class ScheduledWorkload implements Node.Workload {
     private final boolean spread;
     private final Duration sweep;
     private final Duration grace;
+    private final MissedFirePolicy policy;
+    /** Jobs 0 to unfired - 1 are not fired in the window (a fault injected to see the sweeper account for them). */
+    private final int unfired;
     private final SlotSchedule[] schedules;
     private final AtomicLong origin = new AtomicLong(Long.MAX_VALUE);
     private Tenure tenure;
@@ -77,6 +81,13 @@ final class ScheduledWorkload implements Node.Workload {
         this.spread = n.arg("slots").equals("spread");
         this.sweep = Duration.ofMillis(Long.parseLong(n.arg("sweepMs")));
         this.grace = Duration.ofMillis(Long.parseLong(n.arg("graceMs")));
+        this.policy = MissedFirePolicy.catchUp().withGrace(grace).withAction(switch (n.arg("policy")) {
+            case "catch-up" -> MissedFirePolicy.Action.CATCH_UP;
+            case "skip" -> MissedFirePolicy.Action.SKIP;
+            case "alert-only" -> MissedFirePolicy.Action.ALERT_ONLY;
+            default -> throw new IllegalArgumentException("policy=" + n.arg("policy"));
+        });
+        this.unfired = Integer.parseInt(n.arg("unfired"));
         this.schedules = new SlotSchedule[n.jobs];
         for (int j = 0; j < n.jobs; j++) {
             schedules[j] = new SlotSchedule(period, SlotSchedule.offset(j, n.jobs, period, spread), origin);
@@ -110,7 +121,6 @@ final class ScheduledWorkload implements Node.Workload {
      * 10,000 of them one after the other would take minutes on a busy machine.
      */
     private void register() throws Exception {
-        MissedFirePolicy policy = MissedFirePolicy.catchUp().withGrace(grace);
         List<Future<?>> done = new ArrayList<>();
         for (int j = 0; j < n.jobs; j++) {
             String job = "job-" + j;
@@ -182,7 +192,9 @@ final class ScheduledWorkload implements Node.Workload {
             }
             String job = "job-" + j;
             String fire = schedules[j].fireKey(Instant.ofEpochMilli(due));
-            workers.execute(() -> fire(job, fire, due));
+            if (j >= unfired || due < w0 || due >= w1) {
+                workers.execute(() -> fire(job, fire, due));
+            }
             j++;
         }
     }
