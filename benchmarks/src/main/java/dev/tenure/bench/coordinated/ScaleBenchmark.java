@@ -44,7 +44,7 @@ public final class ScaleBenchmark {
               --unfired K          a self-check: no node fires jobs 0..K-1 in the window (default 0), so the sweeper
                                    must catch them up (catch-up), record them MISSED (skip) or leave them open
                                    (alert-only: the row is then not settled)
-              --settle-s S         how long to wait after the window for the sweeper to account for it (default 60)
+              --settle-s S         how long to wait after the window for the sweeper to account for it (default 30)
               --history-per-job N  COMPLETED runs per job in the ledger before each row (default 20)
               --node-heap SIZE     -Xmx of each node (default 256m)
               --command TEXT --commit TEXT   printed with the table (run-scale.sh passes them)
@@ -186,7 +186,7 @@ public final class ScaleBenchmark {
             Tally.sleepUntil(end);
             Snapshot b = Snapshot.take(pg, valkey, ps, a.backends(), Long.parseLong(get("valkey-pid", "-1")));
             ScaleLedger ledger = new ScaleLedger(pg.url(), get("pg-user", "postgres"));
-            double settled = ledger.awaitSwept(schedules, w1, Duration.ofSeconds(num("settle-s", 60)));
+            double settled = ledger.awaitSwept(schedules, w1, Duration.ofSeconds(num("settle-s", 30)));
             for (NodeProcess n : ps) {
                 n.send("STOP");
             }

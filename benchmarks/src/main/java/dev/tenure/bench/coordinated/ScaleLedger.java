@@ -100,7 +100,7 @@ final class ScaleLedger {
         long overdue;
         try (Connection c = DriverManager.getConnection(url, user, null); Statement s = c.createStatement()) {
             try (ResultSet rs = s.executeQuery("SELECT job_key, fire_key, status, extract(epoch FROM started_at) * 1000 "
-                    + "FROM tenure.job_run WHERE job_key LIKE 'job-%'")) {
+                    + "FROM tenure.job_run WHERE job_key LIKE 'job-%' AND fire_key NOT LIKE 'history-%'")) {
                 while (rs.next()) {
                     String k = key(rs.getString(1), rs.getString(2));
                     if (k != null && dueAt.containsKey(k)) {

@@ -37,19 +37,19 @@ final class ScaleReport {
         System.out.println("command: " + h.command() + "; commit " + h.commit() + "; " + h.date() + "; load average "
                 + h.loadBefore() + " before, " + h.loadAfter() + " after");
         Format.Table t = new Format.Table("jobs", "nodes", "mode", "slots", "fires due", "ran", "dup", "MISSED", "open",
-                "caught up", "held/fire", "done/fire", "PG stmts/fire", "PG commits/fire", "PG CPU us/fire",
+                "caught up", "held/fire", "done/fire", "runs in window", "PG stmts/fire", "PG commits/fire", "PG CPU us/fire",
                 "valkey cmds/fire", "scripts/fire", "JVM CPU us/fire", "delay p50 ms", "p99 ms", "max ms", "sched lag p99 ms",
                 "machine busy", "register s", "settled s", "load", "result");
         for (ScaleRow r : rows) {
             ScaleLedger.Account a = r.account();
             t.row(r.jobs(), r.nodes(), r.mode(), r.spread() ? "spread" : "aligned", a.due(), a.ran(), a.duplicates(),
                     a.missed(), a.open() + a.inconsistent(), r.sum("w_catchups_executed"),
-                    Format.num(r.perFire(r.sum("w_held"))), Format.num(r.perFire(r.sum("w_done"))),
-                    Format.num(r.perFire(r.sum("executions"))), Format.num(r.perFire(r.pg("xact_commit"))),
-                    Format.num(r.perFire(r.pgCpu()) * 1e6),
-                    r.mode().equals("VALKEY") ? Format.num(r.perFire(r.valkeyCommands())) : "-",
-                    r.mode().equals("VALKEY") ? Format.num(r.perFire(ValkeyAdmin.scripts(r.valkey()))) : "-",
-                    Format.num(r.perFire(r.nodesCpu()) * 1e6),
+                    Format.num(r.perFire(r.sum("w_held"))), Format.num(r.perFire(r.sum("w_done"))), r.sum("units"),
+                    Format.num(r.perRun(r.sum("executions"))), Format.num(r.perRun(r.pg("xact_commit"))),
+                    Format.num(r.perRun(r.pgCpu()) * 1e6),
+                    r.mode().equals("VALKEY") ? Format.num(r.perRun(r.valkeyCommands())) : "-",
+                    r.mode().equals("VALKEY") ? Format.num(r.perRun(ValkeyAdmin.scripts(r.valkey()))) : "-",
+                    Format.num(r.perRun(r.nodesCpu()) * 1e6),
                     ms(a.delay().getValueAtPercentile(50)), ms(a.delay().getValueAtPercentile(99)), ms(a.delay().getMaxValue()),
                     ms(r.lag().getValueAtPercentile(99)),
                     String.format(Locale.ROOT, "%.0f%%", 100 * r.machine()[0] / Math.max(1e-9, r.machine()[1])),
@@ -68,7 +68,8 @@ final class ScaleReport {
                   of a (job, fire), warm-up included. MISSED: recorded by the sweeper. open: neither, or a run and its business
                   row that disagree. caught up: window fires run by a catch-up. held/done per fire: the nodes' attempts of
                   window fires answered "held elsewhere" / "already done".
-                  Costs are window deltas / fires due. PG stmts: JDBC execute* calls in the nodes' connections, all of
+                  runs in window: EXECUTED runs that ended in the window, all nodes, catch-ups included (the fires due when the
+                  nodes keep up). Costs per fire are window deltas / runs in window. PG stmts: JDBC execute* calls in the nodes' connections, all of
                   Tenure's (claims, completions, sweeps, elections, renewals); pg_stat_statements is not loaded on this
                   server. PG commits: pg_stat_database.xact_commit. PG CPU: the database's client backends and the WAL
                   writer (/proc). valkey cmds: INFO commandstats, commands inside scripts included; scripts: EVALSHA/EVAL
@@ -85,13 +86,13 @@ final class ScaleReport {
             if (r.mode().equals("VALKEY") && !r.valkey().isEmpty()) {
                 StringBuilder sb = new StringBuilder();
                 r.valkey().entrySet().stream().sorted(Map.Entry.<String, Long>comparingByValue().reversed())
-                        .forEach(e -> sb.append(' ').append(e.getKey()).append('=').append(Format.num(r.perFire(e.getValue()))));
+                        .forEach(e -> sb.append(' ').append(e.getKey()).append('=').append(Format.num(r.perRun(e.getValue()))));
                 System.out.println(name + ": valkey commands per fire:" + sb);
             }
             StringBuilder th = new StringBuilder();
             r.threads().entrySet().stream().filter(e -> e.getValue() > 0)
                     .sorted(Map.Entry.<String, Double>comparingByValue().reversed()).limit(6)
-                    .forEach(e -> th.append(' ').append(e.getKey()).append(' ').append(Format.num(r.perFire(e.getValue()) * 1e6)));
+                    .forEach(e -> th.append(' ').append(e.getKey()).append(' ').append(Format.num(r.perRun(e.getValue()) * 1e6)));
             System.out.println(name + ": JVM CPU us/fire by thread group:" + th);
             r.account().problems().forEach((kind, fires) -> fires.forEach(f -> System.out.println(name + ": " + kind + ": " + f)));
             if (r.account().open() > 0 || r.account().overdue() > 0) {
@@ -112,15 +113,16 @@ final class ScaleReport {
         for (ScaleRow r : rows) {
             ScaleRow base = rows.stream().filter(b -> b.mode().equals(r.mode()) && b.spread() == r.spread())
                     .min(Comparator.comparingInt(ScaleRow::jobs).thenComparingInt(ScaleRow::nodes)).orElse(r);
-            t.row(r.jobs() + " jobs, " + r.nodes() + " nodes, " + r.mode(), base.jobs() + " jobs, " + base.nodes() + " nodes",
-                    x(r.perFire(r.sum("executions")), base.perFire(base.sum("executions"))),
-                    x(r.perFire(r.pg("xact_commit")), base.perFire(base.pg("xact_commit"))),
-                    x(r.perFire(r.pgCpu()), base.perFire(base.pgCpu())),
-                    r.mode().equals("VALKEY") ? x(r.perFire(r.valkeyCommands()), base.perFire(base.valkeyCommands())) : "-",
-                    x(r.perFire(r.nodesCpu()), base.perFire(base.nodesCpu())),
+            t.row(r.jobs() + " jobs, " + r.nodes() + " nodes, " + r.mode() + ", " + (r.spread() ? "spread" : "aligned"),
+                    base.jobs() + " jobs, " + base.nodes() + " nodes",
+                    x(r.perRun(r.sum("executions")), base.perRun(base.sum("executions"))),
+                    x(r.perRun(r.pg("xact_commit")), base.perRun(base.pg("xact_commit"))),
+                    x(r.perRun(r.pgCpu()), base.perRun(base.pgCpu())),
+                    r.mode().equals("VALKEY") ? x(r.perRun(r.valkeyCommands()), base.perRun(base.valkeyCommands())) : "-",
+                    x(r.perRun(r.nodesCpu()), base.perRun(base.nodesCpu())),
                     x(r.account().delay().getValueAtPercentile(99), base.account().delay().getValueAtPercentile(99)));
         }
-        System.out.println("== How cost per fire grows with jobs and nodes (multiples of the smallest row of the same mode) ==");
+        System.out.println("== How cost per fire grows with jobs and nodes (multiples of the smallest row of the same mode and slots) ==");
         System.out.print(t.render());
         System.out.println();
     }

@@ -6,7 +6,7 @@ import org.HdrHistogram.Histogram;
 
 /**
  * One row of the scale benchmark: what the nodes counted, what the window's deltas were, and how the ledger accounts
- * for the window's fires. Per-fire figures divide a window delta by the fires due in the window.
+ * for the window's fires. Costs divide a window delta by the fires run in the window ({@link #perRun}).
  *
  * @param jobs        jobs registered and fired by every node
  * @param nodes       node processes
@@ -39,8 +39,18 @@ record ScaleRow(int jobs, int nodes, String mode, boolean spread, String load, d
         return nodeResults.stream().mapToDouble(m -> Double.parseDouble(m.getOrDefault(key, "0"))).max().orElse(0);
     }
 
+    /** {@code v} per fire due in the window. */
     double perFire(double v) {
         return account.due() == 0 ? Double.NaN : v / account.due();
+    }
+
+    /**
+     * {@code v} per fire run in the window: EXECUTED runs that ended inside it, on every node, catch-ups included. As
+     * many as fires due while the nodes keep up; fewer when they fall behind, when only this divides costs right.
+     */
+    double perRun(double v) {
+        long runs = sum("units");
+        return runs == 0 ? Double.NaN : v / runs;
     }
 
     double pg(String key) {
