@@ -48,8 +48,10 @@ echo
 cpfile="$here/target/bench.classpath"
 if [ "${SKIP_BUILD:-0}" != "1" ] || [ ! -f "$cpfile" ]; then
   echo "building (mvn -q -B -pl benchmarks -am -DskipTests package) ..."
+  # the plugin's version is named: Maven's default for a bare dependency:build-classpath (2.8) is not in ~/.m2 offline
   # shellcheck disable=SC2086
-  mvn -q -B ${MVN_FLAGS:-} -pl benchmarks -am -DskipTests package dependency:build-classpath \
+  mvn -q -B ${MVN_FLAGS:-} -pl benchmarks -am -DskipTests package \
+      org.apache.maven.plugins:maven-dependency-plugin:3.8.1:build-classpath \
       -Dmdep.outputFile=target/bench.classpath -Dmdep.includeScope=runtime
   echo
 fi

@@ -69,9 +69,9 @@ final class ScaleReport {
                   row that disagree. caught up: window fires run by a catch-up. held/done per fire: the nodes' attempts of
                   window fires answered "held elsewhere" / "already done".
                   runs in window: EXECUTED runs that ended in the window, all nodes, catch-ups included (the fires due when the
-                  nodes keep up). Costs per fire are window deltas / runs in window. PG stmts: JDBC execute* calls in the nodes' connections, all of
-                  Tenure's (claims, completions, sweeps, elections, renewals); pg_stat_statements is not loaded on this
-                  server. PG commits: pg_stat_database.xact_commit. PG CPU: the database's client backends and the WAL
+                  nodes keep up). Costs per fire are window deltas / runs in window. PG stmts: JDBC execute* calls in the
+                  nodes' connections, all of Tenure's (claims, completions, sweeps, elections, renewals); pg_stat_statements
+                  is not loaded on this server. PG commits: pg_stat_database.xact_commit. PG CPU: the database's client backends and the WAL
                   writer (/proc). valkey cmds: INFO commandstats, commands inside scripts included; scripts: EVALSHA/EVAL
                   calls, one round trip each. JVM CPU: all node processes.
                   delay: job_run.started_at (database clock) minus the fire time, of the fires that ran. sched lag: fire time
