@@ -98,6 +98,7 @@ final class ScaleLedger {
         Map<String, Long> effects = new HashMap<>();
         long duplicates = 0;
         long overdue;
+        Map<String, List<String>> problems = new TreeMap<>();
         try (Connection c = DriverManager.getConnection(url, user, null); Statement s = c.createStatement()) {
             try (ResultSet rs = s.executeQuery("SELECT job_key, fire_key, status, extract(epoch FROM started_at) * 1000 "
                     + "FROM tenure.job_run WHERE job_key LIKE 'job-%' AND fire_key NOT LIKE 'history-%'")) {
@@ -118,6 +119,12 @@ final class ScaleLedger {
                 while (rs.next()) {
                     long n = rs.getLong(3);
                     duplicates += n - 1;
+                    if (n > 1) {
+                        List<String> l = problems.computeIfAbsent("duplicate", x -> new ArrayList<>());
+                        if (l.size() < LISTED) {
+                            l.add(rs.getString(1) + " fire " + rs.getString(2) + ": " + n + " business rows");
+                        }
+                    }
                     String k = key(rs.getString(1), rs.getString(2));
                     if (k != null && dueAt.containsKey(k)) {
                         effects.put(k, n);
@@ -130,7 +137,6 @@ final class ScaleLedger {
         long open = 0;
         long inconsistent = 0;
         Histogram delay = new Histogram(3_600_000_000L, 3);
-        Map<String, List<String>> problems = new TreeMap<>();
         for (Map.Entry<String, Long> e : new TreeMap<>(dueAt).entrySet()) {
             String k = e.getKey();
             String st = status.get(k);
@@ -140,8 +146,8 @@ final class ScaleLedger {
             if ("COMPLETED".equals(st) && n >= 1) {
                 ran++;
                 delay.recordValue(Math.max(0, Math.round((started.get(k) - e.getValue()) * 1000)));
-                kind = n > 1 ? "duplicate" : null;
-                what = "ran " + n + " times";
+                kind = null;   // a duplicate is listed from the business table, window or not
+                what = null;
             } else if ("MISSED".equals(st) && n == 0) {
                 missed++;
                 kind = "MISSED";
