@@ -169,11 +169,11 @@ public final class ScaleBenchmark {
             for (NodeProcess p : ps) {
                 p.await("READY", 900);
             }
-            // the schedules begin at the first period boundary a second from now: every node has its GO by then
+            // the schedules begin a second from now (every node has its GO by then), mid-period as an application starts
             long p = period.toMillis();
             long nowMs = System.currentTimeMillis();
             long nowNs = System.nanoTime();
-            long origin = Math.floorDiv(nowMs + 1000 + p - 1, p) * p;
+            long origin = nowMs + 1000;
             long w0 = origin + num("warmup-periods", 1) * p;
             long w1 = w0 + num("periods", 2) * p;
             long warmEnd = nowNs + (w0 - nowMs) * 1_000_000L;

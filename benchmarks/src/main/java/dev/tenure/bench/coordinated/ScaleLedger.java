@@ -68,7 +68,7 @@ final class ScaleLedger {
                 }
                 long behind = 0;
                 for (int j = 0; j < schedules.length; j++) {
-                    long last = schedules[j].fireAt(w1 - schedules[j].period().toMillis());
+                    long last = schedules[j].firstAtOrAfter(w1) - schedules[j].period().toMillis();
                     if (swept.getOrDefault("job-" + j, Long.MIN_VALUE) < last) {
                         behind++;
                     }
@@ -89,8 +89,8 @@ final class ScaleLedger {
         Map<String, Long> dueAt = new HashMap<>();   // "job/fire time" -> fire time
         for (int j = 0; j < schedules.length; j++) {
             long p = schedules[j].period().toMillis();
-            for (long start = w0; start < w1; start += p) {
-                dueAt.put("job-" + j + "/" + schedules[j].fireAt(start), schedules[j].fireAt(start));
+            for (long f = schedules[j].firstAtOrAfter(w0); f < w1; f += p) {
+                dueAt.put("job-" + j + "/" + f, f);
             }
         }
         Map<String, String> status = new HashMap<>();

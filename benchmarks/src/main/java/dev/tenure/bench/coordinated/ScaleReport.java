@@ -61,8 +61,8 @@ final class ScaleReport {
         System.out.println("""
                   Each row: every node registers every job (Tenure.register; a schedule per job: period P, offset j*P/jobs when
                   spread, 0 when aligned) and fires it at each slot on its pool of workers: runInTransaction(job, fire key,
-                  skipFire(), ds, insert one business row). The schedules begin at a period boundary once every node has
-                  registered; the warm-up periods follow, then the window. The sweeper handles overdue fires by the policy in
+                  skipFire(), ds, insert one business row). The schedules begin a second after every node has registered;
+                  the warm-up periods follow, then the window. The sweeper handles overdue fires by the policy in
                   the title (catch-up: runs them through the coordinator with waitUpTo 30 s, as the Spring Boot starter does).
                   fires due: jobs x measured periods. ran: COMPLETED with its business row. dup: business rows beyond the first
                   of a (job, fire), warm-up included. MISSED: recorded by the sweeper. open: neither, or a run and its business

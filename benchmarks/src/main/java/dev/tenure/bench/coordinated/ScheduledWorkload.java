@@ -34,8 +34,8 @@ import org.HdrHistogram.Histogram;
  * {@code threads} workers: {@code runInTransaction(job, fire, skipFire(), ds, insert one row)}. Catch-ups come from
  * Tenure's sweeper and run the same work with {@code waitUpTo(ttl)}, as the Spring Boot starter's do.
  *
- * <p>The GO line ({@code GO <warm-up end> <end> <w0 ms> <w1 ms> <origin ms>}) gives the schedules' origin, a period
- * boundary shortly after it ({@link SlotSchedule}: no fire is due before it), and the measured window in wall-clock
+ * <p>The GO line ({@code GO <warm-up end> <end> <w0 ms> <w1 ms> <origin ms>}) gives the schedules' origin, a second
+ * after it ({@link SlotSchedule}: no fire is due before it), and the measured window in wall-clock
  * time: attempts of fires due in the window are counted by outcome. Firing stops at a STOP line. With
  * {@code unfired=K}, no node fires jobs 0 to K-1 in the window: the sweeper must catch them up or record them MISSED.
  */
@@ -177,8 +177,11 @@ final class ScheduledWorkload implements Node.Workload {
     /** The host scheduler: every job's fires in time order from the origin, handed to the workers when due. */
     private void dispatch() {
         long p = period.toMillis();
-        long periodStart = origin.get();
+        long periodStart = Math.floorDiv(origin.get(), p) * p;
         int j = 0;
+        while (j < n.jobs && schedules[j].fireAt(periodStart) < origin.get()) {
+            j++;
+        }
         while (!stopped) {
             if (j == n.jobs) {
                 j = 0;

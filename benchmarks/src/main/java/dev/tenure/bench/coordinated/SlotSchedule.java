@@ -13,7 +13,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * gives job {@code j} of {@code J} the offset {@code j * period / J} (slots spread over the period) or zero (every
  * job at the top of the period).
  *
- * <p>The schedule begins at {@code origin} (epoch milliseconds, shared by a node's schedules): before the benchmark
+ * <p>The schedule begins at {@code origin} (epoch milliseconds, any instant, shared by a node's schedules): before the benchmark
  * sets it, no fire is due, as an application's schedules begin when it starts firing. So the sweeper finds nothing
  * overdue while the nodes register, however long that takes. The origin is set once and read as a volatile; apart from
  * it the schedule is immutable. Thread-safe.
@@ -64,5 +64,12 @@ record SlotSchedule(Duration period, Duration offset, AtomicLong origin) impleme
     /** The fire time of this job in the period that starts at {@code periodStart} (a multiple of the period). */
     long fireAt(long periodStartMillis) {
         return periodStartMillis + offset.toMillis();
+    }
+
+    /** This job's first slot at or after {@code t} (epoch ms), whatever the origin. */
+    long firstAtOrAfter(long t) {
+        long p = period.toMillis();
+        long o = offset.toMillis();
+        return Math.floorDiv(t - o + p - 1, p) * p + o;
     }
 }
