@@ -38,7 +38,7 @@ final class ScaleReport {
                 + h.loadBefore() + " before, " + h.loadAfter() + " after");
         Format.Table t = new Format.Table("jobs", "nodes", "mode", "slots", "fires due", "ran", "dup", "MISSED", "open",
                 "caught up", "held/fire", "done/fire", "runs in window", "PG stmts/fire", "PG commits/fire", "PG CPU us/fire",
-                "valkey cmds/fire", "scripts/fire", "JVM CPU us/fire", "delay p50 ms", "p99 ms", "max ms", "sched lag p99 ms",
+                "valkey cmds/fire", "scripts/fire", "JVM CPU us/fire", "without JIT", "delay p50 ms", "p99 ms", "max ms", "sched lag p99 ms",
                 "machine busy", "register s", "settled s", "load", "result");
         for (ScaleRow r : rows) {
             ScaleLedger.Account a = r.account();
@@ -49,7 +49,7 @@ final class ScaleReport {
                     Format.num(r.perRun(r.pgCpu()) * 1e6),
                     r.mode().equals("VALKEY") ? Format.num(r.perRun(r.valkeyCommands())) : "-",
                     r.mode().equals("VALKEY") ? Format.num(r.perRun(ValkeyAdmin.scripts(r.valkey()))) : "-",
-                    Format.num(r.perRun(r.nodesCpu()) * 1e6),
+                    Format.num(r.perRun(r.nodesCpu()) * 1e6), Format.num(r.perRun(r.nodesCpu() - r.jitCpu()) * 1e6),
                     ms(a.delay().getValueAtPercentile(50)), ms(a.delay().getValueAtPercentile(99)), ms(a.delay().getMaxValue()),
                     ms(r.lag().getValueAtPercentile(99)),
                     String.format(Locale.ROOT, "%.0f%%", 100 * r.machine()[0] / Math.max(1e-9, r.machine()[1])),
@@ -73,7 +73,8 @@ final class ScaleReport {
                   nodes' connections, all of Tenure's (claims, completions, sweeps, elections, renewals); pg_stat_statements
                   is not loaded on this server. PG commits: pg_stat_database.xact_commit. PG CPU: the database's client backends and the WAL
                   writer (/proc). valkey cmds: INFO commandstats, commands inside scripts included; scripts: EVALSHA/EVAL
-                  calls, one round trip each. JVM CPU: all node processes.
+                  calls, one round trip each. JVM CPU: all node processes; without JIT: less their C1/C2 compiler threads,
+                  which short-lived JVMs still keep busy after a short warm-up (a long-running service stops paying them).
                   delay: job_run.started_at (database clock) minus the fire time, of the fires that ran. sched lag: fire time
                   to the worker's call, regular fires (the host scheduler's own queue). machine busy: /proc/stat, every
                   process on the machine. register s: the slowest node's registration of all jobs. settled s: from the

@@ -57,6 +57,12 @@ record ScaleRow(int jobs, int nodes, String mode, boolean spread, String load, d
         return pg.getOrDefault(key, 0.0);
     }
 
+    /** CPU seconds of the nodes' JIT compiler threads over the window. */
+    double jitCpu() {
+        return threads.entrySet().stream().filter(e -> e.getKey().contains("CompilerThre"))
+                .mapToDouble(Map.Entry::getValue).sum();
+    }
+
     long valkeyCommands() {
         return valkey.values().stream().mapToLong(Long::longValue).sum();
     }
