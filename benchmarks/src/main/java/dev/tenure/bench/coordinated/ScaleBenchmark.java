@@ -91,9 +91,10 @@ public final class ScaleBenchmark {
         try (PgAdmin pg = new PgAdmin(get("pg-host", "127.0.0.1"), num("pg-port", 5432), get("db", null), pgUser);
              ValkeyAdmin valkey = new ValkeyAdmin("127.0.0.1", num("valkey-port", -1))) {
             System.out.println("== Tenure scale benchmark ==");
+            boolean pgss = pg.setting("shared_preload_libraries").contains("pg_stat_statements");
             System.out.println("postgres   " + pg.serverVersion() + ", database " + pg.db() + " (created for this run); "
-                    + "pg_stat_statements is not loaded (shared_preload_libraries), so statements are counted in the "
-                    + "nodes' connections");
+                    + "statements are counted in the nodes' connections (pg_stat_statements is "
+                    + (pgss ? "loaded but not read here)" : "not in shared_preload_libraries)"));
             System.out.println("valkey     " + valkey.serverField("valkey_version") + " on 127.0.0.1:" + get("valkey-port", "")
                     + " (private); node logs in " + logs);
             System.out.println();

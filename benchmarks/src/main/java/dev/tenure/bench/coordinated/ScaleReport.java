@@ -70,9 +70,8 @@ final class ScaleReport {
                   window fires answered "held elsewhere" / "already done".
                   runs in window: EXECUTED runs that ended in the window, all nodes, catch-ups included (the fires due when the
                   nodes keep up). Costs per fire are window deltas / runs in window. PG stmts: JDBC execute* calls in the
-                  nodes' connections, all of Tenure's (claims, completions, sweeps, elections, renewals); pg_stat_statements
-                  is not loaded on this server. PG commits: pg_stat_database.xact_commit. PG CPU: the database's client backends and the WAL
-                  writer (/proc). valkey cmds: INFO commandstats, commands inside scripts included; scripts: EVALSHA/EVAL
+                  nodes' connections, all of Tenure's (claims, completions, sweeps, elections, renewals). PG commits:
+                  pg_stat_database.xact_commit. PG CPU: the database's client backends and the WAL writer (/proc). valkey cmds: INFO commandstats, commands inside scripts included; scripts: EVALSHA/EVAL
                   calls, one round trip each. JVM CPU: all node processes; without JIT: less their C1/C2 compiler threads,
                   which short-lived JVMs still keep busy after a short warm-up (a long-running service stops paying them).
                   delay: job_run.started_at (database clock) minus the fire time, of the fires that ran. sched lag: fire time
