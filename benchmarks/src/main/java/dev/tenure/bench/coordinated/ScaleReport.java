@@ -59,25 +59,26 @@ final class ScaleReport {
         }
         System.out.print(t.render());
         System.out.println("""
-                  Each row: every node registers every job (Tenure.register; a schedule per job: period P, offset j*P/jobs when
-                  spread, 0 when aligned) and fires it at each slot on its pool of workers: runInTransaction(job, fire key,
-                  skipFire(), ds, insert one business row). The schedules begin a second after every node has registered;
-                  the warm-up periods follow, then the window. The sweeper handles overdue fires by the policy in
-                  the title (catch-up: runs them through the coordinator with waitUpTo 30 s, as the Spring Boot starter does).
-                  fires due: jobs x measured periods. ran: COMPLETED with its business row. dup: business rows beyond the first
-                  of a (job, fire), warm-up included. MISSED: recorded by the sweeper. open: neither, or a run and its business
-                  row that disagree. caught up: window fires run by a catch-up. held/done per fire: the nodes' attempts of
-                  window fires answered "held elsewhere" / "already done".
-                  runs in window: EXECUTED runs that ended in the window, all nodes, catch-ups included (the fires due when the
-                  nodes keep up). Costs per fire are window deltas / runs in window. PG stmts: JDBC execute* calls in the
-                  nodes' connections, all of Tenure's (claims, completions, sweeps, elections, renewals). PG commits:
-                  pg_stat_database.xact_commit. PG CPU: the database's client backends and the WAL writer (/proc). valkey cmds: INFO commandstats, commands inside scripts included; scripts: EVALSHA/EVAL
-                  calls, one round trip each. JVM CPU: all node processes; without JIT: less their C1/C2 compiler threads,
-                  which short-lived JVMs still keep busy after a short warm-up (a long-running service stops paying them).
-                  delay: job_run.started_at (database clock) minus the fire time, of the fires that ran. sched lag: fire time
-                  to the worker's call, regular fires (the host scheduler's own queue). machine busy: /proc/stat, every
-                  process on the machine. register s: the slowest node's registration of all jobs. settled s: from the
-                  window's end until every job's swept_until reached its last window fire. load: 1-min, before the row.
+                  Each row: every node registers every job (Tenure.register; a schedule per job: period P, offset j*P/jobs
+                  when spread, 0 when aligned) and fires it at each slot on its pool of workers: runInTransaction(job, fire
+                  key, skipFire(), ds, insert one business row). The schedules begin a second after every node has
+                  registered; the warm-up periods follow, then the window. The sweeper handles overdue fires by the policy
+                  in the title (catch-up: runs them through the coordinator with waitUpTo 30 s, as the Boot starter does).
+                  fires due: jobs x measured periods. ran: COMPLETED with its business row. dup: business rows beyond the
+                  first of a (job, fire), warm-up included. MISSED: recorded by the sweeper. open: neither, or a run and its
+                  business row that disagree. caught up: window fires run by a catch-up. held/done per fire: the nodes'
+                  attempts of window fires answered "held elsewhere" / "already done".
+                  runs in window: EXECUTED runs that ended in the window, all nodes, catch-ups included (the fires due when
+                  the nodes keep up). Costs per fire are window deltas / runs in window. PG stmts: JDBC execute* calls in
+                  the nodes' connections, all of Tenure's (claims, completions, sweeps, elections, renewals). PG commits:
+                  pg_stat_database.xact_commit. PG CPU: the database's client backends and the WAL writer (/proc).
+                  valkey cmds: INFO commandstats, commands inside scripts included; scripts: EVALSHA/EVAL calls, one round
+                  trip each. JVM CPU: all node processes; without JIT: less their C1/C2 compiler threads, which short-lived
+                  JVMs still keep busy after a short warm-up (a long-running service stops paying them).
+                  delay: job_run.started_at (database clock) minus the fire time, of the fires that ran. sched lag: fire
+                  time to the worker's call, regular fires (the host scheduler's own queue). machine busy: /proc/stat,
+                  every process on the machine. register s: the slowest node's registration of all jobs. settled s: from
+                  the window's end until every job's swept_until reached its last window fire. load: 1-min, before the row.
                   result: FAILED with a dup, a disagreement, or an open fire although the sweeper had accounted for the
                   window (a silent miss); behind when the sweeper had not accounted for the window within --settle-s (its
                   open fires are overdue to Tenure: the nodes fell behind, or the policy leaves them open); else ok.""");
