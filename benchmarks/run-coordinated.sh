@@ -9,7 +9,8 @@
 # Postgres: 127.0.0.1:5432, user postgres, trust auth (PGHOST/PGPORT/PGUSER override); a database of its own is
 # created for the run and dropped afterwards. Valkey: a private valkey-server on a free loopback port (never 6379),
 # stopped by PID on exit. Environment: JAVA_OPTS (default -Xmx512m), SKIP_BUILD=1 (reuse the last build),
-# MVN_FLAGS (e.g. -o), VALKEY_SERVER (default valkey-server), PG_TEST_FSYNC (default: Postgres' own, 0 to skip).
+# MVN_FLAGS (e.g. -o), VALKEY_SERVER (default valkey-server), PG_TEST_FSYNC (default: Postgres' own, 0 to skip),
+# BENCH_MAIN (the program run on that database and server; default the coordinated benchmark; run-scale.sh sets it).
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -47,8 +48,10 @@ echo
 cpfile="$here/target/bench.classpath"
 if [ "${SKIP_BUILD:-0}" != "1" ] || [ ! -f "$cpfile" ]; then
   echo "building (mvn -q -B -pl benchmarks -am -DskipTests package) ..."
+  # the plugin's version is named: Maven's default for a bare dependency:build-classpath (2.8) is not in ~/.m2 offline
   # shellcheck disable=SC2086
-  mvn -q -B ${MVN_FLAGS:-} -pl benchmarks -am -DskipTests package dependency:build-classpath \
+  mvn -q -B ${MVN_FLAGS:-} -pl benchmarks -am -DskipTests package \
+      org.apache.maven.plugins:maven-dependency-plugin:3.8.1:build-classpath \
       -Dmdep.outputFile=target/bench.classpath -Dmdep.includeScope=runtime
   echo
 fi
@@ -104,6 +107,6 @@ echo
 
 # Not exec: the EXIT trap must still stop the server and drop the database.
 # shellcheck disable=SC2086
-java ${JAVA_OPTS:--Xmx512m} -cp "$classpath" dev.tenure.bench.coordinated.CoordinatedBenchmark \
+java ${JAVA_OPTS:--Xmx512m} -cp "$classpath" "${BENCH_MAIN:-dev.tenure.bench.coordinated.CoordinatedBenchmark}" \
     --pg-host "$pg_host" --pg-port "$pg_port" --pg-user "$pg_user" --db "$db" \
     --valkey-port "$port" --valkey-pid "$server_pid" "$@"

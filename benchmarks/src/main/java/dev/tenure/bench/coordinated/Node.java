@@ -17,7 +17,7 @@ import org.HdrHistogram.Histogram;
  * up, prints {@code READY}, reads {@code GO <warm-up end> <end>} (System.nanoTime values: CLOCK_MONOTONIC, the same
  * clock in every process of this machine), runs the workload until the end, and prints one {@code RESULT} line.
  *
- * <p>Arguments are {@code key=value}: kind (tenure, dbscheduler, quartz, shedlock), node, nodes, url, user, threads,
+ * <p>Arguments are {@code key=value}: kind (tenure, dbscheduler, quartz, shedlock, scheduled), node, nodes, url, user, threads,
  * jobs, table, sync (on/off), and per kind: mode (VALKEY/DATABASE), valkey (host:port), fires (own/shared), retryUs.
  */
 public final class Node {
@@ -29,6 +29,11 @@ public final class Node {
 
         /** Runs until {@code tally.end()} and stops; counts into {@code tally}. */
         void run(Tally tally) throws Exception;
+
+        /** Extra {@code key=value} pairs for the RESULT line (no spaces in values), read after {@link #run}. */
+        default String result() {
+            return "";
+        }
 
         @Override
         void close() throws Exception;
@@ -45,6 +50,10 @@ public final class Node {
     HikariDataSource pool;
     /** The pool, counting statements and commits into {@link #jdbc} (and later into the tally). */
     DataSource ds;
+    /** The words of the GO line ({@code GO <warm-up end> <end>} and what a workload reads beyond them). */
+    String[] go;
+    /** The lines the benchmark sends after GO (a workload that waits for a STOP reads them). */
+    BufferedReader stdin;
 
     private Node(Map<String, String> args) {
         this.args = args;
@@ -115,7 +124,9 @@ public final class Node {
         // threads of its own; Tenure's release notifications may hold one)
         pool = Pools.create(arg("url"), arg("user"), threads + 3, syncOff, "bench-" + arg("kind") + "-" + node);
         BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+        stdin = in;
         Tally tally;
+        String extra;
         try (Workload w = workload()) {
             ds = jdbc.wrap(pool);
             w.prepare();
@@ -126,9 +137,11 @@ public final class Node {
                 throw new IllegalStateException("expected GO, got " + go);
             }
             String[] p = go.split(" ");
+            this.go = p;
             tally = new Tally(Long.parseLong(p[1]), Long.parseLong(p[2]), jdbc);
             tally.sampleAt();
             w.run(tally);
+            extra = w.result();
         }
         long[] d = tally.window();
         Histogram h = tally.latency();
@@ -139,9 +152,10 @@ public final class Node {
         buf.get(bytes);
         String err = tally.firstError();
         System.out.println(String.format(Locale.ROOT,
-                "RESULT units=%d held=%d done=%d errors=%d executions=%d commits=%d rollbacks=%d attempts=%d hist=%s error=%s",
+                "RESULT units=%d held=%d done=%d errors=%d executions=%d commits=%d rollbacks=%d attempts=%d hist=%s error=%s%s",
                 d[0], d[1], d[2], d[3], d[4], d[5], d[6], tally.attemptsEver(), Base64.getEncoder().encodeToString(bytes),
-                err == null ? "-" : Base64.getEncoder().encodeToString(err.getBytes(StandardCharsets.UTF_8))));
+                err == null ? "-" : Base64.getEncoder().encodeToString(err.getBytes(StandardCharsets.UTF_8)),
+                extra.isEmpty() ? "" : " " + extra));
         System.out.flush();
         pool.close();
         return 0;
@@ -153,6 +167,7 @@ public final class Node {
             case "dbscheduler" -> new DbSchedulerWorkload(this);
             case "quartz" -> new QuartzWorkload(this);
             case "shedlock" -> new ShedLockWorkload(this);
+            case "scheduled" -> new ScheduledWorkload(this);
             default -> throw new IllegalArgumentException("unknown kind " + arg("kind"));
         };
     }

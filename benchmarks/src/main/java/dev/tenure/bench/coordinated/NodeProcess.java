@@ -71,7 +71,12 @@ final class NodeProcess implements AutoCloseable {
     }
 
     void go(long warmEnd, long end) throws IOException {
-        stdin.write("GO " + warmEnd + " " + end + "\n");
+        send("GO " + warmEnd + " " + end);
+    }
+
+    /** Writes one line to the node's standard input. */
+    void send(String line) throws IOException {
+        stdin.write(line + "\n");
         stdin.flush();
     }
 
