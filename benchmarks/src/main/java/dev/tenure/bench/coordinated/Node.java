@@ -5,6 +5,9 @@ import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
 import java.util.Base64;
 import java.util.HashMap;
 import java.util.Locale;
@@ -97,6 +100,17 @@ public final class Node {
     /** The trivial business write every unit of every library makes: one row. */
     String insertSql() {
         return "INSERT INTO " + table + " (job, fire, node) VALUES (?, ?, ?)";
+    }
+
+    /** The business row of one fire run by this node, on the run's connection {@code c}. */
+    Void insert(Connection c, String job, String fire) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(insertSql())) {
+            ps.setString(1, job);
+            ps.setString(2, fire);
+            ps.setInt(3, node);
+            ps.executeUpdate();
+        }
+        return null;
     }
 
     public static void main(String[] argv) throws Exception {

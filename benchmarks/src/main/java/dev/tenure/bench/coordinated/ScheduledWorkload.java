@@ -8,9 +8,6 @@ import dev.tenure.ScheduledJob;
 import dev.tenure.Tenure;
 import dev.tenure.ValkeyConfig;
 import java.nio.ByteBuffer;
-import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -133,18 +130,9 @@ final class ScheduledWorkload implements Node.Workload {
     }
 
     private RunOutcome<Void> attempt(String job, String fire, RunPolicy policy) {
-        return coordinator.runInTransaction(job, fire, policy, n.ds, (ctx, c) -> insert(c, job, fire));
+        return coordinator.runInTransaction(job, fire, policy, n.ds, (ctx, c) -> n.insert(c, job, fire));
     }
 
-    private Void insert(Connection c, String job, String fire) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement(n.insertSql())) {
-            ps.setString(1, job);
-            ps.setString(2, fire);
-            ps.setInt(3, n.node);
-            ps.executeUpdate();
-        }
-        return null;
-    }
 
     @Override
     public void run(Tally t) throws Exception {

@@ -5,9 +5,6 @@ import dev.tenure.RunOutcome;
 import dev.tenure.RunPolicy;
 import dev.tenure.Tenure;
 import dev.tenure.ValkeyConfig;
-import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -73,21 +70,12 @@ final class TenureWorkload implements Node.Workload {
 
     private RunOutcome<Void> attempt(String job, String fire) {
         if (oneTransaction) {
-            return coordinator.runInTransaction(job, fire, RunPolicy.skipFire(), n.ds, (ctx, c) -> insert(c, job, fire));
+            return coordinator.runInTransaction(job, fire, RunPolicy.skipFire(), n.ds, (ctx, c) -> n.insert(c, job, fire));
         }
         return coordinator.run(job, fire, RunPolicy.skipFire(), ctx -> ctx.completeInTransaction(n.ds,
-                c -> insert(c, job, fire)));
+                c -> n.insert(c, job, fire)));
     }
 
-    private Void insert(Connection c, String job, String fire) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement(n.insertSql())) {
-            ps.setString(1, job);
-            ps.setString(2, fire);
-            ps.setInt(3, n.node);
-            ps.executeUpdate();
-        }
-        return null;
-    }
 
     @Override
     public void run(Tally tally) throws Exception {
