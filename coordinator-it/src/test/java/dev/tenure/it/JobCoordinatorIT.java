@@ -67,7 +67,7 @@ class JobCoordinatorIT {
                 int killedAfter = lastFire(nodes);
                 // 10 s, or less if the nodes got to fire 40 sooner: fires must remain for after the restart, and on a
                 // loaded machine 10 s of fallback runs can take the nodes to their last fire
-                long until = System.nanoTime() + 10_000_000_000L;
+                long until = System.nanoTime() + 10_000_000_000L; // unscaled: the outage's length, not a bound
                 while (System.nanoTime() < until && lastFire(nodes) < 40) {
                     Thread.sleep(50);
                 }
