@@ -1,10 +1,12 @@
 package dev.tenure.quartz;
 
 import dev.tenure.Schedule;
+import org.quartz.CronExpression;
 import org.quartz.CronTrigger;
 import org.quartz.SimpleTrigger;
 import org.quartz.Trigger;
 
+import java.text.ParseException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Comparator;
@@ -56,10 +58,32 @@ record QuartzSchedule(List<Trigger> triggers) implements Schedule {
         return t.getClass().getSimpleName() + " " + t.getKey();
     }
 
+    /**
+     * The first fire time of any trigger after {@code after}. A cron trigger's times come from its expression in its
+     * time zone, before its start time too: a node that started a moment ago created its triggers then, and Quartz's
+     * {@code getFireTimeAfter} answers nothing before a trigger's start. The sweeper of such a node (a replacement, a
+     * rolling deploy) must still see the fires that fell due while no node ran them. Other triggers count their fires
+     * from their start time, so there are none before it.
+     */
     @Override
     public Optional<Instant> nextAfter(Instant after) {
         Date from = Date.from(after);
-        return triggers.stream().map(t -> t.getFireTimeAfter(from)).filter(Objects::nonNull)
+        return triggers.stream().map(t -> fireTimeAfter(t, from)).filter(Objects::nonNull)
                 .filter(d -> d.toInstant().isAfter(after)).map(Date::toInstant).min(Comparator.naturalOrder());
+    }
+
+    private static Date fireTimeAfter(Trigger t, Date from) {
+        if (!(t instanceof CronTrigger c)) {
+            return t.getFireTimeAfter(from);
+        }
+        CronExpression e;
+        try {
+            e = new CronExpression(c.getCronExpression());
+        } catch (ParseException ex) {
+            return t.getFireTimeAfter(from); // Quartz parsed it when the trigger was built: not reached
+        }
+        e.setTimeZone(c.getTimeZone());
+        Date next = e.getTimeAfter(from);
+        return next == null || (c.getEndTime() != null && next.after(c.getEndTime())) ? null : next;
     }
 }
