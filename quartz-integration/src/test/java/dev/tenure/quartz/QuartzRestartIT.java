@@ -8,9 +8,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.quartz.CronScheduleBuilder;
-import org.quartz.Job;
 import org.quartz.JobBuilder;
-import org.quartz.JobExecutionContext;
 import org.quartz.Scheduler;
 import org.quartz.TriggerBuilder;
 import org.quartz.impl.StdSchedulerFactory;
@@ -51,13 +49,6 @@ class QuartzRestartIT {
         servers.close();
     }
 
-    /** Does nothing: the ledger records each fire it ran. */
-    public static final class Noop implements Job {
-        @Override
-        public void execute(JobExecutionContext context) {
-        }
-    }
-
     @Test
     void everyNodeDownForSomeSlots_theNodeThatComesBack_catchesThemUp() throws Exception {
         try (Node first = new Node("first")) {
@@ -95,7 +86,7 @@ class QuartzRestartIT {
             QuartzCoordination.builder(tenure)
                     .missedFires(MissedFirePolicy.catchUp().withMaxCatchUps(10).withGrace(Duration.ofSeconds(1)))
                     .build().registerListeners(scheduler);
-            scheduler.scheduleJob(JobBuilder.newJob(Noop.class).withIdentity("tick", "restart").build(),
+            scheduler.scheduleJob(JobBuilder.newJob(QuartzMisfireIT.Noop.class).withIdentity("tick", "restart").build(),
                     TriggerBuilder.newTrigger().withIdentity("tick", "restart").withSchedule(CronScheduleBuilder
                             .cronSchedule("*/2 * * * * ?").inTimeZone(TimeZone.getTimeZone("UTC"))).build());
             scheduler.start();
