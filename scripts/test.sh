@@ -4,4 +4,4 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/prerequisites.sh
-mvn -B -ntp -T 2 verify "$@"
+mvn -B -ntp -T 3 verify "$@"

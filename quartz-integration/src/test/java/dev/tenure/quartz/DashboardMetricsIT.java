@@ -1,4 +1,4 @@
-package dev.tenure.it;
+package dev.tenure.quartz;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -6,7 +6,6 @@ import dev.tenure.RunOutcome;
 import dev.tenure.RunPolicy;
 import dev.tenure.Tenure;
 import dev.tenure.metrics.MicrometerRunMetrics;
-import dev.tenure.quartz.MicrometerFireMetrics;
 import dev.tenure.testkit.PostgresDatabase;
 import dev.tenure.testkit.PostgresDatabases;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
