@@ -207,9 +207,7 @@ public final class ActiveRun implements JobContext, AutoCloseable {
             if (deferred == null) {
                 deferred = new Deferred(result, error);
             }
-            return new RunOutcome<>(RunOutcome.Status.EXECUTED, jobKey, fireKey, epoch, db.owner(), waited,
-                    Duration.ofNanos(ticker.nanoTime() - began), (T) deferred.result(), deferred.error(), viaFallback,
-                    fenceChecks.get(), true);
+            return outcome(RunOutcome.Status.EXECUTED, (T) deferred.result(), deferred.error(), true);
         }
         Duration ran = Duration.ofNanos(ticker.nanoTime() - began);
         observation.completing(error);
@@ -229,14 +227,12 @@ public final class ActiveRun implements JobContext, AutoCloseable {
                     : f == RunLedger.Finished.COMPLETED_EARLIER || error == null ? RunOutcome.Status.EXECUTED
                     : RunOutcome.Status.FAILED;
             completed = status == RunOutcome.Status.EXECUTED;
-            return ended(new RunOutcome<>(status, jobKey, fireKey, epoch, db.owner(), waited, ran, result, error,
-                    viaFallback, fenceChecks.get(), f == RunLedger.Finished.COMPLETED_EARLIER));
+            return ended(outcome(status, ran, result, error, f == RunLedger.Finished.COMPLETED_EARLIER));
         } catch (RuntimeException e) {
             if (error != null && error != e) {
                 e.addSuppressed(error);   // the work's own exception travels with the fault
             }
-            ended(new RunOutcome<>(RunOutcome.Status.FAILED, jobKey, fireKey, epoch, db.owner(), waited, ran, result,
-                    error == null ? e : error, viaFallback, fenceChecks.get(), false));
+            ended(outcome(RunOutcome.Status.FAILED, ran, result, error == null ? e : error, false));
             throw e;
         } finally {
             releaseLeases(released, completed);
@@ -268,6 +264,17 @@ public final class ActiveRun implements JobContext, AutoCloseable {
         }
         finish(d.result(), committed || d.error() != null ? d.error() : new IllegalStateException("the transaction "
                 + "that completed fire '" + fireKey + "' of job '" + jobKey + "' did not commit"));
+    }
+
+    /** The outcome of this run as it ends now: the time it ran is counted up to this call. */
+    private <T> RunOutcome<T> outcome(RunOutcome.Status status, T result, Throwable error, boolean completedInTransaction) {
+        return outcome(status, Duration.ofNanos(ticker.nanoTime() - began), result, error, completedInTransaction);
+    }
+
+    private <T> RunOutcome<T> outcome(RunOutcome.Status status, Duration ran, T result, Throwable error,
+                                      boolean completedInTransaction) {
+        return RunOutcome.ranHere(status, jobKey, fireKey, epoch, db.owner(), waited, ran, result, error, viaFallback,
+                fenceChecks.get(), completedInTransaction);
     }
 
     private <T> RunOutcome<T> ended(RunOutcome<T> o) {
@@ -312,9 +319,8 @@ public final class ActiveRun implements JobContext, AutoCloseable {
             why.addSuppressed(e);
         }
         boolean completed = f == RunLedger.Finished.COMPLETED_EARLIER;
-        ended(new RunOutcome<>(completed ? RunOutcome.Status.EXECUTED : RunOutcome.Status.LEASE_LOST, jobKey, fireKey,
-                epoch, db.owner(), waited, Duration.ofNanos(ticker.nanoTime() - began), null, completed ? null : why,
-                viaFallback, fenceChecks.get(), completed));
+        ended(outcome(completed ? RunOutcome.Status.EXECUTED : RunOutcome.Status.LEASE_LOST, null,
+                completed ? null : why, completed));
         releaseLeases(released, completed);
     }
 
@@ -386,8 +392,7 @@ public final class ActiveRun implements JobContext, AutoCloseable {
         finishing.set(true);
         try {
             releasedByOutcome.releasedInStore(db);
-            return ended(new RunOutcome<>(RunOutcome.Status.EXECUTED, jobKey, fireKey, epoch, db.owner(), waited,
-                    Duration.ofNanos(ticker.nanoTime() - began), result, null, viaFallback, fenceChecks.get(), true));
+            return ended(outcome(RunOutcome.Status.EXECUTED, result, null, true));
         } finally {
             try {
                 Leases.releaseFilter(filter, fireKey, true);

@@ -52,6 +52,14 @@ public record RunOutcome<T>(Status status, String jobKey, String fireKey, long e
                 0, false);
     }
 
+    /** An outcome of a run that began here: its work ran, or was about to, under {@code epoch}. */
+    static <T> RunOutcome<T> ranHere(Status status, String jobKey, String fireKey, long epoch, String owner,
+                                     Duration waited, Duration ran, T result, Throwable error, boolean viaFallback,
+                                     int fenceChecks, boolean completedInTransaction) {
+        return new RunOutcome<>(status, jobKey, fireKey, epoch, owner, waited, ran, result, error, viaFallback,
+                fenceChecks, completedInTransaction);
+    }
+
     public Optional<T> value() {
         return Optional.ofNullable(result);
     }
