@@ -65,9 +65,9 @@ class ConsoleBrowserIT {
         for (JvmProcess n : NODES) {
             n.awaitStdoutLine("READY"::equals, Timing.scaled(Duration.ofSeconds(60)));
         }
-        JvmProcess killed = NODES.get(awaitSettling(start + 3 * INTERVAL));
+        JvmProcess killed = NODES.get(awaitRunning("fire-3", start + 3 * INTERVAL));
         killed.kill();
-        JvmProcess frozen = NODES.get(awaitSettling(start + 6 * INTERVAL));
+        JvmProcess frozen = NODES.get(awaitRunning("fire-6", start + 6 * INTERVAL));
         frozen.pause();
         Thread.sleep(Timing.scaledMillis(3500)); // the lease is 1.5 s: another node claims the job meanwhile
         frozen.resume();
@@ -100,19 +100,19 @@ class ConsoleBrowserIT {
         }
     }
 
-    /** The index of a node inside a run (START printed, no OUTCOME since), once {@code notBefore} has passed. */
-    private static int awaitSettling(long notBefore) throws InterruptedException {
-        long deadline = notBefore + Timing.scaled(Duration.ofSeconds(10)).toMillis();
+    /** The index of the node running {@code fire} (START printed, no OUTCOME yet); its work takes 4 s. */
+    private static int awaitRunning(String fire, long due) throws InterruptedException {
+        long deadline = due + Timing.scaled(Duration.ofSeconds(10)).toMillis();
         while (System.currentTimeMillis() < deadline) {
-            for (int i = 0; System.currentTimeMillis() >= notBefore && i < NODES.size(); i++) {
+            for (int i = 0; i < NODES.size(); i++) {
                 List<String> lines = NODES.get(i).isAlive() ? NODES.get(i).stdoutLines() : List.of();
-                if (!lines.isEmpty() && lines.get(lines.size() - 1).startsWith("START ")) {
+                if (lines.contains("START " + fire) && lines.stream().noneMatch(l -> l.startsWith("OUTCOME " + fire + " "))) {
                     return i;
                 }
             }
             Thread.sleep(5);
         }
-        throw new AssertionError("no node was settling after " + notBefore + ": " + NODES.stream()
+        throw new AssertionError("no node was running " + fire + ": " + NODES.stream()
                 .map(JvmProcess::stdoutLines).toList());
     }
 

@@ -14,8 +14,9 @@ import java.time.Duration;
 /**
  * One application process for {@link ConsoleBrowserIT}: {@code <jdbc url> <user> <password|-> <fires> <start ms>
  * <interval ms> <node name>}. Fire k of the "settlement" job is due at start + k·interval; it runs through the real coordinator
- * (database mode, 1.5 s leases) and settles in one fenced transaction that completes the fire. It also campaigns for
- * the "reporter" role. Prints {@code READY}, {@code START <fire>}, {@code OUTCOME <fire> <status>}, {@code DONE}, then
+ * (database mode, 1.5 s leases) and settles in one fenced transaction that completes the fire. Its work takes 300 ms,
+ * or 4 s for fires 3 and 6: the test kills or freezes whichever node runs those, and the long work keeps the kill and
+ * the freeze inside the run on a loaded machine. It also campaigns for the "reporter" role. Prints {@code READY}, {@code START <fire>}, {@code OUTCOME <fire> <status>}, {@code DONE}, then
  * stays up two minutes (its election goes on) unless killed first.
  */
 public final class TourNode {
@@ -43,11 +44,12 @@ public final class TourNode {
         for (int k = 0; k < fires; k++) {
             Thread.sleep(Math.max(0, start + k * interval - System.currentTimeMillis()));
             String fire = "fire-" + k;
+            int slot = k;
             try {
                 RunOutcome<Integer> o = tenure.coordinator().run("settlement", fire,
                         RunPolicy.waitUpTo(Duration.ofMillis(interval * 4 / 5)), ctx -> {
                             System.out.println("START " + fire);
-                            Thread.sleep(300);
+                            Thread.sleep(slot == 3 || slot == 6 ? 4000 : 300);
                             return ctx.completeInTransaction(ds, c -> {
                                 try (PreparedStatement ps = c.prepareStatement("INSERT INTO settlement VALUES (?, ?)")) {
                                     ps.setString(1, fire);
