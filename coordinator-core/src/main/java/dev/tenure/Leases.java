@@ -191,8 +191,8 @@ public final class Leases implements AutoCloseable {
     }
 
     /**
-     * {@link #acquire(String, Duration, LeaseOptions)} for the filter in front of a coordinated run of {@code fireKey} ({@link LeaseEngine#acquireFire}):
-     * the store may answer that the fire is done.
+     * {@link #acquire(String, Duration, LeaseOptions)} for the filter in front of a coordinated run of {@code fireKey}
+     * ({@link LeaseEngine#acquireFire}): the store may answer that the fire is done.
      */
     FilterAnswer acquireFire(String key, String fireKey, Duration wait, LeaseOptions options) {
         return engine.acquireFire(LeaseKeys.validate(key), fireKey, checkWait(wait), options);

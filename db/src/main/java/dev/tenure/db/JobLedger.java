@@ -349,8 +349,8 @@ final class JobLedger {
         /**
          * How long a claim waits for a row lock held by an open fenced transaction before it ends that transaction (if the
          * lease has expired and the transaction sits idle: its holder is frozen) and claims again, or reports the job as
-         * held (default 2 s). {@link JobLedger#finish} and {@link JobLedger#finishAndRelease} wait as long for a row lock
-         * before they fail with SQLSTATE 55P03. The pool's statement timeout still applies on top.
+         * held (default 2 s). {@link JobLedger#finish} and {@link JobLedger#finishAndRelease} wait as long for a row
+         * lock before they fail with SQLSTATE 55P03. The pool's statement timeout still applies on top.
          */
         public Builder claimLockTimeout(Duration timeout) {
             this.claimLockTimeout = positive("claimLockTimeout", timeout);
