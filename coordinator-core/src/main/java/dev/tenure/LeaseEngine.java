@@ -109,7 +109,7 @@ final class LeaseEngine implements AutoCloseable {
      */
     private Object attempt(String key, String owner, LeaseOptions o, String queuedAs, String fireKey) {
         if (Thread.currentThread().isInterrupted()) {
-            metrics.acquire(LeaseMetrics.AcquireResult.TIMEOUT, 0);
+            metrics.acquire(LeaseMetrics.AcquireOutcome.TIMEOUT, 0);
             return null;
         }
         long sentAt = now();
@@ -121,7 +121,7 @@ final class LeaseEngine implements AutoCloseable {
         try {
             r = Futures.await(call, callTimeout, key);
         } catch (LeaseStoreUnavailableException e) {
-            metrics.acquire(LeaseMetrics.AcquireResult.ERROR, now() - sentAt);
+            metrics.acquire(LeaseMetrics.AcquireOutcome.ERROR, now() - sentAt);
             cleanUp(key, owner, o.ttl());
             // the caller gave up (interrupted) while the call ran on: a grant that lands later is given back as it lands
             call.thenAccept(late -> {
@@ -132,13 +132,13 @@ final class LeaseEngine implements AutoCloseable {
             throw new LeaseOutcomeUnknownException(key, owner, e);
         }
         if (r instanceof AcquireResult.Acquired a) {
-            metrics.acquire(LeaseMetrics.AcquireResult.ACQUIRED, now() - sentAt);
+            metrics.acquire(LeaseMetrics.AcquireOutcome.ACQUIRED, now() - sentAt);
             DefaultLease lease = new DefaultLease(this, key, owner, o, a.fencingToken(), sentAt, Thread.currentThread());
             watchdog.register(lease);
             return lease;
         }
-        metrics.acquire(r instanceof AcquireResult.FireDone ? LeaseMetrics.AcquireResult.DONE
-                : LeaseMetrics.AcquireResult.HELD, now() - sentAt);
+        metrics.acquire(r instanceof AcquireResult.FireDone ? LeaseMetrics.AcquireOutcome.DONE
+                : LeaseMetrics.AcquireOutcome.HELD, now() - sentAt);
         return r;
     }
 
@@ -191,7 +191,7 @@ final class LeaseEngine implements AutoCloseable {
             long left = deadline - now();
             if (left <= 0 || Thread.currentThread().isInterrupted()) {
                 if (w.cas(Waiter.WAITING, Waiter.DONE)) {
-                    metrics.acquire(LeaseMetrics.AcquireResult.TIMEOUT, 0);
+                    metrics.acquire(LeaseMetrics.AcquireOutcome.TIMEOUT, 0);
                     return null;
                 }
                 continue;
@@ -293,7 +293,7 @@ final class LeaseEngine implements AutoCloseable {
         if (yield && q.queuedInStore && !q.isEmpty()) {
             // Others wait in the store's queue: pass the key to the next process's turn and queue up behind them. Our
             // waiters are woken when our turn comes (or the key is freed).
-            TurnRelease turn = releaseInStore(lease, owners.id());
+            StoreRelease turn = releaseInStore(lease, owners.id());
             if (turn.passed()) {
                 return turn.result();
             }
@@ -359,18 +359,18 @@ final class LeaseEngine implements AutoCloseable {
     }
 
     /** A release's result, and whether the store passed the key to another process's turn. */
-    private record TurnRelease(ReleaseResult result, boolean passed) {
+    private record StoreRelease(ReleaseResult result, boolean passed) {
     }
 
     /** Releases in the store; with {@code requeueAs}, yields the turn to the next queued process (see {@link LeaseStore#releaseTurn}). */
-    private TurnRelease releaseInStore(DefaultLease lease, String requeueAs) {
+    private StoreRelease releaseInStore(DefaultLease lease, String requeueAs) {
         return releaseWith(lease, () -> requeueAs == null
                 ? store.release(lease.key(), lease.owner()).thenApply(ok -> ok ? LeaseStore.TurnRelease.FREED
                         : LeaseStore.TurnRelease.NOT_OURS)
                 : store.releaseTurn(lease.key(), lease.owner(), requeueAs));
     }
 
-    private TurnRelease releaseWith(DefaultLease lease, Supplier<CompletableFuture<LeaseStore.TurnRelease>> call) {
+    private StoreRelease releaseWith(DefaultLease lease, Supplier<CompletableFuture<LeaseStore.TurnRelease>> call) {
         boolean wasLost = lease.state() == LeaseState.LOST;
         LeaseStore.TurnRelease done;
         try {
@@ -380,15 +380,15 @@ final class LeaseEngine implements AutoCloseable {
             cleanUp(lease.key(), lease.owner(), lease.options().ttl());
             lease.markReleased();
             LOG.warn("release of lease '{}' not confirmed ({}); it expires by its TTL, retrying in the background", lease.key(), e.getMessage());
-            return new TurnRelease(wasLost ? ReleaseResult.LOST : ReleaseResult.UNCONFIRMED, false);
+            return new StoreRelease(wasLost ? ReleaseResult.LOST : ReleaseResult.UNCONFIRMED, false);
         }
         if (done != LeaseStore.TurnRelease.NOT_OURS && lease.markReleased()) {
-            return new TurnRelease(ReleaseResult.RELEASED, done == LeaseStore.TurnRelease.PASSED);
+            return new StoreRelease(ReleaseResult.RELEASED, done == LeaseStore.TurnRelease.PASSED);
         }
         if (lease.markLost("the store no longer held this owner's lease at release")) {
             metrics.lost();
         }
-        return new TurnRelease(ReleaseResult.LOST, false);
+        return new StoreRelease(ReleaseResult.LOST, false);
     }
 
     private ReleaseResult handOff(DefaultLease lease, KeyWaiters q, Waiter w) {
@@ -454,7 +454,7 @@ final class LeaseEngine implements AutoCloseable {
                 next.continueTurn(lease, lease.turnHandOffs + 1);
             }
             lease.markReleased();
-            metrics.acquire(LeaseMetrics.AcquireResult.ACQUIRED, now() - sentAt);
+            metrics.acquire(LeaseMetrics.AcquireOutcome.ACQUIRED, now() - sentAt);
             return ReleaseResult.RELEASED;
         }
         loseNow(next, "the previous owner no longer held the key when it was handed over");
@@ -525,7 +525,7 @@ final class LeaseEngine implements AutoCloseable {
         }
         if (r instanceof AcquireResult.Acquired a) {
             lease.markReleased();
-            metrics.acquire(LeaseMetrics.AcquireResult.ACQUIRED, now() - sentAt);
+            metrics.acquire(LeaseMetrics.AcquireOutcome.ACQUIRED, now() - sentAt);
             DefaultLease next = new DefaultLease(this, lease.key(), to, w.options, a.fencingToken(), sentAt, w.thread);
             countHandOff(lease, next, a, sentAt, turnDue(lease, sentAt));
             q.localHolder = next;
@@ -601,7 +601,7 @@ final class LeaseEngine implements AutoCloseable {
      * {@code sentAt + ttl - safety margin}.
      */
     DefaultLease adopt(String key, String owner, LeaseOptions o, long token, long sentAt) {
-        metrics.acquire(LeaseMetrics.AcquireResult.ACQUIRED, now() - sentAt);
+        metrics.acquire(LeaseMetrics.AcquireOutcome.ACQUIRED, now() - sentAt);
         DefaultLease lease = new DefaultLease(this, key, owner, o, OptionalLong.of(token), sentAt, Thread.currentThread());
         watchdog.register(lease);
         return lease;

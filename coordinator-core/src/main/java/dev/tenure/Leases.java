@@ -19,7 +19,7 @@ import java.util.function.Function;
  *
  * <pre>{@code
  * try (Leases leases = Leases.of(ValkeyLeaseStore.create(ValkeyConfig.standalone("127.0.0.1:6380").build()))) {
- *     try (Lease lease = leases.tryLock("coupon-42", Duration.ofMillis(500), Duration.ofSeconds(3)).orElseThrow()) {
+ *     try (Lease lease = leases.acquire("coupon-42", Duration.ofMillis(500), Duration.ofSeconds(3)).orElseThrow()) {
  *         // critical section
  *     }
  *     Optional<Receipt> r = leases.runLocked("product-7", LockPolicy.failFast(), lease -> issue(...));
@@ -105,12 +105,12 @@ public final class Leases implements AutoCloseable {
     }
 
     /**
-     * The article's {@code tryLock(key, wait, lease)}: waits up to {@code wait} for a lease of TTL
-     * {@code lease} (renewed by the watchdog while held), with {@link #acquire}'s results and exceptions. Use it in
+     * {@link #acquire(String, Duration, LeaseOptions)} with the default options and a TTL of {@code ttl}: waits up to
+     * {@code wait} for a lease that the watchdog renews while it is held. Same results and exceptions. Use it in
      * try-with-resources.
      */
-    public Optional<Lease> tryLock(String key, Duration wait, Duration lease) {
-        return acquire(key, wait, defaults.withTtl(Objects.requireNonNull(lease, "lease")));
+    public Optional<Lease> acquire(String key, Duration wait, Duration ttl) {
+        return acquire(key, wait, defaults.withTtl(Objects.requireNonNull(ttl, "ttl")));
     }
 
     /**
@@ -191,8 +191,8 @@ public final class Leases implements AutoCloseable {
     }
 
     /**
-     * {@link #acquire} for the filter in front of a coordinated run of {@code fireKey} ({@link LeaseEngine#acquireFire}):
-     * the store may answer that the fire is done.
+     * {@link #acquire(String, Duration, LeaseOptions)} for the filter in front of a coordinated run of {@code fireKey}
+     * ({@link LeaseEngine#acquireFire}): the store may answer that the fire is done.
      */
     FilterAnswer acquireFire(String key, String fireKey, Duration wait, LeaseOptions options) {
         return engine.acquireFire(LeaseKeys.validate(key), fireKey, checkWait(wait), options);

@@ -1,7 +1,6 @@
 package dev.tenure;
 
 import java.time.Duration;
-import java.util.Optional;
 
 /**
  * The result of one coordinated run: expected results are statuses, not exceptions.
@@ -12,6 +11,7 @@ import java.util.Optional;
  * @param owner       the owner id that ran (or holds, or ran earlier); null when unknown
  * @param waited      time spent getting the leases
  * @param ran         time the work ran (zero if it did not run)
+ * @param result      what the work returned; null when it did not run or returned null
  * @param viaFallback true if Valkey was bypassed because it was unreachable (database mode for this run)
  * @param fenceChecks how many fence checks (including completions) passed while the work ran: 0 for a run that
  *                    ran means its writes were not protected by the fence (see {@code tenure.run.unfenced})
@@ -58,10 +58,6 @@ public record RunOutcome<T>(Status status, String jobKey, String fireKey, long e
                                      int fenceChecks, boolean completedInTransaction) {
         return new RunOutcome<>(status, jobKey, fireKey, epoch, owner, waited, ran, result, error, viaFallback,
                 fenceChecks, completedInTransaction);
-    }
-
-    public Optional<T> value() {
-        return Optional.ofNullable(result);
     }
 
     public boolean executed() {

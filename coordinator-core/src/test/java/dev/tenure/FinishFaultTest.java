@@ -31,7 +31,7 @@ class FinishFaultTest {
     @Test
     void finishFails_afterTheWorkThrew_theFaultCarriesTheWorksException_andTheOutcomeKeepsIt() {
         IllegalStateException own = new IllegalStateException("settlement file missing");
-        RunClaim.Claimed claim = (RunClaim.Claimed) coordinator.begin("settle", "f1", RunPolicy.failFast());
+        RunClaim.Claimed claim = (RunClaim.Claimed) coordinator.begin("settle", "f1", RunPolicy.skipFire());
         ActiveRun run = claim.run();
         LeaseStoreUnavailableException fault = catchThrowableOfType(LeaseStoreUnavailableException.class,
                 () -> run.finish(null, own));
@@ -46,10 +46,10 @@ class FinishFaultTest {
     @Test
     void finishFails_afterTheWorkSucceeded_theOutcomeKeepsTheResult_andNamesTheFault() {
         LeaseStoreUnavailableException fault = catchThrowableOfType(LeaseStoreUnavailableException.class,
-                () -> coordinator.run("settle", "f2", RunPolicy.failFast(), ctx -> 42));
+                () -> coordinator.run("settle", "f2", RunPolicy.skipFire(), ctx -> 42));
         assertThat(fault).hasMessageContaining("outcome lost");
         assertThat(fault.getSuppressed()).isEmpty();
-        RunClaim again = coordinator.begin("settle", "f3", RunPolicy.failFast());
+        RunClaim again = coordinator.begin("settle", "f3", RunPolicy.skipFire());
         assertThat(again).as("the leases were released all the same").isInstanceOf(RunClaim.Claimed.class);
         ActiveRun run = ((RunClaim.Claimed) again).run();
         catchThrowableOfType(LeaseStoreUnavailableException.class, () -> run.finish(7, null));

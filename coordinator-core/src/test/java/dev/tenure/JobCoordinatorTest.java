@@ -67,11 +67,11 @@ class JobCoordinatorTest {
     @Test
     void run_withItsOwnLeaseOptions_holdsBothLeasesForThatTtl_notTheCoordinatorsDefault() {
         JobCoordinator c = coordinator(JobCoordinator.Mode.VALKEY);   // default TTL 30 s
-        RunOutcome<Duration> o = c.run("short", "f1", RunPolicy.failFast(), LeaseOptions.ofTtl(Duration.ofSeconds(3)),
+        RunOutcome<Duration> o = c.run("short", "f1", RunPolicy.skipFire(), LeaseOptions.ofTtl(Duration.ofSeconds(3)),
                 ctx -> ((ActiveRun) ctx).lease().remaining());
         assertThat(o.status()).isEqualTo(RunOutcome.Status.EXECUTED);
         assertThat(o.result()).isPositive().isLessThanOrEqualTo(Duration.ofSeconds(3)); // unscaled: the lease's remaining time, not a wait
-        RunOutcome<Duration> defaults = c.run("short", "f2", RunPolicy.failFast(),
+        RunOutcome<Duration> defaults = c.run("short", "f2", RunPolicy.skipFire(),
                 ctx -> ((ActiveRun) ctx).lease().remaining());
         assertThat(defaults.result()).isGreaterThan(Duration.ofSeconds(3));
     }
@@ -79,13 +79,13 @@ class JobCoordinatorTest {
     @Test
     void begin_claimsTheFire_othersAreRefusedUntilFinish_fromAnotherThread() throws Exception {
         JobCoordinator c = coordinator(JobCoordinator.Mode.VALKEY);
-        RunClaim claim = c.begin("job", "f1", RunPolicy.failFast());
+        RunClaim claim = c.begin("job", "f1", RunPolicy.skipFire());
         assertThat(claim).isInstanceOf(RunClaim.Claimed.class);
         ActiveRun run = ((RunClaim.Claimed) claim).run();
         assertThat(run.isLeaseValid()).isTrue();
         assertThat(run.lease().fencingToken()).hasValue(run.epoch());
 
-        RunClaim second = c.begin("job", "f1", RunPolicy.failFast());
+        RunClaim second = c.begin("job", "f1", RunPolicy.skipFire());
         assertThat(second).isInstanceOfSatisfying(RunClaim.NotClaimed.class,
                 n -> assertThat(n.outcome().status()).isEqualTo(RunOutcome.Status.SKIPPED_HELD_ELSEWHERE));
 
@@ -96,7 +96,7 @@ class JobCoordinatorTest {
         assertThat(run.finish("again", new RuntimeException())).isSameAs(done);
         assertThat(run.lease().state()).isEqualTo(LeaseState.RELEASED);
 
-        RunClaim after = c.begin("job", "f1", RunPolicy.failFast());
+        RunClaim after = c.begin("job", "f1", RunPolicy.skipFire());
         assertThat(after).isInstanceOfSatisfying(RunClaim.NotClaimed.class,
                 n -> assertThat(n.outcome().status()).isEqualTo(RunOutcome.Status.SKIPPED_ALREADY_DONE));
     }
@@ -104,31 +104,31 @@ class JobCoordinatorTest {
     @Test
     void close_withoutFinish_recordsFailure_andFireCanBeRetried() {
         JobCoordinator c = coordinator(JobCoordinator.Mode.VALKEY);
-        try (ActiveRun run = ((RunClaim.Claimed) c.begin("job", "f1", RunPolicy.failFast())).run()) {
+        try (ActiveRun run = ((RunClaim.Claimed) c.begin("job", "f1", RunPolicy.skipFire())).run()) {
             assertThat(run.isFinished()).isFalse();
         }
         assertThat(ledger.statusOf("job", "f1")).hasValue("FAILED");
-        assertThat(c.begin("job", "f1", RunPolicy.failFast())).isInstanceOf(RunClaim.Claimed.class);
+        assertThat(c.begin("job", "f1", RunPolicy.skipFire())).isInstanceOf(RunClaim.Claimed.class);
     }
 
     @Test
     void run_completedFire_isSkipped_andCanReportTheEarlierRun() {
         JobCoordinator c = coordinator(JobCoordinator.Mode.VALKEY);
-        RunOutcome<String> first = c.run("job", "f1", RunPolicy.failFast(), ctx -> "done@" + ctx.epoch());
+        RunOutcome<String> first = c.run("job", "f1", RunPolicy.skipFire(), ctx -> "done@" + ctx.epoch());
         assertThat(first.status()).isEqualTo(RunOutcome.Status.EXECUTED);
         assertThat(first.result()).isEqualTo("done@" + first.epoch());
         RunOutcome<String> again = c.run("job", "f1", RunPolicy.returnEarlierOutcome(), ctx -> "twice");
         assertThat(again.status()).isEqualTo(RunOutcome.Status.SKIPPED_ALREADY_DONE);
         assertThat(again.epoch()).isEqualTo(first.epoch());
         assertThat(again.owner()).isEqualTo(first.owner());
-        assertThat(c.run("job", "f2", RunPolicy.failFast(), ctx -> "x").epoch()).isGreaterThan(first.epoch());
+        assertThat(c.run("job", "f2", RunPolicy.skipFire(), ctx -> "x").epoch()).isGreaterThan(first.epoch());
     }
 
     @Test
     void run_databaseLeaseHeldElsewhere_skipsEvenWhenValkeyIsFree() {
         JobCoordinator c = coordinator(JobCoordinator.Mode.VALKEY);
         Lease other = database.tryAcquire("job").orElseThrow(); // as if Valkey lost the key in a failover
-        RunOutcome<Object> o = c.run("job", "f", RunPolicy.failFast(), ctx -> {
+        RunOutcome<Object> o = c.run("job", "f", RunPolicy.skipFire(), ctx -> {
             throw new AssertionError("must not run");
         });
         assertThat(o.status()).isEqualTo(RunOutcome.Status.SKIPPED_HELD_ELSEWHERE);
@@ -140,11 +140,11 @@ class JobCoordinatorTest {
     void run_valkeyDown_fallbackModeUsesTheDatabase_valkeyModeFailsClosed() {
         valkeyStore.down.set(true);
         JobCoordinator strict = coordinator(JobCoordinator.Mode.VALKEY);
-        assertThatThrownBy(() -> strict.run("job", "a", RunPolicy.failFast(), ctx -> 1))
+        assertThatThrownBy(() -> strict.run("job", "a", RunPolicy.skipFire(), ctx -> 1))
                 .isInstanceOf(LeaseStoreUnavailableException.class);
         JobCoordinator c = coordinator(JobCoordinator.Mode.VALKEY_WITH_DATABASE_FALLBACK);
         for (int i = 0; i < 4; i++) {
-            RunOutcome<Integer> o = c.run("job", "b" + i, RunPolicy.failFast(), ctx -> 1);
+            RunOutcome<Integer> o = c.run("job", "b" + i, RunPolicy.skipFire(), ctx -> 1);
             assertThat(o.status()).isEqualTo(RunOutcome.Status.EXECUTED);
             assertThat(o.viaFallback()).isTrue();
         }
@@ -155,18 +155,18 @@ class JobCoordinatorTest {
     @Test
     void run_workThrows_failedAndTheFireCanRunAgain() {
         JobCoordinator c = coordinator(JobCoordinator.Mode.DATABASE);
-        RunOutcome<Object> o = c.run("job", "f", RunPolicy.failFast(), ctx -> {
+        RunOutcome<Object> o = c.run("job", "f", RunPolicy.skipFire(), ctx -> {
             throw new IllegalStateException("boom");
         });
         assertThat(o.status()).isEqualTo(RunOutcome.Status.FAILED);
         assertThat(o.error()).hasMessage("boom");
-        assertThat(c.run("job", "f", RunPolicy.failFast(), ctx -> 1).status()).isEqualTo(RunOutcome.Status.EXECUTED);
+        assertThat(c.run("job", "f", RunPolicy.skipFire(), ctx -> 1).status()).isEqualTo(RunOutcome.Status.EXECUTED);
     }
 
     @Test
     void run_epochMovedOnDuringWork_leaseLostAndOutcomeRejected() {
         JobCoordinator c = coordinator(JobCoordinator.Mode.DATABASE);
-        RunOutcome<Object> o = c.run("job", "f", RunPolicy.failFast(), ctx -> {
+        RunOutcome<Object> o = c.run("job", "f", RunPolicy.skipFire(), ctx -> {
             dbStore.takeOver("job", "newer-owner", Duration.ofSeconds(30)); // a newer owner claimed the job
             assertThatThrownBy(() -> ctx.fence(null)).isInstanceOf(TenureException.class);
             return "stale";
@@ -190,7 +190,7 @@ class JobCoordinatorTest {
         try (Leases db = Leases.builder(store).ticker(ticker).build()) {
             JobCoordinator c = JobCoordinator.builder(db, runs).mode(JobCoordinator.Mode.DATABASE).ticker(ticker)
                     .leaseOptions(LeaseOptions.ofTtl(Duration.ofSeconds(2))).build();
-            RunOutcome<Object> o = c.run("job", "f", RunPolicy.failFast(), ctx -> {
+            RunOutcome<Object> o = c.run("job", "f", RunPolicy.skipFire(), ctx -> {
                 now.addAndGet(Duration.ofSeconds(3).toNanos()); // a pause past the lease; nobody claimed meanwhile
                 assertThat(ctx.isLeaseValid()).isFalse();
                 return "done";
@@ -204,7 +204,7 @@ class JobCoordinatorTest {
     @Test
     void completedInTheWorksTransaction_staysExecuted_evenIfTheEpochMovedOnAfterwards() {
         JobCoordinator c = coordinator(JobCoordinator.Mode.DATABASE);
-        RunOutcome<Object> o = c.run("job", "f", RunPolicy.failFast(), ctx -> {
+        RunOutcome<Object> o = c.run("job", "f", RunPolicy.skipFire(), ctx -> {
             ctx.complete(null);                           // committed together with the business writes
             dbStore.takeOver("job", "newer-owner", Duration.ofSeconds(30)); // then a pause: a newer owner claimed the job
             return "done";
@@ -218,7 +218,7 @@ class JobCoordinatorTest {
     @Test
     void begin_ofACompletedFire_reportsItWithoutClaiming() {
         JobCoordinator c = coordinator(JobCoordinator.Mode.DATABASE);
-        RunOutcome<Object> first = c.run("job", "f", RunPolicy.failFast(), ctx -> "done");
+        RunOutcome<Object> first = c.run("job", "f", RunPolicy.skipFire(), ctx -> "done");
         long epochAfter = dbStore.fencingToken("job");
         RunOutcome<Object> again = c.run("job", "f", RunPolicy.returnEarlierOutcome(), ctx -> {
             throw new AssertionError("a completed fire ran again");
@@ -232,7 +232,7 @@ class JobCoordinatorTest {
     void run_workInterrupted_failed_andTheInterruptFlagIsRestored() {
         JobCoordinator c = coordinator(JobCoordinator.Mode.DATABASE);
         try {
-            RunOutcome<Object> o = c.run("job", "f", RunPolicy.failFast(), ctx -> {
+            RunOutcome<Object> o = c.run("job", "f", RunPolicy.skipFire(), ctx -> {
                 throw new InterruptedException("stop");
             });
             assertThat(o.status()).isEqualTo(RunOutcome.Status.FAILED);
@@ -246,7 +246,7 @@ class JobCoordinatorTest {
     void close_refusesNewRuns_andClosesTheLeasesOnlyWhenAskedTo() {
         JobCoordinator c = coordinator(JobCoordinator.Mode.DATABASE);
         c.close();
-        assertThatThrownBy(() -> c.begin("job", "f", RunPolicy.failFast())).isInstanceOf(IllegalStateException.class)
+        assertThatThrownBy(() -> c.begin("job", "f", RunPolicy.skipFire())).isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("closed");
         assertThat(database.tryAcquire("still-open")).as("the Leases given to it stay open").isPresent();
 
@@ -273,13 +273,13 @@ class JobCoordinatorTest {
             }
         };
         JobCoordinator c = JobCoordinator.builder(database, ledger).mode(JobCoordinator.Mode.DATABASE).metrics(metrics).build();
-        assertThat(c.run("unfenced", "f", RunPolicy.failFast(), ctx -> 1).fenceChecks()).isZero();
-        assertThat(c.run("fenced", "f", RunPolicy.failFast(), ctx -> {
+        assertThat(c.run("unfenced", "f", RunPolicy.skipFire(), ctx -> 1).fenceChecks()).isZero();
+        assertThat(c.run("fenced", "f", RunPolicy.skipFire(), ctx -> {
             ctx.fence(null);
             ctx.fence(null);
             return 1;
         }).fenceChecks()).isEqualTo(2);
-        c.run("stale", "f", RunPolicy.failFast(), ctx -> {
+        c.run("stale", "f", RunPolicy.skipFire(), ctx -> {
             dbStore.takeOver("stale", "newer-owner", Duration.ofSeconds(30));
             ctx.fence(null);
             return 1;

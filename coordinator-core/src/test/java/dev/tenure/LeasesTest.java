@@ -278,11 +278,11 @@ class LeasesTest {
         }
 
         @Test
-        void tryLock_waitsForRelease() throws Exception {
+        void acquire_withTtl_waitsForRelease() throws Exception {
             Leases l = over(new FaultyLeaseStore(Ticker.system()), Ticker.system(), 16);
             Lease holder = l.tryAcquire("coupon-1").orElseThrow();
             ExecutorService pool = Executors.newSingleThreadExecutor();
-            Future<Optional<Lease>> waiting = pool.submit(() -> l.tryLock("coupon-1", Duration.ofSeconds(5), Duration.ofSeconds(3)));
+            Future<Optional<Lease>> waiting = pool.submit(() -> l.acquire("coupon-1", Duration.ofSeconds(5), Duration.ofSeconds(3)));
             Thread.sleep(50);
             holder.release();
             try (Lease got = waiting.get(Timing.scaledMillis(5000), TimeUnit.MILLISECONDS).orElseThrow()) {

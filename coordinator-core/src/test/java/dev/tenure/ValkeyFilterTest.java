@@ -52,7 +52,7 @@ class ValkeyFilterTest {
         JobCoordinator c = coordinator(mode);
         AtomicBoolean cancelledSeen = new AtomicBoolean();
         AtomicBoolean callbackRan = new AtomicBoolean();
-        RunOutcome<String> o = c.run("job", "f", RunPolicy.failFast(), ctx -> {
+        RunOutcome<String> o = c.run("job", "f", RunPolicy.skipFire(), ctx -> {
             ((ActiveRun) ctx).onCancelled(() -> callbackRan.set(true));
             valkeyStore.down.set(true); // Valkey stops answering: its lease runs out locally after one TTL
             long end = System.nanoTime() + SHORT.ttl().multipliedBy(3).toNanos();
@@ -75,7 +75,7 @@ class ValkeyFilterTest {
         JobCoordinator c = coordinator(mode);
         CountDownLatch lost = new CountDownLatch(1);
         CountDownLatch freed = new CountDownLatch(1);
-        Future<RunOutcome<String>> run = pool.submit(() -> c.run("stuck", "f", RunPolicy.failFast(), ctx -> {
+        Future<RunOutcome<String>> run = pool.submit(() -> c.run("stuck", "f", RunPolicy.skipFire(), ctx -> {
             dbStore.takeOver("stuck", "operator", Duration.ofSeconds(30)); // as a force-release does
             await().atMost(Timing.scaled(Duration.ofSeconds(5))).until(ctx::isCancelled);
             lost.countDown();
@@ -111,7 +111,7 @@ class ValkeyFilterTest {
             Future<Boolean> call = pool.submit(() -> {
                 runner.set(Thread.currentThread());
                 try {
-                    RunOutcome<Object> o = c.run("job", fire, RunPolicy.failFast(), ctx -> {
+                    RunOutcome<Object> o = c.run("job", fire, RunPolicy.skipFire(), ctx -> {
                         ran.set(true);
                         return null;
                     });

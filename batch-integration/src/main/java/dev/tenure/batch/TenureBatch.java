@@ -67,9 +67,9 @@ public final class TenureBatch {
         return new TenureBatch(coordinator, dataSource);
     }
 
-    /** The launch guard with fail-fast semantics: a loser gets SKIPPED_HELD_ELSEWHERE at once. */
+    /** The launch guard with {@link RunPolicy#skipFire()}: a loser gets SKIPPED_HELD_ELSEWHERE at once. */
     public GuardedJobOperator guard(JobOperator operator, JobRepository repository) {
-        return guard(operator, repository, RunPolicy.failFast());
+        return guard(operator, repository, RunPolicy.skipFire());
     }
 
     /** The launch guard with {@code policy} (e.g. {@link RunPolicy#waitUpTo} to wait for the current holder). */

@@ -10,12 +10,13 @@ import java.time.Duration;
 public interface LeaseMetrics {
 
     /**
-     * Result tag values of {@code tenure.lease.acquire}. {@code DONE}: a coordinated run's filter found the marker of
-     * its fire's completion, so the run was skipped without asking the database.
+     * How an acquire attempt ended: the {@code result} tag of {@code tenure.lease.acquire}, in lower case. Not the
+     * store's answer, which is a {@link dev.tenure.spi.AcquireResult}. {@code DONE}: a coordinated run's filter found
+     * the marker of its fire's completion, so the run was skipped without asking the database.
      */
-    enum AcquireResult { ACQUIRED, HELD, TIMEOUT, ERROR, DONE }
+    enum AcquireOutcome { ACQUIRED, HELD, TIMEOUT, ERROR, DONE }
 
-    default void acquire(AcquireResult result, long nanos) { }
+    default void acquire(AcquireOutcome outcome, long nanos) { }
 
     default void held(Duration holdTime, Duration ttl) { }
 

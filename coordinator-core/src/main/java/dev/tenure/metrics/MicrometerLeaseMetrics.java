@@ -18,7 +18,7 @@ import java.util.concurrent.TimeUnit;
  */
 public final class MicrometerLeaseMetrics implements LeaseMetrics {
 
-    private final Map<AcquireResult, Timer> acquire = new EnumMap<>(AcquireResult.class);
+    private final Map<AcquireOutcome, Timer> acquire = new EnumMap<>(AcquireOutcome.class);
     private final Timer hold;
     private final DistributionSummary headroom;
     private final Counter retries;
@@ -28,8 +28,8 @@ public final class MicrometerLeaseMetrics implements LeaseMetrics {
     private final TtlAdvisor advisor = new TtlAdvisor(1024);
 
     public MicrometerLeaseMetrics(MeterRegistry registry) {
-        for (AcquireResult r : AcquireResult.values()) {
-            acquire.put(r, Timer.builder(MetricNames.ACQUIRE).tag("result", r.name().toLowerCase(Locale.ROOT))
+        for (AcquireOutcome o : AcquireOutcome.values()) {
+            acquire.put(o, Timer.builder(MetricNames.ACQUIRE).tag("result", o.name().toLowerCase(Locale.ROOT))
                     .description("Lease acquire attempts by result").register(registry));
         }
         hold = Timer.builder(MetricNames.HOLD).description("How long leases were held").register(registry);
@@ -42,8 +42,8 @@ public final class MicrometerLeaseMetrics implements LeaseMetrics {
     }
 
     @Override
-    public void acquire(AcquireResult result, long nanos) {
-        acquire.get(result).record(nanos, TimeUnit.NANOSECONDS);
+    public void acquire(AcquireOutcome outcome, long nanos) {
+        acquire.get(outcome).record(nanos, TimeUnit.NANOSECONDS);
     }
 
     @Override

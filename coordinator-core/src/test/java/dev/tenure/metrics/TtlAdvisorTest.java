@@ -29,8 +29,8 @@ class TtlAdvisorTest {
     void micrometerMetrics_publishTheNamedMeters() {
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
         MicrometerLeaseMetrics m = new MicrometerLeaseMetrics(registry);
-        m.acquire(LeaseMetrics.AcquireResult.ACQUIRED, 1_000_000);
-        m.acquire(LeaseMetrics.AcquireResult.HELD, 1_000_000);
+        m.acquire(LeaseMetrics.AcquireOutcome.ACQUIRED, 1_000_000);
+        m.acquire(LeaseMetrics.AcquireOutcome.HELD, 1_000_000);
         m.held(Duration.ofMillis(500), Duration.ofSeconds(1));
         m.lost();
         assertThat(registry.get(MetricNames.ACQUIRE).tag("result", "acquired").timer().count()).isEqualTo(1);

@@ -240,7 +240,7 @@ class CompletedFireMarkerIT {
             assertThat(a.coordinator().run(job, "f1", RunPolicy.skipFire(), ctx -> null).status())
                     .isEqualTo(RunOutcome.Status.EXECUTED);
             assertThat(servers.valkey.command("GET", leaseKey(job))).isEqualTo("d:f1");
-            Optional<Lease> lock = a.leases().tryLock(job, Duration.ZERO, TTL);
+            Optional<Lease> lock = a.leases().acquire(job, Duration.ZERO, TTL);
             assertThat(lock).isPresent();
             assertThat(servers.valkey.command("GET", leaseKey(job))).isEqualTo(lock.get().owner());
             lock.get().release();

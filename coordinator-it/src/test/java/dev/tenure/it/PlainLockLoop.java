@@ -12,7 +12,7 @@ import java.util.Optional;
 import java.util.concurrent.ForkJoinPool;
 
 /**
- * {@code <valkey address> <pairs> <linger ms>}: that many uncontended {@code tryLock} + {@code release} pairs on one
+ * {@code <valkey address> <pairs> <linger ms>}: that many uncontended {@code acquire} + {@code release} pairs on one
  * key, then a wait of the release channels' linger and two seconds more. Prints
  * {@code threads parallelism P pairs N during D after A}: the threads this JVM started during the loop (from before the
  * store was created) and after it.
@@ -30,7 +30,7 @@ public final class PlainLockLoop {
         try (Leases leases = Leases.of(ValkeyLeaseStore.create(ValkeyConfig.standalone(address)
                 .releaseChannelLinger(linger).build()))) {
             for (int i = 0; i < pairs; i++) {
-                Optional<Lease> lease = leases.tryLock("plain-lock-loop", Duration.ofSeconds(2), Duration.ofSeconds(10));
+                Optional<Lease> lease = leases.acquire("plain-lock-loop", Duration.ofSeconds(2), Duration.ofSeconds(10));
                 if (lease.isPresent()) {
                     lease.get().release();
                     granted++;

@@ -66,7 +66,7 @@ class RunInTransactionIT {
                     .isEqualTo("COMPLETED");
             assertThat(servers.one("SELECT status || ' ' || coalesce(owner, 'none') FROM tenure.job_execution WHERE job_key = '"
                     + job + "'")).as("the job's database lease, cleared by the same commit").isEqualTo("IDLE none");
-            // both leases are free: a fail-fast run of the next fire gets them at once
+            // both leases are free: a skipFire run of the next fire gets them at once
             RunOutcome<Integer> next = inserting(t, job, "f2", servers.db.dataSource());
             assertThat(next.status()).isEqualTo(RunOutcome.Status.EXECUTED);
             assertThat(next.epoch()).isGreaterThan(o.epoch());
@@ -80,7 +80,7 @@ class RunInTransactionIT {
     void workThrows_nothingCommitsTheRunFailsAndTheJobIsFree() throws Exception {
         String job = "tx-throws";
         try (Tenure t = tenure(JobCoordinator.Mode.DATABASE)) {
-            RunOutcome<Integer> o = t.coordinator().runInTransaction(job, "f1", RunPolicy.failFast(),
+            RunOutcome<Integer> o = t.coordinator().runInTransaction(job, "f1", RunPolicy.skipFire(),
                     servers.db.dataSource(), (ctx, c) -> {
                         insert(c, job, "f1", ctx.epoch());
                         throw new IllegalStateException("settlement file missing");
@@ -101,7 +101,7 @@ class RunInTransactionIT {
         String job = "tx-taken";
         TenureAdmin admin = TenureAdmin.create(servers.db.dataSource());
         try (Tenure t = tenure(JobCoordinator.Mode.DATABASE)) {
-            RunOutcome<Integer> o = t.coordinator().runInTransaction(job, "f1", RunPolicy.failFast(),
+            RunOutcome<Integer> o = t.coordinator().runInTransaction(job, "f1", RunPolicy.skipFire(),
                     servers.db.dataSource(), (ctx, c) -> {
                         int n = insert(c, job, "f1", ctx.epoch());
                         // not held back by this open transaction: the epoch is checked only at its end
@@ -186,9 +186,9 @@ class RunInTransactionIT {
         assertThat(servers.count("SELECT count(DISTINCT fire_key) FROM tx_effects WHERE job = '" + job + "'")).isEqualTo(fires);
     }
 
-    /** A fail-fast run of {@code fire} whose one transaction on {@code ds} inserts the fire's row. */
+    /** A skipFire run of {@code fire} whose one transaction on {@code ds} inserts the fire's row. */
     private static RunOutcome<Integer> inserting(Tenure t, String job, String fire, DataSource ds) {
-        return t.coordinator().runInTransaction(job, fire, RunPolicy.failFast(), ds,
+        return t.coordinator().runInTransaction(job, fire, RunPolicy.skipFire(), ds,
                 (ctx, c) -> insert(c, job, fire, ctx.epoch()));
     }
 

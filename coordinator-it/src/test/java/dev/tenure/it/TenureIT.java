@@ -49,7 +49,7 @@ class TenureIT {
             assertThat(tenure.usesValkey()).isFalse();
             assertThat(tenure.coordinator().mode()).isEqualTo(JobCoordinator.Mode.DATABASE);
             assertThat(tenure.leases()).isSameAs(tenure.databaseLeases());
-            RunOutcome<Integer> o = tenure.coordinator().run("tenure-it", "f1", RunPolicy.failFast(),
+            RunOutcome<Integer> o = tenure.coordinator().run("tenure-it", "f1", RunPolicy.skipFire(),
                     ctx -> ctx.completeInTransaction(servers.db.dataSource(), c -> 1));
             assertThat(o.status()).isEqualTo(RunOutcome.Status.EXECUTED);
             assertThat(o.completedInTransaction()).isTrue();
@@ -82,7 +82,7 @@ class TenureIT {
             assertThat(unnamed.nodeName()).isEqualTo(dev.tenure.NodeName.defaultName())
                     .endsWith("/" + ProcessHandle.current().pid());
             for (Tenure t : List.of(tenure, valkey, unnamed)) {
-                assertThat(t.coordinator().run("nodes-it", "f-" + t.nodeName(), RunPolicy.failFast(), ctx -> 1).status())
+                assertThat(t.coordinator().run("nodes-it", "f-" + t.nodeName(), RunPolicy.skipFire(), ctx -> 1).status())
                         .isEqualTo(RunOutcome.Status.EXECUTED);
                 assertThat(node("job_run", "job_key = 'nodes-it' AND fire_key = 'f-" + t.nodeName() + "'"))
                         .isEqualTo(t.nodeName());
@@ -120,7 +120,7 @@ class TenureIT {
             Lease lease = tenure.leases().tryAcquire("tenure-it-valkey").orElseThrow();
             assertThat(servers.valkey.command("GET", "{tenure:tenure-it-valkey}:lease")).isEqualTo(lease.owner());
             lease.release();
-            tenure.coordinator().run("tenure-it-unfenced", "f1", RunPolicy.failFast(), ctx -> 1);
+            tenure.coordinator().run("tenure-it-unfenced", "f1", RunPolicy.skipFire(), ctx -> 1);
             assertThat(registry.counter("tenure.run.unfenced", "job", "tenure-it-unfenced").count()).isEqualTo(1.0);
             assertThat(registry.find("tenure.lease.acquire").timers()).isNotEmpty();
         }
@@ -147,7 +147,7 @@ class TenureIT {
         assertThat(e.isLeader()).isFalse();
         assertThat(events).containsExactly("elected", "revoked");
         assertThat(tenure.holder("tenure-it-role")).as("the role was released").isEmpty();
-        assertThatThrownBy(() -> tenure.coordinator().run("tenure-it", "f2", RunPolicy.failFast(), ctx -> 1))
+        assertThatThrownBy(() -> tenure.coordinator().run("tenure-it", "f2", RunPolicy.skipFire(), ctx -> 1))
                 .isInstanceOf(IllegalStateException.class);
         tenure.close(); // idempotent
     }
@@ -164,12 +164,12 @@ class TenureIT {
     @Test
     void inMemory_needsNoServer() {
         try (Tenure tenure = Tenure.inMemory()) {
-            RunOutcome<Integer> o = tenure.coordinator().run("mem", "f1", RunPolicy.failFast(), ctx -> {
+            RunOutcome<Integer> o = tenure.coordinator().run("mem", "f1", RunPolicy.skipFire(), ctx -> {
                 ctx.complete(null);
                 return 1;
             });
             assertThat(o.status()).isEqualTo(RunOutcome.Status.EXECUTED);
-            assertThat(tenure.coordinator().run("mem", "f1", RunPolicy.failFast(), ctx -> 2).status())
+            assertThat(tenure.coordinator().run("mem", "f1", RunPolicy.skipFire(), ctx -> 2).status())
                     .isEqualTo(RunOutcome.Status.SKIPPED_ALREADY_DONE);
         }
     }

@@ -51,7 +51,7 @@ public final class JdbcRunLedger implements RunLedger {
     @Override
     public Finished finish(String jobKey, long epoch, String owner, String runId, boolean succeeded, String error) {
         // the coordinator releases its lease handle right after: the handle, not this statement, ends the lease
-        return ledger.recordOutcome(jobKey, epoch, owner, UUID.fromString(runId),
+        return ledger.finish(jobKey, epoch, owner, UUID.fromString(runId),
                 succeeded ? RunStatus.COMPLETED : RunStatus.FAILED, error);
     }
 
@@ -96,7 +96,7 @@ public final class JdbcRunLedger implements RunLedger {
     @Override
     public Finished finishAndRelease(String jobKey, long epoch, String owner, String runId, boolean succeeded,
                                      String error) {
-        return ledger.finish(jobKey, epoch, owner, UUID.fromString(runId),
+        return ledger.finishAndRelease(jobKey, epoch, owner, UUID.fromString(runId),
                 succeeded ? RunStatus.COMPLETED : RunStatus.FAILED, error);
     }
 

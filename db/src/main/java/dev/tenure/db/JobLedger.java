@@ -128,8 +128,8 @@ final class JobLedger {
      * The fence check and the completion of run {@code runId} (see {@link #startRun}), inside the caller's open
      * transaction: the run turns COMPLETED only under {@code epoch} of {@code owner}, and only if the caller commits,
      * together with its business writes. After that commit the fire is done for good: a later {@link #startRun} reports
-     * it as completed, whatever happened to the lease, and {@link #finish} keeps it. Every isolation level works, as
-     * for {@link #fence}.
+     * it as completed, whatever happened to the lease, and {@link #finish} or {@link #finishAndRelease} keeps it. Every
+     * isolation level works, as for {@link #fence}.
      *
      * @throws StaleOwnerException   as {@link #fence}: roll the transaction back
      * @throws IllegalStateException in autocommit mode, or if the run row is not {@code runId}'s RUNNING (or COMPLETED) row
@@ -146,7 +146,7 @@ final class JobLedger {
      *
      * <p>At REPEATABLE READ or SERIALIZABLE the job's row cannot be updated once a renewal committed after the
      * transaction's snapshot (Postgres refuses with 40001), so there this completes the run only, checked as
-     * {@link #fence} is, and returns false: release the lease after the commit ({@link #finish} does).
+     * {@link #fence} is, and returns false: release the lease after the commit ({@link #finishAndRelease} does).
      *
      * @return true if the lease is released by the caller's commit; false if only the run is completed
      * @throws StaleOwnerException   as {@link #fence}: roll the transaction back
@@ -203,15 +203,16 @@ final class JobLedger {
      * @throws LedgerUnavailableException on faults; SQLSTATE 55P03 when a row lock outlasted the claim lock timeout
      *                                    (nothing changed)
      */
-    public Finished finish(String jobKey, long epoch, String owner, UUID runId, RunStatus outcome, String error) {
+    public Finished finishAndRelease(String jobKey, long epoch, String owner, UUID runId, RunStatus outcome,
+                                     String error) {
         return finish(jobKey, epoch, owner, runId, outcome, error, false);
     }
 
     /**
-     * Like {@link #finish}, but the lease stays with its holder, who then releases it (with {@link #release} or its
-     * lease handle): for holders whose lease handle must see its own release, as the job coordinator's does.
+     * Like {@link #finishAndRelease}, but the lease stays with its holder, who then releases it with {@link #release}
+     * or its lease handle. For holders whose lease handle must see its own release, as the job coordinator's does.
      */
-    public Finished recordOutcome(String jobKey, long epoch, String owner, UUID runId, RunStatus outcome, String error) {
+    public Finished finish(String jobKey, long epoch, String owner, UUID runId, RunStatus outcome, String error) {
         return finish(jobKey, epoch, owner, runId, outcome, error, true);
     }
 
@@ -348,8 +349,8 @@ final class JobLedger {
         /**
          * How long a claim waits for a row lock held by an open fenced transaction before it ends that transaction (if the
          * lease has expired and the transaction sits idle: its holder is frozen) and claims again, or reports the job as
-         * held (default 2 s). A {@link JobLedger#finish finish} waits as long for a row lock before it fails with SQLSTATE
-         * 55P03. The pool's statement timeout still applies on top.
+         * held (default 2 s). {@link JobLedger#finish} and {@link JobLedger#finishAndRelease} wait as long for a row
+         * lock before they fail with SQLSTATE 55P03. The pool's statement timeout still applies on top.
          */
         public Builder claimLockTimeout(Duration timeout) {
             this.claimLockTimeout = positive("claimLockTimeout", timeout);

@@ -24,10 +24,10 @@ import java.util.concurrent.locks.LockSupport;
 /**
  * Release notifications from Postgres: one dedicated connection that {@code LISTEN}s on the channels of the keys
  * someone here waits for, read by one daemon thread with {@code PGConnection.getNotifications(timeout)}. Releases
- * ({@link JobLedger#release}, {@link JobLedger#finish}, {@link JdbcLeaseStore#release}) {@code NOTIFY} on the key's
- * channel when they commit, but only if a listener has marked the channel in {@code release_listener} (this class
- * does, after its LISTEN, and refreshes the mark every 10 s): NOTIFY serialises all notifying commits of the database
- * on one lock, so releases nobody waits for skip it. Bound to one Tenure schema.
+ * ({@link JobLedger#release}, {@link JobLedger#finishAndRelease}, {@link JdbcLeaseStore#release}) {@code NOTIFY} on
+ * the key's channel when they commit, but only if a listener has marked the channel in {@code release_listener} (this
+ * class does, after its LISTEN, and refreshes the mark every 10 s): NOTIFY serialises all notifying commits of the
+ * database on one lock, so releases nobody waits for skip it. Bound to one Tenure schema.
  *
  * <p>Best effort: a notification only makes a waiter look sooner; waiters poll anyway. When the connection breaks
  * (server restart, killed backend) the thread reconnects with back-off (100 ms doubling to 2 s), listens again and

@@ -107,7 +107,7 @@ final class RunRows {
     public Finished finish(String key, long epoch, String owner, UUID runId, RunStatus outcome, String error,
                            boolean keepLease, String lockTimeout) {
         return jdbc.run("finish", key, true, c -> {
-            try (PreparedStatement ps = jdbc.prepare(c, keepLease ? sql.finishKeepingLease : sql.finish)) {
+            try (PreparedStatement ps = jdbc.prepare(c, keepLease ? sql.finish : sql.finishAndRelease)) {
                 ps.setString(1, lockTimeout);
                 ps.setString(2, key);
                 ps.setLong(3, epoch);

@@ -86,9 +86,9 @@ final class Sql {
     final String claimAndStart;
     /** A job row with no holder yet (epoch 0), so that the next claim has a row to lock. */
     final String insertIdle;
+    final String finishAndRelease;
+    /** Like {@link #finishAndRelease} but keeps the lease, which the holder releases next; parameters 1-10 only. */
     final String finish;
-    /** Like {@link #finish} but keeps the lease (the holder releases it next); parameters 1-10 only. */
-    final String finishKeepingLease;
     /** {@link #complete} and the release of the lease, in the caller's transaction; see the constructor. */
     final String completeAndRelease;
     /** A run cut short by its holder's shutdown: ABANDONED with a reason, and the lease cleared; see the constructor. */
@@ -173,11 +173,11 @@ final class Sql {
         runOf = "SELECT run_id, job_key, fire_key, epoch, owner, status, attempt, started_at, finished_at, error FROM "
                 + jr + " WHERE job_key = ? AND fire_key = ?";
         runStatus = "SELECT status FROM " + jr + " WHERE run_id = ?";
-        finish = finish(je, jr, CLEAR_LEASE, notifyIfListened(quotedSchema, "cleared, "));
+        finishAndRelease = finish(je, jr, CLEAR_LEASE, notifyIfListened(quotedSchema, "cleared, "));
         // The completion and the release, in the caller's (business) transaction, for a run that is that one
         // transaction; see completion().
         completeAndRelease = completion(je, jr, holderColumns, true, notifyIfListened(quotedSchema, "cleared, "));
-        finishKeepingLease = finish(je, jr, "status = 'HELD', current_run_id = NULL, updated_at = clock_timestamp()", "0");
+        finish = finish(je, jr, "status = 'HELD', current_run_id = NULL, updated_at = clock_timestamp()", "0");
         // The holder shuts down before its run ended: the lease is cleared and a RUNNING run turns ABANDONED with the
         // reason, both only under the holder's epoch and owner. A run whose completion is still uncommitted in the
         // holder's transaction is waited for (its row is locked; at most the lock timeout, as finish waits) and stays

@@ -93,7 +93,7 @@ class AutoCommitOffIT {
         long n = ((ClaimResult.Claimed) ledger.claim(key, "A", Duration.ofSeconds(5))).epoch();
         RunStart.Started s = (RunStart.Started) ledger.startRun(key, "fire-1", n, "A");
         assertThat(fx.ledger.runOf(key, "fire-1")).as("the run's start is committed").isPresent();
-        ledger.finish(key, n, "A", s.runId(), RunStatus.COMPLETED, null);
+        ledger.finishAndRelease(key, n, "A", s.runId(), RunStatus.COMPLETED, null);
         assertThat(fx.ledger.completedRun(key, "fire-1")).as("the outcome is committed").isPresent();
         assertThat(events).containsExactly("elected", "revoked stopped");
     }

@@ -68,7 +68,7 @@ class ConfigurationTest {
         assertThatThrownBy(() -> ledger.claim("k", "", Duration.ofSeconds(1))).hasMessageContaining("owner must have 1 to 200");
         assertThatThrownBy(() -> ledger.claim("k", "o", Duration.ofMillis(5))).hasMessageContaining("ttl must be at least 10 ms");
         assertThatThrownBy(() -> ledger.renew("k", 0, "o", Duration.ofSeconds(1))).hasMessageContaining("epoch must be >= 1");
-        assertThatThrownBy(() -> ledger.finish("k", 1, "o", UUID.randomUUID(), RunStatus.ABANDONED, null))
+        assertThatThrownBy(() -> ledger.finishAndRelease("k", 1, "o", UUID.randomUUID(), RunStatus.ABANDONED, null))
                 .hasMessageContaining("COMPLETED or FAILED");
         assertThatThrownBy(() -> ledger.startRun("k", "f".repeat(201), 1, "o")).hasMessageContaining("fireKey");
     }

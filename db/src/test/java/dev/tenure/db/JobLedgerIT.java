@@ -99,13 +99,13 @@ class JobLedgerIT {
     }
 
     @Test
-    void startRun_thenFinish_completedFireIsNotRunAgain() {
+    void startRun_thenFinishAndRelease_completedFireIsNotRunAgain() {
         String key = key();
         long e1 = ((ClaimResult.Claimed) ledger.claim(key, "a", Duration.ofSeconds(10))).epoch();
         RunStart.Started s = (RunStart.Started) ledger.startRun(key, "fire-1", e1, "a");
         assertThat(s.attempt()).isEqualTo(1);
         assertThat(ledger.startRun(key, "fire-1", e1, "a")).isInstanceOf(RunStart.RunningElsewhere.class);
-        assertThat(ledger.finish(key, e1, "a", s.runId(), RunStatus.COMPLETED, null)).isEqualTo(Finished.RECORDED);
+        assertThat(ledger.finishAndRelease(key, e1, "a", s.runId(), RunStatus.COMPLETED, null)).isEqualTo(Finished.RECORDED);
         assertThat(ledger.holder(key)).isEmpty();
 
         long e2 = ((ClaimResult.Claimed) ledger.claim(key, "b", Duration.ofSeconds(10))).epoch();
@@ -116,11 +116,11 @@ class JobLedgerIT {
     }
 
     @Test
-    void recordOutcome_keepsTheLeaseForItsHolderToRelease_staleEpochRejected() {
+    void finish_keepsTheLeaseForItsHolderToRelease_staleEpochRejected() {
         String key = key();
         long e1 = ((ClaimResult.Claimed) ledger.claim(key, "a", Duration.ofSeconds(10))).epoch();
         RunStart.Started s = (RunStart.Started) ledger.startRun(key, "fire-1", e1, "a");
-        assertThat(ledger.recordOutcome(key, e1, "a", s.runId(), RunStatus.COMPLETED, null)).isEqualTo(Finished.RECORDED);
+        assertThat(ledger.finish(key, e1, "a", s.runId(), RunStatus.COMPLETED, null)).isEqualTo(Finished.RECORDED);
         assertThat(ledger.runOf(key, "fire-1")).get().extracting(RunRecord::status).isEqualTo(RunStatus.COMPLETED);
         assertThat(ledger.holder(key)).get().extracting(JobHolder::owner).isEqualTo("a");
         assertThat(ledger.releaseIfOwner(key, "a")).as("the holder's own release still finds its lease").isTrue();
@@ -128,20 +128,20 @@ class JobLedgerIT {
 
         long e2 = ((ClaimResult.Claimed) ledger.claim(key, "b", Duration.ofSeconds(10))).epoch();
         RunStart.Started s2 = (RunStart.Started) ledger.startRun(key, "fire-2", e2, "b");
-        assertThat(ledger.recordOutcome(key, e2 - 1, "b", s2.runId(), RunStatus.COMPLETED, null)).isEqualTo(Finished.STALE);
-        assertThat(ledger.recordOutcome(key, e2, "a", s2.runId(), RunStatus.COMPLETED, null)).isEqualTo(Finished.STALE);
+        assertThat(ledger.finish(key, e2 - 1, "b", s2.runId(), RunStatus.COMPLETED, null)).isEqualTo(Finished.STALE);
+        assertThat(ledger.finish(key, e2, "a", s2.runId(), RunStatus.COMPLETED, null)).isEqualTo(Finished.STALE);
         assertThat(ledger.holder(key)).get().extracting(JobHolder::owner).isEqualTo("b");
     }
 
     @Test
-    void finish_afterBeingFencedOut_rejectsTheOutcome_andTheFireIsRetried() throws Exception {
+    void finishAndRelease_afterBeingFencedOut_rejectsTheOutcome_andTheFireIsRetried() throws Exception {
         String key = key();
         long n = ((ClaimResult.Claimed) ledger.claim(key, "a", Duration.ofMillis(800))).epoch();
         RunStart.Started s = (RunStart.Started) ledger.startRun(key, "fire-1", n, "a");
         ledger.renew(key, n, "a", Duration.ofMillis(100));
         Thread.sleep(200);
         long m = ((ClaimResult.Claimed) ledger.claim(key, "b", Duration.ofSeconds(10))).epoch();
-        assertThat(ledger.finish(key, n, "a", s.runId(), RunStatus.COMPLETED, null)).isEqualTo(Finished.STALE);
+        assertThat(ledger.finishAndRelease(key, n, "a", s.runId(), RunStatus.COMPLETED, null)).isEqualTo(Finished.STALE);
         assertThat(ledger.runOf(key, "fire-1")).get().extracting(RunRecord::status).isEqualTo(RunStatus.REJECTED_STALE);
         assertThat(ledger.holder(key)).get().extracting(JobHolder::owner).isEqualTo("b");
 
@@ -157,7 +157,7 @@ class JobLedgerIT {
         String key = key();
         long n = ((ClaimResult.Claimed) ledger.claim(key, "a", Duration.ofSeconds(10))).epoch();
         RunStart.Started s = (RunStart.Started) ledger.startRun(key, "fire-1", n, "a");
-        assertThat(ledger.finish(key, n, "a", s.runId(), RunStatus.FAILED, "boom")).isEqualTo(Finished.RECORDED);
+        assertThat(ledger.finishAndRelease(key, n, "a", s.runId(), RunStatus.FAILED, "boom")).isEqualTo(Finished.RECORDED);
         RunRecord failed = ledger.runOf(key, "fire-1").orElseThrow();
         assertThat(failed.status()).isEqualTo(RunStatus.FAILED);
         assertThat(failed.error()).isEqualTo("boom");
@@ -167,7 +167,7 @@ class JobLedgerIT {
         RunStart.Started retry = (RunStart.Started) ledger.startRun(key, "fire-1", m, "b");
         assertThat(retry.attempt()).isEqualTo(2);
         assertThat(retry.previousStatus()).isEqualTo(RunStatus.FAILED);
-        assertThat(ledger.finish(key, m, "b", retry.runId(), RunStatus.COMPLETED, null)).isEqualTo(Finished.RECORDED);
+        assertThat(ledger.finishAndRelease(key, m, "b", retry.runId(), RunStatus.COMPLETED, null)).isEqualTo(Finished.RECORDED);
         assertThat(ledger.runOf(key, "fire-1")).get().satisfies(r -> {
             assertThat(r.status()).isEqualTo(RunStatus.COMPLETED);
             assertThat(r.error()).isNull();
@@ -219,7 +219,7 @@ class JobLedgerIT {
         Thread.sleep(1000); // the holder stalls past its lease after the commit; another owner claims
         long m = ((ClaimResult.Claimed) ledger.claim(key, "b", Duration.ofSeconds(10))).epoch();
         assertThat(ledger.startRun(key, "fire-1", m, "b")).isInstanceOf(RunStart.AlreadyCompleted.class);
-        assertThat(ledger.recordOutcome(key, n, "a", s.runId(), RunStatus.FAILED, "late")).as("the late outcome")
+        assertThat(ledger.finish(key, n, "a", s.runId(), RunStatus.FAILED, "late")).as("the late outcome")
                 .isEqualTo(Finished.COMPLETED_EARLIER);
         assertThat(ledger.runOf(key, "fire-1")).get().satisfies(r -> {
             assertThat(r.status()).isEqualTo(RunStatus.COMPLETED);
@@ -274,7 +274,7 @@ class JobLedgerIT {
             ledger.complete(c, key, a.epoch(), "a", UUID.fromString(a.runId()));
             c.commit();
         }
-        assertThat(ledger.finish(key, a.epoch(), "a", UUID.fromString(a.runId()), RunStatus.COMPLETED, null))
+        assertThat(ledger.finishAndRelease(key, a.epoch(), "a", UUID.fromString(a.runId()), RunStatus.COMPLETED, null))
                 .isEqualTo(Finished.COMPLETED_EARLIER);
         assertThat(ledger.holder(key)).as("the finish released the lease").isEmpty();
         String epochBefore = fx.query("SELECT fencing_token FROM tenure.job_execution WHERE job_key = '" + key + "'").get(0);
@@ -289,7 +289,7 @@ class JobLedgerIT {
     void claimAndStart_takesOverAFailedFire_andAbandonsOlderRunningRuns() {
         String key = key();
         FireClaim.Started a1 = (FireClaim.Started) ledger.claimAndStart(key, "fire-1", "a", Duration.ofMillis(300));
-        assertThat(ledger.finish(key, a1.epoch(), "a", UUID.fromString(a1.runId()), RunStatus.FAILED, "boom"))
+        assertThat(ledger.finishAndRelease(key, a1.epoch(), "a", UUID.fromString(a1.runId()), RunStatus.FAILED, "boom"))
                 .isEqualTo(Finished.RECORDED);
         FireClaim.Started a2 = (FireClaim.Started) ledger.claimAndStart(key, "fire-2", "a2", Duration.ofMillis(100));
         org.awaitility.Awaitility.await().atMost(Timing.scaled(Duration.ofSeconds(5))).until(() -> ledger.holder(key).isEmpty());
@@ -303,14 +303,14 @@ class JobLedgerIT {
     }
 
     @Test
-    void finish_ofARunAbandonedByASuccessor_marksItRejectedStale_keepingTheAbandonReason() {
+    void finishAndRelease_ofARunAbandonedByASuccessor_marksItRejectedStale_keepingTheAbandonReason() {
         String key = key();
         FireClaim.Started a = (FireClaim.Started) ledger.claimAndStart(key, "fire-1", "a", Duration.ofMillis(100));
         org.awaitility.Awaitility.await().atMost(Timing.scaled(Duration.ofSeconds(5))).until(() -> ledger.holder(key).isEmpty());
         ledger.claimAndStart(key, "fire-2", "b", Duration.ofSeconds(10));
         assertThat(ledger.runOf(key, "fire-1")).get().extracting(RunRecord::status).isEqualTo(RunStatus.ABANDONED);
 
-        assertThat(ledger.finish(key, a.epoch(), "a", UUID.fromString(a.runId()), RunStatus.FAILED, "fence refused"))
+        assertThat(ledger.finishAndRelease(key, a.epoch(), "a", UUID.fromString(a.runId()), RunStatus.FAILED, "fence refused"))
                 .as("the paused holder came back").isEqualTo(Finished.STALE);
         assertThat(ledger.runOf(key, "fire-1")).get().satisfies(r -> {
             assertThat(r.status()).isEqualTo(RunStatus.REJECTED_STALE);

@@ -143,9 +143,9 @@ class LedgerFaultsIT {
         RunRecord taken = fx.ledger.runOf(key, "fire-1").orElseThrow();
         assertThat(taken.epoch()).isEqualTo(m);
         assertThat(taken.owner()).isEqualTo("B");
-        assertThat(fx.ledger.finish(key, n, "A", run.runId(), RunStatus.COMPLETED, null)).as("the old holder's late finish")
+        assertThat(fx.ledger.finishAndRelease(key, n, "A", run.runId(), RunStatus.COMPLETED, null)).as("the old holder's late finish")
                 .isEqualTo(Finished.STALE);
-        assertThat(fx.ledger.finish(key, m, "B", ((RunStart.Started) retry).runId(), RunStatus.COMPLETED, null))
+        assertThat(fx.ledger.finishAndRelease(key, m, "B", ((RunStart.Started) retry).runId(), RunStatus.COMPLETED, null))
                 .isEqualTo(Finished.RECORDED);
         assertThat(fx.ledger.runOf(key, "fire-1")).get().extracting(RunRecord::status).isEqualTo(RunStatus.COMPLETED);
     }
@@ -188,7 +188,7 @@ class LedgerFaultsIT {
                 s.execute("SELECT 1 FROM tenure.job_run WHERE run_id = '" + run + "' FOR UPDATE");
             }
             long started = System.nanoTime();
-            assertThatThrownBy(() -> ledger.finish(key, n, "A", run, RunStatus.COMPLETED, null))
+            assertThatThrownBy(() -> ledger.finishAndRelease(key, n, "A", run, RunStatus.COMPLETED, null))
                     .isInstanceOfSatisfying(LedgerUnavailableException.class, e -> {
                         assertThat(e.sqlState()).isEqualTo(Faults.LOCK_TIMEOUT);
                         assertThat(e.outcomeUnknown()).isFalse();
@@ -201,7 +201,7 @@ class LedgerFaultsIT {
         }
         assertThat(row(key)).isEqualTo(n + " A RUNNING");
         assertThat(fx.query("SELECT status FROM tenure.job_run WHERE run_id = '" + run + "'")).containsExactly("RUNNING");
-        assertThat(ledger.finish(key, n, "A", run, RunStatus.COMPLETED, null)).isEqualTo(Finished.RECORDED);
+        assertThat(ledger.finishAndRelease(key, n, "A", run, RunStatus.COMPLETED, null)).isEqualTo(Finished.RECORDED);
     }
 
     @Test

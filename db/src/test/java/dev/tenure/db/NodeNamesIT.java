@@ -42,7 +42,7 @@ class NodeNamesIT {
         assertThat(holderNode(key)).isEqualTo(WEB_1);
         RunStart.Started run = (RunStart.Started) web1.startRun(key, "f1", e1, "A");
         assertThat(runNode(key, "f1")).isEqualTo(WEB_1);
-        web1.recordOutcome(key, e1, "A", run.runId(), RunStatus.FAILED, "boom");
+        web1.finish(key, e1, "A", run.runId(), RunStatus.FAILED, "boom");
         web1.release(key, e1, "A");
         assertThat(holderNode(key)).as("cleared with the owner").isNull();
 

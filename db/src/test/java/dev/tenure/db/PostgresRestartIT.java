@@ -108,7 +108,7 @@ class PostgresRestartIT {
             ClaimResult.Claimed b = awaitClaim(key, "B");
             assertThat(b.epoch()).isGreaterThan(n);
             assertThat(fx.ledger.startRun(key, "fire-1", b.epoch(), "B")).isInstanceOf(RunStart.Started.class);
-            assertThat(fx.ledger.finish(key, n, "A", run.runId(), RunStatus.COMPLETED, null)).isEqualTo(Finished.STALE);
+            assertThat(fx.ledger.finishAndRelease(key, n, "A", run.runId(), RunStatus.COMPLETED, null)).isEqualTo(Finished.STALE);
 
             // notifications reconnected by themselves
             Awaitility.await().atMost(Timing.scaled(Duration.ofSeconds(10))).until(notifications::isConnected);

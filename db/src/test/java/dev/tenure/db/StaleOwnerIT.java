@@ -233,7 +233,7 @@ class StaleOwnerIT {
             tx.rollback();
         }
         assertThat(ledger.renew(key, n, "A", Duration.ofSeconds(10))).as("renewal").isFalse();
-        assertThat(ledger.recordOutcome(key, n, "A", run.runId(), RunStatus.COMPLETED, null)).as("outcome")
+        assertThat(ledger.finish(key, n, "A", run.runId(), RunStatus.COMPLETED, null)).as("outcome")
                 .isEqualTo(dev.tenure.spi.RunLedger.Finished.STALE);
         assertThat(ledger.release(key, n, "A")).as("release").isEmpty();
         assertThat(ledger.completedRun(key, "fire-1")).isEmpty();

@@ -39,14 +39,14 @@ class TraceIdsIT {
         long e1 = ((ClaimResult.Claimed) fx.ledger.claim(key, "A", Duration.ofSeconds(30))).epoch();
         RunStart.Started run = (RunStart.Started) fx.ledger.startRun(key, "f1", e1, "A", TRACE_1);
         assertThat(traceId(key, "f1")).isEqualTo(TRACE_1);
-        fx.ledger.recordOutcome(key, e1, "A", run.runId(), RunStatus.FAILED, "boom");
+        fx.ledger.finish(key, e1, "A", run.runId(), RunStatus.FAILED, "boom");
         assertThat(traceId(key, "f1")).as("kept with the outcome").isEqualTo(TRACE_1);
         fx.ledger.release(key, e1, "A");
 
         long e2 = ((ClaimResult.Claimed) fx.ledger.claim(key, "B", Duration.ofSeconds(30))).epoch();
         RunStart.Started again = (RunStart.Started) fx.ledger.startRun(key, "f1", e2, "B", TRACE_2);
         assertThat(traceId(key, "f1")).as("the take-over's own trace").isEqualTo(TRACE_2);
-        fx.ledger.recordOutcome(key, e2, "B", again.runId(), RunStatus.FAILED, "boom");
+        fx.ledger.finish(key, e2, "B", again.runId(), RunStatus.FAILED, "boom");
         fx.ledger.release(key, e2, "B");
 
         long e3 = ((ClaimResult.Claimed) fx.ledger.claim(key, "C", Duration.ofSeconds(30))).epoch();
@@ -78,7 +78,7 @@ class TraceIdsIT {
         RunStart.Started run = (RunStart.Started) fx.ledger.startRun(key, "f1", e1, "A");
         runs.recordTraceId(key, run.runId().toString(), TRACE_1);
         assertThat(traceId(key, "f1")).isEqualTo(TRACE_1);
-        fx.ledger.recordOutcome(key, e1, "A", run.runId(), RunStatus.FAILED, "boom");
+        fx.ledger.finish(key, e1, "A", run.runId(), RunStatus.FAILED, "boom");
         fx.ledger.release(key, e1, "A");
         long e2 = ((ClaimResult.Claimed) fx.ledger.claim(key, "B", Duration.ofSeconds(30))).epoch();
         fx.ledger.startRun(key, "f1", e2, "B", TRACE_2);

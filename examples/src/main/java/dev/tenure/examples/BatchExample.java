@@ -70,7 +70,7 @@ public final class BatchExample {
         operator.setTaskExecutor(new SyncTaskExecutor());
         operator.afterPropertiesSet();
         // tag::batch-launch[]
-        GuardedJobOperator guard = batch.guard(operator, repository);   // fail fast; or guard(op, repo, RunPolicy.waitUpTo(d))
+        GuardedJobOperator guard = batch.guard(operator, repository);   // skipFire; or guard(op, repo, RunPolicy.waitUpTo(d))
         JobParameters day = new JobParametersBuilder().addLocalDate("businessDate", LocalDate.of(2026, 12, 2)).toJobParameters();
         for (String attempt : List.of("first", "second")) {
             RunOutcome<Void> o = guard.launch(job, day).awaitOutcome(Duration.ofMinutes(1)).orElseThrow();

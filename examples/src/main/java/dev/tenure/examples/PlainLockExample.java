@@ -14,7 +14,7 @@ import java.time.Duration;
 import java.util.Optional;
 
 /**
- * Plain locks ({@code tenure.leases()}, on Valkey): the field guide's {@code tryLock}, {@code runLocked} with a
+ * Plain locks ({@code tenure.leases()}, on Valkey): {@code acquire} with a wait, {@code runLocked} with a
  * failure policy, and fencing tokens, Valkey's (monotonic while Valkey keeps its data) and the database's (an epoch that
  * {@code tenure.fence} checks inside the transaction that writes with it). Prints one line per step.
  */
@@ -40,8 +40,8 @@ public final class PlainLockExample {
 
     static void locks(Leases leases) {
         // tag::plain-lock[]
-        // the field guide's tryLock(key, wait, lease); empty = held elsewhere: tell the user to retry
-        try (Lease lease = leases.tryLock("coupon-42", Duration.ofMillis(500), Duration.ofSeconds(3)).orElseThrow()) {
+        // wait up to 500 ms for a 3 s lease; empty = held elsewhere: tell the user to retry
+        try (Lease lease = leases.acquire("coupon-42", Duration.ofMillis(500), Duration.ofSeconds(3)).orElseThrow()) {
             boolean second = leases.tryAcquire("coupon-42").isPresent();   // someone else, meanwhile
             lease.ensureValid();                                             // right before the write
             System.out.println("coupon-42 locked; a second tryAcquire got it too: " + second);

@@ -15,7 +15,7 @@ import java.time.Duration;
  * "settlement" job is due at start + k·interval on every instance (a cron slot); the instance runs it through
  * the {@link JobCoordinator} and the work settles the slot: one row in {@code settlement}, written in a
  * transaction that fences first and completes the fire last ({@code completeInTransaction}). Three slots later it also
- * tries that slot again with fail-fast (a catch-up like a misfire policy): it runs only if no run completed it. Each
+ * tries that slot again with skipFire (a catch-up like a misfire policy): it runs only if no run completed it. Each
  * instance also campaigns for the "reporter" role. Prints {@code START}, {@code OUTCOME}, {@code LEADER} and
  * {@code FOLLOWER} lines, then {@code DONE}.
  */
@@ -50,7 +50,7 @@ public final class SettlementNode {
             settle(coordinator, ds, name, "slot-" + k, RunPolicy.waitUpTo(Duration.ofMillis(interval * 4 / 5)));
             if (k >= 3) {
                 // catch-up of a slot a fault made us miss (like a misfire policy): the ledger runs it only if not done
-                settle(coordinator, ds, name, "slot-" + (k - 3), RunPolicy.failFast());
+                settle(coordinator, ds, name, "slot-" + (k - 3), RunPolicy.skipFire());
             }
         }
         // a last sweep, as a scheduler's recovery on start-up would: settle whatever a fault left unsettled

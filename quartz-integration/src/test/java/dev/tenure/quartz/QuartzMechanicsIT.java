@@ -88,7 +88,7 @@ class QuartzMechanicsIT {
 
     /** True if another owner can take the job's leases at once (the fire's leases were released, not leaked). */
     private static boolean jobIsFree(JobCoordinator other, String jobKey, String probe) {
-        RunClaim claim = other.begin(jobKey, probe, RunPolicy.failFast());
+        RunClaim claim = other.begin(jobKey, probe, RunPolicy.skipFire());
         if (claim instanceof RunClaim.Claimed c) {
             c.run().finish(null, null);
             return true;
@@ -272,7 +272,7 @@ class QuartzMechanicsIT {
     void recoveringFire_ownerStillHoldsTheJob_waitsForItsLeaseInsteadOfSkipping() throws Exception {
         String original = "2026-12-02T09:00:00Z";
         ActiveRun frozenOwner = ((RunClaim.Claimed) coordinator(Duration.ofSeconds(30))
-                .begin("quartz:m:recov", original, RunPolicy.failFast())).run();
+                .begin("quartz:m:recov", original, RunPolicy.skipFire())).run();
         FireGuard guard = new FireGuard(QuartzCoordination.builder(coordinator(Duration.ofSeconds(30)))
                 .recoveryPolicy(RunPolicy.waitUpTo(Duration.ofSeconds(20))).build());
 

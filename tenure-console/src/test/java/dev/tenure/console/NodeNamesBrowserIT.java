@@ -66,13 +66,13 @@ class NodeNamesBrowserIT {
     void threeNamedNodesRotate_theConsoleShowsTheirNames_rotationNeutral_andTheStaleRunAsAnIncident() throws Exception {
         int[] turns = {0, 1, 2, 0, 1, 2};
         for (int k = 0; k < turns.length; k++) {
-            RunOutcome<Integer> o = NODES.get(turns[k]).coordinator().run("invoicing", "fire-" + k, RunPolicy.failFast(),
+            RunOutcome<Integer> o = NODES.get(turns[k]).coordinator().run("invoicing", "fire-" + k, RunPolicy.skipFire(),
                     ctx -> ctx.completeInTransaction(pool, c -> 1));
             assertThat(o.status()).isEqualTo(RunOutcome.Status.EXECUTED);
         }
         RunOutcome<Integer> stale = heldAndForceReleased(NODES.get(1), "fire-6");
         assertThat(stale.status()).as("the holder came back after the force-release").isEqualTo(RunOutcome.Status.LEASE_LOST);
-        assertThat(NODES.get(2).coordinator().run("invoicing", "fire-7", RunPolicy.failFast(), ctx -> 1).status())
+        assertThat(NODES.get(2).coordinator().run("invoicing", "fire-7", RunPolicy.skipFire(), ctx -> 1).status())
                 .isEqualTo(RunOutcome.Status.EXECUTED);
         LeaderElection reporter = NODES.get(2).leaderElection("reporter", new LeaderElection.Listener() {
             @Override
@@ -155,7 +155,7 @@ class NodeNamesBrowserIT {
         ExecutorService worker = Executors.newSingleThreadExecutor();
         try {
             Future<RunOutcome<Integer>> run = worker.submit(() -> node.coordinator().run("invoicing", fire,
-                    RunPolicy.failFast(), ctx -> {
+                    RunPolicy.skipFire(), ctx -> {
                         holding.countDown();
                         proceed.await(Timing.scaledMillis(30_000), TimeUnit.MILLISECONDS);
                         return ctx.completeInTransaction(pool, c -> 1);

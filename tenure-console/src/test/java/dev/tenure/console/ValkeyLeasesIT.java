@@ -64,7 +64,7 @@ class ValkeyLeasesIT {
              ValkeyLeaseStore layout = ValkeyLeaseStore.create(ValkeyConfig.standalone(valkey.address()).build())) {
             List<Future<RunOutcome<Boolean>>> runs = new ArrayList<>();
             for (String job : List.of("page-release", "cli-release")) {
-                runs.add(holders.submit(() -> tenure.coordinator().run(job, "f-1", RunPolicy.failFast(), ctx -> {
+                runs.add(holders.submit(() -> tenure.coordinator().run(job, "f-1", RunPolicy.skipFire(), ctx -> {
                     holding.countDown();
                     return done.await(Timing.scaledMillis(30_000), TimeUnit.MILLISECONDS);
                 })));
@@ -100,7 +100,7 @@ class ValkeyLeasesIT {
     void completedFireMarker_isNoHolder() {
         try (Tenure tenure = Tenure.builder().dataSource(pool).leaseDefaults(LeaseOptions.ofTtl(Duration.ofSeconds(30)))
                 .valkey(ValkeyConfig.standalone(valkey.address()).build()).build()) {
-            assertThat(tenure.coordinator().run("marked", "f-1", RunPolicy.failFast(), ctx -> true).status())
+            assertThat(tenure.coordinator().run("marked", "f-1", RunPolicy.skipFire(), ctx -> true).status())
                     .isEqualTo(RunOutcome.Status.EXECUTED);
             ValkeyLeases leases = new ValkeyLeases(valkey.address(), "tenure", null, null);
             assertThat(valkey.command("GET", leases.leaseKey("marked"))).isEqualTo("d:f-1");
@@ -115,7 +115,7 @@ class ValkeyLeasesIT {
         try (Tenure tenure = Tenure.builder().dataSource(pool).leaseDefaults(LeaseOptions.ofTtl(Duration.ofSeconds(30)))
                 .valkey(ValkeyConfig.standalone(valkey.address()).build()).build()) {
             CompletableFuture<?> run = CompletableFuture.runAsync(() -> tenure.coordinator().run("export", "f-1",
-                    RunPolicy.failFast(), ctx -> {
+                    RunPolicy.skipFire(), ctx -> {
                         holding.countDown();
                         return done.await(Timing.scaledMillis(30_000), TimeUnit.MILLISECONDS);
                     }));

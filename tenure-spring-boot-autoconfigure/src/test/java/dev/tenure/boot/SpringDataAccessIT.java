@@ -108,7 +108,7 @@ class SpringDataAccessIT {
         TransactionAwareDataSourceProxy proxy = new TransactionAwareDataSourceProxy(pool);
         JdbcTemplate onPool = new JdbcTemplate(pool);
         JdbcTemplate onProxy = new JdbcTemplate(proxy);
-        RunOutcome<String> o = app.getBean(Tenure.class).coordinator().run("proxy-template", "p1", RunPolicy.failFast(),
+        RunOutcome<String> o = app.getBean(Tenure.class).coordinator().run("proxy-template", "p1", RunPolicy.skipFire(),
                 run -> run.completeInTransaction(proxy, c -> {
                     try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT txid_current()")) {
                         rs.next();
@@ -130,7 +130,7 @@ class SpringDataAccessIT {
         DataSource dataSource = app.getBean(DataSource.class);
         JdbcTemplate jdbc = new JdbcTemplate(dataSource);
         TransactionTemplate tx = new TransactionTemplate(app.getBean(PlatformTransactionManager.class));
-        RunOutcome<Boolean> o = app.getBean(Tenure.class).coordinator().run("participant", "p1", RunPolicy.failFast(),
+        RunOutcome<Boolean> o = app.getBean(Tenure.class).coordinator().run("participant", "p1", RunPolicy.skipFire(),
                 run -> run.completeInTransaction(dataSource, c -> tx.execute(s -> {
                     jdbc.update("INSERT INTO settlement_entry (slot, epoch, instance) VALUES ('p1', ?, 'participant')",
                             run.epoch());
@@ -152,7 +152,7 @@ class SpringDataAccessIT {
         Tenure tenure = app.getBean(Tenure.class);
         JdbcTemplate jdbc = new JdbcTemplate(app.getBean(DataSource.class));
         TenureAdmin admin = app.getBean(TenureAdmin.class);
-        RunOutcome<Integer> o = tenure.coordinator().runInTransaction("stale-template", "f1", RunPolicy.failFast(),
+        RunOutcome<Integer> o = tenure.coordinator().runInTransaction("stale-template", "f1", RunPolicy.skipFire(),
                 app.getBean(DataSource.class), (run, c) -> {
                     int n = jdbc.update("INSERT INTO settlement_entry (slot, epoch, instance) VALUES (?, ?, "
                             + "'stale-template')", run.fireKey(), run.epoch());
@@ -209,7 +209,7 @@ class SpringDataAccessIT {
         long started = System.nanoTime();
         Throwable thrown = catchThrowable(() -> {
             RunOutcome<Integer> o = tx.execute(s -> tenure.coordinator().run("outer-template", "t1",
-                    RunPolicy.failFast(), run -> run.completeInTransaction(dataSource, c -> jdbc.update(
+                    RunPolicy.skipFire(), run -> run.completeInTransaction(dataSource, c -> jdbc.update(
                             "INSERT INTO settlement_entry (slot, epoch, instance) VALUES (?, ?, 'outer-template')",
                             run.fireKey(), run.epoch()))));
             assertThat(o.status()).isEqualTo(RunOutcome.Status.EXECUTED);

@@ -28,7 +28,7 @@ public class OuterTransactionSettlement {
     @Transactional
     public RunOutcome<Integer> settle(String jobKey, String fireKey, boolean fail) {
         jdbc.update("INSERT INTO settlement_entry (slot, epoch, instance) VALUES (?, 0, 'outer-before')", fireKey);
-        RunOutcome<Integer> o = tenure.coordinator().runInTransaction(jobKey, fireKey, RunPolicy.failFast(),
+        RunOutcome<Integer> o = tenure.coordinator().runInTransaction(jobKey, fireKey, RunPolicy.skipFire(),
                 dataSource, (run, c) -> jdbc.update(
                         "INSERT INTO settlement_entry (slot, epoch, instance) VALUES (?, ?, 'outer-work')",
                         run.fireKey(), run.epoch()));
