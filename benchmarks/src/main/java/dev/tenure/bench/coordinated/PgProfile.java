@@ -216,23 +216,32 @@ public final class PgProfile {
         int threads = spec.kind().equals("dbscheduler") ? dbSchedulerThreads : 1;
         ProfileWindow w = new ProfileWindow(stats, db, settle, library, driver, spec.valkey() ? valkey : null);
         Map<String, Long> outcomes = new TreeMap<>();
-        try (HikariDataSource pool = pool(pg.url(), threads + 3, "pgprof-" + table, driver)) {
-            DataSource ds = library.wrap(pool);
-            String insert = "INSERT INTO " + table + " (job, fire, node) VALUES (?, ?, ?)";
-            if (spec.kind().equals("dbscheduler")) {
-                dbScheduler(ds, insert, threads, w, driver, plans, spec.name(), outcomes);
-            } else {
-                Unit unit = spec.kind().equals("tenure") ? tenure(spec, ds, insert, valkey) : shedLock(ds, insert);
-                try {
-                    loop(unit, w, driver, plans, spec.name(), outcomes);
-                } finally {
-                    unit.close();
+        String noSlot = w.reserveWal("pgprof_" + ProcessHandle.current().pid() + "_" + table);
+        try {
+            try (HikariDataSource pool = pool(pg.url(), threads + 3, "pgprof-" + table, driver)) {
+                DataSource ds = library.wrap(pool);
+                String insert = "INSERT INTO " + table + " (job, fire, node) VALUES (?, ?, ?)";
+                if (spec.kind().equals("dbscheduler")) {
+                    dbScheduler(ds, insert, threads, w, driver, plans, spec.name(), outcomes);
+                } else {
+                    Unit unit = spec.kind().equals("tenure") ? tenure(spec, ds, insert) : shedLock(ds, insert);
+                    try {
+                        loop(unit, w, driver, plans, spec.name(), outcomes);
+                    } finally {
+                        unit.close();
+                    }
                 }
             }
+            long[] effects = pg.effects(table);
+            Map<String, long[]> wal = w.walByResourceManager(pg.url(), pgUser, dbOid);
+            if (noSlot != null && ProfileReport.walError(wal) != null) {
+                wal = Map.of("error: " + ProfileReport.walError(wal) + " (no replication slot kept the WAL: " + noSlot + ")",
+                        new long[] {0, 0, 0});
+            }
+            return new ProfileReport.Result(spec, units, w, outcomes, effects[0], wal, threads, w.maintenance(pg.url(), pgUser));
+        } finally {
+            w.releaseWal();
         }
-        long[] effects = pg.effects(table);
-        return new ProfileReport.Result(spec, units, w, outcomes, effects[0],
-                w.walByResourceManager(pg.url(), pgUser, dbOid), threads, w.maintenance(pg.url(), pgUser));
     }
 
     /** One unit of a loop-driven row; returns an outcome name. */
@@ -280,7 +289,7 @@ public final class PgProfile {
         return "n0-r" + i / jobs;
     }
 
-    private Unit tenure(Spec spec, DataSource ds, String insert, ValkeyAdmin valkey) {
+    private Unit tenure(Spec spec, DataSource ds, String insert) {
         Tenure.Builder b = Tenure.builder().dataSource(ds).migrateSchema(false);
         if (spec.valkey()) {
             b.valkey(ValkeyConfig.standalone("127.0.0.1:" + valkeyPort).clientName("pgprof").build())

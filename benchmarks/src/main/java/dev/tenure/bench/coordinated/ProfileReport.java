@@ -37,7 +37,7 @@ final class ProfileReport {
 
         /** Why pg_walinspect gave nothing, or null. */
         String walError() {
-            return wal.keySet().stream().filter(k -> k.startsWith("error")).findFirst().orElse(wal.isEmpty() ? "no WAL in the window" : null);
+            return ProfileReport.walError(wal);
         }
 
         /** {records, bytes, fpi bytes} of this database's WAL, or null without pg_walinspect. */
@@ -60,6 +60,11 @@ final class ProfileReport {
     private static final Map<String, String> IDS = new LinkedHashMap<>();
 
     private ProfileReport() {
+    }
+
+    /** Why a pg_walinspect result is empty, or null. */
+    static String walError(Map<String, long[]> wal) {
+        return wal.keySet().stream().filter(k -> k.startsWith("error")).findFirst().orElse(wal.isEmpty() ? "no WAL in the window" : null);
     }
 
     static String id(String text) {
@@ -91,8 +96,10 @@ final class ProfileReport {
                 + Format.num(r.perUnit(own[0])));
         t.row("WAL full-page-image bytes, this database", own == null ? "-" : Format.num(r.perUnit(own[2])));
         t.row("WAL bytes less full-page images, this database", own == null ? "-" : Format.num(r.perUnit(own[1] - own[2])));
+        long[] cluster = r.wal().get("(cluster)");
         t.row("WAL bytes / records, cluster", Format.num(r.perUnit(w.end.lsn() - w.begin.lsn())) + " / "
-                + Format.num(r.perUnit(w.pg("wal_records"))));
+                + (cluster == null ? "-" : Format.num(r.perUnit(cluster[0]))));
+        t.row("WAL records, cluster, pg_stat_wal", Format.num(r.perUnit(w.pg("wal_records"))));
         t.row("Postgres backend CPU, us", us(r.perUnit(w.backendCpu())));
         t.row("client JVM CPU, us", us(r.perUnit(w.end.jvmCpu() - w.begin.jvmCpu())));
         Map<String, Long> commands = ValkeyAdmin.delta(w.begin.valkey(), w.end.valkey());
@@ -106,12 +113,14 @@ final class ProfileReport {
         System.out.println("  WAL, this database: " + (own != null ? "pg_walinspect, the records on its relations and their transactions'"
                 + " commits." : "pg_walinspect unavailable: " + (walinspectError != null ? walinspectError : r.walError()) + "."));
         System.out.println("  full-page images: the first change of a page after a checkpoint writes the whole page, so they depend on");
-        System.out.println("  when checkpoints fall (checkpoints in the window, cluster: " + Format.num(w.pg("checkpoints"))
-                + "); compare rows without them.");
-        System.out.println("  autovacuum in the window: " + r.maintenance() + " (its transactions count in commits).");
-        System.out.println("  WAL, cluster: pg_current_wal_insert_lsn() difference / pg_stat_wal.wal_records delta, all databases of");
-        System.out.println("  the server. Postgres backend CPU: /proc/<pid>/stat of the database's client backends. client JVM CPU:");
-        System.out.println("  /proc/self/stat, all threads (JIT too)." + (r.spec().valkey() ? " valkey commands: INFO commandstats, "
+        System.out.println("  when checkpoints fall (checkpoints of the cluster in the window and the settle after it: "
+                + (long) w.pg("checkpoints") + "); compare rows without them.");
+        System.out.println("  autovacuum in the window: " + r.maintenance() + ". Its workers' transactions count in commits, and a");
+        System.out.println("  worker visits the database every autovacuum_naptime even when it vacuums nothing (a commit or so).");
+        System.out.println("  WAL, cluster: pg_current_wal_insert_lsn() difference / every record in that range (pg_walinspect), all");
+        System.out.println("  databases of the server; pg_stat_wal's delta also holds the settle after the window. Postgres backend");
+        System.out.println("  CPU: /proc/<pid>/stat of the database's client backends. client JVM CPU: /proc/self/stat, all threads,");
+        System.out.println("  JIT too." + (r.spec().valkey() ? " valkey commands: INFO commandstats, "
                 + describe(commands, r.units()) + "." : ""));
         System.out.println();
 

@@ -34,6 +34,7 @@ final class ProfileWindow {
     private final ValkeyAdmin valkey;
     Reading begin;
     Reading end;
+    private String slot;
     private java.sql.Timestamp beginAt;
     private java.sql.Timestamp endAt;
 
@@ -45,6 +46,35 @@ final class ProfileWindow {
         this.library = library;
         this.driver = driver;
         this.valkey = valkey;
+    }
+
+    /**
+     * Keeps the cluster's WAL from here on until {@link #releaseWal}: a temporary physical replication slot of the stats
+     * session (dropped with it if this process dies), so a checkpoint during the settles cannot remove the segments
+     * pg_walinspect reads afterwards. Returns null, or why there is no slot.
+     */
+    String reserveWal(String name) {
+        try (PreparedStatement ps = stats.prepareStatement("SELECT pg_create_physical_replication_slot(?, true, true)")) {
+            ps.setString(1, name);
+            ps.execute();
+            slot = name;
+            return null;
+        } catch (SQLException e) {
+            return Node.oneLine(e.getMessage());
+        }
+    }
+
+    void releaseWal() {
+        if (slot == null) {
+            return;
+        }
+        try (PreparedStatement ps = stats.prepareStatement("SELECT pg_drop_replication_slot(?)")) {
+            ps.setString(1, slot);
+            ps.execute();
+            slot = null;
+        } catch (SQLException e) {
+            System.out.println("# could not drop replication slot " + slot + ": " + Node.oneLine(e.getMessage()));
+        }
     }
 
     /** Before the first measured unit: settle, then read everything. */
