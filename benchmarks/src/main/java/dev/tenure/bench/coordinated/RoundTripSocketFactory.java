@@ -34,31 +34,31 @@ public final class RoundTripSocketFactory extends SocketFactory {
 
     @Override
     public Socket createSocket(String host, int port) throws IOException {
-        Socket s = createSocket();
-        s.connect(new java.net.InetSocketAddress(host, port));
-        return s;
+        return connected(new java.net.InetSocketAddress(host, port), null);
     }
 
     @Override
     public Socket createSocket(String host, int port, InetAddress local, int localPort) throws IOException {
-        Socket s = createSocket();
-        s.bind(new java.net.InetSocketAddress(local, localPort));
-        s.connect(new java.net.InetSocketAddress(host, port));
-        return s;
+        return connected(new java.net.InetSocketAddress(host, port), new java.net.InetSocketAddress(local, localPort));
     }
 
     @Override
     public Socket createSocket(InetAddress host, int port) throws IOException {
-        Socket s = createSocket();
-        s.connect(new java.net.InetSocketAddress(host, port));
-        return s;
+        return connected(new java.net.InetSocketAddress(host, port), null);
     }
 
     @Override
     public Socket createSocket(InetAddress host, int port, InetAddress local, int localPort) throws IOException {
+        return connected(new java.net.InetSocketAddress(host, port), new java.net.InetSocketAddress(local, localPort));
+    }
+
+    /** A counting socket connected to {@code remote}, bound first to {@code local} unless that is null. */
+    private Socket connected(java.net.InetSocketAddress remote, java.net.InetSocketAddress local) throws IOException {
         Socket s = createSocket();
-        s.bind(new java.net.InetSocketAddress(local, localPort));
-        s.connect(new java.net.InetSocketAddress(host, port));
+        if (local != null) {
+            s.bind(local);
+        }
+        s.connect(remote);
         return s;
     }
 
