@@ -88,12 +88,18 @@ class ReplicaAcksIT {
     void replicaAcks_clusterShardReplicaStalled_onlyThatShardsGrantsFailClosed() throws Exception {
         try (ValkeyCluster cluster = ValkeyServers.cluster();
              ValkeyLeaseStore store = ValkeyLeaseStore.create(ValkeyConfig.cluster(cluster.seedAddresses().toArray(String[]::new))
+                     // the script call's own answer must not time out on a busy machine before WAIT has answered
+                     .requestTimeout(Timing.scaled(Duration.ofSeconds(3)))
                      .replicaAcks(1, Duration.ofMillis(500)).build())) {
             ValkeyServer shard = cluster.primaryForKey(store.leaseKeyOf("stalled"));
             String other = IntStream.range(0, 100).mapToObj(i -> "healthy-" + i)
                     .filter(k -> !cluster.primaryForKey(store.leaseKeyOf(k)).address().equals(shard.address())).findFirst().orElseThrow();
-            await().atMost(Timing.scaled(Duration.ofSeconds(15))).ignoreExceptions().until(() ->
-                    store.tryAcquire("stalled", "warm-up", TTL, false).get(Timing.scaledMillis(5000), TimeUnit.MILLISECONDS) instanceof AcquireResult.Acquired);
+            // until the shard's replica acknowledges: a grant it did not acknowledge fails but stays in Valkey (the
+            // engine would release it; here the test does), so each try releases the last one first
+            await().atMost(Timing.scaled(Duration.ofSeconds(15))).ignoreExceptions().until(() -> {
+                store.release("stalled", "warm-up").get(Timing.scaledMillis(5000), TimeUnit.MILLISECONDS);
+                return store.tryAcquire("stalled", "warm-up", TTL, false).get(Timing.scaledMillis(5000), TimeUnit.MILLISECONDS) instanceof AcquireResult.Acquired;
+            });
             assertThat(store.release("stalled", "warm-up").get(Timing.scaledMillis(5000), TimeUnit.MILLISECONDS)).isTrue();
 
             ValkeyServer replica = cluster.replicaOf(shard);
@@ -115,7 +121,7 @@ class ReplicaAcksIT {
         await().atMost(Timing.scaled(Duration.ofSeconds(10))).until(() -> group.primary()
                 .pipeline(List.of(List.of("SET", "probe", "1"), List.of("WAIT", "1", "200"))).get(1).equals(1L));
         return ValkeyLeaseStore.create(ValkeyConfig.standalone(group.primary().address())
-                .replicaAcks(1, waitTimeout).build());
+                .requestTimeout(Timing.scaled(Duration.ofSeconds(3))).replicaAcks(1, waitTimeout).build());
     }
 
     /** Clients the server holds blocked (here: in WAIT). */
