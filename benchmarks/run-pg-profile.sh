@@ -6,7 +6,7 @@
 # (EXPLAIN ANALYZE with the parameters of a real execution, rolled back). Runs through run-coordinated.sh: a fresh
 # database and a private valkey-server, both removed on exit.
 #
-#   bash benchmarks/run-pg-profile.sh                              # 300 warm-up + 2,000 measured units per row
+#   bash benchmarks/run-pg-profile.sh                              # 2,000 warm-up + 2,000 measured units per row
 #   bash benchmarks/run-pg-profile.sh --units 200 --warmup 50      # a smoke; any PgProfile option (--help)
 #   bash benchmarks/run-pg-profile.sh --only 'tenure-db|db-scheduler'
 set -euo pipefail

@@ -56,7 +56,7 @@ public final class PgProfile {
               --pg-host H --pg-port P --pg-user U   Postgres (default 127.0.0.1 5432 postgres; trust auth)
               --db NAME            the profiled database (created and dropped by run-coordinated.sh)
               --valkey-port P      the private valkey-server (never 6379); --valkey-pid PID (unused, accepted)
-              --units N            measured units per row (default 2000), after --warmup N units (default 300)
+              --units N            measured units per row (default 2000), after --warmup N units (default 2000: the first row otherwise pays for the JIT)
               --jobs N             distinct jobs / lock names (default 1000); --history-per-job N (default 100), as the
                                    coordinated benchmark sets its tables up
               --settle S           idle seconds before each reading of Postgres' statistics (default 11: an idle
@@ -84,7 +84,7 @@ public final class PgProfile {
     private String db;
     private int valkeyPort = -1;
     private int units = 2000;
-    private int warmup = 300;
+    private int warmup = 2000;
     private int jobs = 1000;
     private int historyPerJob = 100;
     private double settle = 11;
@@ -216,6 +216,7 @@ public final class PgProfile {
         int threads = spec.kind().equals("dbscheduler") ? dbSchedulerThreads : 1;
         ProfileWindow w = new ProfileWindow(stats, db, settle, library, driver, spec.valkey() ? valkey : null);
         Map<String, Long> outcomes = new TreeMap<>();
+        Map<String, long[]> serverPlans;
         String noSlot = w.reserveWal("pgprof_" + ProcessHandle.current().pid() + "_" + table);
         try {
             try (HikariDataSource pool = pool(pg.url(), threads + 3, "pgprof-" + table, driver)) {
@@ -231,6 +232,7 @@ public final class PgProfile {
                         unit.close();
                     }
                 }
+                serverPlans = serverPlans(pool, threads + 3);
             }
             long[] effects = pg.effects(table);
             Map<String, long[]> wal = w.walByResourceManager(pg.url(), pgUser, dbOid);
@@ -238,10 +240,42 @@ public final class PgProfile {
                 wal = Map.of("error: " + ProfileReport.walError(wal) + " (no replication slot kept the WAL: " + noSlot + ")",
                         new long[] {0, 0, 0});
             }
-            return new ProfileReport.Result(spec, units, w, outcomes, effects[0], wal, threads, w.maintenance(pg.url(), pgUser));
+            return new ProfileReport.Result(spec, units, w, outcomes, effects[0], wal, threads, w.maintenance(pg.url(), pgUser),
+                    serverPlans);
         } finally {
             w.releaseWal();
         }
+    }
+
+    /**
+     * The server-side prepared statements of every pooled connection (pgjdbc prepares a statement on the server from
+     * its fifth execution on a connection): per statement text ({@code $n} written {@code ?}), how many executions
+     * used the generic plan and how many were planned anew (custom plans), summed over the connections.
+     */
+    private static Map<String, long[]> serverPlans(HikariDataSource pool, int size) throws SQLException {
+        Map<String, long[]> plans = new TreeMap<>();
+        List<Connection> held = new ArrayList<>();
+        try {
+            for (int k = 0; k < size; k++) {
+                held.add(pool.getConnection());
+            }
+            for (Connection c : held) {
+                try (java.sql.Statement st = c.createStatement();
+                     ResultSet rs = st.executeQuery("SELECT statement, generic_plans, custom_plans FROM pg_prepared_statements")) {
+                    while (rs.next()) {
+                        String text = RecordingDataSource.normalize(rs.getString(1).replaceAll("\\$\\d+", "?"), false);
+                        long[] n = plans.computeIfAbsent(text, t -> new long[2]);
+                        n[0] += rs.getLong(2);
+                        n[1] += rs.getLong(3);
+                    }
+                }
+            }
+        } finally {
+            for (Connection c : held) {
+                c.close();
+            }
+        }
+        return plans;
     }
 
     /** One unit of a loop-driven row; returns an outcome name. */

@@ -13,7 +13,7 @@ final class ProfileReport {
 
     /** One row's window and what was read after it. */
     record Result(PgProfile.Spec spec, int units, ProfileWindow w, Map<String, Long> outcomes, long businessRows,
-                  Map<String, long[]> wal, int threads, String maintenance) {
+                  Map<String, long[]> wal, int threads, String maintenance, Map<String, long[]> serverPlans) {
 
         double perUnit(double v) {
             return v / units;
@@ -133,6 +133,15 @@ final class ProfileReport {
                 .sorted((a, b) -> Integer.compare(Integer.parseInt(id(a).substring(1)), Integer.parseInt(id(b).substring(1))))
                 .forEach(k -> System.out.println("  " + id(k) + "  " + k));
         System.out.println();
+
+        if (!r.serverPlans().isEmpty()) {
+            Format.Table p = new Format.Table("prepared on the server", "generic plans", "custom plans");
+            r.serverPlans().forEach((k, v) -> p.row(k.equals("COMMIT") || k.equals("BEGIN") ? k : id(k), v[0], v[1]));
+            System.out.print(p.render());
+            System.out.println("  pg_prepared_statements of the pool's connections after the row, warm-up and plan units included: a generic");
+            System.out.println("  plan is planned once per connection and reused; a custom plan is planned at that execution.");
+            System.out.println();
+        }
 
         Map<String, Long> lib = r.library();
         Format.Table c = new Format.Table("JDBC call", "library -> pool, per unit", "pool -> pgjdbc, per unit");
