@@ -9,7 +9,12 @@ public class LeaseLostException extends TenureException {
     private final String owner;
 
     public LeaseLostException(String key, String owner, String reason) {
-        super("Lease '" + key + "' of owner " + owner + " was lost: " + reason, key);
+        this(key, owner, "Lease '" + key + "' of owner " + owner + " was lost: " + reason, null);
+    }
+
+    /** For subclasses that write their own message. */
+    protected LeaseLostException(String key, String owner, String message, Throwable cause) {
+        super(message, key, cause);
         this.owner = owner;
     }
 

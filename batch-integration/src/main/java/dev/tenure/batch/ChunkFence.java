@@ -21,7 +21,7 @@ final class ChunkFence {
         this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
     }
 
-    /** Throws {@code dev.tenure.db.StaleOwnerException} (from the ledger) if {@code run}'s epoch is no longer current. */
+    /** Throws {@code dev.tenure.StaleOwnerException} (from the ledger) if {@code run}'s epoch is no longer current. */
     void check(ActiveRun run) throws SQLException {
         onTransaction(run, run::fence);
     }

@@ -35,7 +35,7 @@ import java.util.Optional;
  * <p>The fence check runs on the connection of the step's transaction, so the step's transaction manager must be a
  * {@code DataSourceTransactionManager} on {@code dataSource}; otherwise the chunk fails with a
  * {@link BatchFencingException} before writing. A fenced chunk of a stale owner throws
- * {@code dev.tenure.db.StaleOwnerException}: the chunk rolls back with its business writes and the step fails.
+ * {@code dev.tenure.StaleOwnerException}: the chunk rolls back with its business writes and the step fails.
  *
  * <p>Thread-safe; holds no resources (the caller owns the coordinator and the data source). Null arguments are
  * {@link NullPointerException}s naming the argument.

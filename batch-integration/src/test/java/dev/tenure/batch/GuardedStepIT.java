@@ -224,7 +224,7 @@ class GuardedStepIT {
                 + "the row stays as last committed, for the new owner to recover").isEqualTo(BatchStatus.STARTED);
         StepExecution inMemory = s;
         assertThat(inMemory.getFailureExceptions()).anySatisfy(t ->
-                assertThat(t).hasRootCauseInstanceOf(dev.tenure.db.StaleOwnerException.class));
+                assertThat(t).hasRootCauseInstanceOf(dev.tenure.StaleOwnerException.class));
         assertThat(count("SELECT count(*) FROM settlement WHERE node = 'stale'")).isEqualTo(3 * BatchStack.CHUNK);
         assertThat(l.outcomeNow().orElseThrow().status()).isEqualTo(RunOutcome.Status.LEASE_LOST);
     }

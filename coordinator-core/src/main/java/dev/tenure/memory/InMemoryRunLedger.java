@@ -1,7 +1,7 @@
 package dev.tenure.memory;
 
-import dev.tenure.LeaseLostException;
 import dev.tenure.LeaderElection;
+import dev.tenure.StaleOwnerException;
 import dev.tenure.spi.RunLedger;
 import dev.tenure.spi.ScheduleLedger;
 
@@ -141,8 +141,8 @@ public final class InMemoryRunLedger implements RunLedger, ScheduleLedger {
     @Override
     public void fence(Connection connection, String jobKey, long epoch, String owner) {
         if (!current(jobKey, epoch, owner) || leases.holder(jobKey).filter(owner::equals).isEmpty()) {
-            throw new LeaseLostException(jobKey, owner, "epoch " + epoch + " of " + owner + " is no longer current "
-                    + "(now " + leases.fencingToken(jobKey) + " of " + leases.holder(jobKey).orElse("nobody") + ")");
+            throw new StaleOwnerException(jobKey, epoch, owner, leases.fencingToken(jobKey),
+                    leases.epochOwner(jobKey).orElse(null), null);
         }
     }
 

@@ -8,7 +8,7 @@ import dev.tenure.RunOutcome;
 import dev.tenure.RunPolicy;
 import dev.tenure.Tenure;
 import dev.tenure.ValkeyConfig;
-import dev.tenure.db.StaleOwnerException;
+import dev.tenure.StaleOwnerException;
 import dev.tenure.testkit.Timing;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.awaitility.Awaitility;

@@ -1,5 +1,7 @@
 package dev.tenure.db;
 
+import dev.tenure.StaleOwnerException;
+
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;

@@ -1,5 +1,6 @@
 package dev.tenure.db;
 
+import dev.tenure.StaleOwnerException;
 import dev.tenure.spi.LeaseKeys;
 import dev.tenure.spi.RunLedger.Finished;
 import dev.tenure.spi.RunLedger.FireClaim;

@@ -1,5 +1,7 @@
 package dev.tenure.db;
 
+import dev.tenure.StaleOwnerException;
+
 import com.zaxxer.hikari.HikariConfig;
 import org.junit.jupiter.api.Test;
 import org.postgresql.ds.PGSimpleDataSource;

@@ -4,6 +4,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
+import dev.tenure.StaleOwnerException;
 import dev.tenure.spi.RunLedger.Finished;
 import dev.tenure.spi.RunLedger.FireClaim;
 import dev.tenure.testkit.Timing;

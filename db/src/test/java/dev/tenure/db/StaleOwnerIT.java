@@ -1,5 +1,6 @@
 package dev.tenure.db;
 
+import dev.tenure.StaleOwnerException;
 import dev.tenure.testkit.Timing;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterAll;

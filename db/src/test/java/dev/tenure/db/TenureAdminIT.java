@@ -4,6 +4,7 @@ import dev.tenure.Lease;
 import dev.tenure.LeaseOptions;
 import dev.tenure.LeaseStoreUnavailableException;
 import dev.tenure.Leases;
+import dev.tenure.StaleOwnerException;
 import dev.tenure.testkit.Timing;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;

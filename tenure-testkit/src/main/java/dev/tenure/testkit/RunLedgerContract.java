@@ -1,6 +1,6 @@
 package dev.tenure.testkit;
 
-import dev.tenure.TenureException;
+import dev.tenure.StaleOwnerException;
 import dev.tenure.spi.RunLedger;
 import dev.tenure.spi.RunLedger.FireStart;
 import dev.tenure.spi.RunLedger.Finished;
@@ -121,8 +121,9 @@ public abstract class RunLedgerContract {
         inTransaction(true, c -> ledger().complete(c, h.job(), h.epoch(), h.owner(), runId));
     }
 
+    /** Refused with the same exception on every ledger, naming the job. */
     private static void assertRefused(Holder h, ThrowingCallable call) {
-        assertThatThrownBy(call).isInstanceOfSatisfying(TenureException.class, e -> assertThat(e.key()).isEqualTo(h.job()));
+        assertThatThrownBy(call).isInstanceOfSatisfying(StaleOwnerException.class, e -> assertThat(e.key()).isEqualTo(h.job()));
     }
 
     private static Holder as(Holder h, String owner) {

@@ -1,31 +1,31 @@
-package dev.tenure.db;
-
-import dev.tenure.TenureException;
+package dev.tenure;
 
 import java.time.Instant;
 
 /**
- * A fence check failed: the caller's epoch (and owner id) is no longer the job's current one, or its database lease
- * has expired by the database clock. Thrown inside the caller's transaction so that it rolls back: whatever the caller wrote in
+ * A fence check failed: the caller's epoch (and owner id) is no longer the job's current one, or its lease has expired
+ * by the ledger's clock (the database's, for Postgres). Thrown inside the caller's transaction so that it rolls back: whatever the caller wrote in
  * that transaction must not commit. The caller is a stale owner and must stop working on the job.
  *
  * <p>Carries the job key, the epoch and owner the caller presented, and what the database holds now (epoch 0 and a
  * null owner when the job has no row). The owner is compared as well as the epoch: after a Postgres failover that
  * lost acknowledged commits, an epoch could otherwise be handed out twice.
+ *
+ * <p>The same exception on every ledger, Postgres and in memory. It is a {@link LeaseLostException}: code that stops
+ * on a lost lease stops on a refused fence too.
  */
-public class StaleOwnerException extends TenureException {
+public class StaleOwnerException extends LeaseLostException {
 
     private final long expectedEpoch;
-    private final String presentedOwner;
     private final long currentEpoch;
     private final String currentOwner;
     private final Instant leaseExpiresAt;
 
     public StaleOwnerException(String jobKey, long expectedEpoch, String presentedOwner, long currentEpoch,
                                String currentOwner, Instant leaseExpiresAt) {
-        super(message(jobKey, expectedEpoch, presentedOwner, currentEpoch, currentOwner, leaseExpiresAt), jobKey);
+        super(jobKey, presentedOwner, message(jobKey, expectedEpoch, presentedOwner, currentEpoch, currentOwner,
+                leaseExpiresAt), null);
         this.expectedEpoch = expectedEpoch;
-        this.presentedOwner = presentedOwner;
         this.currentEpoch = currentEpoch;
         this.currentOwner = currentOwner;
         this.leaseExpiresAt = leaseExpiresAt;
@@ -38,14 +38,10 @@ public class StaleOwnerException extends TenureException {
                 : owner == null ? "the lease of epoch " + current + " was released"
                 : !owner.equals(presented) ? "epoch " + current + " now belongs to owner " + owner
                 + " (an epoch handed out twice: did a database failover lose commits?)"
-                : "the lease of epoch " + current + " is not live by the database clock (expired at " + expiresAt + ")";
+                : "the lease of epoch " + current + " is not live by the database clock"
+                + (expiresAt == null ? "" : " (expired at " + expiresAt + ")");
         return "Stale owner of job '" + jobKey + "': presented epoch " + expected + " as " + presented + ", but " + why
                 + ". Roll back this transaction and stop working on the job.";
-    }
-
-    /** The owner id the caller presented. */
-    public String presentedOwner() {
-        return presentedOwner;
     }
 
     /** The epoch the caller presented. */
@@ -70,6 +66,6 @@ public class StaleOwnerException extends TenureException {
 
     /** True when the epoch and owner still matched but the lease had expired (nobody had claimed it yet). */
     public boolean expired() {
-        return expectedEpoch == currentEpoch && currentOwner != null && currentOwner.equals(presentedOwner);
+        return expectedEpoch == currentEpoch && currentOwner != null && currentOwner.equals(owner());
     }
 }
