@@ -2,7 +2,6 @@ package dev.tenure;
 
 import java.sql.Connection;
 import java.sql.SQLException;
-import java.time.Instant;
 import java.util.Optional;
 import java.util.OptionalLong;
 
@@ -48,10 +47,6 @@ public interface LeaderElection extends AutoCloseable {
         void revoked(String reason);
     }
 
-    /** Who leads, as the database sees it ({@code leaseExpiresAt} may be null where the store does not say). */
-    record Leader(String owner, long epoch, Instant leaseExpiresAt) {
-    }
-
     /** The election's name (the role). */
     String name();
 
@@ -75,7 +70,7 @@ public interface LeaderElection extends AutoCloseable {
     OptionalLong term();
 
     /** The current leader as the database sees it (empty if nobody holds the role); one read. */
-    Optional<Leader> currentLeader();
+    Optional<Holder> currentLeader();
 
     /**
      * The fence check of the current term inside the caller's open transaction on {@code connection} (same database as

@@ -141,7 +141,7 @@ final class LeaseElection implements LeaderElection {
     }
 
     @Override
-    public Optional<Leader> currentLeader() {
+    public Optional<Holder> currentLeader() {
         return ledger.holder(name);
     }
 

@@ -283,7 +283,7 @@ public final class Tenure implements AutoCloseable {
     }
 
     /** Who holds {@code key}'s database lease now, as the database sees it. */
-    public Optional<LeaderElection.Leader> holder(String key) {
+    public Optional<Holder> holder(String key) {
         return ledger.holder(key);
     }
 

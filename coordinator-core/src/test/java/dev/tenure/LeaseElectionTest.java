@@ -102,7 +102,7 @@ class LeaseElectionTest {
         a.stop();
         await().atMost(Timing.scaled(Duration.ofSeconds(2))).until(b::isLeader);
         assertThat(b.term().orElseThrow()).isGreaterThan(first);
-        assertThat(b.currentLeader()).get().extracting(LeaderElection.Leader::epoch).isEqualTo(b.term().orElseThrow());
+        assertThat(b.currentLeader()).get().extracting(Holder::epoch).isEqualTo(b.term().orElseThrow());
     }
 
     /** Sleeps without being cut short by interrupts of other tests' threads. */

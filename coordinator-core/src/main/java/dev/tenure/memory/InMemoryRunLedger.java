@@ -1,6 +1,6 @@
 package dev.tenure.memory;
 
-import dev.tenure.LeaderElection;
+import dev.tenure.Holder;
 import dev.tenure.StaleOwnerException;
 import dev.tenure.spi.RunLedger;
 import dev.tenure.spi.ScheduleLedger;
@@ -160,8 +160,8 @@ public final class InMemoryRunLedger implements RunLedger, ScheduleLedger {
     }
 
     @Override
-    public Optional<LeaderElection.Leader> holder(String jobKey) {
-        return leases.holder(jobKey).map(o -> new LeaderElection.Leader(o, leases.fencingToken(jobKey), null));
+    public Optional<Holder> holder(String jobKey) {
+        return leases.holder(jobKey).map(o -> new Holder(o, leases.fencingToken(jobKey), null));
     }
 
     private Map.Entry<String, Row> find(String runId) {

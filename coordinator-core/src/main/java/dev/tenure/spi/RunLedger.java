@@ -1,6 +1,6 @@
 package dev.tenure.spi;
 
-import dev.tenure.LeaderElection;
+import dev.tenure.Holder;
 
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -202,7 +202,7 @@ public interface RunLedger {
     }
 
     /** Who holds the job's database lease now, as the database sees it (empty if nobody). Default: unknown. */
-    default Optional<LeaderElection.Leader> holder(String jobKey) {
+    default Optional<Holder> holder(String jobKey) {
         return Optional.empty();
     }
 }

@@ -2,6 +2,7 @@ package dev.tenure.it;
 
 import dev.tenure.JobCoordinator;
 import dev.tenure.Lease;
+import dev.tenure.Holder;
 import dev.tenure.LeaderElection;
 import dev.tenure.LeaseOptions;
 import dev.tenure.RunOutcome;
@@ -60,7 +61,7 @@ class TenureIT {
                 tenure.fence(c, lease);
                 c.rollback();
             }
-            assertThat(tenure.holder("tenure-it-lease")).get().extracting(LeaderElection.Leader::owner).isEqualTo(lease.owner());
+            assertThat(tenure.holder("tenure-it-lease")).get().extracting(Holder::owner).isEqualTo(lease.owner());
             lease.release();
             try (Connection c = servers.db.dataSource().getConnection()) {
                 c.setAutoCommit(false);

@@ -1,6 +1,6 @@
 package dev.tenure.db;
 
-import dev.tenure.LeaderElection;
+import dev.tenure.Holder;
 import dev.tenure.spi.RunLedger;
 
 import java.sql.Connection;
@@ -108,7 +108,7 @@ public final class JdbcRunLedger implements RunLedger {
 
     /** The holder of a live database lease on {@code jobKey}, by the database clock. */
     @Override
-    public Optional<LeaderElection.Leader> holder(String jobKey) {
-        return ledger.holder(jobKey).map(h -> new LeaderElection.Leader(h.owner(), h.epoch(), h.leaseExpiresAt()));
+    public Optional<Holder> holder(String jobKey) {
+        return ledger.holder(jobKey).map(h -> new Holder(h.owner(), h.epoch(), h.leaseExpiresAt()));
     }
 }
