@@ -434,8 +434,8 @@ public final class JobCoordinator implements AutoCloseable {
             throw e;
         }
         Duration waited = Duration.ofNanos(ticker.nanoTime() - start);
-        if (r instanceof RunLedger.FireClaim.Done d) {
-            return Optional.of(alreadyDone(jobKey, fireKey, policy, d.run(), waited, fallback));
+        if (r instanceof RunLedger.FireStart.AlreadyCompleted d) {
+            return Optional.of(alreadyDone(jobKey, fireKey, policy, d, waited, fallback));
         }
         if (r instanceof RunLedger.FireClaim.Started st) {
             Lease db = database.adopt(jobKey, owner, options.withFencingToken(true), st.epoch(), sentAt);

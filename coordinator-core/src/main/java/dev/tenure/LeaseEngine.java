@@ -99,12 +99,12 @@ final class LeaseEngine implements AutoCloseable {
     FilterAnswer acquireFire(String key, String fireKey, Duration wait, LeaseOptions o) {
         Object r = wait.isZero() ? attempt(key, owners.next(), o, null, fireKey) : await(key, wait, o, fireKey);
         return r instanceof DefaultLease l ? new FilterAnswer(l, false)
-                : r instanceof AcquireResult.FireDone ? FilterAnswer.DONE : FilterAnswer.NONE;
+                : r instanceof AcquireResult.AlreadyCompleted ? FilterAnswer.DONE : FilterAnswer.NONE;
     }
 
     /**
      * Returns the granted lease, the store's {@link AcquireResult.Held} (or, with a {@code fireKey},
-     * {@link AcquireResult.FireDone}) answer, or null if the thread is interrupted: an interrupted thread would not
+     * {@link AcquireResult.AlreadyCompleted}) answer, or null if the thread is interrupted: an interrupted thread would not
      * wait for the answer, so it sends nothing.
      */
     private Object attempt(String key, String owner, LeaseOptions o, String queuedAs, String fireKey) {
@@ -137,7 +137,7 @@ final class LeaseEngine implements AutoCloseable {
             watchdog.register(lease);
             return lease;
         }
-        metrics.acquire(r instanceof AcquireResult.FireDone ? LeaseMetrics.AcquireOutcome.DONE
+        metrics.acquire(r instanceof AcquireResult.AlreadyCompleted ? LeaseMetrics.AcquireOutcome.DONE
                 : LeaseMetrics.AcquireOutcome.HELD, now() - sentAt);
         return r;
     }
@@ -166,7 +166,7 @@ final class LeaseEngine implements AutoCloseable {
         return await(key, wait, o, null) instanceof DefaultLease l ? Optional.of(l) : Optional.empty();
     }
 
-    /** The granted lease, the store's {@link AcquireResult.FireDone} (only with a {@code fireKey}), or null. */
+    /** The granted lease, the store's {@link AcquireResult.AlreadyCompleted} (only with a {@code fireKey}), or null. */
     private Object await(String key, Duration wait, LeaseOptions o, String fireKey) {
         long deadline = now() + wait.toNanos();
         Waiter w = new Waiter(owners.next(), o);
@@ -225,7 +225,7 @@ final class LeaseEngine implements AutoCloseable {
                 q.localHolder = lease;
                 return lease;
             }
-            if (r instanceof AcquireResult.FireDone) {
+            if (r instanceof AcquireResult.AlreadyCompleted) {
                 w.state.set(Waiter.DONE);
                 return r;
             }
@@ -240,7 +240,7 @@ final class LeaseEngine implements AutoCloseable {
             // A holder in this process wakes us itself (hand-off or release), and a store that queued us tells us when
             // our turn comes (or the key is freed), once its release notifications reach us: no need to poll more than
             // about once a second then. Until the subscription is confirmed, poll with back-off.
-            long pause = owners.isMine(held.holder()) || (queued && store.releasesReachUs(key))
+            long pause = owners.isMine(held.owner()) || (queued && store.releasesReachUs(key))
                     ? Math.min(LOCAL_HOLDER_MAX_PARK_NANOS, holderLeft) : Math.min(backoff.nextNanos(), holderLeft);
             w.park(Math.min(pause, Math.max(0, deadline - now())));
         }

@@ -67,7 +67,7 @@ class LeaseExtendTest {
             assertThat(lease.remaining()).isEqualTo(ttlMinusDefaultMargin(Duration.ofSeconds(60)));
             advance(Duration.ofSeconds(10)); // far past the old TTL, before the next renewal is due
             AcquireResult.Held held = heldInStore();
-            assertThat(held.holder()).isEqualTo(lease.owner());
+            assertThat(held.owner()).isEqualTo(lease.owner());
             assertThat(held.remaining()).isEqualTo(Duration.ofSeconds(50));
             assertThat(store.renewTtls).containsExactly(Duration.ofSeconds(60));
         }
@@ -78,7 +78,7 @@ class LeaseExtendTest {
             assertThat(lease.extend(Duration.ofSeconds(1))).isEqualTo(ExtendResult.EXTENDED);
             assertThat(lease.remaining()).isEqualTo(ttlMinusDefaultMargin(Duration.ofSeconds(1)));
             advance(Duration.ofMillis(999));
-            assertThat(heldInStore().holder()).isEqualTo(lease.owner());
+            assertThat(heldInStore().owner()).isEqualTo(lease.owner());
             advance(Duration.ofMillis(1));
             assertThat(inner.tryAcquire(KEY, "other", Duration.ofSeconds(1), false).join())
                     .isInstanceOf(AcquireResult.Acquired.class);

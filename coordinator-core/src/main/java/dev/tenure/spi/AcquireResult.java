@@ -17,10 +17,10 @@ public sealed interface AcquireResult {
     }
 
     /**
-     * Held by {@code holder} for {@code remaining} more (as the store sees it; may be zero or unknown when the
+     * Held by {@code owner} for {@code remaining} more (as the store sees it; may be zero or unknown when the
      * store keeps no expiry, then {@link Duration#ZERO}).
      */
-    record Held(String holder, Duration remaining) implements AcquireResult {
+    record Held(String owner, Duration remaining) implements AcquireResult {
     }
 
     /**
@@ -28,7 +28,7 @@ public sealed interface AcquireResult {
      * COMPLETED ({@link LeaseStore#releaseCompleted}). Only {@link LeaseStore#tryAcquireFire} answers it, and only for
      * the fire key of the marker.
      */
-    record FireDone(Duration remaining) implements AcquireResult {
+    record AlreadyCompleted(Duration remaining) implements AcquireResult {
     }
 
     static AcquireResult acquired(long token) {

@@ -37,7 +37,7 @@ public interface LeaseStore extends AutoCloseable {
     /**
      * {@link #tryAcquire(String, String, Duration, boolean, String)} for the filter in front of a coordinated run of
      * fire {@code fireKey}: a store that keeps {@linkplain #releaseCompleted completion markers} answers
-     * {@link AcquireResult.FireDone} when the key holds the marker of this fire, and treats a marker of another fire
+     * {@link AcquireResult.AlreadyCompleted} when the key holds the marker of this fire, and treats a marker of another fire
      * as a free key. The default ignores {@code fireKey}.
      *
      * @param queuedAs the waiting process's id as for {@link #tryAcquire(String, String, Duration, boolean, String)},

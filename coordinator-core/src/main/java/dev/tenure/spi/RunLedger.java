@@ -27,7 +27,7 @@ public interface RunLedger {
          * This fire already completed, or the sweeper recorded it MISSED ({@code missed}; then {@code owner} is the
          * sweeper): do not run it again.
          */
-        record AlreadyCompleted(String runId, String owner, long epoch, boolean missed) implements FireStart {
+        record AlreadyCompleted(String runId, String owner, long epoch, boolean missed) implements FireStart, FireClaim {
             /** A completed fire. */
             public AlreadyCompleted(String runId, String owner, long epoch) {
                 this(runId, owner, epoch, false);
@@ -39,17 +39,16 @@ public interface RunLedger {
         }
     }
 
-    /** What {@link #claimAndStart} found. */
+    /**
+     * What {@link #claimAndStart} found: {@link Started}, {@link Held}, or {@link FireStart.AlreadyCompleted} (the fire
+     * already completed or was recorded MISSED: nothing was claimed).
+     */
     sealed interface FireClaim {
         /**
          * The job is the caller's, under {@code epoch}, and the fire's run {@code runId} has started; the database
          * lease has {@code remaining} left (as the database answered).
          */
         record Started(long epoch, String runId, java.time.Duration remaining) implements FireClaim {
-        }
-
-        /** The fire already completed: nothing was claimed. */
-        record Done(FireStart.AlreadyCompleted run) implements FireClaim {
         }
 
         /** Another owner's lease is live for {@code remaining} more (zero when unknown): nothing was claimed. */

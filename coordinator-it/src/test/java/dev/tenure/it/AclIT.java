@@ -198,7 +198,7 @@ class AclIT {
             assertThat(admin("GET", store.leaseKeyOf("fired"))).isEqualTo("d:f1");
 
             assertThat(store.tryAcquireFire("fired", "o.2", ttl, false, "f1", "w.").get(bound, TimeUnit.MILLISECONDS))
-                    .isInstanceOf(dev.tenure.spi.AcquireResult.FireDone.class);
+                    .isInstanceOf(dev.tenure.spi.AcquireResult.AlreadyCompleted.class);
             assertThat(store.tryAcquireFire("fired", "o.3", ttl, true, "f2", null).get(bound, TimeUnit.MILLISECONDS))
                     .isInstanceOf(dev.tenure.spi.AcquireResult.Acquired.class);
             assertThat(store.release("fired", "o.3").get(bound, TimeUnit.MILLISECONDS)).isTrue();

@@ -90,7 +90,7 @@ class TurnQueueIT {
             // nobody else can take b's turn, not even a plain attempt, and c stays queued once
             AcquireResult other = get(store.tryAcquire(key, "c.2", TTL, false, "c."));
             assertThat(other).isInstanceOf(AcquireResult.Held.class);
-            assertThat(((AcquireResult.Held) other).holder()).isEqualTo("q:b.");
+            assertThat(((AcquireResult.Held) other).owner()).isEqualTo("q:b.");
             assertThat(get(store.tryAcquire(key, "x.1", TTL, false))).isInstanceOf(AcquireResult.Held.class);
             assertThat(get(store.renew(key, "a.1", TTL))).isFalse();
             assertThat(get(store.release(key, "a.1"))).isFalse();

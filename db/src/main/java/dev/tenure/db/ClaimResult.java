@@ -18,6 +18,6 @@ sealed interface ClaimResult {
      * Someone else's lease is live. {@code remaining} is how long it still runs by the database clock (zero when the
      * row was locked by a transaction still open, or when it just ended), so a waiter can sleep exactly that long.
      */
-    record HeldBy(String owner, long epoch, Instant leaseExpiresAt, Duration remaining) implements ClaimResult {
+    record Held(String owner, long epoch, Instant leaseExpiresAt, Duration remaining) implements ClaimResult {
     }
 }

@@ -76,7 +76,7 @@ public final class JdbcLeaseStore implements LeaseStore {
             if (r instanceof ClaimResult.Claimed c) {
                 return AcquireResult.acquired(fencingToken ? c.epoch() : 0);
             }
-            ClaimResult.HeldBy h = (ClaimResult.HeldBy) r;
+            ClaimResult.Held h = (ClaimResult.Held) r;
             return new AcquireResult.Held(h.owner() == null ? "" : h.owner(), h.remaining());
         });
     }

@@ -44,7 +44,7 @@ public final class JdbcRunLedger implements RunLedger {
         if (s instanceof RunStart.AlreadyCompleted done) {
             return new FireStart.AlreadyCompleted(done.runId().toString(), done.owner(), done.epoch(), done.missed());
         }
-        RunStart.RunningElsewhere other = (RunStart.RunningElsewhere) s;
+        RunStart.InProgress other = (RunStart.InProgress) s;
         return new FireStart.InProgress(other.runId().toString(), other.owner(), other.epoch());
     }
 

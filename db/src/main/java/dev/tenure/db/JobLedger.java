@@ -82,7 +82,7 @@ final class JobLedger {
      * claimed again with a new epoch). A claim waits for a current fence lock (up to the claim lock timeout), so a
      * holder's open fenced transaction finishes before the hand-over; if it stays open longer, the job counts as held.
      *
-     * @return {@link ClaimResult.Claimed} with the new epoch, or {@link ClaimResult.HeldBy} the current holder
+     * @return {@link ClaimResult.Claimed} with the new epoch, or {@link ClaimResult.Held} the current holder
      * @throws LedgerUnavailableException on faults; if {@link LedgerUnavailableException#outcomeUnknown()}, the row may
      *                                    name {@code owner} until its TTL: {@link #releaseIfOwner} clears it
      */

@@ -70,7 +70,7 @@ final class LeaseRows {
             if (r instanceof ClaimResult.Claimed) {
                 return r;
             }
-            if (r instanceof ClaimResult.HeldBy h && h.owner() != null && h.remaining().compareTo(Duration.ZERO) > 0) {
+            if (r instanceof ClaimResult.Held h && h.owner() != null && h.remaining().compareTo(Duration.ZERO) > 0) {
                 return h;
             }
             // no row yet (inserted meanwhile by someone else), or the lease ended between snapshot and check: again
@@ -78,7 +78,7 @@ final class LeaseRows {
         return heldBy(key);
     }
 
-    /** Claimed, HeldBy (as of the statement's snapshot), or null when no row existed and someone else inserted it. */
+    /** Claimed, Held (as of the statement's snapshot), or null when no row existed and someone else inserted it. */
     private ClaimResult tryClaim(Connection c, String key, String owner, Duration ttl, String lockTimeout)
             throws SQLException {
         try (PreparedStatement ps = jdbc.prepare(c, sql.claim)) {
@@ -95,7 +95,7 @@ final class LeaseRows {
                     Duration remaining = Jdbc.between(Rows.instant(rs, 6), expires);
                     return rs.getBoolean(1)
                             ? new ClaimResult.Claimed(rs.getLong(2), Rows.instant(rs, 4), expires, remaining)
-                            : new ClaimResult.HeldBy(rs.getString(3), rs.getLong(2), expires, remaining);
+                            : new ClaimResult.Held(rs.getString(3), rs.getLong(2), expires, remaining);
                 }
             }
         }
@@ -144,10 +144,10 @@ final class LeaseRows {
         }
     }
 
-    private ClaimResult.HeldBy heldBy(String key) {
+    private ClaimResult.Held heldBy(String key) {
         Optional<JobHolder> h = read(key);
-        return h.map(x -> new ClaimResult.HeldBy(x.owner(), x.epoch(), x.leaseExpiresAt(), x.remaining()))
-                .orElseGet(() -> new ClaimResult.HeldBy(null, 0, null, Duration.ZERO));
+        return h.map(x -> new ClaimResult.Held(x.owner(), x.epoch(), x.leaseExpiresAt(), x.remaining()))
+                .orElseGet(() -> new ClaimResult.Held(null, 0, null, Duration.ZERO));
     }
 
     /** The row as committed (owner may be null or the lease expired), or empty if the job has no row. */

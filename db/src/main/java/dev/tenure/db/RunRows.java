@@ -75,7 +75,7 @@ final class RunRows {
                 return new RunStart.AlreadyCompleted(existing.runId(), existing.owner(), existing.epoch(),
                         existing.finishedAt(), existing.status() == RunStatus.MISSED);
             }
-            return new RunStart.RunningElsewhere(existing.runId(), existing.owner(), existing.epoch(), existing.startedAt());
+            return new RunStart.InProgress(existing.runId(), existing.owner(), existing.epoch(), existing.startedAt());
         });
     }
 
@@ -200,7 +200,7 @@ final class RunRows {
                 return leases.read(key).<FireClaim>map(h -> new FireClaim.Held(h.owner(), h.epoch(), Duration.ZERO))
                         .orElseGet(() -> new FireClaim.Held(null, 0, Duration.ZERO));
             }
-            if (r instanceof FireClaim.Started || r instanceof FireClaim.Done) {
+            if (r instanceof FireClaim.Started || r instanceof FireStart.AlreadyCompleted) {
                 return (FireClaim) r;
             }
             if (r instanceof FireClaim.Held h && h.owner() != null && h.remaining().compareTo(Duration.ZERO) > 0) {
@@ -212,8 +212,8 @@ final class RunRows {
                 Optional<RunRecord> done = completedRun(key, fireKey);
                 if (done.isPresent()) {
                     RunRecord d = done.get();
-                    return new FireClaim.Done(new FireStart.AlreadyCompleted(d.runId().toString(), d.owner(), d.epoch(),
-                            d.status() == RunStatus.MISSED));
+                    return new FireStart.AlreadyCompleted(d.runId().toString(), d.owner(), d.epoch(),
+                            d.status() == RunStatus.MISSED);
                 }
                 continue;
             }
@@ -262,8 +262,8 @@ final class RunRows {
                 long epoch = rs.getLong(2);
                 Duration remaining = Jdbc.between(Rows.instant(rs, 6), Rows.instant(rs, 5));
                 if (kind.equals("done") || kind.equals("missed")) {
-                    return new FireClaim.Done(new FireStart.AlreadyCompleted(rs.getString(4), rs.getString(3), epoch,
-                            kind.equals("missed")));
+                    return new FireStart.AlreadyCompleted(rs.getString(4), rs.getString(3), epoch,
+                            kind.equals("missed"));
                 }
                 if (kind.equals("held")) {
                     return new FireClaim.Held(rs.getString(3), epoch, remaining);

@@ -18,6 +18,6 @@ sealed interface RunStart {
     }
 
     /** The fire is RUNNING under the caller's own epoch (another thread of the same holder started it). */
-    record RunningElsewhere(UUID runId, String owner, long epoch, Instant startedAt) implements RunStart {
+    record InProgress(UUID runId, String owner, long epoch, Instant startedAt) implements RunStart {
     }
 }

@@ -60,7 +60,7 @@ final class ClaimLoop {
                 fault(e);
                 continue;
             }
-            if (r instanceof ClaimResult.HeldBy h) {
+            if (r instanceof ClaimResult.Held h) {
                 long pause = Math.min(h.remaining().toNanos(), rnd.nextLong(200_000, 2_000_000));
                 LockSupport.parkNanos(Math.max(100_000, pause));
                 continue;

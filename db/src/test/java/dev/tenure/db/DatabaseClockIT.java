@@ -79,7 +79,7 @@ class DatabaseClockIT {
             String claimed = holder.await("CLAIMED ");
             Instant childWall = Instant.parse(holder.await("WALL ").substring(5));
             assertThat(Duration.between(Instant.now(), childWall)).isGreaterThan(Duration.ofHours(2));
-            ClaimResult.HeldBy h = (ClaimResult.HeldBy) fx.ledger.claim("skew-a", "real-clock", Duration.ofSeconds(2));
+            ClaimResult.Held h = (ClaimResult.Held) fx.ledger.claim("skew-a", "real-clock", Duration.ofSeconds(2));
             assertThat(h.owner()).isEqualTo("skewed-holder");
             assertThat(h.remaining()).isLessThanOrEqualTo(Duration.ofSeconds(2)); // unscaled: the lease's remaining time
             long started = System.nanoTime();

@@ -7,6 +7,7 @@ import org.junit.jupiter.api.Test;
 import dev.tenure.StaleOwnerException;
 import dev.tenure.spi.RunLedger.Finished;
 import dev.tenure.spi.RunLedger.FireClaim;
+import dev.tenure.spi.RunLedger.FireStart;
 import dev.tenure.testkit.Timing;
 
 import java.sql.Connection;
@@ -45,7 +46,7 @@ class JobLedgerIT {
         assertThat(c.remaining()).isGreaterThan(Duration.ofSeconds(9)).isLessThanOrEqualTo(Duration.ofSeconds(10)); // unscaled: a TTL
         assertThat(c.leaseExpiresAt()).isAfter(c.claimedAt());
 
-        ClaimResult.HeldBy h = (ClaimResult.HeldBy) ledger.claim(key, "b", Duration.ofSeconds(10));
+        ClaimResult.Held h = (ClaimResult.Held) ledger.claim(key, "b", Duration.ofSeconds(10));
         assertThat(h.owner()).isEqualTo("a");
         assertThat(h.epoch()).isEqualTo(c.epoch());
         assertThat(h.remaining()).isGreaterThan(Duration.ofSeconds(8));
@@ -105,7 +106,7 @@ class JobLedgerIT {
         long e1 = ((ClaimResult.Claimed) ledger.claim(key, "a", Duration.ofSeconds(10))).epoch();
         RunStart.Started s = (RunStart.Started) ledger.startRun(key, "fire-1", e1, "a");
         assertThat(s.attempt()).isEqualTo(1);
-        assertThat(ledger.startRun(key, "fire-1", e1, "a")).isInstanceOf(RunStart.RunningElsewhere.class);
+        assertThat(ledger.startRun(key, "fire-1", e1, "a")).isInstanceOf(RunStart.InProgress.class);
         assertThat(ledger.finishAndRelease(key, e1, "a", s.runId(), RunStatus.COMPLETED, null)).isEqualTo(Finished.RECORDED);
         assertThat(ledger.holder(key)).isEmpty();
 
@@ -280,7 +281,7 @@ class JobLedgerIT {
         assertThat(ledger.holder(key)).as("the finish released the lease").isEmpty();
         String epochBefore = fx.query("SELECT fencing_token FROM tenure.job_execution WHERE job_key = '" + key + "'").get(0);
         assertThat(ledger.claimAndStart(key, "fire-1", "b", Duration.ofSeconds(10))).isInstanceOfSatisfying(
-                FireClaim.Done.class, d -> assertThat(d.run().epoch()).isEqualTo(a.epoch()));
+                FireStart.AlreadyCompleted.class, d -> assertThat(d.epoch()).isEqualTo(a.epoch()));
         assertThat(fx.query("SELECT fencing_token FROM tenure.job_execution WHERE job_key = '" + key + "'"))
                 .as("a done fire claims nothing").containsExactly(epochBefore);
         assertThat(ledger.holder(key)).isEmpty();

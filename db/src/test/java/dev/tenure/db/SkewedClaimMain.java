@@ -56,7 +56,7 @@ public final class SkewedClaimMain {
                 }
                 if (heldAt == 0) {
                     heldAt = System.nanoTime();
-                    ClaimResult.HeldBy h = (ClaimResult.HeldBy) r;
+                    ClaimResult.Held h = (ClaimResult.Held) r;
                     System.out.println("HELD " + h.owner() + " " + h.remaining().toMillis());
                     System.out.flush();
                 }

@@ -78,7 +78,7 @@ class StaleFencesIT {
         long a = claim(key, "a", Duration.ofSeconds(30));
         try (Connection live = idleFenced(key, a, "a")) {
             assertThat(ledger.leaseRows().endStaleFences(key)).isFalse();
-            assertThat(ledger.claim(key, "b", Duration.ofSeconds(30))).isInstanceOf(ClaimResult.HeldBy.class);
+            assertThat(ledger.claim(key, "b", Duration.ofSeconds(30))).isInstanceOf(ClaimResult.Held.class);
             live.commit();
         }
         assertThat(rows(key)).isEqualTo(1);

@@ -165,7 +165,7 @@ class StaleOwnerIT {
             long started = System.nanoTime();
             ClaimResult r = ledger.claim(key, "B", Duration.ofSeconds(10));
             long tookMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
-            assertThat(r).isInstanceOfSatisfying(ClaimResult.HeldBy.class, h -> assertThat(h.owner()).isEqualTo("A"));
+            assertThat(r).isInstanceOfSatisfying(ClaimResult.Held.class, h -> assertThat(h.owner()).isEqualTo("A"));
             assertThat(tookMillis).as("a live lease is reported without waiting for row locks").isLessThan(Timing.scaledMillis(1000));
             tx.commit();
         }

@@ -64,7 +64,7 @@ public abstract class LeaseContract {
         AcquireResult r = othersAttempt(key);
         assertThat(r).as("another owner's attempt on %s", key).isInstanceOf(AcquireResult.Held.class);
         AcquireResult.Held held = (AcquireResult.Held) r;
-        assertThat(held.holder()).isEqualTo(holder);
+        assertThat(held.owner()).isEqualTo(holder);
         return held;
     }
 
@@ -113,7 +113,7 @@ public abstract class LeaseContract {
         Lease lease = acquire(key, LeaseOptions.ofTtl(Duration.ofSeconds(30)));
         assertThat(LeaseStoreContract.get(store().release(key, lease.owner()))).isTrue(); // behind the handle's back
         assertThat(othersAttempt(key)).isInstanceOf(AcquireResult.Acquired.class);
-        String other = ((AcquireResult.Held) othersAttempt(key)).holder();
+        String other = ((AcquireResult.Held) othersAttempt(key)).owner();
         assertThat(lease.extend(Duration.ofSeconds(60))).isEqualTo(ExtendResult.REFUSED);
         assertThat(lease.state()).isEqualTo(LeaseState.LOST);
         assertThat(lease.remaining()).isEqualTo(Duration.ZERO);
@@ -128,7 +128,7 @@ public abstract class LeaseContract {
         Lease lease = acquire(key, LeaseOptions.ofTtl(Duration.ofSeconds(30)));
         lease.release();
         assertThat(othersAttempt(key)).isInstanceOf(AcquireResult.Acquired.class);
-        String other = ((AcquireResult.Held) othersAttempt(key)).holder();
+        String other = ((AcquireResult.Held) othersAttempt(key)).owner();
         assertThat(lease.extend(Duration.ofSeconds(60))).isEqualTo(ExtendResult.NOT_HELD);
         assertThat(lease.state()).isEqualTo(LeaseState.RELEASED);
         assertThat(heldBy(key, other).remaining()).isLessThanOrEqualTo(OTHERS_TTL);

@@ -68,7 +68,7 @@ public abstract class LeaseStoreContract {
         AcquireResult second = acquire(key, "b");
         assertThat(second).isInstanceOf(AcquireResult.Held.class);
         AcquireResult.Held held = (AcquireResult.Held) second;
-        assertThat(held.holder()).isEqualTo("a");
+        assertThat(held.owner()).isEqualTo("a");
         assertThat(held.remaining()).isGreaterThan(Duration.ofSeconds(5)).isLessThanOrEqualTo(TTL); // unscaled: a TTL
     }
 
@@ -78,7 +78,7 @@ public abstract class LeaseStoreContract {
         acquire(key, "a");
         assertThat(get(store().renew(key, "b", Duration.ofSeconds(60)))).isFalse();
         AcquireResult.Held held = (AcquireResult.Held) acquire(key, "c");
-        assertThat(held.holder()).isEqualTo("a");
+        assertThat(held.owner()).isEqualTo("a");
         assertThat(held.remaining()).isLessThanOrEqualTo(TTL);
     }
 
@@ -87,7 +87,7 @@ public abstract class LeaseStoreContract {
         String key = freshKey();
         acquire(key, "a");
         assertThat(get(store().release(key, "b"))).isFalse();
-        assertThat(((AcquireResult.Held) acquire(key, "c")).holder()).isEqualTo("a");
+        assertThat(((AcquireResult.Held) acquire(key, "c")).owner()).isEqualTo("a");
     }
 
     @Test
@@ -122,7 +122,7 @@ public abstract class LeaseStoreContract {
         acquire(key, "a");
         assertThat(get(store().handOff(key, "x", "y", TTL, false))).isInstanceOf(AcquireResult.Held.class);
         assertThat(get(store().handOff(key, "a", "b", TTL, false))).isInstanceOf(AcquireResult.Acquired.class);
-        assertThat(((AcquireResult.Held) acquire(key, "c")).holder()).isEqualTo("b");
+        assertThat(((AcquireResult.Held) acquire(key, "c")).owner()).isEqualTo("b");
         assertThat(get(store().release(key, "a"))).isFalse();
         assertThat(get(store().release(key, "b"))).isTrue();
     }

@@ -362,7 +362,7 @@ public abstract class RunLedgerContract {
         complete(holder, a.runId());
         assertThat(ledger().finishAndRelease(job, a.epoch(), "a", a.runId(), true, null)).isEqualTo(Finished.COMPLETED_EARLIER);
         assertThat(ledger().claimAndStart(job, "f", "b", java.time.Duration.ofSeconds(30)))
-                .isEqualTo(new RunLedger.FireClaim.Done(new FireStart.AlreadyCompleted(a.runId(), "a", a.epoch())));
+                .isEqualTo(new FireStart.AlreadyCompleted(a.runId(), "a", a.epoch()));
         RunLedger.FireClaim g = ledger().claimAndStart(job, "g", "b", java.time.Duration.ofSeconds(30));
         assertThat(g).as("the release let another owner in").isInstanceOf(RunLedger.FireClaim.Started.class);
         assertThat(((RunLedger.FireClaim.Started) g).epoch()).isGreaterThan(a.epoch());

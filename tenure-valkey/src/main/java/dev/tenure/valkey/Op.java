@@ -71,7 +71,7 @@ final class Op {
         switch (code) {
             case ACQUIRE, ACQUIRE_FIRE -> future.complete(granted
                     ? AcquireResult.acquired(n)
-                    : ((Long) ok) == 2L ? new AcquireResult.FireDone(Duration.ofMillis(Math.max(0, n)))
+                    : ((Long) ok) == 2L ? new AcquireResult.AlreadyCompleted(Duration.ofMillis(Math.max(0, n)))
                     : AcquireResult.held(text == null ? "" : text.toString(), n));
             case HAND_OFF, HAND_OFF_KEEPING_EXPIRY -> future.complete(granted
                     ? AcquireResult.acquired(n, Long.valueOf(1L).equals(text))

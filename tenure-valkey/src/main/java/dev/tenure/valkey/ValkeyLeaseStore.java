@@ -140,7 +140,7 @@ public final class ValkeyLeaseStore implements LeaseStore {
     }
 
     /**
-     * The acquire with {@code fireKey}: the script answers {@link AcquireResult.FireDone} when the lease key holds
+     * The acquire with {@code fireKey}: the script answers {@link AcquireResult.AlreadyCompleted} when the lease key holds
      * {@code d:<fireKey>}, the marker of {@link #releaseCompleted}, and takes a marker of another fire as a free key.
      */
     @Override
