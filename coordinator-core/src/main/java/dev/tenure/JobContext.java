@@ -4,6 +4,7 @@ package dev.tenure;
 import javax.sql.DataSource;
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.util.Optional;
 
 /**
  * What a coordinated job sees while it runs. Thread-safe.
@@ -21,8 +22,33 @@ import java.sql.SQLException;
  *
  * <p>Check {@link #isLeaseValid()} (or react to {@link #isCancelled()}) between units of work. Both follow the
  * database lease only.
+ *
+ * <p><b>Reaching it.</b> Work handed to {@link JobCoordinator#run} gets it as its argument. Everywhere else the same
+ * call reaches it: {@link #current()}, on the thread that runs the fire's work, in a Quartz job's {@code execute}, in
+ * a Spring Batch job guarded by Tenure, in a {@code @Coordinated} method, and inside {@link JobCoordinator#run}. Pass
+ * it on to threads of your own.
  */
 public interface JobContext {
+
+    /**
+     * The run of the fire whose work executes on this thread.
+     *
+     * @throws IllegalStateException on a thread that runs no coordinated fire now
+     */
+    static JobContext current() {
+        JobContext run = CurrentRun.get();
+        if (run == null) {
+            throw new IllegalStateException("no coordinated run on this thread: JobContext.current() works on the thread "
+                    + "that runs a fire's work (a Quartz job's execute, a guarded Spring Batch job, a @Coordinated method, "
+                    + "work given to JobCoordinator.run); pass the JobContext on to threads of your own");
+        }
+        return run;
+    }
+
+    /** The run of the fire whose work executes on this thread, if there is one ({@link #current()}). */
+    static Optional<JobContext> find() {
+        return Optional.ofNullable(CurrentRun.get());
+    }
 
     String jobKey();
 

@@ -6,8 +6,8 @@ import java.util.List;
 
 /**
  * The SLF4J MDC keys of a coordinated run: every log line written inside a run, the work's and Tenure's own, carries
- * the job, the fire, the epoch, the owner and the node. A scope opened for an {@link ActiveRun} also makes the run's
- * work observation current on the thread ({@link JobCoordinator.Builder#observationRegistry}), so a tracer's own MDC
+ * the job, the fire, the epoch, the owner and the node. A scope opened for a run also makes it the thread's
+ * {@link JobContext#current()}, and for an {@link ActiveRun} makes the run's work observation current on the thread ({@link JobCoordinator.Builder#observationRegistry}), so a tracer's own MDC
  * keys and the work's observations follow it. {@link JobCoordinator#run} and {@link JobCoordinator#runInTransaction}
  * open a scope around the work and the recording of its outcome; the Quartz, Spring Batch and Spring Boot integrations
  * do the same around a fire. Closing the scope puts back what the thread had under these keys before (usually
@@ -38,9 +38,9 @@ public final class RunMdc {
     public static Scope open(JobContext run) {
         if (run instanceof ActiveRun a) {
             return new Scope(values(a.jobKey(), a.fireKey(), a.epoch(), a.owner(), a.node()),
-                    a.observation().openWork());
+                    a.observation().openWork(), run);
         }
-        return open(run.jobKey(), run.fireKey(), run.epoch(), run.owner(), null);
+        return new Scope(values(run.jobKey(), run.fireKey(), run.epoch(), run.owner(), null), RunObserver.Scope.NONE, run);
     }
 
     /** Puts these values on the calling thread's MDC until the scope is closed; a null value removes its key. */
@@ -50,7 +50,7 @@ public final class RunMdc {
 
     /** As {@link #open(String, String, long, String)}, with the node's name ({@code null}: no {@link #NODE} key). */
     public static Scope open(String jobKey, String fireKey, long epoch, String owner, String node) {
-        return new Scope(values(jobKey, fireKey, epoch, owner, node), RunObserver.Scope.NONE);
+        return new Scope(values(jobKey, fireKey, epoch, owner, node), RunObserver.Scope.NONE, null);
     }
 
     /** The values of {@link #KEYS}, in their order: the one place that says what a run's log lines carry. */
@@ -64,14 +64,19 @@ public final class RunMdc {
         private final Thread thread = Thread.currentThread();
         private final String[] previous = new String[KEYS.size()];
         private final RunObserver.Scope observed;
+        private final boolean binds;
+        private final JobContext previousRun;
         private boolean closed;
 
-        private Scope(String[] values, RunObserver.Scope observed) {
+        /** With a {@code run}, also makes it {@link JobContext#current()} on this thread until closed. */
+        private Scope(String[] values, RunObserver.Scope observed, JobContext run) {
             for (int i = 0; i < previous.length; i++) {
                 previous[i] = MDC.get(KEYS.get(i));
                 put(KEYS.get(i), values[i]);
             }
             this.observed = observed;
+            this.binds = run != null;
+            this.previousRun = binds ? CurrentRun.bind(run) : null;
         }
 
         /** Restores the keys as they were before the scope; idempotent; does nothing on another thread. */
@@ -82,6 +87,9 @@ public final class RunMdc {
             }
             closed = true;
             observed.close();
+            if (binds) {
+                CurrentRun.restore(previousRun);
+            }
             for (int i = 0; i < previous.length; i++) {
                 put(KEYS.get(i), previous[i]);
             }

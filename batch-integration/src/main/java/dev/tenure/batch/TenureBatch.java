@@ -115,8 +115,9 @@ public final class TenureBatch {
     }
 
     /**
-     * The run (epoch, lease state, fence check) of the guarded step executing on this thread, e.g. for a writer that
-     * records the epoch; empty outside a step or for a job not launched through a guard of this instance.
+     * The run (epoch, lease state, fence check) of the guarded step executing on this thread; empty outside a step or
+     * for a job not launched through a guard of this instance. On the job's own thread {@link JobContext#current()}
+     * answers the same; this one also answers on the worker threads of a multi-threaded step.
      */
     public Optional<JobContext> currentRun() {
         StepContext ctx = StepSynchronizationManager.getContext();

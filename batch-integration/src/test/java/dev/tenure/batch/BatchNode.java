@@ -1,5 +1,6 @@
 package dev.tenure.batch;
 
+import dev.tenure.JobContext;
 import dev.tenure.RunOutcome;
 import dev.tenure.testkit.Timing;
 import org.springframework.batch.core.job.Job;
@@ -26,7 +27,7 @@ public final class BatchNode {
                 Duration.ofMillis(Long.parseLong(a[7])), new SyncTaskExecutor())) {
             boolean untilDone = a[4].equals("until-done");
             Job job = s.settlementJob(a[5], node, Long.parseLong(a[6]),
-                    first -> System.out.println("CHUNK " + first + " " + s.tenure.currentRun().orElseThrow().epoch()));
+                    first -> System.out.println("CHUNK " + first + " " + JobContext.current().epoch()));
             JobParameters params = new JobParametersBuilder().addLocalDate("businessDate", LocalDate.of(2024, 5, 1)).toJobParameters();
             GuardedJobOperator guard = s.tenure.guard(s.operator, s.repository);
             System.out.println("READY");

@@ -1,5 +1,6 @@
 package dev.tenure.examples;
 
+import dev.tenure.JobContext;
 import dev.tenure.RunOutcome;
 import dev.tenure.Tenure;
 import dev.tenure.batch.GuardedJobOperator;
@@ -59,7 +60,7 @@ public final class BatchExample {
         JobRepository repository = batch.fenced(factory.getObject());           // a stale owner cannot overwrite batch metadata
         JdbcTemplate jdbc = new JdbcTemplate(dataSource);                       // joins the chunk's transaction
         ItemWriter<Long> payouts = chunk -> jdbc.batchUpdate("INSERT INTO payout VALUES (?, ?)", chunk.getItems().stream()
-                .map(id -> new Object[] {id, batch.currentRun().orElseThrow().epoch()}).toList());
+                .map(id -> new Object[] {id, JobContext.current().epoch()}).toList());
         Step pay = batch.fencedChunks(new StepBuilder("pay", repository).<Long, Long>chunk(10).transactionManager(tx)
                 .reader(new ListItemReader<>(LongStream.rangeClosed(1, 50).boxed().toList())), payouts).build();
         Job job = new JobBuilder("payouts", repository).start(pay).build();   // fenced writer + stop on lease loss

@@ -76,7 +76,7 @@ public final class QuartzExample {
     public static class Report implements Job {
         @Override
         public void execute(JobExecutionContext context) throws JobExecutionException {
-            JobContext run = QuartzCoordination.contextOf(context).orElseThrow();
+            JobContext run = JobContext.current();
             try {
                 String node = context.getScheduler().getSchedulerName();
                 // the slot is the fire key: the trigger's scheduled fire time, the same on every node

@@ -1,5 +1,6 @@
 package dev.tenure.examples;
 
+import dev.tenure.JobContext;
 import dev.tenure.Tenure;
 import dev.tenure.quartz.QuartzCoordination;
 import org.quartz.DisallowConcurrentExecution;
@@ -31,7 +32,7 @@ public final class QuartzTourNode {
     public static final class SlowReport extends QuartzExample.Report {
         @Override
         public void execute(JobExecutionContext context) throws JobExecutionException {
-            String slot = QuartzCoordination.contextOf(context).orElseThrow().fireKey();
+            String slot = JobContext.current().fireKey();
             System.out.println("RUNNING " + slot);
             try {
                 Thread.sleep(150);

@@ -1,5 +1,6 @@
 package dev.tenure.examples;
 
+import dev.tenure.JobContext;
 import dev.tenure.Tenure;
 import dev.tenure.batch.GuardedJobOperator;
 import dev.tenure.batch.TenureBatch;
@@ -98,7 +99,7 @@ public class SettlementBatchConfig {
         JdbcTemplate jdbc = new JdbcTemplate(dataSource);
         String node = env.getRequiredProperty("demo.node");
         return chunk -> {
-            long epoch = tenure.currentRun().orElseThrow().epoch();
+            long epoch = JobContext.current().epoch();
             Thread.sleep(100); // summing and booking the chunk's payments
             jdbc.batchUpdate("INSERT INTO settlement(entry_id, amount_cents, epoch, node) VALUES (?, ?, ?, ?)",
                     chunk.getItems().stream().map(e -> new Object[]{e.id(), e.cents(), epoch, node}).toList());

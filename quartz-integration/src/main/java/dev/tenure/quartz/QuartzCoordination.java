@@ -36,7 +36,8 @@ import java.util.function.Function;
  * // or
  * scheduler.setJobFactory(tenure.jobFactory());                 // 2. a job factory decorator (one scope per fire)
  * }</pre>
- * A job reads its run with {@link #contextOf} (epoch, lease state, the fence check) and {@link #leaseOf}.
+ * A job reads its run with {@link JobContext#current()} (epoch, lease state, the fence check), and from other threads
+ * with {@link #contextOf}; its lease with {@link #leaseOf}.
  *
  * <p>The fire key is the trigger's scheduled fire time, so every node must compute the same schedule: the
  * {@linkplain #checkSchedules schedule check} flags coordinated triggers for which they may not ({@link ScheduleCheck}).
@@ -159,7 +160,11 @@ public final class QuartzCoordination {
         return new CoordinatingJobFactory(Objects.requireNonNull(delegate, "delegate"), guard);
     }
 
-    /** The coordinated run of the fire {@code context} belongs to: empty if this fire is not coordinated. */
+    /**
+     * The coordinated run of the fire {@code context} belongs to: empty if this fire is not coordinated. In the job's
+     * {@code execute}, {@link JobContext#current()} answers the same; this reaches the run from other threads, such as
+     * an {@code InterruptableJob}'s {@code interrupt()} or a listener.
+     */
     public static Optional<JobContext> contextOf(JobExecutionContext context) {
         return run(context).map(r -> r);
     }

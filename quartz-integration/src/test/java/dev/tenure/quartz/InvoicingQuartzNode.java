@@ -125,7 +125,7 @@ public final class InvoicingQuartzNode {
     public static final class Invoicing implements Job {
         @Override
         public void execute(JobExecutionContext context) throws JobExecutionException {
-            JobContext run = QuartzCoordination.contextOf(context).orElseThrow(
+            JobContext run = JobContext.find().orElseThrow(
                     () -> new JobExecutionException("not a coordinated fire: " + context.getTrigger().getKey()));
             System.out.println("BEGIN " + run.jobKey() + " " + run.fireKey() + " " + node + " " + System.currentTimeMillis());
             try {

@@ -116,7 +116,7 @@ class QuartzMechanicsIT {
         s.getListenerManager().addTriggerListener(new TriggerListenerSupport() {
             @Override public String getName() { return "vetoes-everything"; }
             @Override public boolean vetoJobExecution(Trigger trigger, JobExecutionContext context) {
-                seen.add("claimed=" + QuartzCoordination.contextOf(context).isPresent() + " fire=" + FireKeys.fireKey(context));
+                seen.add("claimed=" + JobContext.find().isPresent() + " fire=" + FireKeys.fireKey(context));
                 return true;
             }
         });
@@ -258,7 +258,7 @@ class QuartzMechanicsIT {
     public static final class RefiringJob implements Job {
         @Override
         public void execute(JobExecutionContext context) throws JobExecutionException {
-            JobContext run = QuartzCoordination.contextOf(context).orElseThrow();
+            JobContext run = JobContext.current();
             Lease lease = QuartzCoordination.leaseOf(context).orElseThrow();
             if (context.getRefireCount() == 0) {
                 seen.add("attempt1 " + run.epoch() + " " + run.fireKey());

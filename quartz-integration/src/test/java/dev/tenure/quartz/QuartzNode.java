@@ -124,7 +124,7 @@ public final class QuartzNode {
             runner = Thread.currentThread();
             context.put("ran", Boolean.TRUE);
             String slot = FireKeys.fireKey(context);
-            JobContext run = QuartzCoordination.contextOf(context).orElseThrow(
+            JobContext run = JobContext.find().orElseThrow(
                     () -> new JobExecutionException("no coordinated run in the context of " + slot));
             try {
                 if (stalled()) {

@@ -1,5 +1,7 @@
 package dev.tenure.boot;
 
+import dev.tenure.JobContext;
+
 import java.lang.annotation.Documented;
 import java.lang.annotation.ElementType;
 import java.lang.annotation.Retention;
@@ -13,7 +15,7 @@ import java.lang.annotation.Target;
  * @Scheduled(cron = "0 0 2 * * *", zone = "UTC")
  * @Coordinated(value = "nightly-settlement", ttl = "2m")
  * public void settle() throws SQLException {
- *     JobContext run = CoordinatedRun.current();                      // this fire's epoch, fence and completion
+ *     JobContext run = JobContext.current();                          // this fire's epoch, fence and completion
  *     run.completeInTransaction(dataSource, c -> settleDay(c, run.fireKey()));
  * }
  * }</pre>
@@ -25,7 +27,7 @@ import java.lang.annotation.Target;
  * refused at start-up. Give cron schedules an explicit {@code zone}, or run every instance in one time zone.
  *
  * <p><b>Per fire</b>, only one instance runs the method: the others skip the fire (or, with {@link #maxWait()}, wait
- * for the holder), and a fire that completed is never run again. Write through {@link CoordinatedRun#current()}:
+ * for the holder), and a fire that completed is never run again. Write through {@link JobContext#current()}:
  * {@code completeInTransaction(dataSource, work)} fences, runs the work and completes the fire in one transaction (a
  * stale holder rolls back). With Spring's {@code @Transactional} on the method, the fence and the completion join that
  * transaction, and the lease is taken before it begins and released after it commits.
@@ -62,7 +64,7 @@ public @interface Coordinated {
      * died, froze or shut down): {@code "catch-up"} (run it now on a live instance, up to
      * {@code tenure.missed-fires.max-catch-ups} of the newest), {@code "skip"} (record it MISSED) or
      * {@code "alert-only"}; placeholders allowed. Default: {@code tenure.missed-fires.policy} (catch-up). A catch-up
-     * calls this method on Tenure's catch-up thread, with {@link CoordinatedRun#current()} bound to the missed fire.
+     * calls this method on Tenure's catch-up thread, with {@link JobContext#current()} bound to the missed fire.
      */
     String missedFires() default "";
 }

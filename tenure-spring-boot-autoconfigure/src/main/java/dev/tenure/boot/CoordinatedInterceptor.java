@@ -22,7 +22,7 @@ import java.util.function.Supplier;
 
 /**
  * Runs a {@link Coordinated} method as one fire of its job: the coordinator takes the leases and the fire's claim, the
- * method runs with its {@link CoordinatedRun} bound, and the outcome is recorded and the leases released after the
+ * method runs with its run as {@link JobContext#current()}, and the outcome is recorded and the leases released after the
  * method (and any transaction advice inside this one) returned. The method's log lines, and Tenure's about its fire,
  * carry the run's {@link RunMdc} keys; catch-ups go through here too. Thread-safe.
  */
@@ -117,8 +117,7 @@ final class CoordinatedInterceptor implements MethodInterceptor {
 
         Object proceed(MethodInvocation invocation, JobContext run) throws Exception {
             tell(l -> l.claimed(run));
-            JobContext previous = CoordinatedRun.bind(run);
-            ran = true;
+            ran = true; // JobCoordinator.run has made run JobContext.current() on this thread
             try {
                 return invocation.proceed();
             } catch (Exception | Error e) {
@@ -127,8 +126,6 @@ final class CoordinatedInterceptor implements MethodInterceptor {
             } catch (Throwable t) {
                 thrown = t;
                 throw new UndeclaredThrowableException(t);
-            } finally {
-                CoordinatedRun.restore(previous);
             }
         }
     }

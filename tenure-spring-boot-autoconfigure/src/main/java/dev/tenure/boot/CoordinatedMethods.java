@@ -1,5 +1,6 @@
 package dev.tenure.boot;
 
+import dev.tenure.JobContext;
 import dev.tenure.LeaseOptions;
 import dev.tenure.MissedFirePolicy;
 import dev.tenure.RunPolicy;
@@ -88,7 +89,7 @@ final class CoordinatedMethods {
         int m = method.getModifiers();
         String problem = method.getReturnType() != void.class ? "returns " + method.getReturnType().getSimpleName()
                 + " (a skipped fire has no value to return)"
-                : method.getParameterCount() != 0 ? "takes arguments (read the run with CoordinatedRun.current())"
+                : method.getParameterCount() != 0 ? "takes arguments (read the run with JobContext.current())"
                 : !Modifier.isPublic(m) || Modifier.isStatic(m) || Modifier.isFinal(m)
                 ? "is not a public, non-static, non-final method, so Spring's proxy cannot coordinate it" : null;
         if (problem != null) {

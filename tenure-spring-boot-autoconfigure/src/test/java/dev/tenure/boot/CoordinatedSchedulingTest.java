@@ -44,7 +44,7 @@ class CoordinatedSchedulingTest {
         @Scheduled(fixedRate = 3_600_000, initialDelay = 3_600_000)
         @Coordinated(value = "settlement", ttl = "7s")
         public void settle() {
-            runs.add(CoordinatedRun.current());
+            runs.add(JobContext.current());
             if (fail) {
                 throw new IllegalStateException("ledger unavailable");
             }
@@ -81,7 +81,7 @@ class CoordinatedSchedulingTest {
             assertThat(((ActiveRun) run).lease().remaining()).isLessThanOrEqualTo(Duration.ofSeconds(7)); // unscaled: a TTL
             assertThat(context.getBean(Outcomes.class).seen).extracting(RunOutcome::status)
                     .containsExactly(RunOutcome.Status.EXECUTED, RunOutcome.Status.SKIPPED_ALREADY_DONE);
-            assertThat(CoordinatedRun.find()).isEmpty();
+            assertThat(JobContext.find()).isEmpty();
         });
     }
 

@@ -2,7 +2,6 @@ package dev.tenure.examples.boot;
 
 import dev.tenure.JobContext;
 import dev.tenure.boot.Coordinated;
-import dev.tenure.boot.CoordinatedRun;
 import org.springframework.scheduling.annotation.Scheduled;
 import org.springframework.stereotype.Component;
 
@@ -25,7 +24,7 @@ public class Settlement {
     @Scheduled(cron = "* * * * * *", zone = "UTC")                       // every second; every instance names the slot alike
     @Coordinated(value = "settlement", ttl = "2s", maxWait = "500ms")   // one instance per slot
     public void settle() throws SQLException {
-        JobContext run = CoordinatedRun.current();                       // this fire: slot (fire key), epoch, fence
+        JobContext run = JobContext.current();                           // this fire: slot (fire key), epoch, fence
         long amount = ledger.totalOf(run.fireKey());                     // the work, before any write
         run.completeInTransaction(dataSource, c ->                       // fence, insert, "slot done": one commit
                 ledger.record(c, run.fireKey(), amount, run.epoch()));

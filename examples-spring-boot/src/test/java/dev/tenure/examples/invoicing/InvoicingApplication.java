@@ -3,7 +3,6 @@ package dev.tenure.examples.invoicing;
 import dev.tenure.JobContext;
 import dev.tenure.RunOutcome;
 import dev.tenure.boot.Coordinated;
-import dev.tenure.boot.CoordinatedRun;
 import dev.tenure.boot.CoordinatedRunListener;
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.SpringApplication;
@@ -64,7 +63,7 @@ public class InvoicingApplication {
         }
 
         private void invoice(String job) throws SQLException {
-            JobContext run = CoordinatedRun.current();
+            JobContext run = JobContext.current();
             run.completeInTransaction(dataSource, c -> {
                 pause(work);
                 return jdbc.update("INSERT INTO invoice (job, slot, instance, epoch) VALUES (?, ?, ?, ?)", job,

@@ -2,7 +2,6 @@ package dev.tenure.boot.app;
 
 import dev.tenure.JobContext;
 import dev.tenure.boot.Coordinated;
-import dev.tenure.boot.CoordinatedRun;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.scheduling.annotation.Scheduled;
@@ -38,7 +37,7 @@ public class FailingTemplateSettlement {
         if (!on) {
             return;
         }
-        JobContext run = CoordinatedRun.current();
+        JobContext run = JobContext.current();
         run.completeInTransaction(dataSource, c -> {
             jdbc.update("INSERT INTO settlement_entry (slot, epoch, instance) VALUES (?, ?, 'failing-template')",
                     run.fireKey(), run.epoch());

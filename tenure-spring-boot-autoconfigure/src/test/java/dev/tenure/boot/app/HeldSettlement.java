@@ -2,7 +2,6 @@ package dev.tenure.boot.app;
 
 import dev.tenure.JobContext;
 import dev.tenure.boot.Coordinated;
-import dev.tenure.boot.CoordinatedRun;
 import org.springframework.scheduling.annotation.Scheduled;
 
 import javax.sql.DataSource;
@@ -29,7 +28,7 @@ public class HeldSettlement {
     @Scheduled(fixedRate = 1, initialDelay = 1, timeUnit = TimeUnit.HOURS)
     @Coordinated(value = "held-settlement", ttl = "5s")
     public void settle() throws SQLException, InterruptedException {
-        JobContext run = CoordinatedRun.current();
+        JobContext run = JobContext.current();
         gate.pass();
         run.completeInTransaction(dataSource, c -> {
             try (var insert = c.prepareStatement(

@@ -2,7 +2,6 @@ package dev.tenure.boot.app;
 
 import dev.tenure.JobContext;
 import dev.tenure.boot.Coordinated;
-import dev.tenure.boot.CoordinatedRun;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.scheduling.annotation.Scheduled;
 import org.springframework.transaction.annotation.Transactional;
@@ -32,7 +31,7 @@ public class OrderedSettlement {
     @Coordinated(value = "ordered-settlement", ttl = "3s")
     @Transactional
     public void settle() throws SQLException {
-        JobContext run = CoordinatedRun.current();
+        JobContext run = JobContext.current();
         events.record(run.fireKey(), "body: transaction active " + TransactionSynchronizationManager.isActualTransactionActive());
         TransactionSynchronizationManager.registerSynchronization(new TransactionSynchronization() {
             @Override

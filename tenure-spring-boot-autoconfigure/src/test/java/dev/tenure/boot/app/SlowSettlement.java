@@ -2,7 +2,6 @@ package dev.tenure.boot.app;
 
 import dev.tenure.JobContext;
 import dev.tenure.boot.Coordinated;
-import dev.tenure.boot.CoordinatedRun;
 import org.springframework.scheduling.annotation.Scheduled;
 
 import javax.sql.DataSource;
@@ -28,7 +27,7 @@ public class SlowSettlement {
     @Scheduled(cron = "* * * * * *", zone = "UTC")
     @Coordinated("hand-over")
     public void settle() throws SQLException, InterruptedException {
-        JobContext run = CoordinatedRun.current();
+        JobContext run = JobContext.current();
         System.out.println("BEGIN " + run.fireKey() + " " + run.owner() + " " + run.epoch() + " " + Instant.now());
         Thread.sleep(work.toMillis());
         run.completeInTransaction(dataSource, c -> {

@@ -2,7 +2,6 @@ package dev.tenure.boot.app;
 
 import dev.tenure.JobContext;
 import dev.tenure.boot.Coordinated;
-import dev.tenure.boot.CoordinatedRun;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.scheduling.annotation.Scheduled;
 import org.springframework.transaction.annotation.Transactional;
@@ -35,7 +34,7 @@ public class StaleSettlement {
     @Coordinated(value = "stale-settlement", ttl = "5s")
     @Transactional
     public void settle() throws SQLException, InterruptedException {
-        JobContext run = CoordinatedRun.current();
+        JobContext run = JobContext.current();
         jdbc.update("INSERT INTO settlement_entry (slot, epoch, instance) VALUES (?, ?, 'stale')", run.fireKey(),
                 run.epoch());
         gate.pass();

@@ -2,7 +2,6 @@ package dev.tenure.boot.app;
 
 import dev.tenure.JobContext;
 import dev.tenure.boot.Coordinated;
-import dev.tenure.boot.CoordinatedRun;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.scheduling.annotation.Scheduled;
 
@@ -36,7 +35,7 @@ public class TemplateSettlement {
     @Scheduled(fixedRate = 1, initialDelay = 1, timeUnit = TimeUnit.HOURS)
     @Coordinated(value = "template-settlement", ttl = "5s")
     public void settle() throws SQLException {
-        JobContext run = CoordinatedRun.current();
+        JobContext run = JobContext.current();
         run.completeInTransaction(dataSource, c -> {
             jdbc.update("INSERT INTO settlement_entry (slot, epoch, instance) VALUES (?, ?, 'template')",
                     run.fireKey(), run.epoch());

@@ -1,7 +1,7 @@
 package dev.tenure.boot.app;
 
+import dev.tenure.JobContext;
 import dev.tenure.boot.Coordinated;
-import dev.tenure.boot.CoordinatedRun;
 import io.opentelemetry.api.common.AttributeKey;
 import io.opentelemetry.sdk.common.CompletableResultCode;
 import io.opentelemetry.sdk.trace.SpanProcessor;
@@ -73,7 +73,7 @@ public class TracedNode {
         @Scheduled(cron = "*/2 * * * * *", zone = "UTC")
         @Coordinated(value = JOB, missedFires = "catch-up")
         public void settle() throws InterruptedException {
-            System.out.println("BEGIN " + CoordinatedRun.current().fireKey());
+            System.out.println("BEGIN " + JobContext.current().fireKey());
             Thread.sleep(1500);
         }
     }

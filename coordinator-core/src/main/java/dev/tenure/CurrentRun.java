@@ -1,0 +1,29 @@
+package dev.tenure;
+
+/** The run bound to each thread while its fire's work runs there ({@link JobContext#current()}); see {@link RunMdc}. */
+final class CurrentRun {
+
+    private static final ThreadLocal<JobContext> RUN = new ThreadLocal<>();
+
+    private CurrentRun() {
+    }
+
+    static JobContext get() {
+        return RUN.get();
+    }
+
+    /** Binds {@code run} to the calling thread; returns what was bound before (an enclosing run, or null). */
+    static JobContext bind(JobContext run) {
+        JobContext previous = RUN.get();
+        RUN.set(run);
+        return previous;
+    }
+
+    static void restore(JobContext previous) {
+        if (previous == null) {
+            RUN.remove();
+        } else {
+            RUN.set(previous);
+        }
+    }
+}
