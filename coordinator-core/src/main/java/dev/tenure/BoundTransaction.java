@@ -28,8 +28,8 @@ final class BoundTransaction implements CompletingTransaction.Around {
         this.holder = holder;
     }
 
-    /** {@link CompletingTransaction#committed(DataSource, TransactionWork)}, bound for Spring's data access. */
-    static <T> T committed(DataSource dataSource, TransactionWork<T> body) throws SQLException {
+    /** {@link CompletingTransaction#committed(DataSource, ConnectionWork)}, bound for Spring's data access. */
+    static <T> T committed(DataSource dataSource, ConnectionWork<T> body) throws SQLException {
         DataSource key = SpringTransactions.key(dataSource);
         Outer outer = Outer.suspend();
         try (Connection c = key.getConnection()) {

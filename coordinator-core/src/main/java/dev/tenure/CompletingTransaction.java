@@ -21,7 +21,7 @@ final class CompletingTransaction {
     private CompletingTransaction() {
     }
 
-    public static <T> T run(JobContext context, DataSource dataSource, TransactionWork<T> work) throws SQLException {
+    public static <T> T run(JobContext context, DataSource dataSource, ConnectionWork<T> work) throws SQLException {
         Objects.requireNonNull(dataSource, "dataSource");
         Objects.requireNonNull(work, "work");
         if (inSpringTransaction()) {
@@ -35,7 +35,7 @@ final class CompletingTransaction {
      * which is then rethrown. The connection is back in its pool when this returns. With spring-jdbc present, Spring's
      * data access on {@code dataSource} joins the transaction while {@code body} runs.
      */
-    static <T> T committed(DataSource dataSource, TransactionWork<T> body) throws SQLException {
+    static <T> T committed(DataSource dataSource, ConnectionWork<T> body) throws SQLException {
         if (SPRING) {
             return BoundTransaction.committed(dataSource, body);
         }
@@ -71,7 +71,7 @@ final class CompletingTransaction {
      * Runs {@code body} in a transaction on {@code c} and commits it; rolls back on any exception, which is then
      * rethrown; calls {@code around} on the way. Restores autocommit.
      */
-    static <T> T committed(Connection c, TransactionWork<T> body, Around around) throws SQLException {
+    static <T> T committed(Connection c, ConnectionWork<T> body, Around around) throws SQLException {
         boolean auto = c.getAutoCommit();
         c.setAutoCommit(false);
         try {
@@ -103,7 +103,7 @@ final class CompletingTransaction {
     }
 
     /** The fence first (it holds a new owner's claim back until the commit), the work, the completion last. */
-    static <T> T fencedAndCompleted(JobContext context, Connection c, TransactionWork<T> work) throws SQLException {
+    static <T> T fencedAndCompleted(JobContext context, Connection c, ConnectionWork<T> work) throws SQLException {
         context.fence(c);
         T result = work.run(c);
         context.complete(c);

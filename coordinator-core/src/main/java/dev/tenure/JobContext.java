@@ -109,7 +109,7 @@ public interface JobContext {
      * @throws TenureException      (the db module's {@code StaleOwnerException}) when the epoch is stale: nothing committed
      * @throws IllegalStateException if Spring's active transaction is not on {@code dataSource}
      */
-    default <T> T completeInTransaction(DataSource dataSource, TransactionWork<T> work) throws SQLException {
+    default <T> T completeInTransaction(DataSource dataSource, ConnectionWork<T> work) throws SQLException {
         return CompletingTransaction.run(this, dataSource, work);
     }
 }

@@ -213,13 +213,13 @@ public final class JobCoordinator implements AutoCloseable {
      * {@code dataSource} inside {@code work} uses the run's transaction.
      */
     public <T> RunOutcome<T> runInTransaction(String jobKey, String fireKey, RunPolicy policy, DataSource dataSource,
-                                              JobTransaction<T> work) {
+                                              JobConnectionWork<T> work) {
         return runInTransaction(jobKey, fireKey, policy, options, dataSource, work);
     }
 
-    /** {@link #runInTransaction(String, String, RunPolicy, DataSource, JobTransaction)} with this run's own lease options. */
+    /** {@link #runInTransaction(String, String, RunPolicy, DataSource, JobConnectionWork)} with this run's own lease options. */
     public <T> RunOutcome<T> runInTransaction(String jobKey, String fireKey, RunPolicy policy, LeaseOptions options,
-                                              DataSource dataSource, JobTransaction<T> work) {
+                                              DataSource dataSource, JobConnectionWork<T> work) {
         Objects.requireNonNull(dataSource, "dataSource");
         Objects.requireNonNull(work, "work");
         RunClaim claim = begin(jobKey, fireKey, policy, options);
@@ -268,13 +268,13 @@ public final class JobCoordinator implements AutoCloseable {
         }
     }
 
-    /** Carries a checked exception of a {@link JobTransaction} through {@link TransactionWork}. */
+    /** Carries a checked exception of a {@link JobConnectionWork} through {@link ConnectionWork}. */
     private static final class WorkFailed extends RuntimeException {
         WorkFailed(Exception cause) {
             super(cause);
         }
 
-        static <T> T call(JobTransaction<T> work, JobContext context, Connection c) throws SQLException {
+        static <T> T call(JobConnectionWork<T> work, JobContext context, Connection c) throws SQLException {
             try {
                 return work.run(context, c);
             } catch (SQLException | RuntimeException e) {

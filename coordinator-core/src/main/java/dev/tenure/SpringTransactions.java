@@ -29,7 +29,7 @@ final class SpringTransactions {
      * when that transaction ends ({@link ActiveRun#completionPending}): until then its completion holds the fire's run
      * row, so recording it earlier, on another connection, would wait for a commit that waits for it.
      */
-    static <T> T join(JobContext context, DataSource dataSource, TransactionWork<T> work) throws SQLException {
+    static <T> T join(JobContext context, DataSource dataSource, ConnectionWork<T> work) throws SQLException {
         DataSource key = key(dataSource);
         Connection c = DataSourceUtils.getConnection(key);
         try {
