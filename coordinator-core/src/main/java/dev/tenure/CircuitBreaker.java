@@ -10,6 +10,11 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 final class CircuitBreaker {
 
+    /** Failures in a row that open a fallback breaker by default. */
+    static final int DEFAULT_FAILURES = 2;
+    /** How long a fallback breaker stays open by default. */
+    static final Duration DEFAULT_OPEN_FOR = Duration.ofSeconds(5);
+
     private final int threshold;
     private final long openForNanos;
     private final Ticker ticker;

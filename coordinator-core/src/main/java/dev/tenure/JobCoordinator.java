@@ -584,8 +584,8 @@ public final class JobCoordinator implements AutoCloseable {
         private Mode mode;
         private LeaseOptions options = LeaseOptions.ofTtl(Duration.ofSeconds(30));
         private Ticker ticker = Ticker.system();
-        private int breakerThreshold = 2;
-        private Duration breakerOpenFor = Duration.ofSeconds(5);
+        private int breakerThreshold = CircuitBreaker.DEFAULT_FAILURES;
+        private Duration breakerOpenFor = CircuitBreaker.DEFAULT_OPEN_FOR;
         private RunMetrics metrics = RunMetrics.none();
         private boolean closesLeases;
         private Duration drainTimeout = DEFAULT_DRAIN_TIMEOUT;
@@ -684,7 +684,10 @@ public final class JobCoordinator implements AutoCloseable {
             return this;
         }
 
-        /** Valkey fallback: open after {@code failures} consecutive failures, for {@code openFor} (default 2, 5 s). */
+        /**
+         * Valkey fallback: open after {@code failures} consecutive failures, for {@code openFor} (default
+         * {@link Tenure#DEFAULT_BREAKER_FAILURES}, {@link Tenure#DEFAULT_BREAKER_OPEN_FOR}).
+         */
         public Builder fallbackBreaker(int failures, Duration openFor) {
             CircuitBreaker.check(failures, openFor);
             this.breakerThreshold = failures;

@@ -9,7 +9,6 @@ import java.lang.management.ManagementFactory;
 import java.security.SecureRandom;
 import java.sql.Connection;
 import java.sql.SQLException;
-import java.time.Duration;
 import java.util.HexFormat;
 import java.util.Objects;
 import java.util.Optional;
@@ -26,8 +25,8 @@ import java.util.function.Supplier;
  * notifications), renewal and revocation at the local validity deadline are the engine's ({@link Leases}): this class
  * only strings rounds together. Without Valkey it is the database-only election.
  *
- * <p>Valkey only filters (followers wait on Valkey, not on the database): while it is unreachable (two failures in a row
- * open a breaker for 5 s) the database decides alone, and a leader that loses its Valkey lease keeps leading, since
+ * <p>Valkey only filters (followers wait on Valkey, not on the database): while it is unreachable (the Tenure's
+ * fallback breaker, by default two failures in a row open it for 5 s) the database decides alone, and a leader that loses its Valkey lease keeps leading, since
  * the database lease is authoritative in both cases and never lets two terms be live at once.
  *
  * <p>One thread per election runs the rounds and every callback. {@link #stop()} interrupts it only while it waits (for
@@ -48,7 +47,7 @@ final class LeaseElection implements LeaderElection {
     private final LeaseOptions valkeyOptions;
     private final LeaseOptions databaseOptions;
     private final Listener listener;
-    private final CircuitBreaker breaker = new CircuitBreaker(2, Duration.ofSeconds(5), Ticker.system());
+    private final CircuitBreaker breaker;
     private final Semaphore lost = new Semaphore(0);
     private final Object lifecycle = new Object();
     private Thread thread;       // guarded by lifecycle
@@ -59,12 +58,13 @@ final class LeaseElection implements LeaderElection {
     /**
      * @param label   names the participant in its id and the logs; null = {@code pid@host}
      * @param valkey  Valkey leases in front of the database, or null for the database alone
+     * @param breaker sends the election to the database alone while Valkey fails (the Tenure's fallback breaker settings)
      * @param options TTL, renewal period and safety margin of both leases (renewal is always on, a fencing token always
      *                taken on the database lease, the election's thread never interrupted on a loss)
      * @throws IllegalArgumentException if {@code name} is not a valid key or {@code label} is blank or too long
      */
     LeaseElection(String name, String label, Leases database, Leases valkey, RunLedger ledger, LeaseOptions options,
-                  Listener listener) {
+                  CircuitBreaker breaker, Listener listener) {
         this.name = LeaseKeys.validate(name);
         this.participant = participantId(label);
         this.database = Objects.requireNonNull(database, "database");
@@ -73,6 +73,7 @@ final class LeaseElection implements LeaderElection {
         LeaseOptions o = Objects.requireNonNull(options, "options").withRenewal(true).withInterruptOnLoss(false);
         this.valkeyOptions = o.withFencingToken(false);
         this.databaseOptions = o.withFencingToken(true);
+        this.breaker = Objects.requireNonNull(breaker, "breaker");
         this.listener = Objects.requireNonNull(listener, "listener");
     }
 

@@ -20,6 +20,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.function.Supplier;
 import java.util.Optional;
 import java.util.OptionalLong;
 
@@ -48,6 +49,10 @@ public final class Tenure implements AutoCloseable {
 
     /** How often the sweeper looks for missed fires by default. */
     public static final Duration DEFAULT_SWEEP_INTERVAL = Duration.ofSeconds(5);
+    /** Valkey failures in a row that open the fallback breaker, by default ({@link Builder#fallbackBreaker}). */
+    public static final int DEFAULT_BREAKER_FAILURES = CircuitBreaker.DEFAULT_FAILURES;
+    /** How long the fallback breaker stays open, by default ({@link Builder#fallbackBreaker}). */
+    public static final Duration DEFAULT_BREAKER_OPEN_FOR = CircuitBreaker.DEFAULT_OPEN_FOR;
     private static final Logger LOG = LoggerFactory.getLogger(Tenure.class);
 
     private final Leases database;
@@ -62,6 +67,7 @@ public final class Tenure implements AutoCloseable {
     private final List<LeaderElection> elections = new ArrayList<>();
     private final Sweeper sweeper;
     private final Duration drainTimeout;
+    private final Supplier<CircuitBreaker> electionBreaker;
     private boolean closed;
 
     private Tenure(Builder b, LeaseStore databaseStore, RunLedger ledger, ScheduleLedger schedules,
@@ -72,6 +78,10 @@ public final class Tenure implements AutoCloseable {
         this.valkeyAddress = valkeyStore == null ? null : (b.valkeyConfig.isCluster() ? "cluster " : "")
                 + String.join(", ", b.valkeyConfig.addresses()) + " (namespace " + b.valkeyConfig.namespace() + ")";
         this.drainTimeout = b.drainTimeout;
+        int breakerFailures = b.breakerFailures;
+        Duration breakerOpenFor = b.breakerOpenFor;
+        Ticker ticker = b.ticker;
+        this.electionBreaker = () -> new CircuitBreaker(breakerFailures, breakerOpenFor, ticker);
         Metrics metrics = b.meterRegistry == null ? new Metrics(LeaseMetrics.none(), RunMetrics.none())
                 : MeterBinding.bind(b.meterRegistry);
         this.ledger = ledger;
@@ -94,7 +104,8 @@ public final class Tenure implements AutoCloseable {
             MeterBinding.bind(b.meterRegistry, coordinator);
         }
         this.sweeper = new Sweeper(schedules, b.clock, b.sweepInterval, metrics.runs,
-                listener -> new LeaseElection(SWEEPER_ELECTION, null, database, valkey, ledger, b.defaults, listener));
+                listener -> new LeaseElection(SWEEPER_ELECTION, null, database, valkey, ledger, b.defaults,
+                        electionBreaker.get(), listener));
     }
 
     /** The name of the election whose leader sweeps for missed fires. */
@@ -174,7 +185,8 @@ public final class Tenure implements AutoCloseable {
     public synchronized LeaderElection leaderElection(String name, LeaseOptions options, String label,
                                                       LeaderElection.Listener listener) {
         requireOpen();
-        LeaderElection e = new LeaseElection(name, label, database, valkey, ledger, options, listener);
+        LeaderElection e = new LeaseElection(name, label, database, valkey, ledger, options, electionBreaker.get(),
+                listener);
         elections.add(e);
         return e;
     }
@@ -338,8 +350,8 @@ public final class Tenure implements AutoCloseable {
         private Object meterRegistry;
         private Object observationRegistry;
         private Object observationConvention;
-        private int breakerFailures = 2;
-        private Duration breakerOpenFor = Duration.ofSeconds(5);
+        private int breakerFailures = DEFAULT_BREAKER_FAILURES;
+        private Duration breakerOpenFor = DEFAULT_BREAKER_OPEN_FOR;
         private Duration sweepInterval = DEFAULT_SWEEP_INTERVAL;
         private Clock clock = Clock.systemUTC();
         private boolean valkeyRequired;
@@ -410,7 +422,10 @@ public final class Tenure implements AutoCloseable {
             return this;
         }
 
-        /** The Valkey fallback breaker: open after {@code failures} in a row, for {@code openFor} (default 2, 5 s). */
+        /**
+         * The Valkey fallback breaker of the coordinator and of every election: open after {@code failures} in a row,
+         * for {@code openFor} (default {@link #DEFAULT_BREAKER_FAILURES}, {@link #DEFAULT_BREAKER_OPEN_FOR}).
+         */
         public Builder fallbackBreaker(int failures, Duration openFor) {
             CircuitBreaker.check(failures, openFor);
             this.breakerFailures = failures;
