@@ -321,11 +321,15 @@ public final class Leases implements AutoCloseable {
          * is normally much shorter; this only guards against a store that never answers.
          */
         public Builder callTimeout(Duration timeout) {
+            this.callTimeout = checkCallTimeout(timeout);
+            return this;
+        }
+
+        static Duration checkCallTimeout(Duration timeout) {
             if (timeout == null || timeout.isNegative() || timeout.isZero()) {
                 throw new IllegalArgumentException("callTimeout must be positive (got " + timeout + ")");
             }
-            this.callTimeout = timeout;
-            return this;
+            return timeout;
         }
 
         /**
@@ -334,11 +338,15 @@ public final class Leases implements AutoCloseable {
          * also ends after {@link #maxTurn}, whichever comes first; while nobody waits elsewhere it goes on.
          */
         public Builder maxLocalHandOffs(int max) {
+            this.maxLocalHandOffs = checkMaxLocalHandOffs(max);
+            return this;
+        }
+
+        static int checkMaxLocalHandOffs(int max) {
             if (max < 0) {
                 throw new IllegalArgumentException("maxLocalHandOffs must be >= 0 (got " + max + ")");
             }
-            this.maxLocalHandOffs = max;
-            return this;
+            return max;
         }
 
         /**
@@ -349,11 +357,15 @@ public final class Leases implements AutoCloseable {
          * ends a turn at every hand-off that finds others waiting.
          */
         public Builder maxTurn(Duration max) {
+            this.maxTurn = checkMaxTurn(max);
+            return this;
+        }
+
+        static Duration checkMaxTurn(Duration max) {
             if (max == null || max.isNegative()) {
                 throw new IllegalArgumentException("maxTurn must be zero or positive (got " + max + ")");
             }
-            this.maxTurn = max;
-            return this;
+            return max;
         }
 
         /** Whether {@link Leases#close()} closes the store (default true). */

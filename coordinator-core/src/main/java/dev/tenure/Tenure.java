@@ -116,7 +116,17 @@ public final class Tenure implements AutoCloseable {
     }
 
     private static Leases leases(Builder b, LeaseStore store, LeaseMetrics metrics) {
-        return Leases.builder(store).defaults(b.defaults).ticker(b.ticker).metrics(metrics).build();
+        Leases.Builder l = Leases.builder(store).defaults(b.defaults).ticker(b.ticker).metrics(metrics);
+        if (b.leaseCallTimeout != null) {
+            l.callTimeout(b.leaseCallTimeout);
+        }
+        if (b.maxLocalHandOffs != null) {
+            l.maxLocalHandOffs(b.maxLocalHandOffs);
+        }
+        if (b.maxTurn != null) {
+            l.maxTurn(b.maxTurn);
+        }
+        return l.build();
     }
 
     public static Builder builder() {
@@ -350,6 +360,10 @@ public final class Tenure implements AutoCloseable {
         private Object meterRegistry;
         private Object observationRegistry;
         private Object observationConvention;
+        private DatabaseConfig databaseConfig = DatabaseConfig.defaults();
+        private Duration leaseCallTimeout;   // null: the Leases default, and so on
+        private Integer maxLocalHandOffs;
+        private Duration maxTurn;
         private int breakerFailures = DEFAULT_BREAKER_FAILURES;
         private Duration breakerOpenFor = DEFAULT_BREAKER_OPEN_FOR;
         private Duration sweepInterval = DEFAULT_SWEEP_INTERVAL;
@@ -413,6 +427,45 @@ public final class Tenure implements AutoCloseable {
          */
         public Builder mode(JobCoordinator.Mode mode) {
             this.mode = Objects.requireNonNull(mode, "mode");
+            return this;
+        }
+
+        /**
+         * The lease engine's bound on waiting for any single store call, Valkey's or the database's (default 5 s, see
+         * {@link Leases.Builder#callTimeout}).
+         */
+        public Builder leaseCallTimeout(Duration timeout) {
+            Leases.Builder.checkCallTimeout(timeout);
+            this.leaseCallTimeout = timeout;
+            return this;
+        }
+
+        /**
+         * Hand-offs of a released lease to a waiting thread of this process in a row before waiters elsewhere get a
+         * turn (default 64, see {@link Leases.Builder#maxLocalHandOffs}).
+         */
+        public Builder maxLocalHandOffs(int max) {
+            Leases.Builder.checkMaxLocalHandOffs(max);
+            this.maxLocalHandOffs = max;
+            return this;
+        }
+
+        /**
+         * How long this process may keep handing a key between its threads while other processes wait for it (default
+         * 100 ms, see {@link Leases.Builder#maxTurn}).
+         */
+        public Builder maxTurn(Duration max) {
+            Leases.Builder.checkMaxTurn(max);
+            this.maxTurn = max;
+            return this;
+        }
+
+        /**
+         * How Tenure uses the database: lock waits, statement timeout, the store's threads and queue, LISTEN (default
+         * {@link DatabaseConfig#defaults()}).
+         */
+        public Builder database(DatabaseConfig config) {
+            this.databaseConfig = Objects.requireNonNull(config, "config");
             return this;
         }
 
@@ -541,7 +594,7 @@ public final class Tenure implements AutoCloseable {
                 throw new IllegalStateException("Tenure needs a dataSource (the Postgres database of its epochs and "
                         + "run records), or inMemory() for single-process tests");
             }
-            DatabaseBackend.Stores db = Backends.database().open(dataSource, schema, migrate, nodeName);
+            DatabaseBackend.Stores db = Backends.database().open(dataSource, schema, migrate, nodeName, databaseConfig);
             LeaseStore valkeyStore = null;
             Tenure tenure;
             try {

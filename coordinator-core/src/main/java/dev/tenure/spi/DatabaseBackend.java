@@ -1,5 +1,7 @@
 package dev.tenure.spi;
 
+import dev.tenure.DatabaseConfig;
+
 import javax.sql.DataSource;
 
 /**
@@ -14,18 +16,11 @@ public interface DatabaseBackend {
     }
 
     /**
-     * Opens the stores on {@code dataSource}, in {@code schema}; migrates the schema first when {@code migrate}.
+     * Opens the stores on {@code dataSource}, in {@code schema}; migrates the schema first when {@code migrate}. The
+     * stores record {@code nodeName} ({@link dev.tenure.NodeName}; null: none) next to the owner id on every claim and
+     * run, and take their lock waits, timeouts and threads from {@code config}.
      *
      * @throws dev.tenure.LeaseStoreUnavailableException if the database cannot be reached or migrated
      */
-    Stores open(DataSource dataSource, String schema, boolean migrate);
-
-    /**
-     * {@link #open(DataSource, String, boolean)} for the node {@code nodeName} ({@link dev.tenure.NodeName}): the stores
-     * record it next to the owner id on every claim and run. Default: the stores of the three-argument open, which record
-     * no node name.
-     */
-    default Stores open(DataSource dataSource, String schema, boolean migrate, String nodeName) {
-        return open(dataSource, schema, migrate);
-    }
+    Stores open(DataSource dataSource, String schema, boolean migrate, String nodeName, DatabaseConfig config);
 }

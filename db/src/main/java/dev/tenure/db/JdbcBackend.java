@@ -1,5 +1,6 @@
 package dev.tenure.db;
 
+import dev.tenure.DatabaseConfig;
 import dev.tenure.spi.DatabaseBackend;
 
 import javax.sql.DataSource;
@@ -12,17 +13,11 @@ import javax.sql.DataSource;
 public final class JdbcBackend implements DatabaseBackend {
 
     @Override
-    public Stores open(DataSource dataSource, String schema, boolean migrate) {
-        return open(dataSource, schema, migrate, null);
-    }
-
-    /** The stores, recording {@code nodeName} (null: none) with every claim and run. */
-    @Override
-    public Stores open(DataSource dataSource, String schema, boolean migrate, String nodeName) {
+    public Stores open(DataSource dataSource, String schema, boolean migrate, String nodeName, DatabaseConfig config) {
         if (migrate) {
             TenureSchema.migrate(dataSource, schema);
         }
-        JdbcLeaseStore.Builder b = JdbcLeaseStore.builder(dataSource).schema(schema);
+        JdbcLeaseStore.Builder b = JdbcLeaseStore.builder(dataSource).schema(schema).config(config);
         if (nodeName != null) {
             b.nodeName(nodeName);
         }

@@ -1,5 +1,6 @@
 package dev.tenure.db;
 
+import dev.tenure.DatabaseConfig;
 import dev.tenure.spi.AcquireResult;
 import dev.tenure.spi.LeaseStore;
 
@@ -44,11 +45,13 @@ public final class JdbcLeaseStore implements LeaseStore {
     private final RenewalBatches renewals;
     private final ReleaseNotifications notifications;
     private final boolean ownsNotifications;
+    private final Duration queryTimeout;
 
     private JdbcLeaseStore(Builder b, JobLedger ledger) {
         this.ledger = ledger;
         this.rows = ledger.leaseRows();
         this.calls = new AsyncCalls(b.threads, b.maxQueued, b.callTimeout);
+        this.queryTimeout = b.queryTimeout;
         this.renewals = new RenewalBatches(calls, rows, RENEWALS_IN_FLIGHT, MAX_RENEWALS_PER_STATEMENT);
         this.ownsNotifications = b.notifications == null && b.notify;
         this.notifications = b.notifications != null ? b.notifications
@@ -119,12 +122,11 @@ public final class JdbcLeaseStore implements LeaseStore {
     /**
      * A call given up on may still wait in the queue for up to the call timeout (then it never starts), then for a
      * connection (within the pool's connection timeout, which the call timeout is meant to exceed), then run its
-     * statement, which the ledger's query timeout ends at the latest (rounded up to whole seconds, as JDBC does; this
-     * store's ledger keeps the default query timeout).
+     * statement, which the ledger's query timeout ends at the latest (rounded up to whole seconds, as JDBC does).
      */
     @Override
     public Duration longestCall() {
-        long querySeconds = (JobLedger.Builder.DEFAULT_QUERY_TIMEOUT.toMillis() + 999) / 1000;
+        long querySeconds = (queryTimeout.toMillis() + 999) / 1000;
         return calls.callTimeout().multipliedBy(2).plusSeconds(querySeconds);
     }
 
@@ -148,9 +150,10 @@ public final class JdbcLeaseStore implements LeaseStore {
     public static final class Builder {
         private final DataSource dataSource;
         private final JobLedger.Builder ledger;
-        private int threads = 4;
-        private int maxQueued = 1024;
-        private Duration callTimeout = Duration.ofMillis(4500);
+        private int threads = DatabaseConfig.DEFAULT_THREADS;
+        private int maxQueued = DatabaseConfig.DEFAULT_MAX_QUEUED;
+        private Duration callTimeout = DatabaseConfig.DEFAULT_CALL_TIMEOUT;
+        private Duration queryTimeout = DatabaseConfig.DEFAULT_QUERY_TIMEOUT;
         private ReleaseNotifications notifications;
         private boolean notify = true;
 
@@ -187,6 +190,26 @@ public final class JdbcLeaseStore implements LeaseStore {
         /** See {@link JobLedger.Builder#renewLockTimeout}. */
         public Builder renewLockTimeout(Duration timeout) {
             ledger.renewLockTimeout(timeout);
+            return this;
+        }
+
+        /** Every knob of {@code config} ({@link DatabaseConfig}): lock waits, query timeout, threads, queue, call timeout, LISTEN. */
+        public Builder config(DatabaseConfig config) {
+            Objects.requireNonNull(config, "config");
+            claimLockTimeout(config.claimLockTimeout());
+            renewLockTimeout(config.renewLockTimeout());
+            queryTimeout(config.queryTimeout());
+            threads(config.threads());
+            maxQueued(config.maxQueued());
+            callTimeout(config.callTimeout());
+            listen(config.listen());
+            return this;
+        }
+
+        /** See {@link JobLedger.Builder#queryTimeout}. */
+        public Builder queryTimeout(Duration timeout) {
+            ledger.queryTimeout(timeout);
+            this.queryTimeout = timeout;
             return this;
         }
 

@@ -1,5 +1,6 @@
 package dev.tenure.db;
 
+import dev.tenure.DatabaseConfig;
 import dev.tenure.StaleOwnerException;
 import dev.tenure.spi.LeaseKeys;
 import dev.tenure.spi.RunLedger.Finished;
@@ -315,11 +316,11 @@ final class JobLedger {
     /** Configuration of a {@link JobLedger}. Not thread-safe; build once. */
     public static final class Builder {
         /** Default wait of a claim for a holder's fence lock. */
-        public static final Duration DEFAULT_CLAIM_LOCK_TIMEOUT = Duration.ofSeconds(2);
+        public static final Duration DEFAULT_CLAIM_LOCK_TIMEOUT = DatabaseConfig.DEFAULT_CLAIM_LOCK_TIMEOUT;
         /** Default wait of a renewal for a row lock (its own holder's fenced transaction). */
-        public static final Duration DEFAULT_RENEW_LOCK_TIMEOUT = Duration.ofMillis(250);
+        public static final Duration DEFAULT_RENEW_LOCK_TIMEOUT = DatabaseConfig.DEFAULT_RENEW_LOCK_TIMEOUT;
         /** Default client-side backstop per statement. */
-        public static final Duration DEFAULT_QUERY_TIMEOUT = Duration.ofSeconds(5);
+        public static final Duration DEFAULT_QUERY_TIMEOUT = DatabaseConfig.DEFAULT_QUERY_TIMEOUT;
 
         private final DataSource dataSource;
         private String schema = TenureSchema.DEFAULT_SCHEMA;
