@@ -65,6 +65,7 @@ public final class TenureAutoConfiguration {
                 .nodeName(properties.effectiveNodeName(environment.getProperty("spring.application.name")))
                 .migrateSchema(properties.migrateSchema()).leaseDefaults(properties.lease().toOptions())
                 .fallbackBreaker(properties.fallback().failures(), properties.fallback().openFor())
+                .database(properties.database().toConfig())
                 .sweepInterval(properties.missedFires().sweepInterval());
         properties.valkey().toConfig().ifPresent(b::valkey);
         if (properties.mode() != null && properties.valkey().toConfig().isPresent()) {

@@ -27,6 +27,7 @@ import static dev.tenure.boot.TenureConfigurationException.property;
  * @param fallback      the breaker that sends runs to the database alone while Valkey is unreachable
  * @param valkey        the Valkey in front of the database (leave addresses empty for the database mode)
  * @param datasource    a pool of Tenure's own (default: none, Tenure uses the application's DataSource)
+ * @param database      how Tenure uses the database: lock waits, query timeout, its threads, call timeout, LISTEN
  * @param scheduling    @Coordinated on @Scheduled methods
  * @param quartz        Tenure in Boot's Quartz scheduler
  * @param batch         Tenure in Boot's Spring Batch set-up
@@ -41,6 +42,7 @@ public record TenureProperties(@DefaultValue("true") boolean enabled, JobCoordin
                                @DefaultValue("true") boolean migrateSchema, @DefaultValue @NestedConfigurationProperty LeaseProperties lease,
                                @DefaultValue @NestedConfigurationProperty FallbackProperties fallback, @DefaultValue @NestedConfigurationProperty ValkeyProperties valkey,
                                @DefaultValue @NestedConfigurationProperty DatasourceProperties datasource,
+                               @DefaultValue @NestedConfigurationProperty DatabaseProperties database,
                                @DefaultValue @NestedConfigurationProperty SchedulingProperties scheduling, @DefaultValue QuartzProperties quartz,
                                @DefaultValue BatchProperties batch,
                                @DefaultValue @NestedConfigurationProperty MissedFiresProperties missedFires,

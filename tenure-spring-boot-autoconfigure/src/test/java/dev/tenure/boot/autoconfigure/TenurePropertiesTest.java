@@ -1,5 +1,6 @@
 package dev.tenure.boot.autoconfigure;
 
+import dev.tenure.DatabaseConfig;
 import dev.tenure.JobCoordinator;
 import dev.tenure.boot.TenureConfigurationException;
 import org.junit.jupiter.api.Test;
@@ -51,6 +52,9 @@ class TenurePropertiesTest {
             "tenure.quartz.plug-in                | carrier-pigeon       | tenure.quartz.plug-in",
             "tenure.scheduling.advisor-order      | outside              | tenure.scheduling.advisor-order",
             "tenure.node-name                     | '   '                | tenure.node-name",
+            "tenure.database.threads              | 65                   | tenure.database.threads",
+            "tenure.database.claim-lock-timeout   | 0ms                  | tenure.database.claim-lock-timeout",
+            "tenure.database.call-timeout         | 5ms                  | tenure.database.call-timeout",
     })
     void aBadValue_failsTheStartUp_namingTheProperty(String property, String value, String named) {
         runner.withPropertyValues(property + "=" + value).run(context -> {
@@ -114,6 +118,23 @@ class TenurePropertiesTest {
                 .bindOrCreate("tenure", TenureProperties.class);
         assertThat(given.valkey().toConfig().orElseThrow().clients()).isEqualTo(4);
         assertThat(unset.valkey().toConfig().orElseThrow().clients()).isEqualTo(1);
+    }
+
+    @Test
+    void databaseKnobs_boundIntoTheDatabaseConfig_itsDefaultsWhereUnset() {
+        TenureProperties given = new Binder(new MapConfigurationPropertySource(Map.of(
+                "tenure.database.claim-lock-timeout", "3s", "tenure.database.threads", "2",
+                "tenure.database.call-timeout", "1500ms", "tenure.database.listen", "false")))
+                .bindOrCreate("tenure", TenureProperties.class);
+        TenureProperties unset = new Binder(new MapConfigurationPropertySource(Map.of()))
+                .bindOrCreate("tenure", TenureProperties.class);
+        DatabaseConfig c = given.database().toConfig();
+        assertThat(c.claimLockTimeout()).isEqualTo(Duration.ofSeconds(3));
+        assertThat(c.threads()).isEqualTo(2);
+        assertThat(c.callTimeout()).isEqualTo(Duration.ofMillis(1500));
+        assertThat(c.listen()).isFalse();
+        assertThat(c.renewLockTimeout()).isEqualTo(DatabaseConfig.DEFAULT_RENEW_LOCK_TIMEOUT);
+        assertThat(unset.database().toConfig()).hasToString(DatabaseConfig.defaults().toString());
     }
 
     private static String messages(Throwable t) {
