@@ -14,11 +14,14 @@ import java.util.TreeSet;
 import java.util.function.Function;
 
 /**
- * Leases and locks over one {@link LeaseStore}: the everyday entry point. Thread-safe; create one per
- * application and share it. Every lease it grants is renewed by its watchdog until released or lost.
+ * Leases and locks over one {@link LeaseStore}. Thread-safe; share one per store. Every lease it grants is renewed by
+ * its watchdog until released or lost. Applications get theirs from {@link Tenure}, which sets every knob
+ * ({@link Tenure.Builder}): {@link Tenure#leases()} (on Valkey when it is configured) and {@link Tenure#databaseLeases()}.
+ * {@link #of} and {@link #builder} over a store of your own are for store authors and tests.
  *
  * <pre>{@code
- * try (Leases leases = Leases.of(ValkeyLeaseStore.create(ValkeyConfig.standalone("127.0.0.1:6380").build()))) {
+ * try (Tenure tenure = Tenure.builder().dataSource(pool).valkey(ValkeyConfig.standalone("127.0.0.1:6380").build()).build()) {
+ *     Leases leases = tenure.leases();
  *     try (Lease lease = leases.acquire("coupon-42", Duration.ofMillis(500), Duration.ofSeconds(3)).orElseThrow()) {
  *         // critical section
  *     }

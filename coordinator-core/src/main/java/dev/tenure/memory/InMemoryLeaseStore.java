@@ -17,8 +17,8 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Supplier;
 
 /**
- * A {@link LeaseStore} in memory, for users' unit tests: {@code Leases.of(new InMemoryLeaseStore())}, or a
- * {@code Tenure.inMemory()}. <b>Single process only</b>: it coordinates the threads of one JVM, never two processes,
+ * A {@link LeaseStore} in memory, for users' unit tests: {@code Tenure.inMemory()} builds one (with the in-memory
+ * run ledger); {@code Leases.of(new InMemoryLeaseStore(ticker))} is for tests that move time themselves. <b>Single process only</b>: it coordinates the threads of one JVM, never two processes,
  * and it forgets everything when the JVM ends. It passes the same {@code LeaseStoreContract} as the Valkey and database
  * stores; expiry follows the given {@link Ticker}, so a test can move time instead of sleeping.
  *

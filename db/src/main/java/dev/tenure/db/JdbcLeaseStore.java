@@ -14,11 +14,10 @@ import java.util.concurrent.CompletableFuture;
  * {@link dev.tenure.Leases}. A lease's fencing token is the row's epoch, so it can be checked with
  * {@link JobLedger#fence} inside business transactions.
  *
- * <pre>{@code
- * HikariDataSource pool = TenureDataSources.hikari(url, user, password);
- * TenureSchema.migrate(pool);
- * try (Leases leases = Leases.of(JdbcLeaseStore.create(pool))) { ... }
- * }</pre>
+ * <p>Applications do not wire it by hand: {@link dev.tenure.Tenure} builds it from a data source and a
+ * {@link dev.tenure.DatabaseConfig} ({@code Tenure.builder().dataSource(pool).database(config)}), and
+ * {@link dev.tenure.Tenure#databaseLeases()} gives its leases. {@link #create} and {@link #builder} are for tests and
+ * for tools that need the store alone.
  *
  * <ul>
  *   <li>acquire = {@link JobLedger#claim} (one statement), renew = extend where the owner's lease is live (with the
