@@ -425,7 +425,7 @@ public final class JobCoordinator implements AutoCloseable {
                                              Lease filter, long start, long deadline, boolean fallback,
                                              String traceId) {
         String owner = database.newOwner();
-        long sentAt = ticker.nanoTime();
+        long sentAt = database.nanoTime(); // the lease's local deadline runs on the database leases' clock, not ours
         RunLedger.FireClaim r;
         try {
             r = ledger.claimAndStart(jobKey, fireKey, owner, options.ttl(), traceId);

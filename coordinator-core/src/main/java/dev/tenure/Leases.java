@@ -229,6 +229,11 @@ public final class Leases implements AutoCloseable {
         return engine.newOwner();
     }
 
+    /** Now on this engine's clock: what {@link #adopt}'s {@code sentAt} is measured with. */
+    long nanoTime() {
+        return ticker.nanoTime();
+    }
+
     /** See {@link LeaseEngine#adopt}. */
     Lease adopt(String key, String owner, LeaseOptions options, long token, long sentAt) {
         return engine.adopt(key, owner, options, token, sentAt);

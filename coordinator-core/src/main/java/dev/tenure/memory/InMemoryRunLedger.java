@@ -1,12 +1,15 @@
 package dev.tenure.memory;
 
 import dev.tenure.Holder;
+import dev.tenure.LeaseStoreUnavailableException;
 import dev.tenure.StaleOwnerException;
+import dev.tenure.spi.AcquireResult;
 import dev.tenure.spi.RunLedger;
 import dev.tenure.spi.ScheduleLedger;
 
 import java.sql.Connection;
 import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -15,6 +18,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
@@ -121,20 +126,95 @@ public final class InMemoryRunLedger implements RunLedger, ScheduleLedger {
         return ok ? Finished.RECORDED : Finished.STALE;
     }
 
-    /** A RUNNING run of the current epoch and owner turns ABANDONED; the holder releases its lease next. */
+    /**
+     * A RUNNING run of the current epoch and owner turns ABANDONED, and the job's lease is cleared in the same step, as
+     * the database ledger does.
+     */
     @Override
     public synchronized Finished abandon(String jobKey, long epoch, String owner, String runId, String reason) {
         Map.Entry<String, Row> e = find(runId);
+        boolean ok = current(jobKey, epoch, owner);
+        if (ok) {
+            release(jobKey, owner);
+        }
         if (e != null && e.getValue().status().equals("COMPLETED")) {
             return Finished.COMPLETED_EARLIER;
         }
-        if (!current(jobKey, epoch, owner)) {
+        if (!ok) {
             return Finished.STALE;
         }
         if (e != null && e.getValue().runningUnder(jobKey, epoch)) {
             runs.put(e.getKey(), e.getValue().withStatus("ABANDONED"));
         }
         return Finished.RECORDED;
+    }
+
+    /** The coordinator takes the same one-step path as on Postgres: claim and start, then outcome and release. */
+    @Override
+    public boolean claimsAndStarts() {
+        return true;
+    }
+
+    /**
+     * As the database ledger's one statement: a fire that completed (or was recorded MISSED) is reported without a
+     * claim; otherwise the job's lease is taken for {@code owner} where no other lease is live, and the fire started
+     * under its new epoch (RUNNING runs of older epochs turn ABANDONED, the fire's own one is taken over).
+     */
+    @Override
+    public synchronized FireClaim claimAndStart(String jobKey, String fireKey, String owner, Duration ttl) {
+        Optional<FireStart.AlreadyCompleted> done = completedRun(jobKey, fireKey);
+        if (done.isPresent()) {
+            return done.get();
+        }
+        AcquireResult r = await(leases.tryAcquire(jobKey, owner, ttl, true), jobKey);
+        if (r instanceof AcquireResult.Held h) {
+            return new FireClaim.Held(h.owner(), leases.fencingToken(jobKey), h.remaining());
+        }
+        long epoch = ((AcquireResult.Acquired) r).fencingToken().orElseThrow();
+        FireStart started = startRun(jobKey, fireKey, epoch, owner);
+        if (started instanceof FireStart.Started s) {
+            return new FireClaim.Started(epoch, s.runId(), ttl);
+        }
+        release(jobKey, owner); // not reached: the fire was not done under this lock, and the epoch is new
+        throw new IllegalStateException("fire '" + fireKey + "' of job '" + jobKey + "' did not start under its new "
+                + "epoch " + epoch + ": " + started);
+    }
+
+    /** {@link #finish}, and the job's lease cleared where {@code epoch} of {@code owner} is still current. */
+    @Override
+    public synchronized Finished finishAndRelease(String jobKey, long epoch, String owner, String runId,
+                                                  boolean succeeded, String error) {
+        Finished f = finish(jobKey, epoch, owner, runId, succeeded, error);
+        if (current(jobKey, epoch, owner)) {
+            release(jobKey, owner);
+        }
+        return f;
+    }
+
+    /** {@link #complete} and the release, at once: this ledger has no transaction to wait for. */
+    @Override
+    public synchronized boolean completeAndRelease(Connection connection, String jobKey, long epoch, String owner,
+                                                   String runId) {
+        complete(connection, jobKey, epoch, owner, runId);
+        release(jobKey, owner);
+        return true;
+    }
+
+    private void release(String jobKey, String owner) {
+        await(leases.release(jobKey, owner), jobKey);
+    }
+
+    /** The store's answer; a store that fails (a test's fault injection) fails the step as the database would. */
+    private static <T> T await(CompletableFuture<T> call, String jobKey) {
+        try {
+            return call.join();
+        } catch (CompletionException e) {
+            if (e.getCause() instanceof LeaseStoreUnavailableException u) {
+                throw u;
+            }
+            throw new LeaseStoreUnavailableException("the in-memory lease store failed for '" + jobKey + "': "
+                    + e.getCause(), jobKey, e.getCause());
+        }
     }
 
     /** Current epoch and owner, and a live lease (the database fence also checks the expiry). */

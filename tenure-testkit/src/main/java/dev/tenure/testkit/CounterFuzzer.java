@@ -3,8 +3,6 @@ package dev.tenure.testkit;
 import dev.tenure.Lease;
 import dev.tenure.LeaseOptions;
 import dev.tenure.Leases;
-import dev.tenure.ValkeyConfig;
-import dev.tenure.valkey.ValkeyLeaseStore;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -22,8 +20,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * The concurrency fuzzer: threads (and, through {@link #main}, other processes) increment one counter kept in a
- * plain file, read and written without any synchronisation, each increment under a lease on one key. Without
+ * The concurrency fuzzer: threads, and other processes through a main of the store's tests, increment one counter
+ * kept in a plain file, read and written without any synchronisation, each increment under a lease on one key. Without
  * mutual exclusion increments are lost; with it the file ends at exactly the number of increments.
  */
 public final class CounterFuzzer {
@@ -92,22 +90,5 @@ public final class CounterFuzzer {
             pool.shutdownNow();
         }
         return done.get();
-    }
-
-    /**
-     * A fuzzer process: {@code standalone|cluster <address,...> <key> <counter file> <threads> <increments>}.
-     * Prints {@code READY}, hammers at once, prints {@code DONE <n>} and exits 0.
-     */
-    public static void main(String[] args) throws Exception {
-        boolean cluster = args[0].equals("cluster");
-        String[] addresses = args[1].split(",");
-        ValkeyConfig cfg = (cluster ? ValkeyConfig.cluster(addresses) : ValkeyConfig.standalone(addresses))
-                .requestTimeout(Duration.ofSeconds(2)).clientName("fuzzer").build();
-        try (Leases leases = Leases.of(ValkeyLeaseStore.create(cfg))) {
-            System.out.println("READY");
-            int n = hammer(leases, args[2], Path.of(args[3]), Integer.parseInt(args[4]), Integer.parseInt(args[5]));
-            System.out.println("DONE " + n);
-        }
-        System.exit(0);
     }
 }

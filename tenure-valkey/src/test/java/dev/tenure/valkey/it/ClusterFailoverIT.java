@@ -1,4 +1,4 @@
-package dev.tenure.it;
+package dev.tenure.valkey.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;

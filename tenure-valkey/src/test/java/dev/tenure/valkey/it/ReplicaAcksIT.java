@@ -1,4 +1,4 @@
-package dev.tenure.it;
+package dev.tenure.valkey.it;
 
 import dev.tenure.Lease;
 import dev.tenure.LeaseStoreUnavailableException;

@@ -1,4 +1,4 @@
-package dev.tenure.it;
+package dev.tenure.valkey.it;
 
 import dev.tenure.Leases;
 import dev.tenure.testkit.CounterFuzzer;
@@ -59,7 +59,7 @@ class MutualExclusionIT {
             List<JvmProcess> procs = new ArrayList<>();
             try {
                 for (int i = 0; i < 3; i++) {
-                    procs.add(JvmProcess.start(CounterFuzzer.class, mode(), addresses(), "counter-procs", counter.toString(),
+                    procs.add(JvmProcess.start(CounterFuzzerMain.class, mode(), addresses(), "counter-procs", counter.toString(),
                             Integer.toString(threads[i]), Integer.toString(share[i])));
                 }
                 int made = 0;
