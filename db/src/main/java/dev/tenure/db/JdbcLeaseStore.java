@@ -49,12 +49,12 @@ public final class JdbcLeaseStore implements LeaseStore {
     private JdbcLeaseStore(Builder b, JobLedger ledger) {
         this.ledger = ledger;
         this.rows = ledger.leaseRows();
-        this.calls = new AsyncCalls(b.threads, b.maxQueued, b.callTimeout);
-        this.queryTimeout = b.queryTimeout;
+        this.calls = new AsyncCalls(b.config.threads(), b.config.maxQueued(), b.config.callTimeout());
+        this.queryTimeout = b.config.queryTimeout();
         this.renewals = new RenewalBatches(calls, rows, RENEWALS_IN_FLIGHT, MAX_RENEWALS_PER_STATEMENT);
-        this.ownsNotifications = b.notifications == null && b.notify;
+        this.ownsNotifications = b.notifications == null && b.config.listen();
         this.notifications = b.notifications != null ? b.notifications
-                : b.notify ? ReleaseNotifications.start(b.dataSource, ledger.schema()) : null;
+                : b.config.listen() ? ReleaseNotifications.start(b.dataSource, ledger.schema()) : null;
     }
 
     /** A store on schema {@value TenureSchema#DEFAULT_SCHEMA} with default settings and its own notifications. */
@@ -149,12 +149,9 @@ public final class JdbcLeaseStore implements LeaseStore {
     public static final class Builder {
         private final DataSource dataSource;
         private final JobLedger.Builder ledger;
-        private int threads = DatabaseConfig.DEFAULT_THREADS;
-        private int maxQueued = DatabaseConfig.DEFAULT_MAX_QUEUED;
-        private Duration callTimeout = DatabaseConfig.DEFAULT_CALL_TIMEOUT;
-        private Duration queryTimeout = DatabaseConfig.DEFAULT_QUERY_TIMEOUT;
+        private final DatabaseConfig.Builder knobs = DatabaseConfig.builder();
+        private DatabaseConfig config;
         private ReleaseNotifications notifications;
-        private boolean notify = true;
 
         private Builder(DataSource dataSource) {
             this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
@@ -180,53 +177,44 @@ public final class JdbcLeaseStore implements LeaseStore {
             return this;
         }
 
-        /** See {@link JobLedger.Builder#claimLockTimeout}. */
-        public Builder claimLockTimeout(Duration timeout) {
-            ledger.claimLockTimeout(timeout);
-            return this;
-        }
-
-        /** See {@link JobLedger.Builder#renewLockTimeout}. */
-        public Builder renewLockTimeout(Duration timeout) {
-            ledger.renewLockTimeout(timeout);
-            return this;
-        }
-
-        /** Every knob of {@code config} ({@link DatabaseConfig}): lock waits, query timeout, threads, queue, call timeout, LISTEN. */
+        /**
+         * Every knob at once: lock waits, query timeout, threads, queue, call timeout, LISTEN. The setters below change
+         * one knob each, after or instead of this.
+         */
         public Builder config(DatabaseConfig config) {
-            Objects.requireNonNull(config, "config");
-            claimLockTimeout(config.claimLockTimeout());
-            renewLockTimeout(config.renewLockTimeout());
-            queryTimeout(config.queryTimeout());
-            threads(config.threads());
-            maxQueued(config.maxQueued());
-            callTimeout(config.callTimeout());
-            listen(config.listen());
+            knobs.claimLockTimeout(config.claimLockTimeout()).renewLockTimeout(config.renewLockTimeout())
+                    .queryTimeout(config.queryTimeout()).threads(config.threads()).maxQueued(config.maxQueued())
+                    .callTimeout(config.callTimeout()).listen(config.listen());
             return this;
         }
 
-        /** See {@link JobLedger.Builder#queryTimeout}. */
+        /** See {@link DatabaseConfig.Builder#claimLockTimeout} and {@link JobLedger.Builder#claimLockTimeout}. */
+        public Builder claimLockTimeout(Duration timeout) {
+            knobs.claimLockTimeout(timeout);
+            return this;
+        }
+
+        /** See {@link DatabaseConfig.Builder#renewLockTimeout}. */
+        public Builder renewLockTimeout(Duration timeout) {
+            knobs.renewLockTimeout(timeout);
+            return this;
+        }
+
+        /** See {@link DatabaseConfig.Builder#queryTimeout}. */
         public Builder queryTimeout(Duration timeout) {
-            ledger.queryTimeout(timeout);
-            this.queryTimeout = timeout;
+            knobs.queryTimeout(timeout);
             return this;
         }
 
         /** Threads running JDBC calls (default 4; at most the pool size makes sense). */
         public Builder threads(int threads) {
-            if (threads < 1 || threads > 64) {
-                throw new IllegalArgumentException("threads must be between 1 and 64 (got " + threads + ")");
-            }
-            this.threads = threads;
+            knobs.threads(threads);
             return this;
         }
 
         /** Calls that may wait for a thread before new ones fail at once (default 1024). */
         public Builder maxQueued(int max) {
-            if (max < 1) {
-                throw new IllegalArgumentException("maxQueued must be >= 1 (got " + max + ")");
-            }
-            this.maxQueued = max;
+            knobs.maxQueued(max);
             return this;
         }
 
@@ -235,11 +223,7 @@ public final class JdbcLeaseStore implements LeaseStore {
          * claim's lock wait, below {@link dev.tenure.Leases}' 5 s call timeout).
          */
         public Builder callTimeout(Duration timeout) {
-            Objects.requireNonNull(timeout, "callTimeout");
-            if (timeout.toMillis() < 10) {
-                throw new IllegalArgumentException("callTimeout must be at least 10 ms (got " + timeout + ")");
-            }
-            this.callTimeout = timeout;
+            knobs.callTimeout(timeout);
             return this;
         }
 
@@ -251,12 +235,14 @@ public final class JdbcLeaseStore implements LeaseStore {
 
         /** Whether to LISTEN for releases at all (default true); without, waiters only poll. */
         public Builder listen(boolean on) {
-            this.notify = on;
+            knobs.listen(on);
             return this;
         }
 
         public JdbcLeaseStore build() {
-            JobLedger built = ledger.build();
+            config = knobs.build();
+            JobLedger built = ledger.claimLockTimeout(config.claimLockTimeout()).renewLockTimeout(config.renewLockTimeout())
+                    .queryTimeout(config.queryTimeout()).build();
             if (notifications != null && !notifications.schema().equals(built.schema())) {
                 throw new IllegalArgumentException("the shared notifications listen on schema '" + notifications.schema()
                         + "' but the store works on schema '" + built.schema() + "'");
