@@ -88,8 +88,34 @@ final class LeaseEngine implements AutoCloseable {
      * @throws LeaseOutcomeUnknownException if the store failed or did not answer (a clean-up is scheduled)
      */
     public Optional<Lease> tryAcquire(String key, LeaseOptions options) {
-        Object r = attempt(key, owners.next(), options, null, null);
-        return r instanceof DefaultLease l ? Optional.of(l) : Optional.empty();
+        return attempt(key, owners.next(), options, null, null).granted();
+    }
+
+    /** What an attempt, or a wait made of attempts, came to. */
+    private sealed interface Attempt {
+        Attempt FIRE_DONE = new FireDone();
+        Attempt NOT_SENT = new NotSent();
+
+        /** The lease, if one was granted. */
+        default Optional<Lease> granted() {
+            return this instanceof Granted g ? Optional.of(g.lease()) : Optional.empty();
+        }
+
+        /** Granted: the lease is this process's, its watchdog registered. */
+        record Granted(DefaultLease lease) implements Attempt {
+        }
+
+        /** Held by another owner for about {@code held.remaining()}. */
+        record HeldElsewhere(AcquireResult.Held held) implements Attempt {
+        }
+
+        /** Not granted: the store says the fire is done ({@link LeaseStore#tryAcquireFire}). */
+        record FireDone() implements Attempt {
+        }
+
+        /** Nothing granted and nothing held known: the thread was interrupted, or the wait ran out. */
+        record NotSent() implements Attempt {
+        }
     }
 
     /**
@@ -97,20 +123,21 @@ final class LeaseEngine implements AutoCloseable {
      * the fire is done ({@link LeaseStore#tryAcquireFire}); that ends a wait at once.
      */
     FilterAnswer acquireFire(String key, String fireKey, Duration wait, LeaseOptions o) {
-        Object r = wait.isZero() ? attempt(key, owners.next(), o, null, fireKey) : await(key, wait, o, fireKey);
-        return r instanceof DefaultLease l ? new FilterAnswer(l, false)
-                : r instanceof AcquireResult.AlreadyCompleted ? FilterAnswer.DONE : FilterAnswer.NONE;
+        Attempt r = wait.isZero() ? attempt(key, owners.next(), o, null, fireKey) : await(key, wait, o, fireKey);
+        if (r instanceof Attempt.Granted g) {
+            return new FilterAnswer(g.lease(), false);
+        }
+        return r instanceof Attempt.FireDone ? FilterAnswer.DONE : FilterAnswer.NONE;
     }
 
     /**
-     * Returns the granted lease, the store's {@link AcquireResult.Held} (or, with a {@code fireKey},
-     * {@link AcquireResult.AlreadyCompleted}) answer, or null if the thread is interrupted: an interrupted thread would not
-     * wait for the answer, so it sends nothing.
+     * One store call. {@link Attempt.NotSent} if the thread is interrupted: an interrupted thread would not wait for the
+     * answer, so it sends nothing. {@link Attempt.FireDone} only with a {@code fireKey}.
      */
-    private Object attempt(String key, String owner, LeaseOptions o, String queuedAs, String fireKey) {
+    private Attempt attempt(String key, String owner, LeaseOptions o, String queuedAs, String fireKey) {
         if (Thread.currentThread().isInterrupted()) {
             metrics.acquire(LeaseMetrics.AcquireOutcome.TIMEOUT, 0);
-            return null;
+            return Attempt.NOT_SENT;
         }
         long sentAt = now();
         AcquireResult r;
@@ -135,11 +162,14 @@ final class LeaseEngine implements AutoCloseable {
             metrics.acquire(LeaseMetrics.AcquireOutcome.ACQUIRED, now() - sentAt);
             DefaultLease lease = new DefaultLease(this, key, owner, o, a.fencingToken(), sentAt, Thread.currentThread());
             watchdog.register(lease);
-            return lease;
+            return new Attempt.Granted(lease);
         }
-        metrics.acquire(r instanceof AcquireResult.AlreadyCompleted ? LeaseMetrics.AcquireOutcome.DONE
-                : LeaseMetrics.AcquireOutcome.HELD, now() - sentAt);
-        return r;
+        if (r instanceof AcquireResult.AlreadyCompleted) {
+            metrics.acquire(LeaseMetrics.AcquireOutcome.DONE, now() - sentAt);
+            return Attempt.FIRE_DONE;
+        }
+        metrics.acquire(LeaseMetrics.AcquireOutcome.HELD, now() - sentAt);
+        return new Attempt.HeldElsewhere((AcquireResult.Held) r);
     }
 
     /** A store call's future; a store that throws instead of failing its future gets a failed future. */
@@ -163,11 +193,11 @@ final class LeaseEngine implements AutoCloseable {
         if (wait.isZero()) {
             return tryAcquire(key, o);
         }
-        return await(key, wait, o, null) instanceof DefaultLease l ? Optional.of(l) : Optional.empty();
+        return await(key, wait, o, null).granted();
     }
 
-    /** The granted lease, the store's {@link AcquireResult.AlreadyCompleted} (only with a {@code fireKey}), or null. */
-    private Object await(String key, Duration wait, LeaseOptions o, String fireKey) {
+    /** Granted, {@link Attempt.FireDone} (only with a {@code fireKey}), or {@link Attempt.NotSent} at the deadline. */
+    private Attempt await(String key, Duration wait, LeaseOptions o, String fireKey) {
         long deadline = now() + wait.toNanos();
         Waiter w = new Waiter(owners.next(), o);
         KeyWaiters q = join(key, w);
@@ -178,11 +208,11 @@ final class LeaseEngine implements AutoCloseable {
         }
     }
 
-    private Object awaitTurn(String key, KeyWaiters q, Waiter w, long deadline, Backoff backoff, String fireKey) {
+    private Attempt awaitTurn(String key, KeyWaiters q, Waiter w, long deadline, Backoff backoff, String fireKey) {
         while (true) {
             int st = w.state.get();
             if (st == Waiter.GRANTED) {
-                return w.granted;
+                return new Attempt.Granted(w.granted);
             }
             if (st == Waiter.GRANTING) {
                 w.parkThroughInterrupt(callTimeout.toNanos()); // the hand-off's answer decides, interrupted or not
@@ -192,7 +222,7 @@ final class LeaseEngine implements AutoCloseable {
             if (left <= 0 || Thread.currentThread().isInterrupted()) {
                 if (w.cas(Waiter.WAITING, Waiter.DONE)) {
                     metrics.acquire(LeaseMetrics.AcquireOutcome.TIMEOUT, 0);
-                    return null;
+                    return Attempt.NOT_SENT;
                 }
                 continue;
             }
@@ -209,29 +239,23 @@ final class LeaseEngine implements AutoCloseable {
                 continue;
             }
             w.clearSignal();
-            Object r;
+            Attempt r;
             try {
                 r = attempt(key, w.owner(), w.options, owners.id(), fireKey);
             } catch (RuntimeException e) {
                 w.state.set(Waiter.DONE);
                 throw e;
             }
-            if (r == null) {
-                w.state.set(Waiter.DONE); // interrupted just before sending
-                return null;
-            }
-            if (r instanceof DefaultLease lease) {
-                w.state.set(Waiter.DONE);
-                q.localHolder = lease;
-                return lease;
-            }
-            if (r instanceof AcquireResult.AlreadyCompleted) {
-                w.state.set(Waiter.DONE);
+            if (!(r instanceof Attempt.HeldElsewhere elsewhere)) {
+                w.state.set(Waiter.DONE); // granted, the fire done, or interrupted just before sending
+                if (r instanceof Attempt.Granted g) {
+                    q.localHolder = g.lease();
+                }
                 return r;
             }
             w.state.set(Waiter.WAITING);
             metrics.retry();
-            AcquireResult.Held held = (AcquireResult.Held) r;
+            AcquireResult.Held held = elsewhere.held();
             long holderLeft = held.remaining().toNanos() + 1_000_000L;
             boolean queued = store.queuesWaiters();
             if (queued) {
