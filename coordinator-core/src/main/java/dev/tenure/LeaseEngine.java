@@ -18,15 +18,15 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
 /**
- * The lease state machine over a {@link LeaseStore}: single attempts, waiting with a local FIFO per key,
- * hand-off to a local waiter in one store call, release, and clean-up of acquisitions whose outcome is
- * unknown. This is the one large class of the core, because waiting, hand-off and release share the
- * per-key queue and must agree on it.
+ * The lease state machine over a {@link LeaseStore}: single attempts, waiting with a local FIFO per key, hand-off to a
+ * local waiter in one store call, and release. This is the one large class of the core, because waiting, hand-off and
+ * release share the per-key queue and must agree on it. Its other concerns have classes of their own: renewal
+ * ({@link Watchdog}), TTL changes ({@link TtlChange}) and the clean-up after calls whose outcome is unknown
+ * ({@link UnknownOutcomes}).
  */
 final class LeaseEngine implements AutoCloseable {
 
     static final Logger LOG = LoggerFactory.getLogger("dev.tenure");
-    private static final long CLEANUP_RETRY_MILLIS = 200;
     private static final long YIELD_DELAY_MICROS = 2_000;
     private static final long LOCAL_HOLDER_MAX_PARK_NANOS = 1_000_000_000L;
 
@@ -42,6 +42,7 @@ final class LeaseEngine implements AutoCloseable {
     private final Watchdog watchdog;
     private final TtlChange ttlChange;
     private final ScheduledExecutorService cleaner;
+    private final UnknownOutcomes unknownOutcomes;
     private final ConcurrentMap<String, KeyWaiters> waiters = new ConcurrentHashMap<>();
     private final Owners owners = new Owners();
 
@@ -66,6 +67,7 @@ final class LeaseEngine implements AutoCloseable {
         c.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
         c.setRemoveOnCancelPolicy(true);
         this.cleaner = c;
+        this.unknownOutcomes = new UnknownOutcomes(store, ticker, settleNanos, c);
     }
 
     long now() {
@@ -569,38 +571,9 @@ final class LeaseEngine implements AutoCloseable {
         w.wake();
     }
 
-    /**
-     * Releases {@code owner}'s lease on {@code key} if it exists, after a call with that owner id whose outcome is
-     * unknown: retries failed releases in the background until the TTL has passed, and if a release finds nothing
-     * while the call may still take effect in the store (it may still be queued or running there), looks once more
-     * when it surely has ended.
-     */
+    /** See {@link UnknownOutcomes#cleanUp}. */
     void cleanUp(String key, String owner, Duration ttl) {
-        long now = now();
-        CleanUp c = new CleanUp(key, owner, now + ttl.toNanos(), now + settleNanos);
-        cleaner.execute(() -> cleanUpOnce(c, true));
-    }
-
-    private record CleanUp(String key, String owner, long until, long settledAt) {
-    }
-
-    private void cleanUpOnce(CleanUp c, boolean mayLookAgain) {
-        long sentAt = now();
-        send(() -> store.release(c.key(), c.owner())).whenComplete((released, err) -> {
-            if (err != null) {
-                if (now() < c.until()) {
-                    later(() -> cleanUpOnce(c, mayLookAgain), TimeUnit.MILLISECONDS.toNanos(CLEANUP_RETRY_MILLIS));
-                }
-            } else if (!Boolean.TRUE.equals(released) && mayLookAgain && sentAt < c.settledAt()) {
-                later(() -> cleanUpOnce(c, false), c.settledAt() - now());
-            }
-        });
-    }
-
-    private void later(Runnable task, long delayNanos) {
-        if (!cleaner.isShutdown()) {
-            cleaner.schedule(task, Math.max(0, delayNanos), TimeUnit.NANOSECONDS);
-        }
+        unknownOutcomes.cleanUp(key, owner, ttl);
     }
 
     private static void closeQuietly(AutoCloseable c) {
