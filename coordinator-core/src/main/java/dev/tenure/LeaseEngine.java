@@ -95,7 +95,7 @@ final class LeaseEngine implements AutoCloseable {
 
     /** What an attempt, or a wait made of attempts, came to. */
     private sealed interface Attempt {
-        Attempt FIRE_DONE = new FireDone();
+        Attempt ALREADY_COMPLETED = new AlreadyCompleted();
         Attempt NOT_SENT = new NotSent();
 
         /** The lease, if one was granted. */
@@ -112,7 +112,7 @@ final class LeaseEngine implements AutoCloseable {
         }
 
         /** Not granted: the store says the fire is done ({@link LeaseStore#tryAcquireFire}). */
-        record FireDone() implements Attempt {
+        record AlreadyCompleted() implements Attempt {
         }
 
         /** Nothing granted and nothing held known: the thread was interrupted, or the wait ran out. */
@@ -129,12 +129,12 @@ final class LeaseEngine implements AutoCloseable {
         if (r instanceof Attempt.Granted g) {
             return new FilterAnswer(g.lease(), false);
         }
-        return r instanceof Attempt.FireDone ? FilterAnswer.DONE : FilterAnswer.NONE;
+        return r instanceof Attempt.AlreadyCompleted ? FilterAnswer.DONE : FilterAnswer.NONE;
     }
 
     /**
      * One store call. {@link Attempt.NotSent} if the thread is interrupted: an interrupted thread would not wait for the
-     * answer, so it sends nothing. {@link Attempt.FireDone} only with a {@code fireKey}.
+     * answer, so it sends nothing. {@link Attempt.AlreadyCompleted} only with a {@code fireKey}.
      */
     private Attempt attempt(String key, String owner, LeaseOptions o, String queuedAs, String fireKey) {
         if (Thread.currentThread().isInterrupted()) {
@@ -168,7 +168,7 @@ final class LeaseEngine implements AutoCloseable {
         }
         if (r instanceof AcquireResult.AlreadyCompleted) {
             metrics.acquire(LeaseMetrics.AcquireOutcome.DONE, now() - sentAt);
-            return Attempt.FIRE_DONE;
+            return Attempt.ALREADY_COMPLETED;
         }
         metrics.acquire(LeaseMetrics.AcquireOutcome.HELD, now() - sentAt);
         return new Attempt.HeldElsewhere((AcquireResult.Held) r);
@@ -198,7 +198,10 @@ final class LeaseEngine implements AutoCloseable {
         return await(key, wait, o, null).granted();
     }
 
-    /** Granted, {@link Attempt.FireDone} (only with a {@code fireKey}), or {@link Attempt.NotSent} at the deadline. */
+    /**
+     * {@link Attempt.Granted}, {@link Attempt.AlreadyCompleted} (only with a {@code fireKey}), or {@link Attempt.NotSent}
+     * at the deadline.
+     */
     private Attempt await(String key, Duration wait, LeaseOptions o, String fireKey) {
         long deadline = now() + wait.toNanos();
         Waiter w = new Waiter(owners.next(), o);
