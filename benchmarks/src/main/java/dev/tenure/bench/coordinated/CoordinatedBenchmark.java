@@ -1,6 +1,7 @@
 package dev.tenure.bench.coordinated;
 
 import dev.tenure.bench.Format;
+import dev.tenure.bench.Options;
 import dev.tenure.bench.ValkeyAdmin;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
@@ -89,15 +90,9 @@ public final class CoordinatedBenchmark {
     }
 
     private void parse(String[] a) {
-        for (int i = 0; i < a.length; i++) {
-            String k = a[i];
-            if (k.equals("--help") || k.equals("-h")) {
-                throw new IllegalArgumentException("help");
-            }
-            if (i + 1 >= a.length) {
-                throw new IllegalArgumentException("missing value for " + k);
-            }
-            String v = a[++i];
+        for (Map.Entry<String, String> o : Options.parse(a).entrySet()) {
+            String k = o.getKey();
+            String v = o.getValue();
             switch (k) {
                 case "--pg-host" -> pgHost = v;
                 case "--pg-port" -> pgPort = Integer.parseInt(v);

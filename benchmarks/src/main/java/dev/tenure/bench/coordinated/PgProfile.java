@@ -13,6 +13,7 @@ import dev.tenure.RunPolicy;
 import dev.tenure.Tenure;
 import dev.tenure.ValkeyConfig;
 import dev.tenure.bench.Format;
+import dev.tenure.bench.Options;
 import dev.tenure.bench.ValkeyAdmin;
 import dev.tenure.db.PoolConfig;
 import dev.tenure.db.TenureDataSources;
@@ -112,15 +113,9 @@ public final class PgProfile {
     }
 
     private void parse(String[] a) {
-        for (int i = 0; i < a.length; i++) {
-            String k = a[i];
-            if (k.equals("--help") || k.equals("-h")) {
-                throw new IllegalArgumentException("help");
-            }
-            if (i + 1 >= a.length) {
-                throw new IllegalArgumentException("missing value for " + k);
-            }
-            String v = a[++i];
+        for (Map.Entry<String, String> o : Options.parse(a).entrySet()) {
+            String k = o.getKey();
+            String v = o.getValue();
             switch (k) {
                 case "--pg-host" -> pgHost = v;
                 case "--pg-port" -> pgPort = Integer.parseInt(v);

@@ -1,6 +1,7 @@
 package dev.tenure.bench.coordinated;
 
 import dev.tenure.bench.Format;
+import dev.tenure.bench.Options;
 import dev.tenure.bench.ValkeyAdmin;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -55,12 +56,11 @@ public final class ScaleBenchmark {
 
     public static void main(String[] args) throws Exception {
         ScaleBenchmark b = new ScaleBenchmark();
-        for (int i = 0; i < args.length; i++) {
-            if (args[i].equals("--help") || i + 1 >= args.length || !args[i].startsWith("--")) {
-                System.err.print(USAGE);
-                System.exit(2);
-            }
-            b.opt.put(args[i].substring(2), args[++i]);
+        try {
+            Options.parse(args).forEach((k, v) -> b.opt.put(k.substring(2), v));
+        } catch (IllegalArgumentException e) {
+            System.err.print(USAGE);
+            System.exit(2);
         }
         if (!b.opt.containsKey("db") || !b.opt.containsKey("valkey-port") || b.opt.get("valkey-port").equals("6379")) {
             System.err.print(USAGE);

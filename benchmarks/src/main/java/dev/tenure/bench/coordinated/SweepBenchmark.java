@@ -6,6 +6,7 @@ import dev.tenure.MissedFirePolicy;
 import dev.tenure.Schedule;
 import dev.tenure.ScheduledJob;
 import dev.tenure.Tenure;
+import dev.tenure.bench.Options;
 import dev.tenure.db.TenureSchema;
 
 import java.lang.reflect.Proxy;
@@ -41,9 +42,11 @@ public final class SweepBenchmark {
             """;
 
     public static void main(String[] args) throws Exception {
-        Map<String, String> a = new TreeMap<>();
-        for (int i = 0; i + 1 < args.length; i += 2) {
-            a.put(args[i], args[i + 1]);
+        Map<String, String> a;
+        try {
+            a = Options.parse(args);
+        } catch (IllegalArgumentException e) {
+            a = Map.of();
         }
         if (!a.containsKey("--db")) {
             System.err.print(USAGE);
