@@ -106,14 +106,13 @@ public final class JobCoordinator implements AutoCloseable {
     }
 
     /**
-     * The node name recorded on runs and claims is the database store's: set it with
-     * {@code JdbcLeaseStore.builder(dataSource).nodeName(...)} (module {@code db}) when wiring by hand;
-     * {@link Tenure.Builder#nodeName} does it for the stores Tenure builds.
+     * Not public: {@link Tenure} builds the coordinator and sets every knob ({@link Tenure.Builder}); tests of this
+     * package wire one by hand.
      *
-     * @param database leases on the database store (the JDBC lease store of the {@code db} module)
+     * @param database leases on the database store
      * @param ledger   the run ledger of the same database
      */
-    public static Builder builder(Leases database, RunLedger ledger) {
+    static Builder builder(Leases database, RunLedger ledger) {
         return new Builder(database, ledger);
     }
 
@@ -645,7 +644,7 @@ public final class JobCoordinator implements AutoCloseable {
 
         /**
          * This node's name for the runs' log lines ({@link RunMdc#NODE}) and observations (default none). The name
-         * recorded on the run rows is the database store's: see {@link JobCoordinator#builder}.
+         * recorded on the run rows is the database store's ({@link Tenure.Builder#nodeName} sets both).
          */
         public Builder nodeName(String name) {
             this.nodeName = NodeName.check(name);

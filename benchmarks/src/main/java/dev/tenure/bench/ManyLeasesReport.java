@@ -1,11 +1,13 @@
 package dev.tenure.bench;
 
 import com.zaxxer.hikari.HikariDataSource;
+import dev.tenure.DatabaseConfig;
 import dev.tenure.ValkeyConfig;
 import dev.tenure.bench.coordinated.Pools;
 import dev.tenure.bench.coordinated.Proc;
-import dev.tenure.db.JdbcLeaseStore;
+import dev.tenure.db.JdbcBackend;
 import dev.tenure.db.TenureSchema;
+import dev.tenure.spi.LeaseStore;
 import dev.tenure.valkey.ValkeyLeaseStore;
 
 import java.sql.Connection;
@@ -56,7 +58,9 @@ final class ManyLeasesReport {
             exec(admin, "CREATE DATABASE " + db);
             try (HikariDataSource ds = Pools.create(base + db, cfg.pgUser, 8, false, "bench-many")) {
                 TenureSchema.migrate(ds);
-                return ManyLeases.run("db", JdbcLeaseStore.create(ds), cfg, () -> commits(admin, db), null);
+                LeaseStore store = new JdbcBackend().open(ds, TenureSchema.DEFAULT_SCHEMA, false, null,
+                        DatabaseConfig.defaults()).leaseStore();
+                return ManyLeases.run("db", store, cfg, () -> commits(admin, db), null);
             } finally {
                 exec(admin, "DROP DATABASE IF EXISTS " + db + " WITH (FORCE)");
             }

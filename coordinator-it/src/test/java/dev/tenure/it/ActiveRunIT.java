@@ -4,16 +4,12 @@ import dev.tenure.ActiveRun;
 import dev.tenure.JobCoordinator;
 import dev.tenure.LeaseOptions;
 import dev.tenure.LeaseState;
-import dev.tenure.Leases;
 import dev.tenure.RunClaim;
 import dev.tenure.RunOutcome;
 import dev.tenure.RunPolicy;
-import dev.tenure.db.JdbcLeaseStore;
-import dev.tenure.db.JdbcRunLedger;
-import dev.tenure.metrics.MetricNames;
-import dev.tenure.metrics.MicrometerLeaseMetrics;
+import dev.tenure.Tenure;
 import dev.tenure.ValkeyConfig;
-import dev.tenure.valkey.ValkeyLeaseStore;
+import dev.tenure.metrics.MetricNames;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -45,12 +41,10 @@ class ActiveRunIT {
     @Test
     void finish_afterCleanRuns_leasesReleasedNotLost_noCancellation() {
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
-        JdbcLeaseStore store = JdbcLeaseStore.create(servers.db.dataSource());
-        try (Leases database = Leases.builder(store).metrics(new MicrometerLeaseMetrics(registry)).build();
-             Leases valkey = Leases.builder(ValkeyLeaseStore.create(ValkeyConfig.standalone(servers.valkey.address()).build()))
-                     .metrics(new MicrometerLeaseMetrics(registry)).build()) {
-            JobCoordinator coordinator = JobCoordinator.builder(database, new JdbcRunLedger(store)).valkey(valkey)
-                    .mode(JobCoordinator.Mode.VALKEY).leaseOptions(LeaseOptions.ofTtl(Duration.ofSeconds(5))).build();
+        try (Tenure tenure = Tenure.builder().dataSource(servers.db.dataSource()).migrateSchema(false)
+                .valkey(ValkeyConfig.standalone(servers.valkey.address()).build()).mode(JobCoordinator.Mode.VALKEY)
+                .leaseDefaults(LeaseOptions.ofTtl(Duration.ofSeconds(5))).meterRegistry(registry).build()) {
+            JobCoordinator coordinator = tenure.coordinator();
             AtomicInteger cancellations = new AtomicInteger();
             for (int i = 0; i < 5; i++) {
                 ActiveRun run = ((RunClaim.Claimed) coordinator.begin("clean", "fire-" + i, RunPolicy.skipFire())).run();

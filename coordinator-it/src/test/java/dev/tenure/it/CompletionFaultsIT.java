@@ -1,13 +1,12 @@
 package dev.tenure.it;
 
+import dev.tenure.DatabaseConfig;
 import dev.tenure.JobCoordinator;
 import dev.tenure.LeaseOptions;
 import dev.tenure.LeaseStoreUnavailableException;
-import dev.tenure.Leases;
 import dev.tenure.RunOutcome;
 import dev.tenure.RunPolicy;
-import dev.tenure.db.JdbcLeaseStore;
-import dev.tenure.db.JdbcRunLedger;
+import dev.tenure.Tenure;
 import dev.tenure.db.PoolConfig;
 import dev.tenure.db.TenureDataSources;
 import com.zaxxer.hikari.HikariDataSource;
@@ -57,10 +56,10 @@ class CompletionFaultsIT {
 
     @Test
     void backendKilledBetweenTheBusinessCommitAndFinish_theRetryDoesNotRunTheFireAgain() throws Exception {
-        JdbcLeaseStore store = JdbcLeaseStore.builder(ledgerSource).listen(false).build();
-        try (JobCoordinator c = JobCoordinator.builder(Leases.of(store), new JdbcRunLedger(store))
-                .mode(JobCoordinator.Mode.DATABASE).leaseOptions(LeaseOptions.ofTtl(Duration.ofSeconds(30)))
-                .closesLeases(true).build()) {
+        try (Tenure tenure = Tenure.builder().dataSource(ledgerSource).migrateSchema(false)
+                .database(DatabaseConfig.builder().listen(false).build())
+                .leaseDefaults(LeaseOptions.ofTtl(Duration.ofSeconds(30))).build()) {
+            JobCoordinator c = tenure.coordinator();
             DataSource business = servers.db.dataSource();
             assertThatThrownBy(() -> c.run("settle", "2026-12-03T10:00Z", RunPolicy.skipFire(), ctx -> {
                 ctx.completeInTransaction(business, conn -> insert(conn, "2026-12-03T10:00Z", ctx.epoch()));

@@ -16,8 +16,8 @@ import java.util.concurrent.CompletableFuture;
  *
  * <p>Applications do not wire it by hand: {@link dev.tenure.Tenure} builds it from a data source and a
  * {@link dev.tenure.DatabaseConfig} ({@code Tenure.builder().dataSource(pool).database(config)}), and
- * {@link dev.tenure.Tenure#databaseLeases()} gives its leases. {@link #create} and {@link #builder} are for tests and
- * for tools that need the store alone.
+ * {@link dev.tenure.Tenure#databaseLeases()} gives its leases. A tool that needs the store alone opens it through
+ * {@link JdbcBackend}.
  *
  * <ul>
  *   <li>acquire = {@link JobLedger#claim} (one statement), renew = extend where the owner's lease is live (with the
@@ -57,12 +57,16 @@ public final class JdbcLeaseStore implements LeaseStore {
                 : b.config.listen() ? ReleaseNotifications.start(b.dataSource, ledger.schema()) : null;
     }
 
-    /** A store on schema {@value TenureSchema#DEFAULT_SCHEMA} with default settings and its own notifications. */
-    public static JdbcLeaseStore create(DataSource dataSource) {
+    /**
+     * A store on schema {@value TenureSchema#DEFAULT_SCHEMA} with default settings and its own notifications. Not public:
+     * applications get the store from {@link dev.tenure.Tenure}; tools that need it alone from {@link JdbcBackend}.
+     */
+    static JdbcLeaseStore create(DataSource dataSource) {
         return builder(dataSource).build();
     }
 
-    public static Builder builder(DataSource dataSource) {
+    /** See {@link #create}. */
+    static Builder builder(DataSource dataSource) {
         return new Builder(dataSource);
     }
 
