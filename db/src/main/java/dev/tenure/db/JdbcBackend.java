@@ -22,6 +22,7 @@ public final class JdbcBackend implements DatabaseBackend {
             b.nodeName(nodeName);
         }
         JdbcLeaseStore store = b.build();
-        return new Stores(store, new JdbcRunLedger(store), new JdbcScheduleLedger(dataSource, schema));
+        return new Stores(store, new JdbcRunLedger(store), new JdbcScheduleLedger(dataSource, schema,
+                config.queryTimeout()));
     }
 }

@@ -7,6 +7,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -43,8 +44,9 @@ final class JdbcScheduleLedger implements ScheduleLedger {
     private final String recordMissed;
     private final String swept;
 
-    JdbcScheduleLedger(DataSource dataSource, String schema) {
-        this.jdbc = new Jdbc(dataSource, JobLedger.Builder.DEFAULT_QUERY_TIMEOUT);
+    /** {@code queryTimeout}: the backstop per statement, the lease store's too ({@link dev.tenure.DatabaseConfig}). */
+    JdbcScheduleLedger(DataSource dataSource, String schema, Duration queryTimeout) {
+        this.jdbc = new Jdbc(dataSource, queryTimeout);
         String q = TenureSchema.quoted(schema);
         String js = q + ".job_schedule";
         String je = q + ".job_execution";
