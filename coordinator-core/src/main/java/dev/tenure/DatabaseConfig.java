@@ -114,7 +114,11 @@ public final class DatabaseConfig {
 
         /** Zero or more; zero: no client-side timeout. */
         public Builder queryTimeout(Duration timeout) {
-            this.queryTimeout = atLeast(timeout, 0, "queryTimeout");
+            Objects.requireNonNull(timeout, "queryTimeout");
+            if (timeout.isNegative()) {
+                throw new IllegalArgumentException("queryTimeout must not be negative (got " + timeout + ")");
+            }
+            this.queryTimeout = timeout;
             return this;
         }
 

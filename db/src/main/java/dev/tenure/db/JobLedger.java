@@ -55,10 +55,11 @@ final class JobLedger {
 
     private JobLedger(Builder b) {
         this.schema = b.schema;
-        this.claimLockTimeout = Long.toString(Math.max(1, b.claimLockTimeout.toMillis()));
-        Jdbc jdbc = new Jdbc(b.dataSource, b.queryTimeout);
+        DatabaseConfig knobs = b.knobs.build();
+        this.claimLockTimeout = Long.toString(Math.max(1, knobs.claimLockTimeout().toMillis()));
+        Jdbc jdbc = new Jdbc(b.dataSource, knobs.queryTimeout());
         Sql sql = new Sql("\"" + b.schema + "\"");
-        this.leases = new LeaseRows(jdbc, sql, b.schema, b.claimLockTimeout, b.renewLockTimeout, b.nodeName);
+        this.leases = new LeaseRows(jdbc, sql, b.schema, knobs.claimLockTimeout(), knobs.renewLockTimeout(), b.nodeName);
         this.runs = new RunRows(jdbc, sql, leases);
         this.fences = new FenceChecks(jdbc, sql, leases);
     }
@@ -324,9 +325,8 @@ final class JobLedger {
 
         private final DataSource dataSource;
         private String schema = TenureSchema.DEFAULT_SCHEMA;
-        private Duration claimLockTimeout = DEFAULT_CLAIM_LOCK_TIMEOUT;
-        private Duration renewLockTimeout = DEFAULT_RENEW_LOCK_TIMEOUT;
-        private Duration queryTimeout = DEFAULT_QUERY_TIMEOUT;
+        /** The lock waits and the query timeout, checked by {@link DatabaseConfig}'s rules. */
+        private final DatabaseConfig.Builder knobs = DatabaseConfig.builder();
         private String nodeName;
 
         private Builder(DataSource dataSource) {
@@ -355,7 +355,7 @@ final class JobLedger {
          * lock before they fail with SQLSTATE 55P03. The pool's statement timeout still applies on top.
          */
         public Builder claimLockTimeout(Duration timeout) {
-            this.claimLockTimeout = positive("claimLockTimeout", timeout);
+            knobs.claimLockTimeout(timeout);
             return this;
         }
 
@@ -364,7 +364,7 @@ final class JobLedger {
          * with SQLSTATE 55P03, to be retried (default 250 ms). Keeps the watchdog from stalling.
          */
         public Builder renewLockTimeout(Duration timeout) {
-            this.renewLockTimeout = positive("renewLockTimeout", timeout);
+            knobs.renewLockTimeout(timeout);
             return this;
         }
 
@@ -373,20 +373,8 @@ final class JobLedger {
          * {@code statement_timeout} (default 5 s, rounded up to whole seconds; zero = none).
          */
         public Builder queryTimeout(Duration timeout) {
-            Objects.requireNonNull(timeout, "queryTimeout");
-            if (timeout.isNegative()) {
-                throw new IllegalArgumentException("queryTimeout must not be negative (got " + timeout + ")");
-            }
-            this.queryTimeout = timeout;
+            knobs.queryTimeout(timeout);
             return this;
-        }
-
-        private static Duration positive(String what, Duration d) {
-            Objects.requireNonNull(d, what);
-            if (d.toMillis() < 1) {
-                throw new IllegalArgumentException(what + " must be at least 1 ms (got " + d + ")");
-            }
-            return d;
         }
 
         public JobLedger build() {
