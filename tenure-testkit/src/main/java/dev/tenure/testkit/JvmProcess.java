@@ -102,14 +102,31 @@ public final class JvmProcess implements AutoCloseable {
         Signals.term(process.pid());
     }
 
-    /** SIGSTOP: the child freezes mid-instruction, like a long GC pause. */
+    /**
+     * SIGSTOP: the child freezes mid-instruction, like a long GC pause.
+     *
+     * @throws IllegalStateException if the child has exited (kill would stop an exited, unreaped child "successfully"),
+     *                               with its exit code and the end of its output
+     */
     public void pause() {
+        requireAlive("SIGSTOP");
         Signals.stop(process.pid());
     }
 
-    /** SIGCONT after {@link #pause()}. */
+    /** SIGCONT after {@link #pause()}; throws as {@link #pause()} does if the child has exited meanwhile. */
     public void resume() {
+        requireAlive("SIGCONT");
         Signals.cont(process.pid());
+    }
+
+    private void requireAlive(String signal) {
+        if (!process.isAlive()) {
+            List<String> out = stdoutLines();
+            List<String> err = stderrLines();
+            throw new IllegalStateException("child " + process.pid() + " exited with " + process.exitValue()
+                    + " before " + signal + "; its last stdout lines: " + out.subList(Math.max(0, out.size() - 10),
+                    out.size()) + "; its last stderr lines: " + err.subList(Math.max(0, err.size() - 20), err.size()));
+        }
     }
 
     /** Everything the child has printed to stdout so far, line by line. */
