@@ -45,7 +45,9 @@ class PostgresRestartIT {
     @Test
     void restartUnderLoad_typedBoundedErrors_noPartialRows_cleanClaimAfterwards() throws Exception {
         String key = "restart-job";
-        long n = ((ClaimResult.Claimed) fx.ledger.claim(key, "A", Duration.ofSeconds(2))).epoch();
+        // A's lease must outlive the restart and the checks below (a 2 s lease ran out once on a loaded machine, and a
+        // claimant took the job before the check that A still holds it)
+        long n = ((ClaimResult.Claimed) fx.ledger.claim(key, "A", Timing.scaled(Duration.ofSeconds(8)))).epoch();
         RunStart.Started run = (RunStart.Started) fx.ledger.startRun(key, "fire-1", n, "A");
         Connection a = fx.pool.getConnection();
         a.setAutoCommit(false);
