@@ -1,6 +1,6 @@
 package dev.tenure;
 
-import dev.tenure.spi.HostPort;
+import dev.tenure.internal.HostPort;
 
 import java.time.Duration;
 import java.util.ArrayList;

@@ -1,6 +1,6 @@
 package dev.tenure.db;
 
-import dev.tenure.spi.CallBatcher;
+import dev.tenure.internal.CallBatcher;
 
 import java.util.List;
 import java.util.Set;

@@ -4,6 +4,7 @@ import dev.tenure.Lease;
 import dev.tenure.LeaseOptions;
 import dev.tenure.LeaseState;
 import dev.tenure.Leases;
+import dev.tenure.testkit.JvmProcess;
 import dev.tenure.testkit.SettableTicker;
 import dev.tenure.testkit.Timing;
 import org.awaitility.Awaitility;
@@ -126,7 +127,7 @@ class DatabaseClockIT {
         static Child start(String offset, String key, String mode) throws IOException {
             Path out = Files.createTempFile("tenure-skewed-", ".log");
             List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                    "-cp", System.getProperty("java.class.path"), SkewedClaimMain.class.getName(), fx.db.jdbcUrl(),
+                    "-cp", JvmProcess.classPath(), SkewedClaimMain.class.getName(), fx.db.jdbcUrl(),
                     orDash(fx.db.username()), orDash(fx.db.password()), key, mode));
             ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(out.toFile());
             pb.environment().put("LD_PRELOAD", FAKETIME.toString());

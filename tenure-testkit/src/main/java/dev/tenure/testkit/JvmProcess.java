@@ -1,5 +1,6 @@
 package dev.tenure.testkit;
 
+import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -38,6 +39,20 @@ public final class JvmProcess implements AutoCloseable {
         this.dir = dir;
     }
 
+    /**
+     * This JVM's class path for a child JVM. A library module's own tests run on the module path (Surefire and Failsafe
+     * put a module with a {@code module-info} there), so its classes and their dependencies are in
+     * {@code jdk.module.path}, not {@code java.class.path}: the child gets both, on its class path.
+     */
+    public static String classPath() {
+        String classPath = System.getProperty("java.class.path", "");
+        String modulePath = System.getProperty("jdk.module.path", "");
+        if (modulePath.isEmpty()) {
+            return classPath;
+        }
+        return classPath.isEmpty() ? modulePath : modulePath + File.pathSeparator + classPath;
+    }
+
     /** Starts {@code java -cp <this class path> mainClass args...}. */
     public static JvmProcess start(Class<?> mainClass, String... args) {
         return start(List.of(), mainClass.getName(), List.of(args));
@@ -52,7 +67,7 @@ public final class JvmProcess implements AutoCloseable {
             command.add("-D" + Timing.PROPERTY + "=" + multiplier);
         }
         command.addAll(jvmOptions);
-        command.addAll(List.of("-cp", System.getProperty("java.class.path"), mainClassName));
+        command.addAll(List.of("-cp", classPath(), mainClassName));
         command.addAll(args);
         Path dir = ChildProcesses.newTempDirectory("tenure-jvm-");
         try {

@@ -1,7 +1,7 @@
 package dev.tenure.valkey;
 
 import dev.tenure.ValkeyConfig;
-import dev.tenure.spi.HostPort;
+import dev.tenure.internal.HostPort;
 
 import glide.api.BaseClient;
 import glide.api.GlideClient;

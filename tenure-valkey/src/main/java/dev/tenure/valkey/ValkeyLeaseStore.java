@@ -3,7 +3,7 @@ package dev.tenure.valkey;
 import dev.tenure.ValkeyConfig;
 import dev.tenure.ValkeyConfig.ScriptMode;
 import dev.tenure.spi.AcquireResult;
-import dev.tenure.spi.CallBatcher;
+import dev.tenure.internal.CallBatcher;
 import dev.tenure.spi.LeaseStore;
 import glide.api.BaseClient;
 import glide.api.logging.Logger;

@@ -1,0 +1,10 @@
+/** Tenure for Quartz: {@link dev.tenure.quartz.QuartzCoordination} coordinates a scheduler's fires across nodes. */
+module dev.tenure.quartz {
+    requires transitive dev.tenure.core;
+    requires transitive org.quartz;
+    requires org.slf4j;
+    // optional: MicrometerFireMetrics, when Micrometer is present
+    requires static micrometer.core;
+
+    exports dev.tenure.quartz;
+}
