@@ -22,7 +22,9 @@ module dev.tenure.core {
     exports dev.tenure.memory;
     exports dev.tenure.metrics;
     exports dev.tenure.observation;
-    exports dev.tenure.internal to dev.tenure.valkey, dev.tenure.db;
+    exports dev.tenure.internal to
+            dev.tenure.valkey,
+            dev.tenure.db;
 
     uses dev.tenure.spi.DatabaseBackend;
     uses dev.tenure.spi.ValkeyBackend;

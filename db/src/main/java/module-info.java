@@ -12,9 +12,11 @@ module dev.tenure.db {
     requires flyway.database.postgresql;
 
     exports dev.tenure.db;
-    // The migrations are resources that Flyway reads through a class loader, which finds a named module's resources only
+    // The migrations are resources that Flyway reads through a class loader, which finds a named module's resources
+    // only
     // in packages that are open to everyone (ClassLoader.getResource)
     opens dev.tenure.db.migration;
 
-    provides dev.tenure.spi.DatabaseBackend with dev.tenure.db.JdbcBackend;
+    provides dev.tenure.spi.DatabaseBackend with
+            dev.tenure.db.JdbcBackend;
 }

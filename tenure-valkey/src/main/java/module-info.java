@@ -6,10 +6,12 @@
 module dev.tenure.valkey {
     requires transitive dev.tenure.core;
     requires org.slf4j;
-    // GLIDE's jar has no module name of its own: this is the name Java derives from valkey-glide-<version>-<classifier>.jar
+    // GLIDE's jar has no module name of its own: this is the name Java derives from
+    // valkey-glide-<version>-<classifier>.jar
     requires valkey.glide;
 
     exports dev.tenure.valkey;
 
-    provides dev.tenure.spi.ValkeyBackend with dev.tenure.valkey.GlideBackend;
+    provides dev.tenure.spi.ValkeyBackend with
+            dev.tenure.valkey.GlideBackend;
 }

@@ -2,7 +2,6 @@ package dev.tenure;
 
 import dev.tenure.metrics.RunMetrics;
 import dev.tenure.spi.RunLedger;
-
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -43,6 +42,7 @@ public final class ActiveRun implements JobContext, AutoCloseable {
     private final boolean viaFallback;
     /** The database leases the lease was adopted into when the ledger records the outcome and releases in one step. */
     private final Leases releasedByOutcome;
+
     private final long began;
     private final AtomicBoolean cancelled = new AtomicBoolean();
     private final AtomicBoolean finishing = new AtomicBoolean();
@@ -53,7 +53,7 @@ public final class ActiveRun implements JobContext, AutoCloseable {
     /** A {@link #finish} asked for while such a transaction was open: recorded when the last one ends. */
     private Deferred deferred;
     /** Told once the outcome is set (the coordinator stops tracking the run). */
-    private volatile Runnable onEnded = () -> { };
+    private volatile Runnable onEnded = () -> {};
     /** True while {@link #completeAndRelease} holds the lease's call slot (the run's own thread only). */
     private boolean renewalsHeld;
     /** This node's name; null when it has none. */
@@ -61,9 +61,20 @@ public final class ActiveRun implements JobContext, AutoCloseable {
     /** The run's observations ({@link JobCoordinator.Builder#observationRegistry}); none by default. */
     private volatile RunObserver.Run observation = RunObserver.Run.NONE;
 
-    ActiveRun(RunLedger ledger, RunMetrics metrics, Ticker ticker, String jobKey, String fireKey, long epoch,
-              String runId, Lease db, Lease filter, Duration waited, boolean viaFallback, Leases releasedByOutcome,
-              String node) {
+    ActiveRun(
+            RunLedger ledger,
+            RunMetrics metrics,
+            Ticker ticker,
+            String jobKey,
+            String fireKey,
+            long epoch,
+            String runId,
+            Lease db,
+            Lease filter,
+            Duration waited,
+            boolean viaFallback,
+            Leases releasedByOutcome,
+            String node) {
         this.ledger = ledger;
         this.metrics = metrics;
         this.ticker = ticker;
@@ -85,10 +96,25 @@ public final class ActiveRun implements JobContext, AutoCloseable {
         }
     }
 
-    @Override public String jobKey() { return jobKey; }
-    @Override public String fireKey() { return fireKey; }
-    @Override public long epoch() { return epoch; }
-    @Override public String owner() { return db.owner(); }
+    @Override
+    public String jobKey() {
+        return jobKey;
+    }
+
+    @Override
+    public String fireKey() {
+        return fireKey;
+    }
+
+    @Override
+    public long epoch() {
+        return epoch;
+    }
+
+    @Override
+    public String owner() {
+        return db.owner();
+    }
 
     /** This node's name ({@link Tenure#nodeName()}); null when the coordinator was given none. */
     public String node() {
@@ -223,14 +249,16 @@ public final class ActiveRun implements JobContext, AutoCloseable {
             } else {
                 f = ledger.finish(jobKey, epoch, db.owner(), runId, error == null, why);
             }
-            RunOutcome.Status status = f == RunLedger.Finished.STALE ? RunOutcome.Status.LEASE_LOST
-                    : f == RunLedger.Finished.COMPLETED_EARLIER || error == null ? RunOutcome.Status.EXECUTED
-                    : RunOutcome.Status.FAILED;
+            RunOutcome.Status status = f == RunLedger.Finished.STALE
+                    ? RunOutcome.Status.LEASE_LOST
+                    : f == RunLedger.Finished.COMPLETED_EARLIER || error == null
+                            ? RunOutcome.Status.EXECUTED
+                            : RunOutcome.Status.FAILED;
             completed = status == RunOutcome.Status.EXECUTED;
             return ended(outcome(status, ran, result, error, f == RunLedger.Finished.COMPLETED_EARLIER));
         } catch (RuntimeException e) {
             if (error != null && error != e) {
-                e.addSuppressed(error);   // the work's own exception travels with the fault
+                e.addSuppressed(error); // the work's own exception travels with the fault
             }
             ended(outcome(RunOutcome.Status.FAILED, ran, result, error == null ? e : error, false));
             throw e;
@@ -239,8 +267,7 @@ public final class ActiveRun implements JobContext, AutoCloseable {
         }
     }
 
-    private record Deferred(Object result, Throwable error) {
-    }
+    private record Deferred(Object result, Throwable error) {}
 
     /** The fire was completed in a Spring transaction that has not ended: {@link #finish} waits for its end. */
     synchronized void completionPending() {
@@ -262,19 +289,35 @@ public final class ActiveRun implements JobContext, AutoCloseable {
             d = deferred;
             deferred = null;
         }
-        finish(d.result(), committed || d.error() != null ? d.error() : new IllegalStateException("the transaction "
-                + "that completed fire '" + fireKey + "' of job '" + jobKey + "' did not commit"));
+        finish(
+                d.result(),
+                committed || d.error() != null
+                        ? d.error()
+                        : new IllegalStateException("the transaction " + "that completed fire '" + fireKey
+                                + "' of job '" + jobKey + "' did not commit"));
     }
 
     /** The outcome of this run as it ends now: the time it ran is counted up to this call. */
-    private <T> RunOutcome<T> outcome(RunOutcome.Status status, T result, Throwable error, boolean completedInTransaction) {
+    private <T> RunOutcome<T> outcome(
+            RunOutcome.Status status, T result, Throwable error, boolean completedInTransaction) {
         return outcome(status, Duration.ofNanos(ticker.nanoTime() - began), result, error, completedInTransaction);
     }
 
-    private <T> RunOutcome<T> outcome(RunOutcome.Status status, Duration ran, T result, Throwable error,
-                                      boolean completedInTransaction) {
-        return RunOutcome.ranHere(status, jobKey, fireKey, epoch, db.owner(), waited, ran, result, error, viaFallback,
-                fenceChecks.get(), completedInTransaction);
+    private <T> RunOutcome<T> outcome(
+            RunOutcome.Status status, Duration ran, T result, Throwable error, boolean completedInTransaction) {
+        return RunOutcome.ranHere(
+                status,
+                jobKey,
+                fireKey,
+                epoch,
+                db.owner(),
+                waited,
+                ran,
+                result,
+                error,
+                viaFallback,
+                fenceChecks.get(),
+                completedInTransaction);
     }
 
     private <T> RunOutcome<T> ended(RunOutcome<T> o) {
@@ -308,19 +351,23 @@ public final class ActiveRun implements JobContext, AutoCloseable {
             return;
         }
         finishing.set(true);
-        LeaseLostException why = new LeaseLostException(jobKey, db.owner(), "the run of fire '" + fireKey
-                + "' was abandoned: " + reason);
+        LeaseLostException why = new LeaseLostException(
+                jobKey, db.owner(), "the run of fire '" + fireKey + "' was abandoned: " + reason);
         RunLedger.Finished f = RunLedger.Finished.STALE;
         boolean released = false;
         try {
             f = ledger.abandon(jobKey, epoch, db.owner(), runId, reason);
-            released = releasedByOutcome != null && f != RunLedger.Finished.STALE && releasedByOutcome.releasedInStore(db);
+            released =
+                    releasedByOutcome != null && f != RunLedger.Finished.STALE && releasedByOutcome.releasedInStore(db);
         } catch (RuntimeException e) {
             why.addSuppressed(e);
         }
         boolean completed = f == RunLedger.Finished.COMPLETED_EARLIER;
-        ended(outcome(completed ? RunOutcome.Status.EXECUTED : RunOutcome.Status.LEASE_LOST, null,
-                completed ? null : why, completed));
+        ended(outcome(
+                completed ? RunOutcome.Status.EXECUTED : RunOutcome.Status.LEASE_LOST,
+                null,
+                completed ? null : why,
+                completed));
         releaseLeases(released, completed);
     }
 
@@ -339,7 +386,6 @@ public final class ActiveRun implements JobContext, AutoCloseable {
             onEnded.run();
         }
     }
-
 
     /** True if the ledger can complete the fire and release the job in the work's own transaction. */
     boolean releasesInTransaction() {
@@ -368,14 +414,18 @@ public final class ActiveRun implements JobContext, AutoCloseable {
         DefaultLease lease = (DefaultLease) db;
         boolean taken;
         try {
-            taken = lease.takeCall(ticker, ticker.nanoTime() + lease.options().ttl().toNanos());
+            taken = lease.takeCall(
+                    ticker, ticker.nanoTime() + lease.options().ttl().toNanos());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new SQLException("interrupted before completing job '" + jobKey + "'", e);
         }
         if (!taken) {
-            throw new LeaseStoreUnavailableException("the renewal of job '" + jobKey + "' in flight did not end "
-                    + "within the lease TTL; the run is not completed", jobKey, null);
+            throw new LeaseStoreUnavailableException(
+                    "the renewal of job '" + jobKey + "' in flight did not end "
+                            + "within the lease TTL; the run is not completed",
+                    jobKey,
+                    null);
         }
         renewalsHeld = true;
     }
@@ -417,8 +467,10 @@ public final class ActiveRun implements JobContext, AutoCloseable {
             return;
         }
         try {
-            finish(null, new IllegalStateException("run of job '" + jobKey + "' fire '" + fireKey
-                    + "' was closed without an outcome"));
+            finish(
+                    null,
+                    new IllegalStateException(
+                            "run of job '" + jobKey + "' fire '" + fireKey + "' was closed without an outcome"));
         } catch (TenureException e) {
             // the leases are released; the next claim marks the run ABANDONED
         }

@@ -1,15 +1,14 @@
 package dev.tenure;
 
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.util.List;
+import javax.sql.DataSource;
 import org.springframework.jdbc.datasource.ConnectionHolder;
 import org.springframework.transaction.UnexpectedRollbackException;
 import org.springframework.transaction.support.TransactionSynchronization;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
 import org.springframework.transaction.support.TransactionSynchronizationUtils;
-
-import javax.sql.DataSource;
-import java.sql.Connection;
-import java.sql.SQLException;
-import java.util.List;
 
 /**
  * A transaction Tenure opens itself (no Spring transaction is active), made visible to Spring as its
@@ -95,8 +94,12 @@ final class BoundTransaction implements CompletingTransaction.Around {
      * The synchronizations of an enclosing scope that has no transaction (Spring's SUPPORTS), set aside while Tenure's
      * transaction runs and resumed after it, as Spring does when it starts a new transaction in such a scope.
      */
-    private record Outer(List<TransactionSynchronization> synchronizations, String name, boolean readOnly,
-                         Integer isolation, boolean active) {
+    private record Outer(
+            List<TransactionSynchronization> synchronizations,
+            String name,
+            boolean readOnly,
+            Integer isolation,
+            boolean active) {
 
         /** The enclosing scope's synchronizations, set aside; null if synchronization is not active. */
         static Outer suspend() {
@@ -106,7 +109,9 @@ final class BoundTransaction implements CompletingTransaction.Around {
             List<TransactionSynchronization> suspended = TransactionSynchronizationManager.getSynchronizations();
             suspended.forEach(TransactionSynchronization::suspend);
             TransactionSynchronizationManager.clearSynchronization();
-            Outer outer = new Outer(suspended, TransactionSynchronizationManager.getCurrentTransactionName(),
+            Outer outer = new Outer(
+                    suspended,
+                    TransactionSynchronizationManager.getCurrentTransactionName(),
                     TransactionSynchronizationManager.isCurrentTransactionReadOnly(),
                     TransactionSynchronizationManager.getCurrentTransactionIsolationLevel(),
                     TransactionSynchronizationManager.isActualTransactionActive());

@@ -1,10 +1,9 @@
 package dev.tenure;
 
-
-import javax.sql.DataSource;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.Objects;
+import javax.sql.DataSource;
 
 /**
  * {@link JobContext#completeInTransaction}: fence, work, complete and commit on one connection, or roll back. Joins
@@ -18,8 +17,7 @@ final class CompletingTransaction {
     private static final boolean SPRING = present("org.springframework.jdbc.datasource.DataSourceUtils")
             && present("org.springframework.transaction.support.TransactionSynchronizationManager");
 
-    private CompletingTransaction() {
-    }
+    private CompletingTransaction() {}
 
     public static <T> T run(JobContext context, DataSource dataSource, ConnectionWork<T> work) throws SQLException {
         Objects.requireNonNull(dataSource, "dataSource");
@@ -48,23 +46,20 @@ final class CompletingTransaction {
     interface Around {
         /** Completion states, as Spring's {@code TransactionSynchronization} numbers them. */
         int COMMITTED = 0;
+
         int ROLLED_BACK = 1;
         int UNKNOWN = 2;
 
-        Around NONE = new Around() {
-        };
+        Around NONE = new Around() {};
 
         /** Before the commit; an exception here rolls the transaction back instead. */
-        default void beforeCommit() {
-        }
+        default void beforeCommit() {}
 
         /** Before the commit or the rollback; must not throw. */
-        default void beforeCompletion() {
-        }
+        default void beforeCompletion() {}
 
         /** After the commit or the rollback, with its {@code status}. */
-        default void afterCompletion(int status) {
-        }
+        default void afterCompletion(int status) {}
     }
 
     /**

@@ -5,8 +5,7 @@ final class CurrentRun {
 
     private static final ThreadLocal<JobContext> RUN = new ThreadLocal<>();
 
-    private CurrentRun() {
-    }
+    private CurrentRun() {}
 
     static JobContext get() {
         return RUN.get();

@@ -72,13 +72,33 @@ public final class DatabaseConfig {
         return new Builder();
     }
 
-    public Duration claimLockTimeout() { return claimLockTimeout; }
-    public Duration renewLockTimeout() { return renewLockTimeout; }
-    public Duration queryTimeout() { return queryTimeout; }
-    public int threads() { return threads; }
-    public int maxQueued() { return maxQueued; }
-    public Duration callTimeout() { return callTimeout; }
-    public boolean listen() { return listen; }
+    public Duration claimLockTimeout() {
+        return claimLockTimeout;
+    }
+
+    public Duration renewLockTimeout() {
+        return renewLockTimeout;
+    }
+
+    public Duration queryTimeout() {
+        return queryTimeout;
+    }
+
+    public int threads() {
+        return threads;
+    }
+
+    public int maxQueued() {
+        return maxQueued;
+    }
+
+    public Duration callTimeout() {
+        return callTimeout;
+    }
+
+    public boolean listen() {
+        return listen;
+    }
 
     @Override
     public String toString() {
@@ -97,8 +117,7 @@ public final class DatabaseConfig {
         private Duration callTimeout = DEFAULT_CALL_TIMEOUT;
         private boolean listen = true;
 
-        private Builder() {
-        }
+        private Builder() {}
 
         /** At least 1 ms. */
         public Builder claimLockTimeout(Duration timeout) {

@@ -1,6 +1,5 @@
 package dev.tenure;
 
-
 import java.time.Duration;
 import java.util.List;
 import java.util.OptionalLong;
@@ -30,6 +29,7 @@ final class DefaultLease implements Lease {
     private final String owner;
     /** The options the lease is held to; a TTL change replaces them. */
     private volatile LeaseOptions options;
+
     private final OptionalLong token;
     private final Thread holder;
     private final long acquiredAt;
@@ -55,16 +55,38 @@ final class DefaultLease implements Lease {
      * for.
      */
     volatile int turnHandOffs;
+
     volatile long turnStartedAt;
 
-    DefaultLease(LeaseEngine engine, String key, String owner, LeaseOptions options, OptionalLong token, long sentAt,
-                 Thread holder) {
-        this(engine, key, owner, options, token, sentAt, holder, sentAt + options.ttl().toNanos() - options.safetyMargin().toNanos());
+    DefaultLease(
+            LeaseEngine engine,
+            String key,
+            String owner,
+            LeaseOptions options,
+            OptionalLong token,
+            long sentAt,
+            Thread holder) {
+        this(
+                engine,
+                key,
+                owner,
+                options,
+                token,
+                sentAt,
+                holder,
+                sentAt + options.ttl().toNanos() - options.safetyMargin().toNanos());
     }
 
     /** A lease whose validity is given, not derived from a send time (an early hand-off inherits its predecessor's). */
-    DefaultLease(LeaseEngine engine, String key, String owner, LeaseOptions options, OptionalLong token, long sentAt,
-                 Thread holder, long validUntil) {
+    DefaultLease(
+            LeaseEngine engine,
+            String key,
+            String owner,
+            LeaseOptions options,
+            OptionalLong token,
+            long sentAt,
+            Thread holder,
+            long validUntil) {
         this.engine = engine;
         this.key = key;
         this.owner = owner;
@@ -303,6 +325,7 @@ final class DefaultLease implements Lease {
 
     @Override
     public String toString() {
-        return "Lease[" + key + ", owner=" + owner + ", " + state.get() + (token.isPresent() ? ", token=" + token.getAsLong() : "") + "]";
+        return "Lease[" + key + ", owner=" + owner + ", " + state.get()
+                + (token.isPresent() ? ", token=" + token.getAsLong() : "") + "]";
     }
 }

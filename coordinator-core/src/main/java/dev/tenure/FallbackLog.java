@@ -1,10 +1,9 @@
 package dev.tenure;
 
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicLong;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * What a coordinator says about Valkey in its log: one INFO line when the fallback starts (runs go to the database
@@ -16,6 +15,7 @@ final class FallbackLog {
 
     /** The shortest time between two WARN lines about an unreachable Valkey. */
     static final Duration WARN_EVERY = Duration.ofMinutes(1);
+
     private static final long NEVER = Long.MIN_VALUE;
     private static final Logger LOG = LoggerFactory.getLogger(JobCoordinator.class);
 
@@ -34,17 +34,23 @@ final class FallbackLog {
         long now = ticker.nanoTime();
         long last = lastWarn.get();
         if ((last == NEVER || now - last >= WARN_EVERY.toNanos()) && lastWarn.compareAndSet(last, now)) {
-            LOG.warn("{}; {} (said at most once a minute while it lasts)", problem, mode == JobCoordinator.Mode.VALKEY
-                    ? "coordinated runs are refused: the mode is VALKEY (fail closed)"
-                    : "coordinated runs use the database alone, which decides as always");
+            LOG.warn(
+                    "{}; {} (said at most once a minute while it lasts)",
+                    problem,
+                    mode == JobCoordinator.Mode.VALKEY
+                            ? "coordinated runs are refused: the mode is VALKEY (fail closed)"
+                            : "coordinated runs use the database alone, which decides as always");
         }
     }
 
     /** Runs now go to the database alone because of {@code reason}: one INFO line, until {@link #valkeyAnswered}. */
     void fallbackStarted(String reason, Duration retryEvery) {
         if (fallbackSince.compareAndSet(NEVER, ticker.nanoTime())) {
-            LOG.info("Valkey fallback started: {}; coordinated runs use the database alone, Valkey is tried again every "
-                    + "{} ms", reason, retryEvery.toMillis());
+            LOG.info(
+                    "Valkey fallback started: {}; coordinated runs use the database alone, Valkey is tried again every "
+                            + "{} ms",
+                    reason,
+                    retryEvery.toMillis());
         }
     }
 
@@ -52,7 +58,8 @@ final class FallbackLog {
     void valkeyAnswered() {
         long since = fallbackSince.get();
         if (since != NEVER && fallbackSince.compareAndSet(since, NEVER)) {
-            LOG.info("Valkey fallback ended after {} ms: Valkey answers again, coordinated runs use it again",
+            LOG.info(
+                    "Valkey fallback ended after {} ms: Valkey answers again, coordinated runs use it again",
                     Duration.ofNanos(ticker.nanoTime() - since).toMillis());
         }
     }

@@ -1,6 +1,5 @@
 package dev.tenure;
 
-
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -11,8 +10,7 @@ import java.util.concurrent.TimeoutException;
 /** Blocking on store futures with a hard upper bound, turning every failure into a typed exception. */
 final class Futures {
 
-    private Futures() {
-    }
+    private Futures() {}
 
     /**
      * Waits for {@code f} at most {@code bound}. Interruption is kept as the thread's flag and reported as a
@@ -25,10 +23,12 @@ final class Futures {
             throw unavailable(e.getCause() == null ? e : e.getCause(), key);
         } catch (TimeoutException e) {
             f.cancel(false);
-            throw new LeaseStoreUnavailableException("lease store did not answer within " + bound + " for key '" + key + "'", key, e);
+            throw new LeaseStoreUnavailableException(
+                    "lease store did not answer within " + bound + " for key '" + key + "'", key, e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new LeaseStoreUnavailableException("interrupted while waiting for the lease store (key '" + key + "')", key, e);
+            throw new LeaseStoreUnavailableException(
+                    "interrupted while waiting for the lease store (key '" + key + "')", key, e);
         }
     }
 

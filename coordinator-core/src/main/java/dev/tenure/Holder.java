@@ -7,5 +7,4 @@ import java.time.Instant;
  * fencing token, an election's term) and when the lease expires by the ledger's clock ({@code null} where the ledger
  * does not say). Returned by {@link Tenure#holder(String)} and {@link LeaderElection#currentLeader()}.
  */
-public record Holder(String owner, long epoch, Instant leaseExpiresAt) {
-}
+public record Holder(String owner, long epoch, Instant leaseExpiresAt) {}

@@ -1,10 +1,9 @@
 package dev.tenure;
 
-
-import javax.sql.DataSource;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.Optional;
+import javax.sql.DataSource;
 
 /**
  * What a coordinated job sees while it runs. Thread-safe.
@@ -38,9 +37,10 @@ public interface JobContext {
     static JobContext current() {
         JobContext run = CurrentRun.get();
         if (run == null) {
-            throw new IllegalStateException("no coordinated run on this thread: JobContext.current() works on the thread "
-                    + "that runs a fire's work (a Quartz job's execute, a guarded Spring Batch job, a @Coordinated method, "
-                    + "work given to JobCoordinator.run); pass the JobContext on to threads of your own");
+            throw new IllegalStateException(
+                    "no coordinated run on this thread: JobContext.current() works on the thread "
+                            + "that runs a fire's work (a Quartz job's execute, a guarded Spring Batch job, a @Coordinated method, "
+                            + "work given to JobCoordinator.run); pass the JobContext on to threads of your own");
         }
         return run;
     }

@@ -2,8 +2,6 @@ package dev.tenure;
 
 import dev.tenure.metrics.RunMetrics;
 import dev.tenure.spi.RunLedger;
-
-import javax.sql.DataSource;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -15,6 +13,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
+import javax.sql.DataSource;
 
 /**
  * Runs a job at most once per fire across processes: the protocol of DESIGN.md.
@@ -84,6 +83,7 @@ public final class JobCoordinator implements AutoCloseable {
     private final RunObserver observer;
     /** Runs claimed and not ended yet; its monitor is notified when one ends. */
     private final Set<ActiveRun> active = ConcurrentHashMap.newKeySet();
+
     private volatile boolean closed;
     /** Set once {@link #close} stopped waiting: a run claimed from then on is abandoned at once. */
     private volatile boolean abandoning;
@@ -101,7 +101,8 @@ public final class JobCoordinator implements AutoCloseable {
         this.breaker = new CircuitBreaker(b.breakerThreshold, b.breakerOpenFor, b.ticker);
         this.fallbackLog = new FallbackLog(b.ticker, mode);
         this.nodeName = b.nodeName;
-        this.observer = b.observationRegistry == null ? RunObserver.NONE
+        this.observer = b.observationRegistry == null
+                ? RunObserver.NONE
                 : ObservedRuns.of(b.observationRegistry, b.observationConvention, mode, b.nodeName);
     }
 
@@ -162,8 +163,8 @@ public final class JobCoordinator implements AutoCloseable {
      * {@link #run(String, String, RunPolicy, JobWork)} with this run's own lease TTL and renewal ({@code options}
      * instead of the coordinator's {@link Builder#leaseOptions}); the fencing token is always taken.
      */
-    public <T> RunOutcome<T> run(String jobKey, String fireKey, RunPolicy policy, LeaseOptions options,
-                                 JobWork<T> work) {
+    public <T> RunOutcome<T> run(
+            String jobKey, String fireKey, RunPolicy policy, LeaseOptions options, JobWork<T> work) {
         return run(jobKey, fireKey, policy, options, INTEGRATION, work);
     }
 
@@ -171,14 +172,20 @@ public final class JobCoordinator implements AutoCloseable {
      * {@link #run(String, String, RunPolicy, LeaseOptions, JobWork)} for an integration: {@code integration} names it
      * in the run's observations ({@code scheduled}, {@code quartz}, {@code batch}; default {@link #INTEGRATION}).
      */
-    public <T> RunOutcome<T> run(String jobKey, String fireKey, RunPolicy policy, LeaseOptions options,
-                                 String integration, JobWork<T> work) {
+    public <T> RunOutcome<T> run(
+            String jobKey,
+            String fireKey,
+            RunPolicy policy,
+            LeaseOptions options,
+            String integration,
+            JobWork<T> work) {
         Objects.requireNonNull(work, "work");
         RunClaim claim = begin(jobKey, fireKey, policy, options, integration);
         if (claim instanceof RunClaim.NotClaimed not) {
             return retype(not.outcome());
         }
-        try (ActiveRun run = ((RunClaim.Claimed) claim).run(); RunMdc.Scope log = RunMdc.open(run)) {
+        try (ActiveRun run = ((RunClaim.Claimed) claim).run();
+                RunMdc.Scope log = RunMdc.open(run)) {
             T result = null;
             Throwable error = null;
             try {
@@ -211,21 +218,27 @@ public final class JobCoordinator implements AutoCloseable {
      * lease is released after the commit. With spring-jdbc on the class path, Spring's data access on
      * {@code dataSource} inside {@code work} uses the run's transaction.
      */
-    public <T> RunOutcome<T> runInTransaction(String jobKey, String fireKey, RunPolicy policy, DataSource dataSource,
-                                              JobConnectionWork<T> work) {
+    public <T> RunOutcome<T> runInTransaction(
+            String jobKey, String fireKey, RunPolicy policy, DataSource dataSource, JobConnectionWork<T> work) {
         return runInTransaction(jobKey, fireKey, policy, options, dataSource, work);
     }
 
     /** {@link #runInTransaction(String, String, RunPolicy, DataSource, JobConnectionWork)} with this run's own lease options. */
-    public <T> RunOutcome<T> runInTransaction(String jobKey, String fireKey, RunPolicy policy, LeaseOptions options,
-                                              DataSource dataSource, JobConnectionWork<T> work) {
+    public <T> RunOutcome<T> runInTransaction(
+            String jobKey,
+            String fireKey,
+            RunPolicy policy,
+            LeaseOptions options,
+            DataSource dataSource,
+            JobConnectionWork<T> work) {
         Objects.requireNonNull(dataSource, "dataSource");
         Objects.requireNonNull(work, "work");
         RunClaim claim = begin(jobKey, fireKey, policy, options);
         if (claim instanceof RunClaim.NotClaimed not) {
             return retype(not.outcome());
         }
-        try (ActiveRun run = ((RunClaim.Claimed) claim).run(); RunMdc.Scope log = RunMdc.open(run)) {
+        try (ActiveRun run = ((RunClaim.Claimed) claim).run();
+                RunMdc.Scope log = RunMdc.open(run)) {
             boolean oneStatement = run.releasesInTransaction() && !CompletingTransaction.inSpringTransaction();
             // the work's result outlives a completion or commit that failed: the ledger may still say EXECUTED
             AtomicReference<T> produced = new AtomicReference<>();
@@ -345,14 +358,23 @@ public final class JobCoordinator implements AutoCloseable {
             try {
                 // a filter: losing it must not interrupt the work (the database lease decides). A run that reports the
                 // earlier run of a done fire asks the database for it, so it does not ask the filter about the fire.
-                FilterAnswer v = valkey.acquireFire(jobKey, policy.reportEarlierRun() ? null : fireKey, policy.maxWait(),
+                FilterAnswer v = valkey.acquireFire(
+                        jobKey,
+                        policy.reportEarlierRun() ? null : fireKey,
+                        policy.maxWait(),
                         options.withInterruptOnLoss(false));
                 breaker.success();
                 fallbackLog.valkeyAnswered();
                 if (v.fireDone()) {
                     // the marker is written only after the database recorded this fire COMPLETED, which is final
-                    return new RunClaim.NotClaimed(RunOutcome.notRun(RunOutcome.Status.SKIPPED_ALREADY_DONE, jobKey,
-                            fireKey, 0, null, Duration.ofNanos(ticker.nanoTime() - start), false));
+                    return new RunClaim.NotClaimed(RunOutcome.notRun(
+                            RunOutcome.Status.SKIPPED_ALREADY_DONE,
+                            jobKey,
+                            fireKey,
+                            0,
+                            null,
+                            Duration.ofNanos(ticker.nanoTime() - start),
+                            false));
                 }
                 if (v.lease() == null) {
                     return notObtained(jobKey, fireKey, policy, start, false);
@@ -420,9 +442,16 @@ public final class JobCoordinator implements AutoCloseable {
      * when the job is held elsewhere and the policy still has time to wait: then the caller waits on the database
      * leases (woken by releases) and starts the fire in a second step.
      */
-    private Optional<RunClaim> claimAndStart(String jobKey, String fireKey, RunPolicy policy, LeaseOptions options,
-                                             Lease filter, long start, long deadline, boolean fallback,
-                                             String traceId) {
+    private Optional<RunClaim> claimAndStart(
+            String jobKey,
+            String fireKey,
+            RunPolicy policy,
+            LeaseOptions options,
+            Lease filter,
+            long start,
+            long deadline,
+            boolean fallback,
+            String traceId) {
         String owner = database.newOwner();
         long sentAt = database.nanoTime(); // the lease's local deadline runs on the database leases' clock, not ours
         RunLedger.FireClaim r;
@@ -438,44 +467,81 @@ public final class JobCoordinator implements AutoCloseable {
         }
         if (r instanceof RunLedger.FireClaim.Started st) {
             Lease db = database.adopt(jobKey, owner, options.withFencingToken(true), st.epoch(), sentAt);
-            return Optional.of(new RunClaim.Claimed(tracked(new ActiveRun(ledger, metrics, ticker, jobKey, fireKey,
-                    st.epoch(), st.runId(), db, filter, waited, fallback, database, nodeName))));
+            return Optional.of(new RunClaim.Claimed(tracked(new ActiveRun(
+                    ledger,
+                    metrics,
+                    ticker,
+                    jobKey,
+                    fireKey,
+                    st.epoch(),
+                    st.runId(),
+                    db,
+                    filter,
+                    waited,
+                    fallback,
+                    database,
+                    nodeName))));
         }
-        return deadline - ticker.nanoTime() > 0 ? Optional.empty()
+        return deadline - ticker.nanoTime() > 0
+                ? Optional.empty()
                 : Optional.of(notObtained(jobKey, fireKey, policy, start, fallback));
     }
 
     /** A completed fire is final: it is reported as done without a claim (no epoch spent, nothing written). */
-    private Optional<RunClaim> completedEarlier(String jobKey, String fireKey, RunPolicy policy, long start,
-                                                boolean fallback) {
-        return ledger.completedRun(jobKey, fireKey).map(done -> alreadyDone(jobKey, fireKey, policy, done,
-                Duration.ofNanos(ticker.nanoTime() - start), fallback));
+    private Optional<RunClaim> completedEarlier(
+            String jobKey, String fireKey, RunPolicy policy, long start, boolean fallback) {
+        return ledger.completedRun(jobKey, fireKey)
+                .map(done -> alreadyDone(
+                        jobKey, fireKey, policy, done, Duration.ofNanos(ticker.nanoTime() - start), fallback));
     }
 
-    private static RunClaim alreadyDone(String jobKey, String fireKey, RunPolicy policy,
-                                        RunLedger.FireStart.AlreadyCompleted done, Duration waited, boolean fallback) {
-        return new RunClaim.NotClaimed(RunOutcome.notRun(done.missed() ? RunOutcome.Status.SKIPPED_MISSED
-                        : RunOutcome.Status.SKIPPED_ALREADY_DONE, jobKey, fireKey,
-                policy.reportEarlierRun() ? done.epoch() : 0, policy.reportEarlierRun() ? done.owner() : null,
-                waited, fallback));
+    private static RunClaim alreadyDone(
+            String jobKey,
+            String fireKey,
+            RunPolicy policy,
+            RunLedger.FireStart.AlreadyCompleted done,
+            Duration waited,
+            boolean fallback) {
+        return new RunClaim.NotClaimed(RunOutcome.notRun(
+                done.missed() ? RunOutcome.Status.SKIPPED_MISSED : RunOutcome.Status.SKIPPED_ALREADY_DONE,
+                jobKey,
+                fireKey,
+                policy.reportEarlierRun() ? done.epoch() : 0,
+                policy.reportEarlierRun() ? done.owner() : null,
+                waited,
+                fallback));
     }
 
-    private RunClaim claimFire(String jobKey, String fireKey, RunPolicy policy, Lease db, Lease filter, long start,
-                               boolean fallback, String traceId) {
-        long epoch = db.fencingToken().orElseThrow(() -> new IllegalStateException(
-                "the database lease store returned no epoch for job '" + jobKey + "'"));
+    private RunClaim claimFire(
+            String jobKey,
+            String fireKey,
+            RunPolicy policy,
+            Lease db,
+            Lease filter,
+            long start,
+            boolean fallback,
+            String traceId) {
+        long epoch = db.fencingToken()
+                .orElseThrow(() -> new IllegalStateException(
+                        "the database lease store returned no epoch for job '" + jobKey + "'"));
         Duration waited = Duration.ofNanos(ticker.nanoTime() - start);
         RunLedger.FireStart fs = ledger.startRun(jobKey, fireKey, epoch, db.owner(), traceId);
         if (fs instanceof RunLedger.FireStart.AlreadyCompleted done) {
             return alreadyDone(jobKey, fireKey, policy, done, waited, fallback);
         }
         if (fs instanceof RunLedger.FireStart.InProgress other) {
-            return new RunClaim.NotClaimed(RunOutcome.notRun(RunOutcome.Status.SKIPPED_HELD_ELSEWHERE, jobKey, fireKey,
-                    other.epoch(), other.owner(), waited, fallback));
+            return new RunClaim.NotClaimed(RunOutcome.notRun(
+                    RunOutcome.Status.SKIPPED_HELD_ELSEWHERE,
+                    jobKey,
+                    fireKey,
+                    other.epoch(),
+                    other.owner(),
+                    waited,
+                    fallback));
         }
         String runId = ((RunLedger.FireStart.Started) fs).runId();
-        return new RunClaim.Claimed(tracked(new ActiveRun(ledger, metrics, ticker, jobKey, fireKey, epoch, runId, db,
-                filter, waited, fallback, null, nodeName)));
+        return new RunClaim.Claimed(tracked(new ActiveRun(
+                ledger, metrics, ticker, jobKey, fireKey, epoch, runId, db, filter, waited, fallback, null, nodeName)));
     }
 
     /**
@@ -511,9 +577,11 @@ public final class JobCoordinator implements AutoCloseable {
     }
 
     private RunClaim notObtained(String jobKey, String fireKey, RunPolicy policy, long start, boolean fallback) {
-        RunOutcome.Status s = policy.maxWait().isZero() ? RunOutcome.Status.SKIPPED_HELD_ELSEWHERE : RunOutcome.Status.TIMED_OUT_WAITING;
-        return new RunClaim.NotClaimed(RunOutcome.notRun(s, jobKey, fireKey, 0, null,
-                Duration.ofNanos(ticker.nanoTime() - start), fallback));
+        RunOutcome.Status s = policy.maxWait().isZero()
+                ? RunOutcome.Status.SKIPPED_HELD_ELSEWHERE
+                : RunOutcome.Status.TIMED_OUT_WAITING;
+        return new RunClaim.NotClaimed(
+                RunOutcome.notRun(s, jobKey, fireKey, 0, null, Duration.ofNanos(ticker.nanoTime() - start), fallback));
     }
 
     /** {@link #close(Duration)} with the drain timeout of the builder ({@link Builder#drainTimeout}). */
@@ -696,8 +764,9 @@ public final class JobCoordinator implements AutoCloseable {
 
         public JobCoordinator build() {
             if (mode != null && mode != Mode.DATABASE && valkey == null) {
-                throw new IllegalArgumentException("mode " + mode + " needs Valkey leases: call valkey(leases), or leave "
-                        + "the mode out for the database mode");
+                throw new IllegalArgumentException(
+                        "mode " + mode + " needs Valkey leases: call valkey(leases), or leave "
+                                + "the mode out for the database mode");
             }
             return new JobCoordinator(this);
         }

@@ -2,9 +2,6 @@ package dev.tenure;
 
 import dev.tenure.spi.LeaseKeys;
 import dev.tenure.spi.RunLedger;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-
 import java.lang.management.ManagementFactory;
 import java.security.SecureRandom;
 import java.sql.Connection;
@@ -17,6 +14,8 @@ import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The leader election, in rounds on the lease engine: wait for the role's Valkey lease (when Valkey is configured and
@@ -50,8 +49,8 @@ final class LeaseElection implements LeaderElection {
     private final CircuitBreaker breaker;
     private final Semaphore lost = new Semaphore(0);
     private final Object lifecycle = new Object();
-    private Thread thread;       // guarded by lifecycle
-    private boolean waiting;     // guarded by lifecycle: stop() may interrupt the thread now
+    private Thread thread; // guarded by lifecycle
+    private boolean waiting; // guarded by lifecycle: stop() may interrupt the thread now
     private volatile boolean stopped;
     private volatile Lease term;
 
@@ -63,14 +62,22 @@ final class LeaseElection implements LeaderElection {
      *                taken on the database lease, the election's thread never interrupted on a loss)
      * @throws IllegalArgumentException if {@code name} is not a valid key or {@code label} is blank or too long
      */
-    LeaseElection(String name, String label, Leases database, Leases valkey, RunLedger ledger, LeaseOptions options,
-                  CircuitBreaker breaker, Listener listener) {
+    LeaseElection(
+            String name,
+            String label,
+            Leases database,
+            Leases valkey,
+            RunLedger ledger,
+            LeaseOptions options,
+            CircuitBreaker breaker,
+            Listener listener) {
         this.name = LeaseKeys.validate(name);
         this.participant = participantId(label);
         this.database = Objects.requireNonNull(database, "database");
         this.valkey = valkey;
         this.ledger = Objects.requireNonNull(ledger, "ledger");
-        LeaseOptions o = Objects.requireNonNull(options, "options").withRenewal(true).withInterruptOnLoss(false);
+        LeaseOptions o =
+                Objects.requireNonNull(options, "options").withRenewal(true).withInterruptOnLoss(false);
         this.valkeyOptions = o.withFencingToken(false);
         this.databaseOptions = o.withFencingToken(true);
         this.breaker = Objects.requireNonNull(breaker, "breaker");
@@ -124,8 +131,12 @@ final class LeaseElection implements LeaderElection {
             Thread.currentThread().interrupt();
         }
         if (t.isAlive()) {
-            LOG.warn("election '{}': {} has not finished stopping after {} ms (a callback still running?); it resigns "
-                    + "when it does", name, participant, STOP_WAIT_MILLIS);
+            LOG.warn(
+                    "election '{}': {} has not finished stopping after {} ms (a callback still running?); it resigns "
+                            + "when it does",
+                    name,
+                    participant,
+                    STOP_WAIT_MILLIS);
         }
     }
 
@@ -150,8 +161,10 @@ final class LeaseElection implements LeaderElection {
     public void fence(Connection connection) throws SQLException {
         Lease t = term;
         if (t == null || !t.isValid()) {
-            throw new LeaseLostException(name, t == null ? participant : t.owner(), participant + " does not lead '"
-                    + name + "' now, so its writes must not commit");
+            throw new LeaseLostException(
+                    name,
+                    t == null ? participant : t.owner(),
+                    participant + " does not lead '" + name + "' now, so its writes must not commit");
         }
         ledger.fence(connection, name, t.fencingToken().orElseThrow(), t.owner());
     }
@@ -215,7 +228,10 @@ final class LeaseElection implements LeaderElection {
             return v;
         } catch (LeaseStoreUnavailableException e) {
             breaker.failure();
-            LOG.warn("election '{}': Valkey unavailable ({}); {}", name, e.getMessage(),
+            LOG.warn(
+                    "election '{}': Valkey unavailable ({}); {}",
+                    name,
+                    e.getMessage(),
                     breaker.isOpen() ? "the database decides alone for now" : "trying again");
             return null;
         }
@@ -290,8 +306,8 @@ final class LeaseElection implements LeaderElection {
     private static String participantId(String label) {
         String l = label == null ? ManagementFactory.getRuntimeMXBean().getName() : label;
         if (l.isBlank() || l.length() > 100) {
-            throw new IllegalArgumentException("an election's label must have 1 to 100 characters, not only blanks (got '"
-                    + l + "')");
+            throw new IllegalArgumentException(
+                    "an election's label must have 1 to 100 characters, not only blanks (got '" + l + "')");
         }
         byte[] b = new byte[4];
         RANDOM.nextBytes(b);
@@ -301,7 +317,9 @@ final class LeaseElection implements LeaderElection {
     @Override
     public String toString() {
         Lease t = term;
-        return "LeaderElection[" + name + ", " + participant + (t != null && t.isValid()
-                ? ", leader, epoch " + t.fencingToken().orElse(0) : ", not leader") + "]";
+        return "LeaderElection[" + name + ", " + participant
+                + (t != null && t.isValid()
+                        ? ", leader, epoch " + t.fencingToken().orElse(0)
+                        : ", not leader") + "]";
     }
 }

@@ -3,9 +3,6 @@ package dev.tenure;
 import dev.tenure.metrics.LeaseMetrics;
 import dev.tenure.spi.AcquireResult;
 import dev.tenure.spi.LeaseStore;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-
 import java.time.Duration;
 import java.util.Optional;
 import java.util.OptionalLong;
@@ -16,6 +13,8 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The lease state machine over a {@link LeaseStore}: single attempts, waiting with a local FIFO per key, hand-off to a
@@ -36,9 +35,11 @@ final class LeaseEngine implements AutoCloseable {
     private final Duration callTimeout;
     /** How long after giving up on a store call it may still take effect there (see {@link LeaseStore#longestCall()}). */
     private final long settleNanos;
+
     private final int maxLocalHandOffs;
     /** How long a run of local hand-offs may keep the key while other processes wait (see {@link Leases.Builder#maxTurn}). */
     private final long maxTurnNanos;
+
     private final Watchdog watchdog;
     private final TtlChange ttlChange;
     private final ScheduledExecutorService cleaner;
@@ -46,14 +47,20 @@ final class LeaseEngine implements AutoCloseable {
     private final ConcurrentMap<String, KeyWaiters> waiters = new ConcurrentHashMap<>();
     private final Owners owners = new Owners();
 
-    public LeaseEngine(LeaseStore store, Ticker ticker, LeaseMetrics metrics, Duration callTimeout, int maxLocalHandOffs,
-                       Duration maxTurn) {
+    public LeaseEngine(
+            LeaseStore store,
+            Ticker ticker,
+            LeaseMetrics metrics,
+            Duration callTimeout,
+            int maxLocalHandOffs,
+            Duration maxTurn) {
         this.store = store;
         this.ticker = ticker;
         this.metrics = metrics;
         this.callTimeout = callTimeout;
         Duration longest = store.longestCall();
-        this.settleNanos = (longest == null || longest.isNegative() || longest.isZero() ? callTimeout : longest).toNanos();
+        this.settleNanos =
+                (longest == null || longest.isNegative() || longest.isZero() ? callTimeout : longest).toNanos();
         this.maxLocalHandOffs = maxLocalHandOffs;
         this.maxTurnNanos = maxTurn.toNanos();
         this.watchdog = new Watchdog(store, ticker, metrics, settleNanos);
@@ -104,20 +111,16 @@ final class LeaseEngine implements AutoCloseable {
         }
 
         /** Granted: the lease is this process's, its watchdog registered. */
-        record Granted(DefaultLease lease) implements Attempt {
-        }
+        record Granted(DefaultLease lease) implements Attempt {}
 
         /** Held by another owner for about {@code held.remaining()}. */
-        record HeldElsewhere(AcquireResult.Held held) implements Attempt {
-        }
+        record HeldElsewhere(AcquireResult.Held held) implements Attempt {}
 
         /** Not granted: the store says the fire is done ({@link LeaseStore#tryAcquireFire}). */
-        record AlreadyCompleted() implements Attempt {
-        }
+        record AlreadyCompleted() implements Attempt {}
 
         /** Nothing granted and nothing held known: the thread was interrupted, or the wait ran out. */
-        record NotSent() implements Attempt {
-        }
+        record NotSent() implements Attempt {}
     }
 
     /**
@@ -145,14 +148,16 @@ final class LeaseEngine implements AutoCloseable {
         AcquireResult r;
         CompletableFuture<AcquireResult> call = send(() -> fireKey != null
                 ? store.tryAcquireFire(key, owner, o.ttl(), o.fencingToken(), fireKey, queuedAs)
-                : queuedAs == null ? store.tryAcquire(key, owner, o.ttl(), o.fencingToken())
-                : store.tryAcquire(key, owner, o.ttl(), o.fencingToken(), queuedAs));
+                : queuedAs == null
+                        ? store.tryAcquire(key, owner, o.ttl(), o.fencingToken())
+                        : store.tryAcquire(key, owner, o.ttl(), o.fencingToken(), queuedAs));
         try {
             r = Futures.await(call, callTimeout, key);
         } catch (LeaseStoreUnavailableException e) {
             metrics.acquire(LeaseMetrics.AcquireOutcome.ERROR, now() - sentAt);
             cleanUp(key, owner, o.ttl());
-            // the caller gave up (interrupted) while the call ran on: a grant that lands later is given back as it lands
+            // the caller gave up (interrupted) while the call ran on: a grant that lands later is given back as it
+            // lands
             call.thenAccept(late -> {
                 if (late instanceof AcquireResult.Acquired) {
                     cleanUp(key, owner, o.ttl());
@@ -162,7 +167,8 @@ final class LeaseEngine implements AutoCloseable {
         }
         if (r instanceof AcquireResult.Acquired a) {
             metrics.acquire(LeaseMetrics.AcquireOutcome.ACQUIRED, now() - sentAt);
-            DefaultLease lease = new DefaultLease(this, key, owner, o, a.fencingToken(), sentAt, Thread.currentThread());
+            DefaultLease lease =
+                    new DefaultLease(this, key, owner, o, a.fencingToken(), sentAt, Thread.currentThread());
             watchdog.register(lease);
             return new Attempt.Granted(lease);
         }
@@ -270,7 +276,8 @@ final class LeaseEngine implements AutoCloseable {
             // our turn comes (or the key is freed), once its release notifications reach us: no need to poll more than
             // about once a second then. Until the subscription is confirmed, poll with back-off.
             long pause = owners.isMine(held.owner()) || (queued && store.releasesReachUs(key))
-                    ? Math.min(LOCAL_HOLDER_MAX_PARK_NANOS, holderLeft) : Math.min(backoff.nextNanos(), holderLeft);
+                    ? Math.min(LOCAL_HOLDER_MAX_PARK_NANOS, holderLeft)
+                    : Math.min(backoff.nextNanos(), holderLeft);
             w.park(Math.min(pause, Math.max(0, deadline - now())));
         }
     }
@@ -351,8 +358,14 @@ final class LeaseEngine implements AutoCloseable {
             return lease.state() == LeaseState.LOST ? ReleaseResult.LOST : ReleaseResult.ALREADY_RELEASED;
         }
         KeyWaiters q = endHold(lease);
-        ReleaseResult r = releaseWith(lease, () -> store.releaseCompleted(lease.key(), lease.owner(), fireKey,
-                lease.options().ttl()).thenApply(ok -> ok ? LeaseStore.TurnRelease.FREED : LeaseStore.TurnRelease.NOT_OURS))
+        ReleaseResult r = releaseWith(
+                        lease,
+                        () -> store.releaseCompleted(
+                                        lease.key(),
+                                        lease.owner(),
+                                        fireKey,
+                                        lease.options().ttl())
+                                .thenApply(ok -> ok ? LeaseStore.TurnRelease.FREED : LeaseStore.TurnRelease.NOT_OURS))
                 .result();
         if (q != null) {
             q.wakeHead();
@@ -364,7 +377,8 @@ final class LeaseEngine implements AutoCloseable {
     private KeyWaiters endHold(DefaultLease lease) {
         awaitHandOffSettled(lease);
         watchdog.unregister(lease);
-        metrics.held(Duration.ofNanos(now() - lease.acquiredAt()), lease.options().ttl());
+        metrics.held(
+                Duration.ofNanos(now() - lease.acquiredAt()), lease.options().ttl());
         KeyWaiters q = waiters.get(lease.key());
         if (q != null && q.localHolder == lease) {
             q.localHolder = null;
@@ -388,15 +402,16 @@ final class LeaseEngine implements AutoCloseable {
     }
 
     /** A release's result, and whether the store passed the key to another process's turn. */
-    private record StoreRelease(ReleaseResult result, boolean passed) {
-    }
+    private record StoreRelease(ReleaseResult result, boolean passed) {}
 
     /** Releases in the store; with {@code requeueAs}, yields the turn to the next queued process (see {@link LeaseStore#releaseTurn}). */
     private StoreRelease releaseInStore(DefaultLease lease, String requeueAs) {
-        return releaseWith(lease, () -> requeueAs == null
-                ? store.release(lease.key(), lease.owner()).thenApply(ok -> ok ? LeaseStore.TurnRelease.FREED
-                        : LeaseStore.TurnRelease.NOT_OURS)
-                : store.releaseTurn(lease.key(), lease.owner(), requeueAs));
+        return releaseWith(
+                lease,
+                () -> requeueAs == null
+                        ? store.release(lease.key(), lease.owner())
+                                .thenApply(ok -> ok ? LeaseStore.TurnRelease.FREED : LeaseStore.TurnRelease.NOT_OURS)
+                        : store.releaseTurn(lease.key(), lease.owner(), requeueAs));
     }
 
     private StoreRelease releaseWith(DefaultLease lease, Supplier<CompletableFuture<LeaseStore.TurnRelease>> call) {
@@ -408,7 +423,10 @@ final class LeaseEngine implements AutoCloseable {
             metrics.releaseFailure();
             cleanUp(lease.key(), lease.owner(), lease.options().ttl());
             lease.markReleased();
-            LOG.warn("release of lease '{}' not confirmed ({}); it expires by its TTL, retrying in the background", lease.key(), e.getMessage());
+            LOG.warn(
+                    "release of lease '{}' not confirmed ({}); it expires by its TTL, retrying in the background",
+                    lease.key(),
+                    e.getMessage());
             return new StoreRelease(wasLost ? ReleaseResult.LOST : ReleaseResult.UNCONFIRMED, false);
         }
         if (done != LeaseStore.TurnRelease.NOT_OURS && lease.markReleased()) {
@@ -421,7 +439,9 @@ final class LeaseEngine implements AutoCloseable {
     }
 
     private ReleaseResult handOff(DefaultLease lease, KeyWaiters q, Waiter w) {
-        return store.atomicHandOff() && !w.options.fencingToken() ? earlyHandOff(lease, q, w) : confirmedHandOff(lease, q, w);
+        return store.atomicHandOff() && !w.options.fencingToken()
+                ? earlyHandOff(lease, q, w)
+                : confirmedHandOff(lease, q, w);
     }
 
     /**
@@ -433,9 +453,10 @@ final class LeaseEngine implements AutoCloseable {
      */
     private ReleaseResult earlyHandOff(DefaultLease lease, KeyWaiters q, Waiter w) {
         long sentAt = now();
-        DefaultLease next = new DefaultLease(this, lease.key(), w.owner(), w.options, OptionalLong.empty(), sentAt, w.thread,
-                lease.validUntil());
-        next.renewAt(Math.min(next.nextRenewAt(), lease.nextRenewAt())); // it holds the predecessor's term until renewed
+        DefaultLease next = new DefaultLease(
+                this, lease.key(), w.owner(), w.options, OptionalLong.empty(), sentAt, w.thread, lease.validUntil());
+        next.renewAt(
+                Math.min(next.nextRenewAt(), lease.nextRenewAt())); // it holds the predecessor's term until renewed
         next.startCall(); // no renewal before the confirmation
         q.localHolder = next;
         watchdog.register(next);
@@ -457,9 +478,14 @@ final class LeaseEngine implements AutoCloseable {
         }
     }
 
-    private ReleaseResult settleEarlyHandOff(DefaultLease lease, DefaultLease next, Waiter w,
-                                             CompletableFuture<AcquireResult> transfer, long sentAt, boolean full,
-                                             boolean due) {
+    private ReleaseResult settleEarlyHandOff(
+            DefaultLease lease,
+            DefaultLease next,
+            Waiter w,
+            CompletableFuture<AcquireResult> transfer,
+            long sentAt,
+            boolean full,
+            boolean due) {
         AcquireResult r;
         try {
             r = Futures.await(transfer, callTimeout, lease.key());
@@ -515,7 +541,8 @@ final class LeaseEngine implements AutoCloseable {
      * others wait: if they do and the turn is due, {@code next}'s release passes the key on ({@link #release}); if nobody
      * waits, a new turn starts with {@code next}.
      */
-    private void countHandOff(DefaultLease lease, DefaultLease next, AcquireResult.Acquired a, long sentAt, boolean due) {
+    private void countHandOff(
+            DefaultLease lease, DefaultLease next, AcquireResult.Acquired a, long sentAt, boolean due) {
         if (a.othersWaiting()) {
             next.continueTurn(lease, due ? maxLocalHandOffs : lease.turnHandOffs + 1);
         } else {
@@ -541,7 +568,9 @@ final class LeaseEngine implements AutoCloseable {
         String to = w.owner();
         AcquireResult r;
         try {
-            r = Futures.await(send(() -> store.handOff(lease.key(), lease.owner(), to, w.options.ttl(), true)), callTimeout,
+            r = Futures.await(
+                    send(() -> store.handOff(lease.key(), lease.owner(), to, w.options.ttl(), true)),
+                    callTimeout,
                     lease.key());
         } catch (LeaseStoreUnavailableException e) {
             metrics.releaseFailure();
@@ -602,7 +631,8 @@ final class LeaseEngine implements AutoCloseable {
      */
     DefaultLease adopt(String key, String owner, LeaseOptions o, long token, long sentAt) {
         metrics.acquire(LeaseMetrics.AcquireOutcome.ACQUIRED, now() - sentAt);
-        DefaultLease lease = new DefaultLease(this, key, owner, o, OptionalLong.of(token), sentAt, Thread.currentThread());
+        DefaultLease lease =
+                new DefaultLease(this, key, owner, o, OptionalLong.of(token), sentAt, Thread.currentThread());
         watchdog.register(lease);
         return lease;
     }
@@ -616,7 +646,8 @@ final class LeaseEngine implements AutoCloseable {
             return false;
         }
         watchdog.unregister(lease);
-        metrics.held(Duration.ofNanos(now() - lease.acquiredAt()), lease.options().ttl());
+        metrics.held(
+                Duration.ofNanos(now() - lease.acquiredAt()), lease.options().ttl());
         KeyWaiters q = waiters.get(lease.key());
         if (q != null && q.localHolder == lease) {
             q.localHolder = null;

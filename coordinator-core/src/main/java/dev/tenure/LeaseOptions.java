@@ -15,8 +15,13 @@ import java.util.Objects;
  * @param fencingToken      whether to take a fencing token with the lease (default false)
  * @param interruptOnLoss   whether to interrupt the acquiring thread when the lease is lost (default false)
  */
-public record LeaseOptions(Duration ttl, Duration renewEvery, Duration safetyMargin, boolean renew,
-                           boolean fencingToken, boolean interruptOnLoss) {
+public record LeaseOptions(
+        Duration ttl,
+        Duration renewEvery,
+        Duration safetyMargin,
+        boolean renew,
+        boolean fencingToken,
+        boolean interruptOnLoss) {
 
     /** The default TTL, 30 s. */
     public static final Duration DEFAULT_TTL = Duration.ofSeconds(30);
@@ -34,11 +39,13 @@ public record LeaseOptions(Duration ttl, Duration renewEvery, Duration safetyMar
             throw new IllegalArgumentException("renewEvery must be positive (got " + renewEvery + ")");
         }
         if (renewEvery.compareTo(ttl) >= 0) {
-            throw new IllegalArgumentException("renewEvery (" + renewEvery + ") must be shorter than ttl (" + ttl + ")");
+            throw new IllegalArgumentException(
+                    "renewEvery (" + renewEvery + ") must be shorter than ttl (" + ttl + ")");
         }
         safetyMargin = safetyMargin == null ? defaultMargin(ttl) : safetyMargin;
         if (safetyMargin.isNegative() || safetyMargin.compareTo(ttl) >= 0) {
-            throw new IllegalArgumentException("safetyMargin must be >= 0 and shorter than ttl (got " + safetyMargin + ")");
+            throw new IllegalArgumentException(
+                    "safetyMargin must be >= 0 and shorter than ttl (got " + safetyMargin + ")");
         }
     }
 
@@ -67,8 +74,13 @@ public record LeaseOptions(Duration ttl, Duration renewEvery, Duration safetyMar
     public LeaseOptions withTtl(Duration newTtl) {
         boolean derivedEvery = renewEvery.equals(ttl.dividedBy(3));
         boolean derivedMargin = safetyMargin.equals(defaultMargin(ttl));
-        return new LeaseOptions(newTtl, derivedEvery ? null : renewEvery, derivedMargin ? null : safetyMargin, renew,
-                fencingToken, interruptOnLoss);
+        return new LeaseOptions(
+                newTtl,
+                derivedEvery ? null : renewEvery,
+                derivedMargin ? null : safetyMargin,
+                renew,
+                fencingToken,
+                interruptOnLoss);
     }
 
     public LeaseOptions withRenewEvery(Duration every) {

@@ -11,9 +11,12 @@ public class LeaseOutcomeUnknownException extends LeaseStoreUnavailableException
     private final String owner;
 
     public LeaseOutcomeUnknownException(String key, String owner, Throwable cause) {
-        super("Acquire of lease '" + key + "' for owner " + owner + " has an unknown outcome ("
-                + (cause == null ? "no answer" : cause.getMessage())
-                + "); the lease is not considered held and a release-if-mine was scheduled", key, cause);
+        super(
+                "Acquire of lease '" + key + "' for owner " + owner + " has an unknown outcome ("
+                        + (cause == null ? "no answer" : cause.getMessage())
+                        + "); the lease is not considered held and a release-if-mine was scheduled",
+                key,
+                cause);
         this.owner = owner;
     }
 

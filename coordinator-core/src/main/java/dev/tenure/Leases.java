@@ -3,7 +3,6 @@ package dev.tenure;
 import dev.tenure.metrics.LeaseMetrics;
 import dev.tenure.spi.LeaseKeys;
 import dev.tenure.spi.LeaseStore;
-
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;

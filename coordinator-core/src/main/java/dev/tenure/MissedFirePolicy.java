@@ -32,7 +32,11 @@ public record MissedFirePolicy(Action action, int maxCatchUps, Duration maxAge, 
     public static final Duration DEFAULT_GRACE = Duration.ofSeconds(5);
 
     /** What to do with an overdue fire. */
-    public enum Action { CATCH_UP, SKIP, ALERT_ONLY }
+    public enum Action {
+        CATCH_UP,
+        SKIP,
+        ALERT_ONLY
+    }
 
     public MissedFirePolicy {
         Objects.requireNonNull(action, "action");

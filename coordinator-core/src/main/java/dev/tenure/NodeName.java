@@ -17,8 +17,7 @@ public final class NodeName {
     /** Longest accepted node name, in characters. */
     public static final int MAX_LENGTH = 200;
 
-    private NodeName() {
-    }
+    private NodeName() {}
 
     /**
      * {@code name} if it is a valid node name: 1 to {@value #MAX_LENGTH} characters, not only blanks, no control

@@ -18,8 +18,8 @@ final class ObservedRuns implements RunObserver {
     private final String mode;
     private final String node;
 
-    private ObservedRuns(ObservationRegistry registry, TenureRunObservationConvention convention, String mode,
-                         String node) {
+    private ObservedRuns(
+            ObservationRegistry registry, TenureRunObservationConvention convention, String mode, String node) {
         this.registry = registry;
         this.convention = convention;
         this.mode = mode;
@@ -28,8 +28,9 @@ final class ObservedRuns implements RunObserver {
 
     static Object checkRegistry(Object registry) {
         if (!(registry instanceof ObservationRegistry)) {
-            throw new IllegalArgumentException("observationRegistry must be an io.micrometer.observation."
-                    + "ObservationRegistry (got " + (registry == null ? "null" : registry.getClass().getName()) + ")");
+            throw new IllegalArgumentException(
+                    "observationRegistry must be an io.micrometer.observation." + "ObservationRegistry (got "
+                            + (registry == null ? "null" : registry.getClass().getName()) + ")");
         }
         return registry;
     }
@@ -37,16 +38,18 @@ final class ObservedRuns implements RunObserver {
     static Object checkConvention(Object convention) {
         if (!(convention instanceof TenureRunObservationConvention)) {
             throw new IllegalArgumentException("observationConvention must be a dev.tenure.observation."
-                    + "TenureRunObservationConvention (got " + (convention == null ? "null"
-                    : convention.getClass().getName()) + ")");
+                    + "TenureRunObservationConvention (got "
+                    + (convention == null ? "null" : convention.getClass().getName()) + ")");
         }
         return convention;
     }
 
     /** The observer of {@code registry}, or {@link RunObserver#NONE} when it is null. */
     static RunObserver of(Object registry, Object convention, JobCoordinator.Mode mode, String node) {
-        return registry == null ? RunObserver.NONE : new ObservedRuns((ObservationRegistry) registry,
-                (TenureRunObservationConvention) convention, mode.name(), node);
+        return registry == null
+                ? RunObserver.NONE
+                : new ObservedRuns(
+                        (ObservationRegistry) registry, (TenureRunObservationConvention) convention, mode.name(), node);
     }
 
     @Override
@@ -70,6 +73,7 @@ final class ObservedRuns implements RunObserver {
         private TenureRunObservationContext phaseContext;
         /** The scopes of the run and its claim, or of its completion, on {@link #scopeThread}. */
         private Observation.Scope outerScope;
+
         private Observation.Scope innerScope;
         private Thread scopeThread;
         private boolean completing;
@@ -80,7 +84,8 @@ final class ObservedRuns implements RunObserver {
             this.fireKey = fireKey;
             this.integration = integration;
             this.runContext = context(TenureRunObservationDocumentation.RUN);
-            this.run = observation(TenureRunObservationDocumentation.RUN, runContext, null).start();
+            this.run = observation(TenureRunObservationDocumentation.RUN, runContext, null)
+                    .start();
             this.traceId = TraceIds.of(runContext);
             outerScope = run.openScope();
             scopeThread = Thread.currentThread();
@@ -91,10 +96,10 @@ final class ObservedRuns implements RunObserver {
             return new TenureRunObservationContext(which, jobKey, fireKey, mode, integration, node);
         }
 
-        private Observation observation(TenureRunObservationDocumentation which, TenureRunObservationContext c,
-                                        Observation parent) {
-            Observation o = which.observation(convention, DefaultTenureRunObservationConvention.INSTANCE, () -> c,
-                    registry);
+        private Observation observation(
+                TenureRunObservationDocumentation which, TenureRunObservationContext c, Observation parent) {
+            Observation o =
+                    which.observation(convention, DefaultTenureRunObservationConvention.INSTANCE, () -> c, registry);
             return parent == null ? o : o.parentObservation(parent);
         }
 
@@ -102,7 +107,8 @@ final class ObservedRuns implements RunObserver {
         private void begin(TenureRunObservationDocumentation which) {
             phaseContext = context(which);
             phaseContext.claimed(runContext.epoch(), runContext.owner(), runContext.fallback());
-            // the run current while the phase starts: a tracer that takes the current span as the parent (OpenTelemetry's
+            // the run current while the phase starts: a tracer that takes the current span as the parent
+            // (OpenTelemetry's
             // bridge does) nests the phase under the run, not under a work scope left open on this thread
             try (Observation.Scope s = run.openScope()) {
                 phase = observation(which, phaseContext, run).start();

@@ -8,14 +8,12 @@ package dev.tenure;
 public sealed interface RunClaim permits RunClaim.Claimed, RunClaim.NotClaimed {
 
     /** This process holds the job and has started the fire: run it, then {@link ActiveRun#finish} it. */
-    record Claimed(ActiveRun run) implements RunClaim {
-    }
+    record Claimed(ActiveRun run) implements RunClaim {}
 
     /**
      * Not this process's run: {@code outcome} is {@link RunOutcome.Status#SKIPPED_HELD_ELSEWHERE},
      * {@link RunOutcome.Status#SKIPPED_ALREADY_DONE}, {@link RunOutcome.Status#SKIPPED_MISSED} or
      * {@link RunOutcome.Status#TIMED_OUT_WAITING}.
      */
-    record NotClaimed(RunOutcome<Void> outcome) implements RunClaim {
-    }
+    record NotClaimed(RunOutcome<Void> outcome) implements RunClaim {}
 }

@@ -1,8 +1,7 @@
 package dev.tenure;
 
-import org.slf4j.MDC;
-
 import java.util.List;
+import org.slf4j.MDC;
 
 /**
  * The SLF4J MDC keys of a coordinated run: every log line written inside a run, the work's and Tenure's own, carries
@@ -32,16 +31,18 @@ public final class RunMdc {
     /** Every key a scope sets. */
     public static final List<String> KEYS = List.of(JOB, FIRE, EPOCH, OWNER, NODE);
 
-    private RunMdc() {
-    }
+    private RunMdc() {}
 
     /** Puts the keys of {@code run} on the calling thread's MDC until the scope is closed. */
     public static Scope open(JobContext run) {
         if (run instanceof ActiveRun a) {
-            return new Scope(values(a.jobKey(), a.fireKey(), a.epoch(), a.owner(), a.node()),
-                    a.observation().openWork(), run);
+            return new Scope(
+                    values(a.jobKey(), a.fireKey(), a.epoch(), a.owner(), a.node()),
+                    a.observation().openWork(),
+                    run);
         }
-        return new Scope(values(run.jobKey(), run.fireKey(), run.epoch(), run.owner(), null), RunObserver.Scope.NONE, run);
+        return new Scope(
+                values(run.jobKey(), run.fireKey(), run.epoch(), run.owner(), null), RunObserver.Scope.NONE, run);
     }
 
     /** Puts these values on the calling thread's MDC until the scope is closed; a null value removes its key. */

@@ -14,7 +14,7 @@ interface RunObserver {
 
     /** A thread's scope of an observation; closing it on another thread does nothing. */
     interface Scope extends AutoCloseable {
-        Scope NONE = () -> { };
+        Scope NONE = () -> {};
 
         @Override
         void close();
@@ -22,19 +22,16 @@ interface RunObserver {
 
     /** One run's observations. Never throws. */
     interface Run {
-        Run NONE = new Run() { };
+        Run NONE = new Run() {};
 
         /** The claim succeeded (on the thread that started it): the claim ends, the work begins. */
-        default void claimed(long epoch, String owner, boolean fallback) {
-        }
+        default void claimed(long epoch, String owner, boolean fallback) {}
 
         /** The run was not claimed (on the thread that started it): the claim and the run end. */
-        default void notClaimed(RunOutcome<?> outcome) {
-        }
+        default void notClaimed(RunOutcome<?> outcome) {}
 
         /** The claim threw (on the thread that started it): the claim and the run end with {@code fault}. */
-        default void failed(Throwable fault) {
-        }
+        default void failed(Throwable fault) {}
 
         /** Makes the work's observation current on the calling thread until the scope closes. */
         default Scope openWork() {
@@ -42,12 +39,10 @@ interface RunObserver {
         }
 
         /** The work ended ({@code error} null: it succeeded) and the outcome is being recorded. Idempotent. */
-        default void completing(Throwable error) {
-        }
+        default void completing(Throwable error) {}
 
         /** The outcome is recorded (or the run was abandoned): every observation of the run ends. */
-        default void ended(RunOutcome<?> outcome) {
-        }
+        default void ended(RunOutcome<?> outcome) {}
 
         /** The run's trace id, when a tracer made one; else null. */
         default String traceId() {

@@ -18,9 +18,19 @@ import java.time.Duration;
  * @param completedInTransaction true if the fire was completed inside the work's own business transaction
  *                    ({@link JobContext#complete}), so its database effects and "this fire is done" committed together
  */
-public record RunOutcome<T>(Status status, String jobKey, String fireKey, long epoch, String owner,
-                            Duration waited, Duration ran, T result, Throwable error, boolean viaFallback,
-                            int fenceChecks, boolean completedInTransaction) {
+public record RunOutcome<T>(
+        Status status,
+        String jobKey,
+        String fireKey,
+        long epoch,
+        String owner,
+        Duration waited,
+        Duration ran,
+        T result,
+        Throwable error,
+        boolean viaFallback,
+        int fenceChecks,
+        boolean completedInTransaction) {
 
     public enum Status {
         /**
@@ -46,18 +56,45 @@ public record RunOutcome<T>(Status status, String jobKey, String fireKey, long e
     }
 
     /** An outcome of a fire that did not run here (no fence checks, not completed by this process). */
-    public static <T> RunOutcome<T> notRun(Status status, String jobKey, String fireKey, long epoch, String owner,
-                                           Duration waited, boolean viaFallback) {
-        return new RunOutcome<>(status, jobKey, fireKey, epoch, owner, waited, Duration.ZERO, null, null, viaFallback,
-                0, false);
+    public static <T> RunOutcome<T> notRun(
+            Status status,
+            String jobKey,
+            String fireKey,
+            long epoch,
+            String owner,
+            Duration waited,
+            boolean viaFallback) {
+        return new RunOutcome<>(
+                status, jobKey, fireKey, epoch, owner, waited, Duration.ZERO, null, null, viaFallback, 0, false);
     }
 
     /** An outcome of a run that began here: its work ran, or was about to, under {@code epoch}. */
-    static <T> RunOutcome<T> ranHere(Status status, String jobKey, String fireKey, long epoch, String owner,
-                                     Duration waited, Duration ran, T result, Throwable error, boolean viaFallback,
-                                     int fenceChecks, boolean completedInTransaction) {
-        return new RunOutcome<>(status, jobKey, fireKey, epoch, owner, waited, ran, result, error, viaFallback,
-                fenceChecks, completedInTransaction);
+    static <T> RunOutcome<T> ranHere(
+            Status status,
+            String jobKey,
+            String fireKey,
+            long epoch,
+            String owner,
+            Duration waited,
+            Duration ran,
+            T result,
+            Throwable error,
+            boolean viaFallback,
+            int fenceChecks,
+            boolean completedInTransaction) {
+        return new RunOutcome<>(
+                status,
+                jobKey,
+                fireKey,
+                epoch,
+                owner,
+                waited,
+                ran,
+                result,
+                error,
+                viaFallback,
+                fenceChecks,
+                completedInTransaction);
     }
 
     public boolean executed() {

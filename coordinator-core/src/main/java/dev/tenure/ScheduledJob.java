@@ -1,7 +1,6 @@
 package dev.tenure;
 
 import dev.tenure.spi.LeaseKeys;
-
 import java.util.Objects;
 
 /**
@@ -21,8 +20,8 @@ import java.util.Objects;
  *                    at that moment
  * @param integration who registered it, for operators: {@code coordinator}, {@code scheduled}, {@code quartz}
  */
-public record ScheduledJob(String jobKey, Schedule schedule, MissedFirePolicy policy, CatchUp catchUp,
-                           String integration) {
+public record ScheduledJob(
+        String jobKey, Schedule schedule, MissedFirePolicy policy, CatchUp catchUp, String integration) {
 
     /** Runs one fire of the job now, through the coordinator, with the fire key it is given. */
     @FunctionalInterface

@@ -1,5 +1,8 @@
 package dev.tenure;
 
+import java.sql.Connection;
+import java.sql.SQLException;
+import javax.sql.DataSource;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.jdbc.datasource.DataSourceUtils;
@@ -8,17 +11,12 @@ import org.springframework.transaction.support.ResourceHolderSupport;
 import org.springframework.transaction.support.TransactionSynchronization;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
 
-import javax.sql.DataSource;
-import java.sql.Connection;
-import java.sql.SQLException;
-
 /** Joining Spring's current transaction; loaded only when spring-jdbc is on the class path (an optional dependency). */
 final class SpringTransactions {
 
     private static final Logger log = LoggerFactory.getLogger(SpringTransactions.class);
 
-    private SpringTransactions() {
-    }
+    private SpringTransactions() {}
 
     static boolean active() {
         return TransactionSynchronizationManager.isActualTransactionActive();
@@ -35,7 +33,8 @@ final class SpringTransactions {
         try {
             if (!DataSourceUtils.isConnectionTransactional(c, key)) {
                 throw new IllegalStateException("a Spring transaction is active, but not on the DataSource given to "
-                        + "completeInTransaction for job '" + context.jobKey() + "': run it under a transaction manager "
+                        + "completeInTransaction for job '" + context.jobKey()
+                        + "': run it under a transaction manager "
                         + "of that DataSource (a DataSourceTransactionManager on it), so the fence, the writes and the "
                         + "completion commit together");
             }
@@ -72,8 +71,12 @@ final class SpringTransactions {
                 try {
                     run.completionEnded(status == STATUS_COMMITTED);
                 } catch (RuntimeException e) {
-                    log.warn("{}: the outcome of fire {} could not be recorded after its transaction ended; the "
-                            + "leases are released, the next claim takes the fire over", run.jobKey(), run.fireKey(), e);
+                    log.warn(
+                            "{}: the outcome of fire {} could not be recorded after its transaction ended; the "
+                                    + "leases are released, the next claim takes the fire over",
+                            run.jobKey(),
+                            run.fireKey(),
+                            e);
                 }
             }
         });

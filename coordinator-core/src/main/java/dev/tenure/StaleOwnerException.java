@@ -21,25 +21,35 @@ public class StaleOwnerException extends LeaseLostException {
     private final String currentOwner;
     private final Instant leaseExpiresAt;
 
-    public StaleOwnerException(String jobKey, long expectedEpoch, String presentedOwner, long currentEpoch,
-                               String currentOwner, Instant leaseExpiresAt) {
-        super(jobKey, presentedOwner, message(jobKey, expectedEpoch, presentedOwner, currentEpoch, currentOwner,
-                leaseExpiresAt), null);
+    public StaleOwnerException(
+            String jobKey,
+            long expectedEpoch,
+            String presentedOwner,
+            long currentEpoch,
+            String currentOwner,
+            Instant leaseExpiresAt) {
+        super(
+                jobKey,
+                presentedOwner,
+                message(jobKey, expectedEpoch, presentedOwner, currentEpoch, currentOwner, leaseExpiresAt),
+                null);
         this.expectedEpoch = expectedEpoch;
         this.currentEpoch = currentEpoch;
         this.currentOwner = currentOwner;
         this.leaseExpiresAt = leaseExpiresAt;
     }
 
-    private static String message(String jobKey, long expected, String presented, long current, String owner,
-                                  Instant expiresAt) {
+    private static String message(
+            String jobKey, long expected, String presented, long current, String owner, Instant expiresAt) {
         String why = expected != current
                 ? "its epoch is now " + current + (owner == null ? " (no owner)" : " (owner " + owner + ")")
-                : owner == null ? "the lease of epoch " + current + " was released"
-                : !owner.equals(presented) ? "epoch " + current + " now belongs to owner " + owner
-                + " (an epoch handed out twice: did a database failover lose commits?)"
-                : "the lease of epoch " + current + " is not live by the database clock"
-                + (expiresAt == null ? "" : " (expired at " + expiresAt + ")");
+                : owner == null
+                        ? "the lease of epoch " + current + " was released"
+                        : !owner.equals(presented)
+                                ? "epoch " + current + " now belongs to owner " + owner
+                                        + " (an epoch handed out twice: did a database failover lose commits?)"
+                                : "the lease of epoch " + current + " is not live by the database clock"
+                                        + (expiresAt == null ? "" : " (expired at " + expiresAt + ")");
         return "Stale owner of job '" + jobKey + "': presented epoch " + expected + " as " + presented + ", but " + why
                 + ". Roll back this transaction and stop working on the job.";
     }

@@ -6,9 +6,6 @@ import dev.tenure.spi.ScheduleLedger.DueFire;
 import dev.tenure.spi.ScheduleLedger.FireState;
 import dev.tenure.spi.ScheduleLedger.FireStatus;
 import dev.tenure.spi.ScheduleLedger.Missed;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -29,6 +26,8 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Accounts for every fire of the {@link ScheduledJob}s registered in this process: while this process leads the
@@ -46,6 +45,7 @@ final class Sweeper implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger("dev.tenure.MissedFires");
     /** Fires examined per job and sweep at most: a long outage is worked through over several sweeps. */
     static final int MAX_FIRES_PER_JOB = 5000;
+
     private static final long FAULT_LOG_EVERY_NANOS = TimeUnit.MINUTES.toNanos(1);
 
     /** What one sweep did (for tests and logs). */
@@ -64,14 +64,16 @@ final class Sweeper implements AutoCloseable {
      * while it is queued or runs). A catch-up that reaches the job asynchronously has that long to start.
      */
     private final Map<DueFire, Long> requested = new ConcurrentHashMap<>();
+
     private final ScheduledExecutorService timer;
     private final ExecutorService catchUps;
     private final Object lifecycle = new Object();
     private LeaderElection election; // guarded by lifecycle
-    private boolean closed;          // guarded by lifecycle
+    private boolean closed; // guarded by lifecycle
     private volatile String node = "sweeper";
     /** The epoch of this node's current sweeper term; what it wrote in that term (sweep thread only). */
     private volatile long term;
+
     private long positionsTerm = -1;
     private final Map<String, ScheduleLedger.SweepMark> written = new HashMap<>();
     private long lastFaultLog = System.nanoTime() - FAULT_LOG_EVERY_NANOS;
@@ -80,7 +82,11 @@ final class Sweeper implements AutoCloseable {
      * @param elections makes the sweeper election (not started) with the given listener; started at the first
      *                  {@link #register}
      */
-    Sweeper(ScheduleLedger ledger, Clock clock, Duration interval, RunMetrics metrics,
+    Sweeper(
+            ScheduleLedger ledger,
+            Clock clock,
+            Duration interval,
+            RunMetrics metrics,
             Function<LeaderElection.Listener, LeaderElection> elections) {
         this.ledger = ledger;
         this.clock = clock;
@@ -90,8 +96,8 @@ final class Sweeper implements AutoCloseable {
         ScheduledThreadPoolExecutor t = new ScheduledThreadPoolExecutor(1, daemon("tenure-sweeper"));
         t.setRemoveOnCancelPolicy(true);
         this.timer = t;
-        this.catchUps = new ThreadPoolExecutor(1, 1, 0, TimeUnit.MILLISECONDS, new LinkedBlockingQueue<>(10_000),
-                daemon("tenure-catch-up"));
+        this.catchUps = new ThreadPoolExecutor(
+                1, 1, 0, TimeUnit.MILLISECONDS, new LinkedBlockingQueue<>(10_000), daemon("tenure-catch-up"));
     }
 
     private static java.util.concurrent.ThreadFactory daemon(String name) {
@@ -104,12 +110,26 @@ final class Sweeper implements AutoCloseable {
 
     /** Records the job's schedule and sweeps its fires from now on (in the process that leads the sweeper election). */
     ScheduleLedger.Registered register(ScheduledJob job, String node) {
-        ScheduleLedger.Registered r = ledger.register(new ScheduleLedger.ScheduleRow(job.jobKey(), job.schedule().kind(),
-                job.schedule().expression(), describe(job.policy()), job.integration(), node));
-        r.replaced().ifPresent(old -> LOG.warn("job '{}': its schedule changes from {} {} (registered by {} at {}) to {} {} "
-                        + "(this node, {}). Instances still running the old version fire by the old schedule until they "
-                        + "are replaced; the sweeper follows the new one.", job.jobKey(), old.kind(), old.expression(),
-                old.node(), r.previousAt(), job.schedule().kind(), job.schedule().expression(), node));
+        ScheduleLedger.Registered r = ledger.register(new ScheduleLedger.ScheduleRow(
+                job.jobKey(),
+                job.schedule().kind(),
+                job.schedule().expression(),
+                describe(job.policy()),
+                job.integration(),
+                node));
+        r.replaced()
+                .ifPresent(old -> LOG.warn(
+                        "job '{}': its schedule changes from {} {} (registered by {} at {}) to {} {} "
+                                + "(this node, {}). Instances still running the old version fire by the old schedule until they "
+                                + "are replaced; the sweeper follows the new one.",
+                        job.jobKey(),
+                        old.kind(),
+                        old.expression(),
+                        old.node(),
+                        r.previousAt(),
+                        job.schedule().kind(),
+                        job.schedule().expression(),
+                        node));
         jobs.put(job.jobKey(), job);
         synchronized (lifecycle) {
             if (closed) {
@@ -167,8 +187,10 @@ final class Sweeper implements AutoCloseable {
             long now = System.nanoTime();
             if (now - lastFaultLog >= FAULT_LOG_EVERY_NANOS) {
                 lastFaultLog = now;
-                LOG.warn("a sweep for missed fires failed; the next one tries again in {} (logged at most once a minute): {}",
-                        interval, ex.toString());
+                LOG.warn(
+                        "a sweep for missed fires failed; the next one tries again in {} (logged at most once a minute): {}",
+                        interval,
+                        ex.toString());
             }
         }
     }
@@ -183,7 +205,10 @@ final class Sweeper implements AutoCloseable {
         Map<String, List<DueFire>> dueByJob = new HashMap<>();
         List<DueFire> due = new ArrayList<>();
         for (ScheduledJob job : all) {
-            List<DueFire> fires = dueBetween(job, swept.getOrDefault(job.jobKey(), now), now.minus(job.policy().grace()));
+            List<DueFire> fires = dueBetween(
+                    job,
+                    swept.getOrDefault(job.jobKey(), now),
+                    now.minus(job.policy().grace()));
             dueByJob.put(job.jobKey(), fires);
             due.addAll(fires);
         }
@@ -213,12 +238,14 @@ final class Sweeper implements AutoCloseable {
                     LOG.warn("job '{}': fire {} is recorded MISSED: {}", job.jobKey(), label(m.fire()), m.reason());
                 }
             }
-            int overdue = (int) p.overdue.stream().filter(f -> !recorded.contains(f)).count();
+            int overdue =
+                    (int) p.overdue.stream().filter(f -> !recorded.contains(f)).count();
             overdueTotal += overdue;
             metrics.firesOverdue(job.jobKey(), overdue);
-            Instant until = sweptUntil(swept.getOrDefault(job.jobKey(), now), dueByJob.get(job.jobKey()), states, recorded);
-            ScheduleLedger.SweepMark mark = new ScheduleLedger.SweepMark(job.jobKey(), until,
-                    job.schedule().nextAfter(now).orElse(null), overdue, missedNow);
+            Instant until =
+                    sweptUntil(swept.getOrDefault(job.jobKey(), now), dueByJob.get(job.jobKey()), states, recorded);
+            ScheduleLedger.SweepMark mark = new ScheduleLedger.SweepMark(
+                    job.jobKey(), until, job.schedule().nextAfter(now).orElse(null), overdue, missedNow);
             if (!mark.equals(written.get(job.jobKey()))) {
                 marks.add(mark);
             }
@@ -247,7 +274,10 @@ final class Sweeper implements AutoCloseable {
             written.clear();
             positionsTerm = t;
         }
-        List<String> unknown = all.stream().map(ScheduledJob::jobKey).filter(k -> !written.containsKey(k)).toList();
+        List<String> unknown = all.stream()
+                .map(ScheduledJob::jobKey)
+                .filter(k -> !written.containsKey(k))
+                .toList();
         Map<String, Instant> out = new HashMap<>();
         if (!unknown.isEmpty()) {
             out.putAll(ledger.sweptUntil(unknown));
@@ -271,8 +301,9 @@ final class Sweeper implements AutoCloseable {
                 break;
             }
             if (!next.get().isAfter(t)) {
-                throw new IllegalStateException("the schedule of job '" + job.jobKey() + "' (" + job.schedule().kind()
-                        + " " + job.schedule().expression() + ") does not move forward after " + t);
+                throw new IllegalStateException("the schedule of job '" + job.jobKey() + "' ("
+                        + job.schedule().kind() + " " + job.schedule().expression() + ") does not move forward after "
+                        + t);
             }
             t = next.get();
             out.add(new DueFire(job.jobKey(), job.schedule().fireKey(t), t));
@@ -281,9 +312,12 @@ final class Sweeper implements AutoCloseable {
     }
 
     /** What to do with one job's due fires. */
-    record Plan(List<DueFire> overdue, List<Missed> missed, List<DueFire> catchUps,
-                        Map<DueFire, String> reasonText, Map<DueFire, String> reasonCode) {
-    }
+    record Plan(
+            List<DueFire> overdue,
+            List<Missed> missed,
+            List<DueFire> catchUps,
+            Map<DueFire, String> reasonText,
+            Map<DueFire, String> reasonCode) {}
 
     static Plan plan(ScheduledJob job, List<DueFire> fires, Map<DueFire, FireStatus> states, Instant now) {
         MissedFirePolicy policy = job.policy();
@@ -313,13 +347,15 @@ final class Sweeper implements AutoCloseable {
         }
         switch (policy.action()) {
             case SKIP -> young.forEach(f -> missed.add(new Missed(f, text.get(f) + "; policy SKIP")));
-            case ALERT_ONLY -> { }
+            case ALERT_ONLY -> {}
             case CATCH_UP -> {
                 int keep = Math.min(policy.maxCatchUps(), young.size());
                 for (int i = 0; i < young.size() - keep; i++) {
                     DueFire f = young.get(i);
-                    missed.add(new Missed(f, text.get(f) + "; not caught up: only the newest " + policy.maxCatchUps()
-                            + " overdue fires are"));
+                    missed.add(new Missed(
+                            f,
+                            text.get(f) + "; not caught up: only the newest " + policy.maxCatchUps()
+                                    + " overdue fires are"));
                 }
                 catchUps.addAll(young.subList(young.size() - keep, young.size()));
             }
@@ -332,8 +368,8 @@ final class Sweeper implements AutoCloseable {
             case NONE -> "no node ran it";
             case RUNNING_LEASE_ENDED -> "its holder's lease ended while it ran (the holder died, froze or was cut off)";
             case ABANDONED -> "its run was abandoned" + (error == null ? "" : ": " + error);
-            case REJECTED_STALE -> "its holder lost its lease (paused or cut off) and was refused"
-                    + (error == null ? "" : ": " + error);
+            case REJECTED_STALE ->
+                "its holder lost its lease (paused or cut off) and was refused" + (error == null ? "" : ": " + error);
             default -> state.name();
         };
     }
@@ -343,16 +379,18 @@ final class Sweeper implements AutoCloseable {
         return switch (state) {
             case NONE -> "not_run";
             case RUNNING_LEASE_ENDED -> "holder_lost";
-            case ABANDONED -> error != null && error.contains("shut down") ? "shutdown"
-                    : error != null && error.contains("force-released") ? "force_released" : "abandoned";
+            case ABANDONED ->
+                error != null && error.contains("shut down")
+                        ? "shutdown"
+                        : error != null && error.contains("force-released") ? "force_released" : "abandoned";
             case REJECTED_STALE -> "rejected_stale";
             default -> state.name().toLowerCase(java.util.Locale.ROOT);
         };
     }
 
     /** The latest fire time up to which every examined fire is settled (or recorded MISSED now). */
-    private static Instant sweptUntil(Instant from, List<DueFire> fires, Map<DueFire, FireStatus> states,
-                                      Set<DueFire> recorded) {
+    private static Instant sweptUntil(
+            Instant from, List<DueFire> fires, Map<DueFire, FireStatus> states, Set<DueFire> recorded) {
         Instant until = from;
         for (DueFire f : fires) {
             FireStatus s = states.get(f);
@@ -389,11 +427,16 @@ final class Sweeper implements AutoCloseable {
                         job.catchUp().run(fire.fireKey());
                     }
                 } catch (Exception | AssertionError e) {
-                    LOG.warn("job '{}': the catch-up of fire {} failed; the next sweep looks again", job.jobKey(),
-                            fire.fireKey(), e);
+                    LOG.warn(
+                            "job '{}': the catch-up of fire {} failed; the next sweep looks again",
+                            job.jobKey(),
+                            fire.fireKey(),
+                            e);
                 } finally {
                     long grace = job.policy().grace().toNanos();
-                    long next = System.nanoTime() + grace + ThreadLocalRandom.current().nextLong(grace + 1);
+                    long next = System.nanoTime()
+                            + grace
+                            + ThreadLocalRandom.current().nextLong(grace + 1);
                     requested.replace(fire, 0L, next == 0 ? 1 : next);
                 }
             });

@@ -9,10 +9,6 @@ import dev.tenure.spi.LeaseEviction;
 import dev.tenure.spi.LeaseStore;
 import dev.tenure.spi.RunLedger;
 import dev.tenure.spi.ScheduleLedger;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-
-import javax.sql.DataSource;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Clock;
@@ -23,6 +19,9 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.function.Supplier;
+import javax.sql.DataSource;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Tenure for one application: one object from one builder, which hands out the {@link JobCoordinator}, plain
@@ -53,6 +52,7 @@ public final class Tenure implements AutoCloseable {
     public static final int DEFAULT_BREAKER_FAILURES = CircuitBreaker.DEFAULT_FAILURES;
     /** How long the fallback breaker stays open, by default ({@link Builder#fallbackBreaker}). */
     public static final Duration DEFAULT_BREAKER_OPEN_FOR = CircuitBreaker.DEFAULT_OPEN_FOR;
+
     private static final Logger LOG = LoggerFactory.getLogger(Tenure.class);
 
     private final Leases database;
@@ -63,6 +63,7 @@ public final class Tenure implements AutoCloseable {
     private final String nodeName;
     /** How Valkey is reached ("standalone [10.0.0.5:6379], namespace tenure"), or null in the database mode. */
     private final String valkeyAddress;
+
     private final String schema;
     private final List<LeaderElection> elections = new ArrayList<>();
     private final Sweeper sweeper;
@@ -70,25 +71,32 @@ public final class Tenure implements AutoCloseable {
     private final Supplier<CircuitBreaker> electionBreaker;
     private boolean closed;
 
-    private Tenure(Builder b, LeaseStore databaseStore, RunLedger ledger, ScheduleLedger schedules,
-                   LeaseStore valkeyStore) {
+    private Tenure(
+            Builder b, LeaseStore databaseStore, RunLedger ledger, ScheduleLedger schedules, LeaseStore valkeyStore) {
         this.defaults = b.defaults;
         this.nodeName = b.nodeName;
         this.schema = b.inMemory ? null : b.schema;
-        this.valkeyAddress = valkeyStore == null ? null : (b.valkeyConfig.isCluster() ? "cluster " : "")
-                + String.join(", ", b.valkeyConfig.addresses()) + " (namespace " + b.valkeyConfig.namespace() + ")";
+        this.valkeyAddress = valkeyStore == null
+                ? null
+                : (b.valkeyConfig.isCluster() ? "cluster " : "") + String.join(", ", b.valkeyConfig.addresses())
+                        + " (namespace " + b.valkeyConfig.namespace() + ")";
         this.drainTimeout = b.drainTimeout;
         int breakerFailures = b.breakerFailures;
         Duration breakerOpenFor = b.breakerOpenFor;
         Ticker ticker = b.ticker;
         this.electionBreaker = () -> new CircuitBreaker(breakerFailures, breakerOpenFor, ticker);
-        Metrics metrics = b.meterRegistry == null ? new Metrics(LeaseMetrics.none(), RunMetrics.none())
+        Metrics metrics = b.meterRegistry == null
+                ? new Metrics(LeaseMetrics.none(), RunMetrics.none())
                 : MeterBinding.bind(b.meterRegistry);
         this.ledger = ledger;
         this.database = leases(b, databaseStore, metrics.leases);
         this.valkey = valkeyStore == null ? null : leases(b, valkeyStore, metrics.leases);
-        JobCoordinator.Builder c = JobCoordinator.builder(database, ledger).leaseOptions(b.defaults).ticker(b.ticker)
-                .metrics(metrics.runs).fallbackBreaker(b.breakerFailures, b.breakerOpenFor).drainTimeout(b.drainTimeout)
+        JobCoordinator.Builder c = JobCoordinator.builder(database, ledger)
+                .leaseOptions(b.defaults)
+                .ticker(b.ticker)
+                .metrics(metrics.runs)
+                .fallbackBreaker(b.breakerFailures, b.breakerOpenFor)
+                .drainTimeout(b.drainTimeout)
                 .nodeName(b.nodeName);
         if (b.observationRegistry != null) {
             c.observationRegistry(b.observationRegistry);
@@ -103,20 +111,24 @@ public final class Tenure implements AutoCloseable {
         if (b.meterRegistry != null) {
             MeterBinding.bind(b.meterRegistry, coordinator);
         }
-        this.sweeper = new Sweeper(schedules, b.clock, b.sweepInterval, metrics.runs,
-                listener -> new LeaseElection(SWEEPER_ELECTION, null, database, valkey, ledger, b.defaults,
-                        electionBreaker.get(), listener));
+        this.sweeper = new Sweeper(
+                schedules,
+                b.clock,
+                b.sweepInterval,
+                metrics.runs,
+                listener -> new LeaseElection(
+                        SWEEPER_ELECTION, null, database, valkey, ledger, b.defaults, electionBreaker.get(), listener));
     }
 
     /** The name of the election whose leader sweeps for missed fires. */
     static final String SWEEPER_ELECTION = "tenure-sweeper";
 
     /** Where the lease and run meters go. */
-    record Metrics(LeaseMetrics leases, RunMetrics runs) {
-    }
+    record Metrics(LeaseMetrics leases, RunMetrics runs) {}
 
     private static Leases leases(Builder b, LeaseStore store, LeaseMetrics metrics) {
-        Leases.Builder l = Leases.builder(store).defaults(b.defaults).ticker(b.ticker).metrics(metrics);
+        Leases.Builder l =
+                Leases.builder(store).defaults(b.defaults).ticker(b.ticker).metrics(metrics);
         if (b.leaseCallTimeout != null) {
             l.callTimeout(b.leaseCallTimeout);
         }
@@ -192,11 +204,11 @@ public final class Tenure implements AutoCloseable {
      * @throws IllegalArgumentException if {@code name} is not a valid key, or {@code label} is blank or over 100 characters
      * @throws IllegalStateException    if this Tenure is closed
      */
-    public synchronized LeaderElection leaderElection(String name, LeaseOptions options, String label,
-                                                      LeaderElection.Listener listener) {
+    public synchronized LeaderElection leaderElection(
+            String name, LeaseOptions options, String label, LeaderElection.Listener listener) {
         requireOpen();
-        LeaderElection e = new LeaseElection(name, label, database, valkey, ledger, options, electionBreaker.get(),
-                listener);
+        LeaderElection e =
+                new LeaseElection(name, label, database, valkey, ledger, options, electionBreaker.get(), listener);
         elections.add(e);
         return e;
     }
@@ -269,7 +281,8 @@ public final class Tenure implements AutoCloseable {
         JobCoordinator.Mode mode = coordinator.mode();
         String where = valkeyAddress == null ? "database mode" : "mode " + mode + ", Valkey " + valkeyAddress;
         String store = schema == null ? "in memory" : "schema " + schema;
-        return "Tenure: " + where + ", " + store + ", lease TTL " + defaults.ttl().toMillis() + " ms renewed every "
+        return "Tenure: " + where + ", " + store + ", lease TTL "
+                + defaults.ttl().toMillis() + " ms renewed every "
                 + defaults.renewEvery().toMillis() + " ms";
     }
 
@@ -282,9 +295,18 @@ public final class Tenure implements AutoCloseable {
         List<ScheduledJob> jobs = sweeper.jobs();
         StringBuilder b = new StringBuilder("Tenure: ").append(jobs.size()).append(" scheduled job(s)");
         String sep = ": ";
-        for (ScheduledJob j : jobs.stream().sorted(java.util.Comparator.comparing(ScheduledJob::jobKey)).toList()) {
-            b.append(sep).append(j.jobKey()).append(" (").append(j.schedule().kind()).append(' ')
-                    .append(j.schedule().expression()).append(", ").append(Sweeper.describe(j.policy())).append(')');
+        for (ScheduledJob j : jobs.stream()
+                .sorted(java.util.Comparator.comparing(ScheduledJob::jobKey))
+                .toList()) {
+            b.append(sep)
+                    .append(j.jobKey())
+                    .append(" (")
+                    .append(j.schedule().kind())
+                    .append(' ')
+                    .append(j.schedule().expression())
+                    .append(", ")
+                    .append(Sweeper.describe(j.policy()))
+                    .append(')');
             sep = ", ";
         }
         return b.toString();
@@ -361,7 +383,7 @@ public final class Tenure implements AutoCloseable {
         private Object observationRegistry;
         private Object observationConvention;
         private DatabaseConfig databaseConfig = DatabaseConfig.defaults();
-        private Duration leaseCallTimeout;   // null: the Leases default, and so on
+        private Duration leaseCallTimeout; // null: the Leases default, and so on
         private Integer maxLocalHandOffs;
         private Duration maxTurn;
         private int breakerFailures = DEFAULT_BREAKER_FAILURES;
@@ -372,8 +394,7 @@ public final class Tenure implements AutoCloseable {
         private Duration drainTimeout = JobCoordinator.DEFAULT_DRAIN_TIMEOUT;
         private String nodeName;
 
-        private Builder() {
-        }
+        private Builder() {}
 
         /**
          * The name of this node as people read it, recorded on every run and election term next to the owner id and
@@ -388,7 +409,6 @@ public final class Tenure implements AutoCloseable {
             this.nodeName = NodeName.check(name);
             return this;
         }
-
 
         /** The Postgres database that holds Tenure's tables (and, for exactly-once effects, the business tables). */
         public Builder dataSource(DataSource dataSource) {
@@ -583,8 +603,8 @@ public final class Tenure implements AutoCloseable {
             }
             if (inMemory) {
                 if (dataSource != null || valkeyConfig != null) {
-                    throw new IllegalStateException("inMemory() takes no dataSource and no valkey: it is for "
-                            + "single-process tests");
+                    throw new IllegalStateException(
+                            "inMemory() takes no dataSource and no valkey: it is for " + "single-process tests");
                 }
                 InMemoryLeaseStore store = new InMemoryLeaseStore(ticker);
                 InMemoryRunLedger runs = new InMemoryRunLedger(store, clock);

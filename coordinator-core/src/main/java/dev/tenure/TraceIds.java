@@ -11,8 +11,7 @@ final class TraceIds {
 
     private static final boolean TRACING = present("io.micrometer.tracing.handler.TracingObservationHandler");
 
-    private TraceIds() {
-    }
+    private TraceIds() {}
 
     /** The trace id of {@code context}'s span; null when it has none, or only an invalid (all-zero) one. */
     static String of(Observation.Context context) {

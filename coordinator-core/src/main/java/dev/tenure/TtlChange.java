@@ -2,7 +2,6 @@ package dev.tenure;
 
 import dev.tenure.metrics.LeaseMetrics;
 import dev.tenure.spi.LeaseStore;
-
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 
@@ -50,13 +49,14 @@ final class TtlChange {
             throw new IllegalArgumentException("newTtl must not be null (lease '" + lease.key() + "')");
         }
         if (newTtl.isNegative() || newTtl.isZero()) {
-            throw new IllegalArgumentException("newTtl must be positive (got " + newTtl + ", lease '" + lease.key() + "')");
+            throw new IllegalArgumentException(
+                    "newTtl must be positive (got " + newTtl + ", lease '" + lease.key() + "')");
         }
         try {
             return lease.options().withTtl(newTtl);
         } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException("newTtl " + newTtl + " does not fit lease '" + lease.key() + "': "
-                    + e.getMessage(), e);
+            throw new IllegalArgumentException(
+                    "newTtl " + newTtl + " does not fit lease '" + lease.key() + "': " + e.getMessage(), e);
         }
     }
 
@@ -83,32 +83,44 @@ final class TtlChange {
             taken = lease.takeCall(engine::now, deadline);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new LeaseStoreUnavailableException("interrupted while waiting for a renewal of lease '"
-                    + lease.key() + "'; its TTL was not changed", lease.key(), e);
+            throw new LeaseStoreUnavailableException(
+                    "interrupted while waiting for a renewal of lease '" + lease.key() + "'; its TTL was not changed",
+                    lease.key(),
+                    e);
         }
         if (!taken) {
-            throw new LeaseStoreUnavailableException("another call moving the expiry of lease '" + lease.key()
-                    + "' (a renewal or TTL change) was still in flight after " + callTimeout
-                    + "; its TTL was not changed", lease.key(), null);
+            throw new LeaseStoreUnavailableException(
+                    "another call moving the expiry of lease '" + lease.key()
+                            + "' (a renewal or TTL change) was still in flight after " + callTimeout
+                            + "; its TTL was not changed",
+                    lease.key(),
+                    null);
         }
     }
 
     private ExtendResult send(DefaultLease lease, LeaseOptions term, long deadline) {
         if (Thread.currentThread().isInterrupted()) {
-            throw new LeaseStoreUnavailableException("interrupted before changing the TTL of lease '" + lease.key()
-                    + "'; nothing was sent", lease.key(), null);
+            throw new LeaseStoreUnavailableException(
+                    "interrupted before changing the TTL of lease '" + lease.key() + "'; nothing was sent",
+                    lease.key(),
+                    null);
         }
         long sentAt = engine.now();
         Boolean ours;
         try {
-            CompletableFuture<Boolean> call = LeaseEngine.send(() -> store.renew(lease.key(), lease.owner(), term.ttl()));
+            CompletableFuture<Boolean> call =
+                    LeaseEngine.send(() -> store.renew(lease.key(), lease.owner(), term.ttl()));
             ours = Futures.await(call, Duration.ofNanos(Math.max(1, deadline - sentAt)), lease.key());
         } catch (LeaseStoreUnavailableException e) {
             metrics.renewFailure();
             lease.callFailed(sentAt, term, engine.now() + settleNanos);
-            throw new LeaseStoreUnavailableException("the TTL of lease '" + lease.key() + "' was not changed to "
-                    + term.ttl() + " (" + e.getMessage() + "); it may still change in the store, so the lease is "
-                    + "trusted only as long as the shorter of its TTLs holds it", lease.key(), e);
+            throw new LeaseStoreUnavailableException(
+                    "the TTL of lease '" + lease.key() + "' was not changed to "
+                            + term.ttl() + " (" + e.getMessage()
+                            + "); it may still change in the store, so the lease is "
+                            + "trusted only as long as the shorter of its TTLs holds it",
+                    lease.key(),
+                    e);
         }
         if (Boolean.TRUE.equals(ours)) {
             return lease.ttlChanged(sentAt, term) ? ExtendResult.EXTENDED : ExtendResult.NOT_HELD;

@@ -1,7 +1,6 @@
 package dev.tenure;
 
 import dev.tenure.spi.LeaseStore;
-
 import java.time.Duration;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -19,6 +18,7 @@ final class UnknownOutcomes {
     private final Ticker ticker;
     /** How long after giving up on a store call it may still take effect there (see {@link LeaseStore#longestCall()}). */
     private final long settleNanos;
+
     private final ScheduledExecutorService executor;
 
     UnknownOutcomes(LeaseStore store, Ticker ticker, long settleNanos, ScheduledExecutorService executor) {
@@ -40,8 +40,7 @@ final class UnknownOutcomes {
         executor.execute(() -> once(c, true));
     }
 
-    private record CleanUp(String key, String owner, long until, long settledAt) {
-    }
+    private record CleanUp(String key, String owner, long until, long settledAt) {}
 
     private void once(CleanUp c, boolean mayLookAgain) {
         long sentAt = ticker.nanoTime();

@@ -1,6 +1,5 @@
 package dev.tenure;
 
-
 /**
  * A lease's local validity deadline and the time of its next renewal, on the engine's ticker, and what a successful
  * store call proves about them. A call that failed may still take effect in the store for a while (its outcome is
@@ -17,6 +16,7 @@ final class Validity {
     private volatile long window;
     /** Until when a failed call may still land, and the shortest TTL among those that may. */
     private long uncertainUntil;
+
     private long uncertainTtl = Long.MAX_VALUE;
 
     Validity(long until, LeaseOptions term, long since) {

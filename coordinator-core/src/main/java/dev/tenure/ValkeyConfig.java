@@ -1,7 +1,6 @@
 package dev.tenure;
 
 import dev.tenure.internal.HostPort;
-
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -89,23 +88,73 @@ public final class ValkeyConfig {
         return new Builder(true, addresses);
     }
 
-    public List<String> addresses() { return addresses; }
-    public boolean isCluster() { return cluster; }
-    public boolean tls() { return tls; }
-    public String username() { return username; }
-    public String password() { return password; }
-    public String clientName() { return clientName; }
-    public Duration requestTimeout() { return requestTimeout; }
-    public Duration connectionTimeout() { return connectionTimeout; }
-    public String namespace() { return namespace; }
-    public int maxInFlightBatches() { return maxInFlightBatches; }
-    public int maxBatchSize() { return maxBatchSize; }
-    public Duration failoverProbeInterval() { return failoverProbeInterval; }
-    public int replicaAcks() { return replicaAcks; }
-    public Duration replicaAckTimeout() { return replicaAckTimeout; }
-    public ScriptMode scriptMode() { return scriptMode; }
-    public Duration releaseChannelLinger() { return releaseChannelLinger; }
-    public int clients() { return clients; }
+    public List<String> addresses() {
+        return addresses;
+    }
+
+    public boolean isCluster() {
+        return cluster;
+    }
+
+    public boolean tls() {
+        return tls;
+    }
+
+    public String username() {
+        return username;
+    }
+
+    public String password() {
+        return password;
+    }
+
+    public String clientName() {
+        return clientName;
+    }
+
+    public Duration requestTimeout() {
+        return requestTimeout;
+    }
+
+    public Duration connectionTimeout() {
+        return connectionTimeout;
+    }
+
+    public String namespace() {
+        return namespace;
+    }
+
+    public int maxInFlightBatches() {
+        return maxInFlightBatches;
+    }
+
+    public int maxBatchSize() {
+        return maxBatchSize;
+    }
+
+    public Duration failoverProbeInterval() {
+        return failoverProbeInterval;
+    }
+
+    public int replicaAcks() {
+        return replicaAcks;
+    }
+
+    public Duration replicaAckTimeout() {
+        return replicaAckTimeout;
+    }
+
+    public ScriptMode scriptMode() {
+        return scriptMode;
+    }
+
+    public Duration releaseChannelLinger() {
+        return releaseChannelLinger;
+    }
+
+    public int clients() {
+        return clients;
+    }
 
     @Override
     public String toString() {
@@ -148,7 +197,10 @@ public final class ValkeyConfig {
             return this;
         }
 
-        public Builder tls(boolean on) { this.tls = on; return this; }
+        public Builder tls(boolean on) {
+            this.tls = on;
+            return this;
+        }
 
         /** ACL user and password; a null user means the default user (password only). */
         public Builder credentials(String user, String pass) {
@@ -157,15 +209,30 @@ public final class ValkeyConfig {
             return this;
         }
 
-        public Builder clientName(String name) { this.clientName = Objects.requireNonNull(name, "clientName"); return this; }
-        public Builder requestTimeout(Duration d) { this.requestTimeout = positive(d, "requestTimeout"); return this; }
-        public Builder connectionTimeout(Duration d) { this.connectionTimeout = positive(d, "connectionTimeout"); return this; }
-        public Builder failoverProbeInterval(Duration d) { this.failoverProbeInterval = positive(d, "failoverProbeInterval"); return this; }
+        public Builder clientName(String name) {
+            this.clientName = Objects.requireNonNull(name, "clientName");
+            return this;
+        }
+
+        public Builder requestTimeout(Duration d) {
+            this.requestTimeout = positive(d, "requestTimeout");
+            return this;
+        }
+
+        public Builder connectionTimeout(Duration d) {
+            this.connectionTimeout = positive(d, "connectionTimeout");
+            return this;
+        }
+
+        public Builder failoverProbeInterval(Duration d) {
+            this.failoverProbeInterval = positive(d, "failoverProbeInterval");
+            return this;
+        }
 
         public Builder namespace(String ns) {
             if (ns == null || ns.isEmpty() || ns.length() > 64) {
-                throw new IllegalArgumentException("namespace must be 1..64 characters (got "
-                        + (ns == null ? "null" : "\"" + ns + "\"") + ")");
+                throw new IllegalArgumentException(
+                        "namespace must be 1..64 characters (got " + (ns == null ? "null" : "\"" + ns + "\"") + ")");
             }
             this.namespace = dev.tenure.spi.LeaseKeys.validate(ns);
             return this;

@@ -10,9 +10,11 @@ public class ValkeyUnavailableException extends LeaseStoreUnavailableException {
     private final String problem;
 
     public ValkeyUnavailableException(String problem) {
-        super("Valkey is required (Tenure.Builder.requireValkey) but does not answer Tenure: " + problem
-                + ". Fix the address or the credentials, or leave Valkey optional to start with the database fallback",
-                null, null);
+        super(
+                "Valkey is required (Tenure.Builder.requireValkey) but does not answer Tenure: " + problem
+                        + ". Fix the address or the credentials, or leave Valkey optional to start with the database fallback",
+                null,
+                null);
         this.problem = problem;
     }
 

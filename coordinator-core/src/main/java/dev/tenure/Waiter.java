@@ -1,6 +1,5 @@
 package dev.tenure;
 
-
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 

@@ -2,7 +2,6 @@ package dev.tenure;
 
 import dev.tenure.metrics.LeaseMetrics;
 import dev.tenure.spi.LeaseStore;
-
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.locks.LockSupport;
@@ -23,6 +22,7 @@ final class Watchdog implements AutoCloseable {
      * about 4 passes a second, not 20 as with 50 ms.
      */
     private static final long MAX_SLEEP_NANOS = 250_000_000L;
+
     private static final long MIN_RETRY_NANOS = 5_000_000L;
 
     private final Set<DefaultLease> leases = ConcurrentHashMap.newKeySet();
@@ -31,6 +31,7 @@ final class Watchdog implements AutoCloseable {
     private final LeaseMetrics metrics;
     /** How long a failed renewal may still take effect in the store. */
     private final long settleNanos;
+
     private final Thread thread;
     private volatile boolean closed;
     /** When the watchdog thread means to look next; registering a lease due earlier wakes it. */
@@ -138,26 +139,28 @@ final class Watchdog implements AutoCloseable {
     private void renew(DefaultLease lease) {
         LeaseOptions term = lease.options();
         long sentAt = ticker.nanoTime();
-        LeaseEngine.send(() -> store.renew(lease.key(), lease.owner(), term.ttl())).whenComplete((ok, err) -> {
-            boolean success = err == null && Boolean.TRUE.equals(ok);
-            if (err != null) {
-                metrics.renewFailure();
-                lease.callFailed(sentAt, term, ticker.nanoTime() + settleNanos);
-                lease.renewAt(ticker.nanoTime() + Math.max(MIN_RETRY_NANOS, term.renewEvery().toNanos() / 4));
-            } else if (success) {
-                lease.renewed(sentAt, term);
-            } else {
-                lease.refused = true;
-            }
-            lease.endCall();
-            if (success) {
-                // only if due before the next planned look (a short TTL): one wake per renewal would make every
-                // answer of a large batch a full pass over all leases
-                rescheduled(lease);
-            } else {
-                LockSupport.unpark(thread); // a refusal or a failure needs a look now
-            }
-        });
+        LeaseEngine.send(() -> store.renew(lease.key(), lease.owner(), term.ttl()))
+                .whenComplete((ok, err) -> {
+                    boolean success = err == null && Boolean.TRUE.equals(ok);
+                    if (err != null) {
+                        metrics.renewFailure();
+                        lease.callFailed(sentAt, term, ticker.nanoTime() + settleNanos);
+                        lease.renewAt(ticker.nanoTime()
+                                + Math.max(MIN_RETRY_NANOS, term.renewEvery().toNanos() / 4));
+                    } else if (success) {
+                        lease.renewed(sentAt, term);
+                    } else {
+                        lease.refused = true;
+                    }
+                    lease.endCall();
+                    if (success) {
+                        // only if due before the next planned look (a short TTL): one wake per renewal would make every
+                        // answer of a large batch a full pass over all leases
+                        rescheduled(lease);
+                    } else {
+                        LockSupport.unpark(thread); // a refusal or a failure needs a look now
+                    }
+                });
     }
 
     @Override

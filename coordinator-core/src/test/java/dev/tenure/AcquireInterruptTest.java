@@ -1,11 +1,11 @@
 package dev.tenure;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
 import dev.tenure.spi.AcquireResult;
 import dev.tenure.spi.LeaseStore;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Nested;
-import org.junit.jupiter.api.Test;
-
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
 import java.time.Duration;
@@ -20,10 +20,9 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Supplier;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import static org.awaitility.Awaitility.await;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Nested;
+import org.junit.jupiter.api.Test;
 
 /** What {@link Leases#tryAcquire} and {@link Leases#acquire} promise about interrupts and store faults, zero wait or not. */
 class AcquireInterruptTest {
@@ -59,8 +58,7 @@ class AcquireInterruptTest {
         }
     }
 
-    private record Interrupted<T>(T result, boolean flagKept) {
-    }
+    private record Interrupted<T>(T result, boolean flagKept) {}
 
     @Nested
     class InterruptedBeforeSending {
@@ -96,7 +94,8 @@ class AcquireInterruptTest {
         @Test
         void runLocked_interrupted_doesNotRunTheWork() {
             Leases l = over(inner);
-            Interrupted<Optional<String>> r = interrupted(() -> l.runLocked("i", LockPolicy.failFast(), lease -> "ran"));
+            Interrupted<Optional<String>> r =
+                    interrupted(() -> l.runLocked("i", LockPolicy.failFast(), lease -> "ran"));
             assertThat(r.result()).isEmpty();
             assertThat(r.flagKept()).isTrue();
             assertThat(inner.calls).hasValue(0);
@@ -117,7 +116,8 @@ class AcquireInterruptTest {
                 return new Interrupted<>(got, Thread.currentThread().isInterrupted());
             });
             started.await();
-            await().atMost(Timing.scaled(Duration.ofSeconds(5))).until(() -> inner.calls.get() >= 2); // the waiter asked the store
+            await().atMost(Timing.scaled(Duration.ofSeconds(5)))
+                    .until(() -> inner.calls.get() >= 2); // the waiter asked the store
             pool.shutdownNow(); // interrupts the waiter
             Interrupted<Optional<Lease>> r = waiting.get(Timing.scaledMillis(5000), TimeUnit.MILLISECONDS);
             assertThat(r.result()).isEmpty();
@@ -135,7 +135,8 @@ class AcquireInterruptTest {
             CountDownLatch answer = new CountDownLatch(1);
             Leases l = over(new DelegatingLeaseStore(inner) {
                 @Override
-                public CompletableFuture<AcquireResult> handOff(String key, String from, String to, Duration ttl, boolean token) {
+                public CompletableFuture<AcquireResult> handOff(
+                        String key, String from, String to, Duration ttl, boolean token) {
                     handOffSent.countDown();
                     return CompletableFuture.supplyAsync(() -> {
                         awaitQuietly(answer);
@@ -153,29 +154,35 @@ class AcquireInterruptTest {
             Thread waiter = waiterThread.get(Timing.scaledMillis(5000), TimeUnit.MILLISECONDS);
             await().atMost(Timing.scaled(Duration.ofSeconds(5))).until(() -> parkedWaiting(waiter));
             CompletableFuture<ReleaseResult> released = CompletableFuture.supplyAsync(holder::release);
-            assertThat(handOffSent.await(Timing.scaledMillis(5000), TimeUnit.MILLISECONDS)).isTrue();
+            assertThat(handOffSent.await(Timing.scaledMillis(5000), TimeUnit.MILLISECONDS))
+                    .isTrue();
             waiter.interrupt();
             ThreadMXBean mx = ManagementFactory.getThreadMXBean();
             long cpuBefore = mx.getThreadCpuTime(waiter.getId());
             LockSupport.parkNanos(Duration.ofSeconds(1).toNanos());
             long cpuSpent = mx.getThreadCpuTime(waiter.getId()) - cpuBefore;
             answer.countDown();
-            assertThat(released.get(Timing.scaledMillis(5000), TimeUnit.MILLISECONDS)).isEqualTo(ReleaseResult.RELEASED);
+            assertThat(released.get(Timing.scaledMillis(5000), TimeUnit.MILLISECONDS))
+                    .isEqualTo(ReleaseResult.RELEASED);
             Interrupted<Optional<Lease>> r = waiting.get(Timing.scaledMillis(5000), TimeUnit.MILLISECONDS);
             assertThat(r.flagKept()).isTrue();
             assertThat(r.result()).as("the lease handed over").isPresent();
-            assertThat(Duration.ofNanos(cpuSpent)).as("CPU the waiter used during the hand-off").isLessThan(Timing.scaled(Duration.ofMillis(200)));
+            assertThat(Duration.ofNanos(cpuSpent))
+                    .as("CPU the waiter used during the hand-off")
+                    .isLessThan(Timing.scaled(Duration.ofMillis(200)));
             r.result().get().release();
         }
 
         /** The attempt was sent: its outcome is unknown, so it is a fault (with a clean-up), not an empty result. */
         @Test
-        void acquireZeroWait_interruptedWhileTheStoreAnswers_throwsOutcomeUnknownKeepsFlagAndCleansUp() throws Exception {
+        void acquireZeroWait_interruptedWhileTheStoreAnswers_throwsOutcomeUnknownKeepsFlagAndCleansUp()
+                throws Exception {
             interruptDuringAttempt(NO_WAIT);
         }
 
         @Test
-        void acquireWithWait_interruptedWhileTheStoreAnswers_throwsOutcomeUnknownKeepsFlagAndCleansUp() throws Exception {
+        void acquireWithWait_interruptedWhileTheStoreAnswers_throwsOutcomeUnknownKeepsFlagAndCleansUp()
+                throws Exception {
             interruptDuringAttempt(SOME_WAIT);
         }
 
@@ -184,7 +191,8 @@ class AcquireInterruptTest {
             List<String> released = new CopyOnWriteArrayList<>();
             Leases l = over(new DelegatingLeaseStore(inner) {
                 @Override
-                public CompletableFuture<AcquireResult> tryAcquire(String key, String owner, Duration ttl, boolean token) {
+                public CompletableFuture<AcquireResult> tryAcquire(
+                        String key, String owner, Duration ttl, boolean token) {
                     sent.countDown();
                     return new CompletableFuture<>(); // never answers
                 }
@@ -203,10 +211,12 @@ class AcquireInterruptTest {
                 } catch (RuntimeException e) {
                     thrown = e;
                 }
-                outcome.complete(new Interrupted<>(thrown, Thread.currentThread().isInterrupted()));
+                outcome.complete(
+                        new Interrupted<>(thrown, Thread.currentThread().isInterrupted()));
             });
             caller.start();
-            assertThat(sent.await(Timing.scaledMillis(5000), TimeUnit.MILLISECONDS)).isTrue();
+            assertThat(sent.await(Timing.scaledMillis(5000), TimeUnit.MILLISECONDS))
+                    .isTrue();
             caller.interrupt();
             Interrupted<RuntimeException> r = outcome.get(Timing.scaledMillis(5000), TimeUnit.MILLISECONDS);
             assertThat(r.flagKept()).isTrue();
@@ -224,11 +234,15 @@ class AcquireInterruptTest {
         void storeDown_everyPath_throwsOutcomeUnknownNamingTheKey() {
             Leases l = over(inner);
             inner.down.set(true);
-            List<Runnable> paths = List.of(() -> l.tryAcquire("f"), () -> l.acquire("f", NO_WAIT, l.defaults()),
+            List<Runnable> paths = List.of(
+                    () -> l.tryAcquire("f"),
+                    () -> l.acquire("f", NO_WAIT, l.defaults()),
                     () -> l.acquire("f", SOME_WAIT, l.defaults()));
             for (Runnable path : paths) {
-                assertThatThrownBy(path::run).isInstanceOf(LeaseOutcomeUnknownException.class)
-                        .isInstanceOf(LeaseStoreUnavailableException.class).hasMessageContaining("'f'");
+                assertThatThrownBy(path::run)
+                        .isInstanceOf(LeaseOutcomeUnknownException.class)
+                        .isInstanceOf(LeaseStoreUnavailableException.class)
+                        .hasMessageContaining("'f'");
             }
             assertThat(Thread.currentThread().isInterrupted()).isFalse();
         }

@@ -1,10 +1,10 @@
 package dev.tenure;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
 import dev.tenure.memory.InMemoryLeaseStore;
 import dev.tenure.memory.InMemoryRunLedger;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Test;
-
 import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
@@ -12,9 +12,8 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
 
 /** {@link JobCoordinator#close()}: no new runs, a drain for the runs in progress, then the rest abandoned. */
 class CoordinatorCloseTest {
@@ -31,7 +30,8 @@ class CoordinatorCloseTest {
     void close() throws InterruptedException {
         proceed.countDown();
         worker.shutdownNow();
-        assertThat(worker.awaitTermination(Timing.scaledMillis(10_000), TimeUnit.MILLISECONDS)).isTrue();
+        assertThat(worker.awaitTermination(Timing.scaledMillis(10_000), TimeUnit.MILLISECONDS))
+                .isTrue();
         database.close();
     }
 
@@ -46,7 +46,8 @@ class CoordinatorCloseTest {
             cancelledWhenWoken.set(ctx.isCancelled());
             return "done";
         }));
-        assertThat(began.await(Timing.scaledMillis(10_000), TimeUnit.MILLISECONDS)).isTrue();
+        assertThat(began.await(Timing.scaledMillis(10_000), TimeUnit.MILLISECONDS))
+                .isTrue();
         return run;
     }
 
@@ -59,7 +60,8 @@ class CoordinatorCloseTest {
         closer.join(200); // unscaled: a lower bound (close() is still waiting after 200 ms)
         assertThat(closer.isAlive()).as("close() waits for the run").isTrue();
         assertThatThrownBy(() -> c.run("job", "f2", RunPolicy.skipFire(), ctx -> null))
-                .as("no new run while it waits").isInstanceOf(IllegalStateException.class);
+                .as("no new run while it waits")
+                .isInstanceOf(IllegalStateException.class);
         proceed.countDown();
         closer.join(Timing.scaledMillis(5000));
         assertThat(closer.isAlive()).isFalse();
@@ -78,7 +80,8 @@ class CoordinatorCloseTest {
         long t = System.nanoTime();
         c.close();
         long closeMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t);
-        assertThat(closeMillis).isBetween(100L, Timing.scaledMillis(3000)); // unscaled: 100 ms, the drain, is a lower bound
+        assertThat(closeMillis)
+                .isBetween(100L, Timing.scaledMillis(3000)); // unscaled: 100 ms, the drain, is a lower bound
         assertThat(ledger.statusOf("job", "f1")).contains("ABANDONED");
         assertThat(ledger.holder("job")).as("the job's lease").isEmpty();
         proceed.countDown();
@@ -86,12 +89,15 @@ class CoordinatorCloseTest {
         assertThat(o.status()).isEqualTo(RunOutcome.Status.LEASE_LOST);
         assertThat(o.error()).isInstanceOf(LeaseLostException.class).hasMessageContaining("shutdown");
         assertThat(cancelledWhenWoken).as("the work sees it is cancelled").isTrue();
-        assertThat(ledger.statusOf("job", "f1")).as("its late finish changes nothing").contains("ABANDONED");
+        assertThat(ledger.statusOf("job", "f1"))
+                .as("its late finish changes nothing")
+                .contains("ABANDONED");
     }
 
     @Test
     void drainTimeout_negative_refused() {
         assertThatThrownBy(() -> JobCoordinator.builder(database, ledger).drainTimeout(Duration.ofMillis(-1)))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("drainTimeout");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("drainTimeout");
     }
 }

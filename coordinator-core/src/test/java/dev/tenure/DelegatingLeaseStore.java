@@ -2,7 +2,6 @@ package dev.tenure;
 
 import dev.tenure.spi.AcquireResult;
 import dev.tenure.spi.LeaseStore;
-
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 
@@ -31,8 +30,8 @@ class DelegatingLeaseStore implements LeaseStore {
     }
 
     @Override
-    public CompletableFuture<AcquireResult> handOff(String key, String fromOwner, String toOwner, Duration ttl,
-                                                    boolean fencingToken) {
+    public CompletableFuture<AcquireResult> handOff(
+            String key, String fromOwner, String toOwner, Duration ttl, boolean fencingToken) {
         return inner.handOff(key, fromOwner, toOwner, ttl, fencingToken);
     }
 

@@ -2,7 +2,6 @@ package dev.tenure;
 
 import dev.tenure.memory.InMemoryLeaseStore;
 import dev.tenure.spi.AcquireResult;
-
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -29,7 +28,8 @@ final class FaultyLeaseStore extends InMemoryLeaseStore {
     protected synchronized <T> CompletableFuture<T> call(Supplier<T> op) {
         calls.incrementAndGet();
         if (down.get()) {
-            return CompletableFuture.failedFuture(new LeaseStoreUnavailableException("store is down (test)", null, null));
+            return CompletableFuture.failedFuture(
+                    new LeaseStoreUnavailableException("store is down (test)", null, null));
         }
         return super.call(op);
     }
@@ -42,7 +42,8 @@ final class FaultyLeaseStore extends InMemoryLeaseStore {
     @Override
     public CompletableFuture<AcquireResult> handOff(String key, String from, String to, Duration ttl, boolean token) {
         // not atomic: as LeaseStore's default, a release and then an acquire
-        return atomicHandOff ? super.handOff(key, from, to, ttl, token)
+        return atomicHandOff
+                ? super.handOff(key, from, to, ttl, token)
                 : release(key, from).thenCompose(released -> tryAcquire(key, to, ttl, token));
     }
 }

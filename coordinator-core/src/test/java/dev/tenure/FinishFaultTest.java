@@ -1,16 +1,15 @@
 package dev.tenure;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
+
 import dev.tenure.memory.InMemoryLeaseStore;
 import dev.tenure.memory.InMemoryRunLedger;
 import dev.tenure.spi.RunLedger;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Test;
-
 import java.sql.Connection;
 import java.util.Optional;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.catchThrowableOfType;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
 
 /**
  * The outcome of a run that ran cannot be recorded (the ledger's finish fails): the fault is thrown, and the work's own
@@ -21,7 +20,8 @@ class FinishFaultTest {
     private final InMemoryLeaseStore store = new InMemoryLeaseStore();
     private final UnrecordedLedger ledger = new UnrecordedLedger(new InMemoryRunLedger(store));
     private final Leases leases = Leases.of(store);
-    private final JobCoordinator coordinator = JobCoordinator.builder(leases, ledger).build();
+    private final JobCoordinator coordinator =
+            JobCoordinator.builder(leases, ledger).build();
 
     @AfterEach
     void close() {
@@ -33,8 +33,8 @@ class FinishFaultTest {
         IllegalStateException own = new IllegalStateException("settlement file missing");
         RunClaim.Claimed claim = (RunClaim.Claimed) coordinator.begin("settle", "f1", RunPolicy.skipFire());
         ActiveRun run = claim.run();
-        LeaseStoreUnavailableException fault = catchThrowableOfType(LeaseStoreUnavailableException.class,
-                () -> run.finish(null, own));
+        LeaseStoreUnavailableException fault =
+                catchThrowableOfType(LeaseStoreUnavailableException.class, () -> run.finish(null, own));
         assertThat(fault).hasMessageContaining("outcome lost");
         assertThat(fault.getSuppressed()).as("the work's own exception").containsExactly(own);
         RunOutcome<Object> kept = run.finish(null, null);
@@ -45,7 +45,8 @@ class FinishFaultTest {
 
     @Test
     void finishFails_afterTheWorkSucceeded_theOutcomeKeepsTheResult_andNamesTheFault() {
-        LeaseStoreUnavailableException fault = catchThrowableOfType(LeaseStoreUnavailableException.class,
+        LeaseStoreUnavailableException fault = catchThrowableOfType(
+                LeaseStoreUnavailableException.class,
                 () -> coordinator.run("settle", "f2", RunPolicy.skipFire(), ctx -> 42));
         assertThat(fault).hasMessageContaining("outcome lost");
         assertThat(fault.getSuppressed()).isEmpty();
@@ -78,11 +79,9 @@ class FinishFaultTest {
         }
 
         @Override
-        public void fence(Connection connection, String jobKey, long epoch, String owner) {
-        }
+        public void fence(Connection connection, String jobKey, long epoch, String owner) {}
 
         @Override
-        public void complete(Connection connection, String jobKey, long epoch, String owner, String runId) {
-        }
+        public void complete(Connection connection, String jobKey, long epoch, String owner, String runId) {}
     }
 }

@@ -1,12 +1,11 @@
 package dev.tenure;
 
-import org.junit.jupiter.api.Test;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.util.ArrayList;
 import java.util.List;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import org.junit.jupiter.api.Test;
 
 /** {@link JobContext#current()}: the run on the thread that runs its work, the enclosing one after a nested run. */
 class JobContextCurrentTest {
@@ -24,7 +23,8 @@ class JobContextCurrentTest {
             assertThat(o.status()).isEqualTo(RunOutcome.Status.EXECUTED);
             assertThat(seen).hasSize(3).allSatisfy(c -> assertThat(c).isSameAs(seen.get(0)));
             assertThat(JobContext.find()).isEmpty();
-            assertThatThrownBy(JobContext::current).isInstanceOf(IllegalStateException.class)
+            assertThatThrownBy(JobContext::current)
+                    .isInstanceOf(IllegalStateException.class)
                     .hasMessageContaining("no coordinated run on this thread");
         }
     }

@@ -1,7 +1,7 @@
 package dev.tenure;
 
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Test;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -13,9 +13,8 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
 
 class JobCoordinatorTest {
 
@@ -32,7 +31,10 @@ class JobCoordinatorTest {
     }
 
     private JobCoordinator coordinator(JobCoordinator.Mode mode) {
-        return JobCoordinator.builder(database, ledger).valkey(valkey).mode(mode).build();
+        return JobCoordinator.builder(database, ledger)
+                .valkey(valkey)
+                .mode(mode)
+                .build();
     }
 
     @Test
@@ -66,12 +68,21 @@ class JobCoordinatorTest {
 
     @Test
     void run_withItsOwnLeaseOptions_holdsBothLeasesForThatTtl_notTheCoordinatorsDefault() {
-        JobCoordinator c = coordinator(JobCoordinator.Mode.VALKEY);   // default TTL 30 s
-        RunOutcome<Duration> o = c.run("short", "f1", RunPolicy.skipFire(), LeaseOptions.ofTtl(Duration.ofSeconds(3)),
+        JobCoordinator c = coordinator(JobCoordinator.Mode.VALKEY); // default TTL 30 s
+        RunOutcome<Duration> o = c.run(
+                "short",
+                "f1",
+                RunPolicy.skipFire(),
+                LeaseOptions.ofTtl(Duration.ofSeconds(3)),
                 ctx -> ((ActiveRun) ctx).lease().remaining());
         assertThat(o.status()).isEqualTo(RunOutcome.Status.EXECUTED);
-        assertThat(o.result()).isPositive().isLessThanOrEqualTo(Duration.ofSeconds(3)); // unscaled: the lease's remaining time, not a wait
-        RunOutcome<Duration> defaults = c.run("short", "f2", RunPolicy.skipFire(),
+        assertThat(o.result())
+                .isPositive()
+                .isLessThanOrEqualTo(Duration.ofSeconds(3)); // unscaled: the lease's remaining time, not a wait
+        RunOutcome<Duration> defaults = c.run(
+                "short",
+                "f2",
+                RunPolicy.skipFire(),
                 ctx -> ((ActiveRun) ctx).lease().remaining());
         assertThat(defaults.result()).isGreaterThan(Duration.ofSeconds(3));
     }
@@ -86,19 +97,24 @@ class JobCoordinatorTest {
         assertThat(run.lease().fencingToken()).hasValue(run.epoch());
 
         RunClaim second = c.begin("job", "f1", RunPolicy.skipFire());
-        assertThat(second).isInstanceOfSatisfying(RunClaim.NotClaimed.class,
-                n -> assertThat(n.outcome().status()).isEqualTo(RunOutcome.Status.SKIPPED_HELD_ELSEWHERE));
+        assertThat(second)
+                .isInstanceOfSatisfying(
+                        RunClaim.NotClaimed.class,
+                        n -> assertThat(n.outcome().status()).isEqualTo(RunOutcome.Status.SKIPPED_HELD_ELSEWHERE));
 
         ExecutorService other = Executors.newSingleThreadExecutor();
-        RunOutcome<String> done = other.submit(() -> run.finish("ok", null)).get(Timing.scaledMillis(10_000), TimeUnit.MILLISECONDS);
+        RunOutcome<String> done =
+                other.submit(() -> run.finish("ok", null)).get(Timing.scaledMillis(10_000), TimeUnit.MILLISECONDS);
         other.shutdown();
         assertThat(done.status()).isEqualTo(RunOutcome.Status.EXECUTED);
         assertThat(run.finish("again", new RuntimeException())).isSameAs(done);
         assertThat(run.lease().state()).isEqualTo(LeaseState.RELEASED);
 
         RunClaim after = c.begin("job", "f1", RunPolicy.skipFire());
-        assertThat(after).isInstanceOfSatisfying(RunClaim.NotClaimed.class,
-                n -> assertThat(n.outcome().status()).isEqualTo(RunOutcome.Status.SKIPPED_ALREADY_DONE));
+        assertThat(after)
+                .isInstanceOfSatisfying(
+                        RunClaim.NotClaimed.class,
+                        n -> assertThat(n.outcome().status()).isEqualTo(RunOutcome.Status.SKIPPED_ALREADY_DONE));
     }
 
     @Test
@@ -177,8 +193,11 @@ class JobCoordinatorTest {
 
     @Test
     void builder_valkeyModeWithoutValkey_rejected() {
-        assertThatThrownBy(() -> JobCoordinator.builder(database, ledger).mode(JobCoordinator.Mode.VALKEY).build())
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("needs Valkey leases");
+        assertThatThrownBy(() -> JobCoordinator.builder(database, ledger)
+                        .mode(JobCoordinator.Mode.VALKEY)
+                        .build())
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("needs Valkey leases");
     }
 
     @Test
@@ -188,14 +207,18 @@ class JobCoordinatorTest {
         FaultyLeaseStore store = new FaultyLeaseStore(ticker);
         dev.tenure.memory.InMemoryRunLedger runs = new dev.tenure.memory.InMemoryRunLedger(store);
         try (Leases db = Leases.builder(store).ticker(ticker).build()) {
-            JobCoordinator c = JobCoordinator.builder(db, runs).mode(JobCoordinator.Mode.DATABASE).ticker(ticker)
-                    .leaseOptions(LeaseOptions.ofTtl(Duration.ofSeconds(2))).build();
+            JobCoordinator c = JobCoordinator.builder(db, runs)
+                    .mode(JobCoordinator.Mode.DATABASE)
+                    .ticker(ticker)
+                    .leaseOptions(LeaseOptions.ofTtl(Duration.ofSeconds(2)))
+                    .build();
             RunOutcome<Object> o = c.run("job", "f", RunPolicy.skipFire(), ctx -> {
                 now.addAndGet(Duration.ofSeconds(3).toNanos()); // a pause past the lease; nobody claimed meanwhile
                 assertThat(ctx.isLeaseValid()).isFalse();
                 return "done";
             });
-            assertThat(o.status()).as("the database's epoch check decides, not the local deadline")
+            assertThat(o.status())
+                    .as("the database's epoch check decides, not the local deadline")
                     .isEqualTo(RunOutcome.Status.EXECUTED);
             assertThat(runs.statusOf("job", "f")).hasValue("COMPLETED");
         }
@@ -205,8 +228,9 @@ class JobCoordinatorTest {
     void completedInTheWorksTransaction_staysExecuted_evenIfTheEpochMovedOnAfterwards() {
         JobCoordinator c = coordinator(JobCoordinator.Mode.DATABASE);
         RunOutcome<Object> o = c.run("job", "f", RunPolicy.skipFire(), ctx -> {
-            ctx.complete(null);                           // committed together with the business writes
-            dbStore.takeOver("job", "newer-owner", Duration.ofSeconds(30)); // then a pause: a newer owner claimed the job
+            ctx.complete(null); // committed together with the business writes
+            dbStore.takeOver(
+                    "job", "newer-owner", Duration.ofSeconds(30)); // then a pause: a newer owner claimed the job
             return "done";
         });
         assertThat(o.status()).isEqualTo(RunOutcome.Status.EXECUTED);
@@ -246,16 +270,24 @@ class JobCoordinatorTest {
     void close_refusesNewRuns_andClosesTheLeasesOnlyWhenAskedTo() {
         JobCoordinator c = coordinator(JobCoordinator.Mode.DATABASE);
         c.close();
-        assertThatThrownBy(() -> c.begin("job", "f", RunPolicy.skipFire())).isInstanceOf(IllegalStateException.class)
+        assertThatThrownBy(() -> c.begin("job", "f", RunPolicy.skipFire()))
+                .isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("closed");
-        assertThat(database.tryAcquire("still-open")).as("the Leases given to it stay open").isPresent();
+        assertThat(database.tryAcquire("still-open"))
+                .as("the Leases given to it stay open")
+                .isPresent();
 
         FaultyLeaseStore store = new FaultyLeaseStore(Ticker.system());
         Leases owned = Leases.of(store);
         owned.tryAcquire("held").orElseThrow();
-        JobCoordinator.builder(owned, new dev.tenure.memory.InMemoryRunLedger(store)).mode(JobCoordinator.Mode.DATABASE).closesLeases(true)
-                .build().close();
-        assertThat(owned.heldLeases()).as("closing released what its Leases held").isZero();
+        JobCoordinator.builder(owned, new dev.tenure.memory.InMemoryRunLedger(store))
+                .mode(JobCoordinator.Mode.DATABASE)
+                .closesLeases(true)
+                .build()
+                .close();
+        assertThat(owned.heldLeases())
+                .as("closing released what its Leases held")
+                .isZero();
     }
 
     @Test
@@ -272,19 +304,25 @@ class JobCoordinatorTest {
                 reported.add(jobKey + " rejected");
             }
         };
-        JobCoordinator c = JobCoordinator.builder(database, ledger).mode(JobCoordinator.Mode.DATABASE).metrics(metrics).build();
-        assertThat(c.run("unfenced", "f", RunPolicy.skipFire(), ctx -> 1).fenceChecks()).isZero();
+        JobCoordinator c = JobCoordinator.builder(database, ledger)
+                .mode(JobCoordinator.Mode.DATABASE)
+                .metrics(metrics)
+                .build();
+        assertThat(c.run("unfenced", "f", RunPolicy.skipFire(), ctx -> 1).fenceChecks())
+                .isZero();
         assertThat(c.run("fenced", "f", RunPolicy.skipFire(), ctx -> {
-            ctx.fence(null);
-            ctx.fence(null);
-            return 1;
-        }).fenceChecks()).isEqualTo(2);
+                            ctx.fence(null);
+                            ctx.fence(null);
+                            return 1;
+                        })
+                        .fenceChecks())
+                .isEqualTo(2);
         c.run("stale", "f", RunPolicy.skipFire(), ctx -> {
             dbStore.takeOver("stale", "newer-owner", Duration.ofSeconds(30));
             ctx.fence(null);
             return 1;
         });
-        assertThat(reported).containsExactly("unfenced EXECUTED 0", "fenced EXECUTED 2", "stale rejected",
-                "stale LEASE_LOST 0");
+        assertThat(reported)
+                .containsExactly("unfenced EXECUTED 0", "fenced EXECUTED 2", "stale rejected", "stale LEASE_LOST 0");
     }
 }

@@ -1,15 +1,14 @@
 package dev.tenure;
 
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Test;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import static org.awaitility.Awaitility.await;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
 
 /**
  * The election's own rules, on the in-memory Tenure (one process). Its behaviour between processes and on real servers
@@ -18,8 +17,11 @@ import static org.awaitility.Awaitility.await;
 class LeaseElectionTest {
 
     private final List<String> events = new CopyOnWriteArrayList<>();
-    private final Tenure tenure = Tenure.builder().inMemory()
-            .leaseDefaults(LeaseOptions.ofTtl(Duration.ofMillis(300)).withRenewal(false).withInterruptOnLoss(true))
+    private final Tenure tenure = Tenure.builder()
+            .inMemory()
+            .leaseDefaults(LeaseOptions.ofTtl(Duration.ofMillis(300))
+                    .withRenewal(false)
+                    .withInterruptOnLoss(true))
             .build();
 
     @AfterEach
@@ -43,9 +45,11 @@ class LeaseElectionTest {
 
     @Test
     void badNameOrLabel_refusedNamingTheRule() {
-        assertThatThrownBy(() -> election("bad{role}", null)).isInstanceOf(IllegalArgumentException.class)
+        assertThatThrownBy(() -> election("bad{role}", null))
+                .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("'{'");
-        assertThatThrownBy(() -> election("role", " ")).isInstanceOf(IllegalArgumentException.class)
+        assertThatThrownBy(() -> election("role", " "))
+                .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("label must have 1 to 100 characters");
         assertThatThrownBy(() -> election("role", "x".repeat(101))).hasMessageContaining("label");
     }
@@ -72,7 +76,8 @@ class LeaseElectionTest {
     @Test
     void fence_onlyWithAValidTerm() throws Exception {
         LeaderElection e = election("fenced", "solo");
-        assertThatThrownBy(() -> e.fence(null)).isInstanceOf(LeaseLostException.class)
+        assertThatThrownBy(() -> e.fence(null))
+                .isInstanceOf(LeaseLostException.class)
                 .hasMessageContaining("does not lead 'fenced'");
         e.start();
         await().atMost(Timing.scaled(Duration.ofSeconds(5))).until(e::isLeader);
@@ -87,7 +92,9 @@ class LeaseElectionTest {
         LeaderElection e = election("final", null);
         e.stop();
         e.stop();
-        assertThatThrownBy(e::start).isInstanceOf(IllegalStateException.class).hasMessageContaining("cannot start again");
+        assertThatThrownBy(e::start)
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("cannot start again");
         assertThat(e.isLeader()).isFalse();
     }
 
@@ -102,7 +109,10 @@ class LeaseElectionTest {
         a.stop();
         await().atMost(Timing.scaled(Duration.ofSeconds(2))).until(b::isLeader);
         assertThat(b.term().orElseThrow()).isGreaterThan(first);
-        assertThat(b.currentLeader()).get().extracting(Holder::epoch).isEqualTo(b.term().orElseThrow());
+        assertThat(b.currentLeader())
+                .get()
+                .extracting(Holder::epoch)
+                .isEqualTo(b.term().orElseThrow());
     }
 
     /** Sleeps without being cut short by interrupts of other tests' threads. */

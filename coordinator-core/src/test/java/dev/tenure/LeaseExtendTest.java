@@ -1,10 +1,10 @@
 package dev.tenure;
 
-import dev.tenure.spi.AcquireResult;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Nested;
-import org.junit.jupiter.api.Test;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
+import dev.tenure.spi.AcquireResult;
 import java.time.Duration;
 import java.util.List;
 import java.util.Queue;
@@ -15,10 +15,9 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import static org.awaitility.Awaitility.await;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Nested;
+import org.junit.jupiter.api.Test;
 
 /** {@link Lease#extend} on a settable ticker: what it changes in the store and locally, and what it leaves alone. */
 class LeaseExtendTest {
@@ -39,7 +38,10 @@ class LeaseExtendTest {
     }
 
     private Lease acquire(LeaseOptions options) {
-        leases = Leases.builder(store).ticker(manual).callTimeout(Duration.ofSeconds(1)).build();
+        leases = Leases.builder(store)
+                .ticker(manual)
+                .callTimeout(Duration.ofSeconds(1))
+                .build();
         return leases.tryAcquire(KEY, options).orElseThrow();
     }
 
@@ -49,7 +51,8 @@ class LeaseExtendTest {
 
     /** What another owner finds in the store: the lease's holder and how long the store keeps it. */
     private AcquireResult.Held heldInStore() {
-        return (AcquireResult.Held) inner.tryAcquire(KEY, "other", Duration.ofSeconds(1), false).join();
+        return (AcquireResult.Held)
+                inner.tryAcquire(KEY, "other", Duration.ofSeconds(1), false).join();
     }
 
     private static Duration ttlMinusDefaultMargin(Duration ttl) {
@@ -80,7 +83,8 @@ class LeaseExtendTest {
             advance(Duration.ofMillis(999));
             assertThat(heldInStore().owner()).isEqualTo(lease.owner());
             advance(Duration.ofMillis(1));
-            assertThat(inner.tryAcquire(KEY, "other", Duration.ofSeconds(1), false).join())
+            assertThat(inner.tryAcquire(KEY, "other", Duration.ofSeconds(1), false)
+                            .join())
                     .isInstanceOf(AcquireResult.Acquired.class);
             await().atMost(Timing.scaled(Duration.ofSeconds(5))).until(() -> lease.state() == LeaseState.LOST);
         }
@@ -98,12 +102,15 @@ class LeaseExtendTest {
 
         @Test
         void extend_explicitRenewEveryAndMargin_stay() {
-            Lease lease = acquire(LeaseOptions.ofTtl(Duration.ofSeconds(30)).withRenewEvery(Duration.ofSeconds(2))
+            Lease lease = acquire(LeaseOptions.ofTtl(Duration.ofSeconds(30))
+                    .withRenewEvery(Duration.ofSeconds(2))
                     .withSafetyMargin(Duration.ofSeconds(1)));
             lease.extend(Duration.ofSeconds(10));
             assertThat(lease.remaining()).isEqualTo(Duration.ofSeconds(9));
             advance(Duration.ofMillis(1700));
-            await().pollDelay(Duration.ofMillis(200)).atMost(Timing.scaled(Duration.ofSeconds(5))).until(() -> true);
+            await().pollDelay(Duration.ofMillis(200))
+                    .atMost(Timing.scaled(Duration.ofSeconds(5)))
+                    .until(() -> true);
             assertThat(store.renewTtls).hasSize(1);
             advance(Duration.ofMillis(150)); // due at 2 s, sent within a tenth of the period
             await().atMost(Timing.scaled(Duration.ofSeconds(5))).until(() -> store.renewTtls.size() == 2);
@@ -159,7 +166,8 @@ class LeaseExtendTest {
             Duration before = lease.remaining();
             inner.down.set(true);
             assertThatThrownBy(() -> lease.extend(Duration.ofSeconds(60)))
-                    .isInstanceOf(LeaseStoreUnavailableException.class).hasMessageContaining("'" + KEY + "'");
+                    .isInstanceOf(LeaseStoreUnavailableException.class)
+                    .hasMessageContaining("'" + KEY + "'");
             assertThat(lease.remaining()).isEqualTo(before);
             assertThat(lease.state()).isEqualTo(LeaseState.ACTIVE);
         }
@@ -169,7 +177,8 @@ class LeaseExtendTest {
         void extend_shorterStoreDown_typedErrorAndDeadlineAsIfApplied() {
             Lease lease = acquire(LeaseOptions.ofTtl(Duration.ofSeconds(30)));
             inner.down.set(true);
-            assertThatThrownBy(() -> lease.extend(Duration.ofSeconds(1))).isInstanceOf(LeaseStoreUnavailableException.class);
+            assertThatThrownBy(() -> lease.extend(Duration.ofSeconds(1)))
+                    .isInstanceOf(LeaseStoreUnavailableException.class);
             assertThat(lease.remaining()).isEqualTo(ttlMinusDefaultMargin(Duration.ofSeconds(1)));
         }
 
@@ -202,12 +211,16 @@ class LeaseExtendTest {
             store.holdNext.set(1);
             advance(Duration.ofSeconds(10));
             await().atMost(Timing.scaled(Duration.ofSeconds(5))).until(() -> store.held.size() == 1);
-            CompletableFuture<ExtendResult> extend = CompletableFuture.supplyAsync(() -> lease.extend(Duration.ofSeconds(2)));
-            await().pollDelay(Duration.ofMillis(200)).atMost(Timing.scaled(Duration.ofSeconds(5))).until(() -> true);
+            CompletableFuture<ExtendResult> extend =
+                    CompletableFuture.supplyAsync(() -> lease.extend(Duration.ofSeconds(2)));
+            await().pollDelay(Duration.ofMillis(200))
+                    .atMost(Timing.scaled(Duration.ofSeconds(5)))
+                    .until(() -> true);
             assertThat(extend).isNotDone();
             assertThat(store.renewTtls).containsExactly(Duration.ofSeconds(30));
             store.letOneThrough();
-            assertThat(extend.get(Timing.scaledMillis(5000), TimeUnit.MILLISECONDS)).isEqualTo(ExtendResult.EXTENDED);
+            assertThat(extend.get(Timing.scaledMillis(5000), TimeUnit.MILLISECONDS))
+                    .isEqualTo(ExtendResult.EXTENDED);
             assertThat(store.renewTtls).containsExactly(Duration.ofSeconds(30), Duration.ofSeconds(2));
             assertThat(lease.remaining()).isEqualTo(ttlMinusDefaultMargin(Duration.ofSeconds(2)));
         }
@@ -216,13 +229,17 @@ class LeaseExtendTest {
         void extend_inFlight_watchdogSendsNoRenewalUntilItEnded() throws Exception {
             Lease lease = acquire(LeaseOptions.ofTtl(Duration.ofSeconds(30)));
             store.holdNext.set(1);
-            CompletableFuture<ExtendResult> extend = CompletableFuture.supplyAsync(() -> lease.extend(Duration.ofSeconds(60)));
+            CompletableFuture<ExtendResult> extend =
+                    CompletableFuture.supplyAsync(() -> lease.extend(Duration.ofSeconds(60)));
             await().atMost(Timing.scaled(Duration.ofSeconds(5))).until(() -> store.held.size() == 1);
             advance(Duration.ofSeconds(15)); // past the old renewal time
-            await().pollDelay(Duration.ofMillis(200)).atMost(Timing.scaled(Duration.ofSeconds(5))).until(() -> true);
+            await().pollDelay(Duration.ofMillis(200))
+                    .atMost(Timing.scaled(Duration.ofSeconds(5)))
+                    .until(() -> true);
             assertThat(store.renewTtls).containsExactly(Duration.ofSeconds(60));
             store.letOneThrough();
-            assertThat(extend.get(Timing.scaledMillis(5000), TimeUnit.MILLISECONDS)).isEqualTo(ExtendResult.EXTENDED);
+            assertThat(extend.get(Timing.scaledMillis(5000), TimeUnit.MILLISECONDS))
+                    .isEqualTo(ExtendResult.EXTENDED);
             advance(Duration.ofSeconds(20));
             await().atMost(Timing.scaled(Duration.ofSeconds(5))).until(() -> store.renewTtls.size() == 2);
             assertThat(store.renewTtls.get(1)).isEqualTo(Duration.ofSeconds(60));
@@ -234,24 +251,36 @@ class LeaseExtendTest {
 
         @Test
         void extend_badTtl_namesTheValueAndChangesNothing() {
-            Lease lease = acquire(LeaseOptions.ofTtl(Duration.ofSeconds(30)).withRenewEvery(Duration.ofSeconds(5))
+            Lease lease = acquire(LeaseOptions.ofTtl(Duration.ofSeconds(30))
+                    .withRenewEvery(Duration.ofSeconds(5))
                     .withSafetyMargin(Duration.ofSeconds(1)));
             Duration before = lease.remaining();
             int calls = inner.calls.get();
-            assertThatThrownBy(() -> lease.extend(null)).isInstanceOf(IllegalArgumentException.class)
+            assertThatThrownBy(() -> lease.extend(null))
+                    .isInstanceOf(IllegalArgumentException.class)
                     .hasMessageContaining("newTtl must not be null");
-            assertThatThrownBy(() -> lease.extend(Duration.ZERO)).isInstanceOf(IllegalArgumentException.class)
-                    .hasMessageContaining("newTtl must be positive").hasMessageContaining("PT0S");
-            assertThatThrownBy(() -> lease.extend(Duration.ofSeconds(-1))).isInstanceOf(IllegalArgumentException.class)
+            assertThatThrownBy(() -> lease.extend(Duration.ZERO))
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("newTtl must be positive")
+                    .hasMessageContaining("PT0S");
+            assertThatThrownBy(() -> lease.extend(Duration.ofSeconds(-1)))
+                    .isInstanceOf(IllegalArgumentException.class)
                     .hasMessageContaining("PT-1S");
-            assertThatThrownBy(() -> lease.extend(Duration.ofMillis(5))).isInstanceOf(IllegalArgumentException.class)
-                    .hasMessageContaining("PT0.005S").hasMessageContaining("10 ms");
-            assertThatThrownBy(() -> lease.extend(Duration.ofMillis(900))).isInstanceOf(IllegalArgumentException.class)
-                    .hasMessageContaining("PT0.9S").hasMessageContaining("renewEvery");
-            Lease other = leases.tryAcquire("ext-2", LeaseOptions.ofTtl(Duration.ofSeconds(30))
-                    .withSafetyMargin(Duration.ofSeconds(1))).orElseThrow();
-            assertThatThrownBy(() -> other.extend(Duration.ofMillis(900))).isInstanceOf(IllegalArgumentException.class)
-                    .hasMessageContaining("PT0.9S").hasMessageContaining("safetyMargin");
+            assertThatThrownBy(() -> lease.extend(Duration.ofMillis(5)))
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("PT0.005S")
+                    .hasMessageContaining("10 ms");
+            assertThatThrownBy(() -> lease.extend(Duration.ofMillis(900)))
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("PT0.9S")
+                    .hasMessageContaining("renewEvery");
+            Lease other = leases.tryAcquire(
+                            "ext-2", LeaseOptions.ofTtl(Duration.ofSeconds(30)).withSafetyMargin(Duration.ofSeconds(1)))
+                    .orElseThrow();
+            assertThatThrownBy(() -> other.extend(Duration.ofMillis(900)))
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("PT0.9S")
+                    .hasMessageContaining("safetyMargin");
             assertThat(lease.remaining()).isEqualTo(before);
             assertThat(inner.calls.get()).isEqualTo(calls + 1); // the second acquire only
         }

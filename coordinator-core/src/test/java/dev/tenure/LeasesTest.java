@@ -1,8 +1,8 @@
 package dev.tenure;
 
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Nested;
-import org.junit.jupiter.api.Test;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -16,10 +16,9 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import static org.awaitility.Awaitility.await;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Nested;
+import org.junit.jupiter.api.Test;
 
 class LeasesTest {
 
@@ -35,7 +34,10 @@ class LeasesTest {
     }
 
     private Leases over(FaultyLeaseStore store, Ticker ticker, int maxLocalHandOffs) {
-        leases = Leases.builder(store).ticker(ticker).maxLocalHandOffs(maxLocalHandOffs).build();
+        leases = Leases.builder(store)
+                .ticker(ticker)
+                .maxLocalHandOffs(maxLocalHandOffs)
+                .build();
         return leases;
     }
 
@@ -94,14 +96,22 @@ class LeasesTest {
         @Test
         void earlyHandOff_toAWaiterWithAShorterTtl_itsDeadlineFollowsItsOwnTtl() throws Exception {
             Leases l = over(new FaultyLeaseStore(Ticker.system(), true), Ticker.system(), 16);
-            Lease holder = l.tryAcquire("h", LeaseOptions.ofTtl(Duration.ofSeconds(30))).orElseThrow();
-            java.util.concurrent.CompletableFuture<java.util.Optional<Lease>> waiter = java.util.concurrent.CompletableFuture
-                    .supplyAsync(() -> l.acquire("h", Duration.ofSeconds(10), LeaseOptions.ofTtl(Duration.ofSeconds(2))));
-            await().atMost(Timing.scaled(Duration.ofSeconds(5))).pollDelay(Duration.ofMillis(100)).until(() -> true);
+            Lease holder = l.tryAcquire("h", LeaseOptions.ofTtl(Duration.ofSeconds(30)))
+                    .orElseThrow();
+            java.util.concurrent.CompletableFuture<java.util.Optional<Lease>> waiter =
+                    java.util.concurrent.CompletableFuture.supplyAsync(
+                            () -> l.acquire("h", Duration.ofSeconds(10), LeaseOptions.ofTtl(Duration.ofSeconds(2))));
+            await().atMost(Timing.scaled(Duration.ofSeconds(5)))
+                    .pollDelay(Duration.ofMillis(100))
+                    .until(() -> true);
             assertThat(holder.release()).isEqualTo(ReleaseResult.RELEASED);
-            Lease next = waiter.get(Timing.scaledMillis(10_000), java.util.concurrent.TimeUnit.MILLISECONDS).orElseThrow();
-            await().atMost(Timing.scaled(Duration.ofSeconds(5))).until(() -> next.remaining().compareTo(Duration.ofSeconds(2)) <= 0);
-            assertThat(next.remaining()).as("not the predecessor's 30 s").isLessThanOrEqualTo(Duration.ofSeconds(2)); // unscaled: a TTL
+            Lease next = waiter.get(Timing.scaledMillis(10_000), java.util.concurrent.TimeUnit.MILLISECONDS)
+                    .orElseThrow();
+            await().atMost(Timing.scaled(Duration.ofSeconds(5)))
+                    .until(() -> next.remaining().compareTo(Duration.ofSeconds(2)) <= 0);
+            assertThat(next.remaining())
+                    .as("not the predecessor's 30 s")
+                    .isLessThanOrEqualTo(Duration.ofSeconds(2)); // unscaled: a TTL
             next.release();
         }
 
@@ -121,7 +131,11 @@ class LeasesTest {
             for (int t = 0; t < 4; t++) {
                 fs.add(pool.submit(() -> {
                     for (int i = 0; i < 25; i++) {
-                        try (Lease lease = l.acquire("tok", Duration.ofSeconds(10), LeaseOptions.ofDefaults().withFencingToken(true)).orElseThrow()) {
+                        try (Lease lease = l.acquire(
+                                        "tok",
+                                        Duration.ofSeconds(10),
+                                        LeaseOptions.ofDefaults().withFencingToken(true))
+                                .orElseThrow()) {
                             tokens.add(lease.fencingToken().orElseThrow());
                         }
                     }
@@ -178,7 +192,8 @@ class LeasesTest {
         void renewalRefused_marksLostAndRunsListeners() {
             FaultyLeaseStore store = new FaultyLeaseStore(manual);
             Leases l = over(store, manual, 16);
-            Lease lease = l.tryAcquire("w", LeaseOptions.ofTtl(Duration.ofSeconds(3))).orElseThrow();
+            Lease lease =
+                    l.tryAcquire("w", LeaseOptions.ofTtl(Duration.ofSeconds(3))).orElseThrow();
             AtomicReference<Lease> lostSeen = new AtomicReference<>();
             lease.onLost(lostSeen::set);
             store.expire("w");
@@ -197,7 +212,9 @@ class LeasesTest {
             Lease lease = l.tryAcquire("d", o).orElseThrow();
             store.down.set(true);
             time.addAndGet(Duration.ofSeconds(2).toNanos());
-            await().pollDelay(Duration.ofMillis(200)).atMost(Timing.scaled(Duration.ofSeconds(5))).until(() -> store.calls.get() >= 2);
+            await().pollDelay(Duration.ofMillis(200))
+                    .atMost(Timing.scaled(Duration.ofSeconds(5)))
+                    .until(() -> store.calls.get() >= 2);
             assertThat(lease.state()).isEqualTo(LeaseState.ACTIVE);
             time.addAndGet(Duration.ofSeconds(1).toNanos());
             await().atMost(Timing.scaled(Duration.ofSeconds(5))).until(() -> lease.state() == LeaseState.LOST);
@@ -207,12 +224,15 @@ class LeasesTest {
         void renewals_keepLeaseActiveLongPastItsTtl() {
             FaultyLeaseStore store = new FaultyLeaseStore(manual);
             Leases l = over(store, manual, 16);
-            Lease lease = l.tryAcquire("r", LeaseOptions.ofTtl(Duration.ofSeconds(3))).orElseThrow();
+            Lease lease =
+                    l.tryAcquire("r", LeaseOptions.ofTtl(Duration.ofSeconds(3))).orElseThrow();
             for (int i = 0; i < 30; i++) {
                 int before = store.calls.get();
                 time.addAndGet(Duration.ofMillis(500).toNanos());
                 if (i % 2 == 1) {
-                    await().atMost(Timing.scaled(Duration.ofSeconds(5))).until(() -> store.calls.get() > before || lease.remaining().toMillis() > 2000);
+                    await().atMost(Timing.scaled(Duration.ofSeconds(5)))
+                            .until(() -> store.calls.get() > before
+                                    || lease.remaining().toMillis() > 2000);
                 }
             }
             assertThat(lease.state()).isEqualTo(LeaseState.ACTIVE);
@@ -242,10 +262,12 @@ class LeasesTest {
             FaultyLeaseStore store = new FaultyLeaseStore(Ticker.system());
             Leases l = over(store, Ticker.system(), 16);
             Lease other = l.tryAcquire("c").orElseThrow();
-            assertThat(l.acquireAll(List.of("d", "b", "a", "c"), Duration.ofMillis(50), l.defaults())).isEmpty();
+            assertThat(l.acquireAll(List.of("d", "b", "a", "c"), Duration.ofMillis(50), l.defaults()))
+                    .isEmpty();
             assertThat(store.heldKeys()).containsExactly("c");
             other.release();
-            try (LeaseGroup g = l.acquireAll(List.of("d", "b", "a", "c"), Duration.ZERO, l.defaults()).orElseThrow()) {
+            try (LeaseGroup g = l.acquireAll(List.of("d", "b", "a", "c"), Duration.ZERO, l.defaults())
+                    .orElseThrow()) {
                 assertThat(g.leases()).extracting(Lease::key).containsExactly("a", "b", "c", "d");
             }
             assertThat(store.heldKeys()).isEmpty();
@@ -260,10 +282,12 @@ class LeasesTest {
             FaultyLeaseStore store = new FaultyLeaseStore(Ticker.system());
             Leases l = over(store, Ticker.system(), 16);
             assertThatThrownBy(() -> l.runLocked("p", LockPolicy.failFast(), lease -> {
-                throw new IllegalStateException("boom");
-            })).hasMessage("boom");
+                        throw new IllegalStateException("boom");
+                    }))
+                    .hasMessage("boom");
             assertThat(store.heldKeys()).isEmpty();
-            assertThat(l.runLocked("p", LockPolicy.failFast(), lease -> lease.key() + "!")).contains("p!");
+            assertThat(l.runLocked("p", LockPolicy.failFast(), lease -> lease.key() + "!"))
+                    .contains("p!");
         }
 
         @Test
@@ -271,8 +295,10 @@ class LeasesTest {
             Leases l = over(new FaultyLeaseStore(Ticker.system()), Ticker.system(), 16);
             Lease holder = l.tryAcquire("p").orElseThrow();
             AtomicInteger ran = new AtomicInteger();
-            assertThat(l.runLocked("p", LockPolicy.failFast(), lease -> ran.incrementAndGet())).isEmpty();
-            assertThat(l.runLocked("p", LockPolicy.waitUpTo(Duration.ofMillis(30)), lease -> ran.incrementAndGet())).isEmpty();
+            assertThat(l.runLocked("p", LockPolicy.failFast(), lease -> ran.incrementAndGet()))
+                    .isEmpty();
+            assertThat(l.runLocked("p", LockPolicy.waitUpTo(Duration.ofMillis(30)), lease -> ran.incrementAndGet()))
+                    .isEmpty();
             assertThat(ran).hasValue(0);
             holder.release();
         }
@@ -282,10 +308,12 @@ class LeasesTest {
             Leases l = over(new FaultyLeaseStore(Ticker.system()), Ticker.system(), 16);
             Lease holder = l.tryAcquire("coupon-1").orElseThrow();
             ExecutorService pool = Executors.newSingleThreadExecutor();
-            Future<Optional<Lease>> waiting = pool.submit(() -> l.acquire("coupon-1", Duration.ofSeconds(5), Duration.ofSeconds(3)));
+            Future<Optional<Lease>> waiting =
+                    pool.submit(() -> l.acquire("coupon-1", Duration.ofSeconds(5), Duration.ofSeconds(3)));
             Thread.sleep(50);
             holder.release();
-            try (Lease got = waiting.get(Timing.scaledMillis(5000), TimeUnit.MILLISECONDS).orElseThrow()) {
+            try (Lease got = waiting.get(Timing.scaledMillis(5000), TimeUnit.MILLISECONDS)
+                    .orElseThrow()) {
                 assertThat(got.isValid()).isTrue();
             }
             pool.shutdown();

@@ -1,9 +1,9 @@
 package dev.tenure;
 
-import org.junit.jupiter.api.Test;
-
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import org.junit.jupiter.api.Test;
 
 /** Issue 24, item 3: node names as people read them, by default host, application and pid; bad ones refused by name. */
 class NodeNameTest {
@@ -28,23 +28,31 @@ class NodeNameTest {
     @Test
     void check_refusesBlankTooLongAndControlCharacters_namingTheProblem() {
         assertThat(NodeName.check("web-3/invoicing/22418")).isEqualTo("web-3/invoicing/22418");
-        assertThatThrownBy(() -> NodeName.check("")).isInstanceOf(IllegalArgumentException.class)
+        assertThatThrownBy(() -> NodeName.check(""))
+                .isInstanceOf(IllegalArgumentException.class)
                 .hasMessage("a node name must not be blank (got '')");
-        assertThatThrownBy(() -> NodeName.check(" \t")).isInstanceOf(IllegalArgumentException.class)
+        assertThatThrownBy(() -> NodeName.check(" \t"))
+                .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("must not be blank");
-        assertThatThrownBy(() -> NodeName.check("n".repeat(201))).isInstanceOf(IllegalArgumentException.class)
+        assertThatThrownBy(() -> NodeName.check("n".repeat(201)))
+                .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageStartingWith("a node name must have at most 200 characters (got 201");
-        assertThatThrownBy(() -> NodeName.check("web-3\nforged log line")).isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("control characters").hasMessageContaining("web-3?forged");
-        assertThatThrownBy(() -> NodeName.check(null)).isInstanceOf(NullPointerException.class)
+        assertThatThrownBy(() -> NodeName.check("web-3\nforged log line"))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("control characters")
+                .hasMessageContaining("web-3?forged");
+        assertThatThrownBy(() -> NodeName.check(null))
+                .isInstanceOf(NullPointerException.class)
                 .hasMessageContaining("node name");
     }
 
     @Test
     void theBuilder_refusesABadNodeName_andKeepsAGoodOne() {
-        assertThatThrownBy(() -> Tenure.builder().nodeName(" ")).isInstanceOf(IllegalArgumentException.class)
+        assertThatThrownBy(() -> Tenure.builder().nodeName(" "))
+                .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("must not be blank");
-        try (Tenure t = Tenure.builder().inMemory().nodeName("web-3/invoicing/22418").build()) {
+        try (Tenure t =
+                Tenure.builder().inMemory().nodeName("web-3/invoicing/22418").build()) {
             assertThat(t.nodeName()).isEqualTo("web-3/invoicing/22418");
         }
         try (Tenure t = Tenure.inMemory()) {

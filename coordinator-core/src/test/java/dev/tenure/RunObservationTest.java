@@ -1,18 +1,17 @@
 package dev.tenure;
 
+import static io.micrometer.observation.tck.TestObservationRegistryAssert.assertThat;
+import static org.assertj.core.api.Assertions.assertThat;
+
 import dev.tenure.observation.DefaultTenureRunObservationConvention;
 import dev.tenure.observation.TenureRunObservationContext;
 import io.micrometer.common.KeyValues;
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationHandler;
 import io.micrometer.observation.tck.TestObservationRegistry;
-import org.junit.jupiter.api.Test;
-
 import java.util.ArrayList;
 import java.util.List;
-
-import static io.micrometer.observation.tck.TestObservationRegistryAssert.assertThat;
-import static org.assertj.core.api.Assertions.assertThat;
+import org.junit.jupiter.api.Test;
 
 /** A coordinated run as Micrometer observations (in memory): tenure.run with its claim, work and completion. */
 class RunObservationTest {
@@ -58,8 +57,10 @@ class RunObservationTest {
             parent.stop();
             assertThat(o.status()).isEqualTo(RunOutcome.Status.EXECUTED);
             assertThat(seen).containsExactly("tenure.run.work");
-            assertThat(registry).hasNumberOfObservationsEqualTo(5)
-                    .hasObservationWithNameEqualTo("tenure.run").that()
+            assertThat(registry)
+                    .hasNumberOfObservationsEqualTo(5)
+                    .hasObservationWithNameEqualTo("tenure.run")
+                    .that()
                     .hasParentObservationEqualTo(parent)
                     .hasLowCardinalityKeyValue("tenure.job", "settle")
                     .hasLowCardinalityKeyValue("tenure.outcome", "EXECUTED")
@@ -70,18 +71,29 @@ class RunObservationTest {
                     .hasHighCardinalityKeyValue("tenure.epoch", Long.toString(o.epoch()))
                     .hasHighCardinalityKeyValue("tenure.owner", o.owner())
                     .hasHighCardinalityKeyValue("tenure.node", "web-1")
-                    .hasBeenStarted().hasBeenStopped();
+                    .hasBeenStarted()
+                    .hasBeenStopped();
             Observation.Context run = context("tenure.run");
             for (String phase : List.of("tenure.run.claim", "tenure.run.work", "tenure.run.complete")) {
-                assertThat(registry).hasObservationWithNameEqualTo(phase).that().hasBeenStopped()
+                assertThat(registry)
+                        .hasObservationWithNameEqualTo(phase)
+                        .that()
+                        .hasBeenStopped()
                         .hasLowCardinalityKeyValue("tenure.job", "settle");
-                assertThat(context(phase).getParentObservation().getContextView()).isSameAs(run);
+                assertThat(context(phase).getParentObservation().getContextView())
+                        .isSameAs(run);
             }
-            assertThat(registry).hasObservationWithNameEqualTo("tenure.run.claim").that()
+            assertThat(registry)
+                    .hasObservationWithNameEqualTo("tenure.run.claim")
+                    .that()
                     .hasLowCardinalityKeyValue("tenure.outcome", "CLAIMED");
-            assertThat(registry).hasObservationWithNameEqualTo("tenure.run.work").that()
+            assertThat(registry)
+                    .hasObservationWithNameEqualTo("tenure.run.work")
+                    .that()
                     .hasLowCardinalityKeyValue("tenure.outcome", "SUCCEEDED");
-            assertThat(registry).hasObservationWithNameEqualTo("tenure.run.complete").that()
+            assertThat(registry)
+                    .hasObservationWithNameEqualTo("tenure.run.complete")
+                    .that()
                     .hasLowCardinalityKeyValue("tenure.outcome", "EXECUTED");
             assertThat(registry).doesNotHaveAnyRemainingCurrentObservation();
         }
@@ -95,9 +107,15 @@ class RunObservationTest {
                 throw boom;
             });
             assertThat(o.status()).isEqualTo(RunOutcome.Status.FAILED);
-            assertThat(registry).hasObservationWithNameEqualTo("tenure.run").that().hasError(boom)
+            assertThat(registry)
+                    .hasObservationWithNameEqualTo("tenure.run")
+                    .that()
+                    .hasError(boom)
                     .hasLowCardinalityKeyValue("tenure.outcome", "FAILED");
-            assertThat(registry).hasObservationWithNameEqualTo("tenure.run.work").that().hasError(boom)
+            assertThat(registry)
+                    .hasObservationWithNameEqualTo("tenure.run.work")
+                    .that()
+                    .hasError(boom)
                     .hasLowCardinalityKeyValue("tenure.outcome", "FAILED");
         }
     }
@@ -109,27 +127,41 @@ class RunObservationTest {
             registry.clear();
             RunOutcome<Object> again = tenure.coordinator().run("settle", "f1", RunPolicy.skipFire(), ctx -> null);
             assertThat(again.status()).isEqualTo(RunOutcome.Status.SKIPPED_ALREADY_DONE);
-            assertThat(registry).hasNumberOfObservationsEqualTo(2)
-                    .hasObservationWithNameEqualTo("tenure.run").that()
+            assertThat(registry)
+                    .hasNumberOfObservationsEqualTo(2)
+                    .hasObservationWithNameEqualTo("tenure.run")
+                    .that()
                     .hasLowCardinalityKeyValue("tenure.outcome", "SKIPPED_ALREADY_DONE")
-                    .doesNotHaveHighCardinalityKeyValueWithKey("tenure.epoch").hasBeenStopped();
-            assertThat(registry).hasObservationWithNameEqualTo("tenure.run.claim").that()
-                    .hasLowCardinalityKeyValue("tenure.outcome", "SKIPPED_ALREADY_DONE").hasBeenStopped();
+                    .doesNotHaveHighCardinalityKeyValueWithKey("tenure.epoch")
+                    .hasBeenStopped();
+            assertThat(registry)
+                    .hasObservationWithNameEqualTo("tenure.run.claim")
+                    .that()
+                    .hasLowCardinalityKeyValue("tenure.outcome", "SKIPPED_ALREADY_DONE")
+                    .hasBeenStopped();
         }
     }
 
     @Test
     void beginAndFinish_onTwoThreads_endEveryObservation() throws Exception {
         try (Tenure tenure = tenure(null)) {
-            RunClaim claim = tenure.coordinator().begin("settle", "f1", RunPolicy.skipFire(),
-                    tenure.coordinator().leaseOptions(), "quartz");
+            RunClaim claim = tenure.coordinator()
+                    .begin(
+                            "settle",
+                            "f1",
+                            RunPolicy.skipFire(),
+                            tenure.coordinator().leaseOptions(),
+                            "quartz");
             ActiveRun run = ((RunClaim.Claimed) claim).run();
             assertThat(registry.getCurrentObservation()).isNull();
             Thread t = new Thread(() -> run.finish(null, null));
             t.start();
             t.join();
             assertThat(registry).hasNumberOfObservationsEqualTo(4).doesNotHaveAnyRemainingCurrentObservation();
-            assertThat(registry).hasObservationWithNameEqualTo("tenure.run").that().hasBeenStopped()
+            assertThat(registry)
+                    .hasObservationWithNameEqualTo("tenure.run")
+                    .that()
+                    .hasBeenStopped()
                     .hasLowCardinalityKeyValue("tenure.integration", "quartz")
                     .hasLowCardinalityKeyValue("tenure.outcome", "EXECUTED");
         }
@@ -145,7 +177,9 @@ class RunObservationTest {
         };
         try (Tenure tenure = tenure(mine)) {
             tenure.coordinator().run("settle", "f1", RunPolicy.skipFire(), ctx -> null);
-            assertThat(registry).hasObservationWithNameEqualTo("tenure.run").that()
+            assertThat(registry)
+                    .hasObservationWithNameEqualTo("tenure.run")
+                    .that()
                     .hasLowCardinalityKeyValue("tenant", "acme");
         }
     }
@@ -163,6 +197,9 @@ class RunObservationTest {
     }
 
     private Observation.Context context(String name) {
-        return started.stream().filter(c -> name.equals(c.getName())).findFirst().orElseThrow();
+        return started.stream()
+                .filter(c -> name.equals(c.getName()))
+                .findFirst()
+                .orElseThrow();
     }
 }

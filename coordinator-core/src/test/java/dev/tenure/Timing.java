@@ -11,12 +11,12 @@ final class Timing {
 
     private static final String PROPERTY = "tenure.test.timing.multiplier";
 
-    private Timing() {
-    }
+    private Timing() {}
 
     /** {@code base} times the multiplier, rounded to the millisecond (at least 1 ms for a positive base). */
     static Duration scaled(Duration base) {
-        double multiplier = Double.parseDouble(System.getProperty(PROPERTY, "1.0").trim());
+        double multiplier =
+                Double.parseDouble(System.getProperty(PROPERTY, "1.0").trim());
         if (!(multiplier > 0) || Double.isInfinite(multiplier)) {
             throw new IllegalArgumentException(PROPERTY + " must be a positive number, got " + multiplier);
         }

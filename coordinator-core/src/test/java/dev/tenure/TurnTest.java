@@ -1,10 +1,9 @@
 package dev.tenure;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import dev.tenure.memory.InMemoryLeaseStore;
 import dev.tenure.spi.AcquireResult;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Test;
-
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -15,8 +14,8 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-
-import static org.assertj.core.api.Assertions.assertThat;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
 
 /**
  * A process's turn on a key: how many hand-offs between its own threads it makes before a release lets other processes
@@ -42,7 +41,8 @@ class TurnTest {
     void othersWaiting_aTurnEndsAfterMaxTurn_beforeTheCountIsReached() throws Exception {
         // hand-offs 30, 60 and 90 ms into the turn keep the expiry; the one at 120 ms asks, hears that others wait, and
         // the next release lets them in
-        assertTurns("max turn 100 ms, others waiting", run(new LoggingStore(true), 1000, Duration.ofMillis(100)), "KKKH");
+        assertTurns(
+                "max turn 100 ms, others waiting", run(new LoggingStore(true), 1000, Duration.ofMillis(100)), "KKKH");
     }
 
     @Test
@@ -62,12 +62,19 @@ class TurnTest {
     /** Every turn of {@code log} is at most as long as {@code full}, and some turns are exactly {@code full}. */
     private static void assertTurns(String what, String log, String full) {
         System.out.println(what + ": " + log);
-        assertThat(turns(log)).as(log).allSatisfy(t -> assertThat(t.length()).isLessThanOrEqualTo(full.length())).contains(full);
+        assertThat(turns(log))
+                .as(log)
+                .allSatisfy(t -> assertThat(t.length()).isLessThanOrEqualTo(full.length()))
+                .contains(full);
     }
 
     /** Two threads, 24 sections each; returns the store's log of hand-offs and releases. */
     private String run(LoggingStore store, int maxLocalHandOffs, Duration maxTurn) throws Exception {
-        leases = Leases.builder(store).ticker(time::get).maxLocalHandOffs(maxLocalHandOffs).maxTurn(maxTurn).build();
+        leases = Leases.builder(store)
+                .ticker(time::get)
+                .maxLocalHandOffs(maxLocalHandOffs)
+                .maxTurn(maxTurn)
+                .build();
         ExecutorService pool = Executors.newFixedThreadPool(2);
         try {
             List<Future<?>> fs = new ArrayList<>();
@@ -124,10 +131,13 @@ class TurnTest {
         }
 
         @Override
-        public CompletableFuture<AcquireResult> handOff(String key, String from, String to, Duration ttl, boolean token) {
+        public CompletableFuture<AcquireResult> handOff(
+                String key, String from, String to, Duration ttl, boolean token) {
             log.append('H');
-            return super.handOff(key, from, to, ttl, token).thenApply(r -> r instanceof AcquireResult.Acquired a
-                    ? new AcquireResult.Acquired(a.fencingToken(), othersWaiting) : r);
+            return super.handOff(key, from, to, ttl, token)
+                    .thenApply(r -> r instanceof AcquireResult.Acquired a
+                            ? new AcquireResult.Acquired(a.fencingToken(), othersWaiting)
+                            : r);
         }
 
         @Override

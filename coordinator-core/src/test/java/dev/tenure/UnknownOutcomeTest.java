@@ -1,10 +1,11 @@
 package dev.tenure;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
 import dev.tenure.spi.AcquireResult;
 import dev.tenure.spi.LeaseStore;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Test;
-
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -13,13 +14,10 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import static org.awaitility.Awaitility.await;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
 
 /**
  * Store calls whose outcome is unknown: the engine's clean-up (release-if-mine of the owner id the call used) must
@@ -58,10 +56,12 @@ class UnknownOutcomeTest {
         CountDownLatch cleanedUp = new CountDownLatch(1);
         LeaseStore store = new DelegatingLeaseStore(inner) {
             @Override
-            public CompletableFuture<AcquireResult> handOff(String key, String from, String to, Duration ttl, boolean token) {
+            public CompletableFuture<AcquireResult> handOff(
+                    String key, String from, String to, Duration ttl, boolean token) {
                 inner.handOff(key, from, to, ttl, token).join();
                 handedTo.set(to);
-                return CompletableFuture.failedFuture(new LeaseStoreUnavailableException("hand-off answer lost (test)", key, null));
+                return CompletableFuture.failedFuture(
+                        new LeaseStoreUnavailableException("hand-off answer lost (test)", key, null));
             }
 
             @Override
@@ -78,7 +78,8 @@ class UnknownOutcomeTest {
                 if (!owner.equals(handedTo.get())) {
                     return inner.release(key, owner);
                 }
-                return attemptAfterHandOff.thenCompose(x -> inner.release(key, owner))
+                return attemptAfterHandOff
+                        .thenCompose(x -> inner.release(key, owner))
                         .whenComplete((ok, err) -> cleanedUp.countDown());
             }
         };
@@ -89,13 +90,18 @@ class UnknownOutcomeTest {
             waiterThread.set(Thread.currentThread());
             return leases.acquire(KEY, Duration.ofSeconds(20), LONG);
         });
-        await().atMost(Timing.scaled(Duration.ofSeconds(10))).until(() -> AcquireInterruptTest.parkedWaiting(waiterThread.get()));
+        await().atMost(Timing.scaled(Duration.ofSeconds(10)))
+                .until(() -> AcquireInterruptTest.parkedWaiting(waiterThread.get()));
 
         assertThat(first.release()).isEqualTo(ReleaseResult.UNCONFIRMED);
-        Lease second = waiting.get(Timing.scaledMillis(10_000), TimeUnit.MILLISECONDS).orElseThrow();
-        assertThat(cleanedUp.await(Timing.scaledMillis(10_000), TimeUnit.MILLISECONDS)).as("the clean-up of the handed-to owner ran").isTrue();
+        Lease second =
+                waiting.get(Timing.scaledMillis(10_000), TimeUnit.MILLISECONDS).orElseThrow();
+        assertThat(cleanedUp.await(Timing.scaledMillis(10_000), TimeUnit.MILLISECONDS))
+                .as("the clean-up of the handed-to owner ran")
+                .isTrue();
 
-        assertThat(inner.holder(KEY)).as("the store still holds the waiter's lease after the clean-up")
+        assertThat(inner.holder(KEY))
+                .as("the store still holds the waiter's lease after the clean-up")
                 .hasValue(second.owner());
         other = Leases.builder(store).ownsStore(false).build();
         assertThat(other.tryAcquire(KEY, LONG)).as("a second holder").isEmpty();
@@ -151,12 +157,12 @@ class UnknownOutcomeTest {
         LockSupport.parkNanos(Duration.ofMillis(200).toNanos()); // the first release-if-mine has found nothing
         answer.complete(inner.tryAcquire(KEY, sentBy.get(), LONG.ttl(), false).join()); // the grant lands now
         long landed = System.nanoTime();
-        await().atMost(Timing.scaled(Duration.ofSeconds(5))).until(() -> inner.holder(KEY).isEmpty());
+        await().atMost(Timing.scaled(Duration.ofSeconds(5)))
+                .until(() -> inner.holder(KEY).isEmpty());
         assertThat(Duration.ofNanos(System.nanoTime() - landed)).isLessThan(Timing.scaled(Duration.ofSeconds(1)));
     }
 
-    private record LateGrant(boolean heldAfter300ms, Duration freedAfter) {
-    }
+    private record LateGrant(boolean heldAfter300ms, Duration freedAfter) {}
 
     private LateGrant lateGrant(Duration longestCall, Duration callTimeout) throws Exception {
         AtomicReference<String> sentBy = new AtomicReference<>();
@@ -167,7 +173,8 @@ class UnknownOutcomeTest {
                 if (!sentBy.compareAndSet(null, owner)) {
                     return inner.tryAcquire(key, owner, ttl, token);
                 }
-                return CompletableFuture.failedFuture(new LeaseStoreUnavailableException("no answer (test)", key, null));
+                return CompletableFuture.failedFuture(
+                        new LeaseStoreUnavailableException("no answer (test)", key, null));
             }
 
             @Override
@@ -188,11 +195,14 @@ class UnknownOutcomeTest {
         leases = Leases.builder(store).callTimeout(callTimeout).build();
         long sent = System.nanoTime();
         assertThatThrownBy(() -> leases.tryAcquire(KEY, LONG)).isInstanceOf(LeaseOutcomeUnknownException.class);
-        assertThat(granted.await(Timing.scaledMillis(5000), TimeUnit.MILLISECONDS)).as("the late grant landed after the first clean-up").isTrue();
+        assertThat(granted.await(Timing.scaledMillis(5000), TimeUnit.MILLISECONDS))
+                .as("the late grant landed after the first clean-up")
+                .isTrue();
         assertThat(inner.holder(KEY)).hasValue(sentBy.get());
         LockSupport.parkNanos(Duration.ofMillis(300).toNanos());
         boolean heldAfter300ms = inner.holder(KEY).isPresent();
-        await().atMost(Timing.scaled(Duration.ofSeconds(10))).until(() -> inner.holder(KEY).isEmpty());
+        await().atMost(Timing.scaled(Duration.ofSeconds(10)))
+                .until(() -> inner.holder(KEY).isEmpty());
         Duration freedAfter = Duration.ofNanos(System.nanoTime() - sent);
         other = Leases.builder(store).ownsStore(false).build();
         assertThat(other.tryAcquire(KEY, LONG)).isPresent();

@@ -1,11 +1,10 @@
 package dev.tenure;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
 import dev.tenure.memory.InMemoryRunLedger;
 import dev.tenure.spi.AcquireResult;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.EnumSource;
-
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
@@ -15,9 +14,9 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * The Valkey lease of a run is a filter, the database lease the authority (issue 22, items 3, 4 and 8): losing the
@@ -43,11 +42,17 @@ class ValkeyFilterTest {
     }
 
     private JobCoordinator coordinator(JobCoordinator.Mode mode) {
-        return JobCoordinator.builder(database, ledger).valkey(valkey).mode(mode).leaseOptions(SHORT).build();
+        return JobCoordinator.builder(database, ledger)
+                .valkey(valkey)
+                .mode(mode)
+                .leaseOptions(SHORT)
+                .build();
     }
 
     @ParameterizedTest
-    @EnumSource(value = JobCoordinator.Mode.class, names = {"VALKEY", "VALKEY_WITH_DATABASE_FALLBACK"})
+    @EnumSource(
+            value = JobCoordinator.Mode.class,
+            names = {"VALKEY", "VALKEY_WITH_DATABASE_FALLBACK"})
     void valkeyLeaseLost_whileTheDatabaseLeaseHolds_theRunIsNotCancelled_andCompletes(JobCoordinator.Mode mode) {
         JobCoordinator c = coordinator(mode);
         AtomicBoolean cancelledSeen = new AtomicBoolean();
@@ -62,7 +67,9 @@ class ValkeyFilterTest {
             }
             return "done";
         });
-        assertThat(cancelledSeen).as("isCancelled() or !isLeaseValid() seen while the database lease held").isFalse();
+        assertThat(cancelledSeen)
+                .as("isCancelled() or !isLeaseValid() seen while the database lease held")
+                .isFalse();
         assertThat(callbackRan).as("onCancelled callback").isFalse();
         assertThat(Thread.currentThread().isInterrupted()).isFalse();
         assertThat(o.status()).isEqualTo(RunOutcome.Status.EXECUTED);
@@ -70,7 +77,9 @@ class ValkeyFilterTest {
     }
 
     @ParameterizedTest
-    @EnumSource(value = JobCoordinator.Mode.class, names = {"VALKEY", "VALKEY_WITH_DATABASE_FALLBACK"})
+    @EnumSource(
+            value = JobCoordinator.Mode.class,
+            names = {"VALKEY", "VALKEY_WITH_DATABASE_FALLBACK"})
     void databaseLeaseLost_theValkeyLeaseIsGivenBack_whileTheWorkStillRuns(JobCoordinator.Mode mode) throws Exception {
         JobCoordinator c = coordinator(mode);
         CountDownLatch lost = new CountDownLatch(1);
@@ -79,18 +88,24 @@ class ValkeyFilterTest {
             dbStore.takeOver("stuck", "operator", Duration.ofSeconds(30)); // as a force-release does
             await().atMost(Timing.scaled(Duration.ofSeconds(5))).until(ctx::isCancelled);
             lost.countDown();
-            freed.await(Timing.scaledMillis(10_000), TimeUnit.MILLISECONDS); // a stuck holder: its work does not return yet
+            freed.await(
+                    Timing.scaledMillis(10_000), TimeUnit.MILLISECONDS); // a stuck holder: its work does not return yet
             return "late";
         }));
-        assertThat(lost.await(Timing.scaledMillis(10_000), TimeUnit.MILLISECONDS)).isTrue();
-        await("the Valkey lease given back while the work still runs").atMost(Timing.scaled(Duration.ofSeconds(5)))
+        assertThat(lost.await(Timing.scaledMillis(10_000), TimeUnit.MILLISECONDS))
+                .isTrue();
+        await("the Valkey lease given back while the work still runs")
+                .atMost(Timing.scaled(Duration.ofSeconds(5)))
                 .until(() -> valkeyStore.heldKeys().isEmpty());
         freed.countDown();
-        assertThat(run.get(Timing.scaledMillis(10_000), TimeUnit.MILLISECONDS).status()).isEqualTo(RunOutcome.Status.LEASE_LOST);
+        assertThat(run.get(Timing.scaledMillis(10_000), TimeUnit.MILLISECONDS).status())
+                .isEqualTo(RunOutcome.Status.LEASE_LOST);
     }
 
     @ParameterizedTest
-    @EnumSource(value = JobCoordinator.Mode.class, names = {"VALKEY", "VALKEY_WITH_DATABASE_FALLBACK"})
+    @EnumSource(
+            value = JobCoordinator.Mode.class,
+            names = {"VALKEY", "VALKEY_WITH_DATABASE_FALLBACK"})
     void valkeyAcquireInterrupted_isNotAValkeyFailure_andRunsNothing(JobCoordinator.Mode mode) throws Exception {
         CountDownLatch sent = new CountDownLatch(2);
         DelegatingLeaseStore hanging = new DelegatingLeaseStore(valkeyStore) {
@@ -123,7 +138,9 @@ class ValkeyFilterTest {
             });
             await().atMost(Timing.scaled(Duration.ofSeconds(5))).until(() -> sent.getCount() < before);
             runner.get().interrupt();
-            assertThat(call.get(Timing.scaledMillis(10_000), TimeUnit.MILLISECONDS)).as("the interrupt flag is kept").isTrue();
+            assertThat(call.get(Timing.scaledMillis(10_000), TimeUnit.MILLISECONDS))
+                    .as("the interrupt flag is kept")
+                    .isTrue();
         }
         assertThat(ran).as("work ran after an interrupted acquire").isFalse();
         assertThat(c.fallbacks()).as("breaker openings").isZero();

@@ -22,9 +22,12 @@ public class BatchJobNotCompletedException extends TenureException {
      * @param exitStatus its exit status (not null)
      */
     public BatchJobNotCompletedException(String jobKey, long executionId, BatchStatus status, ExitStatus exitStatus) {
-        super("Spring Batch job execution " + executionId + " of '" + jobKey + "' ended " + status + " ("
-                + exitStatus.getExitCode() + ": " + exitStatus.getExitDescription() + "); the fire stays open and the "
-                + "next launch restarts it", jobKey);
+        super(
+                "Spring Batch job execution " + executionId + " of '" + jobKey + "' ended " + status + " ("
+                        + exitStatus.getExitCode() + ": " + exitStatus.getExitDescription()
+                        + "); the fire stays open and the "
+                        + "next launch restarts it",
+                jobKey);
         this.status = status;
         this.exitStatus = exitStatus;
     }

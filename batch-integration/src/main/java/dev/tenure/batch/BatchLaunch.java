@@ -1,8 +1,6 @@
 package dev.tenure.batch;
 
 import dev.tenure.RunOutcome;
-import org.springframework.batch.core.job.JobExecution;
-
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
@@ -11,6 +9,7 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import org.springframework.batch.core.job.JobExecution;
 
 /**
  * What a {@link GuardedJobOperator#launch} did. Either this process launched the job ({@link #execution()} present;

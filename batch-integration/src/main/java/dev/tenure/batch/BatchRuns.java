@@ -1,13 +1,12 @@
 package dev.tenure.batch;
 
 import dev.tenure.ActiveRun;
-import org.springframework.batch.core.scope.context.StepContext;
-import org.springframework.batch.core.scope.context.StepSynchronizationManager;
-import org.springframework.batch.core.step.StepExecution;
-
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
+import org.springframework.batch.core.scope.context.StepContext;
+import org.springframework.batch.core.scope.context.StepSynchronizationManager;
+import org.springframework.batch.core.step.StepExecution;
 
 /**
  * The claimed runs of the job executions this process is running, by job execution id: how the step decorators
@@ -35,18 +34,24 @@ final class BatchRuns {
 
     /** The run of {@code step}; a {@link BatchFencingException} if the job was not launched by a guard. */
     ActiveRun require(StepExecution step) {
-        return of(step).orElseThrow(() -> new BatchFencingException("step '" + step.getStepName() + "' of job execution "
-                + step.getJobExecution().getId() + " has no Tenure run: launch the job through GuardedJobOperator "
-                + "(of the same TenureBatch) so that its chunks can be fenced", null, null));
+        return of(step).orElseThrow(() -> new BatchFencingException(
+                "step '" + step.getStepName() + "' of job execution "
+                        + step.getJobExecution().getId()
+                        + " has no Tenure run: launch the job through GuardedJobOperator "
+                        + "(of the same TenureBatch) so that its chunks can be fenced",
+                null,
+                null));
     }
 
     /** The run of the step executing on this thread (Spring Batch registers it for the step's duration). */
     ActiveRun requireCurrent() {
         StepContext ctx = StepSynchronizationManager.getContext();
         if (ctx == null) {
-            throw new BatchFencingException("a fenced writer was called outside a Spring Batch step (no step "
-                    + "context on thread '" + Thread.currentThread().getName() + "'): use it only as a step's writer",
-                    null, null);
+            throw new BatchFencingException(
+                    "a fenced writer was called outside a Spring Batch step (no step " + "context on thread '"
+                            + Thread.currentThread().getName() + "'): use it only as a step's writer",
+                    null,
+                    null);
         }
         return require(ctx.getStepExecution());
     }

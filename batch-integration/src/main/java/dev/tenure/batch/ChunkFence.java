@@ -1,12 +1,11 @@
 package dev.tenure.batch;
 
 import dev.tenure.ActiveRun;
-import org.springframework.jdbc.datasource.DataSourceUtils;
-
-import javax.sql.DataSource;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.Objects;
+import javax.sql.DataSource;
+import org.springframework.jdbc.datasource.DataSourceUtils;
 
 /**
  * The fence check on the connection of the current Spring transaction: it must be a transaction on the fenced
@@ -42,9 +41,12 @@ final class ChunkFence {
         Connection c = DataSourceUtils.getConnection(dataSource);
         try {
             if (!DataSourceUtils.isConnectionTransactional(c, dataSource)) {
-                throw new BatchFencingException("the chunk of job '" + run.jobKey() + "' is not in a transaction on the "
-                        + "fenced DataSource: give the step a DataSourceTransactionManager on the same DataSource as "
-                        + "TenureBatch (and the business tables)", run.jobKey(), null);
+                throw new BatchFencingException(
+                        "the chunk of job '" + run.jobKey() + "' is not in a transaction on the "
+                                + "fenced DataSource: give the step a DataSourceTransactionManager on the same DataSource as "
+                                + "TenureBatch (and the business tables)",
+                        run.jobKey(),
+                        null);
             }
             action.accept(c);
         } finally {

@@ -1,11 +1,10 @@
 package dev.tenure.batch;
 
 import dev.tenure.ActiveRun;
+import java.util.Objects;
+import javax.sql.DataSource;
 import org.springframework.batch.infrastructure.item.Chunk;
 import org.springframework.batch.infrastructure.item.ItemWriter;
-
-import javax.sql.DataSource;
-import java.util.Objects;
 
 /**
  * Runs the fence check in the chunk's transaction, then the delegate: a stale owner's chunk fails before its

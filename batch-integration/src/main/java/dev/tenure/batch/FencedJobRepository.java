@@ -1,20 +1,19 @@
 package dev.tenure.batch;
 
 import dev.tenure.ActiveRun;
-import org.springframework.batch.core.BatchStatus;
-import org.springframework.batch.core.job.JobExecution;
-import org.springframework.batch.core.repository.JobRepository;
-import org.springframework.batch.core.step.StepExecution;
-import org.springframework.jdbc.datasource.DataSourceTransactionManager;
-import org.springframework.transaction.support.TransactionTemplate;
-
-import javax.sql.DataSource;
 import java.lang.reflect.InvocationHandler;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.lang.reflect.Proxy;
 import java.util.Optional;
 import java.util.Set;
+import javax.sql.DataSource;
+import org.springframework.batch.core.BatchStatus;
+import org.springframework.batch.core.job.JobExecution;
+import org.springframework.batch.core.repository.JobRepository;
+import org.springframework.batch.core.step.StepExecution;
+import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+import org.springframework.transaction.support.TransactionTemplate;
 
 /**
  * A {@link JobRepository} whose updates about a guarded job execution (job and step executions, execution contexts)
@@ -43,8 +42,10 @@ final class FencedJobRepository implements InvocationHandler {
     }
 
     static JobRepository wrap(JobRepository delegate, DataSource dataSource, BatchRuns runs) {
-        return (JobRepository) Proxy.newProxyInstance(JobRepository.class.getClassLoader(),
-                new Class<?>[]{JobRepository.class}, new FencedJobRepository(delegate, dataSource, runs));
+        return (JobRepository) Proxy.newProxyInstance(
+                JobRepository.class.getClassLoader(),
+                new Class<?>[] {JobRepository.class},
+                new FencedJobRepository(delegate, dataSource, runs));
     }
 
     @Override
@@ -85,8 +86,11 @@ final class FencedJobRepository implements InvocationHandler {
 
     /** {@code update(JobExecution)} with the status COMPLETED: the job execution's own end. */
     private static boolean completesTheJob(Method method, Object[] args) {
-        return method.getName().equals("update") && args != null && args.length == 1
-                && args[0] instanceof JobExecution je && je.getStatus() == BatchStatus.COMPLETED;
+        return method.getName().equals("update")
+                && args != null
+                && args.length == 1
+                && args[0] instanceof JobExecution je
+                && je.getStatus() == BatchStatus.COMPLETED;
     }
 
     private Optional<ActiveRun> runOf(Object[] args) {

@@ -1,13 +1,12 @@
 package dev.tenure.batch;
 
 import dev.tenure.ActiveRun;
-import org.springframework.batch.core.step.StepContribution;
+import java.util.Objects;
+import javax.sql.DataSource;
 import org.springframework.batch.core.scope.context.ChunkContext;
+import org.springframework.batch.core.step.StepContribution;
 import org.springframework.batch.core.step.tasklet.Tasklet;
 import org.springframework.batch.infrastructure.repeat.RepeatStatus;
-
-import javax.sql.DataSource;
-import java.util.Objects;
 
 /**
  * Runs the fence check in the tasklet's transaction, then the delegate: a stale owner's iteration fails before its

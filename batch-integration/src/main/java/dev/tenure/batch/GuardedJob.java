@@ -3,6 +3,8 @@ package dev.tenure.batch;
 import dev.tenure.ActiveRun;
 import dev.tenure.RunMdc;
 import dev.tenure.RunOutcome;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.batch.core.BatchStatus;
@@ -11,9 +13,6 @@ import org.springframework.batch.core.job.JobExecution;
 import org.springframework.batch.core.job.JobInterruptedException;
 import org.springframework.batch.core.job.parameters.JobParametersIncrementer;
 import org.springframework.batch.core.job.parameters.JobParametersValidator;
-
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * The user's job, as launched by a guard: registers the claimed run for the steps while the job executes, and
@@ -39,10 +38,25 @@ final class GuardedJob implements Job {
         this.runs = runs;
     }
 
-    @Override public String getName() { return delegate.getName(); }
-    @Override public boolean isRestartable() { return delegate.isRestartable(); }
-    @Override public JobParametersIncrementer getJobParametersIncrementer() { return delegate.getJobParametersIncrementer(); }
-    @Override public JobParametersValidator getJobParametersValidator() { return delegate.getJobParametersValidator(); }
+    @Override
+    public String getName() {
+        return delegate.getName();
+    }
+
+    @Override
+    public boolean isRestartable() {
+        return delegate.isRestartable();
+    }
+
+    @Override
+    public JobParametersIncrementer getJobParametersIncrementer() {
+        return delegate.getJobParametersIncrementer();
+    }
+
+    @Override
+    public JobParametersValidator getJobParametersValidator() {
+        return delegate.getJobParametersValidator();
+    }
 
     @Override
     public void execute(JobExecution jobExecution) throws JobInterruptedException {
@@ -88,16 +102,24 @@ final class GuardedJob implements Job {
         if (error == null && ended == null) {
             error = new IllegalStateException("the job execution of '" + run.jobKey() + "' was not created");
         } else if (error == null && ended.getStatus() != BatchStatus.COMPLETED) {
-            error = new BatchJobNotCompletedException(run.jobKey(), ended.getId(), ended.getStatus(), ended.getExitStatus());
+            error = new BatchJobNotCompletedException(
+                    run.jobKey(), ended.getId(), ended.getStatus(), ended.getExitStatus());
         }
         RunOutcome<Void> o;
         try {
             o = run.finish(null, error);
         } catch (RuntimeException e) {
-            log.warn("could not record the outcome of {} (the leases are released; the next claim abandons the run)", run, e);
+            log.warn(
+                    "could not record the outcome of {} (the leases are released; the next claim abandons the run)",
+                    run,
+                    e);
             o = run.finish(null, error); // idempotent: the FAILED outcome finish kept
         }
-        log.info("{} ended: {}{}", run, o.status(), o.error() == null ? "" : " (" + o.error().getMessage() + ")");
+        log.info(
+                "{} ended: {}{}",
+                run,
+                o.status(),
+                o.error() == null ? "" : " (" + o.error().getMessage() + ")");
         outcome.complete(o);
     }
 

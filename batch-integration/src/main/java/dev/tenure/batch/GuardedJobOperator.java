@@ -7,22 +7,21 @@ import dev.tenure.RunMdc;
 import dev.tenure.RunOutcome;
 import dev.tenure.RunPolicy;
 import dev.tenure.spi.LeaseKeys;
+import java.time.LocalDateTime;
+import java.util.Objects;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.batch.core.BatchStatus;
 import org.springframework.batch.core.ExitStatus;
-import org.springframework.batch.core.job.JobInstance;
-import org.springframework.batch.core.step.StepExecution;
 import org.springframework.batch.core.job.DefaultJobKeyGenerator;
 import org.springframework.batch.core.job.Job;
 import org.springframework.batch.core.job.JobExecution;
+import org.springframework.batch.core.job.JobInstance;
 import org.springframework.batch.core.job.parameters.JobParameters;
 import org.springframework.batch.core.launch.JobInstanceAlreadyCompleteException;
 import org.springframework.batch.core.launch.JobOperator;
 import org.springframework.batch.core.repository.JobRepository;
-
-import java.time.LocalDateTime;
-import java.util.Objects;
+import org.springframework.batch.core.step.StepExecution;
 
 /**
  * The launch guard: a facade over {@link JobOperator#start(Job, JobParameters)} that takes the coordinator's leases
@@ -60,8 +59,12 @@ public final class GuardedJobOperator {
     private final BatchRuns runs;
     private final RunPolicy policy;
 
-    GuardedJobOperator(JobOperator operator, JobRepository repository, JobCoordinator coordinator, BatchRuns runs,
-                       RunPolicy policy) {
+    GuardedJobOperator(
+            JobOperator operator,
+            JobRepository repository,
+            JobCoordinator coordinator,
+            BatchRuns runs,
+            RunPolicy policy) {
         this.operator = Objects.requireNonNull(operator, "operator");
         this.repository = Objects.requireNonNull(repository, "repository");
         this.coordinator = Objects.requireNonNull(coordinator, "coordinator");
@@ -94,7 +97,11 @@ public final class GuardedJobOperator {
         String jobKey = jobKey(job.getName());
         RunClaim claim = coordinator.begin(jobKey, fireKey(parameters), policy, coordinator.leaseOptions(), "batch");
         if (claim instanceof RunClaim.NotClaimed not) {
-            log.info("not launching '{}' {}: {}", job.getName(), parameters, not.outcome().status());
+            log.info(
+                    "not launching '{}' {}: {}",
+                    job.getName(),
+                    parameters,
+                    not.outcome().status());
             return BatchLaunch.notLaunched(not.outcome());
         }
         return launchClaimed(job, parameters, ((RunClaim.Claimed) claim).run());
@@ -118,8 +125,14 @@ public final class GuardedJobOperator {
         } catch (JobInstanceAlreadyCompleteException e) {
             // Spring Batch completed it but the ledger did not hear of it (a crash in between): record it done
             RunOutcome<Void> o = run.finish(null, null);
-            return BatchLaunch.notLaunched(RunOutcome.notRun(RunOutcome.Status.SKIPPED_ALREADY_DONE, o.jobKey(),
-                    o.fireKey(), o.epoch(), o.owner(), o.waited(), o.viaFallback()));
+            return BatchLaunch.notLaunched(RunOutcome.notRun(
+                    RunOutcome.Status.SKIPPED_ALREADY_DONE,
+                    o.jobKey(),
+                    o.fireKey(),
+                    o.epoch(),
+                    o.owner(),
+                    o.waited(),
+                    o.viaFallback()));
         } catch (Exception e) {
             guarded.complete(guarded.execution(), e);
             return new BatchLaunch(guarded.execution(), guarded.outcome());
@@ -134,8 +147,13 @@ public final class GuardedJobOperator {
         boolean running = last.getStatus().isRunning()
                 || last.getStepExecutions().stream().anyMatch(s -> s.getStatus().isRunning());
         if (running) {
-            log.warn("job execution {} of '{}' is still marked {} but its owner's lease has ended (this process holds "
-                    + "epoch {}): recovering it", last.getId(), job.getName(), last.getStatus(), run.epoch());
+            log.warn(
+                    "job execution {} of '{}' is still marked {} but its owner's lease has ended (this process holds "
+                            + "epoch {}): recovering it",
+                    last.getId(),
+                    job.getName(),
+                    last.getStatus(),
+                    run.epoch());
             operator.recover(last);
         }
         repairUnknown(job, parameters, run);
@@ -166,8 +184,10 @@ public final class GuardedJobOperator {
                 }
             }
             if (e.getStatus() == BatchStatus.UNKNOWN) {
-                log.warn("job execution {} of '{}' was left UNKNOWN by an owner that lost its lease: marking it FAILED",
-                        e.getId(), job.getName());
+                log.warn(
+                        "job execution {} of '{}' was left UNKNOWN by an owner that lost its lease: marking it FAILED",
+                        e.getId(),
+                        job.getName());
                 e.setStatus(BatchStatus.FAILED);
                 e.setExitStatus(ExitStatus.FAILED.addExitDescription(why));
                 e.setEndTime(e.getEndTime() != null ? e.getEndTime() : LocalDateTime.now());

@@ -1,11 +1,10 @@
 package dev.tenure.batch;
 
 import dev.tenure.TenureException;
-import org.springframework.batch.core.step.skip.SkipPolicy;
-import org.springframework.core.retry.RetryPolicy;
-
 import java.time.Duration;
 import java.util.Objects;
+import org.springframework.batch.core.step.skip.SkipPolicy;
+import org.springframework.core.retry.RetryPolicy;
 import org.springframework.util.backoff.BackOff;
 
 /**
@@ -14,8 +13,7 @@ import org.springframework.util.backoff.BackOff;
  */
 final class StaleOwnerPolicies {
 
-    private StaleOwnerPolicies() {
-    }
+    private StaleOwnerPolicies() {}
 
     static boolean isFenceFailure(Throwable t) {
         for (Throwable c = t; c != null; c = c.getCause() == c ? null : c.getCause()) {

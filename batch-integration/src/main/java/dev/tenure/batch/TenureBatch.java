@@ -3,10 +3,13 @@ package dev.tenure.batch;
 import dev.tenure.JobContext;
 import dev.tenure.JobCoordinator;
 import dev.tenure.RunPolicy;
+import java.util.Objects;
+import java.util.Optional;
+import javax.sql.DataSource;
 import org.springframework.batch.core.launch.JobOperator;
+import org.springframework.batch.core.repository.JobRepository;
 import org.springframework.batch.core.scope.context.StepContext;
 import org.springframework.batch.core.scope.context.StepSynchronizationManager;
-import org.springframework.batch.core.repository.JobRepository;
 import org.springframework.batch.core.step.StepInterruptionPolicy;
 import org.springframework.batch.core.step.builder.ChunkOrientedStepBuilder;
 import org.springframework.batch.core.step.skip.SkipPolicy;
@@ -14,10 +17,6 @@ import org.springframework.batch.core.step.tasklet.Tasklet;
 import org.springframework.batch.core.step.tasklet.TaskletStep;
 import org.springframework.batch.infrastructure.item.ItemWriter;
 import org.springframework.core.retry.RetryPolicy;
-
-import javax.sql.DataSource;
-import java.util.Objects;
-import java.util.Optional;
 
 /**
  * Tenure for Spring Batch, one per application: the launch guard and the step decorators that share its runs.
@@ -103,7 +102,8 @@ public final class TenureBatch {
     }
 
     /** A chunk step builder with {@code writer} fenced and {@link #stopOnLeaseLoss()}: call {@code build()} on it. */
-    public <I, O> ChunkOrientedStepBuilder<I, O> fencedChunks(ChunkOrientedStepBuilder<I, O> builder, ItemWriter<O> writer) {
+    public <I, O> ChunkOrientedStepBuilder<I, O> fencedChunks(
+            ChunkOrientedStepBuilder<I, O> builder, ItemWriter<O> writer) {
         return builder.writer(fenced(writer)).interruptionPolicy(stopOnLeaseLoss());
     }
 

@@ -3,14 +3,13 @@ package dev.tenure.batch;
 import dev.tenure.JobContext;
 import dev.tenure.RunOutcome;
 import dev.tenure.testkit.Timing;
+import java.time.Duration;
+import java.time.LocalDate;
 import org.springframework.batch.core.job.Job;
 import org.springframework.batch.core.job.JobExecution;
 import org.springframework.batch.core.job.parameters.JobParameters;
 import org.springframework.batch.core.job.parameters.JobParametersBuilder;
 import org.springframework.core.task.SyncTaskExecutor;
-
-import java.time.Duration;
-import java.time.LocalDate;
 
 /**
  * One application process of the fault tests:
@@ -23,12 +22,23 @@ public final class BatchNode {
 
     public static void main(String[] a) throws Exception {
         String node = Long.toString(ProcessHandle.current().pid());
-        try (BatchStack s = new BatchStack(a[0], a[1], a[2], a[3].equals("-") ? "" : a[3],
-                Duration.ofMillis(Long.parseLong(a[7])), new SyncTaskExecutor())) {
+        try (BatchStack s = new BatchStack(
+                a[0],
+                a[1],
+                a[2],
+                a[3].equals("-") ? "" : a[3],
+                Duration.ofMillis(Long.parseLong(a[7])),
+                new SyncTaskExecutor())) {
             boolean untilDone = a[4].equals("until-done");
-            Job job = s.settlementJob(a[5], node, Long.parseLong(a[6]),
-                    first -> System.out.println("CHUNK " + first + " " + JobContext.current().epoch()));
-            JobParameters params = new JobParametersBuilder().addLocalDate("businessDate", LocalDate.of(2024, 5, 1)).toJobParameters();
+            Job job = s.settlementJob(
+                    a[5],
+                    node,
+                    Long.parseLong(a[6]),
+                    first -> System.out.println(
+                            "CHUNK " + first + " " + JobContext.current().epoch()));
+            JobParameters params = new JobParametersBuilder()
+                    .addLocalDate("businessDate", LocalDate.of(2024, 5, 1))
+                    .toJobParameters();
             GuardedJobOperator guard = s.tenure.guard(s.operator, s.repository);
             System.out.println("READY");
             long sleep = Long.parseLong(a[8]) - System.currentTimeMillis();
@@ -42,7 +52,8 @@ public final class BatchNode {
                 JobExecution e = l.execution().orElse(null);
                 System.out.println("LAUNCH " + o.status() + " " + (e == null ? "- -" : e.getId() + " " + e.getStatus())
                         + " " + (e == null ? "" : firstLine(e.getExitStatus().getExitDescription())));
-                boolean done = o.status() == RunOutcome.Status.EXECUTED || o.status() == RunOutcome.Status.SKIPPED_ALREADY_DONE;
+                boolean done = o.status() == RunOutcome.Status.EXECUTED
+                        || o.status() == RunOutcome.Status.SKIPPED_ALREADY_DONE;
                 if (!untilDone || done) {
                     break;
                 }

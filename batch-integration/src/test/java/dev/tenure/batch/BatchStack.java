@@ -5,6 +5,10 @@ import dev.tenure.LeaseOptions;
 import dev.tenure.Tenure;
 import dev.tenure.ValkeyConfig;
 import dev.tenure.db.TenureDataSources;
+import java.time.Duration;
+import java.util.Map;
+import java.util.function.Consumer;
+import javax.sql.DataSource;
 import org.springframework.batch.core.configuration.support.MapJobRegistry;
 import org.springframework.batch.core.job.Job;
 import org.springframework.batch.core.job.builder.JobBuilder;
@@ -23,11 +27,6 @@ import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.jdbc.datasource.init.ResourceDatabasePopulator;
 
-import javax.sql.DataSource;
-import java.time.Duration;
-import java.util.Map;
-import java.util.function.Consumer;
-
 /**
  * One process's Spring Batch + Tenure stack on the test servers: a fenced JDBC job repository and business tables on one
  * DataSource, a coordinator with a short TTL, and a settlement job over {@code ledger_entry}: each chunk inserts one
@@ -38,8 +37,7 @@ final class BatchStack implements AutoCloseable {
     static final int CHUNK = 50;
 
     /** One ledger entry to settle. */
-    record Entry(long id, long cents) {
-    }
+    record Entry(long id, long cents) {}
 
     final DataSource dataSource;
     final JdbcTemplate jdbc;
@@ -52,12 +50,17 @@ final class BatchStack implements AutoCloseable {
     BatchStack(String valkeyAddress, String jdbcUrl, String user, String password, Duration ttl, TaskExecutor executor)
             throws Exception {
         // a frozen process must not keep its chunk's fence lock (and so the job) forever
-        String url = jdbcUrl + (jdbcUrl.contains("?") ? "&" : "?") + "options=-c%20idle_in_transaction_session_timeout%3D4000";
+        String url = jdbcUrl + (jdbcUrl.contains("?") ? "&" : "?")
+                + "options=-c%20idle_in_transaction_session_timeout%3D4000";
         dataSource = TenureDataSources.hikari(url, user, password);
         jdbc = new JdbcTemplate(dataSource);
-        tenureInstance = Tenure.builder().dataSource(dataSource)
-                .valkey(ValkeyConfig.standalone(valkeyAddress).requestTimeout(Duration.ofMillis(500)).build())
-                .leaseDefaults(LeaseOptions.ofTtl(ttl)).build();
+        tenureInstance = Tenure.builder()
+                .dataSource(dataSource)
+                .valkey(ValkeyConfig.standalone(valkeyAddress)
+                        .requestTimeout(Duration.ofMillis(500))
+                        .build())
+                .leaseDefaults(LeaseOptions.ofTtl(ttl))
+                .build();
         coordinator = tenureInstance.coordinator();
         DataSourceTransactionManager tx = new DataSourceTransactionManager(dataSource);
         JdbcJobRepositoryFactoryBean factory = new JdbcJobRepositoryFactoryBean();
@@ -75,27 +78,37 @@ final class BatchStack implements AutoCloseable {
 
     /** Spring Batch's schema and the business tables with {@code rows} unsettled entries (run once, before the nodes). */
     static void createSchema(DataSource ds, int rows) {
-        new ResourceDatabasePopulator(new ClassPathResource("org/springframework/batch/core/schema-postgresql.sql")).execute(ds);
+        new ResourceDatabasePopulator(new ClassPathResource("org/springframework/batch/core/schema-postgresql.sql"))
+                .execute(ds);
         JdbcTemplate t = new JdbcTemplate(ds);
         t.execute("CREATE TABLE ledger_entry (id bigint PRIMARY KEY, amount_cents bigint NOT NULL)");
-        t.execute("CREATE TABLE settlement (entry_id bigint NOT NULL, amount_cents bigint NOT NULL, epoch bigint NOT NULL, node text NOT NULL)");
+        t.execute(
+                "CREATE TABLE settlement (entry_id bigint NOT NULL, amount_cents bigint NOT NULL, epoch bigint NOT NULL, node text NOT NULL)");
         t.update("INSERT INTO ledger_entry SELECT g, g * 7 % 1000 + 1 FROM generate_series(1, ?) g", rows);
     }
 
     /** The settlement job: one chunk step, {@code itemMillis} of "work" per item, {@code onChunk} told each chunk's first id. */
     Job settlementJob(String name, String node, long itemMillis, Consumer<Long> onChunk) throws Exception {
-        return new JobBuilder(name, repository).start(settleStep(node, itemMillis, onChunk)).build();
+        return new JobBuilder(name, repository)
+                .start(settleStep(node, itemMillis, onChunk))
+                .build();
     }
 
     Step settleStep(String node, long itemMillis, Consumer<Long> onChunk) throws Exception {
-        return settleStep(node, itemMillis, onChunk, e -> { });
+        return settleStep(node, itemMillis, onChunk, e -> {});
     }
 
     /** The settle step; {@code onItem} sees each item as it is processed (before its chunk's fence check). */
     Step settleStep(String node, long itemMillis, Consumer<Long> onChunk, Consumer<Entry> onItem) throws Exception {
-        var reader = new JdbcPagingItemReaderBuilder<Entry>().name("entries").dataSource(dataSource)
-                .selectClause("id, amount_cents").fromClause("ledger_entry").sortKeys(Map.of("id", Order.ASCENDING))
-                .rowMapper((rs, i) -> new Entry(rs.getLong(1), rs.getLong(2))).pageSize(CHUNK).build();
+        var reader = new JdbcPagingItemReaderBuilder<Entry>()
+                .name("entries")
+                .dataSource(dataSource)
+                .selectClause("id, amount_cents")
+                .fromClause("ledger_entry")
+                .sortKeys(Map.of("id", Order.ASCENDING))
+                .rowMapper((rs, i) -> new Entry(rs.getLong(1), rs.getLong(2)))
+                .pageSize(CHUNK)
+                .build();
         ItemProcessor<Entry, Entry> work = item -> {
             Thread.sleep(itemMillis);
             onItem.accept(item);
@@ -104,12 +117,21 @@ final class BatchStack implements AutoCloseable {
         ItemWriter<Entry> writer = chunk -> {
             long epoch = currentEpoch();
             onChunk.accept(chunk.getItems().get(0).id());
-            jdbc.batchUpdate("INSERT INTO settlement(entry_id, amount_cents, epoch, node) VALUES (?, ?, ?, ?)",
-                    chunk.getItems().stream().map(e -> new Object[]{e.id(), e.cents(), epoch, node}).toList());
+            jdbc.batchUpdate(
+                    "INSERT INTO settlement(entry_id, amount_cents, epoch, node) VALUES (?, ?, ?, ?)",
+                    chunk.getItems().stream()
+                            .map(e -> new Object[] {e.id(), e.cents(), epoch, node})
+                            .toList());
         };
         DataSourceTransactionManager tx = new DataSourceTransactionManager(dataSource);
-        return tenure.fencedChunks(new StepBuilder("settle", repository).<Entry, Entry>chunk(CHUNK)
-                .transactionManager(tx).reader(reader).processor(work), writer).build();
+        return tenure.fencedChunks(
+                        new StepBuilder("settle", repository)
+                                .<Entry, Entry>chunk(CHUNK)
+                                .transactionManager(tx)
+                                .reader(reader)
+                                .processor(work),
+                        writer)
+                .build();
     }
 
     private long currentEpoch() {

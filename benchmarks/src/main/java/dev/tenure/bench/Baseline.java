@@ -11,14 +11,11 @@ import java.util.regex.Pattern;
 /** {@code valkey-benchmark -t set -q} against the same server: what the server does with plain SETs ("server limit"). */
 final class Baseline {
 
-    record Result(int clients, double requestsPerSecond, double p50Millis, String error) {
-    }
+    record Result(int clients, double requestsPerSecond, double p50Millis, String error) {}
 
-    private static final Pattern LINE =
-            Pattern.compile("SET: ([0-9.]+) requests per second(?:, p50=([0-9.]+) msec)?");
+    private static final Pattern LINE = Pattern.compile("SET: ([0-9.]+) requests per second(?:, p50=([0-9.]+) msec)?");
 
-    private Baseline() {
-    }
+    private Baseline() {}
 
     static List<Result> run(BenchConfig cfg, List<Integer> clients) {
         List<Result> out = new ArrayList<>();
@@ -29,8 +26,19 @@ final class Baseline {
     }
 
     static Result runOne(BenchConfig cfg, int clients) {
-        List<String> cmd = List.of(cfg.valkeyBenchmark, "-h", cfg.host(), "-p", String.valueOf(cfg.port()),
-                "-t", "set", "-n", String.valueOf(cfg.baselineRequests), "-c", String.valueOf(clients), "-q");
+        List<String> cmd = List.of(
+                cfg.valkeyBenchmark,
+                "-h",
+                cfg.host(),
+                "-p",
+                String.valueOf(cfg.port()),
+                "-t",
+                "set",
+                "-n",
+                String.valueOf(cfg.baselineRequests),
+                "-c",
+                String.valueOf(clients),
+                "-q");
         try {
             Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
             p.getOutputStream().close();
@@ -45,8 +53,11 @@ final class Baseline {
             for (String line : text.split("[\r\n]+")) {
                 Matcher m = LINE.matcher(line.trim());
                 if (m.find()) {
-                    last = new Result(clients, Double.parseDouble(m.group(1)),
-                            m.group(2) == null ? Double.NaN : Double.parseDouble(m.group(2)), null);
+                    last = new Result(
+                            clients,
+                            Double.parseDouble(m.group(1)),
+                            m.group(2) == null ? Double.NaN : Double.parseDouble(m.group(2)),
+                            null);
                 }
             }
             if (last == null) {

@@ -20,11 +20,13 @@ public final class BenchConfig {
     List<String> drivers = Drivers.DEFAULT;
     /** {@code --tenure-clients 1,2,4}: in scenario A, each {@code tenure} becomes one row per count (tenure-c1, ...). */
     List<Integer> tenureClients = List.of();
+
     String scenario = "all";
     Duration ttl = Duration.ofSeconds(30);
     int handoffThreads = 16;
     /** The multi-process hand-off: this many child JVMs share the handoff threads (0 = single process only). */
     int handoffProcesses = 4;
+
     Duration hold = Duration.ofMillis(2);
     Duration wait = Duration.ofSeconds(5);
     Duration poll = Duration.ofMillis(5);
@@ -42,8 +44,8 @@ public final class BenchConfig {
     /** {@code --profile DIR}: async-profiler CPU samples of every measured window, saved and summed by component. */
     String profileDir;
     /** Every key of this run starts with this, so runs never collide. */
-    String runId = "tb:" + LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMddHHmmss"))
-            + "-" + Integer.toHexString(ThreadLocalRandom.current().nextInt(0x1000, 0x10000));
+    String runId = "tb:" + LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMddHHmmss")) + "-"
+            + Integer.toHexString(ThreadLocalRandom.current().nextInt(0x1000, 0x10000));
 
     public String host() {
         return host;
@@ -153,12 +155,25 @@ public final class BenchConfig {
                 case "--pairs-seconds" -> pairsSeconds = Double.parseDouble(v);
                 case "--handoff-seconds" -> handoffSeconds = Double.parseDouble(v);
                 case "--warmup" -> c.warmup = secs(Double.parseDouble(v));
-                case "--threads" -> c.threads = Arrays.stream(v.split(",")).map(String::trim)
-                        .filter(s -> !s.isEmpty()).map(Integer::parseInt).toList();
-                case "--drivers" -> c.drivers = v.equals("all") ? List.copyOf(Drivers.known())
-                        : Arrays.stream(v.split(",")).map(String::trim).filter(s -> !s.isEmpty()).toList();
-                case "--tenure-clients" -> c.tenureClients = Arrays.stream(v.split(",")).map(String::trim)
-                        .filter(x -> !x.isEmpty()).map(Integer::parseInt).toList();
+                case "--threads" ->
+                    c.threads = Arrays.stream(v.split(","))
+                            .map(String::trim)
+                            .filter(s -> !s.isEmpty())
+                            .map(Integer::parseInt)
+                            .toList();
+                case "--drivers" ->
+                    c.drivers = v.equals("all")
+                            ? List.copyOf(Drivers.known())
+                            : Arrays.stream(v.split(","))
+                                    .map(String::trim)
+                                    .filter(s -> !s.isEmpty())
+                                    .toList();
+                case "--tenure-clients" ->
+                    c.tenureClients = Arrays.stream(v.split(","))
+                            .map(String::trim)
+                            .filter(x -> !x.isEmpty())
+                            .map(Integer::parseInt)
+                            .toList();
                 case "--scenario" -> c.scenario = v;
                 case "--handoff-threads" -> c.handoffThreads = Integer.parseInt(v);
                 case "--handoff-processes" -> c.handoffProcesses = Integer.parseInt(v);
@@ -174,8 +189,11 @@ public final class BenchConfig {
                 case "--many-leases" -> c.manyLeases = Integer.parseInt(v);
                 case "--many-seconds" -> c.manyDuration = secs(Double.parseDouble(v));
                 case "--many-ttl-ms" -> c.manyTtl = Duration.ofMillis(Long.parseLong(v));
-                case "--many-stores" -> c.manyStores = Arrays.stream(v.split(",")).map(String::trim)
-                        .filter(x -> !x.isEmpty()).toList();
+                case "--many-stores" ->
+                    c.manyStores = Arrays.stream(v.split(","))
+                            .map(String::trim)
+                            .filter(x -> !x.isEmpty())
+                            .toList();
                 case "--pg-host" -> c.pgHost = v;
                 case "--pg-port" -> c.pgPort = Integer.parseInt(v);
                 case "--pg-user" -> c.pgUser = v;
@@ -203,7 +221,8 @@ public final class BenchConfig {
             throw new IllegalArgumentException("--scenario must be pairs, handoff, all or many");
         }
         if (c.tenureClients.stream().anyMatch(n -> n < 1 || n > 16)) {
-            throw new IllegalArgumentException("--tenure-clients takes counts from 1 to 16 (got " + c.tenureClients + ")");
+            throw new IllegalArgumentException(
+                    "--tenure-clients takes counts from 1 to 16 (got " + c.tenureClients + ")");
         }
         List<String> unknown = new ArrayList<>(c.drivers);
         unknown.removeIf(Drivers::isKnown);

@@ -20,14 +20,26 @@ import org.HdrHistogram.Histogram;
 final class ContendedHandoff {
 
     /** {@code heldNanos}: the measured sections' time inside (lock() returned to unlock called), summed. */
-    record Result(String driver, int threads, long sections, double seconds, Histogram gap, long timeouts,
-                  long errors, String firstError, long minPerThread, long maxPerThread, long regrabs,
-                  long violations, Window.Measured measured, Leftovers leftovers, long heldNanos) {
+    record Result(
+            String driver,
+            int threads,
+            long sections,
+            double seconds,
+            Histogram gap,
+            long timeouts,
+            long errors,
+            String firstError,
+            long minPerThread,
+            long maxPerThread,
+            long regrabs,
+            long violations,
+            Window.Measured measured,
+            Leftovers leftovers,
+            long heldNanos) {
 
         Map<String, Long> commands() {
             return measured.commands();
         }
-
 
         double sectionsPerSecond() {
             return sections / seconds;
@@ -44,8 +56,12 @@ final class ContendedHandoff {
 
     /** "(mean, p50, p99 in µs)" of a histogram of hand-off gaps recorded in nanoseconds. */
     static String gapSummary(Histogram h) {
-        return String.format(Locale.ROOT, "(mean %.0f us, p50 %.0f us, p99 %.0f us)", h.getMean() / 1e3,
-                h.getValueAtPercentile(50) / 1e3, h.getValueAtPercentile(99) / 1e3);
+        return String.format(
+                Locale.ROOT,
+                "(mean %.0f us, p50 %.0f us, p99 %.0f us)",
+                h.getMean() / 1e3,
+                h.getValueAtPercentile(50) / 1e3,
+                h.getValueAtPercentile(99) / 1e3);
     }
 
     /** The share of a window of {@code window} that the gaps of {@code h} took, in percent. */
@@ -61,8 +77,7 @@ final class ContendedHandoff {
         String firstError;
     }
 
-    private ContendedHandoff() {
-    }
+    private ContendedHandoff() {}
 
     static Result run(LockDriver driver, ValkeyAdmin admin, Profiler profiler, BenchConfig cfg) throws Exception {
         int threads = cfg.handoffThreads;
@@ -87,87 +102,91 @@ final class ContendedHandoff {
             Worker w = new Worker();
             workers.add(w);
             int me = t;
-            Thread th = new Thread(() -> {
-                try {
-                    // One untimed acquisition first (threads queue up for it): per-thread set-up stays out of the
-                    // timed phases.
-                    try {
-                        LockDriver.Handle h = driver.lock(key, cfg.wait, cfg.ttl);
-                        if (h != null) {
-                            driver.unlock(h);
-                        }
-                    } catch (Exception | Error e) {
-                        w.firstError = "priming: " + e;
-                    }
-                    phases.ready();
-                    long warmEnd = phases.warmEnd();
-                    long end = phases.end();
-                    while (System.nanoTime() < end) {
-                        LockDriver.Handle h;
-                        waiting.incrementAndGet();
-                        long askedAt = System.nanoTime();
+            Thread th = new Thread(
+                    () -> {
                         try {
-                            h = driver.lock(key, cfg.wait, cfg.ttl);
-                        } catch (Exception | Error e) {
-                            if (askedAt >= warmEnd) {
-                                w.errors++;
+                            // One untimed acquisition first (threads queue up for it): per-thread set-up stays out of
+                            // the
+                            // timed phases.
+                            try {
+                                LockDriver.Handle h = driver.lock(key, cfg.wait, cfg.ttl);
+                                if (h != null) {
+                                    driver.unlock(h);
+                                }
+                            } catch (Exception | Error e) {
+                                w.firstError = "priming: " + e;
                             }
-                            if (w.firstError == null) {
-                                w.firstError = e.toString();
-                            }
-                            Poll.sleepNanos(1_000_000L);
-                            continue;
-                        } finally {
-                            waiting.decrementAndGet();
-                        }
-                        long acquiredAt = System.nanoTime();
-                        if (h == null) {
-                            if (askedAt >= warmEnd) {
-                                w.timeouts++;
-                            }
-                            continue;
-                        }
-                        if (inside.incrementAndGet() != 1) {
-                            violations.incrementAndGet();
-                        }
-                        boolean measured = acquiredAt >= warmEnd && acquiredAt < end;
-                        if (measured) {
-                            w.sections++;
-                            long prev = lastRelease.get();
-                            if (prev != Long.MIN_VALUE && acquiredAt > prev) {
-                                synchronized (gap) {
-                                    gap.recordValue(Math.min(acquiredAt - prev, gap.getHighestTrackableValue()));
+                            phases.ready();
+                            long warmEnd = phases.warmEnd();
+                            long end = phases.end();
+                            while (System.nanoTime() < end) {
+                                LockDriver.Handle h;
+                                waiting.incrementAndGet();
+                                long askedAt = System.nanoTime();
+                                try {
+                                    h = driver.lock(key, cfg.wait, cfg.ttl);
+                                } catch (Exception | Error e) {
+                                    if (askedAt >= warmEnd) {
+                                        w.errors++;
+                                    }
+                                    if (w.firstError == null) {
+                                        w.firstError = e.toString();
+                                    }
+                                    Poll.sleepNanos(1_000_000L);
+                                    continue;
+                                } finally {
+                                    waiting.decrementAndGet();
+                                }
+                                long acquiredAt = System.nanoTime();
+                                if (h == null) {
+                                    if (askedAt >= warmEnd) {
+                                        w.timeouts++;
+                                    }
+                                    continue;
+                                }
+                                if (inside.incrementAndGet() != 1) {
+                                    violations.incrementAndGet();
+                                }
+                                boolean measured = acquiredAt >= warmEnd && acquiredAt < end;
+                                if (measured) {
+                                    w.sections++;
+                                    long prev = lastRelease.get();
+                                    if (prev != Long.MIN_VALUE && acquiredAt > prev) {
+                                        synchronized (gap) {
+                                            gap.recordValue(
+                                                    Math.min(acquiredAt - prev, gap.getHighestTrackableValue()));
+                                        }
+                                    }
+                                    if (lastHolder.get() == me && waitersAtRelease.get() > 0) {
+                                        regrabs.incrementAndGet();
+                                    }
+                                }
+                                Poll.sleepNanos(holdNanos);
+                                inside.decrementAndGet();
+                                lastHolder.set(me);
+                                waitersAtRelease.set(waiting.get());
+                                long releaseAt = System.nanoTime();
+                                lastRelease.set(releaseAt);
+                                if (measured) {
+                                    w.heldNanos += releaseAt - acquiredAt;
+                                }
+                                try {
+                                    driver.unlock(h);
+                                } catch (Exception | Error e) {
+                                    if (measured) {
+                                        w.errors++;
+                                    }
+                                    if (w.firstError == null) {
+                                        w.firstError = "unlock: " + e;
+                                    }
                                 }
                             }
-                            if (lastHolder.get() == me && waitersAtRelease.get() > 0) {
-                                regrabs.incrementAndGet();
-                            }
+                        } finally {
+                            phases.finished();
+                            done.countDown();
                         }
-                        Poll.sleepNanos(holdNanos);
-                        inside.decrementAndGet();
-                        lastHolder.set(me);
-                        waitersAtRelease.set(waiting.get());
-                        long releaseAt = System.nanoTime();
-                        lastRelease.set(releaseAt);
-                        if (measured) {
-                            w.heldNanos += releaseAt - acquiredAt;
-                        }
-                        try {
-                            driver.unlock(h);
-                        } catch (Exception | Error e) {
-                            if (measured) {
-                                w.errors++;
-                            }
-                            if (w.firstError == null) {
-                                w.firstError = "unlock: " + e;
-                            }
-                        }
-                    }
-                } finally {
-                    phases.finished();
-                    done.countDown();
-                }
-            }, "handoff-" + driver.name() + "-" + t);
+                    },
+                    "handoff-" + driver.name() + "-" + t);
             th.setDaemon(true);
             th.start();
         }
@@ -182,7 +201,8 @@ final class ContendedHandoff {
             phases.windowClosed();
         }
         if (!done.await(cfg.wait.toMillis() * 2 + 30_000, TimeUnit.MILLISECONDS)) {
-            System.out.println("# WARNING: " + done.getCount() + " " + driver.name() + " threads still running after the run");
+            System.out.println(
+                    "# WARNING: " + done.getCount() + " " + driver.name() + " threads still running after the run");
         }
         Leftovers leftovers = Leftovers.check(driver, admin, cfg, List.of(key), key);
 
@@ -204,7 +224,21 @@ final class ContendedHandoff {
                 firstError = w.firstError;
             }
         }
-        return new Result(driver.name(), threads, sections, cfg.handoffDuration.toNanos() / 1e9, gap, timeouts, errors,
-                firstError, min, max, regrabs.get(), violations.get(), measured, leftovers, heldNanos);
+        return new Result(
+                driver.name(),
+                threads,
+                sections,
+                cfg.handoffDuration.toNanos() / 1e9,
+                gap,
+                timeouts,
+                errors,
+                firstError,
+                min,
+                max,
+                regrabs.get(),
+                violations.get(),
+                measured,
+                leftovers,
+                heldNanos);
     }
 }

@@ -1,7 +1,6 @@
 package dev.tenure.bench;
 
 import dev.tenure.bench.coordinated.Proc;
-
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -75,11 +74,17 @@ final class CpuWindow {
 
         /** Client CPU seconds without the JIT compiler threads. */
         double clientSeconds() {
-            return threads.entrySet().stream().filter(e -> !jit(e.getKey())).mapToDouble(Map.Entry::getValue).sum();
+            return threads.entrySet().stream()
+                    .filter(e -> !jit(e.getKey()))
+                    .mapToDouble(Map.Entry::getValue)
+                    .sum();
         }
 
         double jitSeconds() {
-            return threads.entrySet().stream().filter(e -> jit(e.getKey())).mapToDouble(Map.Entry::getValue).sum();
+            return threads.entrySet().stream()
+                    .filter(e -> jit(e.getKey()))
+                    .mapToDouble(Map.Entry::getValue)
+                    .sum();
         }
 
         /** Client CPU (without JIT) per unit, in µs. */
@@ -98,8 +103,10 @@ final class CpuWindow {
             }
             double total = clientSeconds() + jitSeconds();
             Map<String, Double> sorted = new LinkedHashMap<>();
-            threads.entrySet().stream().sorted((a, b) -> Double.compare(b.getValue(), a.getValue()))
-                    .filter(e -> e.getValue() >= total / 100).forEach(e -> sorted.put(e.getKey(), e.getValue()));
+            threads.entrySet().stream()
+                    .sorted((a, b) -> Double.compare(b.getValue(), a.getValue()))
+                    .filter(e -> e.getValue() >= total / 100)
+                    .forEach(e -> sorted.put(e.getKey(), e.getValue()));
             StringBuilder sb = new StringBuilder();
             sorted.forEach((k, v) -> sb.append(sb.length() == 0 ? "" : ", ")
                     .append(String.format(Locale.ROOT, "%s %s", k, Format.num(v * 1e6 / units))));

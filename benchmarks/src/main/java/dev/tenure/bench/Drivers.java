@@ -11,8 +11,7 @@ public final class Drivers {
     /** Drivers run when {@code --drivers} is not given. Tenure first, then the peers. */
     public static final List<String> DEFAULT = List.of("tenure", "glide", "redisson", "spring", "shedlock");
 
-    private Drivers() {
-    }
+    private Drivers() {}
 
     /** Creates a fresh driver (and its clients); the caller closes it. */
     @FunctionalInterface
@@ -28,9 +27,16 @@ public final class Drivers {
         m.put("glide", GlideTextbookDriver::new);
         m.put("glide-array", cfg -> new GlideTextbookDriver(cfg, "glide-array", true));
         m.put("redisson", RedissonDriver::new);
-        m.put("spring", cfg -> new SpringIntegrationDriver(cfg, "spring", SpringIntegrationDriver.Mode.SPIN_PER_THREAD));
-        m.put("spring-pubsub", cfg -> new SpringIntegrationDriver(cfg, "spring-pubsub", SpringIntegrationDriver.Mode.PUBSUB_PER_THREAD));
-        m.put("spring-shared", cfg -> new SpringIntegrationDriver(cfg, "spring-shared", SpringIntegrationDriver.Mode.SPIN_SHARED));
+        m.put(
+                "spring",
+                cfg -> new SpringIntegrationDriver(cfg, "spring", SpringIntegrationDriver.Mode.SPIN_PER_THREAD));
+        m.put(
+                "spring-pubsub",
+                cfg -> new SpringIntegrationDriver(
+                        cfg, "spring-pubsub", SpringIntegrationDriver.Mode.PUBSUB_PER_THREAD));
+        m.put(
+                "spring-shared",
+                cfg -> new SpringIntegrationDriver(cfg, "spring-shared", SpringIntegrationDriver.Mode.SPIN_SHARED));
         m.put("shedlock", cfg -> new ShedLockDriver(cfg, "shedlock", false));
         m.put("shedlock-safe", cfg -> new ShedLockDriver(cfg, "shedlock-safe", true));
         // Tenure: its lease API over its Valkey store (batched script calls, local FIFO hand-off)

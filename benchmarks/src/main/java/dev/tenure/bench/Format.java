@@ -10,8 +10,7 @@ import java.util.Properties;
 /** Number formatting and plain-text tables. */
 public final class Format {
 
-    private Format() {
-    }
+    private Format() {}
 
     static String ms(Duration d) {
         double ms = d.toNanos() / 1e6;

@@ -7,8 +7,7 @@ final class GlideSupport {
 
     private static boolean initialised;
 
-    private GlideSupport() {
-    }
+    private GlideSupport() {}
 
     /** The Rust core logs WARN lines to stdout by default; keep the tables clean. Must run before the first client. */
     static synchronized void quietLogs() {

@@ -46,10 +46,14 @@ public final class GlideTextbookDriver implements LockDriver {
         this.arrayReply = arrayReply;
         GlideSupport.quietLogs();
         this.client = GlideClient.createClient(GlideClientConfiguration.builder()
-                .address(NodeAddress.builder().host(cfg.host()).port(cfg.port()).build())
-                .requestTimeout((int) cfg.requestTimeout().toMillis())
-                .clientName("bench-glide-textbook")
-                .build()).get();
+                        .address(NodeAddress.builder()
+                                .host(cfg.host())
+                                .port(cfg.port())
+                                .build())
+                        .requestTimeout((int) cfg.requestTimeout().toMillis())
+                        .clientName("bench-glide-textbook")
+                        .build())
+                .get();
         this.prefix = cfg.keyPrefix(name()) + ":";
         this.poll = cfg.poll();
     }
@@ -84,8 +88,13 @@ public final class GlideTextbookDriver implements LockDriver {
 
     @Override
     public void unlock(Handle h) throws Exception {
-        Object r = client.invokeScript(arrayReply ? COMPARE_AND_DELETE_ARRAY : COMPARE_AND_DELETE,
-                ScriptOptions.builder().key(prefix + h.key()).arg((String) h.state()).build()).get();
+        Object r = client.invokeScript(
+                        arrayReply ? COMPARE_AND_DELETE_ARRAY : COMPARE_AND_DELETE,
+                        ScriptOptions.builder()
+                                .key(prefix + h.key())
+                                .arg((String) h.state())
+                                .build())
+                .get();
         if (r instanceof Object[] a && a.length == 3) {
             r = a[0];
         }

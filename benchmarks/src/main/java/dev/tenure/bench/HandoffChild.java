@@ -20,8 +20,7 @@ import java.util.concurrent.CountDownLatch;
  */
 public final class HandoffChild {
 
-    private HandoffChild() {
-    }
+    private HandoffChild() {}
 
     public static void main(String[] args) throws Exception {
         List<String> rest = new ArrayList<>();
@@ -52,21 +51,23 @@ public final class HandoffChild {
                 List<long[]> mine = new ArrayList<>();
                 log.add(mine);
                 int me = t;
-                Thread th = new Thread(() -> {
-                    try {
-                        LockDriver.Handle h = driver.lock("handoff", cfg.wait, cfg.ttl);
-                        if (h != null) {
-                            driver.unlock(h);
-                        }
-                        ready.countDown();
-                        go.await();
-                        loop(driver, cfg, window[0], window[1], me, mine, sections, timeouts, errors);
-                    } catch (Exception e) {
-                        errors[me]++;
-                    } finally {
-                        done.countDown();
-                    }
-                }, name + "-" + t);
+                Thread th = new Thread(
+                        () -> {
+                            try {
+                                LockDriver.Handle h = driver.lock("handoff", cfg.wait, cfg.ttl);
+                                if (h != null) {
+                                    driver.unlock(h);
+                                }
+                                ready.countDown();
+                                go.await();
+                                loop(driver, cfg, window[0], window[1], me, mine, sections, timeouts, errors);
+                            } catch (Exception e) {
+                                errors[me]++;
+                            } finally {
+                                done.countDown();
+                            }
+                        },
+                        name + "-" + t);
                 th.setDaemon(true);
                 th.start();
             }
@@ -93,8 +94,16 @@ public final class HandoffChild {
         System.exit(0);
     }
 
-    private static void loop(LockDriver driver, BenchConfig cfg, long warmEnd, long end, int me, List<long[]> mine,
-                             long[] sections, long[] timeouts, long[] errors) {
+    private static void loop(
+            LockDriver driver,
+            BenchConfig cfg,
+            long warmEnd,
+            long end,
+            int me,
+            List<long[]> mine,
+            long[] sections,
+            long[] timeouts,
+            long[] errors) {
         long hold = cfg.hold.toNanos();
         while (System.nanoTime() < end) {
             long askedAt = System.nanoTime();

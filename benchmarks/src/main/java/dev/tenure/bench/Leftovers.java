@@ -13,25 +13,28 @@ import java.util.List;
  */
 record Leftovers(long held, long keys) {
 
-    static Leftovers check(LockDriver driver, ValkeyAdmin admin, BenchConfig cfg, List<String> logicalKeys,
-                           String logicalPrefix) throws Exception {
+    static Leftovers check(
+            LockDriver driver, ValkeyAdmin admin, BenchConfig cfg, List<String> logicalKeys, String logicalPrefix)
+            throws Exception {
         Thread.sleep(200); // let fire-and-forget cleanups land
         long keys = admin.countKeys("*" + cfg.keyPrefix(driver.name()) + ":" + logicalPrefix + "*");
         long[] held = {0};
-        Thread probe = new Thread(() -> {
-            for (String k : logicalKeys) {
-                try {
-                    LockDriver.Handle h = driver.tryLock(k, cfg.ttl);
-                    if (h == null) {
-                        held[0]++;
-                    } else {
-                        driver.unlock(h);
+        Thread probe = new Thread(
+                () -> {
+                    for (String k : logicalKeys) {
+                        try {
+                            LockDriver.Handle h = driver.tryLock(k, cfg.ttl);
+                            if (h == null) {
+                                held[0]++;
+                            } else {
+                                driver.unlock(h);
+                            }
+                        } catch (Exception | Error e) {
+                            held[0]++;
+                        }
                     }
-                } catch (Exception | Error e) {
-                    held[0]++;
-                }
-            }
-        }, "leftover-probe-" + driver.name());
+                },
+                "leftover-probe-" + driver.name());
         probe.setDaemon(true);
         probe.start();
         probe.join(60_000);

@@ -15,8 +15,7 @@ import java.util.Map;
  */
 public final class LockBenchmark {
 
-    private LockBenchmark() {
-    }
+    private LockBenchmark() {}
 
     public static void main(String[] args) throws Exception {
         BenchConfig cfg;
@@ -41,13 +40,15 @@ public final class LockBenchmark {
 
     private int run(BenchConfig cfg, ValkeyAdmin admin) throws Exception {
         System.out.println("== Tenure lock benchmark ==");
-        System.out.println("server     " + cfg.host() + ":" + cfg.port() + "  valkey " + admin.serverField("valkey_version")
-                + "  (dbsize at start " + admin.dbsize() + ")");
-        System.out.println("jvm        " + System.getProperty("java.vm.name") + " " + System.getProperty("java.runtime.version")
-                + ", availableProcessors=" + Runtime.getRuntime().availableProcessors());
+        System.out.println("server     " + cfg.host() + ":" + cfg.port() + "  valkey "
+                + admin.serverField("valkey_version") + "  (dbsize at start " + admin.dbsize() + ")");
+        System.out.println(
+                "jvm        " + System.getProperty("java.vm.name") + " " + System.getProperty("java.runtime.version")
+                        + ", availableProcessors=" + Runtime.getRuntime().availableProcessors());
         System.out.println("libraries  " + Format.libVersions());
         System.out.println("run        id=" + cfg.runId + " drivers=" + cfg.drivers
-                + (cfg.tenureClients.isEmpty() ? "" : " tenure-clients=" + cfg.tenureClients) + " scenario=" + cfg.scenario
+                + (cfg.tenureClients.isEmpty() ? "" : " tenure-clients=" + cfg.tenureClients) + " scenario="
+                + cfg.scenario
                 + " warmup=" + cfg.warmup.toMillis() / 1000.0 + "s pairs=" + cfg.pairsDuration.toMillis() / 1000.0
                 + "s handoff=" + cfg.handoffDuration.toMillis() / 1000.0 + "s ttl=" + Format.ms(cfg.ttl)
                 + " timeout=" + Format.ms(cfg.requestTimeout) + " poll=" + Format.ms(cfg.poll));
@@ -79,10 +80,15 @@ public final class LockBenchmark {
                     for (int threads : cfg.threads) {
                         UncontendedPairs.Result r = UncontendedPairs.run(d, admin, profiler, cfg, threads);
                         results.add(r);
-                        progress(String.format(Locale.ROOT, "pairs %-14s threads=%-3d %s pairs/s p50=%s us p99=%s us errors=%d",
-                                name, threads, Format.num(r.pairsPerSecond()),
+                        progress(String.format(
+                                Locale.ROOT,
+                                "pairs %-14s threads=%-3d %s pairs/s p50=%s us p99=%s us errors=%d",
+                                name,
+                                threads,
+                                Format.num(r.pairsPerSecond()),
                                 Format.micros(r.latency().getValueAtPercentile(50)),
-                                Format.micros(r.latency().getValueAtPercentile(99)), r.errors() + r.notAcquired()));
+                                Format.micros(r.latency().getValueAtPercentile(99)),
+                                r.errors() + r.notAcquired()));
                     }
                 } catch (Exception | Error e) {
                     failures.put(name, e.toString());
@@ -99,10 +105,19 @@ public final class LockBenchmark {
                     descriptions.put(name, d.describe());
                     ContendedHandoff.Result r = ContendedHandoff.run(d, admin, profiler, cfg);
                     results.add(r);
-                    progress(String.format(Locale.ROOT, "handoff %-14s %s sections/s timeouts=%d errors=%d",
-                            name, Format.num(r.sectionsPerSecond()), r.timeouts(), r.errors()));
-                    System.out.printf(Locale.ROOT, "%s gaps: %d %s: %.1f%% of the window between holders%n", name,
-                            r.gap().getTotalCount(), ContendedHandoff.gapSummary(r.gap()),
+                    progress(String.format(
+                            Locale.ROOT,
+                            "handoff %-14s %s sections/s timeouts=%d errors=%d",
+                            name,
+                            Format.num(r.sectionsPerSecond()),
+                            r.timeouts(),
+                            r.errors()));
+                    System.out.printf(
+                            Locale.ROOT,
+                            "%s gaps: %d %s: %.1f%% of the window between holders%n",
+                            name,
+                            r.gap().getTotalCount(),
+                            ContendedHandoff.gapSummary(r.gap()),
                             ContendedHandoff.gapShareOfWindow(r.gap(), cfg.handoffDuration));
                 } catch (Exception | Error e) {
                     failures.put(name, e.toString());
@@ -112,8 +127,13 @@ public final class LockBenchmark {
                     try {
                         ContendedHandoff.Result r = MultiProcessHandoff.run(name, admin, cfg, childArgs(cfg));
                         results.add(r);
-                        progress(String.format(Locale.ROOT, "handoff %-14s %s sections/s timeouts=%d errors=%d",
-                                r.driver(), Format.num(r.sectionsPerSecond()), r.timeouts(), r.errors()));
+                        progress(String.format(
+                                Locale.ROOT,
+                                "handoff %-14s %s sections/s timeouts=%d errors=%d",
+                                r.driver(),
+                                Format.num(r.sectionsPerSecond()),
+                                r.timeouts(),
+                                r.errors()));
                     } catch (Exception | Error e) {
                         failures.put(name + " (processes)", e.toString());
                         progress("handoff " + name + " over processes FAILED: " + e);
@@ -127,7 +147,9 @@ public final class LockBenchmark {
         System.out.println();
         long latches = admin.countKeys("redisson_unlock_latch:*");
         System.out.println("dbsize at end: " + admin.dbsize()
-                + (latches > 0 ? " (" + latches + " of them redisson_unlock_latch:* keys, which expire by themselves)" : ""));
+                + (latches > 0
+                        ? " (" + latches + " of them redisson_unlock_latch:* keys, which expire by themselves)"
+                        : ""));
         return 0;
     }
 
@@ -136,13 +158,30 @@ public final class LockBenchmark {
         System.out.flush();
     }
 
-    private static void printPairs(BenchConfig cfg, List<UncontendedPairs.Result> results, List<Baseline.Result> baseline,
-                                   Map<String, String> failures) {
+    private static void printPairs(
+            BenchConfig cfg,
+            List<UncontendedPairs.Result> results,
+            List<Baseline.Result> baseline,
+            Map<String, String> failures) {
         System.out.println();
         System.out.println("== Scenario A: UncontendedPairs (each thread: tryLock+unlock on its own key; "
-                + cfg.pairsDuration.toMillis() / 1000.0 + " s after " + cfg.warmup.toMillis() / 1000.0 + " s warm-up) ==");
-        Format.Table t = new Format.Table("driver", "threads", "pairs/s", "p50 us", "p99 us", "p99.9 us", "errors",
-                "not-acq", "cmds/pair", "scripts/pair", "client us/pair", "server us/pair", "vs vb SET", "held after",
+                + cfg.pairsDuration.toMillis() / 1000.0 + " s after " + cfg.warmup.toMillis() / 1000.0
+                + " s warm-up) ==");
+        Format.Table t = new Format.Table(
+                "driver",
+                "threads",
+                "pairs/s",
+                "p50 us",
+                "p99 us",
+                "p99.9 us",
+                "errors",
+                "not-acq",
+                "cmds/pair",
+                "scripts/pair",
+                "client us/pair",
+                "server us/pair",
+                "vs vb SET",
+                "held after",
                 "keys after");
         String last = null;
         for (UncontendedPairs.Result r : results) {
@@ -151,37 +190,66 @@ public final class LockBenchmark {
             }
             last = r.driver();
             long total = ValkeyAdmin.total(r.commands());
-            Baseline.Result vb = baseline.stream().filter(b -> b.clients() == r.threads()).findFirst().orElse(null);
-            String ratio = vb == null || Double.isNaN(vb.requestsPerSecond()) ? "-"
+            Baseline.Result vb = baseline.stream()
+                    .filter(b -> b.clients() == r.threads())
+                    .findFirst()
+                    .orElse(null);
+            String ratio = vb == null || Double.isNaN(vb.requestsPerSecond())
+                    ? "-"
                     : String.format(Locale.ROOT, "%.0f%%", 100.0 * r.pairsPerSecond() / vb.requestsPerSecond());
-            t.row(r.driver(), r.threads(), Format.num(r.pairsPerSecond()),
+            t.row(
+                    r.driver(),
+                    r.threads(),
+                    Format.num(r.pairsPerSecond()),
                     r.pairs() == 0 ? "-" : Format.micros(r.latency().getValueAtPercentile(50)),
                     r.pairs() == 0 ? "-" : Format.micros(r.latency().getValueAtPercentile(99)),
                     r.pairs() == 0 ? "-" : Format.micros(r.latency().getValueAtPercentile(99.9)),
-                    r.errors(), r.notAcquired(),
+                    r.errors(),
+                    r.notAcquired(),
                     r.pairs() == 0 ? "-" : Format.num((double) total / r.pairs()),
                     r.pairs() == 0 ? "-" : Format.num((double) ValkeyAdmin.scripts(r.commands()) / r.pairs()),
                     Format.num(r.measured().cpu().clientMicrosPer(r.pairs())),
                     Format.num(r.measured().cpu().serverMicrosPer(r.pairs())),
-                    ratio, r.leftovers().held(), r.leftovers().keys());
+                    ratio,
+                    r.leftovers().held(),
+                    r.leftovers().keys());
         }
         if (!baseline.isEmpty()) {
             t.separator();
             for (Baseline.Result b : baseline) {
-                t.row("valkey-benchmark SET", b.clients(), Format.num(b.requestsPerSecond()) + " SET/s",
-                        Double.isNaN(b.p50Millis()) ? "-" : Format.num(b.p50Millis() * 1000), "", "",
-                        b.error() == null ? "" : "ERR", "", "1", "0", "", "", "100%", "", "");
+                t.row(
+                        "valkey-benchmark SET",
+                        b.clients(),
+                        Format.num(b.requestsPerSecond()) + " SET/s",
+                        Double.isNaN(b.p50Millis()) ? "-" : Format.num(b.p50Millis() * 1000),
+                        "",
+                        "",
+                        b.error() == null ? "" : "ERR",
+                        "",
+                        "1",
+                        "0",
+                        "",
+                        "",
+                        "100%",
+                        "",
+                        "");
             }
         }
         System.out.print(t.render());
-        System.out.println("  pairs/s: successful acquire+release pairs per second, all threads; latency = one pair, client side.");
+        System.out.println(
+                "  pairs/s: successful acquire+release pairs per second, all threads; latency = one pair, client side.");
         System.out.println("  not-acq: tryLock on the thread's own free key returned 'not acquired' (should be 0).");
-        System.out.println("  cmds/pair: server-side commands per pair from INFO commandstats (INCLUDES commands run inside Lua scripts);");
-        System.out.println("  scripts/pair: EVAL/EVALSHA calls per pair. vs vb SET: pairs/s divided by valkey-benchmark SET/s at -c = threads");
+        System.out.println(
+                "  cmds/pair: server-side commands per pair from INFO commandstats (INCLUDES commands run inside Lua scripts);");
+        System.out.println(
+                "  scripts/pair: EVAL/EVALSHA calls per pair. vs vb SET: pairs/s divided by valkey-benchmark SET/s at -c = threads");
         System.out.println("  (a lock needing 2 round trips per pair tops out near 50%).");
-        System.out.println("  held after: the run's keys still locked after all threads finished (probed with tryLock; = locks not released, must be 0).");
-        System.out.println("  keys after: keys left in Valkey under the run's prefix (lock keys + library bookkeeping such as Redisson unlock latches).");
-        System.out.println("  client us/pair: CPU of this JVM's threads in the window (/proc/self/task) without the JIT compiler threads,");
+        System.out.println(
+                "  held after: the run's keys still locked after all threads finished (probed with tryLock; = locks not released, must be 0).");
+        System.out.println(
+                "  keys after: keys left in Valkey under the run's prefix (lock keys + library bookkeeping such as Redisson unlock latches).");
+        System.out.println(
+                "  client us/pair: CPU of this JVM's threads in the window (/proc/self/task) without the JIT compiler threads,");
         System.out.println("  per pair; server us/pair: valkey-server's CPU (INFO cpu) per pair.");
         for (UncontendedPairs.Result r : results) {
             if (r.pairs() > 0) {
@@ -204,38 +272,73 @@ public final class LockBenchmark {
         System.out.println();
     }
 
-    private static void printHandoff(BenchConfig cfg, List<ContendedHandoff.Result> results, Map<String, String> failures) {
+    private static void printHandoff(
+            BenchConfig cfg, List<ContendedHandoff.Result> results, Map<String, String> failures) {
         System.out.println();
         System.out.println("== Scenario B: ContendedHandoff (" + cfg.handoffThreads + " threads, one key, hold "
-                + Format.ms(cfg.hold) + ", lock() wait " + Format.ms(cfg.wait) + "; " + cfg.handoffDuration.toMillis() / 1000.0
+                + Format.ms(cfg.hold) + ", lock() wait " + Format.ms(cfg.wait) + "; "
+                + cfg.handoffDuration.toMillis() / 1000.0
                 + " s after " + cfg.warmup.toMillis() / 1000.0 + " s warm-up) ==");
-        Format.Table t = new Format.Table("driver", "threads", "sections/s", "held us", "of held ideal", "timeouts",
-                "errors", "gap p50 us", "gap p99 us", "min/thread", "max/thread", "re-grabs", "overlaps", "cmds/section", "scripts/section",
-                "client us/section", "server us/section", "held after", "keys after");
+        Format.Table t = new Format.Table(
+                "driver",
+                "threads",
+                "sections/s",
+                "held us",
+                "of held ideal",
+                "timeouts",
+                "errors",
+                "gap p50 us",
+                "gap p99 us",
+                "min/thread",
+                "max/thread",
+                "re-grabs",
+                "overlaps",
+                "cmds/section",
+                "scripts/section",
+                "client us/section",
+                "server us/section",
+                "held after",
+                "keys after");
         for (ContendedHandoff.Result r : results) {
             long total = ValkeyAdmin.total(r.commands());
-            t.row(r.driver(), r.threads(), Format.num(r.sectionsPerSecond()), Format.num(r.meanHeldMicros()),
-                    r.sections() == 0 ? "-" : String.format("%.1f%%", 100 * r.sectionsPerSecond() * r.meanHeldMicros() / 1e6),
-                    r.timeouts(), r.errors(),
+            t.row(
+                    r.driver(),
+                    r.threads(),
+                    Format.num(r.sectionsPerSecond()),
+                    Format.num(r.meanHeldMicros()),
+                    r.sections() == 0
+                            ? "-"
+                            : String.format("%.1f%%", 100 * r.sectionsPerSecond() * r.meanHeldMicros() / 1e6),
+                    r.timeouts(),
+                    r.errors(),
                     r.gap().getTotalCount() == 0 ? "-" : Format.micros(r.gap().getValueAtPercentile(50)),
                     r.gap().getTotalCount() == 0 ? "-" : Format.micros(r.gap().getValueAtPercentile(99)),
-                    r.minPerThread(), r.maxPerThread(), r.regrabs(), r.violations(),
+                    r.minPerThread(),
+                    r.maxPerThread(),
+                    r.regrabs(),
+                    r.violations(),
                     r.sections() == 0 ? "-" : Format.num((double) total / r.sections()),
                     r.sections() == 0 ? "-" : Format.num((double) ValkeyAdmin.scripts(r.commands()) / r.sections()),
                     Format.num(r.measured().cpu().clientMicrosPer(r.sections())),
                     Format.num(r.measured().cpu().serverMicrosPer(r.sections())),
-                    r.leftovers().held(), r.leftovers().keys());
+                    r.leftovers().held(),
+                    r.leftovers().keys());
         }
         double ideal = 1e9 / Math.max(1, cfg.hold.toNanos());
         System.out.print(t.render());
         System.out.println("  sections/s: critical sections entered per second (ceiling with zero hand-off cost: "
                 + Format.num(ideal) + "/s). timeouts: lock() returned null after the wait.");
-        System.out.println("  held us: mean time inside a section, lock() returned to unlock() called: the hold plus the"
-                + " harness's timer overshoot, alike for every driver. of held ideal: sections/s against 1 / held.");
-        System.out.println("  gap: from holder N calling unlock to holder N+1's lock() returning. min/max/thread: sections per thread (fairness).");
-        System.out.println("  re-grabs: the releasing thread got the lock again right away although others were waiting.");
-        System.out.println("  overlaps: two holders inside the critical section at once (must be 0). held after / keys after: as in scenario A.");
-        System.out.println("  cmds/section: all server-side commands (INFO commandstats delta, INCLUDES commands inside Lua) / sections.");
+        System.out.println(
+                "  held us: mean time inside a section, lock() returned to unlock() called: the hold plus the"
+                        + " harness's timer overshoot, alike for every driver. of held ideal: sections/s against 1 / held.");
+        System.out.println(
+                "  gap: from holder N calling unlock to holder N+1's lock() returning. min/max/thread: sections per thread (fairness).");
+        System.out.println(
+                "  re-grabs: the releasing thread got the lock again right away although others were waiting.");
+        System.out.println(
+                "  overlaps: two holders inside the critical section at once (must be 0). held after / keys after: as in scenario A.");
+        System.out.println(
+                "  cmds/section: all server-side commands (INFO commandstats delta, INCLUDES commands inside Lua) / sections.");
         for (ContendedHandoff.Result r : results) {
             long total = ValkeyAdmin.total(r.commands());
             System.out.println("  commandstats delta, " + r.driver() + ": " + ValkeyAdmin.describe(r.commands())
@@ -254,10 +357,22 @@ public final class LockBenchmark {
 
     /** The options a hand-off child process needs to run like this process (its driver and threads are added). */
     private static String[] childArgs(BenchConfig cfg) {
-        return new String[] {"--host", cfg.host(), "--port", Integer.toString(cfg.port()),
-                "--hold-ms", Double.toString(cfg.hold.toNanos() / 1e6), "--wait-ms", Long.toString(cfg.wait.toMillis()),
-                "--ttl-ms", Long.toString(cfg.ttl.toMillis()), "--timeout-ms", Long.toString(cfg.requestTimeout.toMillis()),
-                "--poll-ms", Double.toString(cfg.poll.toNanos() / 1e6)};
+        return new String[] {
+            "--host",
+            cfg.host(),
+            "--port",
+            Integer.toString(cfg.port()),
+            "--hold-ms",
+            Double.toString(cfg.hold.toNanos() / 1e6),
+            "--wait-ms",
+            Long.toString(cfg.wait.toMillis()),
+            "--ttl-ms",
+            Long.toString(cfg.ttl.toMillis()),
+            "--timeout-ms",
+            Long.toString(cfg.requestTimeout.toMillis()),
+            "--poll-ms",
+            Double.toString(cfg.poll.toNanos() / 1e6)
+        };
     }
 
     /** Client CPU by thread group per unit, the JIT's share, and the profile's components when sampled. */
@@ -265,8 +380,9 @@ public final class LockBenchmark {
         if (units == 0) {
             return;
         }
-        System.out.println("  client CPU us per unit by thread, " + row + ": " + m.cpu().perUnit(units)
-                + "  (JIT " + Format.num(m.cpu().jitSeconds() * 1e6 / units) + " not counted)");
+        System.out.println(
+                "  client CPU us per unit by thread, " + row + ": " + m.cpu().perUnit(units) + "  (JIT "
+                        + Format.num(m.cpu().jitSeconds() * 1e6 / units) + " not counted)");
         Map<String, Double> profile = m.profile(units);
         if (!profile.isEmpty()) {
             System.out.println("  profile, " + row + ": " + Profiler.describe(profile));
@@ -277,7 +393,9 @@ public final class LockBenchmark {
         StringBuilder sb = new StringBuilder();
         commands.entrySet().stream()
                 .sorted((a, b) -> Long.compare(b.getValue(), a.getValue()))
-                .forEach(e -> sb.append(sb.length() == 0 ? "" : " ").append(e.getKey()).append('=')
+                .forEach(e -> sb.append(sb.length() == 0 ? "" : " ")
+                        .append(e.getKey())
+                        .append('=')
                         .append(Format.num((double) e.getValue() / units)));
         return sb + "  (total " + Format.num((double) ValkeyAdmin.total(commands) / units) + ")";
     }

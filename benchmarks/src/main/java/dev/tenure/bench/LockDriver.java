@@ -38,6 +38,5 @@ public interface LockDriver extends AutoCloseable {
     void close() throws Exception;
 
     /** An acquired lock: the logical key plus whatever the driver needs to release it (token, lock object, ...). */
-    record Handle(String key, Object state) {
-    }
+    record Handle(String key, Object state) {}
 }

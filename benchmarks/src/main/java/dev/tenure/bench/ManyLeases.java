@@ -5,8 +5,6 @@ import dev.tenure.LeaseOptions;
 import dev.tenure.LeaseState;
 import dev.tenure.Leases;
 import dev.tenure.spi.LeaseStore;
-import org.HdrHistogram.Histogram;
-
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadInfo;
 import java.lang.management.ThreadMXBean;
@@ -18,6 +16,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.function.Supplier;
+import org.HdrHistogram.Histogram;
 
 /**
  * Scenario C: one JVM holds {@code --many-leases} (10,000) leases for {@code --many-seconds} (60) and its watchdog
@@ -33,24 +32,35 @@ final class ManyLeases {
      *
      * @param calls store-side calls in the window (script calls, or database commits), -1 if not known
      */
-    record Result(String store, int leases, double seconds, Duration ttl, long renewals, long refused, long failed,
-                  int lost, Histogram latency, double watchdogCpuSeconds, CpuWindow.Usage cpu, long calls,
-                  Map<String, Long> commands, String firstError) {
+    record Result(
+            String store,
+            int leases,
+            double seconds,
+            Duration ttl,
+            long renewals,
+            long refused,
+            long failed,
+            int lost,
+            Histogram latency,
+            double watchdogCpuSeconds,
+            CpuWindow.Usage cpu,
+            long calls,
+            Map<String, Long> commands,
+            String firstError) {
 
         double periods() {
             return seconds * 1e9 / LeaseOptions.ofTtl(ttl).renewEvery().toNanos();
         }
     }
 
-    private ManyLeases() {
-    }
+    private ManyLeases() {}
 
     /**
      * @param calls a counter of the store's server-side calls (read before and after the window), or null
      * @param commands the server's command counts (Valkey), or null
      */
-    static Result run(String name, LeaseStore raw, BenchConfig cfg, Supplier<Long> calls,
-                      ValkeyAdmin commands) throws Exception {
+    static Result run(String name, LeaseStore raw, BenchConfig cfg, Supplier<Long> calls, ValkeyAdmin commands)
+            throws Exception {
         TimedRenewals store = new TimedRenewals(raw);
         LeaseOptions options = LeaseOptions.ofTtl(cfg.manyTtl);
         List<Lease> held = new ArrayList<>(cfg.manyLeases);
@@ -97,9 +107,22 @@ final class ManyLeases {
             Map<String, Long> cmd = commands == null ? Map.of() : ValkeyAdmin.delta(cmd0, commands.commandCalls());
             long c = calls == null ? -1 : calls.get() - c0;
             Histogram latency = store.interval();
-            int lost = (int) held.stream().filter(l -> l.state() == LeaseState.LOST).count();
-            Result r = new Result(name, held.size(), seconds, cfg.manyTtl, store.renewals.sum() - r0,
-                    store.refused.sum() - x0, store.failed.sum() - e0, lost, latency, (wd1 - wd0) / 1e9, usage, c, cmd,
+            int lost = (int)
+                    held.stream().filter(l -> l.state() == LeaseState.LOST).count();
+            Result r = new Result(
+                    name,
+                    held.size(),
+                    seconds,
+                    cfg.manyTtl,
+                    store.renewals.sum() - r0,
+                    store.refused.sum() - x0,
+                    store.failed.sum() - e0,
+                    lost,
+                    latency,
+                    (wd1 - wd0) / 1e9,
+                    usage,
+                    c,
+                    cmd,
                     firstError);
             for (Lease l : held) {
                 l.release();

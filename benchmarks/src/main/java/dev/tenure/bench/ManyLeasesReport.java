@@ -9,7 +9,6 @@ import dev.tenure.db.JdbcBackend;
 import dev.tenure.db.TenureSchema;
 import dev.tenure.spi.LeaseStore;
 import dev.tenure.valkey.ValkeyLeaseStore;
-
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.ResultSet;
@@ -24,17 +23,23 @@ import java.util.Locale;
  */
 final class ManyLeasesReport {
 
-    private ManyLeasesReport() {
-    }
+    private ManyLeasesReport() {}
 
     static void run(BenchConfig cfg, ValkeyAdmin admin) throws Exception {
         List<ManyLeases.Result> results = new ArrayList<>();
         List<String> loads = new ArrayList<>();
         for (String store : cfg.manyStores) {
             switch (store) {
-                case "valkey" -> results.add(ManyLeases.run("valkey", ValkeyLeaseStore.create(
-                        ValkeyConfig.standalone(cfg.host() + ":" + cfg.port()).requestTimeout(cfg.requestTimeout())
-                                .clientName("bench-many").build()), cfg, () -> scriptCalls(admin), admin));
+                case "valkey" ->
+                    results.add(ManyLeases.run(
+                            "valkey",
+                            ValkeyLeaseStore.create(ValkeyConfig.standalone(cfg.host() + ":" + cfg.port())
+                                    .requestTimeout(cfg.requestTimeout())
+                                    .clientName("bench-many")
+                                    .build()),
+                            cfg,
+                            () -> scriptCalls(admin),
+                            admin));
                 case "db" -> results.add(database(cfg));
                 default -> throw new IllegalArgumentException("unknown store " + store + " (valkey, db)");
             }
@@ -58,8 +63,9 @@ final class ManyLeasesReport {
             exec(admin, "CREATE DATABASE " + db);
             try (HikariDataSource ds = Pools.create(base + db, cfg.pgUser, 8, false, "bench-many")) {
                 TenureSchema.migrate(ds);
-                LeaseStore store = new JdbcBackend().open(ds, TenureSchema.DEFAULT_SCHEMA, false, null,
-                        DatabaseConfig.defaults()).leaseStore();
+                LeaseStore store = new JdbcBackend()
+                        .open(ds, TenureSchema.DEFAULT_SCHEMA, false, null, DatabaseConfig.defaults())
+                        .leaseStore();
                 return ManyLeases.run("db", store, cfg, () -> commits(admin, db), null);
             } finally {
                 exec(admin, "DROP DATABASE IF EXISTS " + db + " WITH (FORCE)");
@@ -71,7 +77,8 @@ final class ManyLeasesReport {
     private static long commits(Connection admin, String db) {
         try (Statement s = admin.createStatement()) {
             s.execute("SELECT pg_stat_clear_snapshot()");
-            try (ResultSet rs = s.executeQuery("SELECT xact_commit FROM pg_stat_database WHERE datname = '" + db + "'")) {
+            try (ResultSet rs =
+                    s.executeQuery("SELECT xact_commit FROM pg_stat_database WHERE datname = '" + db + "'")) {
                 return rs.next() ? rs.getLong(1) : 0;
             }
         } catch (Exception e) {
@@ -88,29 +95,59 @@ final class ManyLeasesReport {
     private static void print(BenchConfig cfg, List<ManyLeases.Result> results, List<String> loads) {
         System.out.println();
         System.out.println("== Scenario C: ManyLeases (" + cfg.manyLeases + " leases held by one JVM, TTL "
-                + Format.ms(cfg.manyTtl) + ", renewed by the watchdog; " + cfg.manyDuration.toSeconds() + " s window) ==");
-        Format.Table t = new Format.Table("store", "leases", "periods", "renewals", "refused", "failed", "lost",
-                "renewals/period", "store calls/period", "renew p50 ms", "renew p99 ms", "renew max ms",
-                "watchdog CPU ms/s", "JVM CPU ms/s", "% of one core");
+                + Format.ms(cfg.manyTtl) + ", renewed by the watchdog; " + cfg.manyDuration.toSeconds()
+                + " s window) ==");
+        Format.Table t = new Format.Table(
+                "store",
+                "leases",
+                "periods",
+                "renewals",
+                "refused",
+                "failed",
+                "lost",
+                "renewals/period",
+                "store calls/period",
+                "renew p50 ms",
+                "renew p99 ms",
+                "renew max ms",
+                "watchdog CPU ms/s",
+                "JVM CPU ms/s",
+                "% of one core");
         for (ManyLeases.Result r : results) {
             double periods = r.periods();
             double jvm = r.cpu().clientSeconds() * 1000 / r.seconds();
-            t.row(r.store(), r.leases(), Format.num(periods), r.renewals(), r.refused(), r.failed(), r.lost(),
-                    Format.num(r.renewals() / periods), r.calls() < 0 ? "-" : Format.num(r.calls() / periods),
-                    ms(r.latency().getValueAtPercentile(50), r), ms(r.latency().getValueAtPercentile(99), r),
+            t.row(
+                    r.store(),
+                    r.leases(),
+                    Format.num(periods),
+                    r.renewals(),
+                    r.refused(),
+                    r.failed(),
+                    r.lost(),
+                    Format.num(r.renewals() / periods),
+                    r.calls() < 0 ? "-" : Format.num(r.calls() / periods),
+                    ms(r.latency().getValueAtPercentile(50), r),
+                    ms(r.latency().getValueAtPercentile(99), r),
                     ms(r.latency().getMaxValue(), r),
-                    Format.num(r.watchdogCpuSeconds() * 1000 / r.seconds()), Format.num(jvm),
+                    Format.num(r.watchdogCpuSeconds() * 1000 / r.seconds()),
+                    Format.num(jvm),
                     Format.num(jvm / 10) + "%");
         }
         System.out.print(t.render());
-        System.out.println("  periods: window / renewal period (TTL/3). store calls/period: Valkey script calls (EVALSHA, INFO commandstats),");
-        System.out.println("  or database commits (pg_stat_database.xact_commit) in the window, per period. renew ms: from the watchdog's");
-        System.out.println("  call to the store's answer. watchdog CPU: the tenure-watchdog thread (ThreadMXBean). JVM CPU: every thread");
-        System.out.println("  of this JVM without the JIT compiler (/proc/self/task), i.e. watchdog + client + store threads.");
+        System.out.println(
+                "  periods: window / renewal period (TTL/3). store calls/period: Valkey script calls (EVALSHA, INFO commandstats),");
+        System.out.println(
+                "  or database commits (pg_stat_database.xact_commit) in the window, per period. renew ms: from the watchdog's");
+        System.out.println(
+                "  call to the store's answer. watchdog CPU: the tenure-watchdog thread (ThreadMXBean). JVM CPU: every thread");
+        System.out.println(
+                "  of this JVM without the JIT compiler (/proc/self/task), i.e. watchdog + client + store threads.");
         for (ManyLeases.Result r : results) {
-            System.out.println("  client CPU ms/s by thread, " + r.store() + ": " + r.cpu().perUnit(Math.round(r.seconds() * 1000)));
+            System.out.println("  client CPU ms/s by thread, " + r.store() + ": "
+                    + r.cpu().perUnit(Math.round(r.seconds() * 1000)));
             if (!r.commands().isEmpty()) {
-                System.out.println("  commands in the window, " + r.store() + ": " + ValkeyAdmin.describe(r.commands()));
+                System.out.println(
+                        "  commands in the window, " + r.store() + ": " + ValkeyAdmin.describe(r.commands()));
             }
             if (r.firstError() != null) {
                 System.out.println("  first error, " + r.store() + ": " + r.firstError());

@@ -1,7 +1,5 @@
 package dev.tenure.bench;
 
-import org.HdrHistogram.Histogram;
-
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.io.PrintWriter;
@@ -12,7 +10,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.TreeMap;
+import org.HdrHistogram.Histogram;
 
 /**
  * Scenario B across processes: {@code --handoff-processes} child JVMs ({@link HandoffChild}), each with its own client
@@ -23,8 +21,7 @@ import java.util.TreeMap;
  */
 final class MultiProcessHandoff {
 
-    private MultiProcessHandoff() {
-    }
+    private MultiProcessHandoff() {}
 
     static ContendedHandoff.Result run(String driver, ValkeyAdmin admin, BenchConfig cfg, String[] baseArgs)
             throws Exception {
@@ -36,18 +33,30 @@ final class MultiProcessHandoff {
         List<Long> pids = new ArrayList<>();
         try {
             for (int p = 0; p < processes; p++) {
-                List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                        "-Xmx256m"));
-                for (String experiment : List.of("tenure.localHandOffs", "tenure.maxTurnMillis", "tenure.inflight")) { // the driver's -D knobs
+                List<String> cmd = new ArrayList<>(List.of(
+                        Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx256m"));
+                for (String experiment : List.of(
+                        "tenure.localHandOffs", "tenure.maxTurnMillis", "tenure.inflight")) { // the driver's -D knobs
                     if (System.getProperty(experiment) != null) {
                         cmd.add("-D" + experiment + "=" + System.getProperty(experiment));
                     }
                 }
                 cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), HandoffChild.class.getName()));
                 cmd.addAll(List.of(baseArgs));
-                cmd.addAll(List.of("--drivers", driver, "--handoff-threads", Integer.toString(perProcess),
-                        "--run-id", cfg.runId, "--child-name", "p" + p, "--out", dir.resolve("p" + p).toString()));
-                Process proc = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+                cmd.addAll(List.of(
+                        "--drivers",
+                        driver,
+                        "--handoff-threads",
+                        Integer.toString(perProcess),
+                        "--run-id",
+                        cfg.runId,
+                        "--child-name",
+                        "p" + p,
+                        "--out",
+                        dir.resolve("p" + p).toString()));
+                Process proc = new ProcessBuilder(cmd)
+                        .redirectError(ProcessBuilder.Redirect.INHERIT)
+                        .start();
                 children.add(proc);
                 pids.add(proc.pid());
                 outs.add(new BufferedReader(new InputStreamReader(proc.getInputStream(), StandardCharsets.UTF_8)));
@@ -72,8 +81,13 @@ final class MultiProcessHandoff {
             for (Process proc : children) {
                 send(proc, "EXIT");
             }
-            return collect(driver + " " + processes + "x" + perProcess, cfg, dir, processes,
-                    new Window.Measured(commands, usage, ""), admin);
+            return collect(
+                    driver + " " + processes + "x" + perProcess,
+                    cfg,
+                    dir,
+                    processes,
+                    new Window.Measured(commands, usage, ""),
+                    admin);
         } finally {
             for (Process proc : children) {
                 if (!proc.waitFor(10, java.util.concurrent.TimeUnit.SECONDS)) {
@@ -83,8 +97,9 @@ final class MultiProcessHandoff {
         }
     }
 
-    private static ContendedHandoff.Result collect(String name, BenchConfig cfg, Path dir, int processes,
-                                                   Window.Measured measured, ValkeyAdmin admin) throws Exception {
+    private static ContendedHandoff.Result collect(
+            String name, BenchConfig cfg, Path dir, int processes, Window.Measured measured, ValkeyAdmin admin)
+            throws Exception {
         List<long[]> sections = new ArrayList<>(); // acquiredAt, releaseAt, thread id
         List<Long> perThread = new ArrayList<>();
         long timeouts = 0;
@@ -97,7 +112,8 @@ final class MultiProcessHandoff {
                     timeouts += Long.parseLong(f[3]);
                     errors += Long.parseLong(f[4]);
                 } else {
-                    sections.add(new long[] {Long.parseLong(f[2]), Long.parseLong(f[3]), p * 1000L + Long.parseLong(f[1])});
+                    sections.add(
+                            new long[] {Long.parseLong(f[2]), Long.parseLong(f[3]), p * 1000L + Long.parseLong(f[1])});
                 }
             }
         }
@@ -123,16 +139,35 @@ final class MultiProcessHandoff {
                 regrabs++;
             }
         }
-        System.out.printf(Locale.ROOT, "%s gaps: %d in one process %s, %d across processes %s: %.1f%% of the window"
-                        + " between holders%n", name, localGap.getTotalCount(), ContendedHandoff.gapSummary(localGap),
-                crossGap.getTotalCount(), ContendedHandoff.gapSummary(crossGap),
+        System.out.printf(
+                Locale.ROOT,
+                "%s gaps: %d in one process %s, %d across processes %s: %.1f%% of the window" + " between holders%n",
+                name,
+                localGap.getTotalCount(),
+                ContendedHandoff.gapSummary(localGap),
+                crossGap.getTotalCount(),
+                ContendedHandoff.gapSummary(crossGap),
                 ContendedHandoff.gapShareOfWindow(gap, cfg.handoffDuration));
         long total = perThread.stream().mapToLong(Long::longValue).sum();
         long min = perThread.stream().mapToLong(Long::longValue).min().orElse(0);
         long max = perThread.stream().mapToLong(Long::longValue).max().orElse(0);
         long keys = admin.countKeys("*" + cfg.keyPrefix(cfg.drivers.isEmpty() ? "" : name.split(" ")[0]) + ":handoff*");
-        return new ContendedHandoff.Result(name, perThread.size(), total, cfg.handoffDuration.toNanos() / 1e9, gap,
-                timeouts, errors, null, min, max, regrabs, overlaps, measured, new Leftovers(-1, keys), heldNanos);
+        return new ContendedHandoff.Result(
+                name,
+                perThread.size(),
+                total,
+                cfg.handoffDuration.toNanos() / 1e9,
+                gap,
+                timeouts,
+                errors,
+                null,
+                min,
+                max,
+                regrabs,
+                overlaps,
+                measured,
+                new Leftovers(-1, keys),
+                heldNanos);
     }
 
     private static void expect(BufferedReader r, String word) throws Exception {

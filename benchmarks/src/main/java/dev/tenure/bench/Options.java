@@ -6,8 +6,7 @@ import java.util.Map;
 /** The {@code --key value} (or {@code --key=value}) options of a benchmark's command line. */
 public final class Options {
 
-    private Options() {
-    }
+    private Options() {}
 
     /**
      * The options in their order, keyed with their dashes ({@code --db}); a key given twice keeps its last value.

@@ -40,7 +40,8 @@ final class Phases {
     /** Called by the coordinator: waits (bounded) for all workers, then starts warm-up now and measurement after it. */
     void start(Duration warmup, Duration measure, String what) throws InterruptedException {
         if (!ready.await(60, TimeUnit.SECONDS)) {
-            System.out.println("# WARNING: " + ready.getCount() + " " + what + " threads not ready after 60 s; starting anyway");
+            System.out.println(
+                    "# WARNING: " + ready.getCount() + " " + what + " threads not ready after 60 s; starting anyway");
         }
         long now = System.nanoTime();
         warmEnd = now + warmup.toNanos();

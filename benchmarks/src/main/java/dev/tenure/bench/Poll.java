@@ -6,8 +6,7 @@ import java.util.concurrent.locks.LockSupport;
 /** Fixed-interval polling used by drivers whose library has no waiting acquire (ShedLock, textbook GLIDE). */
 public final class Poll {
 
-    private Poll() {
-    }
+    private Poll() {}
 
     @FunctionalInterface
     public interface Attempt {

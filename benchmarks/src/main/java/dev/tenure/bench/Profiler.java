@@ -1,8 +1,5 @@
 package dev.tenure.bench;
 
-import one.profiler.AsyncProfiler;
-import one.profiler.Counter;
-
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -10,6 +7,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import one.profiler.AsyncProfiler;
+import one.profiler.Counter;
 
 /**
  * {@code --profile DIR}: async-profiler CPU samples (every thread, Java and native frames, so GLIDE's Rust threads
@@ -69,8 +68,10 @@ final class Profiler {
         for (String line : collapsed.split("\n")) {
             int sp = line.lastIndexOf(' ');
             if (sp > 0) {
-                samples.merge(Component.of(List.of(line.substring(0, sp).split(";"))).label,
-                        Long.parseLong(line.substring(sp + 1).trim()), Long::sum);
+                samples.merge(
+                        Component.of(List.of(line.substring(0, sp).split(";"))).label,
+                        Long.parseLong(line.substring(sp + 1).trim()),
+                        Long::sum);
             }
         }
         Map<String, Double> perUnit = new LinkedHashMap<>();
@@ -84,7 +85,10 @@ final class Profiler {
 
     static String describe(Map<String, Double> perUnit) {
         StringBuilder sb = new StringBuilder();
-        double total = perUnit.values().stream().filter(v -> !Double.isNaN(v)).mapToDouble(Double::doubleValue).sum();
+        double total = perUnit.values().stream()
+                .filter(v -> !Double.isNaN(v))
+                .mapToDouble(Double::doubleValue)
+                .sum();
         perUnit.forEach((k, v) -> {
             if (v >= 0.5) {
                 sb.append(String.format(Locale.ROOT, "%n      %8s us  %4.1f%%  %s", Format.num(v), 100 * v / total, k));
@@ -139,8 +143,11 @@ final class Profiler {
             }
             // GLIDE's native threads are attached to the JVM as "Thread-N"; their samples without a Java component are
             // Rust work (and the kernel under it)
-            return thread.startsWith("[Thread-") || thread.startsWith("[glide") || String.join(";", stack).contains("libglide_rs")
-                    ? RUST : OTHER;
+            return thread.startsWith("[Thread-")
+                            || thread.startsWith("[glide")
+                            || String.join(";", stack).contains("libglide_rs")
+                    ? RUST
+                    : OTHER;
         }
 
         private static Component byFrame(String f) {
@@ -168,8 +175,11 @@ final class Profiler {
             if (f.startsWith("dev/tenure/")) {
                 return TENURE;
             }
-            if (f.startsWith("org/redisson/") || f.startsWith("io/lettuce/") || f.startsWith("io/netty/")
-                    || f.startsWith("org/springframework/") || f.startsWith("net/javacrumbs/")) {
+            if (f.startsWith("org/redisson/")
+                    || f.startsWith("io/lettuce/")
+                    || f.startsWith("io/netty/")
+                    || f.startsWith("org/springframework/")
+                    || f.startsWith("net/javacrumbs/")) {
                 return PEER;
             }
             return null;

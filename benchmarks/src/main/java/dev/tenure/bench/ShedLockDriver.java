@@ -29,7 +29,10 @@ public final class ShedLockDriver implements LockDriver {
         this.safeUpdate = safeUpdate;
         this.factory = new LettuceConnectionFactory(
                 new RedisStandaloneConfiguration(cfg.host(), cfg.port()),
-                LettuceClientConfiguration.builder().commandTimeout(cfg.requestTimeout()).clientName("bench-shedlock").build());
+                LettuceClientConfiguration.builder()
+                        .commandTimeout(cfg.requestTimeout())
+                        .clientName("bench-shedlock")
+                        .build());
         factory.afterPropertiesSet();
         factory.start();
         this.provider = new RedisLockProvider.Builder(factory)

@@ -43,7 +43,10 @@ public final class SpringIntegrationDriver implements LockDriver {
         this.mode = mode;
         this.factory = new LettuceConnectionFactory(
                 new RedisStandaloneConfiguration(cfg.host(), cfg.port()),
-                LettuceClientConfiguration.builder().commandTimeout(cfg.requestTimeout()).clientName("bench-spring").build());
+                LettuceClientConfiguration.builder()
+                        .commandTimeout(cfg.requestTimeout())
+                        .clientName("bench-spring")
+                        .build());
         factory.afterPropertiesSet();
         factory.start();
         this.registryKey = cfg.keyPrefix(name);
@@ -72,9 +75,12 @@ public final class SpringIntegrationDriver implements LockDriver {
     @Override
     public String describe() {
         return switch (mode) {
-            case SPIN_PER_THREAD -> "Spring Integration RedisLockRegistry, default SPIN_LOCK (retry every 100 ms), one registry per thread (= per instance), shared Lettuce connection";
-            case PUBSUB_PER_THREAD -> "Spring Integration RedisLockRegistry, PUB_SUB_LOCK, one registry per thread (= per instance), shared Lettuce connection";
-            case SPIN_SHARED -> "Spring Integration RedisLockRegistry, default SPIN_LOCK, ONE registry shared by all threads (in-JVM ReentrantLock settles contention)";
+            case SPIN_PER_THREAD ->
+                "Spring Integration RedisLockRegistry, default SPIN_LOCK (retry every 100 ms), one registry per thread (= per instance), shared Lettuce connection";
+            case PUBSUB_PER_THREAD ->
+                "Spring Integration RedisLockRegistry, PUB_SUB_LOCK, one registry per thread (= per instance), shared Lettuce connection";
+            case SPIN_SHARED ->
+                "Spring Integration RedisLockRegistry, default SPIN_LOCK, ONE registry shared by all threads (in-JVM ReentrantLock settles contention)";
         };
     }
 

@@ -6,7 +6,6 @@ import dev.tenure.Leases;
 import dev.tenure.ReleaseResult;
 import dev.tenure.ValkeyConfig;
 import dev.tenure.valkey.ValkeyLeaseStore;
-
 import java.time.Duration;
 import java.util.Optional;
 
@@ -39,8 +38,11 @@ public final class TenureDriver implements LockDriver {
         // -Dtenure.localHandOffs=N and -Dtenure.maxTurnMillis=M (through JAVA_OPTS) change Leases.Builder's
         // maxLocalHandOffs and maxTurn for experiments; unset, the builder's defaults apply
         Leases.Builder b = Leases.builder(ValkeyLeaseStore.create(ValkeyConfig.standalone(cfg.host() + ":" + cfg.port())
-                .requestTimeout(cfg.requestTimeout()).clientName("bench-" + name)
-                .maxInFlightBatches(inFlight).clients(clients).build()));
+                .requestTimeout(cfg.requestTimeout())
+                .clientName("bench-" + name)
+                .maxInFlightBatches(inFlight)
+                .clients(clients)
+                .build()));
         Integer handOffs = Integer.getInteger("tenure.localHandOffs");
         if (handOffs != null) {
             b.maxLocalHandOffs(handOffs);
@@ -61,7 +63,8 @@ public final class TenureDriver implements LockDriver {
     @Override
     public String describe() {
         return "Tenure Leases over ValkeyLeaseStore (owner-checked script ops coalesced per call, " + clients
-                + " GLIDE client(s) with " + inFlight + " call(s) in flight each, watchdog on, FIFO hand-off in-process)";
+                + " GLIDE client(s) with " + inFlight
+                + " call(s) in flight each, watchdog on, FIFO hand-off in-process)";
     }
 
     @Override

@@ -2,11 +2,10 @@ package dev.tenure.bench;
 
 import dev.tenure.spi.AcquireResult;
 import dev.tenure.spi.LeaseStore;
-import org.HdrHistogram.Recorder;
-
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.LongAdder;
+import org.HdrHistogram.Recorder;
 
 /**
  * A {@link LeaseStore} decorator that times every renewal, from the watchdog's call to the answer, and counts
@@ -54,8 +53,8 @@ final class TimedRenewals implements LeaseStore {
     }
 
     @Override
-    public CompletableFuture<AcquireResult> handOff(String key, String fromOwner, String toOwner, Duration ttl,
-                                                    boolean fencingToken) {
+    public CompletableFuture<AcquireResult> handOff(
+            String key, String fromOwner, String toOwner, Duration ttl, boolean fencingToken) {
         return store.handOff(key, fromOwner, toOwner, ttl, fencingToken);
     }
 

@@ -14,13 +14,21 @@ import org.HdrHistogram.Histogram;
  */
 final class UncontendedPairs {
 
-    record Result(String driver, int threads, long pairs, double seconds, Histogram latency, long notAcquired,
-                  long errors, String firstError, Window.Measured measured, Leftovers leftovers) {
+    record Result(
+            String driver,
+            int threads,
+            long pairs,
+            double seconds,
+            Histogram latency,
+            long notAcquired,
+            long errors,
+            String firstError,
+            Window.Measured measured,
+            Leftovers leftovers) {
 
         Map<String, Long> commands() {
             return measured.commands();
         }
-
 
         double pairsPerSecond() {
             return pairs / seconds;
@@ -35,8 +43,7 @@ final class UncontendedPairs {
         String firstError;
     }
 
-    private UncontendedPairs() {
-    }
+    private UncontendedPairs() {}
 
     static Result run(LockDriver driver, ValkeyAdmin admin, Profiler profiler, BenchConfig cfg, int threads)
             throws Exception {
@@ -50,57 +57,60 @@ final class UncontendedPairs {
             workers.add(w);
             String key = "pairs:" + threads + ":t" + t;
             keys.add(key);
-            Thread th = new Thread(() -> {
-                try {
-                    // One untimed pair first: per-thread set-up (connections, registries, class loading) stays out of
-                    // the timed phases.
-                    try {
-                        LockDriver.Handle h = driver.tryLock(key, ttl);
-                        if (h != null) {
-                            driver.unlock(h);
-                        }
-                    } catch (Exception | Error e) {
-                        w.firstError = "priming pair: " + e;
-                    }
-                    phases.ready();
-                    long warmEnd = phases.warmEnd();
-                    long end = phases.end();
-                    while (true) {
-                        long t0 = System.nanoTime();
-                        if (t0 >= end) {
-                            break;
-                        }
-                        boolean measured = t0 >= warmEnd;
+            Thread th = new Thread(
+                    () -> {
                         try {
-                            LockDriver.Handle h = driver.tryLock(key, ttl);
-                            if (h == null) {
-                                if (measured) {
-                                    w.notAcquired++;
+                            // One untimed pair first: per-thread set-up (connections, registries, class loading) stays
+                            // out of
+                            // the timed phases.
+                            try {
+                                LockDriver.Handle h = driver.tryLock(key, ttl);
+                                if (h != null) {
+                                    driver.unlock(h);
                                 }
-                                Poll.sleepNanos(1_000_000L); // own key busy: a leftover or a broken driver
-                                continue;
+                            } catch (Exception | Error e) {
+                                w.firstError = "priming pair: " + e;
                             }
-                            driver.unlock(h);
-                            long t1 = System.nanoTime();
-                            if (measured) {
-                                w.pairs++;
-                                w.latency.recordValue(Math.min(t1 - t0, w.latency.getHighestTrackableValue()));
+                            phases.ready();
+                            long warmEnd = phases.warmEnd();
+                            long end = phases.end();
+                            while (true) {
+                                long t0 = System.nanoTime();
+                                if (t0 >= end) {
+                                    break;
+                                }
+                                boolean measured = t0 >= warmEnd;
+                                try {
+                                    LockDriver.Handle h = driver.tryLock(key, ttl);
+                                    if (h == null) {
+                                        if (measured) {
+                                            w.notAcquired++;
+                                        }
+                                        Poll.sleepNanos(1_000_000L); // own key busy: a leftover or a broken driver
+                                        continue;
+                                    }
+                                    driver.unlock(h);
+                                    long t1 = System.nanoTime();
+                                    if (measured) {
+                                        w.pairs++;
+                                        w.latency.recordValue(Math.min(t1 - t0, w.latency.getHighestTrackableValue()));
+                                    }
+                                } catch (Exception | Error e) {
+                                    if (measured) {
+                                        w.errors++;
+                                    }
+                                    if (w.firstError == null) {
+                                        w.firstError = e.toString();
+                                    }
+                                    Poll.sleepNanos(1_000_000L);
+                                }
                             }
-                        } catch (Exception | Error e) {
-                            if (measured) {
-                                w.errors++;
-                            }
-                            if (w.firstError == null) {
-                                w.firstError = e.toString();
-                            }
-                            Poll.sleepNanos(1_000_000L);
+                        } finally {
+                            phases.finished();
+                            done.countDown();
                         }
-                    }
-                } finally {
-                    phases.finished();
-                    done.countDown();
-                }
-            }, "pairs-" + driver.name() + "-" + t);
+                    },
+                    "pairs-" + driver.name() + "-" + t);
             th.setDaemon(true);
             th.start();
         }
@@ -115,7 +125,8 @@ final class UncontendedPairs {
             phases.windowClosed();
         }
         if (!done.await(cfg.requestTimeout.toMillis() * 5 + 30_000, TimeUnit.MILLISECONDS)) {
-            System.out.println("# WARNING: " + done.getCount() + " " + driver.name() + " threads still running after the run");
+            System.out.println(
+                    "# WARNING: " + done.getCount() + " " + driver.name() + " threads still running after the run");
         }
         Leftovers leftovers = Leftovers.check(driver, admin, cfg, keys, "pairs:" + threads + ":");
 
@@ -133,7 +144,16 @@ final class UncontendedPairs {
                 firstError = w.firstError;
             }
         }
-        return new Result(driver.name(), threads, pairs, cfg.pairsDuration.toNanos() / 1e9, all, notAcq, errors,
-                firstError, measured, leftovers);
+        return new Result(
+                driver.name(),
+                threads,
+                pairs,
+                cfg.pairsDuration.toNanos() / 1e9,
+                all,
+                notAcq,
+                errors,
+                firstError,
+                measured,
+                leftovers);
     }
 }

@@ -19,10 +19,11 @@ public final class ValkeyAdmin implements AutoCloseable {
     public ValkeyAdmin(String host, int port) throws Exception {
         GlideSupport.quietLogs();
         client = GlideClient.createClient(GlideClientConfiguration.builder()
-                .address(NodeAddress.builder().host(host).port(port).build())
-                .requestTimeout(5000)
-                .clientName("bench-admin")
-                .build()).get();
+                        .address(NodeAddress.builder().host(host).port(port).build())
+                        .requestTimeout(5000)
+                        .clientName("bench-admin")
+                        .build())
+                .get();
     }
 
     long dbsize() throws Exception {
@@ -38,7 +39,9 @@ public final class ValkeyAdmin implements AutoCloseable {
         String cursor = "0";
         long n = 0;
         do {
-            Object[] reply = (Object[]) client.customCommand(new String[] {"SCAN", cursor, "MATCH", pattern, "COUNT", "1000"}).get();
+            Object[] reply =
+                    (Object[]) client.customCommand(new String[] {"SCAN", cursor, "MATCH", pattern, "COUNT", "1000"})
+                            .get();
             cursor = reply[0].toString();
             n += ((Object[]) reply[1]).length;
         } while (!cursor.equals("0"));
@@ -46,7 +49,8 @@ public final class ValkeyAdmin implements AutoCloseable {
     }
 
     public String serverField(String field) throws Exception {
-        String info = client.info(new InfoOptions.Section[] {InfoOptions.Section.SERVER}).get();
+        String info = client.info(new InfoOptions.Section[] {InfoOptions.Section.SERVER})
+                .get();
         for (String line : info.split("\r?\n")) {
             if (line.startsWith(field + ":")) {
                 return line.substring(field.length() + 1).trim();
@@ -57,7 +61,8 @@ public final class ValkeyAdmin implements AutoCloseable {
 
     /** valkey-server's CPU seconds so far (user + system, all its threads; INFO cpu). */
     public double serverCpuSeconds() throws Exception {
-        String info = client.info(new InfoOptions.Section[] {InfoOptions.Section.CPU}).get();
+        String info =
+                client.info(new InfoOptions.Section[] {InfoOptions.Section.CPU}).get();
         double sum = 0;
         for (String line : info.split("\r?\n")) {
             if (line.startsWith("used_cpu_sys:") || line.startsWith("used_cpu_user:")) {
@@ -69,7 +74,8 @@ public final class ValkeyAdmin implements AutoCloseable {
 
     /** Command name to cumulative calls (commands run inside Lua scripts are counted too). */
     public Map<String, Long> commandCalls() throws Exception {
-        String info = client.info(new InfoOptions.Section[] {InfoOptions.Section.COMMANDSTATS}).get();
+        String info = client.info(new InfoOptions.Section[] {InfoOptions.Section.COMMANDSTATS})
+                .get();
         Map<String, Long> calls = new TreeMap<>();
         for (String line : info.split("\r?\n")) {
             if (!line.startsWith("cmdstat_")) {
@@ -121,7 +127,10 @@ public final class ValkeyAdmin implements AutoCloseable {
         StringBuilder sb = new StringBuilder();
         delta.entrySet().stream()
                 .sorted((a, b) -> Long.compare(b.getValue(), a.getValue()))
-                .forEach(e -> sb.append(sb.length() == 0 ? "" : " ").append(e.getKey()).append('=').append(e.getValue()));
+                .forEach(e -> sb.append(sb.length() == 0 ? "" : " ")
+                        .append(e.getKey())
+                        .append('=')
+                        .append(e.getValue()));
         return sb.toString();
     }
 

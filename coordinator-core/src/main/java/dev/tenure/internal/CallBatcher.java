@@ -33,10 +33,14 @@ public final class CallBatcher<T> {
      * @param sender      sends one call for the batch; its future completes when the call has ended
      * @param onFailure   told of a batch whose call failed, to fail the items the sender did not complete
      */
-    public CallBatcher(int maxInFlight, int maxBatch, Function<List<T>, CompletableFuture<?>> sender,
-                       BiConsumer<List<T>, Throwable> onFailure) {
+    public CallBatcher(
+            int maxInFlight,
+            int maxBatch,
+            Function<List<T>, CompletableFuture<?>> sender,
+            BiConsumer<List<T>, Throwable> onFailure) {
         if (maxInFlight < 1 || maxBatch < 1) {
-            throw new IllegalArgumentException("maxInFlight and maxBatch must be >= 1 (got " + maxInFlight + ", " + maxBatch + ")");
+            throw new IllegalArgumentException(
+                    "maxInFlight and maxBatch must be >= 1 (got " + maxInFlight + ", " + maxBatch + ")");
         }
         this.maxInFlight = maxInFlight;
         this.maxBatch = maxBatch;

@@ -6,7 +6,8 @@ public record HostPort(String host, int port) {
     /** Parses {@code host:port}; an {@link IllegalArgumentException} names the value and the rule. */
     public static HostPort parse(String s) {
         if (s == null || s.isBlank()) {
-            throw new IllegalArgumentException("Valkey address must be host:port (got " + (s == null ? "null" : "\"" + s + "\"") + ")");
+            throw new IllegalArgumentException(
+                    "Valkey address must be host:port (got " + (s == null ? "null" : "\"" + s + "\"") + ")");
         }
         int colon = s.lastIndexOf(':');
         if (colon <= 0 || colon == s.length() - 1) {

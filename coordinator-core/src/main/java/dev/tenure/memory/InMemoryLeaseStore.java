@@ -3,7 +3,6 @@ package dev.tenure.memory;
 import dev.tenure.Ticker;
 import dev.tenure.spi.AcquireResult;
 import dev.tenure.spi.LeaseStore;
-
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -27,8 +26,7 @@ import java.util.function.Supplier;
  */
 public class InMemoryLeaseStore implements LeaseStore {
 
-    private record Entry(String owner, long expiresAt) {
-    }
+    private record Entry(String owner, long expiresAt) {}
 
     private final Map<String, Entry> leases = new ConcurrentHashMap<>();
     private final Map<String, Long> tokens = new ConcurrentHashMap<>();
@@ -87,18 +85,19 @@ public class InMemoryLeaseStore implements LeaseStore {
             }
             return ours;
         });
-        r.thenAccept(released -> { // a subclass may fail the call (fault injection): then nobody is notified
-            if (released) {
-                notifyReleased(key);
-            }
-        });
+        r.thenAccept(
+                released -> { // a subclass may fail the call (fault injection): then nobody is notified
+                    if (released) {
+                        notifyReleased(key);
+                    }
+                });
         return r;
     }
 
     /** One atomic step: the key is never free in between. */
     @Override
-    public CompletableFuture<AcquireResult> handOff(String key, String fromOwner, String toOwner, Duration ttl,
-                                                    boolean fencingToken) {
+    public CompletableFuture<AcquireResult> handOff(
+            String key, String fromOwner, String toOwner, Duration ttl, boolean fencingToken) {
         return call(() -> {
             Entry e = live(key);
             if (e == null || !e.owner().equals(fromOwner)) {
@@ -155,7 +154,8 @@ public class InMemoryLeaseStore implements LeaseStore {
      */
     public long takeOver(String key, String owner, Duration ttl) {
         return call(() -> grant(key, owner, ttl, true)).join() instanceof AcquireResult.Acquired a
-                ? a.fencingToken().orElseThrow() : 0;
+                ? a.fencingToken().orElseThrow()
+                : 0;
     }
 
     private AcquireResult grant(String key, String owner, Duration ttl, boolean fencingToken) {
@@ -182,6 +182,5 @@ public class InMemoryLeaseStore implements LeaseStore {
 
     /** Nothing to close; the leases stay readable. */
     @Override
-    public void close() {
-    }
+    public void close() {}
 }

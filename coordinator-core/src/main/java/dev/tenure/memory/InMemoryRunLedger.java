@@ -6,7 +6,6 @@ import dev.tenure.StaleOwnerException;
 import dev.tenure.spi.AcquireResult;
 import dev.tenure.spi.RunLedger;
 import dev.tenure.spi.ScheduleLedger;
-
 import java.sql.Connection;
 import java.time.Clock;
 import java.time.Duration;
@@ -46,8 +45,7 @@ public final class InMemoryRunLedger implements RunLedger, ScheduleLedger {
         }
     }
 
-    private record Scheduled(ScheduleRow row, Instant registeredAt, Instant sweptUntil) {
-    }
+    private record Scheduled(ScheduleRow row, Instant registeredAt, Instant sweptUntil) {}
 
     private final Map<String, Row> runs = new ConcurrentHashMap<>();
     private final Map<String, Scheduled> schedules = new ConcurrentHashMap<>();
@@ -76,14 +74,16 @@ public final class InMemoryRunLedger implements RunLedger, ScheduleLedger {
 
     /** The epoch is the job's latest and still {@code owner}'s (live or expired, as the database's epoch check). */
     private boolean current(String jobKey, long epoch, String owner) {
-        return epoch == leases.fencingToken(jobKey) && leases.epochOwner(jobKey).filter(owner::equals).isPresent();
+        return epoch == leases.fencingToken(jobKey)
+                && leases.epochOwner(jobKey).filter(owner::equals).isPresent();
     }
 
     @Override
     public Optional<FireStart.AlreadyCompleted> completedRun(String jobKey, String fireKey) {
         Row r = runs.get(id(jobKey, fireKey));
         return r != null && (r.status().equals("COMPLETED") || r.status().equals("MISSED"))
-                ? Optional.of(done(r)) : Optional.empty();
+                ? Optional.of(done(r))
+                : Optional.empty();
     }
 
     @Override
@@ -103,18 +103,21 @@ public final class InMemoryRunLedger implements RunLedger, ScheduleLedger {
     }
 
     private static FireStart.AlreadyCompleted done(Row r) {
-        return new FireStart.AlreadyCompleted(r.runId(), r.owner(), r.epoch(), r.status().equals("MISSED"));
+        return new FireStart.AlreadyCompleted(
+                r.runId(), r.owner(), r.epoch(), r.status().equals("MISSED"));
     }
 
     /** As the database ledger: the owners of older epochs lost their leases, so their RUNNING runs are ABANDONED. */
     private void abandonOlderRuns(String jobKey, long epoch) {
-        runs.replaceAll((id, r) -> r.jobKey().equals(jobKey) && r.epoch() < epoch && r.status().equals("RUNNING")
-                ? r.withStatus("ABANDONED") : r);
+        runs.replaceAll((id, r) ->
+                r.jobKey().equals(jobKey) && r.epoch() < epoch && r.status().equals("RUNNING")
+                        ? r.withStatus("ABANDONED")
+                        : r);
     }
 
     @Override
-    public synchronized Finished finish(String jobKey, long epoch, String owner, String runId, boolean succeeded,
-                                        String error) {
+    public synchronized Finished finish(
+            String jobKey, long epoch, String owner, String runId, boolean succeeded, String error) {
         Map.Entry<String, Row> e = find(runId);
         if (e != null && e.getValue().status().equals("COMPLETED")) {
             return Finished.COMPLETED_EARLIER;
@@ -182,8 +185,8 @@ public final class InMemoryRunLedger implements RunLedger, ScheduleLedger {
 
     /** {@link #finish}, and the job's lease cleared where {@code epoch} of {@code owner} is still current. */
     @Override
-    public synchronized Finished finishAndRelease(String jobKey, long epoch, String owner, String runId,
-                                                  boolean succeeded, String error) {
+    public synchronized Finished finishAndRelease(
+            String jobKey, long epoch, String owner, String runId, boolean succeeded, String error) {
         Finished f = finish(jobKey, epoch, owner, runId, succeeded, error);
         if (current(jobKey, epoch, owner)) {
             release(jobKey, owner);
@@ -193,8 +196,8 @@ public final class InMemoryRunLedger implements RunLedger, ScheduleLedger {
 
     /** {@link #complete} and the release, at once: this ledger has no transaction to wait for. */
     @Override
-    public synchronized boolean completeAndRelease(Connection connection, String jobKey, long epoch, String owner,
-                                                   String runId) {
+    public synchronized boolean completeAndRelease(
+            Connection connection, String jobKey, long epoch, String owner, String runId) {
         complete(connection, jobKey, epoch, owner, runId);
         release(jobKey, owner);
         return true;
@@ -212,17 +215,23 @@ public final class InMemoryRunLedger implements RunLedger, ScheduleLedger {
             if (e.getCause() instanceof LeaseStoreUnavailableException u) {
                 throw u;
             }
-            throw new LeaseStoreUnavailableException("the in-memory lease store failed for '" + jobKey + "': "
-                    + e.getCause(), jobKey, e.getCause());
+            throw new LeaseStoreUnavailableException(
+                    "the in-memory lease store failed for '" + jobKey + "': " + e.getCause(), jobKey, e.getCause());
         }
     }
 
     /** Current epoch and owner, and a live lease (the database fence also checks the expiry). */
     @Override
     public void fence(Connection connection, String jobKey, long epoch, String owner) {
-        if (!current(jobKey, epoch, owner) || leases.holder(jobKey).filter(owner::equals).isEmpty()) {
-            throw new StaleOwnerException(jobKey, epoch, owner, leases.fencingToken(jobKey),
-                    leases.epochOwner(jobKey).orElse(null), null);
+        if (!current(jobKey, epoch, owner)
+                || leases.holder(jobKey).filter(owner::equals).isEmpty()) {
+            throw new StaleOwnerException(
+                    jobKey,
+                    epoch,
+                    owner,
+                    leases.fencingToken(jobKey),
+                    leases.epochOwner(jobKey).orElse(null),
+                    null);
         }
     }
 
@@ -234,8 +243,11 @@ public final class InMemoryRunLedger implements RunLedger, ScheduleLedger {
             runs.put(e.getKey(), e.getValue().withStatus("COMPLETED"));
         } else if (e == null || !e.getValue().status().equals("COMPLETED")) {
             throw new IllegalStateException("run " + runId + " of job '" + jobKey + "' cannot complete under epoch "
-                    + epoch + ": its row is " + (e == null ? "missing" : e.getValue().status() + " under epoch "
-                    + e.getValue().epoch()) + " (complete only the run this context belongs to)");
+                    + epoch + ": its row is "
+                    + (e == null
+                            ? "missing"
+                            : e.getValue().status() + " under epoch "
+                                    + e.getValue().epoch()) + " (complete only the run this context belongs to)");
         }
     }
 
@@ -262,9 +274,12 @@ public final class InMemoryRunLedger implements RunLedger, ScheduleLedger {
             return new Scheduled(row, now, old == null ? now : old.sweptUntil());
         });
         Scheduled old = before[0];
-        boolean differs = old != null && !(old.row().kind().equals(row.kind())
-                && old.row().expression().equals(row.expression()));
-        return new Registered(old == null, differs ? Optional.of(old.row()) : Optional.empty(),
+        boolean differs = old != null
+                && !(old.row().kind().equals(row.kind())
+                        && old.row().expression().equals(row.expression()));
+        return new Registered(
+                old == null,
+                differs ? Optional.of(old.row()) : Optional.empty(),
                 old == null ? null : old.registeredAt());
     }
 
@@ -292,8 +307,12 @@ public final class InMemoryRunLedger implements RunLedger, ScheduleLedger {
 
     private FireState state(Row r) {
         if (r.status().equals("RUNNING")) {
-            return current(r.jobKey(), r.epoch(), r.owner()) && leases.holder(r.jobKey()).filter(r.owner()::equals)
-                    .isPresent() ? FireState.RUNNING : FireState.RUNNING_LEASE_ENDED;
+            return current(r.jobKey(), r.epoch(), r.owner())
+                            && leases.holder(r.jobKey())
+                                    .filter(r.owner()::equals)
+                                    .isPresent()
+                    ? FireState.RUNNING
+                    : FireState.RUNNING_LEASE_ENDED;
         }
         return FireState.valueOf(r.status());
     }
@@ -308,8 +327,14 @@ public final class InMemoryRunLedger implements RunLedger, ScheduleLedger {
             if (s.settled() || s == FireState.RUNNING) {
                 continue;
             }
-            runs.put(id(f.jobKey(), f.fireKey()), new Row(f.jobKey(), UUID.randomUUID().toString(), sweeper,
-                    leases.fencingToken(f.jobKey()), "MISSED"));
+            runs.put(
+                    id(f.jobKey(), f.fireKey()),
+                    new Row(
+                            f.jobKey(),
+                            UUID.randomUUID().toString(),
+                            sweeper,
+                            leases.fencingToken(f.jobKey()),
+                            "MISSED"));
             recorded.add(f);
         }
         return recorded;

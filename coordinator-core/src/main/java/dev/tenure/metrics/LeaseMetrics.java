@@ -14,22 +14,28 @@ public interface LeaseMetrics {
      * store's answer, which is a {@link dev.tenure.spi.AcquireResult}. {@code DONE}: a coordinated run's filter found
      * the marker of its fire's completion, so the run was skipped without asking the database.
      */
-    enum AcquireOutcome { ACQUIRED, HELD, TIMEOUT, ERROR, DONE }
+    enum AcquireOutcome {
+        ACQUIRED,
+        HELD,
+        TIMEOUT,
+        ERROR,
+        DONE
+    }
 
-    default void acquire(AcquireOutcome outcome, long nanos) { }
+    default void acquire(AcquireOutcome outcome, long nanos) {}
 
-    default void held(Duration holdTime, Duration ttl) { }
+    default void held(Duration holdTime, Duration ttl) {}
 
-    default void retry() { }
+    default void retry() {}
 
-    default void renewFailure() { }
+    default void renewFailure() {}
 
-    default void lost() { }
+    default void lost() {}
 
-    default void releaseFailure() { }
+    default void releaseFailure() {}
 
     /** A metrics sink that records nothing. */
     static LeaseMetrics none() {
-        return new LeaseMetrics() { };
+        return new LeaseMetrics() {};
     }
 }

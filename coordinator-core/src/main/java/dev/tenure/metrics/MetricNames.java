@@ -13,6 +13,7 @@ public final class MetricNames {
     public static final String FENCE_REJECTED = "tenure.fence.rejected";
     /** Coordinated runs that executed without a single fence check: their writes were not protected; tag {@code job}. */
     public static final String RUN_UNFENCED = "tenure.run.unfenced";
+
     public static final String TTL_HEADROOM = "tenure.lease.ttl.headroom";
     /** Scheduler fires seen by an integration, tagged {@code integration}, {@code job} and {@code outcome}. */
     public static final String JOB_FIRES = "tenure.job.fires";
@@ -35,6 +36,5 @@ public final class MetricNames {
     /** Times the coordinator's runs started to bypass an unreachable Valkey (the breaker opened), tagged {@code mode}. */
     public static final String FALLBACK_STARTED = "tenure.fallback.started";
 
-    private MetricNames() {
-    }
+    private MetricNames() {}
 }

@@ -4,7 +4,6 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
-
 import java.time.Duration;
 import java.util.EnumMap;
 import java.util.Locale;
@@ -29,12 +28,19 @@ public final class MicrometerLeaseMetrics implements LeaseMetrics {
 
     public MicrometerLeaseMetrics(MeterRegistry registry) {
         for (AcquireOutcome o : AcquireOutcome.values()) {
-            acquire.put(o, Timer.builder(MetricNames.ACQUIRE).tag("result", o.name().toLowerCase(Locale.ROOT))
-                    .description("Lease acquire attempts by result").register(registry));
+            acquire.put(
+                    o,
+                    Timer.builder(MetricNames.ACQUIRE)
+                            .tag("result", o.name().toLowerCase(Locale.ROOT))
+                            .description("Lease acquire attempts by result")
+                            .register(registry));
         }
-        hold = Timer.builder(MetricNames.HOLD).description("How long leases were held").register(registry);
+        hold = Timer.builder(MetricNames.HOLD)
+                .description("How long leases were held")
+                .register(registry);
         headroom = DistributionSummary.builder(MetricNames.TTL_HEADROOM)
-                .description("Hold time as a fraction of the TTL (1.0 = the whole TTL)").register(registry);
+                .description("Hold time as a fraction of the TTL (1.0 = the whole TTL)")
+                .register(registry);
         retries = registry.counter(MetricNames.RETRIES);
         renewFailures = registry.counter(MetricNames.RENEW_FAILURES);
         lost = registry.counter(MetricNames.LOST);

@@ -3,7 +3,6 @@ package dev.tenure.metrics;
 import dev.tenure.RunOutcome;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
-
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -31,13 +30,15 @@ public final class MicrometerRunMetrics implements RunMetrics {
 
     @Override
     public void fireMissed(String jobKey, String reason) {
-        registry.counter(MetricNames.FIRE_MISSED, "job", jobKey, "reason", reason).increment();
+        registry.counter(MetricNames.FIRE_MISSED, "job", jobKey, "reason", reason)
+                .increment();
     }
 
     @Override
     public void firesOverdue(String jobKey, int count) {
-        overdue.computeIfAbsent(jobKey, k -> registry.gauge(MetricNames.FIRE_OVERDUE, Tags.of("job", k),
-                new AtomicInteger())).set(count);
+        overdue.computeIfAbsent(
+                        jobKey, k -> registry.gauge(MetricNames.FIRE_OVERDUE, Tags.of("job", k), new AtomicInteger()))
+                .set(count);
     }
 
     @Override

@@ -10,19 +10,19 @@ import dev.tenure.RunOutcome;
 public interface RunMetrics {
 
     /** A run that this process executed ended with {@code status}, after {@code fenceChecks} passed fence checks. */
-    default void runEnded(String jobKey, RunOutcome.Status status, int fenceChecks) { }
+    default void runEnded(String jobKey, RunOutcome.Status status, int fenceChecks) {}
 
     /** A fence check (or completion) of a run of {@code jobKey} was rejected: its epoch was stale. */
-    default void fenceRejected(String jobKey) { }
+    default void fenceRejected(String jobKey) {}
 
     /** The sweeper recorded a fire of {@code jobKey} MISSED; {@code reason} is a short tag (see {@code MetricNames}). */
-    default void fireMissed(String jobKey, String reason) { }
+    default void fireMissed(String jobKey, String reason) {}
 
     /** After a sweep, {@code count} fires of {@code jobKey} are overdue: due, not completed, not running. */
-    default void firesOverdue(String jobKey, int count) { }
+    default void firesOverdue(String jobKey, int count) {}
 
     /** A metrics sink that records nothing. */
     static RunMetrics none() {
-        return new RunMetrics() { };
+        return new RunMetrics() {};
     }
 }

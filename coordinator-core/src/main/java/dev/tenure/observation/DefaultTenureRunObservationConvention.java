@@ -25,7 +25,8 @@ public class DefaultTenureRunObservationConvention implements TenureRunObservati
 
     @Override
     public KeyValues getLowCardinalityKeyValues(TenureRunObservationContext context) {
-        return KeyValues.of(LowCardinalityKeys.JOB.withValue(context.jobKey()),
+        return KeyValues.of(
+                LowCardinalityKeys.JOB.withValue(context.jobKey()),
                 LowCardinalityKeys.OUTCOME.withValue(context.outcome()),
                 LowCardinalityKeys.MODE.withValue(context.mode()),
                 LowCardinalityKeys.FALLBACK.withValue(Boolean.toString(context.fallback())),
@@ -39,7 +40,8 @@ public class DefaultTenureRunObservationConvention implements TenureRunObservati
             kv = kv.and(HighCardinalityKeys.NODE.withValue(context.node()));
         }
         if (context.owner() != null) {
-            kv = kv.and(HighCardinalityKeys.EPOCH.withValue(Long.toString(context.epoch())),
+            kv = kv.and(
+                    HighCardinalityKeys.EPOCH.withValue(Long.toString(context.epoch())),
                     HighCardinalityKeys.OWNER.withValue(context.owner()));
         }
         return kv;

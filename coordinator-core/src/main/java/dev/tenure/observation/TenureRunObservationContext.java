@@ -36,8 +36,13 @@ public class TenureRunObservationContext extends Observation.Context {
      * @param integration who runs it: {@code coordinator}, {@code scheduled}, {@code quartz}, {@code batch}
      * @param node        this node's name; null when it has none
      */
-    public TenureRunObservationContext(TenureRunObservationDocumentation phase, String jobKey, String fireKey,
-                                       String mode, String integration, String node) {
+    public TenureRunObservationContext(
+            TenureRunObservationDocumentation phase,
+            String jobKey,
+            String fireKey,
+            String mode,
+            String integration,
+            String node) {
         this.phase = phase;
         this.jobKey = jobKey;
         this.fireKey = fireKey;

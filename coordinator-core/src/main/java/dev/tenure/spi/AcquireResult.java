@@ -13,23 +13,20 @@ public sealed interface AcquireResult {
      * Granted. {@code fencingToken} is present only when the caller asked for one. {@code othersWaiting} is a
      * hint that callers elsewhere recently found the key held (stores that cannot tell say false).
      */
-    record Acquired(OptionalLong fencingToken, boolean othersWaiting) implements AcquireResult {
-    }
+    record Acquired(OptionalLong fencingToken, boolean othersWaiting) implements AcquireResult {}
 
     /**
      * Held by {@code owner} for {@code remaining} more (as the store sees it; may be zero or unknown when the
      * store keeps no expiry, then {@link Duration#ZERO}).
      */
-    record Held(String owner, Duration remaining) implements AcquireResult {
-    }
+    record Held(String owner, Duration remaining) implements AcquireResult {}
 
     /**
      * Not granted: the key holds the marker that an earlier holder left after the database recorded this fire
      * COMPLETED ({@link LeaseStore#releaseCompleted}). Only {@link LeaseStore#tryAcquireFire} answers it, and only for
      * the fire key of the marker.
      */
-    record AlreadyCompleted(Duration remaining) implements AcquireResult {
-    }
+    record AlreadyCompleted(Duration remaining) implements AcquireResult {}
 
     static AcquireResult acquired(long token) {
         return acquired(token, false);

@@ -1,7 +1,6 @@
 package dev.tenure.spi;
 
 import dev.tenure.DatabaseConfig;
-
 import javax.sql.DataSource;
 
 /**
@@ -12,8 +11,7 @@ import javax.sql.DataSource;
 public interface DatabaseBackend {
 
     /** The stores of one database; closing the lease store closes what {@link #open} created (never the data source). */
-    record Stores(LeaseStore leaseStore, RunLedger runLedger, ScheduleLedger scheduleLedger) {
-    }
+    record Stores(LeaseStore leaseStore, RunLedger runLedger, ScheduleLedger scheduleLedger) {}
 
     /**
      * Opens the stores on {@code dataSource}, in {@code schema}; migrates the schema first when {@code migrate}. The

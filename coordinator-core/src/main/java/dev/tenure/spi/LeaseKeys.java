@@ -6,8 +6,7 @@ public final class LeaseKeys {
     /** Longest accepted key, in characters. */
     public static final int MAX_LENGTH = 200;
 
-    private LeaseKeys() {
-    }
+    private LeaseKeys() {}
 
     /**
      * Returns {@code key} if it is non-empty, at most {@link #MAX_LENGTH} characters, and free of braces
@@ -17,7 +16,8 @@ public final class LeaseKeys {
      */
     public static String validate(String key) {
         if (key == null || key.isEmpty()) {
-            throw new IllegalArgumentException("lease key must not be empty (got " + (key == null ? "null" : "\"\"") + ")");
+            throw new IllegalArgumentException(
+                    "lease key must not be empty (got " + (key == null ? "null" : "\"\"") + ")");
         }
         if (key.length() > MAX_LENGTH) {
             throw new IllegalArgumentException("lease key '" + key.substring(0, 32) + "...' is " + key.length()
@@ -26,10 +26,12 @@ public final class LeaseKeys {
         for (int i = 0; i < key.length(); i++) {
             char c = key.charAt(i);
             if (c == '{' || c == '}') {
-                throw new IllegalArgumentException("lease key '" + key + "' must not contain '{' or '}' (they are used for the cluster hash tag)");
+                throw new IllegalArgumentException(
+                        "lease key '" + key + "' must not contain '{' or '}' (they are used for the cluster hash tag)");
             }
             if (Character.isWhitespace(c) || Character.isISOControl(c)) {
-                throw new IllegalArgumentException("lease key '" + key + "' must not contain whitespace or control characters (at index " + i + ")");
+                throw new IllegalArgumentException("lease key '" + key
+                        + "' must not contain whitespace or control characters (at index " + i + ")");
             }
         }
         return key;

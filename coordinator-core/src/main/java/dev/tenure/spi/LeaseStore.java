@@ -29,8 +29,8 @@ public interface LeaseStore extends AutoCloseable {
      *
      * @param queuedAs the waiting process's (engine's) id, the same for all its waiters and attempts on any key
      */
-    default CompletableFuture<AcquireResult> tryAcquire(String key, String owner, Duration ttl, boolean fencingToken,
-                                                        String queuedAs) {
+    default CompletableFuture<AcquireResult> tryAcquire(
+            String key, String owner, Duration ttl, boolean fencingToken, String queuedAs) {
         return tryAcquire(key, owner, ttl, fencingToken);
     }
 
@@ -43,9 +43,10 @@ public interface LeaseStore extends AutoCloseable {
      * @param queuedAs the waiting process's id as for {@link #tryAcquire(String, String, Duration, boolean, String)},
      *                 or null for a single attempt
      */
-    default CompletableFuture<AcquireResult> tryAcquireFire(String key, String owner, Duration ttl, boolean fencingToken,
-                                                            String fireKey, String queuedAs) {
-        return queuedAs == null ? tryAcquire(key, owner, ttl, fencingToken)
+    default CompletableFuture<AcquireResult> tryAcquireFire(
+            String key, String owner, Duration ttl, boolean fencingToken, String fireKey, String queuedAs) {
+        return queuedAs == null
+                ? tryAcquire(key, owner, ttl, fencingToken)
                 : tryAcquire(key, owner, ttl, fencingToken, queuedAs);
     }
 
@@ -102,18 +103,16 @@ public interface LeaseStore extends AutoCloseable {
      * Best effort and asynchronous: a stale entry costs the others at most one short reservation. The default does
      * nothing.
      */
-    default void leaveQueue(String key, String queuedAs) {
-    }
+    default void leaveQueue(String key, String queuedAs) {}
 
     /**
      * Passes a held lease from {@code fromOwner} straight to {@code toOwner} (a waiter in the same process), in
      * one round trip where the store can. Completes with {@link AcquireResult.Held} if {@code fromOwner} no
      * longer held it (then nothing changed). The default releases, then acquires.
      */
-    default CompletableFuture<AcquireResult> handOff(String key, String fromOwner, String toOwner, Duration ttl,
-                                                     boolean fencingToken) {
-        return release(key, fromOwner).thenCompose(
-                released -> tryAcquire(key, toOwner, ttl, fencingToken));
+    default CompletableFuture<AcquireResult> handOff(
+            String key, String fromOwner, String toOwner, Duration ttl, boolean fencingToken) {
+        return release(key, fromOwner).thenCompose(released -> tryAcquire(key, toOwner, ttl, fencingToken));
     }
 
     /**
@@ -123,8 +122,8 @@ public interface LeaseStore extends AutoCloseable {
      * engine keeps the new holder's deadline at its predecessor's until the first renewal. The default is
      * {@link #handOff} without a fencing token.
      */
-    default CompletableFuture<AcquireResult> handOffKeepingExpiry(String key, String fromOwner, String toOwner,
-                                                                  Duration ttl) {
+    default CompletableFuture<AcquireResult> handOffKeepingExpiry(
+            String key, String fromOwner, String toOwner, Duration ttl) {
         return handOff(key, fromOwner, toOwner, ttl, false);
     }
 
@@ -153,7 +152,7 @@ public interface LeaseStore extends AutoCloseable {
      * this only makes hand-off faster. Closing the returned handle ends the subscription.
      */
     default AutoCloseable subscribeReleases(String key, Runnable onRelease) {
-        return () -> { };
+        return () -> {};
     }
 
     /**
@@ -180,8 +179,8 @@ public interface LeaseStore extends AutoCloseable {
      * with true if there was a lease. The default fails: this store cannot.
      */
     default CompletableFuture<Boolean> evict(String key) {
-        return CompletableFuture.failedFuture(new UnsupportedOperationException(getClass().getSimpleName()
-                + " cannot delete a lease it does not own"));
+        return CompletableFuture.failedFuture(new UnsupportedOperationException(
+                getClass().getSimpleName() + " cannot delete a lease it does not own"));
     }
 
     /**
@@ -205,7 +204,9 @@ public interface LeaseStore extends AutoCloseable {
                 message = t.getMessage();
             }
         }
-        return message == null ? String.valueOf(failure) : message.strip().lines().findFirst().orElse(message);
+        return message == null
+                ? String.valueOf(failure)
+                : message.strip().lines().findFirst().orElse(message);
     }
 
     /** Releases the store's resources (connections, threads). Idempotent. */

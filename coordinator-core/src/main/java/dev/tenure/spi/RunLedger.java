@@ -1,7 +1,6 @@
 package dev.tenure.spi;
 
 import dev.tenure.Holder;
-
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.Optional;
@@ -20,14 +19,14 @@ public interface RunLedger {
     /** What {@link #startRun} found. */
     sealed interface FireStart {
         /** Run it now; {@code runId} identifies the run row. */
-        record Started(String runId) implements FireStart {
-        }
+        record Started(String runId) implements FireStart {}
 
         /**
          * This fire already completed, or the sweeper recorded it MISSED ({@code missed}; then {@code owner} is the
          * sweeper): do not run it again.
          */
-        record AlreadyCompleted(String runId, String owner, long epoch, boolean missed) implements FireStart, FireClaim {
+        record AlreadyCompleted(String runId, String owner, long epoch, boolean missed)
+                implements FireStart, FireClaim {
             /** A completed fire. */
             public AlreadyCompleted(String runId, String owner, long epoch) {
                 this(runId, owner, epoch, false);
@@ -35,8 +34,7 @@ public interface RunLedger {
         }
 
         /** This fire is running under a live lease of its owner. */
-        record InProgress(String runId, String owner, long epoch) implements FireStart {
-        }
+        record InProgress(String runId, String owner, long epoch) implements FireStart {}
     }
 
     /**
@@ -48,12 +46,10 @@ public interface RunLedger {
          * The job is the caller's, under {@code epoch}, and the fire's run {@code runId} has started; the database
          * lease has {@code remaining} left (as the database answered).
          */
-        record Started(long epoch, String runId, java.time.Duration remaining) implements FireClaim {
-        }
+        record Started(long epoch, String runId, java.time.Duration remaining) implements FireClaim {}
 
         /** Another owner's lease is live for {@code remaining} more (zero when unknown): nothing was claimed. */
-        record Held(String owner, long epoch, java.time.Duration remaining) implements FireClaim {
-        }
+        record Held(String owner, long epoch, java.time.Duration remaining) implements FireClaim {}
     }
 
     /** What {@link #finish} found. */
@@ -90,8 +86,7 @@ public interface RunLedger {
      * {@link #claimAndStart(String, String, String, java.time.Duration, String)} call after the start (a fault is
      * ignored: the run goes on). Default: not kept.
      */
-    default void recordTraceId(String jobKey, String runId, String traceId) {
-    }
+    default void recordTraceId(String jobKey, String runId, String traceId) {}
 
     /**
      * {@link #startRun(String, String, long, String)} for a traced run: {@code traceId} (null: none) is kept on the run's
@@ -107,7 +102,8 @@ public interface RunLedger {
     }
 
     /** {@link #claimAndStart(String, String, String, java.time.Duration)} for a traced run, as {@link #startRun(String, String, long, String, String)}. */
-    default FireClaim claimAndStart(String jobKey, String fireKey, String owner, java.time.Duration ttl, String traceId) {
+    default FireClaim claimAndStart(
+            String jobKey, String fireKey, String owner, java.time.Duration ttl, String traceId) {
         FireClaim c = claimAndStart(jobKey, fireKey, owner, ttl);
         if (traceId != null && c instanceof FireClaim.Started started) {
             keepTraceId(this, jobKey, started.runId(), traceId);
@@ -135,7 +131,8 @@ public interface RunLedger {
      * ABANDONED state.
      */
     default Finished abandon(String jobKey, long epoch, String owner, String runId, String reason) {
-        return claimsAndStarts() ? finishAndRelease(jobKey, epoch, owner, runId, false, reason)
+        return claimsAndStarts()
+                ? finishAndRelease(jobKey, epoch, owner, runId, false, reason)
                 : finish(jobKey, epoch, owner, runId, false, reason);
     }
 
@@ -179,8 +176,8 @@ public interface RunLedger {
      *
      * @throws UnsupportedOperationException unless {@link #claimsAndStarts()}
      */
-    default Finished finishAndRelease(String jobKey, long epoch, String owner, String runId, boolean succeeded,
-                                      String error) {
+    default Finished finishAndRelease(
+            String jobKey, long epoch, String owner, String runId, boolean succeeded, String error) {
         throw new UnsupportedOperationException("this run ledger does not finish and release in one step");
     }
 

@@ -1,12 +1,11 @@
 package dev.tenure.metrics;
 
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import org.junit.jupiter.api.Test;
-
-import java.time.Duration;
-
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
 
 class TtlAdvisorTest {
 
@@ -33,8 +32,16 @@ class TtlAdvisorTest {
         m.acquire(LeaseMetrics.AcquireOutcome.HELD, 1_000_000);
         m.held(Duration.ofMillis(500), Duration.ofSeconds(1));
         m.lost();
-        assertThat(registry.get(MetricNames.ACQUIRE).tag("result", "acquired").timer().count()).isEqualTo(1);
-        assertThat(registry.get(MetricNames.ACQUIRE).tag("result", "held").timer().count()).isEqualTo(1);
+        assertThat(registry.get(MetricNames.ACQUIRE)
+                        .tag("result", "acquired")
+                        .timer()
+                        .count())
+                .isEqualTo(1);
+        assertThat(registry.get(MetricNames.ACQUIRE)
+                        .tag("result", "held")
+                        .timer()
+                        .count())
+                .isEqualTo(1);
         assertThat(registry.get(MetricNames.TTL_HEADROOM).summary().mean()).isEqualTo(0.5);
         assertThat(registry.get(MetricNames.LOST).counter().count()).isEqualTo(1);
         assertThat(m.ttlAdvisor().holdP99()).contains(Duration.ofMillis(500));

@@ -1,5 +1,8 @@
 package dev.tenure.it;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
 import dev.tenure.JobCoordinator;
 import dev.tenure.Lease;
 import dev.tenure.LeaseOptions;
@@ -13,12 +16,6 @@ import dev.tenure.metrics.MetricNames;
 import dev.tenure.testkit.Timing;
 import dev.tenure.valkey.ValkeyLeaseStore;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.EnumSource;
-
-import javax.sql.DataSource;
 import java.lang.reflect.InvocationHandler;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
@@ -30,9 +27,11 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
+import javax.sql.DataSource;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * The Valkey filter filters late arrivals too (issue 23, item 2): after a run completes its fire, its Valkey lease key
@@ -50,7 +49,8 @@ class CompletedFireMarkerIT {
     @BeforeAll
     static void start() throws Exception {
         servers = new CoordinatorServers(CompletedFireMarkerIT.class);
-        ValkeyLeaseStore.installFunction(ValkeyConfig.standalone(servers.valkey.address()).build());
+        ValkeyLeaseStore.installFunction(
+                ValkeyConfig.standalone(servers.valkey.address()).build());
     }
 
     @AfterAll
@@ -59,9 +59,14 @@ class CompletedFireMarkerIT {
     }
 
     private static Tenure node(ScriptMode script, DataSource ds, SimpleMeterRegistry registry) {
-        Tenure.Builder b = Tenure.builder().dataSource(ds).migrateSchema(false).leaseDefaults(LeaseOptions.ofTtl(TTL))
-                .valkey(ValkeyConfig.standalone(servers.valkey.address()).scriptMode(script)
-                        .requestTimeout(Timing.scaled(Duration.ofSeconds(2))).build())
+        Tenure.Builder b = Tenure.builder()
+                .dataSource(ds)
+                .migrateSchema(false)
+                .leaseDefaults(LeaseOptions.ofTtl(TTL))
+                .valkey(ValkeyConfig.standalone(servers.valkey.address())
+                        .scriptMode(script)
+                        .requestTimeout(Timing.scaled(Duration.ofSeconds(2)))
+                        .build())
                 .mode(JobCoordinator.Mode.VALKEY_WITH_DATABASE_FALLBACK);
         return (registry == null ? b : b.meterRegistry(registry)).build();
     }
@@ -81,8 +86,11 @@ class CompletedFireMarkerIT {
         String job = "after-" + script.name().toLowerCase();
         CountingDataSource counted = new CountingDataSource(servers.db.dataSource());
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
-        try (Tenure a = node(script, servers.db.dataSource(), null); Tenure b = node(script, counted.dataSource(), registry)) {
-            assertThat(a.coordinator().run(job, "f1", RunPolicy.skipFire(), ctx -> null).status())
+        try (Tenure a = node(script, servers.db.dataSource(), null);
+                Tenure b = node(script, counted.dataSource(), registry)) {
+            assertThat(a.coordinator()
+                            .run(job, "f1", RunPolicy.skipFire(), ctx -> null)
+                            .status())
                     .isEqualTo(RunOutcome.Status.EXECUTED);
             assertThat(servers.valkey.command("GET", leaseKey(job))).isEqualTo("d:f1");
             assertThat((Long) servers.valkey.command("PTTL", leaseKey(job))).isBetween(1L, TTL.toMillis());
@@ -94,8 +102,12 @@ class CompletedFireMarkerIT {
             assertThat(late.status()).isEqualTo(RunOutcome.Status.SKIPPED_ALREADY_DONE);
             assertThat(late.viaFallback()).isFalse();
             assertThat(calls).as("JDBC calls of the late node's run").isEmpty();
-            assertThat(doneAnswers(registry)).as("tenure.lease.acquire{result=done}").isEqualTo(1.0);
-            assertThat(servers.valkey.command("GET", leaseKey(job))).as("the marker stays").isEqualTo("d:f1");
+            assertThat(doneAnswers(registry))
+                    .as("tenure.lease.acquire{result=done}")
+                    .isEqualTo(1.0);
+            assertThat(servers.valkey.command("GET", leaseKey(job)))
+                    .as("the marker stays")
+                    .isEqualTo("d:f1");
         }
     }
 
@@ -105,14 +117,18 @@ class CompletedFireMarkerIT {
     void afterRunInTransaction_sameFire_doneFromValkey_noConnectionToPostgres(ScriptMode script) {
         String job = "tx-" + script.name().toLowerCase();
         CountingDataSource counted = new CountingDataSource(servers.db.dataSource());
-        try (Tenure a = node(script, servers.db.dataSource(), null); Tenure b = node(script, counted.dataSource(), null)) {
-            assertThat(a.coordinator().runInTransaction(job, "f1", RunPolicy.skipFire(), servers.db.dataSource(),
-                    (ctx, c) -> null).status()).isEqualTo(RunOutcome.Status.EXECUTED);
+        try (Tenure a = node(script, servers.db.dataSource(), null);
+                Tenure b = node(script, counted.dataSource(), null)) {
+            assertThat(a.coordinator()
+                            .runInTransaction(
+                                    job, "f1", RunPolicy.skipFire(), servers.db.dataSource(), (ctx, c) -> null)
+                            .status())
+                    .isEqualTo(RunOutcome.Status.EXECUTED);
             assertThat(servers.valkey.command("GET", leaseKey(job))).isEqualTo("d:f1");
 
             counted.watch();
-            RunOutcome<Object> late = b.coordinator().runInTransaction(job, "f1", RunPolicy.skipFire(),
-                    counted.dataSource(), (ctx, c) -> "ran again");
+            RunOutcome<Object> late = b.coordinator()
+                    .runInTransaction(job, "f1", RunPolicy.skipFire(), counted.dataSource(), (ctx, c) -> "ran again");
             assertThat(counted.stop()).as("JDBC calls of the late node's run").isEmpty();
             assertThat(late.status()).isEqualTo(RunOutcome.Status.SKIPPED_ALREADY_DONE);
         }
@@ -125,30 +141,37 @@ class CompletedFireMarkerIT {
         String job = "running-" + script.name().toLowerCase();
         CountingDataSource counted = new CountingDataSource(servers.db.dataSource());
         ExecutorService pool = Executors.newSingleThreadExecutor();
-        try (Tenure a = node(script, servers.db.dataSource(), null); Tenure b = node(script, counted.dataSource(), null)) {
+        try (Tenure a = node(script, servers.db.dataSource(), null);
+                Tenure b = node(script, counted.dataSource(), null)) {
             RunClaim.Claimed claimed = (RunClaim.Claimed) a.coordinator().begin(job, "f1", RunPolicy.skipFire());
 
             counted.watch();
             RunOutcome<Object> during = b.coordinator().run(job, "f1", RunPolicy.skipFire(), ctx -> "ran twice");
-            assertThat(counted.stop()).as("JDBC calls of a run while the fire runs elsewhere").isEmpty();
+            assertThat(counted.stop())
+                    .as("JDBC calls of a run while the fire runs elsewhere")
+                    .isEmpty();
             assertThat(during.status()).isEqualTo(RunOutcome.Status.SKIPPED_HELD_ELSEWHERE);
 
             // a node that waits for the job: woken by the completion, told by Valkey that its fire is done
             Future<Object[]> waiter = pool.submit(() -> {
                 counted.watch();
-                RunOutcome<Object> o = b.coordinator().run(job, "f1", RunPolicy.waitUpTo(Timing.scaled(Duration.ofSeconds(20))),
-                        ctx -> "ran twice");
+                RunOutcome<Object> o = b.coordinator()
+                        .run(job, "f1", RunPolicy.waitUpTo(Timing.scaled(Duration.ofSeconds(20))), ctx -> "ran twice");
                 return new Object[] {o, counted.stop()};
             });
             await().atMost(Timing.scaled(Duration.ofSeconds(5)))
-                    .until(() -> Long.valueOf(1L).equals(servers.valkey.command("EXISTS", "{tenure:" + job + "}:waiting")));
+                    .until(() ->
+                            Long.valueOf(1L).equals(servers.valkey.command("EXISTS", "{tenure:" + job + "}:waiting")));
             long finishedAt = System.nanoTime();
             assertThat(claimed.run().finish(null, null).status()).isEqualTo(RunOutcome.Status.EXECUTED);
             Object[] waited = waiter.get(Timing.scaledMillis(20_000), TimeUnit.MILLISECONDS);
             long tookMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - finishedAt);
-            System.out.printf("%s: the waiting node was told the fire is done %d ms after the holder finished%n", script, tookMs);
+            System.out.printf(
+                    "%s: the waiting node was told the fire is done %d ms after the holder finished%n", script, tookMs);
             assertThat(((RunOutcome<?>) waited[0]).status()).isEqualTo(RunOutcome.Status.SKIPPED_ALREADY_DONE);
-            assertThat((List<?>) waited[1]).as("JDBC calls of the waiting node's run").isEmpty();
+            assertThat((List<?>) waited[1])
+                    .as("JDBC calls of the waiting node's run")
+                    .isEmpty();
         } finally {
             pool.shutdownNow();
         }
@@ -168,16 +191,19 @@ class CompletedFireMarkerIT {
             RunClaim.Claimed claimed = (RunClaim.Claimed) a.coordinator().begin(job, "f1", RunPolicy.skipFire());
             Future<Object[]> waiter = pool.submit(() -> {
                 counted.watch();
-                RunOutcome<Object> o = a.coordinator().run(job, "f1", RunPolicy.waitUpTo(Timing.scaled(Duration.ofSeconds(20))),
-                        ctx -> "ran twice");
+                RunOutcome<Object> o = a.coordinator()
+                        .run(job, "f1", RunPolicy.waitUpTo(Timing.scaled(Duration.ofSeconds(20))), ctx -> "ran twice");
                 return new Object[] {o, counted.stop()};
             });
             await().atMost(Timing.scaled(Duration.ofSeconds(5)))
-                    .until(() -> Long.valueOf(1L).equals(servers.valkey.command("EXISTS", "{tenure:" + job + "}:waiting")));
+                    .until(() ->
+                            Long.valueOf(1L).equals(servers.valkey.command("EXISTS", "{tenure:" + job + "}:waiting")));
             assertThat(claimed.run().finish(null, null).status()).isEqualTo(RunOutcome.Status.EXECUTED);
             Object[] waited = waiter.get(Timing.scaledMillis(20_000), TimeUnit.MILLISECONDS);
             assertThat(((RunOutcome<?>) waited[0]).status()).isEqualTo(RunOutcome.Status.SKIPPED_ALREADY_DONE);
-            assertThat((List<?>) waited[1]).as("JDBC calls of the waiting thread's run").isEmpty();
+            assertThat((List<?>) waited[1])
+                    .as("JDBC calls of the waiting thread's run")
+                    .isEmpty();
         } finally {
             pool.shutdownNow();
         }
@@ -192,8 +218,11 @@ class CompletedFireMarkerIT {
     void differentFire_acquiresThroughTheMarker_andTheDatabaseDecides(ScriptMode script) {
         String job = "next-" + script.name().toLowerCase();
         CountingDataSource counted = new CountingDataSource(servers.db.dataSource());
-        try (Tenure a = node(script, servers.db.dataSource(), null); Tenure b = node(script, counted.dataSource(), null)) {
-            assertThat(a.coordinator().run(job, "f1", RunPolicy.skipFire(), ctx -> null).status())
+        try (Tenure a = node(script, servers.db.dataSource(), null);
+                Tenure b = node(script, counted.dataSource(), null)) {
+            assertThat(a.coordinator()
+                            .run(job, "f1", RunPolicy.skipFire(), ctx -> null)
+                            .status())
                     .isEqualTo(RunOutcome.Status.EXECUTED);
 
             counted.watch();
@@ -206,10 +235,13 @@ class CompletedFireMarkerIT {
             RunOutcome<Object> older = b.coordinator().run(job, "f1", RunPolicy.skipFire(), ctx -> "f1 again");
             assertThat(counted.stop()).as("JDBC calls of the older fire's run").isNotEmpty();
             assertThat(older.status()).isEqualTo(RunOutcome.Status.SKIPPED_ALREADY_DONE);
-            assertThat(servers.valkey.command("GET", leaseKey(job))).as("left by the database's answer").isEqualTo("d:f1");
+            assertThat(servers.valkey.command("GET", leaseKey(job)))
+                    .as("left by the database's answer")
+                    .isEqualTo("d:f1");
 
             // a run that reports the earlier run asks Postgres for it (the marker knows no epoch)
-            RunOutcome<Object> reported = b.coordinator().run(job, "f1", RunPolicy.returnEarlierOutcome(), ctx -> "again");
+            RunOutcome<Object> reported =
+                    b.coordinator().run(job, "f1", RunPolicy.returnEarlierOutcome(), ctx -> "again");
             assertThat(reported.status()).isEqualTo(RunOutcome.Status.SKIPPED_ALREADY_DONE);
             assertThat(reported.epoch()).isPositive();
         }
@@ -220,13 +252,16 @@ class CompletedFireMarkerIT {
     @EnumSource(ScriptMode.class)
     void failedRun_leavesNoMarker_theFireRunsAgain(ScriptMode script) {
         String job = "failed-" + script.name().toLowerCase();
-        try (Tenure a = node(script, servers.db.dataSource(), null); Tenure b = node(script, servers.db.dataSource(), null)) {
+        try (Tenure a = node(script, servers.db.dataSource(), null);
+                Tenure b = node(script, servers.db.dataSource(), null)) {
             RunOutcome<Object> failed = a.coordinator().run(job, "f1", RunPolicy.skipFire(), ctx -> {
                 throw new IllegalStateException("boom");
             });
             assertThat(failed.status()).isEqualTo(RunOutcome.Status.FAILED);
             assertThat(servers.valkey.command("EXISTS", leaseKey(job))).isEqualTo(0L);
-            assertThat(b.coordinator().run(job, "f1", RunPolicy.skipFire(), ctx -> null).status())
+            assertThat(b.coordinator()
+                            .run(job, "f1", RunPolicy.skipFire(), ctx -> null)
+                            .status())
                     .isEqualTo(RunOutcome.Status.EXECUTED);
         }
     }
@@ -237,12 +272,15 @@ class CompletedFireMarkerIT {
     void plainLock_onAKeyWithAMarker_isGranted(ScriptMode script) {
         String job = "plain-" + script.name().toLowerCase();
         try (Tenure a = node(script, servers.db.dataSource(), null)) {
-            assertThat(a.coordinator().run(job, "f1", RunPolicy.skipFire(), ctx -> null).status())
+            assertThat(a.coordinator()
+                            .run(job, "f1", RunPolicy.skipFire(), ctx -> null)
+                            .status())
                     .isEqualTo(RunOutcome.Status.EXECUTED);
             assertThat(servers.valkey.command("GET", leaseKey(job))).isEqualTo("d:f1");
             Optional<Lease> lock = a.leases().acquire(job, Duration.ZERO, TTL);
             assertThat(lock).isPresent();
-            assertThat(servers.valkey.command("GET", leaseKey(job))).isEqualTo(lock.get().owner());
+            assertThat(servers.valkey.command("GET", leaseKey(job)))
+                    .isEqualTo(lock.get().owner());
             lock.get().release();
             assertThat(servers.valkey.command("EXISTS", leaseKey(job))).isEqualTo(0L);
         }
@@ -261,7 +299,8 @@ class CompletedFireMarkerIT {
 
         CountingDataSource(DataSource target) {
             this.target = target;
-            this.proxy = (DataSource) Proxy.newProxyInstance(getClass().getClassLoader(), new Class<?>[] {DataSource.class}, this);
+            this.proxy = (DataSource)
+                    Proxy.newProxyInstance(getClass().getClassLoader(), new Class<?>[] {DataSource.class}, this);
         }
 
         DataSource dataSource() {
@@ -291,12 +330,14 @@ class CompletedFireMarkerIT {
             if (m.getName().equals("getConnection")) {
                 record("getConnection");
                 Connection c = (Connection) r;
-                return Proxy.newProxyInstance(getClass().getClassLoader(), new Class<?>[] {Connection.class}, (cp, cm, ca) -> {
-                    if (cm.getName().startsWith("prepare") || cm.getName().equals("createStatement")) {
-                        record(cm.getName() + (ca != null && ca.length > 0 ? ": " + ca[0] : ""));
-                    }
-                    return call(c, cm, ca);
-                });
+                return Proxy.newProxyInstance(
+                        getClass().getClassLoader(), new Class<?>[] {Connection.class}, (cp, cm, ca) -> {
+                            if (cm.getName().startsWith("prepare")
+                                    || cm.getName().equals("createStatement")) {
+                                record(cm.getName() + (ca != null && ca.length > 0 ? ": " + ca[0] : ""));
+                            }
+                            return call(c, cm, ca);
+                        });
             }
             return r;
         }

@@ -6,9 +6,8 @@ import dev.tenure.RunPolicy;
 import dev.tenure.Tenure;
 import dev.tenure.db.TenureDataSources;
 import dev.tenure.testkit.Timing;
-
-import javax.sql.DataSource;
 import java.time.Duration;
+import javax.sql.DataSource;
 
 /**
  * One scheduler node of the coordinator tests:
@@ -22,8 +21,8 @@ public final class CoordinatedWorker {
     public static void main(String[] a) throws Exception {
         String password = a[4].equals("-") ? "" : a[4];
         DataSource ds = TenureDataSources.hikari(a[2], a[3], password);
-        Tenure tenure = Workers.tenure(a[0], a[1], ds, Duration.ofSeconds(2), Duration.ofMillis(300),
-                Duration.ofSeconds(2));
+        Tenure tenure =
+                Workers.tenure(a[0], a[1], ds, Duration.ofSeconds(2), Duration.ofMillis(300), Duration.ofSeconds(2));
         JobCoordinator c = tenure.coordinator();
         String job = a[5];
         int fires = Integer.parseInt(a[6]);
@@ -44,16 +43,19 @@ public final class CoordinatedWorker {
             }
             String fire = "fire-" + k;
             try {
-                // a node waits for the fire's holder generously: on a loaded machine one run can outlast the interval, and
+                // a node waits for the fire's holder generously: on a loaded machine one run can outlast the interval,
+                // and
                 // a node that gave up then would leave the fire unrun; a waiter whose holder completes it skips it
                 RunOutcome<Void> o = c.run(job, fire, RunPolicy.waitUpTo(Timing.scaled(Duration.ofSeconds(2))), ctx -> {
                     Thread.sleep(work);
                     FencedWrite.insert(ds, ctx, fire);
                     return null;
                 });
-                System.out.println("OUTCOME " + fire + " " + o.status() + " " + o.epoch() + (o.viaFallback() ? " fallback" : ""));
+                System.out.println(
+                        "OUTCOME " + fire + " " + o.status() + " " + o.epoch() + (o.viaFallback() ? " fallback" : ""));
             } catch (RuntimeException e) {
-                System.out.println("OUTCOME " + fire + " ERROR " + e.getClass().getSimpleName() + ": " + e.getMessage());
+                System.out.println(
+                        "OUTCOME " + fire + " ERROR " + e.getClass().getSimpleName() + ": " + e.getMessage());
             }
         }
         System.out.println("DONE");

@@ -5,7 +5,6 @@ import dev.tenure.testkit.PostgresDatabase;
 import dev.tenure.testkit.PostgresDatabases;
 import dev.tenure.testkit.ValkeyServer;
 import dev.tenure.testkit.ValkeyServers;
-
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -28,14 +27,17 @@ final class CoordinatorServers implements AutoCloseable {
     }
 
     void execute(String sql) throws SQLException {
-        try (Connection c = db.dataSource().getConnection(); Statement s = c.createStatement()) {
+        try (Connection c = db.dataSource().getConnection();
+                Statement s = c.createStatement()) {
             s.execute(sql);
         }
     }
 
     /** The first column of the first row of {@code sql} on the class's database (null if no row). */
     String one(String sql) throws SQLException {
-        try (Connection c = db.dataSource().getConnection(); Statement s = c.createStatement(); ResultSet r = s.executeQuery(sql)) {
+        try (Connection c = db.dataSource().getConnection();
+                Statement s = c.createStatement();
+                ResultSet r = s.executeQuery(sql)) {
             return r.next() ? r.getString(1) : null;
         }
     }
@@ -43,7 +45,9 @@ final class CoordinatorServers implements AutoCloseable {
     /** The first column of every row of {@code sql}. */
     java.util.List<String> strings(String sql) throws SQLException {
         java.util.List<String> out = new java.util.ArrayList<>();
-        try (Connection c = db.dataSource().getConnection(); Statement s = c.createStatement(); ResultSet r = s.executeQuery(sql)) {
+        try (Connection c = db.dataSource().getConnection();
+                Statement s = c.createStatement();
+                ResultSet r = s.executeQuery(sql)) {
             while (r.next()) {
                 out.add(r.getString(1));
             }

@@ -5,7 +5,6 @@ import dev.tenure.LeaseOptions;
 import dev.tenure.Tenure;
 import dev.tenure.ValkeyConfig;
 import dev.tenure.db.TenureDataSources;
-
 import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -19,10 +18,14 @@ import java.util.concurrent.TimeUnit;
 public final class ElectionWorker {
 
     public static void main(String[] a) throws Exception {
-        Tenure.Builder b = Tenure.builder().dataSource(TenureDataSources.hikari(a[1], a[2], a[3].equals("-") ? "" : a[3]))
-                .migrateSchema(false).leaseDefaults(LeaseOptions.ofTtl(Duration.ofMillis(a.length > 7 ? Long.parseLong(a[7]) : 2000)));
+        Tenure.Builder b = Tenure.builder()
+                .dataSource(TenureDataSources.hikari(a[1], a[2], a[3].equals("-") ? "" : a[3]))
+                .migrateSchema(false)
+                .leaseDefaults(LeaseOptions.ofTtl(Duration.ofMillis(a.length > 7 ? Long.parseLong(a[7]) : 2000)));
         if (!a[0].equals("-")) {
-            b.valkey(ValkeyConfig.standalone(a[0]).requestTimeout(Duration.ofMillis(300)).build());
+            b.valkey(ValkeyConfig.standalone(a[0])
+                    .requestTimeout(Duration.ofMillis(300))
+                    .build());
         }
         Tenure tenure = b.build();
         long resignAfter = Long.parseLong(a[6]);

@@ -1,21 +1,20 @@
 package dev.tenure.it;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import dev.tenure.JobCoordinator;
 import dev.tenure.testkit.JvmProcess;
 import dev.tenure.testkit.Timing;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.EnumSource;
-
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-
-import static org.assertj.core.api.Assertions.assertThat;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * Issue 10, acceptance 1: three processes run one job's fires (one every 375 ms, 32 fires); every process freezes
@@ -35,8 +34,9 @@ class ExactlyOnceIT {
     @BeforeAll
     static void start() throws Exception {
         servers = new CoordinatorServers(ExactlyOnceIT.class);
-        servers.execute("CREATE TABLE business_effects (job text NOT NULL, fire_key text NOT NULL, epoch bigint NOT NULL, node text NOT NULL, "
-                + "written_at timestamptz NOT NULL DEFAULT clock_timestamp())");
+        servers.execute(
+                "CREATE TABLE business_effects (job text NOT NULL, fire_key text NOT NULL, epoch bigint NOT NULL, node text NOT NULL, "
+                        + "written_at timestamptz NOT NULL DEFAULT clock_timestamp())");
     }
 
     @AfterAll
@@ -45,7 +45,9 @@ class ExactlyOnceIT {
     }
 
     @ParameterizedTest
-    @EnumSource(value = JobCoordinator.Mode.class, names = {"VALKEY", "DATABASE"})
+    @EnumSource(
+            value = JobCoordinator.Mode.class,
+            names = {"VALKEY", "DATABASE"})
     void threeProcessesFrozenAfterTheirBusinessCommit_everyFireTakesEffectExactlyOnce(JobCoordinator.Mode mode)
             throws Exception {
         String job = "exactly-once-" + mode.name().toLowerCase();
@@ -54,28 +56,46 @@ class ExactlyOnceIT {
         List<String> frozenOutcomes = new ArrayList<>();
         for (int i = 0; i < output.size(); i++) {
             List<String> lines = output.get(i);
-            List<String> mine = lines.stream().filter(l -> l.startsWith("FROZE ")).map(l -> l.substring(6)).toList();
+            List<String> mine = lines.stream()
+                    .filter(l -> l.startsWith("FROZE "))
+                    .map(l -> l.substring(6))
+                    .toList();
             assertThat(mine).as("node n%d froze at least once", i + 1).isNotEmpty();
             froze.addAll(mine);
             for (String fire : mine) {
-                lines.stream().filter(l -> l.startsWith("OUTCOME " + fire + " ")).forEach(frozenOutcomes::add);
+                lines.stream()
+                        .filter(l -> l.startsWith("OUTCOME " + fire + " "))
+                        .forEach(frozenOutcomes::add);
             }
-            assertThat(lines).as("every fire settled on every node").filteredOn(l -> l.startsWith("OUTCOME "))
-                    .hasSize(FIRES).allMatch(l -> l.contains(" EXECUTED ") || l.contains(" SKIPPED_ALREADY_DONE "));
+            assertThat(lines)
+                    .as("every fire settled on every node")
+                    .filteredOn(l -> l.startsWith("OUTCOME "))
+                    .hasSize(FIRES)
+                    .allMatch(l -> l.contains(" EXECUTED ") || l.contains(" SKIPPED_ALREADY_DONE "));
         }
-        List<String> duplicated = query("SELECT fire_key || ' x' || count(*) || ' epochs ' || string_agg(epoch::text, ',') "
-                + "FROM business_effects WHERE job = '" + job + "' GROUP BY fire_key HAVING count(*) > 1");
-        int rows = Integer.parseInt(query("SELECT count(*) FROM business_effects WHERE job = '" + job + "'").get(0));
-        int distinct = Integer.parseInt(query("SELECT count(DISTINCT b.fire_key) FROM business_effects b JOIN tenure.job_run r "
-                + "ON r.fire_key = b.fire_key AND r.job_key = b.job AND r.status = 'COMPLETED' WHERE b.job = '" + job + "'").get(0));
-        System.out.printf("%s: %d fires, %d business rows, %d fires with a row, %d freezes after the business commit %s, "
-                + "duplicated %s; outcomes of the frozen runs: %s%n", mode, FIRES, rows, distinct, froze.size(), froze,
-                duplicated, frozenOutcomes);
+        List<String> duplicated =
+                query("SELECT fire_key || ' x' || count(*) || ' epochs ' || string_agg(epoch::text, ',') "
+                        + "FROM business_effects WHERE job = '" + job + "' GROUP BY fire_key HAVING count(*) > 1");
+        int rows = Integer.parseInt(query("SELECT count(*) FROM business_effects WHERE job = '" + job + "'")
+                .get(0));
+        int distinct = Integer.parseInt(
+                query("SELECT count(DISTINCT b.fire_key) FROM business_effects b JOIN tenure.job_run r "
+                                + "ON r.fire_key = b.fire_key AND r.job_key = b.job AND r.status = 'COMPLETED' WHERE b.job = '"
+                                + job + "'")
+                        .get(0));
+        System.out.printf(
+                "%s: %d fires, %d business rows, %d fires with a row, %d freezes after the business commit %s, "
+                        + "duplicated %s; outcomes of the frozen runs: %s%n",
+                mode, FIRES, rows, distinct, froze.size(), froze, duplicated, frozenOutcomes);
         assertThat(froze.size()).as("freezes after a business commit").isGreaterThanOrEqualTo(3);
-        assertThat(duplicated).as("fires whose business effect happened more than once").isEmpty();
+        assertThat(duplicated)
+                .as("fires whose business effect happened more than once")
+                .isEmpty();
         assertThat(distinct).as("fires completed with their business row").isEqualTo(FIRES);
         assertThat(rows).as("one business row per fire").isEqualTo(FIRES);
-        assertThat(frozenOutcomes).as("a frozen run still reports its completed fire").hasSize(froze.size())
+        assertThat(frozenOutcomes)
+                .as("a frozen run still reports its completed fire")
+                .hasSize(froze.size())
                 .allMatch(l -> l.contains(" EXECUTED ") && l.endsWith(" true"));
     }
 
@@ -86,7 +106,9 @@ class ExactlyOnceIT {
      * meanwhile, and another process usually ran the fire): one business row per fire.
      */
     @ParameterizedTest
-    @EnumSource(value = JobCoordinator.Mode.class, names = {"VALKEY", "DATABASE"})
+    @EnumSource(
+            value = JobCoordinator.Mode.class,
+            names = {"VALKEY", "DATABASE"})
     void oneTransactionRuns_frozenBeforeTheirCompletion_everyFireTakesEffectExactlyOnce(JobCoordinator.Mode mode)
             throws Exception {
         String job = "exactly-once-tx-" + mode.name().toLowerCase();
@@ -95,36 +117,53 @@ class ExactlyOnceIT {
         List<String> frozenRuns = new ArrayList<>();
         for (int i = 0; i < output.size(); i++) {
             List<String> lines = output.get(i);
-            List<String> mine = lines.stream().filter(l -> l.startsWith("FROZE ")).map(l -> l.substring(6)).toList();
+            List<String> mine = lines.stream()
+                    .filter(l -> l.startsWith("FROZE "))
+                    .map(l -> l.substring(6))
+                    .toList();
             assertThat(mine).as("node n%d froze at least once", i + 1).isNotEmpty();
             froze.addAll(mine);
             lines.stream().filter(l -> l.startsWith("FROZEN_RUN ")).forEach(frozenRuns::add);
-            assertThat(lines).as("every fire settled on every node").filteredOn(l -> l.startsWith("OUTCOME "))
-                    .hasSize(FIRES).allMatch(l -> l.contains(" EXECUTED ") || l.contains(" SKIPPED_ALREADY_DONE "));
+            assertThat(lines)
+                    .as("every fire settled on every node")
+                    .filteredOn(l -> l.startsWith("OUTCOME "))
+                    .hasSize(FIRES)
+                    .allMatch(l -> l.contains(" EXECUTED ") || l.contains(" SKIPPED_ALREADY_DONE "));
         }
         List<String> duplicated = query("SELECT fire_key || ' x' || count(*) FROM business_effects WHERE job = '" + job
                 + "' GROUP BY fire_key HAVING count(*) > 1");
-        int rows = Integer.parseInt(query("SELECT count(*) FROM business_effects WHERE job = '" + job + "'").get(0));
+        int rows = Integer.parseInt(query("SELECT count(*) FROM business_effects WHERE job = '" + job + "'")
+                .get(0));
         int fromFrozen = Integer.parseInt(query("SELECT count(*) FROM business_effects b JOIN tenure.job_run r "
-                + "ON r.fire_key = b.fire_key AND r.job_key = b.job WHERE b.job = '" + job + "' AND b.epoch <> r.epoch").get(0));
-        System.out.printf("%s, one transaction: %d fires, %d business rows, %d freezes before the completion %s, "
-                + "duplicated %s, rows under an epoch other than the completing run's %d; frozen runs: %s%n", mode, FIRES,
-                rows, froze.size(), froze, duplicated, fromFrozen, frozenRuns);
+                        + "ON r.fire_key = b.fire_key AND r.job_key = b.job WHERE b.job = '" + job
+                        + "' AND b.epoch <> r.epoch")
+                .get(0));
+        System.out.printf(
+                "%s, one transaction: %d fires, %d business rows, %d freezes before the completion %s, "
+                        + "duplicated %s, rows under an epoch other than the completing run's %d; frozen runs: %s%n",
+                mode, FIRES, rows, froze.size(), froze, duplicated, fromFrozen, frozenRuns);
         assertThat(froze.size()).as("freezes inside the run's transaction").isGreaterThanOrEqualTo(3);
-        assertThat(duplicated).as("fires whose business effect happened more than once").isEmpty();
+        assertThat(duplicated)
+                .as("fires whose business effect happened more than once")
+                .isEmpty();
         assertThat(rows).as("one business row per fire").isEqualTo(FIRES);
-        assertThat(fromFrozen).as("business rows committed under an epoch that did not complete the fire").isZero();
+        assertThat(fromFrozen)
+                .as("business rows committed under an epoch that did not complete the fire")
+                .isZero();
         // Refused at the check, because the lease had expired or another process had claimed the job: LEASE_LOST, or
         // FAILED when nobody had claimed the job yet when the refused run recorded its outcome (its expired epoch was
         // still the job's latest, so the refusal is recorded as a failure: a suite run saw 1 of 16), or LEASE_LOST with
         // an SQLException when the next claim ended the frozen, idle transaction of the expired lease (StaleFences, a
         // suite run saw 2 of 16). Never EXECUTED: a frozen run's transaction never commits.
-        assertThat(frozenRuns).as("no frozen run committed").hasSize(froze.size())
+        assertThat(frozenRuns)
+                .as("no frozen run committed")
+                .hasSize(froze.size())
                 .allMatch(l -> l.contains(" LEASE_LOST false StaleOwnerException")
                         || l.contains(" FAILED false StaleOwnerException")
                         || l.contains(" LEASE_LOST false SQLException"));
         assertThat(frozenRuns.stream().filter(l -> l.contains(" LEASE_LOST ")).count())
-                .as("frozen runs refused by the epoch check at the end of their transaction").isGreaterThanOrEqualTo(3);
+                .as("frozen runs refused by the epoch check at the end of their transaction")
+                .isGreaterThanOrEqualTo(3);
     }
 
     private static List<List<String>> runNodes(JobCoordinator.Mode mode, String job, String... extra) throws Exception {
@@ -133,10 +172,18 @@ class ExactlyOnceIT {
         List<List<String>> output = new ArrayList<>();
         try {
             for (int i = 1; i <= 3; i++) {
-                List<String> args = new ArrayList<>(List.of(mode.name(),
+                List<String> args = new ArrayList<>(List.of(
+                        mode.name(),
                         mode == JobCoordinator.Mode.DATABASE ? "-" : servers.valkey.address(),
-                        servers.db.jdbcUrl(), servers.db.username(), servers.passwordArg(), job, Integer.toString(FIRES),
-                        Long.toString(INTERVAL_MS), Long.toString(startAt), Long.toString(TTL_MS), Long.toString(FREEZE_MS),
+                        servers.db.jdbcUrl(),
+                        servers.db.username(),
+                        servers.passwordArg(),
+                        job,
+                        Integer.toString(FIRES),
+                        Long.toString(INTERVAL_MS),
+                        Long.toString(startAt),
+                        Long.toString(TTL_MS),
+                        Long.toString(FREEZE_MS),
                         "n" + i));
                 args.addAll(List.of(extra));
                 nodes.add(JvmProcess.start(ExactlyOnceWorker.class, args.toArray(String[]::new)));
@@ -153,8 +200,9 @@ class ExactlyOnceIT {
 
     private static List<String> query(String sql) throws Exception {
         List<String> out = new ArrayList<>();
-        try (Connection c = servers.db.dataSource().getConnection(); Statement s = c.createStatement();
-             ResultSet r = s.executeQuery(sql)) {
+        try (Connection c = servers.db.dataSource().getConnection();
+                Statement s = c.createStatement();
+                ResultSet r = s.executeQuery(sql)) {
             while (r.next()) {
                 out.add(r.getString(1));
             }

@@ -6,12 +6,11 @@ import dev.tenure.RunPolicy;
 import dev.tenure.Tenure;
 import dev.tenure.db.TenureDataSources;
 import dev.tenure.testkit.Timing;
-
-import javax.sql.DataSource;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.time.Duration;
+import javax.sql.DataSource;
 
 /**
  * One node of {@link ExactlyOnceIT}:
@@ -31,8 +30,8 @@ public final class ExactlyOnceWorker {
     public static void main(String[] a) throws Exception {
         DataSource ds = TenureDataSources.hikari(a[2], a[3], a[4].equals("-") ? "" : a[4]);
         long ttl = Long.parseLong(a[9]);
-        Tenure tenure = Workers.tenure(a[0], a[1], ds, Duration.ofMillis(ttl), Duration.ofMillis(500),
-                Duration.ofSeconds(5));
+        Tenure tenure =
+                Workers.tenure(a[0], a[1], ds, Duration.ofMillis(ttl), Duration.ofMillis(500), Duration.ofSeconds(5));
         JobCoordinator c = tenure.coordinator();
         String job = a[5];
         int fires = Integer.parseInt(a[6]);
@@ -55,14 +54,18 @@ public final class ExactlyOnceWorker {
                 try {
                     if (oneTransaction) {
                         boolean[] froze = {false};
-                        o = c.runInTransaction(job, fire, new RunPolicy(Duration.ofMillis(ttl), true), ds, (ctx, conn) -> {
-                            int n = insert(conn, job, fire, ctx.epoch(), node);
-                            froze[0] = freezeOnSchedule(executions, fire, freeze);
-                            return n;
-                        });
+                        o = c.runInTransaction(
+                                job, fire, new RunPolicy(Duration.ofMillis(ttl), true), ds, (ctx, conn) -> {
+                                    int n = insert(conn, job, fire, ctx.epoch(), node);
+                                    froze[0] = freezeOnSchedule(executions, fire, freeze);
+                                    return n;
+                                });
                         if (froze[0]) {
-                            System.out.println("FROZEN_RUN " + fire + " " + o.status() + " " + o.completedInTransaction() + " "
-                                    + (o.error() == null ? "-" : o.error().getClass().getSimpleName()));
+                            System.out.println(
+                                    "FROZEN_RUN " + fire + " " + o.status() + " " + o.completedInTransaction() + " "
+                                            + (o.error() == null
+                                                    ? "-"
+                                                    : o.error().getClass().getSimpleName()));
                         }
                         continue;
                     }
@@ -76,8 +79,8 @@ public final class ExactlyOnceWorker {
                     Thread.sleep(100);
                 }
             }
-            System.out.println("OUTCOME " + fire + " " + (o == null ? "NONE" : o.status() + " " + o.epoch() + " "
-                    + o.completedInTransaction()));
+            System.out.println("OUTCOME " + fire + " "
+                    + (o == null ? "NONE" : o.status() + " " + o.epoch() + " " + o.completedInTransaction()));
         }
         System.out.println("DONE");
         tenure.close();
@@ -95,8 +98,8 @@ public final class ExactlyOnceWorker {
     }
 
     private static int insert(Connection conn, String job, String fire, long epoch, String node) throws SQLException {
-        try (PreparedStatement ps = conn.prepareStatement(
-                "INSERT INTO business_effects(job, fire_key, epoch, node) VALUES (?, ?, ?, ?)")) {
+        try (PreparedStatement ps =
+                conn.prepareStatement("INSERT INTO business_effects(job, fire_key, epoch, node) VALUES (?, ?, ?, ?)")) {
             ps.setString(1, job);
             ps.setString(2, fire);
             ps.setLong(3, epoch);
@@ -112,8 +115,10 @@ public final class ExactlyOnceWorker {
     /** SIGSTOP to this JVM from a child shell, which sends SIGCONT {@code millis} later. */
     private static void freezeSelf(long millis) throws Exception {
         long pid = ProcessHandle.current().pid();
-        Process p = new ProcessBuilder("sh", "-c", "kill -STOP " + pid + "; sleep " + millis / 1000.0 + "; kill -CONT " + pid)
-                .inheritIO().start();
+        Process p = new ProcessBuilder(
+                        "sh", "-c", "kill -STOP " + pid + "; sleep " + millis / 1000.0 + "; kill -CONT " + pid)
+                .inheritIO()
+                .start();
         p.waitFor();
     }
 }

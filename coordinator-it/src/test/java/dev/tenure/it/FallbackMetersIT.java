@@ -1,5 +1,7 @@
 package dev.tenure.it;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import dev.tenure.LeaseOptions;
 import dev.tenure.RunOutcome;
 import dev.tenure.RunPolicy;
@@ -12,11 +14,8 @@ import dev.tenure.testkit.Timing;
 import dev.tenure.testkit.ValkeyServer;
 import dev.tenure.testkit.ValkeyServers;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import org.junit.jupiter.api.Test;
-
 import java.time.Duration;
-
-import static org.assertj.core.api.Assertions.assertThat;
+import org.junit.jupiter.api.Test;
 
 /**
  * The fallback meters of a Tenure with Valkey: {@code tenure.fallback.active} is 0 while runs go through Valkey and 1
@@ -29,20 +28,26 @@ class FallbackMetersIT {
     void valkeyKilled_fallbackActiveTurnsOne_andTheStartIsCounted() {
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
         try (PostgresDatabase db = PostgresDatabases.forClass(FallbackMetersIT.class);
-             ValkeyServer valkey = ValkeyServers.standalone();
-             Tenure tenure = Tenure.builder().dataSource(db.dataSource()).meterRegistry(registry)
-                     .valkey(ValkeyConfig.standalone(valkey.address()).requestTimeout(Timing.scaled(Duration.ofMillis(300)))
-                             .build())
-                     .leaseDefaults(LeaseOptions.ofTtl(Duration.ofSeconds(5)))
-                     .fallbackBreaker(1, Timing.scaled(Duration.ofSeconds(60))).build()) {
-            RunOutcome<Object> before = tenure.coordinator().run("fallback-meters", "fire-1", RunPolicy.skipFire(), c -> null);
+                ValkeyServer valkey = ValkeyServers.standalone();
+                Tenure tenure = Tenure.builder()
+                        .dataSource(db.dataSource())
+                        .meterRegistry(registry)
+                        .valkey(ValkeyConfig.standalone(valkey.address())
+                                .requestTimeout(Timing.scaled(Duration.ofMillis(300)))
+                                .build())
+                        .leaseDefaults(LeaseOptions.ofTtl(Duration.ofSeconds(5)))
+                        .fallbackBreaker(1, Timing.scaled(Duration.ofSeconds(60)))
+                        .build()) {
+            RunOutcome<Object> before =
+                    tenure.coordinator().run("fallback-meters", "fire-1", RunPolicy.skipFire(), c -> null);
             assertThat(before.status()).isEqualTo(RunOutcome.Status.EXECUTED);
             assertThat(before.viaFallback()).isFalse();
             assertThat(active(registry)).isEqualTo(0);
             assertThat(started(registry)).isEqualTo(0);
 
             valkey.kill();
-            RunOutcome<Object> after = tenure.coordinator().run("fallback-meters", "fire-2", RunPolicy.skipFire(), c -> null);
+            RunOutcome<Object> after =
+                    tenure.coordinator().run("fallback-meters", "fire-2", RunPolicy.skipFire(), c -> null);
 
             assertThat(after.status()).isEqualTo(RunOutcome.Status.EXECUTED);
             assertThat(after.viaFallback()).isTrue();

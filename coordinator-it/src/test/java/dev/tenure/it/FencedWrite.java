@@ -1,10 +1,9 @@
 package dev.tenure.it;
 
 import dev.tenure.JobContext;
-
-import javax.sql.DataSource;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
+import javax.sql.DataSource;
 
 /**
  * The test workers' business write: one row in {@code business_ledger}, in a transaction that fences first and
@@ -12,12 +11,12 @@ import java.sql.SQLException;
  */
 final class FencedWrite {
 
-    private FencedWrite() {
-    }
+    private FencedWrite() {}
 
     static void insert(DataSource ds, JobContext ctx, String fire) throws SQLException {
         ctx.completeInTransaction(ds, c -> {
-            try (PreparedStatement ps = c.prepareStatement("INSERT INTO business_ledger(fire_key, epoch) VALUES (?, ?)")) {
+            try (PreparedStatement ps =
+                    c.prepareStatement("INSERT INTO business_ledger(fire_key, epoch) VALUES (?, ?)")) {
                 ps.setString(1, fire);
                 ps.setLong(2, ctx.epoch());
                 return ps.executeUpdate();

@@ -4,9 +4,8 @@ import dev.tenure.RunOutcome;
 import dev.tenure.RunPolicy;
 import dev.tenure.Tenure;
 import dev.tenure.db.TenureDataSources;
-
-import javax.sql.DataSource;
 import java.time.Duration;
+import javax.sql.DataSource;
 
 /**
  * A node that runs one fire of one job and holds it while its work lasts:
@@ -21,8 +20,8 @@ public final class HolderWorker {
 
     public static void main(String[] a) throws Exception {
         DataSource ds = TenureDataSources.hikari(a[2], a[3], a[4].equals("-") ? "" : a[4]);
-        Tenure tenure = Workers.tenure(a[0], a[1], ds, Duration.ofMillis(Long.parseLong(a[6])), Duration.ofMillis(300),
-                Duration.ofSeconds(5));
+        Tenure tenure = Workers.tenure(
+                a[0], a[1], ds, Duration.ofMillis(Long.parseLong(a[6])), Duration.ofMillis(300), Duration.ofSeconds(5));
         String job = a[5];
         long work = Long.parseLong(a[7]);
         boolean careful = a[8].equals("careful");

@@ -1,16 +1,15 @@
 package dev.tenure.it;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import dev.tenure.memory.InMemoryLeaseStore;
 import dev.tenure.memory.InMemoryRunLedger;
 import dev.tenure.spi.AcquireResult;
 import dev.tenure.spi.RunLedger;
 import dev.tenure.testkit.RunLedgerContract;
-import org.junit.jupiter.api.Test;
-
 import java.sql.Connection;
 import java.time.Duration;
-
-import static org.assertj.core.api.Assertions.assertThat;
+import org.junit.jupiter.api.Test;
 
 /**
  * The RunLedger contract on the shipped {@link InMemoryRunLedger}, whose epochs are the fencing tokens of an
@@ -29,7 +28,8 @@ class InMemoryRunLedgerContractTest extends RunLedgerContract {
 
     @Override
     protected long claim(String jobKey, String owner) {
-        AcquireResult r = LEASES.tryAcquire(jobKey, owner, Duration.ofSeconds(30), true).join();
+        AcquireResult r =
+                LEASES.tryAcquire(jobKey, owner, Duration.ofSeconds(30), true).join();
         if (r instanceof AcquireResult.Acquired a) {
             return a.fencingToken().orElseThrow();
         }

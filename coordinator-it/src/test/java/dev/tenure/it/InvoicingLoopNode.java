@@ -11,7 +11,6 @@ import dev.tenure.Tenure;
 import dev.tenure.ValkeyConfig;
 import dev.tenure.db.TenureDataSources;
 import dev.tenure.testkit.Timing;
-
 import java.sql.PreparedStatement;
 import java.time.Duration;
 import java.time.Instant;
@@ -52,9 +51,12 @@ public final class InvoicingLoopNode {
 
     public static void main(String[] a) throws Exception {
         HikariDataSource ds = TenureDataSources.hikari(a[2], a[3], a[4].equals("-") ? "" : a[4]);
-        Tenure tenure = Tenure.builder().dataSource(ds).valkey(ValkeyConfig.standalone(a[1]).build())
+        Tenure tenure = Tenure.builder()
+                .dataSource(ds)
+                .valkey(ValkeyConfig.standalone(a[1]).build())
                 .leaseDefaults(LeaseOptions.ofTtl(Duration.ofMillis(Long.parseLong(a[5]))))
-                .sweepInterval(Duration.ofMillis(500)).build();
+                .sweepInterval(Duration.ofMillis(500))
+                .build();
         InvoicingLoopNode n = new InvoicingLoopNode(a[0], ds, tenure);
         n.start(CATCH_UP, MissedFirePolicy.catchUp().withMaxCatchUps(100).withGrace(GRACE));
         n.start(SKIP, MissedFirePolicy.skip().withGrace(GRACE));
@@ -65,7 +67,14 @@ public final class InvoicingLoopNode {
 
     private void start(String job, MissedFirePolicy policy) {
         // a catch-up waits for the job (a lease TTL), as ScheduledJob advises; the loop's own fires skip
-        tenure.register(ScheduledJob.of(job, RATE, fireKey -> fire(job, fireKey, RunPolicy.waitUpTo(tenure.databaseLeases().defaults().ttl())))
+        tenure.register(ScheduledJob.of(
+                        job,
+                        RATE,
+                        fireKey -> fire(
+                                job,
+                                fireKey,
+                                RunPolicy.waitUpTo(
+                                        tenure.databaseLeases().defaults().ttl())))
                 .withPolicy(policy));
         loop(job, Instant.now());
     }
@@ -75,10 +84,13 @@ public final class InvoicingLoopNode {
         Instant slot = RATE.nextAfter(after).orElseThrow();
         long delay = Math.max(0, slot.toEpochMilli() - System.currentTimeMillis());
         try {
-            loops.schedule(() -> {
-                fire(job, slot.toString(), RunPolicy.skipFire());
-                loop(job, Instant.now().isAfter(slot) ? Instant.now() : slot);
-            }, delay, TimeUnit.MILLISECONDS);
+            loops.schedule(
+                    () -> {
+                        fire(job, slot.toString(), RunPolicy.skipFire());
+                        loop(job, Instant.now().isAfter(slot) ? Instant.now() : slot);
+                    },
+                    delay,
+                    TimeUnit.MILLISECONDS);
         } catch (RejectedExecutionException e) {
             // stopping
         }
@@ -91,8 +103,8 @@ public final class InvoicingLoopNode {
                 System.out.println("BEGIN " + job + " " + fireKey + " " + node + " " + System.currentTimeMillis());
                 return run.completeInTransaction(dataSource, c -> {
                     pause(WORK);
-                    try (PreparedStatement ps = c.prepareStatement(
-                            "INSERT INTO invoice (job, slot, node, epoch) VALUES (?, ?, ?, ?)")) {
+                    try (PreparedStatement ps =
+                            c.prepareStatement("INSERT INTO invoice (job, slot, node, epoch) VALUES (?, ?, ?, ?)")) {
                         ps.setString(1, job);
                         ps.setString(2, fireKey);
                         ps.setString(3, node);
@@ -104,8 +116,8 @@ public final class InvoicingLoopNode {
             System.out.println("OUTCOME " + job + " " + fireKey + " " + node + " " + o.status() + " "
                     + System.currentTimeMillis() + (o.error() == null ? "" : " " + o.error()));
         } catch (RuntimeException e) {
-            System.out.println("OUTCOME " + job + " " + fireKey + " " + node + " ERROR " + System.currentTimeMillis()
-                    + " " + e);
+            System.out.println(
+                    "OUTCOME " + job + " " + fireKey + " " + node + " ERROR " + System.currentTimeMillis() + " " + e);
         }
     }
 

@@ -1,5 +1,8 @@
 package dev.tenure.it;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowable;
+
 import com.zaxxer.hikari.HikariDataSource;
 import dev.tenure.JobContext;
 import dev.tenure.LeaseOptions;
@@ -8,12 +11,6 @@ import dev.tenure.RunPolicy;
 import dev.tenure.Tenure;
 import dev.tenure.db.TenureAdmin;
 import dev.tenure.testkit.Timing;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.EnumSource;
-
-import javax.sql.DataSource;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -22,9 +19,10 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.util.EnumMap;
 import java.util.Map;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.catchThrowable;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * Business transactions at REPEATABLE READ and SERIALIZABLE (a pool configured so, as an application configures
@@ -67,8 +65,10 @@ class IsolationLevelsIT {
             pool.setTransactionIsolation(level.hikari);
             pools.put(level, pool);
         }
-        tenure = Tenure.builder().dataSource(servers.db.dataSource())
-                .leaseDefaults(LeaseOptions.ofTtl(TTL).withRenewEvery(TTL.dividedBy(3))).build();
+        tenure = Tenure.builder()
+                .dataSource(servers.db.dataSource())
+                .leaseDefaults(LeaseOptions.ofTtl(TTL).withRenewEvery(TTL.dividedBy(3)))
+                .build();
     }
 
     @AfterAll
@@ -84,8 +84,9 @@ class IsolationLevelsIT {
     @EnumSource(Level.class)
     void runInTransaction_workSpanningRenewals_completesTheFire(Level level) throws Exception {
         String job = "iso-run-" + level;
-        RunOutcome<String> o = tenure.coordinator().runInTransaction(job, "f1", RunPolicy.skipFire(), pools.get(level),
-                (run, c) -> spanningRenewals(run, c));
+        RunOutcome<String> o = tenure.coordinator()
+                .runInTransaction(
+                        job, "f1", RunPolicy.skipFire(), pools.get(level), (run, c) -> spanningRenewals(run, c));
         report("runInTransaction", level, o);
         assertExecutedAndCommitted(job, level, o);
     }
@@ -94,8 +95,12 @@ class IsolationLevelsIT {
     @EnumSource(Level.class)
     void completeInTransaction_workSpanningRenewals_completesTheFire(Level level) throws Exception {
         String job = "iso-complete-" + level;
-        RunOutcome<String> o = tenure.coordinator().run(job, "f1", RunPolicy.skipFire(),
-                run -> run.completeInTransaction(pools.get(level), c -> spanningRenewals(run, c)));
+        RunOutcome<String> o = tenure.coordinator()
+                .run(
+                        job,
+                        "f1",
+                        RunPolicy.skipFire(),
+                        run -> run.completeInTransaction(pools.get(level), c -> spanningRenewals(run, c)));
         report("completeInTransaction", level, o);
         assertExecutedAndCommitted(job, level, o);
     }
@@ -112,7 +117,7 @@ class IsolationLevelsIT {
         RunOutcome<Throwable> o = tenure.coordinator().run(job, "f1", RunPolicy.skipFire(), run -> {
             try (Connection c = pools.get(level).getConnection()) {
                 c.setAutoCommit(false);
-                query(c, "SELECT count(*) FROM iso_effects");   // the transaction's snapshot
+                query(c, "SELECT count(*) FROM iso_effects"); // the transaction's snapshot
                 admin.forceRelease(job, "test: taken over after the snapshot", "IsolationLevelsIT");
                 Throwable refused = catchThrowable(() -> run.fence(c));
                 c.rollback();
@@ -121,7 +126,9 @@ class IsolationLevelsIT {
         });
         System.out.printf("%s, fence after a take-over since the snapshot: %s%n", level, o.result());
         assertThat(o.result()).as("the fence, refused").isInstanceOf(SQLException.class);
-        assertThat(((SQLException) o.result()).getSQLState()).as("a serialization failure").isEqualTo("40001");
+        assertThat(((SQLException) o.result()).getSQLState())
+                .as("a serialization failure")
+                .isEqualTo("40001");
         assertThat(o.result()).hasMessageContaining("snapshot").hasMessageContaining(job);
     }
 
@@ -138,19 +145,26 @@ class IsolationLevelsIT {
         for (String job : new String[] {ranBefore, "iso-new-" + level}) {
             try (Connection c = pools.get(level).getConnection()) {
                 c.setAutoCommit(false);
-                query(c, "SELECT count(*) FROM iso_effects");   // the snapshot, before the claim
+                query(c, "SELECT count(*) FROM iso_effects"); // the snapshot, before the claim
                 RunOutcome<Void> o = tenure.coordinator().run(job, "f1", RunPolicy.skipFire(), run -> {
                     run.complete(c);
                     return null;
                 });
                 c.rollback();
-                System.out.printf("%s, %s: complete in a transaction older than the claim: %s%n", level, job, o.error());
+                System.out.printf(
+                        "%s, %s: complete in a transaction older than the claim: %s%n", level, job, o.error());
                 assertThat(o.status()).isEqualTo(RunOutcome.Status.FAILED);
-                assertThat(o.error()).isInstanceOf(SQLException.class).hasMessageContaining("snapshot")
-                        .hasMessageContaining("inside the run").hasMessageContaining(job);
-                assertThat(((SQLException) o.error()).getSQLState()).as("a serialization failure").isEqualTo("40001");
+                assertThat(o.error())
+                        .isInstanceOf(SQLException.class)
+                        .hasMessageContaining("snapshot")
+                        .hasMessageContaining("inside the run")
+                        .hasMessageContaining(job);
+                assertThat(((SQLException) o.error()).getSQLState())
+                        .as("a serialization failure")
+                        .isEqualTo("40001");
             }
-            assertThat(servers.one("SELECT status FROM tenure.job_run WHERE job_key = '" + job + "' AND fire_key = 'f1'"))
+            assertThat(servers.one(
+                            "SELECT status FROM tenure.job_run WHERE job_key = '" + job + "' AND fire_key = 'f1'"))
                     .isEqualTo("FAILED");
         }
     }
@@ -160,7 +174,7 @@ class IsolationLevelsIT {
      * the lease (read outside the transaction before and after), then writes its row.
      */
     private static String spanningRenewals(JobContext run, Connection c) throws SQLException {
-        String isolation = query(c, "SELECT current_setting('transaction_isolation')");   // a SELECT: the snapshot
+        String isolation = query(c, "SELECT current_setting('transaction_isolation')"); // a SELECT: the snapshot
         String before = expiry(run.jobKey());
         try {
             Thread.sleep(WORK.toMillis());
@@ -186,8 +200,14 @@ class IsolationLevelsIT {
     }
 
     private static void report(String form, Level level, RunOutcome<?> o) {
-        System.out.printf("%s at %s, work %d ms over a TTL of %d ms: %s%s%n", form, level, WORK.toMillis(),
-                TTL.toMillis(), o.status(), o.error() == null ? "" : " (" + o.error() + ")");
+        System.out.printf(
+                "%s at %s, work %d ms over a TTL of %d ms: %s%s%n",
+                form,
+                level,
+                WORK.toMillis(),
+                TTL.toMillis(),
+                o.status(),
+                o.error() == null ? "" : " (" + o.error() + ")");
     }
 
     private static void assertExecutedAndCommitted(String job, Level level, RunOutcome<String> o) throws SQLException {
@@ -195,15 +215,19 @@ class IsolationLevelsIT {
         assertThat(o.status()).isEqualTo(RunOutcome.Status.EXECUTED);
         assertThat(o.completedInTransaction()).isTrue();
         assertThat(o.result()).as("the business transaction's isolation").isEqualTo(level.postgres);
-        assertThat(servers.count("SELECT count(*) FROM iso_effects WHERE job = '" + job + "'")).isEqualTo(1);
+        assertThat(servers.count("SELECT count(*) FROM iso_effects WHERE job = '" + job + "'"))
+                .isEqualTo(1);
         assertThat(servers.one("SELECT status FROM tenure.job_run WHERE job_key = '" + job + "' AND fire_key = 'f1'"))
                 .isEqualTo("COMPLETED");
-        assertThat(servers.one("SELECT coalesce(owner, 'none') FROM tenure.job_execution WHERE job_key = '" + job + "'"))
-                .as("the job is free").isEqualTo("none");
+        assertThat(servers.one(
+                        "SELECT coalesce(owner, 'none') FROM tenure.job_execution WHERE job_key = '" + job + "'"))
+                .as("the job is free")
+                .isEqualTo("none");
     }
 
     private static String query(Connection c, String sql) throws SQLException {
-        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
+        try (Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery(sql)) {
             rs.next();
             return rs.getString(1);
         }

@@ -1,20 +1,19 @@
 package dev.tenure.it;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import dev.tenure.testkit.JvmProcess;
 import dev.tenure.testkit.PostgresDatabase;
 import dev.tenure.testkit.Timing;
 import dev.tenure.testkit.ValkeyServer;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.EnumSource;
-
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
-
-import static org.assertj.core.api.Assertions.assertThat;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * Issue 4, acceptance 6, in separate JVMs, for both configurations of the election (database only; Valkey in front of
@@ -47,18 +46,25 @@ class LeaderElectionIT {
     }
 
     /** A term: [start, end) in wall ms on this machine, with its epoch. */
-    record Term(long epoch, long start, long end, int node) {
-    }
+    record Term(long epoch, long start, long end, int node) {}
 
     /** The two configurations of the election. */
     enum Config {
-        DATABASE, VALKEY_AND_DATABASE
+        DATABASE,
+        VALKEY_AND_DATABASE
     }
 
     private static JvmProcess worker(Config config, String name, int seconds, long resignAfter, long ttlMs) {
-        return JvmProcess.start(ElectionWorker.class, config == Config.DATABASE ? "-" : valkey.address(), db.jdbcUrl(),
-                db.username(), servers.passwordArg(), name + "-" + config.name().toLowerCase(),
-                Integer.toString(seconds), Long.toString(resignAfter), Long.toString(ttlMs));
+        return JvmProcess.start(
+                ElectionWorker.class,
+                config == Config.DATABASE ? "-" : valkey.address(),
+                db.jdbcUrl(),
+                db.username(),
+                servers.passwordArg(),
+                name + "-" + config.name().toLowerCase(),
+                Integer.toString(seconds),
+                Long.toString(resignAfter),
+                Long.toString(ttlMs));
     }
 
     /** Terms from the workers' output; a term without REVOKED ends at {@code killedAt} (or never). */
@@ -90,7 +96,9 @@ class LeaderElectionIT {
             Term prev = terms.get(i - 1);
             Term next = terms.get(i);
             assertThat(next.epoch()).as("epochs strictly increase").isGreaterThan(prev.epoch());
-            assertThat(next.start()).as("term %s starts after term %s ended", next, prev).isGreaterThanOrEqualTo(prev.end());
+            assertThat(next.start())
+                    .as("term %s starts after term %s ended", next, prev)
+                    .isGreaterThanOrEqualTo(prev.end());
         }
     }
 
@@ -120,14 +128,23 @@ class LeaderElectionIT {
             while (next < 0 && System.currentTimeMillis() < killedAt + Timing.scaledMillis(15_000)) {
                 for (int i = 0; i < 3; i++) {
                     if (i != leader) {
-                        next = nodes.get(i).stdoutLines().stream().filter(l -> l.startsWith("ELECTED "))
-                                .mapToLong(l -> Long.parseLong(l.split(" ")[2])).filter(t -> t > killedAt).min().orElse(next);
+                        next = nodes.get(i).stdoutLines().stream()
+                                .filter(l -> l.startsWith("ELECTED "))
+                                .mapToLong(l -> Long.parseLong(l.split(" ")[2]))
+                                .filter(t -> t > killedAt)
+                                .min()
+                                .orElse(next);
                     }
                 }
                 Thread.sleep(20);
             }
             assertThat(next).as("a new leader").isPositive();
-            System.out.printf(config + ": leader killed: new leader after %d ms (TTL %d + renewal %d = %d ms)%n", next - killedAt, TTL_MS, RENEW_MS, TTL_MS + RENEW_MS);
+            System.out.printf(
+                    config + ": leader killed: new leader after %d ms (TTL %d + renewal %d = %d ms)%n",
+                    next - killedAt,
+                    TTL_MS,
+                    RENEW_MS,
+                    TTL_MS + RENEW_MS);
             assertThat(next - killedAt).isLessThanOrEqualTo(TTL_MS + RENEW_MS + Timing.scaledMillis(1000));
             for (int i = 0; i < 3; i++) {
                 if (i != leader) {
@@ -156,9 +173,13 @@ class LeaderElectionIT {
             assertNoOverlap(terms);
             for (int i = 1; i < terms.size(); i++) {
                 long gap = terms.get(i).start() - terms.get(i - 1).end();
-                System.out.printf(config + ": graceful hand-over %d: successor elected %d ms after the resignation%n", i, gap);
-                assertThat(gap).as("ms from a resignation to the successor's election (the lease's TTL is %d ms)",
-                        RESIGN_TTL_MS).isLessThanOrEqualTo(Timing.scaledMillis(3000));
+                System.out.printf(
+                        config + ": graceful hand-over %d: successor elected %d ms after the resignation%n", i, gap);
+                assertThat(gap)
+                        .as(
+                                "ms from a resignation to the successor's election (the lease's TTL is %d ms)",
+                                RESIGN_TTL_MS)
+                        .isLessThanOrEqualTo(Timing.scaledMillis(3000));
             }
         } finally {
             nodes.forEach(JvmProcess::close);

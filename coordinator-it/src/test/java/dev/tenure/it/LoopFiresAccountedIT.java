@@ -3,12 +3,11 @@ package dev.tenure.it;
 import dev.tenure.testkit.FireAccountingTour;
 import dev.tenure.testkit.FireAccounts;
 import dev.tenure.testkit.JvmProcess;
+import java.nio.file.Path;
+import java.time.Duration;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-
-import java.nio.file.Path;
-import java.time.Duration;
 
 /**
  * Issue 21, acceptance 2, for a plain {@code JobCoordinator} loop: three JVMs ({@link InvoicingLoopNode}), each
@@ -36,15 +35,22 @@ class LoopFiresAccountedIT {
 
     @Test
     void everySlotRunsOnceOrIsReported_throughAKillAFreezeAndAShutdown() throws Exception {
-        FireAccountingTour tour = new FireAccountingTour(servers.db, "invoice", InvoicingLoopNode.CATCH_UP,
-                InvoicingLoopNode.SKIP, this::node).keepOutputIn(Path.of("target", "fire-accounting", "loop"));
+        FireAccountingTour tour = new FireAccountingTour(
+                        servers.db, "invoice", InvoicingLoopNode.CATCH_UP, InvoicingLoopNode.SKIP, this::node)
+                .keepOutputIn(Path.of("target", "fire-accounting", "loop"));
         FireAccounts accounts = tour.run();
         accounts.print("loop");
         accounts.assertContract(TTL);
     }
 
     private JvmProcess node(String name) {
-        return JvmProcess.start(InvoicingLoopNode.class, name, servers.valkey.address(), servers.db.jdbcUrl(),
-                servers.db.username(), servers.passwordArg(), Long.toString(TTL.toMillis()));
+        return JvmProcess.start(
+                InvoicingLoopNode.class,
+                name,
+                servers.valkey.address(),
+                servers.db.jdbcUrl(),
+                servers.db.username(),
+                servers.passwordArg(),
+                Long.toString(TTL.toMillis()));
     }
 }

@@ -4,10 +4,9 @@ import dev.tenure.JobCoordinator;
 import dev.tenure.RunOutcome;
 import dev.tenure.RunPolicy;
 import dev.tenure.db.TenureDataSources;
-
-import javax.sql.DataSource;
 import java.time.Duration;
 import java.util.UUID;
+import javax.sql.DataSource;
 
 /**
  * A node that runs one job over and over (each run a fresh fire):
@@ -19,8 +18,14 @@ public final class LoopWorker {
 
     public static void main(String[] a) throws Exception {
         DataSource ds = TenureDataSources.hikari(a[2], a[3], a[4].equals("-") ? "" : a[4]);
-        JobCoordinator c = Workers.tenure(a[0], a[1], ds, Duration.ofMillis(Long.parseLong(a[8])), Duration.ofMillis(300),
-                Duration.ofSeconds(5)).coordinator();
+        JobCoordinator c = Workers.tenure(
+                        a[0],
+                        a[1],
+                        ds,
+                        Duration.ofMillis(Long.parseLong(a[8])),
+                        Duration.ofMillis(300),
+                        Duration.ofSeconds(5))
+                .coordinator();
         String job = a[5];
         long until = System.currentTimeMillis() + Long.parseLong(a[6]) * 1000;
         long work = Long.parseLong(a[7]);
@@ -37,7 +42,8 @@ public final class LoopWorker {
                     FencedWrite.insert(ds, ctx, fire);
                     return null;
                 });
-                System.out.println("OUTCOME " + fire + " " + o.status() + " " + o.epoch() + " " + System.currentTimeMillis());
+                System.out.println(
+                        "OUTCOME " + fire + " " + o.status() + " " + o.epoch() + " " + System.currentTimeMillis());
             } catch (RuntimeException e) {
                 System.out.println("OUTCOME " + fire + " ERROR " + e);
             }

@@ -1,21 +1,20 @@
 package dev.tenure.it;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import dev.tenure.testkit.JvmProcess;
 import dev.tenure.testkit.PacketFilter;
 import dev.tenure.testkit.TcpRelay;
 import dev.tenure.testkit.Timing;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Test;
-
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-
-import static org.assertj.core.api.Assertions.assertThat;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
 
 /**
  * Issue 22, item 9: a running holder cut off from Valkey only, from Postgres only, and from both, by a real partition.
@@ -68,17 +67,21 @@ class NetworkPartitionIT {
             long cutAt = cluster.cut(holder.valkey.port());
             Thread.sleep(2 * TTL_MS + RENEW_MS); // the holder's Valkey lease expires; its database lease is renewed
             assertThat(cluster.startsAfter(holder.start.wall, holder))
-                    .as("runs started by other nodes while the holder, cut from Valkey only, held the job").isEmpty();
+                    .as("runs started by other nodes while the holder, cut from Valkey only, held the job")
+                    .isEmpty();
             cluster.letTheHeldFireEnd();
             Line outcome = holder.awaitOutcome(cluster.heldFire());
-            assertThat(outcome.status()).as("the cut holder's run (its database lease is the authority)").isEqualTo("EXECUTED");
+            assertThat(outcome.status())
+                    .as("the cut holder's run (its database lease is the authority)")
+                    .isEqualTo("EXECUTED");
             assertThat(outcome.epoch()).isEqualTo(holder.start.epoch());
             long bound = Timing.scaledMillis(TTL_MS + RENEW_MS + SLACK_MS);
             Line next = cluster.awaitStartAfter(outcome.wall, null, bound, "any node after the holder's release");
             long gap = next.wall - outcome.wall;
-            System.out.printf("cut from Valkey %d ms into the held run; it ran on for %d ms under epoch %d and "
-                    + "committed; the next run (%s on %s) started %d ms after it ended%n", cutAt - holder.start.wall,
-                    outcome.wall - cutAt, holder.start.epoch(), next.fire(), next.node, gap);
+            System.out.printf(
+                    "cut from Valkey %d ms into the held run; it ran on for %d ms under epoch %d and "
+                            + "committed; the next run (%s on %s) started %d ms after it ended%n",
+                    cutAt - holder.start.wall, outcome.wall - cutAt, holder.start.epoch(), next.fire(), next.node, gap);
             assertThat(gap).as("ms from the holder's release to the next run").isLessThanOrEqualTo(bound);
             cluster.healAndFinish(holder);
         }
@@ -111,12 +114,22 @@ class NetworkPartitionIT {
             }
             long cutAt = cluster.cut(ports.stream().mapToInt(Integer::intValue).toArray());
             long bound = Timing.scaledMillis(TTL_MS + RENEW_MS + SLACK_MS);
-            Line next = cluster.awaitStartAfter(cutAt, holder, bound, "another node after the cut (TTL + renewal + "
-                    + "slack, scaled)");
+            Line next = cluster.awaitStartAfter(
+                    cutAt, holder, bound, "another node after the cut (TTL + renewal + " + "slack, scaled)");
             long takeover = next.wall - cutAt;
-            System.out.printf("%s: holder %s cut %d ms into the held run (epoch %d); %s started %s %d ms after the cut "
-                    + "(TTL %d + renewal %d), epoch %d%n", job, holder.name, cutAt - holder.start.wall,
-                    holder.start.epoch(), next.node, next.fire(), takeover, TTL_MS, RENEW_MS, next.epoch());
+            System.out.printf(
+                    "%s: holder %s cut %d ms into the held run (epoch %d); %s started %s %d ms after the cut "
+                            + "(TTL %d + renewal %d), epoch %d%n",
+                    job,
+                    holder.name,
+                    cutAt - holder.start.wall,
+                    holder.start.epoch(),
+                    next.node,
+                    next.fire(),
+                    takeover,
+                    TTL_MS,
+                    RENEW_MS,
+                    next.epoch());
             assertThat(next.fire()).as("the fire the other node ran first").isEqualTo(cluster.heldFire());
             assertThat(next.epoch()).as("the other node's epoch").isGreaterThan(holder.start.epoch());
             assertThat(takeover).as("ms from the cut to the next node's run").isLessThanOrEqualTo(bound);
@@ -124,10 +137,14 @@ class NetworkPartitionIT {
             cluster.letTheHeldFireEnd();
             Line outcome = holder.awaitOutcome(cluster.heldFire());
             System.out.printf("%s: the cut holder's write after the heal: %s%n", job, outcome.text);
-            assertThat(outcome.status()).as("the cut holder's outcome for the held fire").isEqualTo("LEASE_LOST");
+            assertThat(outcome.status())
+                    .as("the cut holder's outcome for the held fire")
+                    .isEqualTo("LEASE_LOST");
             assertThat(outcome.text).as("refused by the epoch check").endsWith(" StaleOwnerException");
             assertThat(servers.count("SELECT count(*) FROM partition_effects WHERE job = '" + job + "' AND fire_key = '"
-                    + cluster.heldFire() + "' AND epoch = " + holder.start.epoch())).as("rows of the cut holder's run").isZero();
+                            + cluster.heldFire() + "' AND epoch = " + holder.start.epoch()))
+                    .as("rows of the cut holder's run")
+                    .isZero();
             cluster.healAndFinish(holder);
         }
     }
@@ -164,7 +181,8 @@ class NetworkPartitionIT {
             valkey = TcpRelay.to(servers.valkey.host(), servers.valkey.port());
             String url = servers.db.jdbcUrl();
             String hostPort = url.replaceFirst("^jdbc:postgresql://([^/]*)/.*$", "$1");
-            postgres = TcpRelay.to(hostPort.substring(0, hostPort.lastIndexOf(':')),
+            postgres = TcpRelay.to(
+                    hostPort.substring(0, hostPort.lastIndexOf(':')),
                     Integer.parseInt(hostPort.substring(hostPort.lastIndexOf(':') + 1)));
         }
 
@@ -181,8 +199,8 @@ class NetworkPartitionIT {
         }
 
         Line awaitOutcome(String fire) {
-            String text = process.awaitStdoutLine(l -> l.startsWith("OUTCOME " + fire + " "),
-                    Timing.scaled(Duration.ofSeconds(20)));
+            String text = process.awaitStdoutLine(
+                    l -> l.startsWith("OUTCOME " + fire + " "), Timing.scaled(Duration.ofSeconds(20)));
             return new Line(name, text, Long.parseLong(text.split(" ")[4]));
         }
 
@@ -210,10 +228,21 @@ class NetworkPartitionIT {
             for (int i = 1; i <= 3; i++) {
                 Node n = new Node("n" + i);
                 nodes.add(n);
-                n.process = JvmProcess.start(PartitionWorker.class, n.valkey.address(), n.postgres.jdbcUrl(servers.db.jdbcUrl()),
-                        servers.db.username(), servers.passwordArg(), job, Integer.toString(FIRES),
-                        Long.toString(INTERVAL_MS), Long.toString(startAt), Long.toString(TTL_MS), Long.toString(WORK_MS),
-                        Integer.toString(HELD_FIRE), hold.toString(), n.name);
+                n.process = JvmProcess.start(
+                        PartitionWorker.class,
+                        n.valkey.address(),
+                        n.postgres.jdbcUrl(servers.db.jdbcUrl()),
+                        servers.db.username(),
+                        servers.passwordArg(),
+                        job,
+                        Integer.toString(FIRES),
+                        Long.toString(INTERVAL_MS),
+                        Long.toString(startAt),
+                        Long.toString(TTL_MS),
+                        Long.toString(WORK_MS),
+                        Integer.toString(HELD_FIRE),
+                        hold.toString(),
+                        n.name);
             }
         }
 
@@ -226,7 +255,8 @@ class NetworkPartitionIT {
             long deadline = System.currentTimeMillis() + Timing.scaledMillis(30_000);
             while (System.currentTimeMillis() < deadline) {
                 for (Node n : nodes) {
-                    Optional<Line> s = n.lines("START " + heldFire() + " ").stream().findFirst();
+                    Optional<Line> s =
+                            n.lines("START " + heldFire() + " ").stream().findFirst();
                     if (s.isPresent()) {
                         n.start = s.get();
                         return n;
@@ -247,7 +277,9 @@ class NetworkPartitionIT {
 
         void heal() {
             int[] ports = filter.cutPorts().stream().mapToInt(Integer::intValue).toArray();
-            assertThat(filter.droppedPackets() - droppedBefore).as("packets dropped on the cut path").isPositive();
+            assertThat(filter.droppedPackets() - droppedBefore)
+                    .as("packets dropped on the cut path")
+                    .isPositive();
             filter.heal(ports);
         }
 
@@ -277,8 +309,8 @@ class NetworkPartitionIT {
                     return first.get();
                 }
                 if (System.currentTimeMillis() > wall + withinMillis) {
-                    throw new AssertionError("no run of " + what + " started within " + withinMillis + " ms; output: "
-                            + output());
+                    throw new AssertionError(
+                            "no run of " + what + " started within " + withinMillis + " ms; output: " + output());
                 }
                 Thread.sleep(10);
             }
@@ -298,35 +330,52 @@ class NetworkPartitionIT {
             for (Node n : nodes) {
                 n.process.awaitStdoutLine("DONE"::equals, Timing.scaled(Duration.ofSeconds(90)));
             }
-            String recovered = holder.process.stdoutLines().stream().filter(l -> l.startsWith("RECOVERED")).findFirst()
+            String recovered = holder.process.stdoutLines().stream()
+                    .filter(l -> l.startsWith("RECOVERED"))
+                    .findFirst()
                     .orElseThrow(() -> new AssertionError("the holder did not run a job through Valkey and Postgres "
                             + "after the heal; output: " + holder.process.stdoutLines()));
-            System.out.printf("%s: the holder ran a job through both links again %d ms after the heal%n", job,
-                    Long.parseLong(recovered.split(" ")[1]) - healedAt);
+            System.out.printf(
+                    "%s: the holder ran a job through both links again %d ms after the heal%n",
+                    job, Long.parseLong(recovered.split(" ")[1]) - healedAt);
             for (Node n : nodes) {
                 List<String> out = n.process.stdoutLines();
                 assertThat(out).as("node %s gave up no fire", n.name).noneMatch(l -> l.startsWith("GAVE_UP"));
                 for (int k = 0; k < FIRES; k++) {
                     String fire = "fire-" + k;
-                    assertThat(out).as("node %s settled %s", n.name, fire).anyMatch(l -> l.startsWith("OUTCOME " + fire + " ")
-                            && (l.contains(" EXECUTED ") || l.contains(" SKIPPED_ALREADY_DONE ")));
+                    assertThat(out)
+                            .as("node %s settled %s", n.name, fire)
+                            .anyMatch(l -> l.startsWith("OUTCOME " + fire + " ")
+                                    && (l.contains(" EXECUTED ") || l.contains(" SKIPPED_ALREADY_DONE ")));
                 }
             }
             String where = " FROM partition_effects WHERE job = '" + job + "'";
-            assertThat(servers.one("SELECT coalesce(string_agg(fire_key || ' x' || n, ', '), '') FROM (SELECT fire_key, "
-                    + "count(*) AS n" + where + " GROUP BY fire_key HAVING count(*) > 1) d")).as("fires run twice").isEmpty();
+            assertThat(servers.one(
+                            "SELECT coalesce(string_agg(fire_key || ' x' || n, ', '), '') FROM (SELECT fire_key, "
+                                    + "count(*) AS n" + where + " GROUP BY fire_key HAVING count(*) > 1) d"))
+                    .as("fires run twice")
+                    .isEmpty();
             assertThat(servers.count("SELECT count(*) FROM generate_series(0, " + (FIRES - 1) + ") k WHERE NOT EXISTS "
-                    + "(SELECT 1" + where + " AND fire_key = 'fire-' || k)")).as("fires never run").isZero();
-            assertThat(servers.count("SELECT count(*) FROM tenure.job_run r JOIN partition_effects b ON b.job = r.job_key "
-                    + "AND b.fire_key = r.fire_key AND b.epoch = r.epoch WHERE r.job_key = '" + job
-                    + "' AND r.status = 'COMPLETED'")).as("fires completed with their row, under one epoch").isEqualTo(FIRES);
+                            + "(SELECT 1" + where + " AND fire_key = 'fire-' || k)"))
+                    .as("fires never run")
+                    .isZero();
+            assertThat(servers.count(
+                            "SELECT count(*) FROM tenure.job_run r JOIN partition_effects b ON b.job = r.job_key "
+                                    + "AND b.fire_key = r.fire_key AND b.epoch = r.epoch WHERE r.job_key = '" + job
+                                    + "' AND r.status = 'COMPLETED'"))
+                    .as("fires completed with their row, under one epoch")
+                    .isEqualTo(FIRES);
         }
 
         String output() {
             StringBuilder b = new StringBuilder();
             for (Node n : nodes) {
-                b.append("\n").append(n.name).append(": ").append(n.process.stdoutLines())
-                        .append("\n  stderr: ").append(n.process.stderrLines());
+                b.append("\n")
+                        .append(n.name)
+                        .append(": ")
+                        .append(n.process.stdoutLines())
+                        .append("\n  stderr: ")
+                        .append(n.process.stderrLines());
             }
             return b.toString();
         }

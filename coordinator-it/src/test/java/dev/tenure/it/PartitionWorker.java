@@ -6,12 +6,11 @@ import dev.tenure.RunPolicy;
 import dev.tenure.Tenure;
 import dev.tenure.db.TenureDataSources;
 import dev.tenure.testkit.Timing;
-
-import javax.sql.DataSource;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.PreparedStatement;
 import java.time.Duration;
+import javax.sql.DataSource;
 
 /**
  * One node of {@link NetworkPartitionIT}, reaching Valkey and Postgres through its own relays:
@@ -31,8 +30,13 @@ public final class PartitionWorker {
     public static void main(String[] a) throws Exception {
         DataSource ds = TenureDataSources.hikari(a[1], a[2], a[3].equals("-") ? "" : a[3]);
         long ttl = Long.parseLong(a[8]);
-        Tenure tenure = Workers.tenure(JobCoordinator.Mode.VALKEY_WITH_DATABASE_FALLBACK.name(), a[0], ds,
-                Duration.ofMillis(ttl), Duration.ofMillis(300), Duration.ofSeconds(1));
+        Tenure tenure = Workers.tenure(
+                JobCoordinator.Mode.VALKEY_WITH_DATABASE_FALLBACK.name(),
+                a[0],
+                ds,
+                Duration.ofMillis(ttl),
+                Duration.ofMillis(300),
+                Duration.ofSeconds(1));
         JobCoordinator c = tenure.coordinator();
         String job = a[4];
         int fires = Integer.parseInt(a[5]);
@@ -61,7 +65,8 @@ public final class PartitionWorker {
                     o = c.run(job, fire, policy, ctx -> {
                         System.out.println("START " + fire + " " + ctx.epoch() + " " + System.currentTimeMillis());
                         long end = System.currentTimeMillis() + work;
-                        while (fire.equals(held) ? Files.exists(hold) && System.currentTimeMillis() < giveUp
+                        while (fire.equals(held)
+                                ? Files.exists(hold) && System.currentTimeMillis() < giveUp
                                 : System.currentTimeMillis() < end) {
                             Thread.sleep(10);
                         }

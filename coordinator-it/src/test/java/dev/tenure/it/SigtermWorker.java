@@ -6,9 +6,8 @@ import dev.tenure.RunPolicy;
 import dev.tenure.Tenure;
 import dev.tenure.ValkeyConfig;
 import dev.tenure.db.TenureDataSources;
-
-import javax.sql.DataSource;
 import java.time.Duration;
+import javax.sql.DataSource;
 
 /**
  * A plain Java application that closes its Tenure in a shutdown hook, as one that handles SIGTERM does:
@@ -21,8 +20,11 @@ public final class SigtermWorker {
     public static void main(String[] a) throws Exception {
         String password = a[3].equals("-") ? "" : a[3];
         DataSource ds = TenureDataSources.hikari(a[1], a[2], password);
-        Tenure tenure = Tenure.builder().dataSource(ds).leaseDefaults(LeaseOptions.ofTtl(Duration.ofSeconds(30)))
-                .valkey(ValkeyConfig.standalone(a[0]).build()).build();
+        Tenure tenure = Tenure.builder()
+                .dataSource(ds)
+                .leaseDefaults(LeaseOptions.ofTtl(Duration.ofSeconds(30)))
+                .valkey(ValkeyConfig.standalone(a[0]).build())
+                .build();
         Runtime.getRuntime().addShutdownHook(new Thread(tenure::close, "close-tenure"));
         String job = a[4];
         long work = Long.parseLong(a[5]);

@@ -1,5 +1,7 @@
 package dev.tenure.it;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import com.zaxxer.hikari.HikariDataSource;
 import dev.tenure.LeaseOptions;
 import dev.tenure.Tenure;
@@ -9,16 +11,13 @@ import dev.tenure.db.TenureDataSources;
 import dev.tenure.testkit.ElectionParticipant;
 import dev.tenure.testkit.LeaderElectionContract;
 import dev.tenure.testkit.Timing;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import javax.sql.DataSource;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-
-import javax.sql.DataSource;
-import java.time.Duration;
-import java.util.concurrent.TimeUnit;
-
-import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The leader-election contract with Valkey in front of the database: participants are Tenures on one real
@@ -33,8 +32,11 @@ class ValkeyElectionContractIT extends LeaderElectionContract {
     @BeforeAll
     static void start() throws Exception {
         servers = new CoordinatorServers(ValkeyElectionContractIT.class);
-        pool = TenureDataSources.hikari(PoolConfig.builder(servers.db.jdbcUrl()).user(servers.db.username())
-                .password(servers.db.password()).maxPoolSize(16).build());
+        pool = TenureDataSources.hikari(PoolConfig.builder(servers.db.jdbcUrl())
+                .user(servers.db.username())
+                .password(servers.db.password())
+                .maxPoolSize(16)
+                .build());
     }
 
     @AfterAll
@@ -45,8 +47,12 @@ class ValkeyElectionContractIT extends LeaderElectionContract {
 
     @Override
     protected Tenure.Builder tenure() {
-        return Tenure.builder().dataSource(pool).migrateSchema(false)
-                .valkey(ValkeyConfig.standalone(servers.valkey.address()).requestTimeout(Duration.ofMillis(300)).build());
+        return Tenure.builder()
+                .dataSource(pool)
+                .migrateSchema(false)
+                .valkey(ValkeyConfig.standalone(servers.valkey.address())
+                        .requestTimeout(Duration.ofMillis(300))
+                        .build());
     }
 
     @Override
@@ -64,7 +70,9 @@ class ValkeyElectionContractIT extends LeaderElectionContract {
         assertThat(first).as("the leader's Valkey lease").isNotNull();
         a.election().stop();
         Awaitility.await().atMost(Timing.scaled(Duration.ofSeconds(3))).until(b.election()::isLeader);
-        assertThat(servers.valkey.command("GET", "{tenure:" + role + "}:lease")).isNotNull().isNotEqualTo(first);
+        assertThat(servers.valkey.command("GET", "{tenure:" + role + "}:lease"))
+                .isNotNull()
+                .isNotEqualTo(first);
     }
 
     @Test
@@ -75,19 +83,25 @@ class ValkeyElectionContractIT extends LeaderElectionContract {
         Awaitility.await().atMost(Timing.scaled(Duration.ofSeconds(5))).until(a.election()::isLeader);
         servers.valkey.pause();
         try {
-            long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(3); // unscaled: two TTLs, its Valkey lease is gone
+            long until =
+                    System.nanoTime() + TimeUnit.SECONDS.toNanos(3); // unscaled: two TTLs, its Valkey lease is gone
             while (System.nanoTime() < until) {
-                assertThat(a.election().isLeader()).as("the database lease decides, not the Valkey lease").isTrue();
+                assertThat(a.election().isLeader())
+                        .as("the database lease decides, not the Valkey lease")
+                        .isTrue();
                 sleep(20);
             }
             ElectionParticipant b = participant(role, "b", ttl);
             sleep(1500); // b finds Valkey unreachable and waits on the database
             long stopped = System.nanoTime();
             a.election().stop();
-            Awaitility.await().atMost(Timing.scaled(Duration.ofSeconds(5))).pollInterval(Duration.ofMillis(5))
+            Awaitility.await()
+                    .atMost(Timing.scaled(Duration.ofSeconds(5)))
+                    .pollInterval(Duration.ofMillis(5))
                     .until(b.election()::isLeader);
-            System.out.printf("Valkey paused: successor elected by the database alone %d ms after stop() began (stop() "
-                    + "includes the Valkey release timing out: 300 ms)%n",
+            System.out.printf(
+                    "Valkey paused: successor elected by the database alone %d ms after stop() began (stop() "
+                            + "includes the Valkey release timing out: 300 ms)%n",
                     TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - stopped));
             assertThat(a.events()).hasSize(2).last().isEqualTo("revoked stopped");
         } finally {

@@ -1,5 +1,7 @@
 package dev.tenure.it;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import dev.tenure.JobCoordinator;
 import dev.tenure.LeaseOptions;
 import dev.tenure.RunOutcome;
@@ -9,14 +11,11 @@ import dev.tenure.ValkeyConfig;
 import dev.tenure.db.TenureAdmin;
 import dev.tenure.testkit.JvmProcess;
 import dev.tenure.testkit.Timing;
+import java.time.Duration;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
-
-import java.time.Duration;
-
-import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The Valkey lease is a filter in front of the database lease (issue 22, items 3 and 4), with the holder in a JVM of
@@ -41,19 +40,34 @@ class ValkeyFilterIT {
     }
 
     private static JvmProcess holder(JobCoordinator.Mode mode, String job, long ttlMs, long workMs, String behaviour) {
-        return JvmProcess.start(HolderWorker.class, mode.name(), servers.valkey.address(), servers.db.jdbcUrl(),
-                servers.db.username(), servers.passwordArg(), job, Long.toString(ttlMs), Long.toString(workMs), behaviour);
+        return JvmProcess.start(
+                HolderWorker.class,
+                mode.name(),
+                servers.valkey.address(),
+                servers.db.jdbcUrl(),
+                servers.db.username(),
+                servers.passwordArg(),
+                job,
+                Long.toString(ttlMs),
+                Long.toString(workMs),
+                behaviour);
     }
 
     private static String[] awaitStart(JvmProcess holder) {
-        return holder.awaitStdoutLine(l -> l.startsWith("START "), Timing.scaled(Duration.ofSeconds(30))).split(" ");
+        return holder.awaitStdoutLine(l -> l.startsWith("START "), Timing.scaled(Duration.ofSeconds(30)))
+                .split(" ");
     }
 
     /** Another node: this JVM's own Tenure, on the same servers and mode. */
     private static Tenure node(JobCoordinator.Mode mode) {
-        return Tenure.builder().dataSource(servers.db.dataSource()).leaseDefaults(LeaseOptions.ofTtl(Duration.ofMillis(TTL_MS)))
-                .valkey(ValkeyConfig.standalone(servers.valkey.address()).requestTimeout(Duration.ofMillis(300)).build())
-                .mode(mode).build();
+        return Tenure.builder()
+                .dataSource(servers.db.dataSource())
+                .leaseDefaults(LeaseOptions.ofTtl(Duration.ofMillis(TTL_MS)))
+                .valkey(ValkeyConfig.standalone(servers.valkey.address())
+                        .requestTimeout(Duration.ofMillis(300))
+                        .build())
+                .mode(mode)
+                .build();
     }
 
     /** Tries the job every 100 ms until a run is EXECUTED or {@code bound} passes; the ms it took, or -1. */
@@ -70,7 +84,9 @@ class ValkeyFilterIT {
     }
 
     @ParameterizedTest
-    @EnumSource(value = JobCoordinator.Mode.class, names = {"VALKEY_WITH_DATABASE_FALLBACK", "VALKEY"})
+    @EnumSource(
+            value = JobCoordinator.Mode.class,
+            names = {"VALKEY_WITH_DATABASE_FALLBACK", "VALKEY"})
     void valkeyFrozenMidRun_theRunIsNotCancelled_andCompletesUnderItsDatabaseLease(JobCoordinator.Mode mode)
             throws Exception {
         String job = "outage-" + mode.name().toLowerCase().replace('_', '-');
@@ -85,64 +101,97 @@ class ValkeyFilterIT {
             } finally {
                 servers.valkey.resume();
             }
-            System.out.printf("%s: Valkey frozen (SIGSTOP) at the start of a %d ms run with TTL %d ms; it ended %d ms later: %s%s%n",
-                    mode, workMs, TTL_MS, Long.parseLong(outcome.split(" ")[3]) - pausedAt, outcome,
-                    holder.stdoutLines().stream().filter(l -> l.startsWith("CANCELLED")).findFirst()
-                            .map(l -> " (" + l + ")").orElse(""));
+            System.out.printf(
+                    "%s: Valkey frozen (SIGSTOP) at the start of a %d ms run with TTL %d ms; it ended %d ms later: %s%s%n",
+                    mode,
+                    workMs,
+                    TTL_MS,
+                    Long.parseLong(outcome.split(" ")[3]) - pausedAt,
+                    outcome,
+                    holder.stdoutLines().stream()
+                            .filter(l -> l.startsWith("CANCELLED"))
+                            .findFirst()
+                            .map(l -> " (" + l + ")")
+                            .orElse(""));
             assertThat(holder.stdoutLines()).as("the holder's lines").noneMatch(l -> l.startsWith("CANCELLED"));
             assertThat(outcome).startsWith("OUTCOME EXECUTED ");
         }
-        assertThat(servers.count("SELECT count(*) FROM business_ledger WHERE fire_key = '" + job + "'")).isEqualTo(1);
-        assertThat(servers.one("SELECT status FROM tenure.job_run WHERE job_key = '" + job + "'")).isEqualTo("COMPLETED");
+        assertThat(servers.count("SELECT count(*) FROM business_ledger WHERE fire_key = '" + job + "'"))
+                .isEqualTo(1);
+        assertThat(servers.one("SELECT status FROM tenure.job_run WHERE job_key = '" + job + "'"))
+                .isEqualTo("COMPLETED");
     }
 
     @ParameterizedTest
-    @EnumSource(value = JobCoordinator.Mode.class, names = {"VALKEY_WITH_DATABASE_FALLBACK", "VALKEY"})
+    @EnumSource(
+            value = JobCoordinator.Mode.class,
+            names = {"VALKEY_WITH_DATABASE_FALLBACK", "VALKEY"})
     void stuckHolderForceReleasedInTheDatabaseOnly_givesItsValkeyLeaseBack_anotherNodeRunsWithinATtl(
             JobCoordinator.Mode mode) throws Exception {
         String job = "stuck-" + mode.name().toLowerCase().replace('_', '-');
-        try (JvmProcess holder = holder(mode, job, TTL_MS, 120_000, "stuck"); Tenure node = node(mode)) {
+        try (JvmProcess holder = holder(mode, job, TTL_MS, 120_000, "stuck");
+                Tenure node = node(mode)) {
             long epoch = Long.parseLong(awaitStart(holder)[1]);
-            assertThat(node.coordinator().run(job, "refused", RunPolicy.skipFire(), ctx -> null).status())
-                    .as("while the holder holds it").isEqualTo(RunOutcome.Status.SKIPPED_HELD_ELSEWHERE);
+            assertThat(node.coordinator()
+                            .run(job, "refused", RunPolicy.skipFire(), ctx -> null)
+                            .status())
+                    .as("while the holder holds it")
+                    .isEqualTo(RunOutcome.Status.SKIPPED_HELD_ELSEWHERE);
             // a script with the database alone, as an operator without Valkey access would run it
-            TenureAdmin.ForceRelease r = TenureAdmin.create(servers.db.dataSource()).forceRelease(job, "stuck holder", "test");
+            TenureAdmin.ForceRelease r =
+                    TenureAdmin.create(servers.db.dataSource()).forceRelease(job, "stuck holder", "test");
             long releasedAt = System.currentTimeMillis();
             assertThat(r.oldEpoch()).isEqualTo(epoch);
             Duration bound = Timing.scaled(Duration.ofMillis(TTL_MS + 2000));
             long took = runsWithin(node, job, bound, releasedAt);
-            System.out.printf("%s: force-released in the database alone; another node ran the job %d ms later (bound %d ms; "
-                    + "the holder's work is stuck for 120 s)%n", mode, took, bound.toMillis());
-            assertThat(took).as("ms from the force-release to a run on another node").isBetween(0L, bound.toMillis());
-            assertThat(holder.isAlive()).as("the holder is still stuck in its work").isTrue();
+            System.out.printf(
+                    "%s: force-released in the database alone; another node ran the job %d ms later (bound %d ms; "
+                            + "the holder's work is stuck for 120 s)%n",
+                    mode, took, bound.toMillis());
+            assertThat(took)
+                    .as("ms from the force-release to a run on another node")
+                    .isBetween(0L, bound.toMillis());
+            assertThat(holder.isAlive())
+                    .as("the holder is still stuck in its work")
+                    .isTrue();
         }
     }
 
     @ParameterizedTest
-    @EnumSource(value = JobCoordinator.Mode.class, names = {"VALKEY_WITH_DATABASE_FALLBACK", "VALKEY"})
+    @EnumSource(
+            value = JobCoordinator.Mode.class,
+            names = {"VALKEY_WITH_DATABASE_FALLBACK", "VALKEY"})
     void stuckHolderForceReleasedWithValkey_itsValkeyLeaseIsDeleted_anotherNodeRunsAtOnce(JobCoordinator.Mode mode)
             throws Exception {
         String job = "evicted-" + mode.name().toLowerCase().replace('_', '-');
         long ttlMs = 30_000; // renewed every 10 s: only the deletion can free the job sooner than that
-        try (JvmProcess holder = holder(mode, job, ttlMs, 120_000, "stuck"); Tenure node = node(mode)) {
+        try (JvmProcess holder = holder(mode, job, ttlMs, 120_000, "stuck");
+                Tenure node = node(mode)) {
             long epoch = Long.parseLong(awaitStart(holder)[1]);
             String leaseKey = "{tenure:" + job + "}:lease";
             assertThat(servers.valkey.command("EXISTS", leaseKey)).isEqualTo(1L);
             // the one path of the console, the CLI and the actuator endpoint
-            TenureAdmin admin = TenureAdmin.create(servers.db.dataSource(), "tenure", node.valkeyEviction().orElseThrow());
+            TenureAdmin admin = TenureAdmin.create(
+                    servers.db.dataSource(), "tenure", node.valkeyEviction().orElseThrow());
             TenureAdmin.ForceRelease r = admin.forceRelease(job, "stuck holder", "test");
             long releasedAt = System.currentTimeMillis();
             assertThat(r.oldEpoch()).isEqualTo(epoch);
-            assertThat(servers.valkey.command("EXISTS", leaseKey)).as("the holder's Valkey lease after the force-release")
+            assertThat(servers.valkey.command("EXISTS", leaseKey))
+                    .as("the holder's Valkey lease after the force-release")
                     .isEqualTo(0L);
             Duration bound = Timing.scaled(Duration.ofSeconds(2));
             long took = runsWithin(node, job, bound, releasedAt);
-            System.out.printf("%s: force-released with Valkey (%s); another node ran the job %d ms later (bound %d ms; the "
-                    + "holder renews every 10 s and its work is stuck for 120 s)%n", mode, r.valkeyLease(), took,
-                    bound.toMillis());
+            System.out.printf(
+                    "%s: force-released with Valkey (%s); another node ran the job %d ms later (bound %d ms; the "
+                            + "holder renews every 10 s and its work is stuck for 120 s)%n",
+                    mode, r.valkeyLease(), took, bound.toMillis());
             assertThat(r.valkeyLease()).isEqualTo(TenureAdmin.ValkeyLease.DELETED);
-            assertThat(took).as("ms from the force-release to a run on another node").isBetween(0L, bound.toMillis());
-            assertThat(holder.isAlive()).as("the holder is still stuck in its work").isTrue();
+            assertThat(took)
+                    .as("ms from the force-release to a run on another node")
+                    .isBetween(0L, bound.toMillis());
+            assertThat(holder.isAlive())
+                    .as("the holder is still stuck in its work")
+                    .isTrue();
         }
     }
 }

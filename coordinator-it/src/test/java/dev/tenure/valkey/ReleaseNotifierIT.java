@@ -1,5 +1,8 @@
 package dev.tenure.valkey;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
 import dev.tenure.ValkeyConfig;
 import dev.tenure.testkit.Timing;
 import dev.tenure.testkit.ValkeyServer;
@@ -7,8 +10,6 @@ import dev.tenure.testkit.ValkeyServers;
 import glide.api.GlideClient;
 import glide.api.models.configuration.GlideClientConfiguration;
 import glide.api.models.configuration.NodeAddress;
-import org.junit.jupiter.api.Test;
-
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -19,9 +20,7 @@ import java.util.concurrent.Semaphore;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
+import org.junit.jupiter.api.Test;
 
 /**
  * The release subscriptions against a real server, where a channel's last listener leaves just as a new one comes: the
@@ -37,11 +36,19 @@ class ReleaseNotifierIT {
     @Test
     void listenersComingAndGoingAtTheLingersEnd_aConfirmedListenerIsAlwaysSentTo() throws Exception {
         try (ValkeyServer server = ValkeyServers.standalone();
-             ValkeyTimer timer = new ValkeyTimer();
-             ReleaseNotifier notifier = new ReleaseNotifier(ValkeyConfig.standalone(server.address())
-                     .releaseChannelLinger(Duration.ZERO).build(), timer);
-             GlideClient publisher = GlideClient.createClient(GlideClientConfiguration.builder()
-                     .address(NodeAddress.builder().host(server.host()).port(server.port()).build()).build()).get()) {
+                ValkeyTimer timer = new ValkeyTimer();
+                ReleaseNotifier notifier = new ReleaseNotifier(
+                        ValkeyConfig.standalone(server.address())
+                                .releaseChannelLinger(Duration.ZERO)
+                                .build(),
+                        timer);
+                GlideClient publisher = GlideClient.createClient(GlideClientConfiguration.builder()
+                                .address(NodeAddress.builder()
+                                        .host(server.host())
+                                        .port(server.port())
+                                        .build())
+                                .build())
+                        .get()) {
             String channel = "{tenure:churn}:lease";
             Semaphore heard = new Semaphore(0);
             int missed = 0;
@@ -54,7 +61,7 @@ class ReleaseNotifierIT {
                     for (int t = 0; t < CHURNERS; t++) {
                         churn.add(pool.submit(() -> {
                             for (int i = 0; i < 25; i++) {
-                                AutoCloseable l = notifier.subscribe(channel, null, () -> { });
+                                AutoCloseable l = notifier.subscribe(channel, null, () -> {});
                                 pauseMicros(ThreadLocalRandom.current().nextInt(300));
                                 l.close();
                                 pauseMicros(ThreadLocalRandom.current().nextInt(300));
@@ -78,8 +85,11 @@ class ReleaseNotifierIT {
             } finally {
                 pool.shutdownNow();
             }
-            System.out.printf("%d rounds: %d releases not delivered to a listener that was confirmed%n", ROUNDS, missed);
-            assertThat(missed).as("rounds whose confirmed listener heard nothing").isZero();
+            System.out.printf(
+                    "%d rounds: %d releases not delivered to a listener that was confirmed%n", ROUNDS, missed);
+            assertThat(missed)
+                    .as("rounds whose confirmed listener heard nothing")
+                    .isZero();
         }
     }
 

@@ -1,6 +1,5 @@
 package dev.tenure.db;
 
-
 import java.time.Duration;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.CompletableFuture;
@@ -26,8 +25,13 @@ final class AsyncCalls implements AutoCloseable {
 
     public AsyncCalls(int threads, int maxQueued, Duration callTimeout) {
         this.callTimeout = callTimeout;
-        this.workers = new ThreadPoolExecutor(threads, threads, 0, TimeUnit.MILLISECONDS,
-                new ArrayBlockingQueue<>(maxQueued), daemons("tenure-db-io-"));
+        this.workers = new ThreadPoolExecutor(
+                threads,
+                threads,
+                0,
+                TimeUnit.MILLISECONDS,
+                new ArrayBlockingQueue<>(maxQueued),
+                daemons("tenure-db-io-"));
         this.timer = new ScheduledThreadPoolExecutor(1, daemons("tenure-db-timeout-"));
         this.timer.setRemoveOnCancelPolicy(true);
     }
@@ -42,14 +46,26 @@ final class AsyncCalls implements AutoCloseable {
         try {
             workers.execute(() -> run(f, op, key, work));
         } catch (RejectedExecutionException e) {
-            f.completeExceptionally(new LedgerUnavailableException(op + " of '" + key + "' refused: "
-                    + (workers.isShutdown() ? "the store is closed" : "too many calls waiting for a database thread"),
-                    key, null, false, e));
+            f.completeExceptionally(new LedgerUnavailableException(
+                    op + " of '" + key + "' refused: "
+                            + (workers.isShutdown()
+                                    ? "the store is closed"
+                                    : "too many calls waiting for a database thread"),
+                    key,
+                    null,
+                    false,
+                    e));
             return f;
         }
-        ScheduledFuture<?> deadline = timer.schedule(() -> f.completeExceptionally(new LedgerUnavailableException(
-                op + " of '" + key + "' got no answer within " + callTimeout + "; the outcome is unknown",
-                key, null, true, null)), callTimeout.toNanos(), TimeUnit.NANOSECONDS);
+        ScheduledFuture<?> deadline = timer.schedule(
+                () -> f.completeExceptionally(new LedgerUnavailableException(
+                        op + " of '" + key + "' got no answer within " + callTimeout + "; the outcome is unknown",
+                        key,
+                        null,
+                        true,
+                        null)),
+                callTimeout.toNanos(),
+                TimeUnit.NANOSECONDS);
         f.whenComplete((v, e) -> deadline.cancel(false));
         return f;
     }
@@ -63,8 +79,8 @@ final class AsyncCalls implements AutoCloseable {
         } catch (LedgerUnavailableException | IllegalArgumentException e) {
             f.completeExceptionally(e);
         } catch (RuntimeException | Error e) {
-            f.completeExceptionally(new LedgerUnavailableException(op + " of '" + key + "' failed: " + e, key, null,
-                    true, e));
+            f.completeExceptionally(
+                    new LedgerUnavailableException(op + " of '" + key + "' failed: " + e, key, null, true, e));
         }
     }
 

@@ -11,12 +11,12 @@ import java.security.NoSuchAlgorithmException;
  */
 final class Channels {
 
-    private Channels() {
-    }
+    private Channels() {}
 
     public static String of(String schema, String key) {
         try {
-            byte[] d = MessageDigest.getInstance("SHA-256").digest((schema + "/" + key).getBytes(StandardCharsets.UTF_8));
+            byte[] d =
+                    MessageDigest.getInstance("SHA-256").digest((schema + "/" + key).getBytes(StandardCharsets.UTF_8));
             StringBuilder s = new StringBuilder("tenure_");
             for (int i = 0; i < 12; i++) {
                 s.append(Character.forDigit((d[i] >> 4) & 0xF, 16)).append(Character.forDigit(d[i] & 0xF, 16));

@@ -11,13 +11,11 @@ sealed interface ClaimResult {
      * database-clock times; {@code remaining} is the lease time left when the database answered (use it with a
      * monotonic clock started <em>before</em> the claim was sent, never with the application's wall clock).
      */
-    record Claimed(long epoch, Instant claimedAt, Instant leaseExpiresAt, Duration remaining) implements ClaimResult {
-    }
+    record Claimed(long epoch, Instant claimedAt, Instant leaseExpiresAt, Duration remaining) implements ClaimResult {}
 
     /**
      * Someone else's lease is live. {@code remaining} is how long it still runs by the database clock (zero when the
      * row was locked by a transaction still open, or when it just ended), so a waiter can sleep exactly that long.
      */
-    record Held(String owner, long epoch, Instant leaseExpiresAt, Duration remaining) implements ClaimResult {
-    }
+    record Held(String owner, long epoch, Instant leaseExpiresAt, Duration remaining) implements ClaimResult {}
 }

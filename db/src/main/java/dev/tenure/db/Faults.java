@@ -1,6 +1,5 @@
 package dev.tenure.db;
 
-
 import java.sql.SQLException;
 import java.sql.SQLTransientConnectionException;
 
@@ -12,16 +11,15 @@ final class Faults {
     /** SQLSTATE of a statement cut by {@code statement_timeout} (or a cancel request). */
     public static final String QUERY_CANCELED = "57014";
 
-    private Faults() {
-    }
+    private Faults() {}
 
     /** No connection could be had: nothing was sent, so nothing happened. */
     public static LedgerUnavailableException noConnection(String op, String key, SQLException e) {
         String why = e instanceof SQLTransientConnectionException
                 ? "no database connection became free in time (pool exhausted, or the database is unreachable)"
                 : "could not connect to the database";
-        return new LedgerUnavailableException(op + " of '" + key + "' failed: " + why + ": " + e.getMessage(),
-                key, e.getSQLState(), false, e);
+        return new LedgerUnavailableException(
+                op + " of '" + key + "' failed: " + why + ": " + e.getMessage(), key, e.getSQLState(), false, e);
     }
 
     /**
@@ -30,12 +28,18 @@ final class Faults {
      */
     public static LedgerUnavailableException failed(String op, String key, SQLException e, boolean writes) {
         String state = e.getSQLState();
-        boolean rolledBack = LOCK_TIMEOUT.equals(state) || QUERY_CANCELED.equals(state)
-                || "40001".equals(state) || "40P01".equals(state);
+        boolean rolledBack = LOCK_TIMEOUT.equals(state)
+                || QUERY_CANCELED.equals(state)
+                || "40001".equals(state)
+                || "40P01".equals(state);
         boolean unknown = writes && !rolledBack;
-        return new LedgerUnavailableException(op + " of '" + key + "' failed (" + describe(state) + ", SQLSTATE "
-                + state + "): " + e.getMessage() + (unknown ? "; the outcome is unknown" : "; nothing was changed"),
-                key, state, unknown, e);
+        return new LedgerUnavailableException(
+                op + " of '" + key + "' failed (" + describe(state) + ", SQLSTATE " + state + "): " + e.getMessage()
+                        + (unknown ? "; the outcome is unknown" : "; nothing was changed"),
+                key,
+                state,
+                unknown,
+                e);
     }
 
     private static String describe(String state) {

@@ -1,7 +1,6 @@
 package dev.tenure.db;
 
 import dev.tenure.StaleOwnerException;
-
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -84,8 +83,9 @@ final class FenceChecks {
      * {@link Sql#complete}, or with {@code release} {@link Sql#completeAndRelease}: bound, run and checked; the
      * transaction is tagged as {@link #fence} tags it.
      */
-    private boolean completion(Connection c, String op, boolean release, String key, long epoch, String owner,
-                               UUID runId) throws SQLException {
+    private boolean completion(
+            Connection c, String op, boolean release, String key, long epoch, String owner, UUID runId)
+            throws SQLException {
         requireTransaction(c, op, key);
         try (PreparedStatement ps = jdbc.prepare(c, release ? sql.completeAndRelease : sql.complete)) {
             int i = 1;
@@ -112,8 +112,9 @@ final class FenceChecks {
                 boolean readCommitted = checkLocked(rs, 7, key, epoch, owner);
                 String before = rs.getString(6);
                 if (rs.getLong(5) == 0 && !"COMPLETED".equals(before)) {
-                    throw new IllegalStateException("run " + runId + " of job '" + key + "' cannot complete: its row is "
-                            + (before == null ? "missing" : before) + " (complete only the run this context belongs to)");
+                    throw new IllegalStateException("run " + runId + " of job '" + key
+                            + "' cannot complete: its row is " + (before == null ? "missing" : before)
+                            + " (complete only the run this context belongs to)");
                 }
                 if (release && readCommitted && rs.getLong(8) != 1) {
                     throw new IllegalStateException("the lease of job '" + key + "' (epoch " + epoch + ") passed the "
@@ -137,14 +138,23 @@ final class FenceChecks {
         }
         Optional<JobHolder> latest = leases.read(key);
         JobHolder h = latest.orElse(null);
-        if (h == null || h.epoch() != epoch || !owner.equals(h.owner()) || h.remaining().isZero()) {
-            throw new StaleOwnerException(key, epoch, owner, h == null ? 0 : h.epoch(), h == null ? null : h.owner(),
+        if (h == null
+                || h.epoch() != epoch
+                || !owner.equals(h.owner())
+                || h.remaining().isZero()) {
+            throw new StaleOwnerException(
+                    key,
+                    epoch,
+                    owner,
+                    h == null ? 0 : h.epoch(),
+                    h == null ? null : h.owner(),
                     h == null ? null : h.leaseExpiresAt());
         }
         if (rs.getObject(1) == null || rs.getLong(1) != epoch || !owner.equals(rs.getString(2))) {
-            throw new SQLTransactionRollbackException("job '" + key + "': this transaction's snapshot is older than "
-                    + "the run's claim (epoch " + epoch + "), so it cannot see the run. At REPEATABLE READ or "
-                    + "SERIALIZABLE, roll back and begin the transaction inside the run, after its claim",
+            throw new SQLTransactionRollbackException(
+                    "job '" + key + "': this transaction's snapshot is older than "
+                            + "the run's claim (epoch " + epoch + "), so it cannot see the run. At REPEATABLE READ or "
+                            + "SERIALIZABLE, roll back and begin the transaction inside the run, after its claim",
                     SERIALIZATION_FAILURE);
         }
         return false;
@@ -158,11 +168,14 @@ final class FenceChecks {
             if (!SERIALIZATION_FAILURE.equals(e.getSQLState())) {
                 throw e;
             }
-            throw new SQLTransactionRollbackException("job '" + key + "' cannot be fenced in this transaction: its row "
-                    + "(or its run's) changed after the transaction's snapshot was taken (another owner claimed the job, "
-                    + "an operator released it, or the transaction began before this run's claim). Roll back; to retry, "
-                    + "begin the transaction again inside the run (a holder that lost the job is then refused as stale). "
-                    + e.getMessage(), SERIALIZATION_FAILURE, e);
+            throw new SQLTransactionRollbackException(
+                    "job '" + key + "' cannot be fenced in this transaction: its row "
+                            + "(or its run's) changed after the transaction's snapshot was taken (another owner claimed the job, "
+                            + "an operator released it, or the transaction began before this run's claim). Roll back; to retry, "
+                            + "begin the transaction again inside the run (a holder that lost the job is then refused as stale). "
+                            + e.getMessage(),
+                    SERIALIZATION_FAILURE,
+                    e);
         }
     }
 

@@ -1,11 +1,11 @@
 package dev.tenure.db;
 
-import javax.sql.DataSource;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
+import javax.sql.DataSource;
 
 /**
  * Runs ledger work on one pooled connection: single statements committed on their own (in autocommit, or with an

@@ -2,7 +2,6 @@ package dev.tenure.db;
 
 import dev.tenure.DatabaseConfig;
 import dev.tenure.spi.DatabaseBackend;
-
 import javax.sql.DataSource;
 
 /**
@@ -17,12 +16,13 @@ public final class JdbcBackend implements DatabaseBackend {
         if (migrate) {
             TenureSchema.migrate(dataSource, schema);
         }
-        JdbcLeaseStore.Builder b = JdbcLeaseStore.builder(dataSource).schema(schema).config(config);
+        JdbcLeaseStore.Builder b =
+                JdbcLeaseStore.builder(dataSource).schema(schema).config(config);
         if (nodeName != null) {
             b.nodeName(nodeName);
         }
         JdbcLeaseStore store = b.build();
-        return new Stores(store, new JdbcRunLedger(store), new JdbcScheduleLedger(dataSource, schema,
-                config.queryTimeout()));
+        return new Stores(
+                store, new JdbcRunLedger(store), new JdbcScheduleLedger(dataSource, schema, config.queryTimeout()));
     }
 }

@@ -3,11 +3,10 @@ package dev.tenure.db;
 import dev.tenure.DatabaseConfig;
 import dev.tenure.spi.AcquireResult;
 import dev.tenure.spi.LeaseStore;
-
-import javax.sql.DataSource;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
+import javax.sql.DataSource;
 
 /**
  * Leases on {@code job_execution} rows: the database leader-election mode of Tenure, a {@link LeaseStore} for
@@ -36,6 +35,7 @@ public final class JdbcLeaseStore implements LeaseStore {
 
     /** Renewal statements running at once; renewals arriving meanwhile leave together in the next one. */
     private static final int RENEWALS_IN_FLIGHT = 2;
+
     private static final int MAX_RENEWALS_PER_STATEMENT = 1000;
 
     private final JobLedger ledger;
@@ -53,7 +53,8 @@ public final class JdbcLeaseStore implements LeaseStore {
         this.queryTimeout = b.config.queryTimeout();
         this.renewals = new RenewalBatches(calls, rows, RENEWALS_IN_FLIGHT, MAX_RENEWALS_PER_STATEMENT);
         this.ownsNotifications = b.notifications == null && b.config.listen();
-        this.notifications = b.notifications != null ? b.notifications
+        this.notifications = b.notifications != null
+                ? b.notifications
                 : b.config.listen() ? ReleaseNotifications.start(b.dataSource, ledger.schema()) : null;
     }
 
@@ -91,7 +92,10 @@ public final class JdbcLeaseStore implements LeaseStore {
     @Override
     public CompletableFuture<Boolean> renew(String key, String owner, Duration ttl) {
         try {
-            return renewals.renew(JobLedger.key(key), JobLedger.id("owner", owner), JobLedger.ttl(ttl).toMillis());
+            return renewals.renew(
+                    JobLedger.key(key),
+                    JobLedger.id("owner", owner),
+                    JobLedger.ttl(ttl).toMillis());
         } catch (IllegalArgumentException e) {
             return CompletableFuture.failedFuture(e);
         }
@@ -103,15 +107,19 @@ public final class JdbcLeaseStore implements LeaseStore {
     }
 
     @Override
-    public CompletableFuture<AcquireResult> handOff(String key, String fromOwner, String toOwner, Duration ttl,
-                                                    boolean fencingToken) {
+    public CompletableFuture<AcquireResult> handOff(
+            String key, String fromOwner, String toOwner, Duration ttl, boolean fencingToken) {
         return calls.call("hand-off", key, () -> {
-            var moved = rows.handOff(JobLedger.key(key), JobLedger.id("owner", fromOwner), JobLedger.id("owner", toOwner),
+            var moved = rows.handOff(
+                    JobLedger.key(key),
+                    JobLedger.id("owner", fromOwner),
+                    JobLedger.id("owner", toOwner),
                     JobLedger.ttl(ttl));
             if (moved.isPresent()) {
                 return AcquireResult.acquired(fencingToken ? moved.get().epoch() : 0);
             }
-            return rows.read(key).<AcquireResult>map(h -> new AcquireResult.Held(h.owner() == null ? "" : h.owner(), h.remaining()))
+            return rows.read(key)
+                    .<AcquireResult>map(h -> new AcquireResult.Held(h.owner() == null ? "" : h.owner(), h.remaining()))
                     .orElseGet(() -> new AcquireResult.Held("", Duration.ZERO));
         });
     }
@@ -136,7 +144,7 @@ public final class JdbcLeaseStore implements LeaseStore {
     @Override
     public AutoCloseable subscribeReleases(String key, Runnable onRelease) {
         if (notifications == null) {
-            return () -> { };
+            return () -> {};
         }
         return notifications.subscribe(key, onRelease);
     }
@@ -186,9 +194,13 @@ public final class JdbcLeaseStore implements LeaseStore {
          * one knob each, after or instead of this.
          */
         public Builder config(DatabaseConfig config) {
-            knobs.claimLockTimeout(config.claimLockTimeout()).renewLockTimeout(config.renewLockTimeout())
-                    .queryTimeout(config.queryTimeout()).threads(config.threads()).maxQueued(config.maxQueued())
-                    .callTimeout(config.callTimeout()).listen(config.listen());
+            knobs.claimLockTimeout(config.claimLockTimeout())
+                    .renewLockTimeout(config.renewLockTimeout())
+                    .queryTimeout(config.queryTimeout())
+                    .threads(config.threads())
+                    .maxQueued(config.maxQueued())
+                    .callTimeout(config.callTimeout())
+                    .listen(config.listen());
             return this;
         }
 
@@ -245,11 +257,13 @@ public final class JdbcLeaseStore implements LeaseStore {
 
         public JdbcLeaseStore build() {
             config = knobs.build();
-            JobLedger built = ledger.claimLockTimeout(config.claimLockTimeout()).renewLockTimeout(config.renewLockTimeout())
-                    .queryTimeout(config.queryTimeout()).build();
+            JobLedger built = ledger.claimLockTimeout(config.claimLockTimeout())
+                    .renewLockTimeout(config.renewLockTimeout())
+                    .queryTimeout(config.queryTimeout())
+                    .build();
             if (notifications != null && !notifications.schema().equals(built.schema())) {
-                throw new IllegalArgumentException("the shared notifications listen on schema '" + notifications.schema()
-                        + "' but the store works on schema '" + built.schema() + "'");
+                throw new IllegalArgumentException("the shared notifications listen on schema '"
+                        + notifications.schema() + "' but the store works on schema '" + built.schema() + "'");
             }
             return new JdbcLeaseStore(this, built);
         }

@@ -2,7 +2,6 @@ package dev.tenure.db;
 
 import dev.tenure.Holder;
 import dev.tenure.spi.RunLedger;
-
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.Objects;
@@ -25,8 +24,8 @@ public final class JdbcRunLedger implements RunLedger {
     @Override
     public Optional<FireStart.AlreadyCompleted> completedRun(String jobKey, String fireKey) {
         return ledger.completedRun(jobKey, fireKey)
-                .map(r -> new FireStart.AlreadyCompleted(r.runId().toString(), r.owner(), r.epoch(),
-                        r.status() == RunStatus.MISSED));
+                .map(r -> new FireStart.AlreadyCompleted(
+                        r.runId().toString(), r.owner(), r.epoch(), r.status() == RunStatus.MISSED));
     }
 
     @Override
@@ -51,8 +50,13 @@ public final class JdbcRunLedger implements RunLedger {
     @Override
     public Finished finish(String jobKey, long epoch, String owner, String runId, boolean succeeded, String error) {
         // the coordinator releases its lease handle right after: the handle, not this statement, ends the lease
-        return ledger.finish(jobKey, epoch, owner, UUID.fromString(runId),
-                succeeded ? RunStatus.COMPLETED : RunStatus.FAILED, error);
+        return ledger.finish(
+                jobKey,
+                epoch,
+                owner,
+                UUID.fromString(runId),
+                succeeded ? RunStatus.COMPLETED : RunStatus.FAILED,
+                error);
     }
 
     @Override
@@ -61,7 +65,8 @@ public final class JdbcRunLedger implements RunLedger {
     }
 
     @Override
-    public void complete(Connection connection, String jobKey, long epoch, String owner, String runId) throws SQLException {
+    public void complete(Connection connection, String jobKey, long epoch, String owner, String runId)
+            throws SQLException {
         ledger.complete(connection, jobKey, epoch, owner, UUID.fromString(runId));
     }
 
@@ -89,15 +94,21 @@ public final class JdbcRunLedger implements RunLedger {
 
     /** The trace id is written by the statement that claims and starts the run: no statement of its own. */
     @Override
-    public FireClaim claimAndStart(String jobKey, String fireKey, String owner, java.time.Duration ttl, String traceId) {
+    public FireClaim claimAndStart(
+            String jobKey, String fireKey, String owner, java.time.Duration ttl, String traceId) {
         return ledger.claimAndStart(jobKey, fireKey, owner, ttl, traceId);
     }
 
     @Override
-    public Finished finishAndRelease(String jobKey, long epoch, String owner, String runId, boolean succeeded,
-                                     String error) {
-        return ledger.finishAndRelease(jobKey, epoch, owner, UUID.fromString(runId),
-                succeeded ? RunStatus.COMPLETED : RunStatus.FAILED, error);
+    public Finished finishAndRelease(
+            String jobKey, long epoch, String owner, String runId, boolean succeeded, String error) {
+        return ledger.finishAndRelease(
+                jobKey,
+                epoch,
+                owner,
+                UUID.fromString(runId),
+                succeeded ? RunStatus.COMPLETED : RunStatus.FAILED,
+                error);
     }
 
     /** ABANDONED with {@code reason} and the lease cleared, in one statement. */

@@ -1,8 +1,6 @@
 package dev.tenure.db;
 
 import dev.tenure.spi.ScheduleLedger;
-
-import javax.sql.DataSource;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -17,6 +15,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import javax.sql.DataSource;
 
 /**
  * The sweeper's ledger on Postgres: {@code job_schedule} (one row per scheduled job) and MISSED rows in
@@ -93,8 +92,16 @@ final class JdbcScheduleLedger implements ScheduleLedger {
         String key = JobLedger.key(row.jobKey());
         return jdbc.inTransaction("register schedule", key, c -> {
             update(c, insertIdle, key);
-            if (update(c, insertSchedule, key, row.kind(), row.expression(), row.policy(), row.integration(),
-                    row.node()) == 1) {
+            if (update(
+                            c,
+                            insertSchedule,
+                            key,
+                            row.kind(),
+                            row.expression(),
+                            row.policy(),
+                            row.integration(),
+                            row.node())
+                    == 1) {
                 return new Registered(true, Optional.empty(), null);
             }
             ScheduleRow old;
@@ -103,8 +110,8 @@ final class JdbcScheduleLedger implements ScheduleLedger {
                 ps.setString(1, key);
                 try (ResultSet rs = ps.executeQuery()) {
                     rs.next();
-                    old = new ScheduleRow(key, rs.getString(1), rs.getString(2), rs.getString(3), rs.getString(4),
-                            rs.getString(5));
+                    old = new ScheduleRow(
+                            key, rs.getString(1), rs.getString(2), rs.getString(3), rs.getString(4), rs.getString(5));
                     at = Rows.instant(rs, 6);
                 }
             }
@@ -155,7 +162,8 @@ final class JdbcScheduleLedger implements ScheduleLedger {
                 try (ResultSet rs = ps.executeQuery()) {
                     while (rs.next()) {
                         int i = (int) rs.getLong(1) - 1;
-                        out[i] = new FireStatus(fires.get(i), state(rs.getString(2), rs.getBoolean(4)), rs.getString(3));
+                        out[i] =
+                                new FireStatus(fires.get(i), state(rs.getString(2), rs.getBoolean(4)), rs.getString(3));
                     }
                 }
             }
@@ -207,7 +215,10 @@ final class JdbcScheduleLedger implements ScheduleLedger {
             }
             return recorded;
         });
-        return fires.stream().map(Missed::fire).filter(f -> done.contains(List.of(f.jobKey(), f.fireKey()))).toList();
+        return fires.stream()
+                .map(Missed::fire)
+                .filter(f -> done.contains(List.of(f.jobKey(), f.fireKey())))
+                .toList();
     }
 
     private static String truncate(String s) {
@@ -225,7 +236,9 @@ final class JdbcScheduleLedger implements ScheduleLedger {
         }
         String[] jobs = marks.stream().map(SweepMark::jobKey).toArray(String[]::new);
         String[] until = marks.stream().map(m -> m.sweptUntil().toString()).toArray(String[]::new);
-        String[] next = marks.stream().map(m -> m.nextDue() == null ? null : m.nextDue().toString()).toArray(String[]::new);
+        String[] next = marks.stream()
+                .map(m -> m.nextDue() == null ? null : m.nextDue().toString())
+                .toArray(String[]::new);
         Integer[] overdue = marks.stream().map(SweepMark::overdue).toArray(Integer[]::new);
         Integer[] missed = marks.stream().map(SweepMark::missed).toArray(Integer[]::new);
         jdbc.run("record sweep", "*", true, c -> {

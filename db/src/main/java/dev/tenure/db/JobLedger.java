@@ -5,8 +5,6 @@ import dev.tenure.StaleOwnerException;
 import dev.tenure.spi.LeaseKeys;
 import dev.tenure.spi.RunLedger.Finished;
 import dev.tenure.spi.RunLedger.FireClaim;
-
-import javax.sql.DataSource;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -14,6 +12,7 @@ import java.time.Instant;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.UUID;
+import javax.sql.DataSource;
 
 /**
  * The Postgres ledger of jobs: database leases with epochs ({@code job_execution}), fence checks inside the caller's
@@ -56,10 +55,12 @@ final class JobLedger {
     private JobLedger(Builder b) {
         this.schema = b.schema;
         DatabaseConfig knobs = b.knobs.build();
-        this.claimLockTimeout = Long.toString(Math.max(1, knobs.claimLockTimeout().toMillis()));
+        this.claimLockTimeout =
+                Long.toString(Math.max(1, knobs.claimLockTimeout().toMillis()));
         Jdbc jdbc = new Jdbc(b.dataSource, knobs.queryTimeout());
         Sql sql = new Sql("\"" + b.schema + "\"");
-        this.leases = new LeaseRows(jdbc, sql, b.schema, knobs.claimLockTimeout(), knobs.renewLockTimeout(), b.nodeName);
+        this.leases =
+                new LeaseRows(jdbc, sql, b.schema, knobs.claimLockTimeout(), knobs.renewLockTimeout(), b.nodeName);
         this.runs = new RunRows(jdbc, sql, leases);
         this.fences = new FenceChecks(jdbc, sql, leases);
     }
@@ -137,8 +138,13 @@ final class JobLedger {
      * @throws StaleOwnerException   as {@link #fence}: roll the transaction back
      * @throws IllegalStateException in autocommit mode, or if the run row is not {@code runId}'s RUNNING (or COMPLETED) row
      */
-    public void complete(Connection connection, String jobKey, long epoch, String owner, UUID runId) throws SQLException {
-        fences.complete(Objects.requireNonNull(connection, "connection"), key(jobKey), epoch(epoch), id("owner", owner),
+    public void complete(Connection connection, String jobKey, long epoch, String owner, UUID runId)
+            throws SQLException {
+        fences.complete(
+                Objects.requireNonNull(connection, "connection"),
+                key(jobKey),
+                epoch(epoch),
+                id("owner", owner),
                 Objects.requireNonNull(runId, "runId"));
     }
 
@@ -157,8 +163,12 @@ final class JobLedger {
      */
     public boolean completeAndRelease(Connection connection, String jobKey, long epoch, String owner, UUID runId)
             throws SQLException {
-        return fences.completeAndRelease(Objects.requireNonNull(connection, "connection"), key(jobKey), epoch(epoch),
-                id("owner", owner), Objects.requireNonNull(runId, "runId"));
+        return fences.completeAndRelease(
+                Objects.requireNonNull(connection, "connection"),
+                key(jobKey),
+                epoch(epoch),
+                id("owner", owner),
+                Objects.requireNonNull(runId, "runId"));
     }
 
     /**
@@ -206,8 +216,8 @@ final class JobLedger {
      * @throws LedgerUnavailableException on faults; SQLSTATE 55P03 when a row lock outlasted the claim lock timeout
      *                                    (nothing changed)
      */
-    public Finished finishAndRelease(String jobKey, long epoch, String owner, UUID runId, RunStatus outcome,
-                                     String error) {
+    public Finished finishAndRelease(
+            String jobKey, long epoch, String owner, UUID runId, RunStatus outcome, String error) {
         return finish(jobKey, epoch, owner, runId, outcome, error, false);
     }
 
@@ -219,14 +229,14 @@ final class JobLedger {
         return finish(jobKey, epoch, owner, runId, outcome, error, true);
     }
 
-    private Finished finish(String jobKey, long epoch, String owner, UUID runId, RunStatus outcome, String error,
-                            boolean keepLease) {
+    private Finished finish(
+            String jobKey, long epoch, String owner, UUID runId, RunStatus outcome, String error, boolean keepLease) {
         Objects.requireNonNull(runId, "runId");
         if (outcome != RunStatus.COMPLETED && outcome != RunStatus.FAILED) {
             throw new IllegalArgumentException("outcome must be COMPLETED or FAILED (got " + outcome + ")");
         }
-        return runs.finish(key(jobKey), epoch(epoch), id("owner", owner), runId, outcome, error, keepLease,
-                claimLockTimeout);
+        return runs.finish(
+                key(jobKey), epoch(epoch), id("owner", owner), runId, outcome, error, keepLease, claimLockTimeout);
     }
 
     /**
@@ -240,7 +250,12 @@ final class JobLedger {
      */
     public Finished abandon(String jobKey, long epoch, String owner, UUID runId, String reason) {
         Objects.requireNonNull(runId, "runId");
-        return runs.abandon(key(jobKey), epoch(epoch), id("owner", owner), runId, Objects.requireNonNull(reason, "reason"),
+        return runs.abandon(
+                key(jobKey),
+                epoch(epoch),
+                id("owner", owner),
+                runId,
+                Objects.requireNonNull(reason, "reason"),
                 claimLockTimeout);
     }
 
@@ -254,8 +269,8 @@ final class JobLedger {
 
     /** {@link #claimAndStart(String, String, String, Duration)} that keeps the run's {@code traceId} (null: none). */
     FireClaim claimAndStart(String jobKey, String fireKey, String owner, Duration ttl, String traceId) {
-        return runs.claimAndStart(key(jobKey), id("fireKey", fireKey), id("owner", owner), ttl(ttl), claimLockTimeout,
-                traceId(traceId));
+        return runs.claimAndStart(
+                key(jobKey), id("fireKey", fireKey), id("owner", owner), ttl(ttl), claimLockTimeout, traceId(traceId));
     }
 
     /** Keeps {@code traceId} on run {@code runId} of {@code jobKey}: one statement, outside any transaction of the run. */
@@ -280,7 +295,8 @@ final class JobLedger {
 
     /** Who holds {@code jobKey} now by the database clock; empty if nobody's lease is live. */
     public Optional<JobHolder> holder(String jobKey) {
-        return leases.read(key(jobKey)).filter(h -> h.owner() != null && h.remaining().compareTo(Duration.ZERO) > 0);
+        return leases.read(key(jobKey))
+                .filter(h -> h.owner() != null && h.remaining().compareTo(Duration.ZERO) > 0);
     }
 
     LeaseRows leaseRows() {
@@ -294,7 +310,10 @@ final class JobLedger {
     static String id(String what, String value) {
         if (value == null || value.isEmpty() || value.length() > MAX_ID_LENGTH) {
             throw new IllegalArgumentException(what + " must have 1 to " + MAX_ID_LENGTH + " characters (got "
-                    + (value == null ? "null" : value.length() + ": '" + value.substring(0, Math.min(32, value.length())) + "'") + ")");
+                    + (value == null
+                            ? "null"
+                            : value.length() + ": '" + value.substring(0, Math.min(32, value.length())) + "'")
+                    + ")");
         }
         return value;
     }
@@ -327,6 +346,7 @@ final class JobLedger {
         private String schema = TenureSchema.DEFAULT_SCHEMA;
         /** The lock waits and the query timeout, checked by {@link DatabaseConfig}'s rules. */
         private final DatabaseConfig.Builder knobs = DatabaseConfig.builder();
+
         private String nodeName;
 
         private Builder(DataSource dataSource) {

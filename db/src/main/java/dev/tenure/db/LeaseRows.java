@@ -1,6 +1,5 @@
 package dev.tenure.db;
 
-
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -24,8 +23,8 @@ final class LeaseRows {
     /** The node name written with every owner this store sets (null: none). */
     private final String node;
 
-    public LeaseRows(Jdbc jdbc, Sql sql, String schema, Duration claimLockTimeout, Duration renewLockTimeout,
-                     String node) {
+    public LeaseRows(
+            Jdbc jdbc, Sql sql, String schema, Duration claimLockTimeout, Duration renewLockTimeout, String node) {
         this.jdbc = jdbc;
         this.node = node;
         this.sql = sql;
@@ -63,14 +62,16 @@ final class LeaseRows {
                 }
                 if (attempt < 2 && (endStaleFences(key) || quick)) {
                     quick = false;
-                    continue;   // a frozen holder's transaction ended, or a live one gets the full wait to commit
+                    continue; // a frozen holder's transaction ended, or a live one gets the full wait to commit
                 }
                 return heldBy(key); // locked by an open transaction: held, whatever the committed row says
             }
             if (r instanceof ClaimResult.Claimed) {
                 return r;
             }
-            if (r instanceof ClaimResult.Held h && h.owner() != null && h.remaining().compareTo(Duration.ZERO) > 0) {
+            if (r instanceof ClaimResult.Held h
+                    && h.owner() != null
+                    && h.remaining().compareTo(Duration.ZERO) > 0) {
                 return h;
             }
             // no row yet (inserted meanwhile by someone else), or the lease ended between snapshot and check: again
@@ -109,8 +110,8 @@ final class LeaseRows {
                     return null;
                 }
                 Instant expires = Rows.instant(rs, 3);
-                return new ClaimResult.Claimed(rs.getLong(1), Rows.instant(rs, 2), expires,
-                        Jdbc.between(Rows.instant(rs, 4), expires));
+                return new ClaimResult.Claimed(
+                        rs.getLong(1), Rows.instant(rs, 2), expires, Jdbc.between(Rows.instant(rs, 4), expires));
             }
         }
     }
@@ -160,7 +161,12 @@ final class LeaseRows {
                         return Optional.empty();
                     }
                     Instant expires = Rows.instant(rs, 4);
-                    return Optional.of(new JobHolder(key, rs.getString(1), rs.getLong(2), Rows.instant(rs, 3), expires,
+                    return Optional.of(new JobHolder(
+                            key,
+                            rs.getString(1),
+                            rs.getLong(2),
+                            Rows.instant(rs, 3),
+                            expires,
                             Jdbc.between(Rows.instant(rs, 5), expires)));
                 }
             }
@@ -274,7 +280,8 @@ final class LeaseRows {
                     }
                     Instant expires = Rows.instant(rs, 2);
                     Instant now = Rows.instant(rs, 3);
-                    return Optional.of(new ClaimResult.Claimed(rs.getLong(1), now, expires, Jdbc.between(now, expires)));
+                    return Optional.of(
+                            new ClaimResult.Claimed(rs.getLong(1), now, expires, Jdbc.between(now, expires)));
                 }
             }
         });

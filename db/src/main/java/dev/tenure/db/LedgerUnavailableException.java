@@ -17,8 +17,8 @@ class LedgerUnavailableException extends LeaseStoreUnavailableException {
     private final String sqlState;
     private final boolean outcomeUnknown;
 
-    public LedgerUnavailableException(String message, String key, String sqlState, boolean outcomeUnknown,
-                                      Throwable cause) {
+    public LedgerUnavailableException(
+            String message, String key, String sqlState, boolean outcomeUnknown, Throwable cause) {
         super(message, key, cause);
         this.sqlState = sqlState;
         this.outcomeUnknown = outcomeUnknown;

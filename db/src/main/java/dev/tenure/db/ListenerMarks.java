@@ -24,7 +24,8 @@ final class ListenerMarks {
     public ListenerMarks(String quotedSchema, String listener) {
         String t = quotedSchema + ".release_listener";
         this.listener = listener;
-        upsert = "INSERT INTO " + t + " (channel, listener, expires_at) SELECT c, ?, clock_timestamp() + interval '30 seconds' "
+        upsert = "INSERT INTO " + t
+                + " (channel, listener, expires_at) SELECT c, ?, clock_timestamp() + interval '30 seconds' "
                 + "FROM unnest(?::text[]) AS c ON CONFLICT (channel, listener) DO UPDATE SET expires_at = excluded.expires_at";
         deleteOthers = "DELETE FROM " + t + " WHERE listener = ? AND channel <> ALL (?::text[])";
         purge = "DELETE FROM " + t + " WHERE expires_at < clock_timestamp() - interval '5 minutes'";
@@ -34,7 +35,8 @@ final class ListenerMarks {
     /** Makes the rows of this listener exactly {@code channels} (call after LISTEN, so a row never precedes it). */
     public void mark(Connection c, Set<String> channels) throws SQLException {
         Array array = c.createArrayOf("text", channels.toArray());
-        try (PreparedStatement del = c.prepareStatement(deleteOthers); PreparedStatement up = c.prepareStatement(upsert)) {
+        try (PreparedStatement del = c.prepareStatement(deleteOthers);
+                PreparedStatement up = c.prepareStatement(upsert)) {
             del.setString(1, listener);
             del.setArray(2, array);
             del.executeUpdate();

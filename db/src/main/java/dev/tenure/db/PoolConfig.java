@@ -18,8 +18,14 @@ import java.util.Objects;
  *                          how long a claim waits for a fenced transaction's row lock
  * @param applicationName   shown in {@code pg_stat_activity} (default {@code tenure})
  */
-public record PoolConfig(String jdbcUrl, String user, String password, int maxPoolSize, Duration connectionTimeout,
-                         Duration statementTimeout, String applicationName) {
+public record PoolConfig(
+        String jdbcUrl,
+        String user,
+        String password,
+        int maxPoolSize,
+        Duration connectionTimeout,
+        Duration statementTimeout,
+        String applicationName) {
 
     public static final int DEFAULT_MAX_POOL_SIZE = 6;
     public static final Duration DEFAULT_CONNECTION_TIMEOUT = Duration.ofMillis(1500);
@@ -28,18 +34,21 @@ public record PoolConfig(String jdbcUrl, String user, String password, int maxPo
     public PoolConfig {
         Objects.requireNonNull(jdbcUrl, "jdbcUrl");
         if (!jdbcUrl.startsWith("jdbc:postgresql:")) {
-            throw new IllegalArgumentException("jdbcUrl must be a Postgres URL (jdbc:postgresql://host:port/db), got '" + jdbcUrl + "'");
+            throw new IllegalArgumentException(
+                    "jdbcUrl must be a Postgres URL (jdbc:postgresql://host:port/db), got '" + jdbcUrl + "'");
         }
         if (maxPoolSize < 2 || maxPoolSize > 64) {
             throw new IllegalArgumentException("maxPoolSize must be between 2 and 64 (got " + maxPoolSize + ")");
         }
         Objects.requireNonNull(connectionTimeout, "connectionTimeout");
         if (connectionTimeout.toMillis() < 250) {
-            throw new IllegalArgumentException("connectionTimeout must be at least 250 ms (got " + connectionTimeout + ")");
+            throw new IllegalArgumentException(
+                    "connectionTimeout must be at least 250 ms (got " + connectionTimeout + ")");
         }
         Objects.requireNonNull(statementTimeout, "statementTimeout");
         if (statementTimeout.toMillis() < 100) {
-            throw new IllegalArgumentException("statementTimeout must be at least 100 ms (got " + statementTimeout + ")");
+            throw new IllegalArgumentException(
+                    "statementTimeout must be at least 100 ms (got " + statementTimeout + ")");
         }
         applicationName = applicationName == null ? "tenure" : applicationName;
     }
@@ -102,7 +111,8 @@ public record PoolConfig(String jdbcUrl, String user, String password, int maxPo
         }
 
         public PoolConfig build() {
-            return new PoolConfig(jdbcUrl, user, password, maxPoolSize, connectionTimeout, statementTimeout, applicationName);
+            return new PoolConfig(
+                    jdbcUrl, user, password, maxPoolSize, connectionTimeout, statementTimeout, applicationName);
         }
     }
 }

@@ -1,12 +1,6 @@
 package dev.tenure.db;
 
 import com.zaxxer.hikari.HikariDataSource;
-import org.postgresql.PGConnection;
-import org.postgresql.PGNotification;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-
-import javax.sql.DataSource;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -20,6 +14,11 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
+import javax.sql.DataSource;
+import org.postgresql.PGConnection;
+import org.postgresql.PGNotification;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Release notifications from Postgres: one dedicated connection that {@code LISTEN}s on the channels of the keys
@@ -75,7 +74,8 @@ public final class ReleaseNotifications implements AutoCloseable {
      * subscription arrives (so a store whose callers never wait never holds it) and kept until {@link #close()}.
      */
     public static ReleaseNotifications start(DataSource dataSource, String schema) {
-        return new ReleaseNotifications(Objects.requireNonNull(dataSource, "dataSource"), TenureSchema.checkName(schema));
+        return new ReleaseNotifications(
+                Objects.requireNonNull(dataSource, "dataSource"), TenureSchema.checkName(schema));
     }
 
     /** The Tenure schema whose releases this listens to. */
@@ -138,10 +138,15 @@ public final class ReleaseNotifications implements AutoCloseable {
                 if (!closed) {
                     // the first failure after a good spell is worth a warning (a missing schema shows up here too)
                     if (failures++ == 0) {
-                        LOG.warn("release notifications on schema '{}' interrupted ({}); waiters poll meanwhile, "
-                                + "reconnecting with back-off", schema, e.toString());
+                        LOG.warn(
+                                "release notifications on schema '{}' interrupted ({}); waiters poll meanwhile, "
+                                        + "reconnecting with back-off",
+                                schema,
+                                e.toString());
                     } else {
-                        LOG.debug("release notifications: still failing ({}); next try in {} ms", e.toString(),
+                        LOG.debug(
+                                "release notifications: still failing ({}); next try in {} ms",
+                                e.toString(),
                                 TimeUnit.NANOSECONDS.toMillis(backoff));
                     }
                 }

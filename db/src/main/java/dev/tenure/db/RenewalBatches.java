@@ -1,7 +1,6 @@
 package dev.tenure.db;
 
 import dev.tenure.internal.CallBatcher;
-
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -17,8 +16,7 @@ import java.util.concurrent.CompletableFuture;
  */
 final class RenewalBatches {
 
-    private record Request(String key, String owner, long ttlMillis, CompletableFuture<Boolean> result) {
-    }
+    private record Request(String key, String owner, long ttlMillis, CompletableFuture<Boolean> result) {}
 
     private final AsyncCalls calls;
     private final LeaseRows rows;
@@ -27,7 +25,10 @@ final class RenewalBatches {
     RenewalBatches(AsyncCalls calls, LeaseRows rows, int maxInFlight, int maxBatch) {
         this.calls = calls;
         this.rows = rows;
-        this.batcher = new CallBatcher<>(maxInFlight, maxBatch, this::send,
+        this.batcher = new CallBatcher<>(
+                maxInFlight,
+                maxBatch,
+                this::send,
                 (batch, e) -> batch.forEach(r -> r.result().completeExceptionally(e)));
     }
 
@@ -41,7 +42,7 @@ final class RenewalBatches {
     private CompletableFuture<Void> send(List<Request> batch) {
         if (batch.size() == 1) {
             Request r = batch.get(0);
-            return one(r).thenAccept(x -> { });
+            return one(r).thenAccept(x -> {});
         }
         String[] keys = new String[batch.size()];
         String[] owners = new String[batch.size()];
@@ -52,7 +53,8 @@ final class RenewalBatches {
             ttls[i] = batch.get(i).ttlMillis();
         }
         return calls.call("renew", keys.length + " leases", () -> rows.renewOwners(keys, owners, ttls))
-                .handle((renewed, err) -> settle(batch, renewed, err)).thenCompose(f -> f);
+                .handle((renewed, err) -> settle(batch, renewed, err))
+                .thenCompose(f -> f);
     }
 
     private CompletableFuture<Void> settle(List<Request> batch, Set<String> renewed, Throwable err) {
@@ -60,7 +62,9 @@ final class RenewalBatches {
             batch.forEach(r -> r.result().complete(renewed.contains(r.key() + '\u0000' + r.owner())));
             return CompletableFuture.completedFuture(null);
         }
-        Throwable cause = err instanceof java.util.concurrent.CompletionException && err.getCause() != null ? err.getCause() : err;
+        Throwable cause = err instanceof java.util.concurrent.CompletionException && err.getCause() != null
+                ? err.getCause()
+                : err;
         if (cause instanceof LedgerUnavailableException u && Faults.LOCK_TIMEOUT.equals(u.sqlState())) {
             return CompletableFuture.allOf(batch.stream().map(this::one).toArray(CompletableFuture[]::new));
         }
@@ -69,7 +73,9 @@ final class RenewalBatches {
     }
 
     private CompletableFuture<Boolean> one(Request r) {
-        CompletableFuture<Boolean> f = calls.call("renew", r.key(),
+        CompletableFuture<Boolean> f = calls.call(
+                "renew",
+                r.key(),
                 () -> rows.renewOwner(r.key(), r.owner(), java.time.Duration.ofMillis(r.ttlMillis())));
         f.whenComplete((ok, e) -> {
             if (e != null) {

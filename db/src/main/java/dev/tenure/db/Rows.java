@@ -8,8 +8,7 @@ import java.time.OffsetDateTime;
 /** Reading database-clock times out of result sets. */
 final class Rows {
 
-    private Rows() {
-    }
+    private Rows() {}
 
     static Instant instant(ResultSet rs, int column) throws SQLException {
         OffsetDateTime t = rs.getObject(column, OffsetDateTime.class);

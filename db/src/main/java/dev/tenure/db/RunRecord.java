@@ -4,6 +4,14 @@ import java.time.Instant;
 import java.util.UUID;
 
 /** One row of {@code job_run} (times by the database clock; {@code finishedAt} and {@code error} may be null). */
-record RunRecord(UUID runId, String jobKey, String fireKey, long epoch, String owner, RunStatus status,
-                        int attempt, Instant startedAt, Instant finishedAt, String error) {
-}
+record RunRecord(
+        UUID runId,
+        String jobKey,
+        String fireKey,
+        long epoch,
+        String owner,
+        RunStatus status,
+        int attempt,
+        Instant startedAt,
+        Instant finishedAt,
+        String error) {}

@@ -3,13 +3,11 @@ package dev.tenure.db;
 import dev.tenure.spi.RunLedger.Finished;
 import dev.tenure.spi.RunLedger.FireClaim;
 import dev.tenure.spi.RunLedger.FireStart;
-
-import java.time.Duration;
-
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.time.Duration;
 import java.util.Optional;
 import java.util.UUID;
 
@@ -65,15 +63,21 @@ final class RunRows {
                     if (rs.next()) {
                         String previous = rs.getString(2);
                         markRunning(c, key, epoch, runId);
-                        return new RunStart.Started(runId, rs.getInt(1), previous == null ? null : RunStatus.valueOf(previous));
+                        return new RunStart.Started(
+                                runId, rs.getInt(1), previous == null ? null : RunStatus.valueOf(previous));
                     }
                 }
             }
-            RunRecord existing = find(c, key, fireKey).orElseThrow(() -> new IllegalStateException(
-                    "job_run row of '" + key + "' / '" + fireKey + "' vanished inside the transaction"));
+            RunRecord existing = find(c, key, fireKey)
+                    .orElseThrow(() -> new IllegalStateException(
+                            "job_run row of '" + key + "' / '" + fireKey + "' vanished inside the transaction"));
             if (existing.status() == RunStatus.COMPLETED || existing.status() == RunStatus.MISSED) {
-                return new RunStart.AlreadyCompleted(existing.runId(), existing.owner(), existing.epoch(),
-                        existing.finishedAt(), existing.status() == RunStatus.MISSED);
+                return new RunStart.AlreadyCompleted(
+                        existing.runId(),
+                        existing.owner(),
+                        existing.epoch(),
+                        existing.finishedAt(),
+                        existing.status() == RunStatus.MISSED);
             }
             return new RunStart.InProgress(existing.runId(), existing.owner(), existing.epoch(), existing.startedAt());
         });
@@ -104,8 +108,15 @@ final class RunRows {
      * stays COMPLETED whatever the epoch is now. A row lock held longer than {@code lockTimeout} (milliseconds) fails it
      * with SQLSTATE 55P03, nothing changed.
      */
-    public Finished finish(String key, long epoch, String owner, UUID runId, RunStatus outcome, String error,
-                           boolean keepLease, String lockTimeout) {
+    public Finished finish(
+            String key,
+            long epoch,
+            String owner,
+            UUID runId,
+            RunStatus outcome,
+            String error,
+            boolean keepLease,
+            String lockTimeout) {
         return jdbc.run("finish", key, true, c -> {
             try (PreparedStatement ps = jdbc.prepare(c, keepLease ? sql.finish : sql.finishAndRelease)) {
                 ps.setString(1, lockTimeout);
@@ -151,7 +162,7 @@ final class RunRows {
                 leases.bindNotify(ps, 9, key);
                 try (ResultSet rs = ps.executeQuery()) {
                     rs.next();
-                    return new long[]{rs.getLong(1), rs.getLong(2)};
+                    return new long[] {rs.getLong(1), rs.getLong(2)};
                 }
             }
         });
@@ -166,7 +177,9 @@ final class RunRows {
             try (PreparedStatement ps = jdbc.prepare(c, sql.runStatus)) {
                 ps.setObject(1, runId);
                 try (ResultSet rs = ps.executeQuery()) {
-                    return rs.next() && "COMPLETED".equals(rs.getString(1)) ? Finished.COMPLETED_EARLIER : Finished.STALE;
+                    return rs.next() && "COMPLETED".equals(rs.getString(1))
+                            ? Finished.COMPLETED_EARLIER
+                            : Finished.STALE;
                 }
             }
         });
@@ -179,31 +192,37 @@ final class RunRows {
      * (its holder frozen): then it is ended and the claim made again ({@link StaleFences}); a fire completed while the
      * claim waited for that lock is released again and reported done.
      */
-    public FireClaim claimAndStart(String key, String fireKey, String owner, Duration ttl, String lockTimeout,
-                                   String traceId) {
+    public FireClaim claimAndStart(
+            String key, String fireKey, String owner, Duration ttl, String lockTimeout, String traceId) {
         boolean quick = true;
         for (int attempt = 0; attempt < 3; attempt++) {
             UUID runId = UUID.randomUUID();
             Object r;
             String wait = quick ? LeaseRows.quickLockTimeout(lockTimeout) : lockTimeout;
             try {
-                r = jdbc.run("claim and start", key, true, c -> claimAndStartOnce(c, key, fireKey, owner, ttl, wait, runId,
-                        traceId));
+                r = jdbc.run(
+                        "claim and start",
+                        key,
+                        true,
+                        c -> claimAndStartOnce(c, key, fireKey, owner, ttl, wait, runId, traceId));
             } catch (LedgerUnavailableException e) {
                 if (!Faults.LOCK_TIMEOUT.equals(e.sqlState())) {
                     throw e;
                 }
                 if (attempt < 2 && (leases.endStaleFences(key) || quick)) {
                     quick = false;
-                    continue;   // a frozen holder's transaction ended, or a live one gets the full wait to commit
+                    continue; // a frozen holder's transaction ended, or a live one gets the full wait to commit
                 }
-                return leases.read(key).<FireClaim>map(h -> new FireClaim.Held(h.owner(), h.epoch(), Duration.ZERO))
+                return leases.read(key)
+                        .<FireClaim>map(h -> new FireClaim.Held(h.owner(), h.epoch(), Duration.ZERO))
                         .orElseGet(() -> new FireClaim.Held(null, 0, Duration.ZERO));
             }
             if (r instanceof FireClaim.Started || r instanceof FireStart.AlreadyCompleted) {
                 return (FireClaim) r;
             }
-            if (r instanceof FireClaim.Held h && h.owner() != null && h.remaining().compareTo(Duration.ZERO) > 0) {
+            if (r instanceof FireClaim.Held h
+                    && h.owner() != null
+                    && h.remaining().compareTo(Duration.ZERO) > 0) {
                 return h;
             }
             if (r instanceof Long claimedEpoch) {
@@ -212,8 +231,8 @@ final class RunRows {
                 Optional<RunRecord> done = completedRun(key, fireKey);
                 if (done.isPresent()) {
                     RunRecord d = done.get();
-                    return new FireStart.AlreadyCompleted(d.runId().toString(), d.owner(), d.epoch(),
-                            d.status() == RunStatus.MISSED);
+                    return new FireStart.AlreadyCompleted(
+                            d.runId().toString(), d.owner(), d.epoch(), d.status() == RunStatus.MISSED);
                 }
                 continue;
             }
@@ -227,13 +246,22 @@ final class RunRows {
             }
             // no row yet, or the holder's lease ended between the statement's snapshot and its lock: again
         }
-        return leases.read(key).<FireClaim>map(h -> new FireClaim.Held(h.owner(), h.epoch(), h.remaining()))
+        return leases.read(key)
+                .<FireClaim>map(h -> new FireClaim.Held(h.owner(), h.epoch(), h.remaining()))
                 .orElseGet(() -> new FireClaim.Held(null, 0, Duration.ZERO));
     }
 
     /** Started, Done or Held; the claimed epoch (a Long) when the fire completed meanwhile; null when the job has no row. */
-    private Object claimAndStartOnce(Connection c, String key, String fireKey, String owner, Duration ttl,
-                                        String lockTimeout, UUID runId, String traceId) throws SQLException {
+    private Object claimAndStartOnce(
+            Connection c,
+            String key,
+            String fireKey,
+            String owner,
+            Duration ttl,
+            String lockTimeout,
+            UUID runId,
+            String traceId)
+            throws SQLException {
         try (PreparedStatement ps = jdbc.prepare(c, sql.claimAndStart)) {
             int i = 1;
             ps.setString(i++, lockTimeout);
@@ -262,8 +290,8 @@ final class RunRows {
                 long epoch = rs.getLong(2);
                 Duration remaining = Jdbc.between(Rows.instant(rs, 6), Rows.instant(rs, 5));
                 if (kind.equals("done") || kind.equals("missed")) {
-                    return new FireStart.AlreadyCompleted(rs.getString(4), rs.getString(3), epoch,
-                            kind.equals("missed"));
+                    return new FireStart.AlreadyCompleted(
+                            rs.getString(4), rs.getString(3), epoch, kind.equals("missed"));
                 }
                 if (kind.equals("held")) {
                     return new FireClaim.Held(rs.getString(3), epoch, remaining);
@@ -293,9 +321,17 @@ final class RunRows {
                 if (!rs.next()) {
                     return Optional.empty();
                 }
-                return Optional.of(new RunRecord(rs.getObject(1, UUID.class), rs.getString(2), rs.getString(3),
-                        rs.getLong(4), rs.getString(5), RunStatus.valueOf(rs.getString(6)), rs.getInt(7),
-                        Rows.instant(rs, 8), Rows.instant(rs, 9), rs.getString(10)));
+                return Optional.of(new RunRecord(
+                        rs.getObject(1, UUID.class),
+                        rs.getString(2),
+                        rs.getString(3),
+                        rs.getLong(4),
+                        rs.getString(5),
+                        RunStatus.valueOf(rs.getString(6)),
+                        rs.getInt(7),
+                        Rows.instant(rs, 8),
+                        Rows.instant(rs, 9),
+                        rs.getString(10)));
             }
         }
     }

@@ -4,7 +4,6 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -23,24 +22,31 @@ final class ScheduleReads {
         this.jdbc = jdbc;
         String js = quotedSchema + ".job_schedule";
         String jr = quotedSchema + ".job_run";
-        String columns = "SELECT s.job_key, s.kind, s.expression, s.policy, s.integration, s.registered_by, s.registered_at, "
-                + "s.previous_kind || ' ' || s.previous_expression, s.previous_by, s.changed_at, s.swept_until, s.swept_at, "
-                + "s.swept_by, s.next_due_at, s.overdue, s.missed_total, s.last_missed_at, "
-                + "(SELECT r.finished_at FROM " + jr + " r WHERE r.job_key = s.job_key AND r.status = 'COMPLETED' "
-                + "ORDER BY r.started_at DESC LIMIT 1), "
-                + "(SELECT count(*) FROM (SELECT 1 FROM " + jr + " m WHERE m.job_key = s.job_key AND m.status = 'MISSED' "
-                + "AND m.finished_at > clock_timestamp() - interval '1 hour' LIMIT " + TenureAdmin.MISSED_CAP + ") x) "
-                + "FROM " + js + " s ";
+        String columns =
+                "SELECT s.job_key, s.kind, s.expression, s.policy, s.integration, s.registered_by, s.registered_at, "
+                        + "s.previous_kind || ' ' || s.previous_expression, s.previous_by, s.changed_at, s.swept_until, s.swept_at, "
+                        + "s.swept_by, s.next_due_at, s.overdue, s.missed_total, s.last_missed_at, "
+                        + "(SELECT r.finished_at FROM " + jr
+                        + " r WHERE r.job_key = s.job_key AND r.status = 'COMPLETED' "
+                        + "ORDER BY r.started_at DESC LIMIT 1), "
+                        + "(SELECT count(*) FROM (SELECT 1 FROM " + jr
+                        + " m WHERE m.job_key = s.job_key AND m.status = 'MISSED' "
+                        + "AND m.finished_at > clock_timestamp() - interval '1 hour' LIMIT " + TenureAdmin.MISSED_CAP
+                        + ") x) "
+                        + "FROM " + js + " s ";
         schedules = columns + "ORDER BY s.job_key LIMIT ?";
         schedule = columns + "WHERE s.job_key = ?";
         schedulesOf = columns + "WHERE s.job_key = ANY(?) ORDER BY s.job_key";
-        attention = columns + "WHERE s.overdue > 0 OR s.last_missed_at > clock_timestamp() - ? * interval '1 millisecond' "
-                + "ORDER BY s.job_key LIMIT ?";
-        String missedColumns = "SELECT job_key, fire_key, finished_at, error, owner FROM " + jr + " WHERE status = 'MISSED' ";
+        attention =
+                columns + "WHERE s.overdue > 0 OR s.last_missed_at > clock_timestamp() - ? * interval '1 millisecond' "
+                        + "ORDER BY s.job_key LIMIT ?";
+        String missedColumns =
+                "SELECT job_key, fire_key, finished_at, error, owner FROM " + jr + " WHERE status = 'MISSED' ";
         missed = missedColumns + "AND finished_at > clock_timestamp() - ? * interval '1 millisecond' "
                 + "ORDER BY finished_at DESC, fire_key DESC LIMIT ?";
-        missedOfJob = missedColumns + "AND job_key = ? AND finished_at > clock_timestamp() - ? * interval '1 millisecond' "
-                + "ORDER BY finished_at DESC, fire_key DESC LIMIT ?";
+        missedOfJob =
+                missedColumns + "AND job_key = ? AND finished_at > clock_timestamp() - ? * interval '1 millisecond' "
+                        + "ORDER BY finished_at DESC, fire_key DESC LIMIT ?";
     }
 
     List<TenureAdmin.ScheduleState> schedules(int limit) {
@@ -84,10 +90,26 @@ final class ScheduleReads {
         List<TenureAdmin.ScheduleState> out = new ArrayList<>();
         try (ResultSet rs = ps.executeQuery()) {
             while (rs.next()) {
-                out.add(new TenureAdmin.ScheduleState(rs.getString(1), rs.getString(2), rs.getString(3), rs.getString(4),
-                        rs.getString(5), rs.getString(6), Rows.instant(rs, 7), rs.getString(8), rs.getString(9),
-                        Rows.instant(rs, 10), Rows.instant(rs, 11), Rows.instant(rs, 12), rs.getString(13),
-                        Rows.instant(rs, 14), rs.getInt(15), rs.getLong(16), Rows.instant(rs, 17), Rows.instant(rs, 18), rs.getLong(19)));
+                out.add(new TenureAdmin.ScheduleState(
+                        rs.getString(1),
+                        rs.getString(2),
+                        rs.getString(3),
+                        rs.getString(4),
+                        rs.getString(5),
+                        rs.getString(6),
+                        Rows.instant(rs, 7),
+                        rs.getString(8),
+                        rs.getString(9),
+                        Rows.instant(rs, 10),
+                        Rows.instant(rs, 11),
+                        Rows.instant(rs, 12),
+                        rs.getString(13),
+                        Rows.instant(rs, 14),
+                        rs.getInt(15),
+                        rs.getLong(16),
+                        Rows.instant(rs, 17),
+                        Rows.instant(rs, 18),
+                        rs.getLong(19)));
             }
         }
         return out;
@@ -105,8 +127,12 @@ final class ScheduleReads {
                 List<TenureAdmin.MissedFire> out = new ArrayList<>();
                 try (ResultSet rs = ps.executeQuery()) {
                     while (rs.next()) {
-                        out.add(new TenureAdmin.MissedFire(rs.getString(1), rs.getString(2), Rows.instant(rs, 3),
-                                rs.getString(4), rs.getString(5)));
+                        out.add(new TenureAdmin.MissedFire(
+                                rs.getString(1),
+                                rs.getString(2),
+                                Rows.instant(rs, 3),
+                                rs.getString(4),
+                                rs.getString(5)));
                     }
                 }
                 return out;

@@ -58,6 +58,7 @@ final class Sql {
      */
     private static final String ISO = "iso AS (SELECT " + READ_COMMITTED + " AS rc, "
             + "(SELECT pg_try_advisory_xact_lock_shared(t.k) FROM (SELECT ?::bigint AS k) t) AS tagged)";
+
     private static final String CLEAR_LEASE = "owner = NULL, node = NULL, status = 'IDLE', lease_expires_at = NULL, "
             + "current_run_id = NULL, updated_at = clock_timestamp()";
 
@@ -68,6 +69,7 @@ final class Sql {
     final String renewOwner;
     /** {@link #renewOwner} for many leases in one statement; see the constructor. */
     final String renewOwners;
+
     final String fence;
     final String complete;
     final String releaseEpoch;
@@ -86,6 +88,7 @@ final class Sql {
     final String claimAndStart;
     /** A job row with no holder yet (epoch 0), so that the next claim has a row to lock. */
     final String insertIdle;
+
     final String finishAndRelease;
     /** Like {@link #finishAndRelease} but keeps the lease, which the holder releases next; parameters 1-10 only. */
     final String finish;
@@ -109,47 +112,56 @@ final class Sql {
         String je = quotedSchema + ".job_execution";
         String jr = quotedSchema + ".job_run";
         claim = "WITH cfg AS (SELECT set_config('lock_timeout', ?, true) AS lt), "
-                + "free AS (SELECT je.job_key FROM " + je + " AS je, cfg WHERE je.job_key = ? AND (je.lease_expires_at IS NULL "
+                + "free AS (SELECT je.job_key FROM " + je
+                + " AS je, cfg WHERE je.job_key = ? AND (je.lease_expires_at IS NULL "
                 + "OR je.lease_expires_at <= clock_timestamp() OR je.owner = ?) FOR UPDATE OF je), "
                 + "won AS (UPDATE " + je + " AS je SET fencing_token = greatest(je.fencing_token + 1, " + MICROS + "), "
                 + "owner = ?, node = ?, status = 'HELD', "
-                + "current_run_id = NULL, claimed_at = clock_timestamp(), lease_expires_at = clock_timestamp() + " + INTERVAL
+                + "current_run_id = NULL, claimed_at = clock_timestamp(), lease_expires_at = clock_timestamp() + "
+                + INTERVAL
                 + ", updated_at = clock_timestamp() FROM free WHERE je.job_key = free.job_key "
                 + "RETURNING je.fencing_token, je.owner, je.claimed_at, je.lease_expires_at) "
                 + "SELECT true, fencing_token, owner, claimed_at, lease_expires_at, clock_timestamp() FROM won "
-                + "UNION ALL SELECT false, fencing_token, owner, claimed_at, lease_expires_at, clock_timestamp() FROM " + je
+                + "UNION ALL SELECT false, fencing_token, owner, claimed_at, lease_expires_at, clock_timestamp() FROM "
+                + je
                 + " WHERE job_key = ? AND NOT EXISTS (SELECT 1 FROM won)";
         claimNew = "INSERT INTO " + je + " (job_key, fencing_token, owner, node, status, claimed_at, lease_expires_at) "
-                + "VALUES (?, greatest(1, " + MICROS + "), ?, ?, 'HELD', clock_timestamp(), clock_timestamp() + " + INTERVAL + ") "
+                + "VALUES (?, greatest(1, " + MICROS + "), ?, ?, 'HELD', clock_timestamp(), clock_timestamp() + "
+                + INTERVAL + ") "
                 + "ON CONFLICT (job_key) DO NOTHING RETURNING fencing_token, claimed_at, lease_expires_at, clock_timestamp()";
         holder = "SELECT owner, fencing_token, claimed_at, lease_expires_at, clock_timestamp() FROM " + je
                 + " WHERE job_key = ?";
         String renew = "WITH cfg AS (SELECT set_config('lock_timeout', ?, true) AS lt) "
                 + "UPDATE " + je + " AS je SET lease_expires_at = clock_timestamp() + " + INTERVAL
                 + ", updated_at = clock_timestamp() FROM cfg WHERE je.job_key = ? AND ";
-        String renewTail = " AND je.lease_expires_at > clock_timestamp() RETURNING je.lease_expires_at, clock_timestamp()";
+        String renewTail =
+                " AND je.lease_expires_at > clock_timestamp() RETURNING je.lease_expires_at, clock_timestamp()";
         renewEpoch = renew + "je.fencing_token = ? AND je.owner = ?" + renewTail;
         renewOwner = renew + "je.owner = ?" + renewTail;
         // Many renewals in one statement, each row with its own owner check and TTL. Parameters: lock timeout, keys,
         // owners, TTLs in ms (arrays of equal length). Returns the (key, owner) of every lease it extended.
         renewOwners = "WITH cfg AS (SELECT set_config('lock_timeout', ?, true) AS lt), "
                 + "req AS (SELECT * FROM unnest(?::text[], ?::text[], ?::bigint[]) AS r(job_key, owner, ttl_ms)) "
-                + "UPDATE " + je + " AS je SET lease_expires_at = clock_timestamp() + req.ttl_ms * interval '1 millisecond', "
+                + "UPDATE " + je
+                + " AS je SET lease_expires_at = clock_timestamp() + req.ttl_ms * interval '1 millisecond', "
                 + "updated_at = clock_timestamp() FROM cfg, req WHERE je.job_key = req.job_key AND je.owner = req.owner "
                 + "AND je.lease_expires_at > clock_timestamp() RETURNING je.job_key, je.owner";
-        String holderColumns = "fencing_token, owner, lease_expires_at, coalesce(lease_expires_at > clock_timestamp(), false)";
+        String holderColumns =
+                "fencing_token, owner, lease_expires_at, coalesce(lease_expires_at > clock_timestamp(), false)";
         fence = "WITH " + ISO + ", f AS (SELECT " + holderColumns + " AS live FROM " + je
                 + " WHERE job_key = ? FOR KEY SHARE) SELECT f.fencing_token, f.owner, f.lease_expires_at, f.live, iso.rc "
                 + "FROM iso LEFT JOIN f ON true";
         complete = completion(je, jr, holderColumns, false, "");
         String release = "WITH r AS (UPDATE " + je + " SET " + CLEAR_LEASE + " WHERE job_key = ? AND ";
-        String releaseTail = " AND owner IS NOT NULL RETURNING updated_at) SELECT updated_at, " + notifyIfListened(quotedSchema, "")
-                + " FROM r";
+        String releaseTail = " AND owner IS NOT NULL RETURNING updated_at) SELECT updated_at, "
+                + notifyIfListened(quotedSchema, "") + " FROM r";
         releaseEpoch = release + "fencing_token = ? AND owner = ?" + releaseTail;
         releaseOwner = release + "owner = ?" + releaseTail;
         handOff = "WITH cfg AS (SELECT set_config('lock_timeout', ?, true) AS lt), "
-                + "cur AS (SELECT je.job_key FROM " + je + " AS je, cfg WHERE je.job_key = ? AND je.owner = ? FOR UPDATE OF je) "
-                + "UPDATE " + je + " AS je SET owner = ?, node = ?, fencing_token = greatest(je.fencing_token + 1, " + MICROS + "), "
+                + "cur AS (SELECT je.job_key FROM " + je
+                + " AS je, cfg WHERE je.job_key = ? AND je.owner = ? FOR UPDATE OF je) "
+                + "UPDATE " + je + " AS je SET owner = ?, node = ?, fencing_token = greatest(je.fencing_token + 1, "
+                + MICROS + "), "
                 + "status = 'HELD', current_run_id = NULL, claimed_at = clock_timestamp(), lease_expires_at = clock_timestamp() + "
                 + INTERVAL + ", updated_at = clock_timestamp() FROM cur WHERE je.job_key = cur.job_key "
                 + "RETURNING je.fencing_token, je.lease_expires_at, clock_timestamp()";
@@ -157,7 +169,8 @@ final class Sql {
         abandonOlderRuns = "UPDATE " + jr + " SET status = 'ABANDONED', finished_at = clock_timestamp(), "
                 + "error = 'the lease of ' || owner || ' (epoch ' || epoch || ') ended while the run was RUNNING' "
                 + "WHERE job_key = ? AND status = 'RUNNING' AND epoch < ?";
-        upsertRun = "INSERT INTO " + jr + " AS r (run_id, job_key, fire_key, epoch, owner, node, trace_id, status, started_at) "
+        upsertRun = "INSERT INTO " + jr
+                + " AS r (run_id, job_key, fire_key, epoch, owner, node, trace_id, status, started_at) "
                 + "VALUES (?, ?, ?, ?, ?, ?, ?, 'RUNNING', clock_timestamp()) "
                 + "ON CONFLICT (job_key, fire_key) DO UPDATE SET run_id = excluded.run_id, epoch = excluded.epoch, "
                 + "owner = excluded.owner, node = excluded.node, trace_id = excluded.trace_id, status = 'RUNNING', attempt = r.attempt + 1, "
@@ -183,8 +196,10 @@ final class Sql {
         // holder's transaction is waited for (its row is locked; at most the lock timeout, as finish waits) and stays
         // COMPLETED. Parameters: 1 lock timeout, 2 job, 3 epoch, 4 owner, 5 reason, 6 run id, 7 job, 8 epoch, then the
         // notify's. Columns: 1 leases cleared, 2 runs abandoned.
-        // The sessions that hold the job's fence tag (a shared advisory lock, see ISO) and sit idle in their transaction,
-        // for at least STALE_IDLE_MILLIS, while the job's lease has expired: terminated, if this role may (same role or pg_signal_backend; a superuser's
+        // The sessions that hold the job's fence tag (a shared advisory lock, see ISO) and sit idle in their
+        // transaction,
+        // for at least STALE_IDLE_MILLIS, while the job's lease has expired: terminated, if this role may (same role or
+        // pg_signal_backend; a superuser's
         // session only by a superuser). Parameters: 1 and 2 the tag, 3 job. Column: sessions ended.
         endStaleFences = "SELECT count(*) FILTER (WHERE pg_terminate_backend(a.pid)) FROM pg_locks l "
                 + "JOIN pg_stat_activity a ON a.pid = l.pid JOIN pg_roles r ON r.oid = a.usesysid "
@@ -198,7 +213,8 @@ final class Sql {
                 + "AND EXISTS (SELECT 1 FROM " + je + " WHERE job_key = ? AND (lease_expires_at IS NULL "
                 + "OR lease_expires_at <= clock_timestamp()))";
         abandon = "WITH cfg AS (SELECT set_config('lock_timeout', ?, true) AS lt), "
-                + "cleared AS (UPDATE " + je + " SET " + CLEAR_LEASE + " FROM cfg WHERE job_key = ? AND fencing_token = ? "
+                + "cleared AS (UPDATE " + je + " SET " + CLEAR_LEASE
+                + " FROM cfg WHERE job_key = ? AND fencing_token = ? "
                 + "AND owner = ? RETURNING job_key), "
                 + "run AS (UPDATE " + jr + " SET status = 'ABANDONED', finished_at = clock_timestamp(), error = ? "
                 + "FROM cfg WHERE run_id = ? AND job_key = ? AND epoch = ? AND status = 'RUNNING' "
@@ -228,7 +244,8 @@ final class Sql {
         return "WITH cfg AS (SELECT set_config('lock_timeout', ?, true) AS lt), "
                 + "done AS (SELECT run_id, owner, epoch, status FROM " + jr + " WHERE job_key = ? AND fire_key = ? "
                 + "AND status IN ('COMPLETED', 'MISSED')), "
-                + "free AS (SELECT je.job_key FROM " + je + " AS je, cfg WHERE je.job_key = ? AND (je.lease_expires_at IS NULL "
+                + "free AS (SELECT je.job_key FROM " + je
+                + " AS je, cfg WHERE je.job_key = ? AND (je.lease_expires_at IS NULL "
                 + "OR je.lease_expires_at <= clock_timestamp() OR je.owner = ?) AND NOT EXISTS (SELECT 1 FROM done) FOR UPDATE OF je), "
                 + "won AS (UPDATE " + je + " AS je SET fencing_token = greatest(je.fencing_token + 1, " + MICROS + "), "
                 + "owner = ?, node = ?, status = 'RUNNING', current_run_id = ?::uuid, claimed_at = clock_timestamp(), "
@@ -237,7 +254,8 @@ final class Sql {
                 + "abandoned AS (UPDATE " + jr + " SET status = 'ABANDONED', finished_at = clock_timestamp(), "
                 + "error = 'the lease of ' || owner || ' (epoch ' || epoch || ') ended while the run was RUNNING' "
                 + "WHERE job_key = ? AND fire_key <> ? AND status = 'RUNNING' AND epoch < (SELECT fencing_token FROM won)), "
-                + "run AS (INSERT INTO " + jr + " AS r (run_id, job_key, fire_key, epoch, owner, node, trace_id, status, "
+                + "run AS (INSERT INTO " + jr
+                + " AS r (run_id, job_key, fire_key, epoch, owner, node, trace_id, status, "
                 + "started_at) SELECT ?::uuid, ?, ?, won.fencing_token, ?, ?, ?, 'RUNNING', clock_timestamp() FROM won "
                 + "ON CONFLICT (job_key, fire_key) DO UPDATE SET run_id = excluded.run_id, epoch = excluded.epoch, "
                 + "owner = excluded.owner, node = excluded.node, trace_id = excluded.trace_id, status = 'RUNNING', attempt = r.attempt + 1, "
@@ -250,7 +268,8 @@ final class Sql {
                 + "UNION ALL SELECT CASE WHEN d.status = 'MISSED' THEN 'missed' ELSE 'done' END, d.epoch, d.owner, "
                 + "d.run_id::text, NULL, clock_timestamp(), NULL FROM done d "
                 + "UNION ALL SELECT 'held', je.fencing_token, je.owner, NULL, je.lease_expires_at, clock_timestamp(), NULL FROM "
-                + je + " je WHERE je.job_key = ? AND NOT EXISTS (SELECT 1 FROM won) AND NOT EXISTS (SELECT 1 FROM done)";
+                + je
+                + " je WHERE je.job_key = ? AND NOT EXISTS (SELECT 1 FROM won) AND NOT EXISTS (SELECT 1 FROM done)";
     }
 
     /**
@@ -274,16 +293,22 @@ final class Sql {
      */
     private static String completion(String je, String jr, String holderColumns, boolean release, String notify) {
         String locked = release
-                ? "fw AS (SELECT " + holderColumns + " AS live FROM " + je + " AS je, iso WHERE je.job_key = ? AND iso.rc "
-                + "FOR NO KEY UPDATE OF je), fs AS (SELECT " + holderColumns + " AS live FROM " + je + " AS je, iso "
-                + "WHERE je.job_key = ? AND NOT iso.rc FOR KEY SHARE OF je), f AS (SELECT * FROM fw UNION ALL SELECT * FROM fs), "
+                ? "fw AS (SELECT " + holderColumns + " AS live FROM " + je
+                        + " AS je, iso WHERE je.job_key = ? AND iso.rc "
+                        + "FOR NO KEY UPDATE OF je), fs AS (SELECT " + holderColumns + " AS live FROM " + je
+                        + " AS je, iso "
+                        + "WHERE je.job_key = ? AND NOT iso.rc FOR KEY SHARE OF je), f AS (SELECT * FROM fw UNION ALL SELECT * FROM fs), "
                 : "f AS (SELECT " + holderColumns + " AS live FROM " + je + " WHERE job_key = ? FOR KEY SHARE), ";
-        String cleared = !release ? "" : ", cleared AS (UPDATE " + je + " AS je SET " + CLEAR_LEASE + " FROM fw "
-                + "WHERE je.job_key = ? AND fw.fencing_token = ? AND fw.owner = ? AND fw.live RETURNING je.job_key)";
+        String cleared = !release
+                ? ""
+                : ", cleared AS (UPDATE " + je + " AS je SET " + CLEAR_LEASE + " FROM fw "
+                        + "WHERE je.job_key = ? AND fw.fencing_token = ? AND fw.owner = ? AND fw.live RETURNING je.job_key)";
         return "WITH " + ISO + ", " + locked
-                + "done AS (UPDATE " + jr + " AS r SET status = 'COMPLETED', finished_at = clock_timestamp(), error = NULL "
+                + "done AS (UPDATE " + jr
+                + " AS r SET status = 'COMPLETED', finished_at = clock_timestamp(), error = NULL "
                 + "FROM f, iso WHERE f.fencing_token = ? AND f.owner = ? AND (f.live OR NOT iso.rc) AND r.run_id = ? "
-                + "AND r.job_key = ? AND r.epoch = f.fencing_token AND r.status = 'RUNNING' RETURNING r.run_id)" + cleared
+                + "AND r.job_key = ? AND r.epoch = f.fencing_token AND r.status = 'RUNNING' RETURNING r.run_id)"
+                + cleared
                 + " SELECT f.fencing_token, f.owner, f.lease_expires_at, f.live, (SELECT count(*) FROM done), "
                 + "(SELECT status FROM " + jr + " WHERE run_id = ?), iso.rc"
                 + (release ? ", (SELECT count(*) FROM cleared), " + notify : "") + " FROM iso LEFT JOIN f ON true";

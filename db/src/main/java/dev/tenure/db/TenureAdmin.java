@@ -1,10 +1,6 @@
 package dev.tenure.db;
 
 import dev.tenure.spi.LeaseEviction;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-
-import javax.sql.DataSource;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.time.Duration;
@@ -14,6 +10,9 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import javax.sql.DataSource;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * What operators need of Tenure's tables: who holds which job, and the one safe write, a force-release with a
@@ -36,11 +35,24 @@ public final class TenureAdmin {
      * holder's node name ({@link dev.tenure.NodeName}), null when nobody holds it or the holder recorded none (a claim
      * by a version before node names).
      */
-    public record JobState(String jobKey, long epoch, String owner, String status, Instant claimedAt,
-                           Instant leaseExpiresAt, Duration leaseLeft, String node) {
+    public record JobState(
+            String jobKey,
+            long epoch,
+            String owner,
+            String status,
+            Instant claimedAt,
+            Instant leaseExpiresAt,
+            Duration leaseLeft,
+            String node) {
         /** A state without a node name. */
-        public JobState(String jobKey, long epoch, String owner, String status, Instant claimedAt,
-                        Instant leaseExpiresAt, Duration leaseLeft) {
+        public JobState(
+                String jobKey,
+                long epoch,
+                String owner,
+                String status,
+                Instant claimedAt,
+                Instant leaseExpiresAt,
+                Duration leaseLeft) {
             this(jobKey, epoch, owner, status, claimedAt, leaseExpiresAt, leaseLeft, null);
         }
     }
@@ -54,29 +66,48 @@ public final class TenureAdmin {
      * {@value #MISSED_CAP}. Nullable: the previous schedule's fields, the sweep's fields before the first sweep,
      * {@code nextDueAt}, {@code lastMissedAt}, {@code lastSuccessAt}.
      */
-    public record ScheduleState(String jobKey, String kind, String expression, String policy, String integration,
-                                String registeredBy, Instant registeredAt, String previousSchedule, String previousBy,
-                                Instant changedAt, Instant sweptUntil, Instant sweptAt, String sweptBy, Instant nextDueAt,
-                                int overdue, long missedTotal, Instant lastMissedAt, Instant lastSuccessAt,
-                                long missedLastHour) {
-    }
+    public record ScheduleState(
+            String jobKey,
+            String kind,
+            String expression,
+            String policy,
+            String integration,
+            String registeredBy,
+            Instant registeredAt,
+            String previousSchedule,
+            String previousBy,
+            Instant changedAt,
+            Instant sweptUntil,
+            Instant sweptAt,
+            String sweptBy,
+            Instant nextDueAt,
+            int overdue,
+            long missedTotal,
+            Instant lastMissedAt,
+            Instant lastSuccessAt,
+            long missedLastHour) {}
 
     /** {@link ScheduleState#missedLastHour} counts up to this many fires (then it means "at least"). */
     public static final int MISSED_CAP = 10_000;
 
     /** A fire the sweeper recorded MISSED: when, why, and which sweeper. */
-    public record MissedFire(String jobKey, String fireKey, Instant recordedAt, String reason, String sweeper) {
-    }
+    public record MissedFire(String jobKey, String fireKey, Instant recordedAt, String reason, String sweeper) {}
 
     /**
      * The result of a {@link #forceRelease}: the epoch, owner and node name before (the node null when none was
      * recorded), the new epoch, the audit row's id, and what became of the job's Valkey lease.
      */
-    public record ForceRelease(String jobKey, long oldEpoch, String oldOwner, long newEpoch, long auditId,
-                               ValkeyLease valkeyLease, String oldNode) {
+    public record ForceRelease(
+            String jobKey,
+            long oldEpoch,
+            String oldOwner,
+            long newEpoch,
+            long auditId,
+            ValkeyLease valkeyLease,
+            String oldNode) {
         /** A result without the old holder's node name. */
-        public ForceRelease(String jobKey, long oldEpoch, String oldOwner, long newEpoch, long auditId,
-                            ValkeyLease valkeyLease) {
+        public ForceRelease(
+                String jobKey, long oldEpoch, String oldOwner, long newEpoch, long auditId, ValkeyLease valkeyLease) {
             this(jobKey, oldEpoch, oldOwner, newEpoch, auditId, valkeyLease, null);
         }
     }
@@ -118,7 +149,8 @@ public final class TenureAdmin {
         this.jobs = "SELECT " + columns + " FROM " + q + ".job_execution ORDER BY job_key LIMIT ?";
         this.job = "SELECT " + columns + " FROM " + q + ".job_execution WHERE job_key = ?";
         this.forceRelease = "WITH cfg AS (SELECT set_config('lock_timeout', ?, true) AS lt), "
-                + "old AS (SELECT je.fencing_token, je.owner, je.node FROM " + q + ".job_execution je, cfg WHERE je.job_key = ? FOR UPDATE OF je), "
+                + "old AS (SELECT je.fencing_token, je.owner, je.node FROM " + q
+                + ".job_execution je, cfg WHERE je.job_key = ? FOR UPDATE OF je), "
                 + "rel AS (UPDATE " + q + ".job_execution je SET fencing_token = greatest(je.fencing_token + 1, "
                 + "(extract(epoch FROM clock_timestamp()) * 1000000)::bigint), owner = NULL, node = NULL, status = 'IDLE', "
                 + "lease_expires_at = NULL, current_run_id = NULL, updated_at = clock_timestamp() FROM old "
@@ -126,7 +158,8 @@ public final class TenureAdmin {
                 + "abandoned AS (UPDATE " + q + ".job_run SET status = 'ABANDONED', finished_at = clock_timestamp(), "
                 + "error = 'force-released by ' || ? || ': ' || ? WHERE job_key = ? AND status = 'RUNNING' "
                 + "AND EXISTS (SELECT 1 FROM rel)), "
-                + "aud AS (INSERT INTO " + q + ".audit_log (actor, action, job_key, reason, old_epoch, old_owner, old_node, "
+                + "aud AS (INSERT INTO " + q
+                + ".audit_log (actor, action, job_key, reason, old_epoch, old_owner, old_node, "
                 + "new_epoch) SELECT ?, 'force-release', ?, ?, old.fencing_token, old.owner, old.node, rel.fencing_token "
                 + "FROM old, rel RETURNING id) "
                 + "SELECT old.fencing_token, old.owner, rel.fencing_token, (SELECT id FROM aud), "
@@ -149,7 +182,10 @@ public final class TenureAdmin {
      * stuck. Every force-release path (console, CLI, actuator) goes through here.
      */
     public static TenureAdmin create(DataSource dataSource, String schema, LeaseEviction valkey) {
-        return new TenureAdmin(dataSource, schema, JobLedger.Builder.DEFAULT_CLAIM_LOCK_TIMEOUT,
+        return new TenureAdmin(
+                dataSource,
+                schema,
+                JobLedger.Builder.DEFAULT_CLAIM_LOCK_TIMEOUT,
                 Objects.requireNonNull(valkey, "valkey"));
     }
 
@@ -195,8 +231,8 @@ public final class TenureAdmin {
         if (jobKeys.isEmpty()) {
             return List.of();
         }
-        return schedules.schedulesOf(jobKeys.stream().map(k -> Objects.requireNonNull(k, "job key"))
-                .toArray(String[]::new));
+        return schedules.schedulesOf(
+                jobKeys.stream().map(k -> Objects.requireNonNull(k, "job key")).toArray(String[]::new));
     }
 
     /**
@@ -239,8 +275,15 @@ public final class TenureAdmin {
                 Instant expires = Rows.instant(rs, 6);
                 String owner = rs.getString(3);
                 Duration left = Jdbc.between(Rows.instant(rs, 7), expires);
-                out.add(new JobState(rs.getString(1), rs.getLong(2), owner, rs.getString(4), Rows.instant(rs, 5), expires,
-                        left, rs.getString(8)));
+                out.add(new JobState(
+                        rs.getString(1),
+                        rs.getLong(2),
+                        owner,
+                        rs.getString(4),
+                        Rows.instant(rs, 5),
+                        expires,
+                        left,
+                        rs.getString(8)));
             }
         }
         return out;
@@ -277,14 +320,23 @@ public final class TenureAdmin {
                 ps.setString(i++, key);
                 ps.setString(i, channel);
                 try (ResultSet rs = ps.executeQuery()) {
-                    return rs.next() ? Optional.of(new ForceRelease(key, rs.getLong(1), rs.getString(2), rs.getLong(3),
-                            rs.getLong(4), ValkeyLease.NOT_CONFIGURED, rs.getString(6))) : Optional.empty();
+                    return rs.next()
+                            ? Optional.of(new ForceRelease(
+                                    key,
+                                    rs.getLong(1),
+                                    rs.getString(2),
+                                    rs.getLong(3),
+                                    rs.getLong(4),
+                                    ValkeyLease.NOT_CONFIGURED,
+                                    rs.getString(6)))
+                            : Optional.empty();
                 }
             }
         });
-        ForceRelease r = done.orElseThrow(() -> new IllegalArgumentException("no job '" + key + "' in Tenure's tables"));
-        return new ForceRelease(key, r.oldEpoch(), r.oldOwner(), r.newEpoch(), r.auditId(), evictValkeyLease(key),
-                r.oldNode());
+        ForceRelease r =
+                done.orElseThrow(() -> new IllegalArgumentException("no job '" + key + "' in Tenure's tables"));
+        return new ForceRelease(
+                key, r.oldEpoch(), r.oldOwner(), r.newEpoch(), r.auditId(), evictValkeyLease(key), r.oldNode());
     }
 
     /** After the database statement: the job's Valkey lease deleted, so a stuck holder's filter keeps nobody out. */
@@ -295,8 +347,11 @@ public final class TenureAdmin {
         try {
             return valkey.evict(key) ? ValkeyLease.DELETED : ValkeyLease.NONE;
         } catch (RuntimeException e) {
-            LOG.warn("force-release of '{}': the database lease is ended, but its Valkey lease could not be deleted ({}); "
-                    + "the holder gives it back when its next renewal is refused", key, e.getMessage());
+            LOG.warn(
+                    "force-release of '{}': the database lease is ended, but its Valkey lease could not be deleted ({}); "
+                            + "the holder gives it back when its next renewal is refused",
+                    key,
+                    e.getMessage());
             return ValkeyLease.NOT_CONFIRMED;
         }
     }

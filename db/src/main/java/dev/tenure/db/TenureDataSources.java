@@ -2,7 +2,6 @@ package dev.tenure.db;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
-
 import java.util.Properties;
 
 /**
@@ -18,8 +17,7 @@ import java.util.Properties;
  */
 public final class TenureDataSources {
 
-    private TenureDataSources() {
-    }
+    private TenureDataSources() {}
 
     /** A pool with the defaults of {@link PoolConfig}. */
     public static HikariDataSource hikari(String jdbcUrl, String user, String password) {
@@ -44,7 +42,8 @@ public final class TenureDataSources {
         h.setMaximumPoolSize(cfg.maxPoolSize());
         h.setMinimumIdle(cfg.maxPoolSize());
         h.setConnectionTimeout(cfg.connectionTimeout().toMillis());
-        h.setValidationTimeout(Math.max(250, Math.min(1000, cfg.connectionTimeout().toMillis() / 2)));
+        h.setValidationTimeout(
+                Math.max(250, Math.min(1000, cfg.connectionTimeout().toMillis() / 2)));
         h.setKeepaliveTime(30_000);
         h.setInitializationFailTimeout(0); // one connection at once if the database answers; start anyway if not
         h.setAutoCommit(true);
@@ -55,7 +54,8 @@ public final class TenureDataSources {
 
     static Properties driverProperties(PoolConfig cfg) {
         long statementMillis = cfg.statementTimeout().toMillis();
-        int connectSeconds = (int) Math.max(1, ceilSeconds(cfg.connectionTimeout().toMillis()));
+        int connectSeconds =
+                (int) Math.max(1, ceilSeconds(cfg.connectionTimeout().toMillis()));
         Properties p = new Properties();
         p.setProperty("options", "-c statement_timeout=" + statementMillis);
         p.setProperty("connectTimeout", Integer.toString(connectSeconds));

@@ -1,14 +1,13 @@
 package dev.tenure.db;
 
 import dev.tenure.TenureException;
-import org.flywaydb.core.Flyway;
-import org.flywaydb.core.api.FlywayException;
-import org.flywaydb.core.api.output.MigrateResult;
-
-import javax.sql.DataSource;
 import java.util.Map;
 import java.util.Objects;
 import java.util.regex.Pattern;
+import javax.sql.DataSource;
+import org.flywaydb.core.Flyway;
+import org.flywaydb.core.api.FlywayException;
+import org.flywaydb.core.api.output.MigrateResult;
 
 /**
  * Tenure's tables, managed by Flyway with Tenure's own migrations ({@value #LOCATION}) and its own history table
@@ -34,12 +33,10 @@ public final class TenureSchema {
 
     private static final Pattern NAME = Pattern.compile("[a-z_][a-z0-9_]{0,62}");
 
-    private TenureSchema() {
-    }
+    private TenureSchema() {}
 
     /** What {@link #migrate} did. {@code version} is the schema version afterwards. */
-    public record Migration(String schema, String version, int applied) {
-    }
+    public record Migration(String schema, String version, int applied) {}
 
     /** Migrates schema {@value #DEFAULT_SCHEMA}. */
     public static Migration migrate(DataSource dataSource) {
@@ -93,7 +90,8 @@ public final class TenureSchema {
     public static String checkName(String schema) {
         if (schema == null || !NAME.matcher(schema).matches()) {
             throw new IllegalArgumentException("schema name must match [a-z_][a-z0-9_]{0,62} (lower case letters, "
-                    + "digits and underscores, not starting with a digit); got " + (schema == null ? "null" : "'" + schema + "'"));
+                    + "digits and underscores, not starting with a digit); got "
+                    + (schema == null ? "null" : "'" + schema + "'"));
         }
         return schema;
     }

@@ -1,16 +1,14 @@
 package dev.tenure.db;
 
-import dev.tenure.db.LedgerUnavailableException;
-import dev.tenure.testkit.Timing;
-import org.junit.jupiter.api.Test;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.tenure.testkit.Timing;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import org.junit.jupiter.api.Test;
 
 class AsyncCallsTest {
 
@@ -27,12 +25,14 @@ class AsyncCallsTest {
                 }
                 return "late";
             });
-            assertThatThrownBy(() -> f.get(Timing.scaledMillis(2000), TimeUnit.MILLISECONDS)).cause()
+            assertThatThrownBy(() -> f.get(Timing.scaledMillis(2000), TimeUnit.MILLISECONDS))
+                    .cause()
                     .isInstanceOfSatisfying(LedgerUnavailableException.class, e -> {
                         assertThat(e.key()).isEqualTo("k");
                         assertThat(e.outcomeUnknown()).isTrue();
                     });
-            assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started)).isBetween(150L, Timing.scaledMillis(1500));
+            assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started))
+                    .isBetween(150L, Timing.scaledMillis(1500));
             never.countDown();
         }
     }
@@ -54,12 +54,15 @@ class AsyncCallsTest {
             assertThat(refused).isCompletedExceptionally();
             assertThatThrownBy(refused::join).cause().hasMessageContaining("too many calls waiting");
             release.countDown();
-            assertThat(queued.get(Timing.scaledMillis(2000), TimeUnit.MILLISECONDS)).isEqualTo(2);
+            assertThat(queued.get(Timing.scaledMillis(2000), TimeUnit.MILLISECONDS))
+                    .isEqualTo(2);
             CompletableFuture<Integer> broken = calls.call("d", "k", () -> {
                 throw new IllegalStateException("driver oddity");
             });
-            assertThatThrownBy(() -> broken.get(Timing.scaledMillis(2000), TimeUnit.MILLISECONDS)).cause()
-                    .isInstanceOf(LedgerUnavailableException.class).hasMessageContaining("driver oddity");
+            assertThatThrownBy(() -> broken.get(Timing.scaledMillis(2000), TimeUnit.MILLISECONDS))
+                    .cause()
+                    .isInstanceOf(LedgerUnavailableException.class)
+                    .hasMessageContaining("driver oddity");
         }
     }
 

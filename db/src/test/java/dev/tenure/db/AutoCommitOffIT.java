@@ -1,5 +1,7 @@
 package dev.tenure.db;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.tenure.LeaderElection;
@@ -9,17 +11,14 @@ import dev.tenure.Leases;
 import dev.tenure.ReleaseResult;
 import dev.tenure.Tenure;
 import dev.tenure.testkit.Timing;
-import org.awaitility.Awaitility;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Test;
-
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
-
-import static org.assertj.core.api.Assertions.assertThat;
+import org.awaitility.Awaitility;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
 
 /**
  * Issue 10, seam c: a pool that hands out {@code autoCommit=false} connections (common with Spring or Hibernate
@@ -34,7 +33,8 @@ class AutoCommitOffIT {
     @BeforeAll
     static void start() {
         fx = Fixture.forClass(AutoCommitOffIT.class);
-        HikariConfig cfg = TenureDataSources.hikariConfig(Fixture.poolConfig(fx.db).applicationName("no-autocommit").build());
+        HikariConfig cfg = TenureDataSources.hikariConfig(
+                Fixture.poolConfig(fx.db).applicationName("no-autocommit").build());
         cfg.setAutoCommit(false);
         noAutoCommit = new HikariDataSource(cfg);
     }
@@ -48,13 +48,23 @@ class AutoCommitOffIT {
     @Test
     void leasesOnAPoolWithoutAutoCommit_claimRenewAndReleaseAreCommitted() throws Exception {
         String key = "ac-" + UUID.randomUUID();
-        try (Leases off = Leases.of(JdbcLeaseStore.create(noAutoCommit)); Leases other = Leases.of(JdbcLeaseStore.create(fx.pool))) {
-            Lease lease = off.tryAcquire(key, LeaseOptions.ofTtl(Duration.ofMillis(900))).orElseThrow();
-            assertThat(fx.ledger.holder(key)).as("the claim is committed").get().extracting(JobHolder::owner)
+        try (Leases off = Leases.of(JdbcLeaseStore.create(noAutoCommit));
+                Leases other = Leases.of(JdbcLeaseStore.create(fx.pool))) {
+            Lease lease = off.tryAcquire(key, LeaseOptions.ofTtl(Duration.ofMillis(900)))
+                    .orElseThrow();
+            assertThat(fx.ledger.holder(key))
+                    .as("the claim is committed")
+                    .get()
+                    .extracting(JobHolder::owner)
                     .isEqualTo(lease.owner());
-            assertThat(other.tryAcquire(key)).as("another process cannot take it").isEmpty();
+            assertThat(other.tryAcquire(key))
+                    .as("another process cannot take it")
+                    .isEmpty();
             Thread.sleep(2000); // over two TTLs: only committed renewals keep it
-            assertThat(fx.ledger.holder(key)).as("the renewals are committed").get().extracting(JobHolder::owner)
+            assertThat(fx.ledger.holder(key))
+                    .as("the renewals are committed")
+                    .get()
+                    .extracting(JobHolder::owner)
                     .isEqualTo(lease.owner());
             assertThat(other.tryAcquire(key)).isEmpty();
             assertThat(lease.release()).isEqualTo(ReleaseResult.RELEASED);
@@ -66,9 +76,10 @@ class AutoCommitOffIT {
     void electionAndRunsOnAPoolWithoutAutoCommit_areCommitted() throws Exception {
         String role = "ac-role-" + UUID.randomUUID();
         List<String> events = new ArrayList<>();
-        try (Tenure tenure = Tenure.builder().dataSource(noAutoCommit).migrateSchema(false).build()) {
-            LeaderElection e = tenure.leaderElection(role, LeaseOptions.ofTtl(Duration.ofSeconds(2)), null,
-                    new LeaderElection.Listener() {
+        try (Tenure tenure =
+                Tenure.builder().dataSource(noAutoCommit).migrateSchema(false).build()) {
+            LeaderElection e = tenure.leaderElection(
+                    role, LeaseOptions.ofTtl(Duration.ofSeconds(2)), null, new LeaderElection.Listener() {
                         @Override
                         public void elected(long epoch) {
                             events.add("elected");
@@ -81,10 +92,16 @@ class AutoCommitOffIT {
                     });
             e.start();
             Awaitility.await().atMost(Timing.scaled(Duration.ofSeconds(5))).until(e::isLeader);
-            assertThat(fx.ledger.holder(role)).as("the claim is committed").get().extracting(JobHolder::epoch)
+            assertThat(fx.ledger.holder(role))
+                    .as("the claim is committed")
+                    .get()
+                    .extracting(JobHolder::epoch)
                     .isEqualTo(e.term().orElseThrow());
             Thread.sleep(2000); // a TTL: only committed renewals keep it
-            assertThat(fx.ledger.holder(role)).as("the renewals are committed").get().extracting(JobHolder::epoch)
+            assertThat(fx.ledger.holder(role))
+                    .as("the renewals are committed")
+                    .get()
+                    .extracting(JobHolder::epoch)
                     .isEqualTo(e.term().orElseThrow());
         }
         assertThat(fx.ledger.holder(role)).as("the release is committed").isEmpty();
@@ -92,9 +109,13 @@ class AutoCommitOffIT {
         String key = "ac-run-" + UUID.randomUUID();
         long n = ((ClaimResult.Claimed) ledger.claim(key, "A", Duration.ofSeconds(5))).epoch();
         RunStart.Started s = (RunStart.Started) ledger.startRun(key, "fire-1", n, "A");
-        assertThat(fx.ledger.runOf(key, "fire-1")).as("the run's start is committed").isPresent();
+        assertThat(fx.ledger.runOf(key, "fire-1"))
+                .as("the run's start is committed")
+                .isPresent();
         ledger.finishAndRelease(key, n, "A", s.runId(), RunStatus.COMPLETED, null);
-        assertThat(fx.ledger.completedRun(key, "fire-1")).as("the outcome is committed").isPresent();
+        assertThat(fx.ledger.completedRun(key, "fire-1"))
+                .as("the outcome is committed")
+                .isPresent();
         assertThat(events).containsExactly("elected", "revoked stopped");
     }
 }

@@ -1,7 +1,6 @@
 package dev.tenure.db;
 
 import dev.tenure.StaleOwnerException;
-
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
@@ -108,8 +107,15 @@ final class ClaimLoop {
 
     private void fault(Exception e) {
         faults.incrementAndGet();
-        String kind = e instanceof LedgerUnavailableException u ? "sqlstate " + u.sqlState() : e.getClass().getSimpleName();
-        faultKinds.merge(kind + ": " + e.getMessage().substring(0, Math.min(90, e.getMessage().length())), 1, Integer::sum);
+        String kind = e instanceof LedgerUnavailableException u
+                ? "sqlstate " + u.sqlState()
+                : e.getClass().getSimpleName();
+        faultKinds.merge(
+                kind + ": "
+                        + e.getMessage()
+                                .substring(0, Math.min(90, e.getMessage().length())),
+                1,
+                Integer::sum);
     }
 
     static long micros(Instant t) {
@@ -120,7 +126,8 @@ final class ClaimLoop {
     record Interval(String owner, long epoch, long claimedAt, long expiresAt, long releasedAt) {
         static Interval parse(String line) {
             String[] p = line.split(" ");
-            return new Interval(p[1], Long.parseLong(p[2]), Long.parseLong(p[3]), Long.parseLong(p[4]), Long.parseLong(p[5]));
+            return new Interval(
+                    p[1], Long.parseLong(p[2]), Long.parseLong(p[3]), Long.parseLong(p[4]), Long.parseLong(p[5]));
         }
 
         /** End of the time this claimant could believe it held the key: release or expiry, whichever came first. */

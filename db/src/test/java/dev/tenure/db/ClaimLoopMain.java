@@ -1,8 +1,7 @@
 package dev.tenure.db;
 
-import dev.tenure.testkit.Timing;
 import com.zaxxer.hikari.HikariDataSource;
-
+import dev.tenure.testkit.Timing;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -25,8 +24,12 @@ public final class ClaimLoopMain {
         long seconds = Long.parseLong(args[4]);
         int threads = Integer.parseInt(args[5]);
         String name = args[6];
-        try (HikariDataSource pool = TenureDataSources.hikari(PoolConfig.builder(url).user(user).password(password)
-                .maxPoolSize(Math.max(2, threads)).statementTimeout(Duration.ofSeconds(5)).build())) {
+        try (HikariDataSource pool = TenureDataSources.hikari(PoolConfig.builder(url)
+                .user(user)
+                .password(password)
+                .maxPoolSize(Math.max(2, threads))
+                .statementTimeout(Duration.ofSeconds(5))
+                .build())) {
             JobLedger ledger = JobLedger.create(pool);
             ClaimLoop loop = new ClaimLoop(ledger, pool, key);
             List<String> history = Collections.synchronizedList(new ArrayList<>());

@@ -1,12 +1,10 @@
 package dev.tenure.db;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import com.zaxxer.hikari.HikariDataSource;
 import dev.tenure.testkit.JvmProcess;
 import dev.tenure.testkit.Timing;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Test;
-
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -19,8 +17,9 @@ import java.util.Set;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
-
-import static org.assertj.core.api.Assertions.assertThat;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
 
 /**
  * Acceptance 1: 16 threads here and 3 child JVMs (4 threads each) claim one job key in a loop for 20 s. Every won
@@ -53,8 +52,15 @@ class ClaimMutualExclusionIT {
         List<AutoCloseable> closeLater = new ArrayList<>();
         try {
             for (int i = 0; i < CHILDREN; i++) {
-                children.add(JvmProcess.start(ClaimLoopMain.class, fx.db.jdbcUrl(), orDash(fx.db.username()),
-                        orDash(fx.db.password()), key, Integer.toString(SECONDS), Integer.toString(CHILD_THREADS), "jvm" + i));
+                children.add(JvmProcess.start(
+                        ClaimLoopMain.class,
+                        fx.db.jdbcUrl(),
+                        orDash(fx.db.username()),
+                        orDash(fx.db.password()),
+                        key,
+                        Integer.toString(SECONDS),
+                        Integer.toString(CHILD_THREADS),
+                        "jvm" + i));
             }
             for (JvmProcess p : children) {
                 p.awaitStdoutLine("READY"::equals, Timing.scaled(Duration.ofSeconds(60)));
@@ -71,7 +77,8 @@ class ClaimMutualExclusionIT {
                 ex.execute(() -> local.run(prefix, deadline, history));
             }
             ex.shutdown();
-            assertThat(ex.awaitTermination(SECONDS * 1000L + Timing.scaledMillis(30_000), TimeUnit.MILLISECONDS)).isTrue();
+            assertThat(ex.awaitTermination(SECONDS * 1000L + Timing.scaledMillis(30_000), TimeUnit.MILLISECONDS))
+                    .isTrue();
 
             long commits = local.fencedCommits.get();
             long stale = local.staleRejections.get();
@@ -91,7 +98,8 @@ class ClaimMutualExclusionIT {
                 p.stdoutLines().stream().filter(l -> l.startsWith("FAULTS ")).forEach(System.out::println);
             }
 
-            List<ClaimLoop.Interval> intervals = new ArrayList<>(all.stream().map(ClaimLoop.Interval::parse).toList());
+            List<ClaimLoop.Interval> intervals =
+                    new ArrayList<>(all.stream().map(ClaimLoop.Interval::parse).toList());
             intervals.sort(Comparator.comparingLong(ClaimLoop.Interval::claimedAt));
             int overlaps = 0;
             int nonIncreasing = 0;
@@ -111,24 +119,46 @@ class ClaimMutualExclusionIT {
             intervals.forEach(iv -> epochs.add(iv.epoch()));
             Map<String, Integer> byProcess = new HashMap<>();
             intervals.forEach(iv -> byProcess.merge(iv.owner().replaceAll("t\\d+-\\d+$", ""), 1, Integer::sum));
-            long expiredTakeovers = intervals.stream().filter(iv -> iv.releasedAt() < 0).count();
-            long counter = Long.parseLong(fx.query("SELECT n FROM public.fenced_counter WHERE id = 1").get(0));
-            long dbEpoch = Long.parseLong(fx.query("SELECT fencing_token FROM tenure.job_execution WHERE job_key = '" + key + "'").get(0));
+            long expiredTakeovers =
+                    intervals.stream().filter(iv -> iv.releasedAt() < 0).count();
+            long counter = Long.parseLong(
+                    fx.query("SELECT n FROM public.fenced_counter WHERE id = 1").get(0));
+            long dbEpoch = Long.parseLong(
+                    fx.query("SELECT fencing_token FROM tenure.job_execution WHERE job_key = '" + key + "'")
+                            .get(0));
 
-            System.out.printf("mutual exclusion: %d claims won (%d let expire), %d attempts, by process %s, epochs up to %d "
+            System.out.printf(
+                    "mutual exclusion: %d claims won (%d let expire), %d attempts, by process %s, epochs up to %d "
                             + "(db %d), overlaps %d, non-increasing epochs %d, min gap %d us, fenced commits %d "
                             + "(counter %d), stale rejections %d, backwards writes %d, faults %d%n",
-                    intervals.size(), expiredTakeovers, attempts, byProcess, intervals.get(intervals.size() - 1).epoch(),
-                    dbEpoch, overlaps, nonIncreasing, minGapMicros, commits, counter, stale, backwards, faults);
+                    intervals.size(),
+                    expiredTakeovers,
+                    attempts,
+                    byProcess,
+                    intervals.get(intervals.size() - 1).epoch(),
+                    dbEpoch,
+                    overlaps,
+                    nonIncreasing,
+                    minGapMicros,
+                    commits,
+                    counter,
+                    stale,
+                    backwards,
+                    faults);
 
             System.out.println("faults in this JVM: " + local.faultKinds);
             assertThat(intervals).as("enough hand-overs to mean something").hasSizeGreaterThan(100);
             assertThat(byProcess).hasSize(1 + CHILDREN);
             assertThat(overlaps).as("overlapping holder intervals").isZero();
-            assertThat(nonIncreasing).as("epochs not strictly increasing in claim order").isZero();
+            assertThat(nonIncreasing)
+                    .as("epochs not strictly increasing in claim order")
+                    .isZero();
             assertThat(epochs).hasSize(intervals.size());
-            assertThat(dbEpoch).isGreaterThanOrEqualTo(intervals.get(intervals.size() - 1).epoch());
-            assertThat(backwards).as("fenced writes with an older epoch after a newer one").isZero();
+            assertThat(dbEpoch)
+                    .isGreaterThanOrEqualTo(intervals.get(intervals.size() - 1).epoch());
+            assertThat(backwards)
+                    .as("fenced writes with an older epoch after a newer one")
+                    .isZero();
             assertThat(counter).as("fenced increments lost").isEqualTo(commits);
         } finally {
             children.forEach(JvmProcess::close);

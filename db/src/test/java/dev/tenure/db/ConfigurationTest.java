@@ -1,23 +1,22 @@
 package dev.tenure.db;
 
-import dev.tenure.StaleOwnerException;
-
-import com.zaxxer.hikari.HikariConfig;
-import org.junit.jupiter.api.Test;
-import org.postgresql.ds.PGSimpleDataSource;
-
-import java.time.Duration;
-import java.util.UUID;
-
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.zaxxer.hikari.HikariConfig;
+import dev.tenure.StaleOwnerException;
+import java.time.Duration;
+import java.util.UUID;
+import org.junit.jupiter.api.Test;
+import org.postgresql.ds.PGSimpleDataSource;
 
 /** Configuration validation and the settings that reach Hikari and pgjdbc; no database needed. */
 class ConfigurationTest {
 
     @Test
     void poolConfig_defaults_reachHikariAndTheDriver() {
-        HikariConfig h = TenureDataSources.hikariConfig(PoolConfig.builder("jdbc:postgresql://db:5432/app").user("u").build());
+        HikariConfig h = TenureDataSources.hikariConfig(
+                PoolConfig.builder("jdbc:postgresql://db:5432/app").user("u").build());
         assertThat(h.getMaximumPoolSize()).isEqualTo(6);
         assertThat(h.getMinimumIdle()).isEqualTo(6);
         assertThat(h.getConnectionTimeout()).isEqualTo(1500);
@@ -34,21 +33,33 @@ class ConfigurationTest {
     @Test
     void poolConfig_rejectsEachMistakeWithOneMessage() {
         assertThatThrownBy(() -> PoolConfig.builder("jdbc:mysql://x/y").build())
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("Postgres URL");
-        assertThatThrownBy(() -> PoolConfig.builder("jdbc:postgresql://x/y").maxPoolSize(1).build())
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("Postgres URL");
+        assertThatThrownBy(() -> PoolConfig.builder("jdbc:postgresql://x/y")
+                        .maxPoolSize(1)
+                        .build())
                 .hasMessageContaining("maxPoolSize must be between 2 and 64 (got 1)");
-        assertThatThrownBy(() -> PoolConfig.builder("jdbc:postgresql://x/y").connectionTimeout(Duration.ofMillis(100)).build())
+        assertThatThrownBy(() -> PoolConfig.builder("jdbc:postgresql://x/y")
+                        .connectionTimeout(Duration.ofMillis(100))
+                        .build())
                 .hasMessageContaining("connectionTimeout must be at least 250 ms");
-        assertThatThrownBy(() -> PoolConfig.builder("jdbc:postgresql://x/y").statementTimeout(Duration.ofMillis(10)).build())
+        assertThatThrownBy(() -> PoolConfig.builder("jdbc:postgresql://x/y")
+                        .statementTimeout(Duration.ofMillis(10))
+                        .build())
                 .hasMessageContaining("statementTimeout must be at least 100 ms");
     }
 
     @Test
     void poolConfig_toString_masksThePassword() {
-        PoolConfig withPassword = PoolConfig.builder("jdbc:postgresql://db:5432/app").user("u").password("s3cret-pw").build();
-        assertThat(withPassword.toString()).doesNotContain("s3cret-pw")
+        PoolConfig withPassword = PoolConfig.builder("jdbc:postgresql://db:5432/app")
+                .user("u")
+                .password("s3cret-pw")
+                .build();
+        assertThat(withPassword.toString())
+                .doesNotContain("s3cret-pw")
                 .contains("password=****", "user=u", "jdbc:postgresql://db:5432/app", "maxPoolSize=6");
-        assertThat(PoolConfig.builder("jdbc:postgresql://db:5432/app").build().toString()).contains("password=null");
+        assertThat(PoolConfig.builder("jdbc:postgresql://db:5432/app").build().toString())
+                .contains("password=null");
     }
 
     @Test
@@ -56,20 +67,26 @@ class ConfigurationTest {
         assertThat(TenureSchema.checkName("tenure")).isEqualTo("tenure");
         assertThat(TenureSchema.checkName("_jobs2")).isEqualTo("_jobs2");
         for (String bad : new String[] {"", "Jobs", "2jobs", "a-b", "a\"b", "x".repeat(64)}) {
-            assertThatThrownBy(() -> TenureSchema.checkName(bad)).isInstanceOf(IllegalArgumentException.class)
+            assertThatThrownBy(() -> TenureSchema.checkName(bad))
+                    .isInstanceOf(IllegalArgumentException.class)
                     .hasMessageContaining("[a-z_][a-z0-9_]{0,62}");
         }
-        assertThatThrownBy(() -> JobLedger.builder(new PGSimpleDataSource()).schema("Bad")).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> JobLedger.builder(new PGSimpleDataSource()).schema("Bad"))
+                .isInstanceOf(IllegalArgumentException.class);
     }
 
     @Test
     void ledgerArguments_checkedBeforeAnyDatabaseCall() {
         JobLedger ledger = JobLedger.create(new PGSimpleDataSource()); // never connected: validation comes first
-        assertThatThrownBy(() -> ledger.claim("bad key", "o", Duration.ofSeconds(1))).isInstanceOf(IllegalArgumentException.class)
+        assertThatThrownBy(() -> ledger.claim("bad key", "o", Duration.ofSeconds(1)))
+                .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("whitespace");
-        assertThatThrownBy(() -> ledger.claim("k", "", Duration.ofSeconds(1))).hasMessageContaining("owner must have 1 to 200");
-        assertThatThrownBy(() -> ledger.claim("k", "o", Duration.ofMillis(5))).hasMessageContaining("ttl must be at least 10 ms");
-        assertThatThrownBy(() -> ledger.renew("k", 0, "o", Duration.ofSeconds(1))).hasMessageContaining("epoch must be >= 1");
+        assertThatThrownBy(() -> ledger.claim("k", "", Duration.ofSeconds(1)))
+                .hasMessageContaining("owner must have 1 to 200");
+        assertThatThrownBy(() -> ledger.claim("k", "o", Duration.ofMillis(5)))
+                .hasMessageContaining("ttl must be at least 10 ms");
+        assertThatThrownBy(() -> ledger.renew("k", 0, "o", Duration.ofSeconds(1)))
+                .hasMessageContaining("epoch must be >= 1");
         assertThatThrownBy(() -> ledger.finishAndRelease("k", 1, "o", UUID.randomUUID(), RunStatus.ABANDONED, null))
                 .hasMessageContaining("COMPLETED or FAILED");
         assertThatThrownBy(() -> ledger.startRun("k", "f".repeat(201), 1, "o")).hasMessageContaining("fireKey");
@@ -78,22 +95,27 @@ class ConfigurationTest {
     @Test
     void ledgerBuilder_rejectsNonsenseTimeouts() {
         JobLedger.Builder b = JobLedger.builder(new PGSimpleDataSource());
-        assertThatThrownBy(() -> b.claimLockTimeout(Duration.ZERO)).hasMessageContaining("claimLockTimeout must be at least 1 ms");
+        assertThatThrownBy(() -> b.claimLockTimeout(Duration.ZERO))
+                .hasMessageContaining("claimLockTimeout must be at least 1 ms");
         assertThatThrownBy(() -> b.renewLockTimeout(Duration.ofNanos(5))).hasMessageContaining("renewLockTimeout");
-        assertThatThrownBy(() -> b.queryTimeout(Duration.ofSeconds(-1))).hasMessageContaining("queryTimeout must not be negative");
+        assertThatThrownBy(() -> b.queryTimeout(Duration.ofSeconds(-1)))
+                .hasMessageContaining("queryTimeout must not be negative");
     }
 
     @Test
     void staleOwnerException_saysWhatHappenedAndWhatToDo() {
         StaleOwnerException superseded = new StaleOwnerException("settle", 4, "A", 5, "B", null);
-        assertThat(superseded).hasMessage("Stale owner of job 'settle': presented epoch 4 as A, but its epoch is now 5 "
-                + "(owner B). Roll back this transaction and stop working on the job.");
+        assertThat(superseded)
+                .hasMessage("Stale owner of job 'settle': presented epoch 4 as A, but its epoch is now 5 "
+                        + "(owner B). Roll back this transaction and stop working on the job.");
         assertThat(superseded.expired()).isFalse();
         StaleOwnerException expired = new StaleOwnerException("settle", 5, "A", 5, "A", java.time.Instant.EPOCH);
         assertThat(expired.expired()).isTrue();
         assertThat(expired.getMessage()).contains("not live by the database clock");
         StaleOwnerException twice = new StaleOwnerException("settle", 5, "A", 5, "B", java.time.Instant.EPOCH);
         assertThat(twice.expired()).isFalse();
-        assertThat(twice.getMessage()).contains("epoch 5 now belongs to owner B").contains("failover");
+        assertThat(twice.getMessage())
+                .contains("epoch 5 now belongs to owner B")
+                .contains("failover");
     }
 }

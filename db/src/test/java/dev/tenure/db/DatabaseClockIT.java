@@ -1,5 +1,7 @@
 package dev.tenure.db;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import dev.tenure.Lease;
 import dev.tenure.LeaseOptions;
 import dev.tenure.LeaseState;
@@ -7,11 +9,6 @@ import dev.tenure.Leases;
 import dev.tenure.testkit.JvmProcess;
 import dev.tenure.testkit.SettableTicker;
 import dev.tenure.testkit.Timing;
-import org.awaitility.Awaitility;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Test;
-
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -21,8 +18,10 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
-
-import static org.assertj.core.api.Assertions.assertThat;
+import org.awaitility.Awaitility;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
 
 /**
  * Acceptance 3: database leases expire by the database clock only. Application clocks hours off (an injected
@@ -47,23 +46,34 @@ class DatabaseClockIT {
     @Test
     void holdersTickerJumpsHours_databaseHolderUnchangedUntilItsDatabaseTtl() {
         SettableTicker ticker = new SettableTicker(System.nanoTime());
-        try (Leases jumping = Leases.builder(JdbcLeaseStore.create(fx.pool)).ticker(ticker).build();
-             Leases other = Leases.of(JdbcLeaseStore.create(fx.pool))) {
+        try (Leases jumping = Leases.builder(JdbcLeaseStore.create(fx.pool))
+                        .ticker(ticker)
+                        .build();
+                Leases other = Leases.of(JdbcLeaseStore.create(fx.pool))) {
             LeaseOptions options = LeaseOptions.ofTtl(Duration.ofSeconds(2)).withRenewal(false);
             Lease lease = jumping.tryAcquire("jump", options).orElseThrow();
-            ticker.advance(Duration.ofHours(3));  // this process now believes hours have passed
-            Awaitility.await().atMost(Timing.scaled(Duration.ofSeconds(2))).until(() -> lease.state() == LeaseState.LOST);
+            ticker.advance(Duration.ofHours(3)); // this process now believes hours have passed
+            Awaitility.await()
+                    .atMost(Timing.scaled(Duration.ofSeconds(2)))
+                    .until(() -> lease.state() == LeaseState.LOST);
 
             long started = System.nanoTime();
-            assertThat(other.tryAcquire("jump", options)).as("the database still says it is held").isEmpty();
-            assertThat(fx.ledger.holder("jump")).get().extracting(JobHolder::owner).isEqualTo(lease.owner());
+            assertThat(other.tryAcquire("jump", options))
+                    .as("the database still says it is held")
+                    .isEmpty();
+            assertThat(fx.ledger.holder("jump"))
+                    .get()
+                    .extracting(JobHolder::owner)
+                    .isEqualTo(lease.owner());
             Optional<Lease> taken = Optional.empty();
             while (taken.isEmpty()) {
                 taken = other.tryAcquire("jump", options);
                 sleep(20);
             }
             long waited = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
-            System.out.printf("ticker jumped 3 h: other process could take the key only after %d ms (database TTL 2000 ms)%n", waited);
+            System.out.printf(
+                    "ticker jumped 3 h: other process could take the key only after %d ms (database TTL 2000 ms)%n",
+                    waited);
             assertThat(waited).isBetween(1500L, Timing.scaledMillis(4000));
             taken.get().release();
         }
@@ -72,8 +82,9 @@ class DatabaseClockIT {
     @Test
     void childJvmsWithWallClocksHoursOff_seeTheDatabaseTtlOnly() throws Exception {
         // never a silent skip: without libfaketime this test fails and says what to install
-        org.junit.jupiter.api.Assertions.assertTrue(Files.exists(FAKETIME), "libfaketime is not installed: apt-get install faketime "
-                + "(scripts/prerequisites.sh does this)");
+        org.junit.jupiter.api.Assertions.assertTrue(
+                Files.exists(FAKETIME),
+                "libfaketime is not installed: apt-get install faketime " + "(scripts/prerequisites.sh does this)");
         // a holder whose wall clock is 3 h ahead: its 2 s lease is a 2 s lease for everyone
         Child holder = Child.start("+3h", "skew-a", "hold");
         try {
@@ -82,13 +93,15 @@ class DatabaseClockIT {
             assertThat(Duration.between(Instant.now(), childWall)).isGreaterThan(Duration.ofHours(2));
             ClaimResult.Held h = (ClaimResult.Held) fx.ledger.claim("skew-a", "real-clock", Duration.ofSeconds(2));
             assertThat(h.owner()).isEqualTo("skewed-holder");
-            assertThat(h.remaining()).isLessThanOrEqualTo(Duration.ofSeconds(2)); // unscaled: the lease's remaining time
+            assertThat(h.remaining())
+                    .isLessThanOrEqualTo(Duration.ofSeconds(2)); // unscaled: the lease's remaining time
             long started = System.nanoTime();
             while (!(fx.ledger.claim("skew-a", "real-clock", Duration.ofSeconds(2)) instanceof ClaimResult.Claimed)) {
                 sleep(20);
             }
             long waited = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
-            System.out.printf("holder 3 h ahead (%s): real-clock claimant waited %d ms for its 2 s lease%n", claimed, waited);
+            System.out.printf(
+                    "holder 3 h ahead (%s): real-clock claimant waited %d ms for its 2 s lease%n", claimed, waited);
             assertThat(waited).isLessThan(Timing.scaledMillis(2500));
         } finally {
             holder.close();
@@ -97,16 +110,22 @@ class DatabaseClockIT {
         Child waiter = Child.start("-3h", "skew-b", "wait");
         try {
             waiter.await("READY");
-            ClaimResult.Claimed mine = (ClaimResult.Claimed) fx.ledger.claim("skew-b", "real-clock", Duration.ofSeconds(3));
+            ClaimResult.Claimed mine =
+                    (ClaimResult.Claimed) fx.ledger.claim("skew-b", "real-clock", Duration.ofSeconds(3));
             String held = waiter.await("HELD ");
             String claimed = waiter.await("CLAIMED ");
             long heldRemaining = Long.parseLong(held.split(" ")[2]);
             long after = Long.parseLong(claimed.substring(claimed.indexOf("AFTER ") + 6));
-            System.out.printf("waiter 3 h behind: %s, then %s (lease of epoch %d had 3 s)%n", held, claimed, mine.epoch());
+            System.out.printf(
+                    "waiter 3 h behind: %s, then %s (lease of epoch %d had 3 s)%n", held, claimed, mine.epoch());
             assertThat(held).startsWith("HELD real-clock ");
             assertThat(heldRemaining).isBetween(1L, 3000L);
-            assertThat(after).as("took over when the database lease ended").isBetween(heldRemaining - 300, heldRemaining + Timing.scaledMillis(1500));
-            assertThat(Long.parseLong(claimed.split(" ")[1])).as("the waiter's epoch").isGreaterThan(mine.epoch());
+            assertThat(after)
+                    .as("took over when the database lease ended")
+                    .isBetween(heldRemaining - 300, heldRemaining + Timing.scaledMillis(1500));
+            assertThat(Long.parseLong(claimed.split(" ")[1]))
+                    .as("the waiter's epoch")
+                    .isGreaterThan(mine.epoch());
         } finally {
             waiter.close();
         }
@@ -126,10 +145,18 @@ class DatabaseClockIT {
 
         static Child start(String offset, String key, String mode) throws IOException {
             Path out = Files.createTempFile("tenure-skewed-", ".log");
-            List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                    "-cp", JvmProcess.classPath(), SkewedClaimMain.class.getName(), fx.db.jdbcUrl(),
-                    orDash(fx.db.username()), orDash(fx.db.password()), key, mode));
-            ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(out.toFile());
+            List<String> cmd = new ArrayList<>(List.of(
+                    Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                    "-cp",
+                    JvmProcess.classPath(),
+                    SkewedClaimMain.class.getName(),
+                    fx.db.jdbcUrl(),
+                    orDash(fx.db.username()),
+                    orDash(fx.db.password()),
+                    key,
+                    mode));
+            ProcessBuilder pb =
+                    new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(out.toFile());
             pb.environment().put("LD_PRELOAD", FAKETIME.toString());
             pb.environment().put("FAKETIME", offset);
             pb.environment().put("FAKETIME_DONT_FAKE_MONOTONIC", "1");
@@ -137,7 +164,8 @@ class DatabaseClockIT {
         }
 
         String await(String prefix) throws Exception {
-            long deadline = System.nanoTime() + Timing.scaled(Duration.ofSeconds(30)).toNanos();
+            long deadline =
+                    System.nanoTime() + Timing.scaled(Duration.ofSeconds(30)).toNanos();
             while (System.nanoTime() < deadline) {
                 for (String line : Files.readAllLines(out)) {
                     if (line.startsWith(prefix)) {
@@ -145,11 +173,13 @@ class DatabaseClockIT {
                     }
                 }
                 if (!process.isAlive() && process.exitValue() != 0) {
-                    throw new IllegalStateException("child exited " + process.exitValue() + ": " + Files.readAllLines(out));
+                    throw new IllegalStateException(
+                            "child exited " + process.exitValue() + ": " + Files.readAllLines(out));
                 }
                 Thread.sleep(20);
             }
-            throw new IllegalStateException("no line starting with '" + prefix + "' from the child: " + Files.readAllLines(out));
+            throw new IllegalStateException(
+                    "no line starting with '" + prefix + "' from the child: " + Files.readAllLines(out));
         }
 
         @Override

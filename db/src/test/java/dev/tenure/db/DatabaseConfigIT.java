@@ -1,14 +1,13 @@
 package dev.tenure.db;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.tenure.DatabaseConfig;
 import dev.tenure.Tenure;
 import dev.tenure.testkit.Timing;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Test;
-
 import java.sql.Connection;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -18,9 +17,9 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
 
 /**
  * {@link Tenure.Builder#database}: the database store of a Tenure takes its threads, queue and call timeout from the
@@ -35,7 +34,8 @@ class DatabaseConfigIT {
     @BeforeAll
     static void start() {
         fx = Fixture.forClass(DatabaseConfigIT.class);
-        HikariConfig cfg = TenureDataSources.hikariConfig(Fixture.poolConfig(fx.db).applicationName("one-connection").build());
+        HikariConfig cfg = TenureDataSources.hikariConfig(
+                Fixture.poolConfig(fx.db).applicationName("one-connection").build());
         cfg.setMaximumPoolSize(1);
         cfg.setMinimumIdle(1);
         cfg.setConnectionTimeout(Timing.scaledMillis(30_000)); // far beyond the store's call timeout below
@@ -52,9 +52,18 @@ class DatabaseConfigIT {
     void oneThreadAndAQueueOfOne_theThirdConcurrentCallIsRefusedAtOnce_andTheBlockedOneEndsAtTheCallTimeout()
             throws Exception {
         Duration callTimeout = Timing.scaled(Duration.ofSeconds(2));
-        DatabaseConfig config = DatabaseConfig.builder().threads(1).maxQueued(1).callTimeout(callTimeout).listen(false).build();
+        DatabaseConfig config = DatabaseConfig.builder()
+                .threads(1)
+                .maxQueued(1)
+                .callTimeout(callTimeout)
+                .listen(false)
+                .build();
         ExecutorService callers = Executors.newFixedThreadPool(3);
-        try (Tenure tenure = Tenure.builder().dataSource(onePool).migrateSchema(false).database(config).build()) {
+        try (Tenure tenure = Tenure.builder()
+                .dataSource(onePool)
+                .migrateSchema(false)
+                .database(config)
+                .build()) {
             List<Future<?>> calls = new ArrayList<>();
             try (Connection held = onePool.getConnection()) { // the store's one thread now waits for a connection
                 for (int i = 0; i < 3; i++) {
@@ -71,9 +80,11 @@ class DatabaseConfigIT {
                         failures.add(String.valueOf(e.getCause()));
                     }
                 }
-                assertThat(failures.get(2)).as("the third call, beyond one thread and a queue of one")
+                assertThat(failures.get(2))
+                        .as("the third call, beyond one thread and a queue of one")
                         .contains("too many calls waiting for a database thread");
-                assertThat(failures.get(0)).as("the call blocked on the held connection")
+                assertThat(failures.get(0))
+                        .as("the call blocked on the held connection")
                         .contains("got no answer within " + callTimeout);
             }
         } finally {
@@ -85,9 +96,13 @@ class DatabaseConfigIT {
     void badKnobs_refusedNamingTheKnob() {
         assertThatThrownBy(() -> DatabaseConfig.builder().threads(0)).hasMessageContaining("threads");
         assertThatThrownBy(() -> DatabaseConfig.builder().maxQueued(0)).hasMessageContaining("maxQueued");
-        assertThatThrownBy(() -> DatabaseConfig.builder().callTimeout(Duration.ofMillis(5))).hasMessageContaining("callTimeout");
-        assertThatThrownBy(() -> DatabaseConfig.builder().claimLockTimeout(Duration.ZERO)).hasMessageContaining("claimLockTimeout");
-        assertThatThrownBy(() -> DatabaseConfig.builder().queryTimeout(Duration.ofSeconds(-1))).hasMessageContaining("queryTimeout");
-        assertThat(DatabaseConfig.defaults().claimLockTimeout()).isEqualTo(JobLedger.Builder.DEFAULT_CLAIM_LOCK_TIMEOUT);
+        assertThatThrownBy(() -> DatabaseConfig.builder().callTimeout(Duration.ofMillis(5)))
+                .hasMessageContaining("callTimeout");
+        assertThatThrownBy(() -> DatabaseConfig.builder().claimLockTimeout(Duration.ZERO))
+                .hasMessageContaining("claimLockTimeout");
+        assertThatThrownBy(() -> DatabaseConfig.builder().queryTimeout(Duration.ofSeconds(-1)))
+                .hasMessageContaining("queryTimeout");
+        assertThat(DatabaseConfig.defaults().claimLockTimeout())
+                .isEqualTo(JobLedger.Builder.DEFAULT_CLAIM_LOCK_TIMEOUT);
     }
 }

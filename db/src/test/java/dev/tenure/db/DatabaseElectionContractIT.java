@@ -3,10 +3,9 @@ package dev.tenure.db;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.tenure.Tenure;
 import dev.tenure.testkit.LeaderElectionContract;
+import javax.sql.DataSource;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
-
-import javax.sql.DataSource;
 
 /**
  * The leader-election contract in the database-only configuration: participants are Tenures without Valkey on one real

@@ -4,7 +4,6 @@ import com.zaxxer.hikari.HikariDataSource;
 import dev.tenure.testkit.PostgresDatabase;
 import dev.tenure.testkit.PostgresDatabases;
 import dev.tenure.testkit.PostgresSource;
-
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -38,7 +37,9 @@ final class Fixture implements AutoCloseable {
     }
 
     static PoolConfig.Builder poolConfig(PostgresDatabase db) {
-        return PoolConfig.builder(db.jdbcUrl()).user(db.username()).password(db.password())
+        return PoolConfig.builder(db.jdbcUrl())
+                .user(db.username())
+                .password(db.password())
                 .statementTimeout(Duration.ofSeconds(5));
     }
 
@@ -54,7 +55,9 @@ final class Fixture implements AutoCloseable {
 
     /** Runs {@code sql} on a fresh connection and returns the first column of every row as strings. */
     List<String> query(String sql) {
-        try (Connection c = connect(); Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
+        try (Connection c = connect();
+                Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery(sql)) {
             List<String> out = new ArrayList<>();
             while (rs.next()) {
                 out.add(rs.getString(1));
@@ -66,7 +69,8 @@ final class Fixture implements AutoCloseable {
     }
 
     void execute(String sql) {
-        try (Connection c = connect(); Statement s = c.createStatement()) {
+        try (Connection c = connect();
+                Statement s = c.createStatement()) {
             s.execute(sql);
         } catch (SQLException e) {
             throw new IllegalStateException(sql + ": " + e.getMessage(), e);

@@ -2,13 +2,12 @@ package dev.tenure.db;
 
 import dev.tenure.spi.RunLedger;
 import dev.tenure.testkit.RunLedgerContract;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.time.Duration;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
 
 /**
  * The RunLedger contract on {@link JdbcRunLedger} over a fresh Postgres database: epochs from {@link JobLedger#claim},
@@ -50,8 +49,9 @@ class JdbcRunLedgerContractIT extends RunLedgerContract {
     @Override
     protected void expire(String jobKey) {
         try (Connection c = fx.pool.getConnection();
-             PreparedStatement ps = c.prepareStatement("UPDATE \"" + fx.ledger.schema()
-                     + "\".job_execution SET lease_expires_at = clock_timestamp() WHERE job_key = ? AND owner IS NOT NULL")) {
+                PreparedStatement ps = c.prepareStatement(
+                        "UPDATE \"" + fx.ledger.schema()
+                                + "\".job_execution SET lease_expires_at = clock_timestamp() WHERE job_key = ? AND owner IS NOT NULL")) {
             ps.setString(1, jobKey);
             if (ps.executeUpdate() != 1) {
                 throw new AssertionError("job " + jobKey + " has no lease to expire");

@@ -1,21 +1,19 @@
 package dev.tenure.db;
 
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Test;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.tenure.StaleOwnerException;
 import dev.tenure.spi.RunLedger.Finished;
 import dev.tenure.spi.RunLedger.FireClaim;
 import dev.tenure.spi.RunLedger.FireStart;
 import dev.tenure.testkit.Timing;
-
 import java.sql.Connection;
 import java.time.Duration;
 import java.util.UUID;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
 
 class JobLedgerIT {
 
@@ -43,7 +41,9 @@ class JobLedgerIT {
         long before = System.currentTimeMillis() * 1000 - 60_000_000L; // a minute of clock difference allowed
         ClaimResult.Claimed c = (ClaimResult.Claimed) ledger.claim(key, "a", Duration.ofSeconds(10));
         assertThat(c.epoch()).as("epoch = database clock in microseconds").isGreaterThan(before);
-        assertThat(c.remaining()).isGreaterThan(Duration.ofSeconds(9)).isLessThanOrEqualTo(Duration.ofSeconds(10)); // unscaled: a TTL
+        assertThat(c.remaining())
+                .isGreaterThan(Duration.ofSeconds(9))
+                .isLessThanOrEqualTo(Duration.ofSeconds(10)); // unscaled: a TTL
         assertThat(c.leaseExpiresAt()).isAfter(c.claimedAt());
 
         ClaimResult.Held h = (ClaimResult.Held) ledger.claim(key, "b", Duration.ofSeconds(10));
@@ -58,7 +58,9 @@ class JobLedgerIT {
     void claim_afterRelease_bumpsEpoch() {
         String key = key();
         long e1 = ((ClaimResult.Claimed) ledger.claim(key, "a", Duration.ofSeconds(10))).epoch();
-        assertThat(ledger.release(key, e1, "b")).as("another owner cannot release epoch e1").isEmpty();
+        assertThat(ledger.release(key, e1, "b"))
+                .as("another owner cannot release epoch e1")
+                .isEmpty();
         assertThat(ledger.release(key, e1, "a")).isPresent();
         assertThat(ledger.release(key, e1, "a")).isEmpty();
         long e2 = ((ClaimResult.Claimed) ledger.claim(key, "b", Duration.ofSeconds(10))).epoch();
@@ -70,11 +72,15 @@ class JobLedgerIT {
     void claim_afterExpiry_bumpsEpoch_andOldEpochCannotRenew() throws Exception {
         String key = key();
         long e1 = ((ClaimResult.Claimed) ledger.claim(key, "a", Duration.ofMillis(800))).epoch();
-        assertThat(ledger.renew(key, e1, "b", Duration.ofMillis(300))).as("another owner cannot renew epoch e1").isFalse();
+        assertThat(ledger.renew(key, e1, "b", Duration.ofMillis(300)))
+                .as("another owner cannot renew epoch e1")
+                .isFalse();
         assertThat(ledger.renew(key, e1, "a", Duration.ofMillis(300))).isTrue();
         Thread.sleep(400);
         assertThat(ledger.holder(key)).isEmpty();
-        assertThat(ledger.renew(key, e1, "a", Duration.ofSeconds(10))).as("expired lease cannot be renewed").isFalse();
+        assertThat(ledger.renew(key, e1, "a", Duration.ofSeconds(10)))
+                .as("expired lease cannot be renewed")
+                .isFalse();
         long e2 = ((ClaimResult.Claimed) ledger.claim(key, "b", Duration.ofSeconds(10))).epoch();
         assertThat(e2).isGreaterThan(e1);
         assertThat(ledger.renew(key, e1, "a", Duration.ofSeconds(10))).isFalse();
@@ -88,14 +94,17 @@ class JobLedgerIT {
         try (Connection c = fx.pool.getConnection()) {
             c.setAutoCommit(false);
             ledger.fence(c, key, e1, "a");
-            assertThatThrownBy(() -> ledger.fence(c, key, e1 + 1, "a")).isInstanceOf(StaleOwnerException.class)
+            assertThatThrownBy(() -> ledger.fence(c, key, e1 + 1, "a"))
+                    .isInstanceOf(StaleOwnerException.class)
                     .hasMessageContaining("presented epoch " + (e1 + 1));
-            assertThatThrownBy(() -> ledger.fence(c, key, e1, "b")).isInstanceOf(StaleOwnerException.class)
+            assertThatThrownBy(() -> ledger.fence(c, key, e1, "b"))
+                    .isInstanceOf(StaleOwnerException.class)
                     .hasMessageContaining("belongs to owner a");
             c.rollback();
         }
         try (Connection c = fx.pool.getConnection()) {
-            assertThatThrownBy(() -> ledger.fence(c, key, e1, "a")).isInstanceOf(IllegalStateException.class)
+            assertThatThrownBy(() -> ledger.fence(c, key, e1, "a"))
+                    .isInstanceOf(IllegalStateException.class)
                     .hasMessageContaining("autocommit");
         }
     }
@@ -107,14 +116,18 @@ class JobLedgerIT {
         RunStart.Started s = (RunStart.Started) ledger.startRun(key, "fire-1", e1, "a");
         assertThat(s.attempt()).isEqualTo(1);
         assertThat(ledger.startRun(key, "fire-1", e1, "a")).isInstanceOf(RunStart.InProgress.class);
-        assertThat(ledger.finishAndRelease(key, e1, "a", s.runId(), RunStatus.COMPLETED, null)).isEqualTo(Finished.RECORDED);
+        assertThat(ledger.finishAndRelease(key, e1, "a", s.runId(), RunStatus.COMPLETED, null))
+                .isEqualTo(Finished.RECORDED);
         assertThat(ledger.holder(key)).isEmpty();
 
         long e2 = ((ClaimResult.Claimed) ledger.claim(key, "b", Duration.ofSeconds(10))).epoch();
         RunStart again = ledger.startRun(key, "fire-1", e2, "b");
         assertThat(again).isInstanceOf(RunStart.AlreadyCompleted.class);
         assertThat(((RunStart.AlreadyCompleted) again).runId()).isEqualTo(s.runId());
-        assertThat(ledger.runOf(key, "fire-1")).get().extracting(RunRecord::status).isEqualTo(RunStatus.COMPLETED);
+        assertThat(ledger.runOf(key, "fire-1"))
+                .get()
+                .extracting(RunRecord::status)
+                .isEqualTo(RunStatus.COMPLETED);
     }
 
     @Test
@@ -122,16 +135,24 @@ class JobLedgerIT {
         String key = key();
         long e1 = ((ClaimResult.Claimed) ledger.claim(key, "a", Duration.ofSeconds(10))).epoch();
         RunStart.Started s = (RunStart.Started) ledger.startRun(key, "fire-1", e1, "a");
-        assertThat(ledger.finish(key, e1, "a", s.runId(), RunStatus.COMPLETED, null)).isEqualTo(Finished.RECORDED);
-        assertThat(ledger.runOf(key, "fire-1")).get().extracting(RunRecord::status).isEqualTo(RunStatus.COMPLETED);
+        assertThat(ledger.finish(key, e1, "a", s.runId(), RunStatus.COMPLETED, null))
+                .isEqualTo(Finished.RECORDED);
+        assertThat(ledger.runOf(key, "fire-1"))
+                .get()
+                .extracting(RunRecord::status)
+                .isEqualTo(RunStatus.COMPLETED);
         assertThat(ledger.holder(key)).get().extracting(JobHolder::owner).isEqualTo("a");
-        assertThat(ledger.releaseIfOwner(key, "a")).as("the holder's own release still finds its lease").isTrue();
+        assertThat(ledger.releaseIfOwner(key, "a"))
+                .as("the holder's own release still finds its lease")
+                .isTrue();
         assertThat(ledger.holder(key)).isEmpty();
 
         long e2 = ((ClaimResult.Claimed) ledger.claim(key, "b", Duration.ofSeconds(10))).epoch();
         RunStart.Started s2 = (RunStart.Started) ledger.startRun(key, "fire-2", e2, "b");
-        assertThat(ledger.finish(key, e2 - 1, "b", s2.runId(), RunStatus.COMPLETED, null)).isEqualTo(Finished.STALE);
-        assertThat(ledger.finish(key, e2, "a", s2.runId(), RunStatus.COMPLETED, null)).isEqualTo(Finished.STALE);
+        assertThat(ledger.finish(key, e2 - 1, "b", s2.runId(), RunStatus.COMPLETED, null))
+                .isEqualTo(Finished.STALE);
+        assertThat(ledger.finish(key, e2, "a", s2.runId(), RunStatus.COMPLETED, null))
+                .isEqualTo(Finished.STALE);
         assertThat(ledger.holder(key)).get().extracting(JobHolder::owner).isEqualTo("b");
     }
 
@@ -143,14 +164,19 @@ class JobLedgerIT {
         ledger.renew(key, n, "a", Duration.ofMillis(100));
         Thread.sleep(200);
         long m = ((ClaimResult.Claimed) ledger.claim(key, "b", Duration.ofSeconds(10))).epoch();
-        assertThat(ledger.finishAndRelease(key, n, "a", s.runId(), RunStatus.COMPLETED, null)).isEqualTo(Finished.STALE);
-        assertThat(ledger.runOf(key, "fire-1")).get().extracting(RunRecord::status).isEqualTo(RunStatus.REJECTED_STALE);
+        assertThat(ledger.finishAndRelease(key, n, "a", s.runId(), RunStatus.COMPLETED, null))
+                .isEqualTo(Finished.STALE);
+        assertThat(ledger.runOf(key, "fire-1"))
+                .get()
+                .extracting(RunRecord::status)
+                .isEqualTo(RunStatus.REJECTED_STALE);
         assertThat(ledger.holder(key)).get().extracting(JobHolder::owner).isEqualTo("b");
 
         RunStart.Started retry = (RunStart.Started) ledger.startRun(key, "fire-1", m, "b");
         assertThat(retry.attempt()).isEqualTo(2);
         assertThat(retry.previousStatus()).isEqualTo(RunStatus.REJECTED_STALE);
-        assertThat(fx.query("SELECT status || ' ' || current_run_id FROM tenure.job_execution WHERE job_key = '" + key + "'"))
+        assertThat(fx.query("SELECT status || ' ' || current_run_id FROM tenure.job_execution WHERE job_key = '" + key
+                        + "'"))
                 .containsExactly("RUNNING " + retry.runId());
     }
 
@@ -159,7 +185,8 @@ class JobLedgerIT {
         String key = key();
         long n = ((ClaimResult.Claimed) ledger.claim(key, "a", Duration.ofSeconds(10))).epoch();
         RunStart.Started s = (RunStart.Started) ledger.startRun(key, "fire-1", n, "a");
-        assertThat(ledger.finishAndRelease(key, n, "a", s.runId(), RunStatus.FAILED, "boom")).isEqualTo(Finished.RECORDED);
+        assertThat(ledger.finishAndRelease(key, n, "a", s.runId(), RunStatus.FAILED, "boom"))
+                .isEqualTo(Finished.RECORDED);
         RunRecord failed = ledger.runOf(key, "fire-1").orElseThrow();
         assertThat(failed.status()).isEqualTo(RunStatus.FAILED);
         assertThat(failed.error()).isEqualTo("boom");
@@ -169,7 +196,8 @@ class JobLedgerIT {
         RunStart.Started retry = (RunStart.Started) ledger.startRun(key, "fire-1", m, "b");
         assertThat(retry.attempt()).isEqualTo(2);
         assertThat(retry.previousStatus()).isEqualTo(RunStatus.FAILED);
-        assertThat(ledger.finishAndRelease(key, m, "b", retry.runId(), RunStatus.COMPLETED, null)).isEqualTo(Finished.RECORDED);
+        assertThat(ledger.finishAndRelease(key, m, "b", retry.runId(), RunStatus.COMPLETED, null))
+                .isEqualTo(Finished.RECORDED);
         assertThat(ledger.runOf(key, "fire-1")).get().satisfies(r -> {
             assertThat(r.status()).isEqualTo(RunStatus.COMPLETED);
             assertThat(r.error()).isNull();
@@ -184,7 +212,9 @@ class JobLedgerIT {
         assertThatThrownBy(() -> ledger.startRun(key, "fire-1", n + 1, "a")).isInstanceOf(StaleOwnerException.class);
         assertThatThrownBy(() -> ledger.startRun(key, "fire-1", n, "b")).isInstanceOf(StaleOwnerException.class);
         assertThatThrownBy(() -> ledger.startRun("never-claimed-" + key, "fire-1", 1, "a"))
-                .isInstanceOfSatisfying(StaleOwnerException.class, e -> assertThat(e.currentEpoch()).isZero());
+                .isInstanceOfSatisfying(
+                        StaleOwnerException.class,
+                        e -> assertThat(e.currentEpoch()).isZero());
         assertThat(ledger.runOf(key, "fire-1")).isEmpty();
     }
 
@@ -209,7 +239,10 @@ class JobLedgerIT {
             ledger.complete(c, key, n, "a", s.runId());
             c.rollback(); // rolled back: nothing completed
         }
-        assertThat(ledger.runOf(key, "fire-1")).get().extracting(RunRecord::status).isEqualTo(RunStatus.RUNNING);
+        assertThat(ledger.runOf(key, "fire-1"))
+                .get()
+                .extracting(RunRecord::status)
+                .isEqualTo(RunStatus.RUNNING);
         assertThat(ledger.completedRun(key, "fire-1")).isEmpty();
         try (Connection c = fx.pool.getConnection()) {
             c.setAutoCommit(false);
@@ -217,11 +250,15 @@ class JobLedgerIT {
             ledger.complete(c, key, n, "a", s.runId()); // twice in one transaction: harmless
             c.commit();
         }
-        assertThat(ledger.completedRun(key, "fire-1")).get().extracting(RunRecord::epoch).isEqualTo(n);
+        assertThat(ledger.completedRun(key, "fire-1"))
+                .get()
+                .extracting(RunRecord::epoch)
+                .isEqualTo(n);
         Thread.sleep(1000); // the holder stalls past its lease after the commit; another owner claims
         long m = ((ClaimResult.Claimed) ledger.claim(key, "b", Duration.ofSeconds(10))).epoch();
         assertThat(ledger.startRun(key, "fire-1", m, "b")).isInstanceOf(RunStart.AlreadyCompleted.class);
-        assertThat(ledger.finish(key, n, "a", s.runId(), RunStatus.FAILED, "late")).as("the late outcome")
+        assertThat(ledger.finish(key, n, "a", s.runId(), RunStatus.FAILED, "late"))
+                .as("the late outcome")
                 .isEqualTo(Finished.COMPLETED_EARLIER);
         assertThat(ledger.runOf(key, "fire-1")).get().satisfies(r -> {
             assertThat(r.status()).isEqualTo(RunStatus.COMPLETED);
@@ -237,16 +274,19 @@ class JobLedgerIT {
         RunStart.Started s = (RunStart.Started) ledger.startRun(key, "fire-1", n, "a");
         try (Connection c = fx.pool.getConnection()) {
             c.setAutoCommit(false);
-            assertThatThrownBy(() -> ledger.complete(c, key, n, "b", s.runId())).isInstanceOf(StaleOwnerException.class);
+            assertThatThrownBy(() -> ledger.complete(c, key, n, "b", s.runId()))
+                    .isInstanceOf(StaleOwnerException.class);
             c.rollback();
             assertThatThrownBy(() -> ledger.complete(c, key, n, "a", UUID.randomUUID()))
-                    .isInstanceOf(IllegalStateException.class).hasMessageContaining("missing");
+                    .isInstanceOf(IllegalStateException.class)
+                    .hasMessageContaining("missing");
             c.rollback();
         }
         ledger.releaseIfOwner(key, "a");
         try (Connection c = fx.pool.getConnection()) {
             c.setAutoCommit(false);
-            assertThatThrownBy(() -> ledger.complete(c, key, n, "a", s.runId())).isInstanceOf(StaleOwnerException.class)
+            assertThatThrownBy(() -> ledger.complete(c, key, n, "a", s.runId()))
+                    .isInstanceOf(StaleOwnerException.class)
                     .hasMessageContaining("was released");
             c.rollback();
         }
@@ -268,8 +308,9 @@ class JobLedgerIT {
             assertThat(r.status()).isEqualTo(RunStatus.RUNNING);
             assertThat(r.runId().toString()).isEqualTo(a.runId());
         });
-        assertThat(ledger.claimAndStart(key, "fire-2", "b", Duration.ofSeconds(10))).isInstanceOfSatisfying(
-                FireClaim.Held.class, h -> assertThat(h.owner()).isEqualTo("a"));
+        assertThat(ledger.claimAndStart(key, "fire-2", "b", Duration.ofSeconds(10)))
+                .isInstanceOfSatisfying(
+                        FireClaim.Held.class, h -> assertThat(h.owner()).isEqualTo("a"));
 
         try (Connection c = fx.pool.getConnection()) {
             c.setAutoCommit(false);
@@ -279,11 +320,15 @@ class JobLedgerIT {
         assertThat(ledger.finishAndRelease(key, a.epoch(), "a", UUID.fromString(a.runId()), RunStatus.COMPLETED, null))
                 .isEqualTo(Finished.COMPLETED_EARLIER);
         assertThat(ledger.holder(key)).as("the finish released the lease").isEmpty();
-        String epochBefore = fx.query("SELECT fencing_token FROM tenure.job_execution WHERE job_key = '" + key + "'").get(0);
-        assertThat(ledger.claimAndStart(key, "fire-1", "b", Duration.ofSeconds(10))).isInstanceOfSatisfying(
-                FireStart.AlreadyCompleted.class, d -> assertThat(d.epoch()).isEqualTo(a.epoch()));
+        String epochBefore = fx.query("SELECT fencing_token FROM tenure.job_execution WHERE job_key = '" + key + "'")
+                .get(0);
+        assertThat(ledger.claimAndStart(key, "fire-1", "b", Duration.ofSeconds(10)))
+                .isInstanceOfSatisfying(
+                        FireStart.AlreadyCompleted.class,
+                        d -> assertThat(d.epoch()).isEqualTo(a.epoch()));
         assertThat(fx.query("SELECT fencing_token FROM tenure.job_execution WHERE job_key = '" + key + "'"))
-                .as("a done fire claims nothing").containsExactly(epochBefore);
+                .as("a done fire claims nothing")
+                .containsExactly(epochBefore);
         assertThat(ledger.holder(key)).isEmpty();
     }
 
@@ -294,30 +339,45 @@ class JobLedgerIT {
         assertThat(ledger.finishAndRelease(key, a1.epoch(), "a", UUID.fromString(a1.runId()), RunStatus.FAILED, "boom"))
                 .isEqualTo(Finished.RECORDED);
         FireClaim.Started a2 = (FireClaim.Started) ledger.claimAndStart(key, "fire-2", "a2", Duration.ofMillis(100));
-        org.awaitility.Awaitility.await().atMost(Timing.scaled(Duration.ofSeconds(5))).until(() -> ledger.holder(key).isEmpty());
+        org.awaitility.Awaitility.await()
+                .atMost(Timing.scaled(Duration.ofSeconds(5)))
+                .until(() -> ledger.holder(key).isEmpty());
         FireClaim.Started b = (FireClaim.Started) ledger.claimAndStart(key, "fire-1", "b", Duration.ofSeconds(10));
         assertThat(b.epoch()).isGreaterThan(a2.epoch());
         assertThat(ledger.runOf(key, "fire-1")).get().satisfies(r -> {
             assertThat(r.attempt()).isEqualTo(2);
             assertThat(r.owner()).isEqualTo("b");
         });
-        assertThat(ledger.runOf(key, "fire-2")).get().extracting(RunRecord::status).isEqualTo(RunStatus.ABANDONED);
+        assertThat(ledger.runOf(key, "fire-2"))
+                .get()
+                .extracting(RunRecord::status)
+                .isEqualTo(RunStatus.ABANDONED);
     }
 
     @Test
     void finishAndRelease_ofARunAbandonedByASuccessor_marksItRejectedStale_keepingTheAbandonReason() {
         String key = key();
         FireClaim.Started a = (FireClaim.Started) ledger.claimAndStart(key, "fire-1", "a", Duration.ofMillis(100));
-        org.awaitility.Awaitility.await().atMost(Timing.scaled(Duration.ofSeconds(5))).until(() -> ledger.holder(key).isEmpty());
+        org.awaitility.Awaitility.await()
+                .atMost(Timing.scaled(Duration.ofSeconds(5)))
+                .until(() -> ledger.holder(key).isEmpty());
         ledger.claimAndStart(key, "fire-2", "b", Duration.ofSeconds(10));
-        assertThat(ledger.runOf(key, "fire-1")).get().extracting(RunRecord::status).isEqualTo(RunStatus.ABANDONED);
+        assertThat(ledger.runOf(key, "fire-1"))
+                .get()
+                .extracting(RunRecord::status)
+                .isEqualTo(RunStatus.ABANDONED);
 
-        assertThat(ledger.finishAndRelease(key, a.epoch(), "a", UUID.fromString(a.runId()), RunStatus.FAILED, "fence refused"))
-                .as("the paused holder came back").isEqualTo(Finished.STALE);
+        assertThat(ledger.finishAndRelease(
+                        key, a.epoch(), "a", UUID.fromString(a.runId()), RunStatus.FAILED, "fence refused"))
+                .as("the paused holder came back")
+                .isEqualTo(Finished.STALE);
         assertThat(ledger.runOf(key, "fire-1")).get().satisfies(r -> {
             assertThat(r.status()).isEqualTo(RunStatus.REJECTED_STALE);
             assertThat(r.error()).contains("ended while the run was RUNNING").endsWith("was refused: fence refused");
         });
-        assertThat(ledger.runOf(key, "fire-2")).get().extracting(RunRecord::status).isEqualTo(RunStatus.RUNNING);
+        assertThat(ledger.runOf(key, "fire-2"))
+                .get()
+                .extracting(RunRecord::status)
+                .isEqualTo(RunStatus.RUNNING);
     }
 }

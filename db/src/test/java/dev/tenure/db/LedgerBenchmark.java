@@ -3,7 +3,6 @@ package dev.tenure.db;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.tenure.testkit.PostgresDatabase;
 import dev.tenure.testkit.PostgresDatabases;
-
 import java.lang.management.ManagementFactory;
 import java.sql.Connection;
 import java.time.Duration;
@@ -37,43 +36,62 @@ public final class LedgerBenchmark {
         int threads = args.length > 0 ? Integer.parseInt(args[0]) : 16;
         int seconds = args.length > 1 ? Integer.parseInt(args[1]) : 10;
         try (PostgresDatabase db = PostgresDatabases.create("bench");
-             HikariDataSource pool = TenureDataSources.hikari(PoolConfig.builder(db.jdbcUrl()).user(db.username())
-                     .password(db.password()).maxPoolSize(threads).connectionTimeout(Duration.ofSeconds(5)).build())) {
+                HikariDataSource pool = TenureDataSources.hikari(PoolConfig.builder(db.jdbcUrl())
+                        .user(db.username())
+                        .password(db.password())
+                        .maxPoolSize(threads)
+                        .connectionTimeout(Duration.ofSeconds(5))
+                        .build())) {
             TenureSchema.migrate(pool);
             JobLedger ledger = JobLedger.create(pool);
             String version = String.join("", query(pool, "SHOW server_version"));
-            System.out.printf(Locale.ROOT, "LedgerBenchmark: %d threads on distinct keys, %d s per operation (after 2 s warm-up), "
-                            + "pool of %d, Postgres %s (%s), %d cores, load average %.1f at start%n%n", threads, seconds, threads,
-                    version, db.source(), Runtime.getRuntime().availableProcessors(),
+            System.out.printf(
+                    Locale.ROOT,
+                    "LedgerBenchmark: %d threads on distinct keys, %d s per operation (after 2 s warm-up), "
+                            + "pool of %d, Postgres %s (%s), %d cores, load average %.1f at start%n%n",
+                    threads,
+                    seconds,
+                    threads,
+                    version,
+                    db.source(),
+                    Runtime.getRuntime().availableProcessors(),
                     ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage());
             long[] epochs = new long[threads];
             List<String[]> rows = new ArrayList<>();
 
-            rows.addAll(measure("claim (claim+release cycle)", new String[] {"claim", "release"}, threads, seconds, (t, lat, i) -> {
-                long s = System.nanoTime();
-                String owner = "owner-" + t + "-" + i;
-                ClaimResult.Claimed c = (ClaimResult.Claimed) ledger.claim("bench-" + t, owner, Duration.ofSeconds(30));
-                long m = System.nanoTime();
-                ledger.release("bench-" + t, c.epoch(), owner);
-                long e = System.nanoTime();
-                lat[0][i] = m - s;
-                lat[1][i] = e - m;
-            }));
+            rows.addAll(measure(
+                    "claim (claim+release cycle)", new String[] {"claim", "release"}, threads, seconds, (t, lat, i) -> {
+                        long s = System.nanoTime();
+                        String owner = "owner-" + t + "-" + i;
+                        ClaimResult.Claimed c =
+                                (ClaimResult.Claimed) ledger.claim("bench-" + t, owner, Duration.ofSeconds(30));
+                        long m = System.nanoTime();
+                        ledger.release("bench-" + t, c.epoch(), owner);
+                        long e = System.nanoTime();
+                        lat[0][i] = m - s;
+                        lat[1][i] = e - m;
+                    }));
 
             for (int t = 0; t < threads; t++) {
-                epochs[t] = ((ClaimResult.Claimed) ledger.claim("bench-" + t, "holder-" + t, Duration.ofMinutes(10))).epoch();
+                epochs[t] = ((ClaimResult.Claimed) ledger.claim("bench-" + t, "holder-" + t, Duration.ofMinutes(10)))
+                        .epoch();
             }
-            rows.addAll(measure("fence check", new String[] {"fence statement", "BEGIN; fence; COMMIT"}, threads, seconds, (t, lat, i) -> {
-                long s = System.nanoTime();
-                try (Connection tx = pool.getConnection()) {
-                    tx.setAutoCommit(false);
-                    long f = System.nanoTime();
-                    ledger.fence(tx, "bench-" + t, epochs[t], "holder-" + t);
-                    lat[0][i] = System.nanoTime() - f;
-                    tx.commit();
-                }
-                lat[1][i] = System.nanoTime() - s;
-            }));
+            rows.addAll(measure(
+                    "fence check",
+                    new String[] {"fence statement", "BEGIN; fence; COMMIT"},
+                    threads,
+                    seconds,
+                    (t, lat, i) -> {
+                        long s = System.nanoTime();
+                        try (Connection tx = pool.getConnection()) {
+                            tx.setAutoCommit(false);
+                            long f = System.nanoTime();
+                            ledger.fence(tx, "bench-" + t, epochs[t], "holder-" + t);
+                            lat[0][i] = System.nanoTime() - f;
+                            tx.commit();
+                        }
+                        lat[1][i] = System.nanoTime() - s;
+                    }));
             rows.addAll(measure("renew", new String[] {"renew"}, threads, seconds, (t, lat, i) -> {
                 long s = System.nanoTime();
                 if (!ledger.renew("bench-" + t, epochs[t], "holder-" + t, Duration.ofMinutes(10))) {
@@ -82,32 +100,41 @@ public final class LedgerBenchmark {
                 lat[0][i] = System.nanoTime() - s;
             }));
 
-            System.out.printf(Locale.ROOT, "%-30s %-22s %10s %9s %9s%n", "operation", "timed part", "ops/s", "p50 ms", "p99 ms");
+            System.out.printf(
+                    Locale.ROOT, "%-30s %-22s %10s %9s %9s%n", "operation", "timed part", "ops/s", "p50 ms", "p99 ms");
             for (String[] r : rows) {
                 System.out.printf(Locale.ROOT, "%-30s %-22s %10s %9s %9s%n", (Object[]) r);
             }
         }
     }
 
-    private static List<String[]> measure(String name, String[] parts, int threads, int seconds, Op op) throws Exception {
-        run(threads, 2, op);                                  // warm-up (JIT, prepared statements)
+    private static List<String[]> measure(String name, String[] parts, int threads, int seconds, Op op)
+            throws Exception {
+        run(threads, 2, op); // warm-up (JIT, prepared statements)
         Result r = run(threads, seconds, op);
         List<String[]> rows = new ArrayList<>();
         for (int p = 0; p < parts.length; p++) {
             long[] all = r.latencies(p);
             Arrays.sort(all);
-            rows.add(new String[] {p == 0 ? name : "", parts[p], p == 0 ? String.format(Locale.ROOT, "%.0f", r.count / r.seconds) : "",
-                    ms(all, 0.50), ms(all, 0.99)});
+            rows.add(new String[] {
+                p == 0 ? name : "",
+                parts[p],
+                p == 0 ? String.format(Locale.ROOT, "%.0f", r.count / r.seconds) : "",
+                ms(all, 0.50),
+                ms(all, 0.99)
+            });
         }
         return rows;
     }
 
     private record Result(long count, double seconds, long[][][] lat, int[] done) {
         long[] latencies(int part) {
-            return Arrays.stream(lat).flatMapToLong(t -> {
-                int n = done[Arrays.asList(lat).indexOf(t)];
-                return Arrays.stream(t[part], 0, n);
-            }).toArray();
+            return Arrays.stream(lat)
+                    .flatMapToLong(t -> {
+                        int n = done[Arrays.asList(lat).indexOf(t)];
+                        return Arrays.stream(t[part], 0, n);
+                    })
+                    .toArray();
         }
     }
 
@@ -151,11 +178,14 @@ public final class LedgerBenchmark {
         if (sorted.length == 0) {
             return "-";
         }
-        return String.format(Locale.ROOT, "%.2f", sorted[(int) Math.min(sorted.length - 1, Math.floor(q * sorted.length))] / 1e6);
+        return String.format(
+                Locale.ROOT, "%.2f", sorted[(int) Math.min(sorted.length - 1, Math.floor(q * sorted.length))] / 1e6);
     }
 
     private static List<String> query(HikariDataSource pool, String sql) throws Exception {
-        try (var c = pool.getConnection(); var s = c.createStatement(); var rs = s.executeQuery(sql)) {
+        try (var c = pool.getConnection();
+                var s = c.createStatement();
+                var rs = s.executeQuery(sql)) {
             List<String> out = new ArrayList<>();
             while (rs.next()) {
                 out.add(rs.getString(1));

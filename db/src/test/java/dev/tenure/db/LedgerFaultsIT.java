@@ -1,15 +1,13 @@
 package dev.tenure.db;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
 import com.zaxxer.hikari.HikariDataSource;
 import dev.tenure.LeaseStoreUnavailableException;
 import dev.tenure.Leases;
-import dev.tenure.testkit.Timing;
-import org.awaitility.Awaitility;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Test;
-
 import dev.tenure.spi.RunLedger.Finished;
+import dev.tenure.testkit.Timing;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
@@ -21,9 +19,10 @@ import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import org.awaitility.Awaitility;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
 
 /**
  * Acceptance 4 (and the fault list of the issue) on the shared server: a killed backend mid-claim and mid-run, a
@@ -57,7 +56,8 @@ class LedgerFaultsIT {
     private static Connection openRowLock(String key) throws SQLException {
         Connection tx = fx.connect();
         tx.setAutoCommit(false);
-        try (PreparedStatement ps = tx.prepareStatement("SELECT 1 FROM tenure.job_execution WHERE job_key = ? FOR UPDATE")) {
+        try (PreparedStatement ps =
+                tx.prepareStatement("SELECT 1 FROM tenure.job_execution WHERE job_key = ? FOR UPDATE")) {
             ps.setString(1, key);
             ps.executeQuery().close();
         }
@@ -66,23 +66,30 @@ class LedgerFaultsIT {
 
     private static int backendWaitingOnLock(String needle) {
         List<String> pids = new ArrayList<>();
-        Awaitility.await().atMost(Timing.scaled(Duration.ofSeconds(5))).pollInterval(Duration.ofMillis(10)).until(() -> {
-            pids.clear();
-            pids.addAll(fx.query("SELECT pid FROM pg_stat_activity WHERE datname = current_database() "
-                    + "AND wait_event_type = 'Lock' AND query LIKE '%" + needle + "%'"));
-            return !pids.isEmpty();
-        });
+        Awaitility.await()
+                .atMost(Timing.scaled(Duration.ofSeconds(5)))
+                .pollInterval(Duration.ofMillis(10))
+                .until(() -> {
+                    pids.clear();
+                    pids.addAll(fx.query("SELECT pid FROM pg_stat_activity WHERE datname = current_database() "
+                            + "AND wait_event_type = 'Lock' AND query LIKE '%" + needle + "%'"));
+                    return !pids.isEmpty();
+                });
         return Integer.parseInt(pids.get(0));
     }
 
     private static void awaitExpiry(String key) {
-        Awaitility.await().atMost(Timing.scaled(Duration.ofSeconds(5))).pollInterval(Duration.ofMillis(10))
+        Awaitility.await()
+                .atMost(Timing.scaled(Duration.ofSeconds(5)))
+                .pollInterval(Duration.ofMillis(10))
                 .until(() -> fx.ledger.holder(key).isEmpty());
     }
 
     private static String row(String key) {
-        return String.join("|", fx.query("SELECT fencing_token || ' ' || coalesce(owner, '-') || ' ' || status "
-                + "FROM tenure.job_execution WHERE job_key = '" + key + "'"));
+        return String.join(
+                "|",
+                fx.query("SELECT fencing_token || ' ' || coalesce(owner, '-') || ' ' || status "
+                        + "FROM tenure.job_execution WHERE job_key = '" + key + "'"));
     }
 
     @Test
@@ -91,19 +98,24 @@ class LedgerFaultsIT {
         long n = ((ClaimResult.Claimed) fx.ledger.claim(key, "A", Duration.ofMillis(1000))).epoch();
         try (Connection a = openRowLock(key)) {
             awaitExpiry(key); // A's lease has ended; B's claim will wait for A's row lock
-            CompletableFuture<ClaimResult> b = CompletableFuture.supplyAsync(() -> fx.ledger.claim(key, "B", Duration.ofSeconds(5)));
+            CompletableFuture<ClaimResult> b =
+                    CompletableFuture.supplyAsync(() -> fx.ledger.claim(key, "B", Duration.ofSeconds(5)));
             backendWaitingOnLock("free AS");
             long killedAt = System.nanoTime();
             // The claim's first try waits for the lock only briefly. Under load it could give up just before the kill
             // and its full-length second try then ran out as "held" (a clean-clone run under two busy loops): so every
             // backend of the claim that waits on the lock is ended, until the claim returns.
-            while (!b.isDone() && System.nanoTime() - killedAt < Timing.scaled(Duration.ofSeconds(5)).toNanos()) {
+            while (!b.isDone()
+                    && System.nanoTime() - killedAt
+                            < Timing.scaled(Duration.ofSeconds(5)).toNanos()) {
                 fx.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() "
                         + "AND wait_event_type = 'Lock' AND query LIKE '%free AS%'");
                 Thread.sleep(10);
             }
-            assertThatThrownBy(() -> b.get(Timing.scaledMillis(10_000), TimeUnit.MILLISECONDS)).isInstanceOf(ExecutionException.class)
-                    .cause().isInstanceOfSatisfying(LedgerUnavailableException.class, e -> {
+            assertThatThrownBy(() -> b.get(Timing.scaledMillis(10_000), TimeUnit.MILLISECONDS))
+                    .isInstanceOf(ExecutionException.class)
+                    .cause()
+                    .isInstanceOfSatisfying(LedgerUnavailableException.class, e -> {
                         assertThat(e.key()).isEqualTo(key);
                         assertThat(e.sqlState()).startsWith("57P01");
                     });
@@ -133,14 +145,21 @@ class LedgerFaultsIT {
             }
         }
         int pid = Integer.parseInt(fx.query("SELECT pid FROM pg_stat_activity WHERE datname = current_database() "
-                + "AND state = 'idle in transaction'").get(0));
+                        + "AND state = 'idle in transaction'")
+                .get(0));
         fx.query("SELECT pg_terminate_backend(" + pid + ")");
         assertThatThrownBy(a::commit).isInstanceOf(SQLException.class);
         a.close();
-        assertThat(fx.query("SELECT count(*) FROM public.business WHERE job_key = '" + key + "'")).containsExactly("0");
-        assertThat(fx.ledger.runOf(key, "fire-1")).get().extracting(RunRecord::status).isEqualTo(RunStatus.RUNNING);
+        assertThat(fx.query("SELECT count(*) FROM public.business WHERE job_key = '" + key + "'"))
+                .containsExactly("0");
+        assertThat(fx.ledger.runOf(key, "fire-1"))
+                .get()
+                .extracting(RunRecord::status)
+                .isEqualTo(RunStatus.RUNNING);
 
-        Awaitility.await().atMost(Timing.scaled(Duration.ofSeconds(5))).until(() -> fx.ledger.holder(key).isEmpty());
+        Awaitility.await()
+                .atMost(Timing.scaled(Duration.ofSeconds(5)))
+                .until(() -> fx.ledger.holder(key).isEmpty());
         long m = ((ClaimResult.Claimed) fx.ledger.claim(key, "B", Duration.ofSeconds(5))).epoch();
         RunStart retry = fx.ledger.startRun(key, "fire-1", m, "B");
         assertThat(retry).isInstanceOfSatisfying(RunStart.Started.class, s -> {
@@ -150,11 +169,16 @@ class LedgerFaultsIT {
         RunRecord taken = fx.ledger.runOf(key, "fire-1").orElseThrow();
         assertThat(taken.epoch()).isEqualTo(m);
         assertThat(taken.owner()).isEqualTo("B");
-        assertThat(fx.ledger.finishAndRelease(key, n, "A", run.runId(), RunStatus.COMPLETED, null)).as("the old holder's late finish")
+        assertThat(fx.ledger.finishAndRelease(key, n, "A", run.runId(), RunStatus.COMPLETED, null))
+                .as("the old holder's late finish")
                 .isEqualTo(Finished.STALE);
-        assertThat(fx.ledger.finishAndRelease(key, m, "B", ((RunStart.Started) retry).runId(), RunStatus.COMPLETED, null))
+        assertThat(fx.ledger.finishAndRelease(
+                        key, m, "B", ((RunStart.Started) retry).runId(), RunStatus.COMPLETED, null))
                 .isEqualTo(Finished.RECORDED);
-        assertThat(fx.ledger.runOf(key, "fire-1")).get().extracting(RunRecord::status).isEqualTo(RunStatus.COMPLETED);
+        assertThat(fx.ledger.runOf(key, "fire-1"))
+                .get()
+                .extracting(RunRecord::status)
+                .isEqualTo(RunStatus.COMPLETED);
     }
 
     @Test
@@ -173,7 +197,9 @@ class LedgerFaultsIT {
                     typed++;
                 }
             }
-            assertThat(typed).as("dead pooled connections fail typed, then Hikari replaces them").isLessThanOrEqualTo(2);
+            assertThat(typed)
+                    .as("dead pooled connections fail typed, then Hikari replaces them")
+                    .isLessThanOrEqualTo(2);
             assertThat(ledger.release(key, n, "A")).isPresent();
         }
     }
@@ -188,7 +214,9 @@ class LedgerFaultsIT {
         String key = key();
         long n = ((ClaimResult.Claimed) fx.ledger.claim(key, "A", Duration.ofSeconds(30))).epoch();
         UUID run = ((RunStart.Started) fx.ledger.startRun(key, "f1", n, "A")).runId();
-        JobLedger ledger = JobLedger.builder(fx.pool).claimLockTimeout(Duration.ofMillis(500)).build();
+        JobLedger ledger = JobLedger.builder(fx.pool)
+                .claimLockTimeout(Duration.ofMillis(500))
+                .build();
         try (Connection lock = fx.connect()) {
             lock.setAutoCommit(false);
             try (Statement s = lock.createStatement()) {
@@ -202,13 +230,16 @@ class LedgerFaultsIT {
                     });
             long took = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
             System.out.printf("finish against a locked run row, lock timeout 500 ms: typed error after %d ms%n", took);
-            assertThat(took).as("bounded by the lock timeout, not the 5 s statement timeout")
+            assertThat(took)
+                    .as("bounded by the lock timeout, not the 5 s statement timeout")
                     .isLessThan(Timing.scaledMillis(3000));
             lock.rollback();
         }
         assertThat(row(key)).isEqualTo(n + " A RUNNING");
-        assertThat(fx.query("SELECT status FROM tenure.job_run WHERE run_id = '" + run + "'")).containsExactly("RUNNING");
-        assertThat(ledger.finishAndRelease(key, n, "A", run, RunStatus.COMPLETED, null)).isEqualTo(Finished.RECORDED);
+        assertThat(fx.query("SELECT status FROM tenure.job_run WHERE run_id = '" + run + "'"))
+                .containsExactly("RUNNING");
+        assertThat(ledger.finishAndRelease(key, n, "A", run, RunStatus.COMPLETED, null))
+                .isEqualTo(Finished.RECORDED);
     }
 
     @Test
@@ -216,8 +247,10 @@ class LedgerFaultsIT {
         String key = key();
         long n = ((ClaimResult.Claimed) fx.ledger.claim(key, "A", Duration.ofMillis(1000))).epoch();
         try (Connection a = openRowLock(key);
-             HikariDataSource pool = fx.pool(Fixture.poolConfig(fx.db).statementTimeout(Duration.ofMillis(300)))) {
-            JobLedger ledger = JobLedger.builder(pool).claimLockTimeout(Duration.ofSeconds(10)).build();
+                HikariDataSource pool = fx.pool(Fixture.poolConfig(fx.db).statementTimeout(Duration.ofMillis(300)))) {
+            JobLedger ledger = JobLedger.builder(pool)
+                    .claimLockTimeout(Duration.ofSeconds(10))
+                    .build();
             awaitExpiry(key);
             long started = System.nanoTime();
             assertThatThrownBy(() -> ledger.claim(key, "B", Duration.ofSeconds(5)))
@@ -231,14 +264,17 @@ class LedgerFaultsIT {
             assertThat(took).isBetween(250L, Timing.scaledMillis(2000));
             assertThat(row(key)).isEqualTo(n + " A HELD");
             a.commit();
-            assertThat(((ClaimResult.Claimed) ledger.claim(key, "B", Duration.ofSeconds(5))).epoch()).isGreaterThan(n);
+            assertThat(((ClaimResult.Claimed) ledger.claim(key, "B", Duration.ofSeconds(5))).epoch())
+                    .isGreaterThan(n);
         }
     }
 
     @Test
     void poolExhausted_typedErrorWithinConnectionTimeout_syncAndAsync() throws Exception {
-        try (HikariDataSource pool = fx.pool(Fixture.poolConfig(fx.db).maxPoolSize(2).connectionTimeout(Duration.ofMillis(300)));
-             JdbcLeaseStore store = JdbcLeaseStore.builder(pool).listen(false).build()) {
+        try (HikariDataSource pool =
+                        fx.pool(Fixture.poolConfig(fx.db).maxPoolSize(2).connectionTimeout(Duration.ofMillis(300)));
+                JdbcLeaseStore store =
+                        JdbcLeaseStore.builder(pool).listen(false).build()) {
             JobLedger ledger = JobLedger.create(pool);
             String key = key();
             Connection c1 = pool.getConnection();
@@ -248,22 +284,30 @@ class LedgerFaultsIT {
                 assertThatThrownBy(() -> ledger.claim(key, "A", Duration.ofSeconds(5)))
                         .isInstanceOfSatisfying(LedgerUnavailableException.class, e -> {
                             assertThat(e.outcomeUnknown()).isFalse();
-                            assertThat(e.getMessage()).contains("pool exhausted").contains(key);
+                            assertThat(e.getMessage())
+                                    .contains("pool exhausted")
+                                    .contains(key);
                         });
                 long took = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
                 started = System.nanoTime();
                 CompletableFuture<?> f = store.tryAcquire(key, "A", Duration.ofSeconds(5), true);
-                assertThatThrownBy(() -> f.get(Timing.scaledMillis(5000), TimeUnit.MILLISECONDS)).cause()
-                        .isInstanceOf(LeaseStoreUnavailableException.class).hasMessageContaining(key);
+                assertThatThrownBy(() -> f.get(Timing.scaledMillis(5000), TimeUnit.MILLISECONDS))
+                        .cause()
+                        .isInstanceOf(LeaseStoreUnavailableException.class)
+                        .hasMessageContaining(key);
                 long tookAsync = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
-                System.out.printf("pool exhausted (connectionTimeout 300 ms): typed error after %d ms (ledger), %d ms (store future)%n",
+                System.out.printf(
+                        "pool exhausted (connectionTimeout 300 ms): typed error after %d ms (ledger), %d ms (store future)%n",
                         took, tookAsync);
                 assertThat(took).isBetween(250L, Timing.scaledMillis(1500));
                 assertThat(tookAsync).isBetween(250L, Timing.scaledMillis(1500));
-                assertThat(fx.query("SELECT count(*) FROM tenure.job_execution WHERE job_key = '" + key + "'")).containsExactly("0");
+                assertThat(fx.query("SELECT count(*) FROM tenure.job_execution WHERE job_key = '" + key + "'"))
+                        .containsExactly("0");
                 try (Leases leases = Leases.builder(store).ownsStore(false).build()) {
                     assertThatThrownBy(() -> leases.tryAcquire(key)).isInstanceOf(LeaseStoreUnavailableException.class);
-                    assertThat(leases.heldLeases()).as("the lease is not believed held").isZero();
+                    assertThat(leases.heldLeases())
+                            .as("the lease is not believed held")
+                            .isZero();
                 }
             } finally {
                 c1.close();

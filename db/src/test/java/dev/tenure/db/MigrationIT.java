@@ -1,23 +1,22 @@
 package dev.tenure.db;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
 import dev.tenure.TenureException;
 import dev.tenure.testkit.PostgresDatabase;
 import dev.tenure.testkit.PostgresDatabases;
 import dev.tenure.testkit.Timing;
-import org.flywaydb.core.Flyway;
-import org.flywaydb.core.api.FlywayException;
-import org.junit.jupiter.api.Test;
-import org.postgresql.ds.PGSimpleDataSource;
-
-import javax.sql.DataSource;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import javax.sql.DataSource;
+import org.flywaydb.core.Flyway;
+import org.flywaydb.core.api.FlywayException;
+import org.junit.jupiter.api.Test;
+import org.postgresql.ds.PGSimpleDataSource;
 
 /**
  * Acceptance 5: Tenure's migrations apply to an empty database, are idempotent, run concurrently from several
@@ -26,7 +25,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 class MigrationIT {
 
     private static List<String> query(PostgresDatabase db, String sql) {
-        try (var c = db.dataSource().getConnection(); var s = c.createStatement(); var rs = s.executeQuery(sql)) {
+        try (var c = db.dataSource().getConnection();
+                var s = c.createStatement();
+                var rs = s.executeQuery(sql)) {
             List<String> out = new ArrayList<>();
             while (rs.next()) {
                 out.add(rs.getString(1));
@@ -38,8 +39,13 @@ class MigrationIT {
     }
 
     private static Flyway host(DataSource ds, String schema, boolean baselineOnMigrate) {
-        return Flyway.configure().dataSource(ds).schemas(schema).defaultSchema(schema)
-                .locations("classpath:host/migration").baselineOnMigrate(baselineOnMigrate).load();
+        return Flyway.configure()
+                .dataSource(ds)
+                .schemas(schema)
+                .defaultSchema(schema)
+                .locations("classpath:host/migration")
+                .baselineOnMigrate(baselineOnMigrate)
+                .load();
     }
 
     @Test
@@ -53,13 +59,26 @@ class MigrationIT {
             assertThat(second.applied()).isZero();
             assertThat(second.version()).isEqualTo("6");
 
-            assertThat(query(db, "SELECT table_name FROM information_schema.tables WHERE table_schema = 'tenure' ORDER BY 1"))
-                    .containsExactly("audit_log", "job_execution", "job_run", "job_schedule", "release_listener",
+            assertThat(
+                            query(
+                                    db,
+                                    "SELECT table_name FROM information_schema.tables WHERE table_schema = 'tenure' ORDER BY 1"))
+                    .containsExactly(
+                            "audit_log",
+                            "job_execution",
+                            "job_run",
+                            "job_schedule",
+                            "release_listener",
                             "tenure_schema_history");
             assertThat(query(db, "SELECT count(*) FROM information_schema.tables WHERE table_schema = 'public'"))
                     .containsExactly("0");
             assertThat(query(db, "SELECT indexname FROM pg_indexes WHERE schemaname = 'tenure' ORDER BY 1"))
-                    .contains("job_execution_pk", "job_run_fire_uq", "job_run_pk", "job_run_running_idx", "job_run_missed_idx",
+                    .contains(
+                            "job_execution_pk",
+                            "job_run_fire_uq",
+                            "job_run_pk",
+                            "job_run_running_idx",
+                            "job_run_missed_idx",
                             "release_listener_pk");
         }
     }
@@ -79,7 +98,8 @@ class MigrationIT {
             ClaimResult.Claimed c = (ClaimResult.Claimed) ledger.claim("k", "o", Duration.ofSeconds(5));
             assertThat(ledger.startRun("k", "f", c.epoch(), "o")).isInstanceOf(RunStart.Started.class);
             assertThat(query(db, "SELECT count(*) FROM jobs.job_run")).containsExactly("1");
-            assertThat(query(db, "SELECT count(*) FROM information_schema.schemata WHERE schema_name = 'tenure'")).containsExactly("0");
+            assertThat(query(db, "SELECT count(*) FROM information_schema.schemata WHERE schema_name = 'tenure'"))
+                    .containsExactly("0");
         }
     }
 
@@ -92,10 +112,12 @@ class MigrationIT {
             }
             int applied = 0;
             for (CompletableFuture<TenureSchema.Migration> f : starts) {
-                applied += f.get(Timing.scaledMillis(60_000), TimeUnit.MILLISECONDS).applied();
+                applied += f.get(Timing.scaledMillis(60_000), TimeUnit.MILLISECONDS)
+                        .applied();
             }
             assertThat(applied).isEqualTo(6);
-            assertThat(query(db, "SELECT count(*) FROM tenure.tenure_schema_history WHERE success AND type = 'SQL'")).containsExactly("6");
+            assertThat(query(db, "SELECT count(*) FROM tenure.tenure_schema_history WHERE success AND type = 'SQL'"))
+                    .containsExactly("6");
         }
     }
 
@@ -109,13 +131,27 @@ class MigrationIT {
             assertThat(host(ds, "app", false).migrate().migrationsExecuted).isZero();
             host(ds, "app", false).validate();
 
-            assertThat(query(db, "SELECT version FROM app.flyway_schema_history WHERE type = 'SQL' ORDER BY installed_rank"))
+            assertThat(query(
+                            db,
+                            "SELECT version FROM app.flyway_schema_history WHERE type = 'SQL' ORDER BY installed_rank"))
                     .containsExactly("1", "2");
-            assertThat(query(db, "SELECT coalesce(version, '-') || ' ' || type FROM app.tenure_schema_history ORDER BY installed_rank"))
+            assertThat(
+                            query(
+                                    db,
+                                    "SELECT coalesce(version, '-') || ' ' || type FROM app.tenure_schema_history ORDER BY installed_rank"))
                     .containsExactly("0 BASELINE", "1 SQL", "2 SQL", "3 SQL", "4 SQL", "5 SQL", "6 SQL");
-            assertThat(query(db, "SELECT table_name FROM information_schema.tables WHERE table_schema = 'app' ORDER BY 1"))
-                    .containsExactly("audit_log", "flyway_schema_history", "job_execution", "job_run", "job_schedule",
-                            "orders", "release_listener", "tenure_schema_history");
+            assertThat(query(
+                            db,
+                            "SELECT table_name FROM information_schema.tables WHERE table_schema = 'app' ORDER BY 1"))
+                    .containsExactly(
+                            "audit_log",
+                            "flyway_schema_history",
+                            "job_execution",
+                            "job_run",
+                            "job_schedule",
+                            "orders",
+                            "release_listener",
+                            "tenure_schema_history");
         }
     }
 
@@ -124,11 +160,18 @@ class MigrationIT {
         try (PostgresDatabase db = PostgresDatabases.forClass(MigrationIT.class)) {
             DataSource ds = db.dataSource();
             assertThat(TenureSchema.migrate(ds, "app").applied()).isEqualTo(6);
-            assertThatThrownBy(() -> host(ds, "app", false).migrate()).isInstanceOf(FlywayException.class)
+            assertThatThrownBy(() -> host(ds, "app", false).migrate())
+                    .isInstanceOf(FlywayException.class)
                     .hasMessageContaining("non-empty schema");
             // with baselineOnMigrate (and its default baseline version 1) the host's V1 would be skipped: baseline at 0
-            Flyway hostAtZero = Flyway.configure().dataSource(ds).schemas("app").defaultSchema("app")
-                    .locations("classpath:host/migration").baselineOnMigrate(true).baselineVersion("0").load();
+            Flyway hostAtZero = Flyway.configure()
+                    .dataSource(ds)
+                    .schemas("app")
+                    .defaultSchema("app")
+                    .locations("classpath:host/migration")
+                    .baselineOnMigrate(true)
+                    .baselineVersion("0")
+                    .load();
             assertThat(hostAtZero.migrate().migrationsExecuted).isEqualTo(2);
             assertThat(TenureSchema.migrate(ds, "app").applied()).isZero();
         }
@@ -137,7 +180,8 @@ class MigrationIT {
     @Test
     void badSchemaName_isRejectedWithTheRule() {
         assertThatThrownBy(() -> TenureSchema.migrate(new PGSimpleDataSource(), "Jobs; DROP"))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("[a-z_][a-z0-9_]{0,62}");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("[a-z_][a-z0-9_]{0,62}");
     }
 
     @Test
@@ -145,7 +189,8 @@ class MigrationIT {
         PGSimpleDataSource nowhere = new PGSimpleDataSource();
         nowhere.setUrl("jdbc:postgresql://127.0.0.1:1/none");
         nowhere.setConnectTimeout(1);
-        assertThatThrownBy(() -> TenureSchema.migrate(nowhere)).isInstanceOf(TenureException.class)
+        assertThatThrownBy(() -> TenureSchema.migrate(nowhere))
+                .isInstanceOf(TenureException.class)
                 .hasMessageContaining("Migrating Tenure's schema 'tenure' failed");
     }
 }

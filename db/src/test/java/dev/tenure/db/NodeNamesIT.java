@@ -1,15 +1,14 @@
 package dev.tenure.db;
 
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Test;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
 
 /**
  * Node names in the ledger (schema version 5): every claim and run start of a named ledger records its node next to the
@@ -49,8 +48,10 @@ class NodeNamesIT {
         long e2 = ((ClaimResult.Claimed) web2.claim(key, "B", Duration.ofSeconds(30))).epoch();
         assertThat(holderNode(key)).isEqualTo(WEB_2);
         web2.startRun(key, "f1", e2, "B");
-        assertThat(fx.query("SELECT node || ' ' || owner || ' ' || attempt FROM tenure.job_run WHERE job_key = '" + key + "'"))
-                .as("the FAILED fire taken over by web-2").containsExactly(WEB_2 + " B 2");
+        assertThat(fx.query("SELECT node || ' ' || owner || ' ' || attempt FROM tenure.job_run WHERE job_key = '" + key
+                        + "'"))
+                .as("the FAILED fire taken over by web-2")
+                .containsExactly(WEB_2 + " B 2");
     }
 
     @Test
@@ -82,16 +83,19 @@ class NodeNamesIT {
         assertThat(r.oldOwner()).isEqualTo("C");
         assertThat(r.oldNode()).isEqualTo(WEB_1);
         assertThat(fx.query("SELECT old_owner || ' ' || old_node FROM tenure.audit_log WHERE job_key = '" + key + "'"))
-                .as("the audit row names the node").containsExactly("C " + WEB_1);
+                .as("the audit row names the node")
+                .containsExactly("C " + WEB_1);
         assertThat(holderNode(key)).isNull();
     }
 
     @Test
     void aBadNodeName_isRefused_namingTheProblem() {
         assertThatThrownBy(() -> JobLedger.builder(fx.pool).nodeName(" "))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("must not be blank");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("must not be blank");
         assertThatThrownBy(() -> JdbcLeaseStore.builder(fx.pool).nodeName("x".repeat(201)))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("at most 200 characters");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("at most 200 characters");
     }
 
     private static String holderNode(String key) {
@@ -101,8 +105,8 @@ class NodeNamesIT {
     }
 
     private static String runNode(String key, String fire) {
-        List<String> rows = fx.query("SELECT node FROM tenure.job_run WHERE job_key = '" + key + "' AND fire_key = '"
-                + fire + "'");
+        List<String> rows =
+                fx.query("SELECT node FROM tenure.job_run WHERE job_key = '" + key + "' AND fire_key = '" + fire + "'");
         assertThat(rows).hasSize(1);
         return rows.get(0);
     }

@@ -1,13 +1,11 @@
 package dev.tenure.db;
 
-import dev.tenure.testkit.PostgresSource;
-import dev.tenure.testkit.Timing;
-import org.awaitility.Awaitility;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Test;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.tenure.spi.RunLedger.Finished;
+import dev.tenure.testkit.PostgresSource;
+import dev.tenure.testkit.Timing;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
@@ -18,9 +16,10 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import org.awaitility.Awaitility;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
 
 /**
  * Acceptance 4, restart: embedded Postgres is restarted under a holder with an open fenced transaction and while
@@ -58,7 +57,7 @@ class PostgresRestartIT {
 
         AtomicInteger woken = new AtomicInteger();
         try (ReleaseNotifications notifications = ReleaseNotifications.start(fx.pool);
-             AutoCloseable sub = notifications.subscribe("other", woken::incrementAndGet)) {
+                AutoCloseable sub = notifications.subscribe("other", woken::incrementAndGet)) {
             Awaitility.await().atMost(Timing.scaled(Duration.ofSeconds(5))).until(notifications::isConnected);
 
             // other claimants keep calling through the restart
@@ -93,10 +92,12 @@ class PostgresRestartIT {
             for (Thread t : threads) {
                 t.join(Timing.scaledMillis(10_000));
             }
-            System.out.printf("restart took %d ms; claimants' errors by SQLSTATE %s; slowest call %d ms%n",
+            System.out.printf(
+                    "restart took %d ms; claimants' errors by SQLSTATE %s; slowest call %d ms%n",
                     restartMillis, errors, worstMillis.get());
             assertThat(errors.keySet()).noneMatch(k -> k.startsWith("untyped"));
-            assertThat(worstMillis.get()).as("every call bounded by connectionTimeout + statementTimeout")
+            assertThat(worstMillis.get())
+                    .as("every call bounded by connectionTimeout + statementTimeout")
                     .isLessThan(1500 + 5000 + Timing.scaledMillis(1000));
 
             assertThatThrownBy(a::commit).isInstanceOf(SQLException.class);
@@ -104,13 +105,18 @@ class PostgresRestartIT {
             assertThat(fx.query("SELECT count(*) FROM public.business")).containsExactly("0");
 
             // the row is intact: still epoch n, A's, its run RUNNING; once A's lease ends B claims cleanly
-            assertThat(fx.query("SELECT fencing_token || ' ' || owner FROM tenure.job_execution WHERE job_key = '" + key + "'"))
+            assertThat(fx.query("SELECT fencing_token || ' ' || owner FROM tenure.job_execution WHERE job_key = '" + key
+                            + "'"))
                     .containsExactly(n + " A");
-            assertThat(fx.ledger.runOf(key, "fire-1")).get().extracting(RunRecord::status).isEqualTo(RunStatus.RUNNING);
+            assertThat(fx.ledger.runOf(key, "fire-1"))
+                    .get()
+                    .extracting(RunRecord::status)
+                    .isEqualTo(RunStatus.RUNNING);
             ClaimResult.Claimed b = awaitClaim(key, "B");
             assertThat(b.epoch()).isGreaterThan(n);
             assertThat(fx.ledger.startRun(key, "fire-1", b.epoch(), "B")).isInstanceOf(RunStart.Started.class);
-            assertThat(fx.ledger.finishAndRelease(key, n, "A", run.runId(), RunStatus.COMPLETED, null)).isEqualTo(Finished.STALE);
+            assertThat(fx.ledger.finishAndRelease(key, n, "A", run.runId(), RunStatus.COMPLETED, null))
+                    .isEqualTo(Finished.STALE);
 
             // notifications reconnected by themselves
             Awaitility.await().atMost(Timing.scaled(Duration.ofSeconds(10))).until(notifications::isConnected);
@@ -123,7 +129,8 @@ class PostgresRestartIT {
     }
 
     private static ClaimResult.Claimed awaitClaim(String key, String owner) {
-        long deadline = System.nanoTime() + Timing.scaled(Duration.ofSeconds(15)).toNanos();
+        long deadline =
+                System.nanoTime() + Timing.scaled(Duration.ofSeconds(15)).toNanos();
         while (System.nanoTime() < deadline) {
             try {
                 if (fx.ledger.claim(key, owner, Duration.ofSeconds(5)) instanceof ClaimResult.Claimed c) {

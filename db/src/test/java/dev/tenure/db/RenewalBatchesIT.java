@@ -1,11 +1,9 @@
 package dev.tenure.db;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import dev.tenure.spi.AcquireResult;
 import dev.tenure.testkit.Timing;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Test;
-
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -13,8 +11,9 @@ import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-
-import static org.assertj.core.api.Assertions.assertThat;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
 
 /** Renewals that arrive together share statements ({@link RenewalBatches}), and each lease keeps its own owner check. */
 class RenewalBatchesIT {
@@ -43,7 +42,8 @@ class RenewalBatchesIT {
             for (int i = 0; i < n; i++) {
                 String key = "batch-" + run + "-" + i;
                 keys.add(key);
-                assertThat(store.tryAcquire(key, "owner-" + i, ttl, false).get(Timing.scaledMillis(10_000), TimeUnit.MILLISECONDS))
+                assertThat(store.tryAcquire(key, "owner-" + i, ttl, false)
+                                .get(Timing.scaledMillis(10_000), TimeUnit.MILLISECONDS))
                         .isInstanceOf(AcquireResult.Acquired.class);
             }
             Instant before = expiry(store, keys.get(0));
@@ -57,15 +57,24 @@ class RenewalBatchesIT {
                 }
             }
             for (CompletableFuture<Boolean> f : mine) {
-                assertThat(f.get(Timing.scaledMillis(20_000), TimeUnit.MILLISECONDS)).isTrue();
+                assertThat(f.get(Timing.scaledMillis(20_000), TimeUnit.MILLISECONDS))
+                        .isTrue();
             }
             for (CompletableFuture<Boolean> f : foreign) {
-                assertThat(f.get(Timing.scaledMillis(20_000), TimeUnit.MILLISECONDS)).isFalse();
+                assertThat(f.get(Timing.scaledMillis(20_000), TimeUnit.MILLISECONDS))
+                        .isFalse();
             }
             // a lease renewed by its owner runs 10 min; one "renewed" by someone else keeps its first TTL
-            assertThat(Duration.between(before, expiry(store, keys.get(0)))).isGreaterThan(renewed.minus(ttl).minusMinutes(1));
-            assertThat(Duration.between(Instant.now(), expiry(store, keys.get(1)))).isLessThanOrEqualTo(ttl);
-            assertThat(store.ledger().leaseRows().read(keys.get(1)).orElseThrow().owner()).isEqualTo("owner-1");
+            assertThat(Duration.between(before, expiry(store, keys.get(0))))
+                    .isGreaterThan(renewed.minus(ttl).minusMinutes(1));
+            assertThat(Duration.between(Instant.now(), expiry(store, keys.get(1))))
+                    .isLessThanOrEqualTo(ttl);
+            assertThat(store.ledger()
+                            .leaseRows()
+                            .read(keys.get(1))
+                            .orElseThrow()
+                            .owner())
+                    .isEqualTo("owner-1");
         }
     }
 
@@ -74,11 +83,13 @@ class RenewalBatchesIT {
         try (JdbcLeaseStore store = JdbcLeaseStore.create(fx.pool)) {
             String run = UUID.randomUUID().toString();
             String expiring = "expiring-" + run;
-            store.tryAcquire(expiring, "a", Duration.ofMillis(100), false).get(Timing.scaledMillis(10_000), TimeUnit.MILLISECONDS);
+            store.tryAcquire(expiring, "a", Duration.ofMillis(100), false)
+                    .get(Timing.scaledMillis(10_000), TimeUnit.MILLISECONDS);
             List<String> live = new ArrayList<>();
             for (int i = 0; i < 50; i++) {
                 live.add("live-" + run + "-" + i);
-                store.tryAcquire(live.get(i), "b" + i, Timing.scaled(Duration.ofSeconds(30)), false).get(Timing.scaledMillis(10_000), TimeUnit.MILLISECONDS);
+                store.tryAcquire(live.get(i), "b" + i, Timing.scaled(Duration.ofSeconds(30)), false)
+                        .get(Timing.scaledMillis(10_000), TimeUnit.MILLISECONDS);
             }
             Thread.sleep(300);
             CompletableFuture<Boolean> late = store.renew(expiring, "a", Duration.ofSeconds(60));
@@ -86,9 +97,11 @@ class RenewalBatchesIT {
             for (int i = 0; i < live.size(); i++) {
                 others.add(store.renew(live.get(i), "b" + i, Duration.ofSeconds(60)));
             }
-            assertThat(late.get(Timing.scaledMillis(20_000), TimeUnit.MILLISECONDS)).isFalse();
+            assertThat(late.get(Timing.scaledMillis(20_000), TimeUnit.MILLISECONDS))
+                    .isFalse();
             for (CompletableFuture<Boolean> f : others) {
-                assertThat(f.get(Timing.scaledMillis(20_000), TimeUnit.MILLISECONDS)).isTrue();
+                assertThat(f.get(Timing.scaledMillis(20_000), TimeUnit.MILLISECONDS))
+                        .isTrue();
             }
         }
     }

@@ -1,9 +1,8 @@
 package dev.tenure.db;
 
-import org.postgresql.ds.PGSimpleDataSource;
-
 import java.time.Duration;
 import java.time.Instant;
+import org.postgresql.ds.PGSimpleDataSource;
 
 /**
  * A child JVM of {@link DatabaseClockIT}, run under libfaketime so its wall clock is hours off:
@@ -50,8 +49,9 @@ public final class SkewedClaimMain {
             while (true) {
                 ClaimResult r = ledger.claim(key, "skewed-waiter", Duration.ofSeconds(2));
                 if (r instanceof ClaimResult.Claimed c) {
-                    System.out.println("CLAIMED " + c.epoch() + " " + c.remaining().toMillis() + " AFTER "
-                            + (heldAt == 0 ? -1 : (System.nanoTime() - heldAt) / 1_000_000));
+                    System.out.println(
+                            "CLAIMED " + c.epoch() + " " + c.remaining().toMillis() + " AFTER "
+                                    + (heldAt == 0 ? -1 : (System.nanoTime() - heldAt) / 1_000_000));
                     return;
                 }
                 if (heldAt == 0) {

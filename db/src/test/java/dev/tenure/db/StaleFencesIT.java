@@ -1,17 +1,16 @@
 package dev.tenure.db;
 
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Test;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.UUID;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
 
 /**
  * A claim held up by a fenced transaction after the lease expired ends that transaction if it sits idle (its holder
@@ -25,7 +24,9 @@ class StaleFencesIT {
     @BeforeAll
     static void start() {
         fx = Fixture.forClass(StaleFencesIT.class);
-        ledger = JobLedger.builder(fx.pool).claimLockTimeout(Duration.ofMillis(300)).build();
+        ledger = JobLedger.builder(fx.pool)
+                .claimLockTimeout(Duration.ofMillis(300))
+                .build();
         fx.execute("CREATE TABLE public.fenced_write (job_key text)");
     }
 
@@ -56,7 +57,8 @@ class StaleFencesIT {
     }
 
     private static long rows(String key) {
-        return Long.parseLong(fx.query("SELECT count(*) FROM public.fenced_write WHERE job_key = '" + key + "'").get(0));
+        return Long.parseLong(fx.query("SELECT count(*) FROM public.fenced_write WHERE job_key = '" + key + "'")
+                .get(0));
     }
 
     @Test
@@ -64,10 +66,12 @@ class StaleFencesIT {
         String key = key();
         long a = claim(key, "a", Duration.ofMillis(300));
         try (Connection frozen = idleFenced(key, a, "a")) {
-            Thread.sleep(500);   // unscaled: only needs to outlast the 300 ms lease
+            Thread.sleep(500); // unscaled: only needs to outlast the 300 ms lease
             long b = claim(key, "b", Duration.ofSeconds(30));
             assertThat(b).isGreaterThan(a);
-            assertThatThrownBy(frozen::commit).as("the ended transaction's commit").isInstanceOf(SQLException.class);
+            assertThatThrownBy(frozen::commit)
+                    .as("the ended transaction's commit")
+                    .isInstanceOf(SQLException.class);
         }
         assertThat(rows(key)).as("its write").isZero();
     }
@@ -89,15 +93,18 @@ class StaleFencesIT {
         String key = key();
         String other = key();
         long o = claim(other, "o", Duration.ofMillis(300));
-        try (Connection otherJob = idleFenced(other, o, "o"); Connection unfenced = fx.connect()) {
+        try (Connection otherJob = idleFenced(other, o, "o");
+                Connection unfenced = fx.connect()) {
             unfenced.setAutoCommit(false);
             try (Statement s = unfenced.createStatement()) {
                 s.execute("SELECT * FROM tenure.job_execution WHERE job_key = '" + other + "' FOR KEY SHARE");
                 s.execute("INSERT INTO public.fenced_write VALUES ('" + key + "')");
             }
             claim(key, "a", Duration.ofMillis(300));
-            Thread.sleep(500);   // unscaled: both leases expire
-            assertThat(ledger.leaseRows().endStaleFences(key)).as("ends for another job").isFalse();
+            Thread.sleep(500); // unscaled: both leases expire
+            assertThat(ledger.leaseRows().endStaleFences(key))
+                    .as("ends for another job")
+                    .isFalse();
             unfenced.commit();
             otherJob.commit();
         }

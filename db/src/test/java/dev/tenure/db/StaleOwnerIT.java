@@ -1,12 +1,10 @@
 package dev.tenure.db;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
 import dev.tenure.StaleOwnerException;
 import dev.tenure.testkit.Timing;
-import org.awaitility.Awaitility;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Test;
-
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -17,9 +15,10 @@ import java.time.OffsetDateTime;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import org.awaitility.Awaitility;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
 
 /**
  * Acceptance 2: a stale owner's fenced writes roll back; and a newer claim waits for the older owner's open fenced
@@ -48,7 +47,8 @@ class StaleOwnerIT {
     }
 
     private static void write(Connection tx, String key, String writer, long epoch) throws Exception {
-        try (PreparedStatement ps = tx.prepareStatement("INSERT INTO public.settlement (job_key, writer, epoch) VALUES (?, ?, ?)")) {
+        try (PreparedStatement ps =
+                tx.prepareStatement("INSERT INTO public.settlement (job_key, writer, epoch) VALUES (?, ?, ?)")) {
             ps.setString(1, key);
             ps.setString(2, writer);
             ps.setLong(3, epoch);
@@ -57,22 +57,27 @@ class StaleOwnerIT {
     }
 
     private static String writers(String key) {
-        return String.join(",", fx.query("SELECT writer || ':' || epoch FROM public.settlement WHERE job_key = '" + key + "' ORDER BY written_at"));
+        return String.join(
+                ",",
+                fx.query("SELECT writer || ':' || epoch FROM public.settlement WHERE job_key = '" + key
+                        + "' ORDER BY written_at"));
     }
 
     @Test
     void expiredOwner_fencedWriteRollsBack_newOwnerCommits() throws Exception {
         String key = key();
         long n = ((ClaimResult.Claimed) ledger.claim(key, "A", Duration.ofMillis(300))).epoch();
-        Awaitility.await().atMost(Timing.scaled(Duration.ofSeconds(5))).pollInterval(Duration.ofMillis(20))
+        Awaitility.await()
+                .atMost(Timing.scaled(Duration.ofSeconds(5)))
+                .pollInterval(Duration.ofMillis(20))
                 .until(() -> ledger.holder(key).isEmpty());
         long b = ((ClaimResult.Claimed) ledger.claim(key, "B", Duration.ofSeconds(10))).epoch();
         assertThat(b).isGreaterThan(n);
 
         try (Connection a = fx.pool.getConnection()) {
             a.setAutoCommit(false);
-            write(a, key, "A", n);                        // the stale owner writes first ...
-            assertThatThrownBy(() -> ledger.fence(a, key, n, "A"))  // ... and the fence check before commit refuses
+            write(a, key, "A", n); // the stale owner writes first ...
+            assertThatThrownBy(() -> ledger.fence(a, key, n, "A")) // ... and the fence check before commit refuses
                     .isInstanceOfSatisfying(StaleOwnerException.class, e -> {
                         assertThat(e.key()).isEqualTo(key);
                         assertThat(e.expectedEpoch()).isEqualTo(n);
@@ -88,8 +93,12 @@ class StaleOwnerIT {
             bTx.commit();
         }
         assertThat(writers(key)).isEqualTo("B:" + b);
-        assertThat(ledger.release(key, n, "A")).as("the stale owner cannot release").isEmpty();
-        assertThat(ledger.renew(key, n, "A", Duration.ofSeconds(10))).as("nor renew").isFalse();
+        assertThat(ledger.release(key, n, "A"))
+                .as("the stale owner cannot release")
+                .isEmpty();
+        assertThat(ledger.renew(key, n, "A", Duration.ofSeconds(10)))
+                .as("nor renew")
+                .isFalse();
     }
 
     @Test
@@ -99,8 +108,10 @@ class StaleOwnerIT {
         Thread.sleep(200);
         try (Connection a = fx.pool.getConnection()) {
             a.setAutoCommit(false);
-            assertThatThrownBy(() -> ledger.fence(a, key, n, "A")).isInstanceOfSatisfying(StaleOwnerException.class,
-                    e -> assertThat(e.expired()).isTrue());
+            assertThatThrownBy(() -> ledger.fence(a, key, n, "A"))
+                    .isInstanceOfSatisfying(
+                            StaleOwnerException.class,
+                            e -> assertThat(e.expired()).isTrue());
             a.rollback();
         }
     }
@@ -115,10 +126,10 @@ class StaleOwnerIT {
         Thread holder = new Thread(() -> {
             try (Connection tx = fx.pool.getConnection()) {
                 tx.setAutoCommit(false);
-                ledger.fence(tx, key, n, "A");                 // live now: passes, and locks the row FOR KEY SHARE
+                ledger.fence(tx, key, n, "A"); // live now: passes, and locks the row FOR KEY SHARE
                 write(tx, key, "A", n);
-                try (Statement busy = tx.createStatement()) {  // the lease expires meanwhile (700 ms); a holder
-                    busy.execute("SELECT pg_sleep(" + holdMillis / 1000.0 + ")");  // running a statement is never ended
+                try (Statement busy = tx.createStatement()) { // the lease expires meanwhile (700 ms); a holder
+                    busy.execute("SELECT pg_sleep(" + holdMillis / 1000.0 + ")"); // running a statement is never ended
                 }
                 write(tx, key, "A-late", n);
                 tx.commit();
@@ -128,27 +139,32 @@ class StaleOwnerIT {
             }
         });
         holder.start();
-        Thread.sleep(1000);                               // A's lease has expired by the database clock
+        Thread.sleep(1000); // A's lease has expired by the database clock
         assertThat(ledger.holder(key)).isEmpty();
         assertThat(aCommitted).isNotDone();
 
         long started = System.nanoTime();
-        ClaimResult r = ledger.claim(key, "B", Duration.ofSeconds(10));   // must wait for A's transaction
+        ClaimResult r = ledger.claim(key, "B", Duration.ofSeconds(10)); // must wait for A's transaction
         long waitedMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
         aCommitted.get(Timing.scaledMillis(10_000), TimeUnit.MILLISECONDS);
 
         assertThat(r).isInstanceOf(ClaimResult.Claimed.class);
         ClaimResult.Claimed b = (ClaimResult.Claimed) r;
         Instant aLastWrite = lastWrite(key, "A-late");
-        System.out.printf("reverse interleaving: B's claim waited %d ms (A held its fenced transaction %d ms, "
-                + "B started 1000 ms in); A's last write %s < B claimed %s; epochs %d -> %d%n",
+        System.out.printf(
+                "reverse interleaving: B's claim waited %d ms (A held its fenced transaction %d ms, "
+                        + "B started 1000 ms in); A's last write %s < B claimed %s; epochs %d -> %d%n",
                 waitedMillis, holdMillis, aLastWrite, b.claimedAt(), n, b.epoch());
-        assertThat(waitedMillis).as("B's claim was blocked until A committed").isGreaterThanOrEqualTo(holdMillis - 1000 - 100);
+        assertThat(waitedMillis)
+                .as("B's claim was blocked until A committed")
+                .isGreaterThanOrEqualTo(holdMillis - 1000 - 100);
         assertThat(b.epoch()).isGreaterThan(n);
-        assertThat(b.claimedAt()).as("B's claim took effect after A's last write").isAfter(aLastWrite);
+        assertThat(b.claimedAt())
+                .as("B's claim took effect after A's last write")
+                .isAfter(aLastWrite);
         assertThat(writers(key)).isEqualTo("A:" + n + ",A-late:" + n);
 
-        try (Connection tx = fx.pool.getConnection()) {     // from now on A is stale
+        try (Connection tx = fx.pool.getConnection()) { // from now on A is stale
             tx.setAutoCommit(false);
             assertThatThrownBy(() -> ledger.fence(tx, key, n, "A")).isInstanceOf(StaleOwnerException.class);
             tx.rollback();
@@ -165,15 +181,20 @@ class StaleOwnerIT {
             long started = System.nanoTime();
             ClaimResult r = ledger.claim(key, "B", Duration.ofSeconds(10));
             long tookMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
-            assertThat(r).isInstanceOfSatisfying(ClaimResult.Held.class, h -> assertThat(h.owner()).isEqualTo("A"));
-            assertThat(tookMillis).as("a live lease is reported without waiting for row locks").isLessThan(Timing.scaledMillis(1000));
+            assertThat(r)
+                    .isInstanceOfSatisfying(
+                            ClaimResult.Held.class, h -> assertThat(h.owner()).isEqualTo("A"));
+            assertThat(tookMillis)
+                    .as("a live lease is reported without waiting for row locks")
+                    .isLessThan(Timing.scaledMillis(1000));
             tx.commit();
         }
     }
 
     private static Instant lastWrite(String key, String writer) throws Exception {
         try (Connection c = fx.connect();
-             PreparedStatement ps = c.prepareStatement("SELECT written_at FROM public.settlement WHERE job_key = ? AND writer = ?")) {
+                PreparedStatement ps = c.prepareStatement(
+                        "SELECT written_at FROM public.settlement WHERE job_key = ? AND writer = ?")) {
             ps.setString(1, key);
             ps.setString(2, writer);
             try (ResultSet rs = ps.executeQuery()) {
@@ -201,7 +222,8 @@ class StaleOwnerIT {
         fx.execute("DELETE FROM tenure.job_run WHERE run_id = '" + run.runId() + "'");
 
         long m = ((ClaimResult.Claimed) ledger.claim(key, "B", Duration.ofSeconds(10))).epoch();
-        System.out.printf("lossy failover: epochs %d (lost) -> %d (A, lost with the old primary) -> %d (B)%n", before, n, m);
+        System.out.printf(
+                "lossy failover: epochs %d (lost) -> %d (A, lost with the old primary) -> %d (B)%n", before, n, m);
         assertThat(m).as("the new claim's epoch is above the lost one").isGreaterThan(n);
         assertOldHolderRefused(key, n, run);
         assertThat(ledger.holder(key)).get().extracting(JobHolder::owner).isEqualTo("B");
@@ -213,8 +235,9 @@ class StaleOwnerIT {
         String key = key();
         long n = ((ClaimResult.Claimed) ledger.claim(key, "A", Duration.ofSeconds(10))).epoch();
         RunStart.Started run = (RunStart.Started) ledger.startRun(key, "fire-1", n, "A");
-        fx.execute("UPDATE tenure.job_execution SET owner = 'B', lease_expires_at = clock_timestamp() + interval '10 seconds' "
-                + "WHERE job_key = '" + key + "'");
+        fx.execute(
+                "UPDATE tenure.job_execution SET owner = 'B', lease_expires_at = clock_timestamp() + interval '10 seconds' "
+                        + "WHERE job_key = '" + key + "'");
         assertOldHolderRefused(key, n, run);
         try (Connection tx = fx.pool.getConnection()) {
             tx.setAutoCommit(false);
@@ -229,12 +252,16 @@ class StaleOwnerIT {
             tx.setAutoCommit(false);
             assertThatThrownBy(() -> ledger.fence(tx, key, n, "A")).as("fence").isInstanceOf(StaleOwnerException.class);
             tx.rollback();
-            assertThatThrownBy(() -> ledger.complete(tx, key, n, "A", run.runId())).as("complete")
+            assertThatThrownBy(() -> ledger.complete(tx, key, n, "A", run.runId()))
+                    .as("complete")
                     .isInstanceOf(StaleOwnerException.class);
             tx.rollback();
         }
-        assertThat(ledger.renew(key, n, "A", Duration.ofSeconds(10))).as("renewal").isFalse();
-        assertThat(ledger.finish(key, n, "A", run.runId(), RunStatus.COMPLETED, null)).as("outcome")
+        assertThat(ledger.renew(key, n, "A", Duration.ofSeconds(10)))
+                .as("renewal")
+                .isFalse();
+        assertThat(ledger.finish(key, n, "A", run.runId(), RunStatus.COMPLETED, null))
+                .as("outcome")
                 .isEqualTo(dev.tenure.spi.RunLedger.Finished.STALE);
         assertThat(ledger.release(key, n, "A")).as("release").isEmpty();
         assertThat(ledger.completedRun(key, "fire-1")).isEmpty();

@@ -1,15 +1,15 @@
 package dev.tenure.db;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
 import dev.tenure.Lease;
 import dev.tenure.LeaseOptions;
 import dev.tenure.LeaseStoreUnavailableException;
 import dev.tenure.Leases;
 import dev.tenure.StaleOwnerException;
 import dev.tenure.testkit.Timing;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Test;
-
 import java.sql.Connection;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -22,10 +22,9 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import static org.awaitility.Awaitility.await;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
 
 /** Operators' force-release: the epoch moves on, the old holder is refused, the run is abandoned, an audit row written. */
 class TenureAdminIT {
@@ -68,14 +67,16 @@ class TenureAdminIT {
             assertThat(x.status()).isEqualTo(RunStatus.ABANDONED);
             assertThat(x.error()).contains("force-released by ops:alice: stuck since the deploy");
         });
-        assertThat(fx.query("SELECT actor || '|' || action || '|' || reason || '|' || old_epoch || '|' || old_owner || '|' "
-                + "|| new_epoch FROM tenure.audit_log WHERE id = " + r.auditId()))
+        assertThat(fx.query(
+                        "SELECT actor || '|' || action || '|' || reason || '|' || old_epoch || '|' || old_owner || '|' "
+                                + "|| new_epoch FROM tenure.audit_log WHERE id = " + r.auditId()))
                 .containsExactly("ops:alice|force-release|stuck since the deploy|" + n + "|A|" + r.newEpoch());
         assertThat(admin.job(key)).get().satisfies(j -> {
             assertThat(j.owner()).isNull();
             assertThat(j.epoch()).isEqualTo(r.newEpoch());
         });
-        assertThat(((ClaimResult.Claimed) fx.ledger.claim(key, "B", Duration.ofSeconds(30))).epoch()).isGreaterThan(r.newEpoch());
+        assertThat(((ClaimResult.Claimed) fx.ledger.claim(key, "B", Duration.ofSeconds(30))).epoch())
+                .isGreaterThan(r.newEpoch());
         assertThat(admin.jobs(100)).extracting(TenureAdmin.JobState::jobKey).contains(key);
         assertThat(run.runId()).isNotNull();
     }
@@ -98,14 +99,18 @@ class TenureAdminIT {
         Map<String, Long> acquiredAt = new ConcurrentHashMap<>();
         ExecutorService threads = Executors.newFixedThreadPool(jobs);
         try (ReleaseNotifications listener = ReleaseNotifications.start(fx.pool);
-             Leases holder = Leases.of(JdbcLeaseStore.builder(fx.pool).listen(false).build());
-             Leases waiting = Leases.of(JdbcLeaseStore.builder(fx.pool).notifications(listener).build())) {
+                Leases holder =
+                        Leases.of(JdbcLeaseStore.builder(fx.pool).listen(false).build());
+                Leases waiting = Leases.of(
+                        JdbcLeaseStore.builder(fx.pool).notifications(listener).build())) {
             List<Future<Optional<Lease>>> waiters = new ArrayList<>();
             for (String key : keys) {
-                holder.tryAcquire(key, LeaseOptions.ofTtl(Duration.ofSeconds(30))).orElseThrow();
+                holder.tryAcquire(key, LeaseOptions.ofTtl(Duration.ofSeconds(30)))
+                        .orElseThrow();
                 listener.subscribe(key, () -> notifiedAt.putIfAbsent(key, System.nanoTime()));
                 waiters.add(threads.submit(() -> {
-                    Optional<Lease> l = waiting.acquire(key, Duration.ofSeconds(60), LeaseOptions.ofTtl(Duration.ofSeconds(5)));
+                    Optional<Lease> l =
+                            waiting.acquire(key, Duration.ofSeconds(60), LeaseOptions.ofTtl(Duration.ofSeconds(5)));
                     acquiredAt.put(key, System.nanoTime());
                     return l;
                 }));
@@ -129,8 +134,10 @@ class TenureAdminIT {
             System.out.printf("waiters got their force-released jobs after %s ms%n", waits);
             assertThat(waits).allSatisfy(ms -> assertThat(ms).isLessThan(Timing.scaledMillis(2_000)));
             // checked before the waiters release their leases, which notify too
-            await().atMost(Timing.scaled(Duration.ofSeconds(2))).untilAsserted(() -> assertThat(notifiedAt.keySet())
-                    .as("the force-releases NOTIFYed the waiters' listener").containsExactlyInAnyOrderElementsOf(keys));
+            await().atMost(Timing.scaled(Duration.ofSeconds(2)))
+                    .untilAsserted(() -> assertThat(notifiedAt.keySet())
+                            .as("the force-releases NOTIFYed the waiters' listener")
+                            .containsExactlyInAnyOrderElementsOf(keys));
             got.forEach(Lease::release);
         } finally {
             threads.shutdownNow();
@@ -146,18 +153,21 @@ class TenureAdminIT {
             fx.ledger.fence(c, key, n, "A");
             long started = System.nanoTime();
             assertThatThrownBy(() -> admin.forceRelease(key, "test", "ops"))
-                    .isInstanceOf(LeaseStoreUnavailableException.class).hasMessageContaining("lock");
+                    .isInstanceOf(LeaseStoreUnavailableException.class)
+                    .hasMessageContaining("lock");
             assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Timing.scaled(Duration.ofSeconds(10)));
             c.rollback();
         }
         assertThat(admin.job(key)).get().extracting(TenureAdmin.JobState::epoch).isEqualTo(n);
-        assertThat(fx.query("SELECT count(*) FROM tenure.audit_log WHERE job_key = '" + key + "'")).containsExactly("0");
+        assertThat(fx.query("SELECT count(*) FROM tenure.audit_log WHERE job_key = '" + key + "'"))
+                .containsExactly("0");
     }
 
     @Test
     void badInput_isRefusedNamingIt() {
         assertThatThrownBy(() -> admin.forceRelease("no-such-job-" + UUID.randomUUID(), "why", "ops"))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("no job");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("no job");
         assertThatThrownBy(() -> admin.forceRelease("k", " ", "ops")).hasMessageContaining("reason");
         assertThatThrownBy(() -> admin.forceRelease("k", "why", null)).hasMessageContaining("actor");
         assertThatThrownBy(() -> admin.forceRelease("bad key", "why", "ops")).hasMessageContaining("whitespace");

@@ -1,14 +1,13 @@
 package dev.tenure.db;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import dev.tenure.spi.RunLedger;
+import java.time.Duration;
+import java.util.UUID;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-
-import java.time.Duration;
-import java.util.UUID;
-
-import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Trace ids in the ledger (schema version 6): the statement that starts a run keeps its trace id on the run's row (the
@@ -51,19 +50,21 @@ class TraceIdsIT {
 
         long e3 = ((ClaimResult.Claimed) fx.ledger.claim(key, "C", Duration.ofSeconds(30))).epoch();
         fx.ledger.startRun(key, "f1", e3, "C");
-        assertThat(traceId(key, "f1")).as("an untraced take-over shows no earlier attempt's trace").isNull();
+        assertThat(traceId(key, "f1"))
+                .as("an untraced take-over shows no earlier attempt's trace")
+                .isNull();
     }
 
     @Test
     void claimAndStart_keepsTheTraceId_andATakeOverWritesItsOwn_orNone() {
         String key = "traces-" + UUID.randomUUID();
-        RunLedger.FireClaim.Started first = (RunLedger.FireClaim.Started) runs.claimAndStart(key, "f1", "A",
-                Duration.ofSeconds(30), TRACE_1);
+        RunLedger.FireClaim.Started first =
+                (RunLedger.FireClaim.Started) runs.claimAndStart(key, "f1", "A", Duration.ofSeconds(30), TRACE_1);
         assertThat(traceId(key, "f1")).isEqualTo(TRACE_1);
         runs.finishAndRelease(key, first.epoch(), "A", first.runId(), false, "boom");
 
-        RunLedger.FireClaim.Started second = (RunLedger.FireClaim.Started) runs.claimAndStart(key, "f1", "B",
-                Duration.ofSeconds(30), TRACE_2);
+        RunLedger.FireClaim.Started second =
+                (RunLedger.FireClaim.Started) runs.claimAndStart(key, "f1", "B", Duration.ofSeconds(30), TRACE_2);
         assertThat(traceId(key, "f1")).isEqualTo(TRACE_2);
         runs.finishAndRelease(key, second.epoch(), "B", second.runId(), false, "boom");
 
@@ -83,12 +84,15 @@ class TraceIdsIT {
         long e2 = ((ClaimResult.Claimed) fx.ledger.claim(key, "B", Duration.ofSeconds(30))).epoch();
         fx.ledger.startRun(key, "f1", e2, "B", TRACE_2);
         runs.recordTraceId(key, run.runId().toString(), TRACE_1);
-        assertThat(traceId(key, "f1")).as("the old attempt's run id no longer names the row").isEqualTo(TRACE_2);
+        assertThat(traceId(key, "f1"))
+                .as("the old attempt's run id no longer names the row")
+                .isEqualTo(TRACE_2);
     }
 
     private static String traceId(String key, String fire) {
         String t = fx.query("SELECT coalesce(trace_id, '-') FROM tenure.job_run WHERE job_key = '" + key
-                + "' AND fire_key = '" + fire + "'").get(0);
+                        + "' AND fire_key = '" + fire + "'")
+                .get(0);
         return t.equals("-") ? null : t;
     }
 }

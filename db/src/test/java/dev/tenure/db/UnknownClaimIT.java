@@ -1,15 +1,15 @@
 package dev.tenure.db;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
+import static org.awaitility.Awaitility.await;
+
 import dev.tenure.Lease;
 import dev.tenure.LeaseOptions;
 import dev.tenure.LeaseOutcomeUnknownException;
 import dev.tenure.Leases;
 import dev.tenure.spi.LeaseStore;
 import dev.tenure.testkit.Timing;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Test;
-
 import java.lang.reflect.Proxy;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -19,10 +19,9 @@ import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.catchThrowableOfType;
-import static org.awaitility.Awaitility.await;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
 
 /**
  * A claim whose outcome is unknown and that commits only after the engine's clean-up (release-if-mine) looked and
@@ -50,10 +49,13 @@ class UnknownClaimIT {
         String key = "late-claim-" + UUID.randomUUID();
         assertThat(fx.ledger.claim(key, "seed", Duration.ofSeconds(1))).isInstanceOf(ClaimResult.Claimed.class);
         assertThat(fx.ledger.releaseIfOwner(key, "seed")).isTrue(); // the row exists and is free
-        JdbcLeaseStore jdbc = JdbcLeaseStore.builder(fx.pool).callTimeout(Duration.ofMillis(300))
-                .claimLockTimeout(Duration.ofSeconds(4)).build();
+        JdbcLeaseStore jdbc = JdbcLeaseStore.builder(fx.pool)
+                .callTimeout(Duration.ofMillis(300))
+                .claimLockTimeout(Duration.ofSeconds(4))
+                .build();
         List<Boolean> releases = new CopyOnWriteArrayList<>();
-        try (Leases leases = Leases.of(observingReleases(jdbc, releases)); Connection fenced = fx.connect()) {
+        try (Leases leases = Leases.of(observingReleases(jdbc, releases));
+                Connection fenced = fx.connect()) {
             fenced.setAutoCommit(false);
             lockForShare(fenced, key); // like an open fenced transaction: the claim waits for it
             long sent = System.nanoTime();
@@ -61,13 +63,17 @@ class UnknownClaimIT {
                     () -> leases.tryAcquire(key, LeaseOptions.ofTtl(TTL)), LeaseOutcomeUnknownException.class);
             assertThat(unknown).as("the claim's outcome is unknown").isNotNull();
             await().atMost(Timing.scaled(Duration.ofSeconds(5))).until(() -> !releases.isEmpty());
-            assertThat(releases.get(0)).as("the clean-up's first release-if-mine found nothing").isFalse();
+            assertThat(releases.get(0))
+                    .as("the clean-up's first release-if-mine found nothing")
+                    .isFalse();
 
             fenced.commit(); // now the claim gets the row and commits
             await().atMost(Timing.scaled(Duration.ofSeconds(5))).until(() -> holderIs(key, unknown.owner()));
-            await().atMost(Timing.scaled(Duration.ofSeconds(12))).until(() -> fx.ledger.holder(key).isEmpty());
+            await().atMost(Timing.scaled(Duration.ofSeconds(12)))
+                    .until(() -> fx.ledger.holder(key).isEmpty());
             Duration freedAfter = Duration.ofNanos(System.nanoTime() - sent);
-            System.out.printf("key blocked by the late claim was free again %d ms after it was sent (TTL %s)%n",
+            System.out.printf(
+                    "key blocked by the late claim was free again %d ms after it was sent (TTL %s)%n",
                     freedAfter.toMillis(), TTL);
             assertThat(freedAfter).isLessThan(TTL.dividedBy(2)); // unscaled: long before the 30 s TTL, the point
             try (Lease next = leases.tryAcquire(key, LeaseOptions.ofTtl(TTL)).orElseThrow()) {
@@ -81,7 +87,8 @@ class UnknownClaimIT {
     }
 
     private static void lockForShare(Connection c, String key) throws Exception {
-        try (PreparedStatement ps = c.prepareStatement("SELECT 1 FROM tenure.job_execution WHERE job_key = ? FOR SHARE")) {
+        try (PreparedStatement ps =
+                c.prepareStatement("SELECT 1 FROM tenure.job_execution WHERE job_key = ? FOR SHARE")) {
             ps.setString(1, key);
             try (ResultSet rs = ps.executeQuery()) {
                 assertThat(rs.next()).isTrue();
@@ -92,8 +99,8 @@ class UnknownClaimIT {
     /** {@code store}, recording what every release answered (true = it was the owner's). */
     @SuppressWarnings("unchecked")
     private static LeaseStore observingReleases(LeaseStore store, List<Boolean> answers) {
-        return (LeaseStore) Proxy.newProxyInstance(LeaseStore.class.getClassLoader(), new Class<?>[]{LeaseStore.class},
-                (proxy, method, args) -> {
+        return (LeaseStore) Proxy.newProxyInstance(
+                LeaseStore.class.getClassLoader(), new Class<?>[] {LeaseStore.class}, (proxy, method, args) -> {
                     Object r = method.invoke(store, args);
                     if (method.getName().equals("release")) {
                         ((CompletableFuture<Boolean>) r).thenAccept(answers::add);

@@ -5,6 +5,11 @@ import dev.tenure.RunOutcome;
 import dev.tenure.Tenure;
 import dev.tenure.batch.GuardedJobOperator;
 import dev.tenure.batch.TenureBatch;
+import java.time.Duration;
+import java.time.LocalDate;
+import java.util.List;
+import java.util.stream.LongStream;
+import javax.sql.DataSource;
 import org.springframework.batch.core.configuration.support.MapJobRegistry;
 import org.springframework.batch.core.job.Job;
 import org.springframework.batch.core.job.builder.JobBuilder;
@@ -22,12 +27,6 @@ import org.springframework.core.task.SyncTaskExecutor;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.jdbc.datasource.init.ResourceDatabasePopulator;
-
-import javax.sql.DataSource;
-import java.time.Duration;
-import java.time.LocalDate;
-import java.util.List;
-import java.util.stream.LongStream;
 
 /**
  * Spring Batch ({@code TenureBatch}, no Spring Boot): a payout job whose writer is fenced per chunk, launched through

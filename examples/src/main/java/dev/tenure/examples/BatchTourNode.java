@@ -3,13 +3,12 @@ package dev.tenure.examples;
 import dev.tenure.RunOutcome;
 import dev.tenure.batch.BatchLaunch;
 import dev.tenure.batch.GuardedJobOperator;
+import java.time.Duration;
+import java.time.LocalDate;
 import org.springframework.batch.core.job.Job;
 import org.springframework.batch.core.job.parameters.JobParameters;
 import org.springframework.batch.core.job.parameters.JobParametersBuilder;
 import org.springframework.context.annotation.AnnotationConfigApplicationContext;
-
-import java.time.Duration;
-import java.time.LocalDate;
 
 /**
  * One application process of the batch tour: {@code <node> <valkey> <jdbc url> <user> <password|->}. Starts the
@@ -25,16 +24,22 @@ public final class BatchTourNode {
         System.setProperty("demo.jdbcUrl", a[2]);
         System.setProperty("demo.user", a[3]);
         System.setProperty("demo.password", a[4].equals("-") ? "" : a[4]);
-        try (AnnotationConfigApplicationContext ctx = new AnnotationConfigApplicationContext(SettlementBatchConfig.class)) {
+        try (AnnotationConfigApplicationContext ctx =
+                new AnnotationConfigApplicationContext(SettlementBatchConfig.class)) {
             GuardedJobOperator guard = ctx.getBean(GuardedJobOperator.class);
             Job job = ctx.getBean(Job.class);
-            JobParameters params = new JobParametersBuilder().addLocalDate("businessDate", LocalDate.of(2024, 5, 1)).toJobParameters();
+            JobParameters params = new JobParametersBuilder()
+                    .addLocalDate("businessDate", LocalDate.of(2024, 5, 1))
+                    .toJobParameters();
             System.out.println("READY");
             long deadline = System.currentTimeMillis() + 120_000;
             while (System.currentTimeMillis() < deadline) {
                 BatchLaunch l = guard.launch(job, params);
                 RunOutcome<Void> o = l.awaitOutcome(Duration.ofMinutes(2)).orElseThrow();
-                System.out.println("LAUNCH " + o.status() + " " + l.execution().map(e -> e.getId() + " " + e.getStatus()).orElse("- -"));
+                System.out.println("LAUNCH " + o.status() + " "
+                        + l.execution()
+                                .map(e -> e.getId() + " " + e.getStatus())
+                                .orElse("- -"));
                 if (o.status() == RunOutcome.Status.EXECUTED || o.status() == RunOutcome.Status.SKIPPED_ALREADY_DONE) {
                     break;
                 }

@@ -4,10 +4,9 @@ import dev.tenure.JobCoordinator;
 import dev.tenure.RunOutcome;
 import dev.tenure.RunPolicy;
 import dev.tenure.Tenure;
-
-import javax.sql.DataSource;
 import java.sql.SQLException;
 import java.util.List;
+import javax.sql.DataSource;
 
 /**
  * A coordinated job in the database mode (no Valkey: it runs without Valkey GLIDE on the class path). The fire's

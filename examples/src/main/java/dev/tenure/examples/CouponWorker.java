@@ -7,7 +7,6 @@ import dev.tenure.LeaseStoreUnavailableException;
 import dev.tenure.Leases;
 import dev.tenure.LockPolicy;
 import dev.tenure.Tenure;
-
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
@@ -30,9 +29,11 @@ public final class CouponWorker {
         Path dir = Path.of(args[1]);
         String name = args[2];
         int threads = Integer.parseInt(args[3]);
-        long until = System.nanoTime() + Duration.ofSeconds(Long.parseLong(args[4])).toNanos();
-        try (HikariDataSource pool = TourNodes.pool(args, 5); Tenure tenure = TourNodes.tenure(pool, address, name)) {
-            Leases leases = tenure.leases();   // on Valkey
+        long until =
+                System.nanoTime() + Duration.ofSeconds(Long.parseLong(args[4])).toNanos();
+        try (HikariDataSource pool = TourNodes.pool(args, 5);
+                Tenure tenure = TourNodes.tenure(pool, address, name)) {
+            Leases leases = tenure.leases(); // on Valkey
             Thread[] ts = new Thread[threads];
             for (int t = 0; t < threads; t++) {
                 ts[t] = new Thread(() -> work(leases, dir, name, until), name + "-" + t);
@@ -50,8 +51,10 @@ public final class CouponWorker {
             String coupon = "coupon-" + ThreadLocalRandom.current().nextInt(CouponTour.COUPONS);
             // the article's policy for a coupon: wait a little, then tell the user to retry
             try {
-                Optional<Boolean> issued = leases.runLocked(coupon, LockPolicy.waitUpTo(Duration.ofMillis(500)),
-                        lease -> issue(lease, dir, name));   // a lease of 2 s (TourNodes.TTL), renewed while held
+                Optional<Boolean> issued = leases.runLocked(
+                        coupon,
+                        LockPolicy.waitUpTo(Duration.ofMillis(500)),
+                        lease -> issue(lease, dir, name)); // a lease of 2 s (TourNodes.TTL), renewed while held
                 if (issued.isEmpty()) {
                     System.out.println("BUSY " + coupon);
                 }
@@ -76,8 +79,11 @@ public final class CouponWorker {
             }
             lease.ensureValid(); // do not write on a lease we no longer hold
             Files.writeString(stock, Integer.toString(left - 1));
-            Files.writeString(dir.resolve("issued.log"), lease.key() + " " + name + " " + left + " " + System.currentTimeMillis() + "\n",
-                    StandardOpenOption.CREATE, StandardOpenOption.APPEND);
+            Files.writeString(
+                    dir.resolve("issued.log"),
+                    lease.key() + " " + name + " " + left + " " + System.currentTimeMillis() + "\n",
+                    StandardOpenOption.CREATE,
+                    StandardOpenOption.APPEND);
             System.out.println("FREE " + lease.key());
             return true;
         } catch (InterruptedException e) {

@@ -2,11 +2,10 @@ package dev.tenure.examples;
 
 import dev.tenure.console.ConsoleServer;
 import dev.tenure.console.TenureConsole;
-
-import javax.sql.DataSource;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
+import javax.sql.DataSource;
 
 /**
  * The end of the main demo: the ops console on the demo's database, so a newcomer can look at what just happened
@@ -16,11 +15,12 @@ import java.net.InetSocketAddress;
  */
 final class DemoConsole {
 
-    private DemoConsole() {
-    }
+    private DemoConsole() {}
 
     static void offer(DataSource dataSource) {
-        if ("off".equals(System.getenv("TENURE_DEMO_CONSOLE")) || System.getenv("CI") != null || System.console() == null) {
+        if ("off".equals(System.getenv("TENURE_DEMO_CONSOLE"))
+                || System.getenv("CI") != null
+                || System.console() == null) {
             System.out.println("\nConsole: not started (--no-console, CI, or not an interactive terminal).");
             return;
         }

@@ -6,13 +6,12 @@ import dev.tenure.testkit.PostgresDatabase;
 import dev.tenure.testkit.PostgresDatabases;
 import dev.tenure.testkit.ValkeyServer;
 import dev.tenure.testkit.ValkeyServers;
-
-import javax.sql.DataSource;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.List;
+import javax.sql.DataSource;
 
 /**
  * The servers an example or tour runs against, from the test kit: a fresh Postgres database ({@code TENURE_PG_URL},
@@ -61,7 +60,8 @@ public final class ExampleServers implements AutoCloseable {
     /** The database as worker-process arguments (see {@link TourNodes#pool}): JDBC URL, user, password ({@code -} for none). */
     public List<String> databaseArgs() {
         String password = database.password();
-        return List.of(database.jdbcUrl(), database.username(), password == null || password.isEmpty() ? "-" : password);
+        return List.of(
+                database.jdbcUrl(), database.username(), password == null || password.isEmpty() ? "-" : password);
     }
 
     /**
@@ -83,7 +83,8 @@ public final class ExampleServers implements AutoCloseable {
 
     /** Runs DDL such as the example's business tables, one statement each. */
     public void sql(String... statements) throws SQLException {
-        try (Connection c = pool.getConnection(); Statement s = c.createStatement()) {
+        try (Connection c = pool.getConnection();
+                Statement s = c.createStatement()) {
             for (String sql : statements) {
                 s.execute(sql);
             }
@@ -92,7 +93,9 @@ public final class ExampleServers implements AutoCloseable {
 
     /** Prints each row of {@code query}, its columns separated by two spaces. */
     public void print(String query) throws SQLException {
-        try (Connection c = pool.getConnection(); Statement s = c.createStatement(); ResultSet r = s.executeQuery(query)) {
+        try (Connection c = pool.getConnection();
+                Statement s = c.createStatement();
+                ResultSet r = s.executeQuery(query)) {
             int columns = r.getMetaData().getColumnCount();
             while (r.next()) {
                 StringBuilder line = new StringBuilder(r.getString(1));

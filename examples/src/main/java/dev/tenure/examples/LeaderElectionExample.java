@@ -3,9 +3,8 @@ package dev.tenure.examples;
 import dev.tenure.LeaderElection;
 import dev.tenure.Tenure;
 import dev.tenure.ValkeyConfig;
-
-import javax.sql.DataSource;
 import java.time.Duration;
+import javax.sql.DataSource;
 
 /**
  * A leader-elected worker ({@code tenure.leaderElection}): two application instances (two {@link Tenure}s here, one
@@ -16,19 +15,23 @@ public final class LeaderElectionExample {
 
     public static void main(String[] args) throws InterruptedException {
         try (ExampleServers servers = ExampleServers.postgresAndValkey(LeaderElectionExample.class)) {
-            run(servers.dataSource(), ValkeyConfig.standalone(servers.valkeyAddress()).build());
+            run(
+                    servers.dataSource(),
+                    ValkeyConfig.standalone(servers.valkeyAddress()).build());
         }
     }
 
     static void run(DataSource dataSource, ValkeyConfig valkey) throws InterruptedException {
-        try (Tenure nodeA = Tenure.builder().dataSource(dataSource).valkey(valkey).build();
-             Tenure nodeB = Tenure.builder().dataSource(dataSource).valkey(valkey).build()) {
+        try (Tenure nodeA =
+                        Tenure.builder().dataSource(dataSource).valkey(valkey).build();
+                Tenure nodeB =
+                        Tenure.builder().dataSource(dataSource).valkey(valkey).build()) {
             LeaderElection a = reporter(nodeA, "node-a");
             long termA = awaitLeader(a);
             LeaderElection b = reporter(nodeB, "node-b");
             Thread.sleep(500);
             System.out.println("node-b leads while node-a does: " + b.isLeader());
-            a.stop();   // resigns: releases the role, so node-b need not wait for the lease to expire
+            a.stop(); // resigns: releases the role, so node-b need not wait for the lease to expire
             long termB = awaitLeader(b);
             System.out.println("node-b took over; its term is larger: " + (termB > termA));
         }

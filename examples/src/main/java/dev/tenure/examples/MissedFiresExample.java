@@ -6,10 +6,8 @@ import dev.tenure.RunPolicy;
 import dev.tenure.Schedule;
 import dev.tenure.ScheduledJob;
 import dev.tenure.Tenure;
-
-import javax.sql.DataSource;
-import java.sql.SQLException;
 import java.time.Duration;
+import javax.sql.DataSource;
 
 /**
  * Every fire accounted for, in the database mode: two jobs on a one-second schedule that no node runs for three
@@ -32,7 +30,10 @@ public final class MissedFiresExample {
     }
 
     static void run(DataSource dataSource) throws InterruptedException {
-        try (Tenure tenure = Tenure.builder().dataSource(dataSource).sweepInterval(Duration.ofMillis(200)).build()) {
+        try (Tenure tenure = Tenure.builder()
+                .dataSource(dataSource)
+                .sweepInterval(Duration.ofMillis(200))
+                .build()) {
             // tag::missed-fires[]
             tenure.register(ScheduledJob.of("settlement", Schedule.fixedRate(Duration.ofSeconds(1)),
                     fireKey -> {                                          // how a catch-up reaches the job
@@ -45,7 +46,7 @@ public final class MissedFiresExample {
             tenure.register(ScheduledJob.of("reports", Schedule.fixedRate(Duration.ofSeconds(1)), fireKey -> { })
                     .withPolicy(MissedFirePolicy.skip().withGrace(Duration.ofMillis(300))));
             // end::missed-fires[]
-            Thread.sleep(3_500);                                          // nobody runs a fire meanwhile
+            Thread.sleep(3_500); // nobody runs a fire meanwhile
         }
     }
 }

@@ -6,12 +6,11 @@ import dev.tenure.Leases;
 import dev.tenure.LockPolicy;
 import dev.tenure.Tenure;
 import dev.tenure.ValkeyConfig;
-
-import javax.sql.DataSource;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.Optional;
+import javax.sql.DataSource;
 
 /**
  * Plain locks ({@code tenure.leases()}, on Valkey): {@code acquire} with a wait, {@code runLocked} with a

@@ -4,6 +4,11 @@ import dev.tenure.JobContext;
 import dev.tenure.Tenure;
 import dev.tenure.ValkeyConfig;
 import dev.tenure.quartz.QuartzCoordination;
+import java.sql.SQLException;
+import java.util.Map;
+import java.util.Properties;
+import java.util.TimeZone;
+import javax.sql.DataSource;
 import org.quartz.CronScheduleBuilder;
 import org.quartz.Job;
 import org.quartz.JobBuilder;
@@ -14,12 +19,6 @@ import org.quartz.SchedulerException;
 import org.quartz.TriggerBuilder;
 import org.quartz.impl.StdSchedulerFactory;
 
-import javax.sql.DataSource;
-import java.sql.SQLException;
-import java.util.Map;
-import java.util.Properties;
-import java.util.TimeZone;
-
 /**
  * Quartz: two nodes, each with its own RAM scheduler, fire the same every-second cron job for 4 s; Tenure runs each
  * slot on one of them. Node a plugs Tenure in with listeners, node b with the job factory. Prints who ran each slot,
@@ -27,15 +26,22 @@ import java.util.TimeZone;
  */
 public final class QuartzExample {
 
-    static DataSource dataSource;   // in Spring: inject it into the job
+    static DataSource dataSource; // in Spring: inject it into the job
 
     public static void main(String[] args) throws Exception {
         try (ExampleServers servers = ExampleServers.postgresAndValkey(QuartzExample.class)) {
             servers.sql("CREATE TABLE report (slot text NOT NULL, node text NOT NULL, epoch bigint NOT NULL)");
             dataSource = servers.dataSource();
-            ValkeyConfig valkey = ValkeyConfig.standalone(servers.valkeyAddress()).build();
-            try (Tenure tenureA = Tenure.builder().dataSource(dataSource).valkey(valkey).build();
-                 Tenure tenureB = Tenure.builder().dataSource(dataSource).valkey(valkey).build()) {
+            ValkeyConfig valkey =
+                    ValkeyConfig.standalone(servers.valkeyAddress()).build();
+            try (Tenure tenureA = Tenure.builder()
+                            .dataSource(dataSource)
+                            .valkey(valkey)
+                            .build();
+                    Tenure tenureB = Tenure.builder()
+                            .dataSource(dataSource)
+                            .valkey(valkey)
+                            .build()) {
                 Scheduler nodeA = ramScheduler("node-a");
                 Scheduler nodeB = ramScheduler("node-b");
                 // tag::quartz-plug-in[]
@@ -50,16 +56,18 @@ public final class QuartzExample {
                 nodeA.shutdown(true);
                 nodeB.shutdown(true);
             }
-            servers.print("SELECT slot, string_agg(node || ' epoch ' || epoch, ', ') FROM report GROUP BY slot ORDER BY slot");
-            servers.print("SELECT 'slots run: ' || count(DISTINCT slot) || ', slots run twice: ' || count(*) FILTER (WHERE n > 1) "
-                    + "FROM (SELECT slot, count(*) AS n FROM report GROUP BY slot) s");
+            servers.print(
+                    "SELECT slot, string_agg(node || ' epoch ' || epoch, ', ') FROM report GROUP BY slot ORDER BY slot");
+            servers.print(
+                    "SELECT 'slots run: ' || count(DISTINCT slot) || ', slots run twice: ' || count(*) FILTER (WHERE n > 1) "
+                            + "FROM (SELECT slot, count(*) AS n FROM report GROUP BY slot) s");
         }
     }
 
     static Scheduler ramScheduler(String name) throws SchedulerException {
         Properties p = new Properties();
         p.putAll(Map.of("org.quartz.scheduler.instanceName", name, "org.quartz.threadPool.threadCount", "2"));
-        return new StdSchedulerFactory(p).getScheduler();   // RAMJobStore: each node keeps its own schedule
+        return new StdSchedulerFactory(p).getScheduler(); // RAMJobStore: each node keeps its own schedule
     }
 
     // tag::quartz-job[]

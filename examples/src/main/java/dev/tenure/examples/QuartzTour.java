@@ -2,8 +2,6 @@ package dev.tenure.examples;
 
 import dev.tenure.db.TenureSchema;
 import dev.tenure.testkit.JvmProcess;
-
-import javax.sql.DataSource;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.Statement;
@@ -14,6 +12,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import javax.sql.DataSource;
 
 /**
  * The Quartz tour: three instances, each with its own RAM Quartz scheduler ({@link QuartzTourNode}), fire the same
@@ -41,7 +40,8 @@ public final class QuartzTour {
             Instant first = Instant.now().truncatedTo(ChronoUnit.SECONDS).plusSeconds(2);
             Instant last = first.plusSeconds(SECONDS - 1);
             String killed = killTheRunningNode(nodes, first.plusSeconds(SECONDS / 2));
-            Thread.sleep(Math.max(0, Duration.between(Instant.now(), last.plusSeconds(2)).toMillis()));
+            Thread.sleep(Math.max(
+                    0, Duration.between(Instant.now(), last.plusSeconds(2)).toMillis()));
             nodes.forEach(JvmProcess::close);
             report(servers.dataSource(), first, last, killed);
         }
@@ -65,8 +65,9 @@ public final class QuartzTour {
 
     private static void report(DataSource dataSource, Instant first, Instant last, String killed) throws Exception {
         Map<Instant, List<String>> bySlot = new TreeMap<>();
-        try (Connection c = dataSource.getConnection(); Statement s = c.createStatement();
-             ResultSet r = s.executeQuery("SELECT slot, node, epoch FROM report")) {
+        try (Connection c = dataSource.getConnection();
+                Statement s = c.createStatement();
+                ResultSet r = s.executeQuery("SELECT slot, node, epoch FROM report")) {
             while (r.next()) {
                 bySlot.computeIfAbsent(Instant.parse(r.getString(1)), k -> new ArrayList<>())
                         .add(r.getString(2) + " (epoch " + r.getLong(3) + ")");

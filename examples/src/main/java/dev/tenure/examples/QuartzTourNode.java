@@ -24,7 +24,7 @@ public final class QuartzTourNode {
         QuartzExample.schedule(scheduler, SlowReport.class);
         scheduler.start();
         System.out.println("READY");
-        Thread.currentThread().join();   // until the tour kills this process
+        Thread.currentThread().join(); // until the tour kills this process
     }
 
     /** The example's report, after 150 ms of work: long enough for the tour to kill an instance mid-run. */

@@ -5,6 +5,8 @@ import dev.tenure.Tenure;
 import dev.tenure.batch.GuardedJobOperator;
 import dev.tenure.batch.TenureBatch;
 import dev.tenure.db.TenureDataSources;
+import java.util.Map;
+import javax.sql.DataSource;
 import org.springframework.batch.core.configuration.support.MapJobRegistry;
 import org.springframework.batch.core.job.Job;
 import org.springframework.batch.core.job.builder.JobBuilder;
@@ -24,9 +26,6 @@ import org.springframework.core.task.SyncTaskExecutor;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 
-import javax.sql.DataSource;
-import java.util.Map;
-
 /**
  * A plain Spring {@code @Configuration} (no Spring Boot) of one settlement application: the Spring Batch tables,
  * the ledger and Tenure's tables on one Postgres DataSource, a JDBC job repository, and a settlement step whose
@@ -37,14 +36,15 @@ import java.util.Map;
 public class SettlementBatchConfig {
 
     /** One ledger entry to settle. */
-    public record Entry(long id, long cents) {
-    }
+    public record Entry(long id, long cents) {}
 
     @Bean(destroyMethod = "")
     DataSource dataSource(Environment env) {
         // a frozen process must not keep its chunk's fence lock (and so the job) forever
-        return TenureDataSources.hikari(env.getRequiredProperty("demo.jdbcUrl") + "?options=-c%20idle_in_transaction_session_timeout%3D4000",
-                env.getRequiredProperty("demo.user"), env.getProperty("demo.password", ""));
+        return TenureDataSources.hikari(
+                env.getRequiredProperty("demo.jdbcUrl") + "?options=-c%20idle_in_transaction_session_timeout%3D4000",
+                env.getRequiredProperty("demo.user"),
+                env.getProperty("demo.password", ""));
     }
 
     @Bean
@@ -54,7 +54,8 @@ public class SettlementBatchConfig {
 
     @Bean(destroyMethod = "close")
     Tenure tenure(DataSource dataSource, Environment env) {
-        return TourNodes.tenure(dataSource, env.getRequiredProperty("demo.valkey"), env.getRequiredProperty("demo.node"));
+        return TourNodes.tenure(
+                dataSource, env.getRequiredProperty("demo.valkey"), env.getRequiredProperty("demo.node"));
     }
 
     @Bean
@@ -63,13 +64,14 @@ public class SettlementBatchConfig {
     }
 
     @Bean
-    JobRepository jobRepository(DataSource dataSource, DataSourceTransactionManager transactionManager, TenureBatch tenure)
+    JobRepository jobRepository(
+            DataSource dataSource, DataSourceTransactionManager transactionManager, TenureBatch tenure)
             throws Exception {
         JdbcJobRepositoryFactoryBean factory = new JdbcJobRepositoryFactoryBean();
         factory.setDataSource(dataSource);
         factory.setTransactionManager(transactionManager);
         factory.afterPropertiesSet();
-        return tenure.fenced(factory.getObject());   // a stale owner's bookkeeping cannot overwrite the new owner's
+        return tenure.fenced(factory.getObject()); // a stale owner's bookkeeping cannot overwrite the new owner's
     }
 
     @Bean
@@ -83,15 +85,22 @@ public class SettlementBatchConfig {
     }
 
     @Bean
-    GuardedJobOperator guardedJobOperator(TenureBatch tenure, TaskExecutorJobOperator jobOperator, JobRepository jobRepository) {
+    GuardedJobOperator guardedJobOperator(
+            TenureBatch tenure, TaskExecutorJobOperator jobOperator, JobRepository jobRepository) {
         return tenure.guard(jobOperator, jobRepository);
     }
 
     @Bean
     JdbcPagingItemReader<Entry> entries(DataSource dataSource) throws Exception {
-        return new JdbcPagingItemReaderBuilder<Entry>().name("entries").dataSource(dataSource)
-                .selectClause("id, amount_cents").fromClause("ledger_entry").sortKeys(Map.of("id", Order.ASCENDING))
-                .rowMapper((rs, i) -> new Entry(rs.getLong(1), rs.getLong(2))).pageSize(50).build();
+        return new JdbcPagingItemReaderBuilder<Entry>()
+                .name("entries")
+                .dataSource(dataSource)
+                .selectClause("id, amount_cents")
+                .fromClause("ledger_entry")
+                .sortKeys(Map.of("id", Order.ASCENDING))
+                .rowMapper((rs, i) -> new Entry(rs.getLong(1), rs.getLong(2)))
+                .pageSize(50)
+                .build();
     }
 
     @Bean
@@ -101,17 +110,30 @@ public class SettlementBatchConfig {
         return chunk -> {
             long epoch = JobContext.current().epoch();
             Thread.sleep(100); // summing and booking the chunk's payments
-            jdbc.batchUpdate("INSERT INTO settlement(entry_id, amount_cents, epoch, node) VALUES (?, ?, ?, ?)",
-                    chunk.getItems().stream().map(e -> new Object[]{e.id(), e.cents(), epoch, node}).toList());
+            jdbc.batchUpdate(
+                    "INSERT INTO settlement(entry_id, amount_cents, epoch, node) VALUES (?, ?, ?, ?)",
+                    chunk.getItems().stream()
+                            .map(e -> new Object[] {e.id(), e.cents(), epoch, node})
+                            .toList());
             System.out.println("CHUNK " + chunk.getItems().get(0).id() + " " + epoch);
         };
     }
 
     @Bean
-    Step settleStep(JobRepository jobRepository, DataSourceTransactionManager tx, TenureBatch tenure,
-                    JdbcPagingItemReader<Entry> entries, ItemWriter<Entry> settle) {
+    Step settleStep(
+            JobRepository jobRepository,
+            DataSourceTransactionManager tx,
+            TenureBatch tenure,
+            JdbcPagingItemReader<Entry> entries,
+            ItemWriter<Entry> settle) {
         // the one line: fenced writer (in the chunk transaction) + stop on lease loss
-        return tenure.fencedChunks(new StepBuilder("settle", jobRepository).<Entry, Entry>chunk(50).transactionManager(tx).reader(entries), settle).build();
+        return tenure.fencedChunks(
+                        new StepBuilder("settle", jobRepository)
+                                .<Entry, Entry>chunk(50)
+                                .transactionManager(tx)
+                                .reader(entries),
+                        settle)
+                .build();
     }
 
     @Bean

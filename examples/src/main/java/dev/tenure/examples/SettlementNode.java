@@ -5,9 +5,8 @@ import dev.tenure.LeaderElection;
 import dev.tenure.RunOutcome;
 import dev.tenure.RunPolicy;
 import dev.tenure.Tenure;
-
-import javax.sql.DataSource;
 import java.time.Duration;
+import javax.sql.DataSource;
 
 /**
  * One application instance of the settlement tour:
@@ -57,7 +56,7 @@ public final class SettlementNode {
         for (int k = 0; k < fires; k++) {
             settle(coordinator, ds, name, "slot-" + k, RunPolicy.waitUpTo(Duration.ofSeconds(3)));
         }
-        tenure.close();   // stops the election too: the role goes to another instance at once
+        tenure.close(); // stops the election too: the role goes to another instance at once
         System.out.println("DONE");
         System.exit(0);
     }
@@ -68,10 +67,17 @@ public final class SettlementNode {
                 System.out.println("START " + fire + " " + ctx.epoch());
                 Thread.sleep(300); // reading and summing the slot's payments
                 // fence, write, complete the fire, commit: a stale owner rolls back; a completed slot is final
-                return ctx.completeInTransaction(ds, c ->
-                        Sql.update(c, "INSERT INTO settlement (slot, epoch, node) VALUES (?, ?, ?)", fire, ctx.epoch(), name));
+                return ctx.completeInTransaction(
+                        ds,
+                        c -> Sql.update(
+                                c,
+                                "INSERT INTO settlement (slot, epoch, node) VALUES (?, ?, ?)",
+                                fire,
+                                ctx.epoch(),
+                                name));
             });
-            System.out.println("OUTCOME " + fire + " " + o.status() + " " + o.epoch() + (o.viaFallback() ? " fallback" : ""));
+            System.out.println(
+                    "OUTCOME " + fire + " " + o.status() + " " + o.epoch() + (o.viaFallback() ? " fallback" : ""));
         } catch (RuntimeException e) {
             System.out.println("OUTCOME " + fire + " ERROR " + e.getClass().getSimpleName());
         }

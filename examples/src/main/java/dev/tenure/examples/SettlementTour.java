@@ -3,7 +3,6 @@ package dev.tenure.examples;
 import dev.tenure.db.TenureSchema;
 import dev.tenure.testkit.JvmProcess;
 import dev.tenure.testkit.ValkeyServer;
-
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.Statement;
@@ -32,7 +31,8 @@ public final class SettlementTour {
 
     public static void main(String[] args) throws Exception {
         try (ExampleServers servers = startServers()) {
-            System.out.println("Postgres: " + servers.database().source() + " (" + servers.database().jdbcUrl() + ")");
+            System.out.println("Postgres: " + servers.database().source() + " ("
+                    + servers.database().jdbcUrl() + ")");
             TenureSchema.migrate(servers.dataSource());
             // no unique key on the slot: a slot settled twice would show up as two rows
             servers.sql("CREATE TABLE settlement (slot text NOT NULL, epoch bigint NOT NULL, node text NOT NULL)");
@@ -40,8 +40,13 @@ public final class SettlementTour {
             long start = System.currentTimeMillis() + 8000;
             List<JvmProcess> nodes = new ArrayList<>();
             for (String name : List.of("node-a", "node-b", "node-c")) {
-                nodes.add(TourNodes.start(SettlementNode.class, List.of(name, valkey == null ? "-" : valkey.address()), servers,
-                        Integer.toString(FIRES), Long.toString(start), Long.toString(INTERVAL)));
+                nodes.add(TourNodes.start(
+                        SettlementNode.class,
+                        List.of(name, valkey == null ? "-" : valkey.address()),
+                        servers,
+                        Integer.toString(FIRES),
+                        Long.toString(start),
+                        Long.toString(INTERVAL)));
             }
             List<String> events = new ArrayList<>();
             faults(nodes, valkey, start, events);
@@ -59,7 +64,7 @@ public final class SettlementTour {
             }
             summary(servers, nodes, events);
             nodes.forEach(JvmProcess::close);
-            DemoConsole.offer(servers.dataSource());   // the ops console on what just happened, until Enter
+            DemoConsole.offer(servers.dataSource()); // the ops console on what just happened, until Enter
         }
     }
 
@@ -104,16 +109,19 @@ public final class SettlementTour {
         return -1;
     }
 
-    private static void faults(List<JvmProcess> nodes, ValkeyServer valkey, long start, List<String> events) throws Exception {
+    private static void faults(List<JvmProcess> nodes, ValkeyServer valkey, long start, List<String> events)
+            throws Exception {
         int killed = awaitSettling(nodes, start + 5 * INTERVAL);
         if (killed >= 0) {
             nodes.get(killed).kill();
-            events.add("t+" + (System.currentTimeMillis() - start) / 1000 + "s  killed node-" + (char) ('a' + killed) + " (kill -9) while it was settling");
+            events.add("t+" + (System.currentTimeMillis() - start) / 1000 + "s  killed node-" + (char) ('a' + killed)
+                    + " (kill -9) while it was settling");
         }
         int frozen = awaitSettling(nodes, start + 10 * INTERVAL);
         if (frozen >= 0) {
             nodes.get(frozen).pause();
-            events.add("t+" + (System.currentTimeMillis() - start) / 1000 + "s  froze node-" + (char) ('a' + frozen) + " (SIGSTOP) while it was settling, for 3 s (lease TTL 2 s)");
+            events.add("t+" + (System.currentTimeMillis() - start) / 1000 + "s  froze node-" + (char) ('a' + frozen)
+                    + " (SIGSTOP) while it was settling, for 3 s (lease TTL 2 s)");
             Thread.sleep(3000);
             nodes.get(frozen).resume();
         }
@@ -130,12 +138,14 @@ public final class SettlementTour {
     private static void summary(ExampleServers servers, List<JvmProcess> nodes, List<String> events) throws Exception {
         Map<String, String> settled = new TreeMap<>((x, y) -> Integer.compare(slot(x), slot(y)));
         int duplicates;
-        try (Connection c = servers.dataSource().getConnection(); Statement s = c.createStatement()) {
+        try (Connection c = servers.dataSource().getConnection();
+                Statement s = c.createStatement()) {
             ResultSet r = s.executeQuery("SELECT slot, epoch, node FROM settlement");
             while (r.next()) {
                 settled.merge(r.getString(1), r.getString(3) + " epoch " + r.getLong(2), (x, y) -> x + "  AND " + y);
             }
-            r = s.executeQuery("SELECT count(*) FROM (SELECT slot FROM settlement GROUP BY slot HAVING count(*) > 1) d");
+            r = s.executeQuery(
+                    "SELECT count(*) FROM (SELECT slot FROM settlement GROUP BY slot HAVING count(*) > 1) d");
             r.next();
             duplicates = r.getInt(1);
         }
@@ -175,7 +185,8 @@ public final class SettlementTour {
         System.out.printf("runs via DB fallback     %d%n", fallbacks);
         System.out.printf("stale writes rejected    %d%n", stale);
         System.out.printf("reporter leader terms    %d%n", leaderTerms);
-        System.out.printf("slots settled twice      %d   (business rows; the table has no unique key on the slot)%n", duplicates);
+        System.out.printf(
+                "slots settled twice      %d   (business rows; the table has no unique key on the slot)%n", duplicates);
     }
 
     private static int slot(String s) {

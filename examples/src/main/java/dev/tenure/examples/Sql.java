@@ -7,8 +7,7 @@ import java.sql.SQLException;
 /** The examples' business writes: one prepared statement on the caller's connection (and so in its transaction). */
 public final class Sql {
 
-    private Sql() {
-    }
+    private Sql() {}
 
     /** Runs {@code sql} with {@code values} bound in order; returns the update count. */
     public static int update(Connection connection, String sql, Object... values) throws SQLException {

@@ -6,11 +6,10 @@ import dev.tenure.Tenure;
 import dev.tenure.ValkeyConfig;
 import dev.tenure.db.TenureDataSources;
 import dev.tenure.testkit.JvmProcess;
-
-import javax.sql.DataSource;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import javax.sql.DataSource;
 
 /** What every worker process of a tour sets up: its pool and its {@link Tenure}. */
 final class TourNodes {
@@ -18,8 +17,7 @@ final class TourNodes {
     /** The tours' lease TTL: short, so that faults show within seconds. */
     static final Duration TTL = Duration.ofSeconds(2);
 
-    private TourNodes() {
-    }
+    private TourNodes() {}
 
     /** Starts a worker process of a tour: {@code node head... <jdbc url> <user> <password|-> tail...}. */
     static JvmProcess start(Class<?> node, List<String> head, ExampleServers servers, String... tail) {
@@ -38,7 +36,10 @@ final class TourNodes {
     static Tenure tenure(DataSource dataSource, String valkey, String node) {
         Tenure.Builder b = Tenure.builder().dataSource(dataSource).leaseDefaults(LeaseOptions.ofTtl(TTL));
         if (!valkey.equals("-")) {
-            b.valkey(ValkeyConfig.standalone(valkey).requestTimeout(Duration.ofMillis(300)).clientName(node).build());
+            b.valkey(ValkeyConfig.standalone(valkey)
+                    .requestTimeout(Duration.ofMillis(300))
+                    .clientName(node)
+                    .build());
         }
         return b.build();
     }

@@ -1,18 +1,17 @@
 package dev.tenure.examples;
 
-import dev.tenure.testkit.Timing;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import static dev.tenure.examples.ExampleRuns.assertLinesInOrder;
+import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.tenure.testkit.Timing;
 import java.io.File;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-
-import static dev.tenure.examples.ExampleRuns.assertLinesInOrder;
-import static org.assertj.core.api.Assertions.assertThat;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The database mode needs no Valkey GLIDE: the database-only example runs in a JVM whose class path is the examples'
@@ -23,27 +22,40 @@ class DatabaseOnlyIT {
 
     @Test
     void coordinatedJobExample_runsWithoutGlideOnTheClassPath(@TempDir Path dir) throws Exception {
-        List<String> full = new ArrayList<>(List.of(
-                Files.readString(Path.of(ExampleRuns.requiredProperty("tenure.examples.runtimeClasspath"))).trim().split(File.pathSeparator)));
+        List<String> full = new ArrayList<>(
+                List.of(Files.readString(Path.of(ExampleRuns.requiredProperty("tenure.examples.runtimeClasspath")))
+                        .trim()
+                        .split(File.pathSeparator)));
         full.add(ExampleRuns.requiredProperty("tenure.examples.classes"));
-        full.add(ExampleRuns.requiredProperty("tenure.examples.testClasses"));   // WithoutGlide
-        List<String> withoutGlide = full.stream().filter(e -> !isGlideOrTenureValkey(e)).toList();
-        assertThat(full.stream().filter(DatabaseOnlyIT::isGlideOrTenureValkey).toList()).as("the entries taken out").hasSize(2)
+        full.add(ExampleRuns.requiredProperty("tenure.examples.testClasses")); // WithoutGlide
+        List<String> withoutGlide =
+                full.stream().filter(e -> !isGlideOrTenureValkey(e)).toList();
+        assertThat(full.stream().filter(DatabaseOnlyIT::isGlideOrTenureValkey).toList())
+                .as("the entries taken out")
+                .hasSize(2)
                 .anyMatch(e -> Path.of(e).getFileName().toString().startsWith("valkey-glide-"))
                 .anyMatch(e -> !Path.of(e).getFileName().toString().startsWith("valkey-glide-"));
 
-        Process p = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-cp", String.join(File.pathSeparator, withoutGlide), WithoutGlide.class.getName())
-                .redirectOutput(dir.resolve("out").toFile()).redirectError(dir.resolve("err").toFile()).start();
+        Process p = new ProcessBuilder(
+                        Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                        "-cp",
+                        String.join(File.pathSeparator, withoutGlide),
+                        WithoutGlide.class.getName())
+                .redirectOutput(dir.resolve("out").toFile())
+                .redirectError(dir.resolve("err").toFile())
+                .start();
         boolean exited = p.waitFor(Timing.scaledMillis(60_000), TimeUnit.MILLISECONDS);
         if (!exited) {
             p.destroyForcibly();
         }
         List<String> out = Files.readAllLines(dir.resolve("out"));
         List<String> err = Files.readAllLines(dir.resolve("err"));
-        assertThat(exited && p.exitValue() == 0).as("exited with 0; stdout %s; stderr %s", out, err).isTrue();
+        assertThat(exited && p.exitValue() == 0)
+                .as("exited with 0; stdout %s; stderr %s", out, err)
+                .isTrue();
         assertThat(err).isEmpty();
-        assertLinesInOrder(out,
+        assertLinesInOrder(
+                out,
                 "glide.api.GlideClient: not loadable",
                 "first run: EXECUTED under epoch [1-9]\\d*, completed in its own transaction: true",
                 "second run: SKIPPED_ALREADY_DONE, completed in its own transaction: false",
@@ -55,7 +67,8 @@ class DatabaseOnlyIT {
     private static boolean isGlideOrTenureValkey(String entry) {
         Path path = Path.of(entry);
         String name = path.getFileName().toString();
-        return name.startsWith("valkey-glide-") || name.startsWith("tenure-valkey-")
+        return name.startsWith("valkey-glide-")
+                || name.startsWith("tenure-valkey-")
                 || path.endsWith(Path.of("tenure-valkey", "target", "classes"));
     }
 }

@@ -1,22 +1,20 @@
 package dev.tenure.examples;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.fail;
+
 import dev.tenure.testkit.JvmProcess;
 import dev.tenure.testkit.Timing;
-
 import java.time.Duration;
 import java.util.List;
 import java.util.OptionalInt;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.fail;
-
 /** Runs an example's {@code main} the way its one command does (a fresh JVM) and checks what it printed. */
 final class ExampleRuns {
 
-    private ExampleRuns() {
-    }
+    private ExampleRuns() {}
 
     /** Runs {@code example} in a child JVM with this JVM's class path; its stdout lines, once it exited with 0. */
     static List<String> run(Class<?> example) {
@@ -38,9 +36,13 @@ final class ExampleRuns {
     static List<String> runWarning(Class<?> example, String expectedWarning) {
         try (JvmProcess process = JvmProcess.start(example)) {
             OptionalInt exit = process.waitFor(Timing.scaled(Duration.ofSeconds(90)));
-            assertThat(exit).as("exit of %s; stdout %s; stderr %s", example.getSimpleName(), process.stdoutLines(),
-                    process.stderrLines()).hasValue(0);
-            assertThat(process.stderrLines()).as("stderr (only the expected warnings)")
+            assertThat(exit)
+                    .as(
+                            "exit of %s; stdout %s; stderr %s",
+                            example.getSimpleName(), process.stdoutLines(), process.stderrLines())
+                    .hasValue(0);
+            assertThat(process.stderrLines())
+                    .as("stderr (only the expected warnings)")
                     .allMatch(l -> l.matches(expectedWarning));
             List<String> all = new java.util.ArrayList<>(process.stdoutLines());
             all.addAll(process.stderrLines());
@@ -64,7 +66,9 @@ final class ExampleRuns {
             }
         }
         if (next < patterns.length) {
-            fail("no line matching '%s' (after the earlier patterns) in:%n%s", patterns[next], String.join("\n", lines));
+            fail(
+                    "no line matching '%s' (after the earlier patterns) in:%n%s",
+                    patterns[next], String.join("\n", lines));
         }
         return List.of(found);
     }
@@ -72,8 +76,12 @@ final class ExampleRuns {
     /** A system property that examples/pom.xml hands to failsafe; fails saying so when it is missing. */
     static String requiredProperty(String property) {
         String value = System.getProperty(property);
-        assertThat(value).as("system property %s, set by examples/pom.xml for failsafe: run this test with "
-                + "mvn verify -pl examples -am", property).isNotBlank();
+        assertThat(value)
+                .as(
+                        "system property %s, set by examples/pom.xml for failsafe: run this test with "
+                                + "mvn verify -pl examples -am",
+                        property)
+                .isNotBlank();
         return value;
     }
 }

@@ -1,13 +1,12 @@
 package dev.tenure.examples;
 
-import org.junit.jupiter.api.Test;
-
-import java.util.List;
-import java.util.regex.Matcher;
-
 import static dev.tenure.examples.ExampleRuns.assertLinesInOrder;
 import static dev.tenure.examples.ExampleRuns.run;
 import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.List;
+import java.util.regex.Matcher;
+import org.junit.jupiter.api.Test;
 
 /**
  * Smoke tests: each feature example runs as its command runs it (a fresh JVM, its own Postgres database and
@@ -17,7 +16,8 @@ class ExamplesIT {
 
     @Test
     void plainLock_locksOnce_andHandsOutGrowingTokens() {
-        assertLinesInOrder(run(PlainLockExample.class),
+        assertLinesInOrder(
+                run(PlainLockExample.class),
                 "coupon-42 locked; a second tryAcquire got it too: false",
                 "runLocked: settled product-7",
                 "report token 1",
@@ -27,7 +27,8 @@ class ExamplesIT {
 
     @Test
     void coordinatedJob_runsTheFireOnce_andSkipsItsSecondRun() {
-        assertLinesInOrder(run(CoordinatedJobExample.class),
+        assertLinesInOrder(
+                run(CoordinatedJobExample.class),
                 "first run: EXECUTED under epoch [1-9]\\d*, completed in its own transaction: true",
                 "second run: SKIPPED_ALREADY_DONE, completed in its own transaction: false",
                 "one-transaction run: EXECUTED under epoch [1-9]\\d*, completed in its own transaction: true",
@@ -36,41 +37,57 @@ class ExamplesIT {
 
     @Test
     void missedFires_theCatchUpJobRunsThem_theSkipJobRecordsThemMissed() {
-        List<String> out = ExampleRuns.runWarning(MissedFiresExample.class,
+        List<String> out = ExampleRuns.runWarning(
+                MissedFiresExample.class,
                 "WARN MissedFires - job 'reports': fire \\S+ is recorded MISSED: no node ran it; policy SKIP");
-        List<String> caughtUp = out.stream().filter(l -> l.startsWith("caught up ")).toList();
-        assertThat(caughtUp).hasSizeGreaterThanOrEqualTo(2)
+        List<String> caughtUp =
+                out.stream().filter(l -> l.startsWith("caught up ")).toList();
+        assertThat(caughtUp)
+                .hasSizeGreaterThanOrEqualTo(2)
                 .allMatch(l -> l.matches("caught up \\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\dZ: EXECUTED"));
-        assertLinesInOrder(out, "settlement: " + caughtUp.size() + " fires caught up, " + caughtUp.size()
-                + " settlement rows", "reports: [2-9] fires recorded MISSED");
-        long missed = out.stream().filter(l -> l.startsWith("reports: ")).map(l -> l.split(" ")[1]).mapToLong(Long::parseLong)
-                .findFirst().orElseThrow();
-        assertThat(out.stream().filter(l -> l.startsWith("WARN MissedFires"))).as("one WARN per MISSED fire")
+        assertLinesInOrder(
+                out,
+                "settlement: " + caughtUp.size() + " fires caught up, " + caughtUp.size() + " settlement rows",
+                "reports: [2-9] fires recorded MISSED");
+        long missed = out.stream()
+                .filter(l -> l.startsWith("reports: "))
+                .map(l -> l.split(" ")[1])
+                .mapToLong(Long::parseLong)
+                .findFirst()
+                .orElseThrow();
+        assertThat(out.stream().filter(l -> l.startsWith("WARN MissedFires")))
+                .as("one WARN per MISSED fire")
                 .hasSize((int) missed);
     }
 
     @Test
     void leaderElection_handsTheRoleOver_underALargerTerm() {
-        List<Matcher> m = assertLinesInOrder(run(LeaderElectionExample.class),
+        List<Matcher> m = assertLinesInOrder(
+                run(LeaderElectionExample.class),
                 "node-a elected, term (\\d+)",
                 "node-b leads while node-a does: false",
                 "node-b elected, term (\\d+)",
                 "node-b took over; its term is larger: true");
-        assertThat(Long.parseLong(m.get(2).group(1))).isGreaterThan(Long.parseLong(m.get(0).group(1)));
+        assertThat(Long.parseLong(m.get(2).group(1)))
+                .isGreaterThan(Long.parseLong(m.get(0).group(1)));
     }
 
     @Test
     void quartz_runsEverySlotOnOneNode() {
         List<String> out = run(QuartzExample.class);
-        List<String> slots = out.stream().filter(l -> l.matches("\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\dZ  .*")).toList();
-        assertThat(slots).hasSizeGreaterThanOrEqualTo(3)
+        List<String> slots = out.stream()
+                .filter(l -> l.matches("\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\dZ  .*"))
+                .toList();
+        assertThat(slots)
+                .hasSizeGreaterThanOrEqualTo(3)
                 .allMatch(l -> l.matches("\\S+  node-[ab] epoch [1-9]\\d*"), "one node per slot");
         assertLinesInOrder(out, "slots run: " + slots.size() + ", slots run twice: 0");
     }
 
     @Test
     void batch_launchesOnce_andSkipsTheDoneFire() {
-        assertLinesInOrder(run(BatchExample.class),
+        assertLinesInOrder(
+                run(BatchExample.class),
                 "first launch: EXECUTED under epoch [1-9]\\d*",
                 "second launch: SKIPPED_ALREADY_DONE",
                 "payout rows: 50, distinct ids: 50");

@@ -1,17 +1,16 @@
 package dev.tenure.examples;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import dev.tenure.Lease;
 import dev.tenure.LeaseOptions;
 import dev.tenure.RunOutcome;
 import dev.tenure.RunPolicy;
 import dev.tenure.Tenure;
 import dev.tenure.testkit.SettableTicker;
-import org.junit.jupiter.api.Test;
-
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
-
-import static org.assertj.core.api.Assertions.assertThat;
+import org.junit.jupiter.api.Test;
 
 /** How users unit-test code built on Tenure without servers: {@link Tenure#inMemory()}, one process only. */
 class InMemoryTenureTest {

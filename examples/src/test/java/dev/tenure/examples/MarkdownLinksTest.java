@@ -1,9 +1,6 @@
 package dev.tenure.examples;
 
-import org.junit.jupiter.api.DynamicTest;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestFactory;
-import org.junit.jupiter.api.io.TempDir;
+import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -18,8 +15,10 @@ import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
-
-import static org.assertj.core.api.Assertions.assertThat;
+import org.junit.jupiter.api.DynamicTest;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestFactory;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Every relative link of every Markdown file of the project resolves: the file or folder it names exists, and its
@@ -29,9 +28,12 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class MarkdownLinksTest {
 
-    private static final Path ROOT = Path.of(System.getProperty("tenure.examples.root", "..")).toAbsolutePath().normalize();
+    private static final Path ROOT = Path.of(System.getProperty("tenure.examples.root", ".."))
+            .toAbsolutePath()
+            .normalize();
     /** {@code [text](target)} and {@code ![alt](target)}; the target ends at a space (a title) or the parenthesis. */
     private static final Pattern LINK = Pattern.compile("\\]\\(([^)\\s]+)(?:\\s+\"[^\"]*\")?\\)");
+
     private static final Pattern HEADING = Pattern.compile("#{1,6}\\s+(.*?)\\s*#*\\s*");
     private static final Pattern HTML_ANCHOR = Pattern.compile("<a\\s+(?:name|id)=\"([^\"]+)\"");
     private static final Pattern CODE_SPAN = Pattern.compile("(`+)(?:(?!\\1).)+?\\1");
@@ -51,8 +53,10 @@ class MarkdownLinksTest {
         for (Path md : markdownFiles(ROOT)) {
             links.addAll(links(md));
         }
-        return links.stream().map(l -> DynamicTest.dynamicTest(l.toString(), () ->
-                assertThat(problem(l, anchors)).as("%s", l).isNull()));
+        return links.stream()
+                .map(l -> DynamicTest.dynamicTest(
+                        l.toString(),
+                        () -> assertThat(problem(l, anchors)).as("%s", l).isNull()));
     }
 
     @Test
@@ -60,27 +64,33 @@ class MarkdownLinksTest {
         List<Path> files = markdownFiles(ROOT);
         assertThat(files).contains(ROOT.resolve("README.md"), ROOT.resolve("benchmarks/README.md"));
         try (Stream<Path> docs = Files.walk(ROOT.resolve("docs"))) {
-            assertThat(files).containsAll(docs.filter(p -> p.toString().endsWith(".md")).toList());
+            assertThat(files)
+                    .containsAll(docs.filter(p -> p.toString().endsWith(".md")).toList());
         }
     }
 
     @Test
     void aBrokenFile_aBrokenAnchor_andAnAnchorInCode_areFound(@TempDir Path dir) throws IOException {
-        Files.writeString(dir.resolve("a.md"), String.join("\n",
-                "# Title",
-                "## Failure modes: `kill -9`, SIGSTOP (2026-12-03 09:39–10:08 UTC)",
-                "## Failure modes: `kill -9`, SIGSTOP (2026-12-03 09:39–10:08 UTC)",
-                "[ok](#failure-modes-kill--9-sigstop-2026-12-03-09391008-utc) [ok](#failure-modes-kill--9-sigstop-2026-12-03-09391008-utc-1)",
-                "[ok](b.md#bs-heading) ![ok](b.md) [web](https://example.com/#nowhere)",
-                "[bad](#nowhere) [bad](c.md) [bad](b.md#nowhere)",
-                "`[not a link](#nowhere)`",
-                "```",
-                "[not a link](#nowhere)",
-                "```"));
+        Files.writeString(
+                dir.resolve("a.md"),
+                String.join(
+                        "\n",
+                        "# Title",
+                        "## Failure modes: `kill -9`, SIGSTOP (2026-12-03 09:39–10:08 UTC)",
+                        "## Failure modes: `kill -9`, SIGSTOP (2026-12-03 09:39–10:08 UTC)",
+                        "[ok](#failure-modes-kill--9-sigstop-2026-12-03-09391008-utc) [ok](#failure-modes-kill--9-sigstop-2026-12-03-09391008-utc-1)",
+                        "[ok](b.md#bs-heading) ![ok](b.md) [web](https://example.com/#nowhere)",
+                        "[bad](#nowhere) [bad](c.md) [bad](b.md#nowhere)",
+                        "`[not a link](#nowhere)`",
+                        "```",
+                        "[not a link](#nowhere)",
+                        "```"));
         Files.writeString(dir.resolve("b.md"), "## B's heading\n");
         Map<Path, Set<String>> anchors = new HashMap<>();
-        List<String> broken = links(dir.resolve("a.md")).stream().filter(l -> problem(l, anchors) != null)
-                .map(Link::target).toList();
+        List<String> broken = links(dir.resolve("a.md")).stream()
+                .filter(l -> problem(l, anchors) != null)
+                .map(Link::target)
+                .toList();
         assertThat(broken).containsExactly("#nowhere", "c.md", "b.md#nowhere");
     }
 
@@ -89,7 +99,9 @@ class MarkdownLinksTest {
         String target = link.target();
         int hash = target.indexOf('#');
         String path = hash < 0 ? target : target.substring(0, hash);
-        Path file = path.isEmpty() ? link.file() : link.file().getParent().resolve(path).normalize();
+        Path file = path.isEmpty()
+                ? link.file()
+                : link.file().getParent().resolve(path).normalize();
         if (!Files.exists(file)) {
             return "no file " + file;
         }
@@ -159,15 +171,19 @@ class MarkdownLinksTest {
     /** GitHub's slug: lower case, everything but letters, digits, marks, '_', '-' and spaces dropped, spaces as '-'. */
     static String slug(String heading) {
         String text = heading.replaceAll("<[^>]+>", "").replaceAll("\\[([^\\]]*)\\]\\([^)]*\\)", "$1");
-        return text.toLowerCase(Locale.ROOT).replaceAll("[^\\p{L}\\p{M}\\p{N}\\p{Pc} -]", "").replace(' ', '-');
+        return text.toLowerCase(Locale.ROOT)
+                .replaceAll("[^\\p{L}\\p{M}\\p{N}\\p{Pc} -]", "")
+                .replace(' ', '-');
     }
 
     private static List<Path> markdownFiles(Path root) throws IOException {
         try (Stream<Path> files = Files.walk(root)) {
             return files.filter(p -> p.toString().endsWith(".md"))
                     .filter(p -> Stream.of(root.relativize(p).toString().split("/"))
-                            .noneMatch(part -> part.equals("target") || part.startsWith(".") || part.equals("node_modules")))
-                    .sorted().toList();
+                            .noneMatch(part ->
+                                    part.equals("target") || part.startsWith(".") || part.equals("node_modules")))
+                    .sorted()
+                    .toList();
         }
     }
 }

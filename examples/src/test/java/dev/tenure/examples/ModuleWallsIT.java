@@ -1,22 +1,13 @@
 package dev.tenure.examples;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import dev.tenure.Tenure;
 import dev.tenure.batch.TenureBatch;
 import dev.tenure.db.TenureSchema;
 import dev.tenure.quartz.QuartzCoordination;
 import dev.tenure.testkit.Timing;
 import dev.tenure.valkey.ValkeyLeaseStore;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-
-import javax.tools.Diagnostic;
-import javax.tools.DiagnosticCollector;
-import javax.tools.JavaCompiler;
-import javax.tools.JavaFileObject;
-import javax.tools.StandardJavaFileManager;
-import javax.tools.ToolProvider;
 import java.io.File;
 import java.net.URISyntaxException;
 import java.nio.file.Files;
@@ -29,8 +20,16 @@ import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
-
-import static org.assertj.core.api.Assertions.assertThat;
+import javax.tools.Diagnostic;
+import javax.tools.DiagnosticCollector;
+import javax.tools.JavaCompiler;
+import javax.tools.JavaFileObject;
+import javax.tools.StandardJavaFileManager;
+import javax.tools.ToolProvider;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Tenure's library modules as a user's module sees them. An application module that requires {@code dev.tenure.db},
@@ -44,13 +43,24 @@ import static org.assertj.core.api.Assertions.assertThat;
 class ModuleWallsIT {
 
     /** Tenure's library modules and the modules they require, each found where this JVM loaded a class of it. */
-    private static final List<Class<?>> MODULES = List.of(Tenure.class, TenureSchema.class, ValkeyLeaseStore.class,
-            QuartzCoordination.class, TenureBatch.class, org.slf4j.Logger.class, com.zaxxer.hikari.HikariDataSource.class,
-            org.postgresql.Driver.class, org.flywaydb.core.Flyway.class,
-            org.flywaydb.database.postgresql.PostgreSQLDatabaseType.class, glide.api.GlideClient.class,
-            org.quartz.Scheduler.class, org.springframework.batch.core.job.Job.class,
-            org.springframework.batch.infrastructure.item.ItemWriter.class, org.springframework.core.SpringVersion.class,
-            org.springframework.jdbc.core.JdbcTemplate.class, org.springframework.transaction.support.TransactionTemplate.class);
+    private static final List<Class<?>> MODULES = List.of(
+            Tenure.class,
+            TenureSchema.class,
+            ValkeyLeaseStore.class,
+            QuartzCoordination.class,
+            TenureBatch.class,
+            org.slf4j.Logger.class,
+            com.zaxxer.hikari.HikariDataSource.class,
+            org.postgresql.Driver.class,
+            org.flywaydb.core.Flyway.class,
+            org.flywaydb.database.postgresql.PostgreSQLDatabaseType.class,
+            glide.api.GlideClient.class,
+            org.quartz.Scheduler.class,
+            org.springframework.batch.core.job.Job.class,
+            org.springframework.batch.infrastructure.item.ItemWriter.class,
+            org.springframework.core.SpringVersion.class,
+            org.springframework.jdbc.core.JdbcTemplate.class,
+            org.springframework.transaction.support.TransactionTemplate.class);
 
     private static final String MODULE_INFO = """
             module app {
@@ -114,40 +124,66 @@ class ModuleWallsIT {
     void apiPackages_compileAndRunOnTheModulePath(@TempDir Path dir) throws Exception {
         Path out = dir.resolve("out");
         List<Diagnostic<? extends JavaFileObject>> errors = compile(dir, "import java.util.List;\n", out, true);
-        assertThat(errors).as("a module that uses only exported packages compiles").isEmpty();
+        assertThat(errors)
+                .as("a module that uses only exported packages compiles")
+                .isEmpty();
 
-        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "--module-path", out + File.pathSeparator + join(modulePath()),
-                "-cp", join(classPathWithoutModules()), "-m", "app/app.Main"));
+        List<String> command = new ArrayList<>(List.of(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "--module-path",
+                out + File.pathSeparator + join(modulePath()),
+                "-cp",
+                join(classPathWithoutModules()),
+                "-m",
+                "app/app.Main"));
         command.addAll(servers.databaseArgs());
-        Process p = new ProcessBuilder(command).redirectOutput(dir.resolve("stdout").toFile())
-                .redirectError(dir.resolve("stderr").toFile()).start();
+        Process p = new ProcessBuilder(command)
+                .redirectOutput(dir.resolve("stdout").toFile())
+                .redirectError(dir.resolve("stderr").toFile())
+                .start();
         boolean exited = p.waitFor(Timing.scaledMillis(60_000), TimeUnit.MILLISECONDS);
         if (!exited) {
             p.destroyForcibly();
         }
         List<String> stdout = Files.readAllLines(dir.resolve("stdout"));
         List<String> stderr = Files.readAllLines(dir.resolve("stderr"));
-        assertThat(exited && p.exitValue() == 0).as("exited with 0; stdout %s; stderr %s", stdout, stderr).isTrue();
-        assertThat(stdout).as("stderr %s", stderr).containsSubsequence("API types: 6", "first run: EXECUTED",
-                "second run: SKIPPED_ALREADY_DONE", "core module dev.tenure.core, store module dev.tenure.valkey");
+        assertThat(exited && p.exitValue() == 0)
+                .as("exited with 0; stdout %s; stderr %s", stdout, stderr)
+                .isTrue();
+        assertThat(stdout)
+                .as("stderr %s", stderr)
+                .containsSubsequence(
+                        "API types: 6",
+                        "first run: EXECUTED",
+                        "second run: SKIPPED_ALREADY_DONE",
+                        "core module dev.tenure.core, store module dev.tenure.valkey");
     }
 
     @Test
     void internalPackage_doesNotCompileOnTheModulePath_butDoesOnTheClassPath(@TempDir Path dir) throws Exception {
         String imports = "import java.util.List;\nimport dev.tenure.internal.HostPort;\n";
-        List<Diagnostic<? extends JavaFileObject>> errors = compile(dir.resolve("modular"), imports, dir.resolve("out1"), true);
-        assertThat(errors).as("javac's errors").isNotEmpty().first().extracting(e -> e.getMessage(Locale.ROOT)).asString()
-                .contains("package dev.tenure.internal is declared in module dev.tenure.core, which does not export it to module app");
+        List<Diagnostic<? extends JavaFileObject>> errors =
+                compile(dir.resolve("modular"), imports, dir.resolve("out1"), true);
+        assertThat(errors)
+                .as("javac's errors")
+                .isNotEmpty()
+                .first()
+                .extracting(e -> e.getMessage(Locale.ROOT))
+                .asString()
+                .contains(
+                        "package dev.tenure.internal is declared in module dev.tenure.core, which does not export it to module app");
         assertThat(errors).allSatisfy(e -> assertThat(e.getMessage(Locale.ROOT)).contains("dev.tenure.internal"));
 
-        List<Diagnostic<? extends JavaFileObject>> onClassPath = compile(dir.resolve("plain"), imports, dir.resolve("out2"), false);
-        assertThat(onClassPath).as("the same source without a module-info, on the class path").isEmpty();
+        List<Diagnostic<? extends JavaFileObject>> onClassPath =
+                compile(dir.resolve("plain"), imports, dir.resolve("out2"), false);
+        assertThat(onClassPath)
+                .as("the same source without a module-info, on the class path")
+                .isEmpty();
     }
 
     /** Compiles {@code app.Main} (with {@code imports}) as module {@code app}, or as plain classes on the class path. */
-    private static List<Diagnostic<? extends JavaFileObject>> compile(Path dir, String imports, Path out, boolean modular)
-            throws Exception {
+    private static List<Diagnostic<? extends JavaFileObject>> compile(
+            Path dir, String imports, Path out, boolean modular) throws Exception {
         Path src = dir.resolve("src");
         Files.createDirectories(src.resolve("app"));
         Files.createDirectories(out);
@@ -160,19 +196,28 @@ class ModuleWallsIT {
         JavaCompiler javac = ToolProvider.getSystemJavaCompiler();
         DiagnosticCollector<JavaFileObject> diagnostics = new DiagnosticCollector<>();
         List<String> options = new ArrayList<>(List.of("-d", out.toString(), "--release", "17"));
-        options.addAll(modular ? List.of("--module-path", join(modulePath()))
-                : List.of("-cp", join(Stream.concat(modulePath().stream(), classPathWithoutModules().stream()).toList())));
+        options.addAll(
+                modular
+                        ? List.of("--module-path", join(modulePath()))
+                        : List.of(
+                                "-cp",
+                                join(Stream.concat(modulePath().stream(), classPathWithoutModules().stream())
+                                        .toList())));
         try (StandardJavaFileManager files = javac.getStandardFileManager(diagnostics, Locale.ROOT, null)) {
-            javac.getTask(null, files, diagnostics, options, null, files.getJavaFileObjectsFromPaths(sources)).call();
+            javac.getTask(null, files, diagnostics, options, null, files.getJavaFileObjectsFromPaths(sources))
+                    .call();
         }
-        return diagnostics.getDiagnostics().stream().filter(d -> d.getKind() == Diagnostic.Kind.ERROR).toList();
+        return diagnostics.getDiagnostics().stream()
+                .filter(d -> d.getKind() == Diagnostic.Kind.ERROR)
+                .toList();
     }
 
     private static List<Path> modulePath() {
         Set<Path> paths = new LinkedHashSet<>();
         for (Class<?> c : MODULES) {
             try {
-                paths.add(Path.of(c.getProtectionDomain().getCodeSource().getLocation().toURI()));
+                paths.add(Path.of(
+                        c.getProtectionDomain().getCodeSource().getLocation().toURI()));
             } catch (URISyntaxException e) {
                 throw new IllegalStateException(e);
             }
@@ -183,8 +228,10 @@ class ModuleWallsIT {
     /** The rest of this JVM's class path: what the automatic modules need, and SLF4J's provider. */
     private static List<Path> classPathWithoutModules() {
         Set<Path> modules = Set.copyOf(modulePath());
-        return Stream.of(System.getProperty("java.class.path").split(File.pathSeparator)).map(Path::of)
-                .filter(p -> !modules.contains(p)).toList();
+        return Stream.of(System.getProperty("java.class.path").split(File.pathSeparator))
+                .map(Path::of)
+                .filter(p -> !modules.contains(p))
+                .toList();
     }
 
     private static String join(List<Path> paths) {

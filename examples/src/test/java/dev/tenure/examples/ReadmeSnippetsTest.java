@@ -1,13 +1,7 @@
 package dev.tenure.examples;
 
-import org.junit.jupiter.api.DynamicTest;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestFactory;
-import org.w3c.dom.Element;
-import org.w3c.dom.NodeList;
-import org.xml.sax.InputSource;
+import static org.assertj.core.api.Assertions.assertThat;
 
-import javax.xml.parsers.DocumentBuilderFactory;
 import java.io.IOException;
 import java.io.StringReader;
 import java.nio.file.Files;
@@ -19,8 +13,13 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
-
-import static org.assertj.core.api.Assertions.assertThat;
+import javax.xml.parsers.DocumentBuilderFactory;
+import org.junit.jupiter.api.DynamicTest;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestFactory;
+import org.w3c.dom.Element;
+import org.w3c.dom.NodeList;
+import org.xml.sax.InputSource;
 
 /**
  * Every README snippet compiles: each {@code ```java}, {@code ```xml} or {@code ```properties} block of a Markdown
@@ -32,8 +31,11 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class ReadmeSnippetsTest {
 
-    private static final Path ROOT = Path.of(System.getProperty("tenure.examples.root", "..")).toAbsolutePath().normalize();
-    private static final Pattern MARKER = Pattern.compile("<!-- snippet: (examples(?:-spring-boot)?/src/\\S+)#([\\w-]+) -->");
+    private static final Path ROOT = Path.of(System.getProperty("tenure.examples.root", ".."))
+            .toAbsolutePath()
+            .normalize();
+    private static final Pattern MARKER =
+            Pattern.compile("<!-- snippet: (examples(?:-spring-boot)?/src/\\S+)#([\\w-]+) -->");
     private static final Pattern FENCE = Pattern.compile("```(\\w*)");
 
     /** A fenced code block of a Markdown file: where it is, its language, its text and its marker (or null). */
@@ -46,9 +48,13 @@ class ReadmeSnippetsTest {
 
     @TestFactory
     Stream<DynamicTest> everyJavaAndXmlBlock_equalsTheRegionItNames() throws IOException {
-        return blocks().stream().filter(b -> b.marker() != null)
-                .map(b -> DynamicTest.dynamicTest(b + " = " + b.marker().group(1) + "#" + b.marker().group(2), () ->
-                        assertThat(b.text()).as("%s; the region says:%n%s", b, region(b.marker())).isEqualTo(region(b.marker()))));
+        return blocks().stream()
+                .filter(b -> b.marker() != null)
+                .map(b -> DynamicTest.dynamicTest(
+                        b + " = " + b.marker().group(1) + "#" + b.marker().group(2),
+                        () -> assertThat(b.text())
+                                .as("%s; the region says:%n%s", b, region(b.marker()))
+                                .isEqualTo(region(b.marker()))));
     }
 
     @Test
@@ -61,9 +67,13 @@ class ReadmeSnippetsTest {
         List<Block> unmarked = blocks().stream().filter(b -> b.marker() == null).toList();
         assertThat(unmarked).as("blocks without a snippet marker").isNotEmpty();
         for (Block b : unmarked) {
-            assertThat(b.language()).as("%s: a %s block needs a snippet marker", b, b.language()).isEqualTo("xml");
+            assertThat(b.language())
+                    .as("%s: a %s block needs a snippet marker", b, b.language())
+                    .isEqualTo("xml");
             NodeList deps = xml("<r>" + b.text() + "</r>").getElementsByTagName("dependency");
-            assertThat(deps.getLength()).as("%s: an xml block without a marker holds one Tenure dependency", b).isEqualTo(1);
+            assertThat(deps.getLength())
+                    .as("%s: an xml block without a marker holds one Tenure dependency", b)
+                    .isEqualTo(1);
             Element d = (Element) deps.item(0);
             assertThat(text(d, "groupId")).as("%s: groupId", b).isEqualTo("dev.tenure");
             assertThat(text(d, "artifactId")).as("%s: artifactId", b).isIn(artifacts);
@@ -82,7 +92,8 @@ class ReadmeSnippetsTest {
         List<Path> files = markdownFiles();
         assertThat(files).contains(ROOT.resolve("README.md"), ROOT.resolve("benchmarks/README.md"));
         try (Stream<Path> docs = Files.walk(ROOT.resolve("docs"))) {
-            assertThat(files).containsAll(docs.filter(p -> p.toString().endsWith(".md")).toList());
+            assertThat(files)
+                    .containsAll(docs.filter(p -> p.toString().endsWith(".md")).toList());
         }
     }
 
@@ -103,7 +114,8 @@ class ReadmeSnippetsTest {
                 if (language.equals("java") || language.equals("xml") || language.equals("properties")) {
                     Matcher marker = i > 0 ? MARKER.matcher(lines.get(i - 1)) : null;
                     String text = String.join("\n", lines.subList(i + 1, end));
-                    blocks.add(new Block(md, i + 1, language, text, marker != null && marker.matches() ? marker : null));
+                    blocks.add(
+                            new Block(md, i + 1, language, text, marker != null && marker.matches() ? marker : null));
                 }
                 i = end;
             }
@@ -115,8 +127,10 @@ class ReadmeSnippetsTest {
         try (Stream<Path> files = Files.walk(ROOT)) {
             return files.filter(p -> p.toString().endsWith(".md"))
                     .filter(p -> Stream.of(ROOT.relativize(p).toString().split("/"))
-                            .noneMatch(part -> part.equals("target") || part.startsWith(".") || part.equals("node_modules")))
-                    .sorted().toList();
+                            .noneMatch(part ->
+                                    part.equals("target") || part.startsWith(".") || part.equals("node_modules")))
+                    .sorted()
+                    .toList();
         }
     }
 
@@ -128,9 +142,13 @@ class ReadmeSnippetsTest {
         int start = indexOf(lines, "tag::" + name + "[]", 0, file);
         int end = indexOf(lines, "end::" + name + "[]", start, file);
         List<String> body = lines.subList(start + 1, end).stream()
-                .filter(l -> !l.contains("tag::") && !l.contains("end::")).toList();
-        int indent = body.stream().filter(l -> !l.isBlank()).mapToInt(l -> l.length() - l.stripLeading().length())
-                .min().orElse(0);
+                .filter(l -> !l.contains("tag::") && !l.contains("end::"))
+                .toList();
+        int indent = body.stream()
+                .filter(l -> !l.isBlank())
+                .mapToInt(l -> l.length() - l.stripLeading().length())
+                .min()
+                .orElse(0);
         return body.stream().map(l -> l.isBlank() ? "" : l.substring(indent)).collect(Collectors.joining("\n"));
     }
 

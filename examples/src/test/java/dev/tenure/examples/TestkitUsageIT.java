@@ -1,5 +1,7 @@
 package dev.tenure.examples;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import dev.tenure.RunOutcome;
 import dev.tenure.RunPolicy;
 import dev.tenure.Tenure;
@@ -8,13 +10,10 @@ import dev.tenure.testkit.PostgresDatabase;
 import dev.tenure.testkit.PostgresDatabases;
 import dev.tenure.testkit.ValkeyServer;
 import dev.tenure.testkit.ValkeyServers;
+import java.time.Duration;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-
-import java.time.Duration;
-
-import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * How users test code built on Tenure against real servers with tenure-testkit (the kit's README takes its snippets

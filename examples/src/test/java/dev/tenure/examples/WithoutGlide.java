@@ -6,8 +6,7 @@ package dev.tenure.examples;
  */
 public final class WithoutGlide {
 
-    private WithoutGlide() {
-    }
+    private WithoutGlide() {}
 
     public static void main(String[] args) throws Exception {
         try {

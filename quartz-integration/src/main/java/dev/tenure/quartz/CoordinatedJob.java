@@ -47,8 +47,8 @@ final class CoordinatedJob implements InterruptableJob {
     @Override
     public void interrupt() throws UnableToInterruptJobException {
         if (!(delegate instanceof InterruptableJob interruptable)) {
-            throw new UnableToInterruptJobException("job class " + delegate.getClass().getName()
-                    + " does not implement InterruptableJob");
+            throw new UnableToInterruptJobException(
+                    "job class " + delegate.getClass().getName() + " does not implement InterruptableJob");
         }
         interruptable.interrupt();
     }

@@ -33,7 +33,10 @@ final class CoordinatingJobFactory implements JobFactory {
         try {
             job = delegate.newJob(bundle, scheduler);
         } catch (Throwable t) {
-            LOG.error("the job factory could not create job {}", bundle.getJobDetail().getKey(), t);
+            LOG.error(
+                    "the job factory could not create job {}",
+                    bundle.getJobDetail().getKey(),
+                    t);
             return new FailedJob(t);
         }
         return guard.coordinates(bundle.getJobDetail().getKey()) ? new CoordinatedJob(job, guard) : job;
@@ -43,8 +46,11 @@ final class CoordinatingJobFactory implements JobFactory {
     private record FailedJob(Throwable cause) implements Job {
         @Override
         public void execute(JobExecutionContext context) throws JobExecutionException {
-            throw new JobExecutionException("could not create an instance of job " + context.getJobDetail().getKey()
-                    + ": " + cause, cause, false);
+            throw new JobExecutionException(
+                    "could not create an instance of job "
+                            + context.getJobDetail().getKey() + ": " + cause,
+                    cause,
+                    false);
         }
     }
 }

@@ -6,14 +6,13 @@ import dev.tenure.RunClaim;
 import dev.tenure.RunMdc;
 import dev.tenure.RunOutcome;
 import dev.tenure.RunPolicy;
+import java.util.Locale;
+import java.util.Optional;
 import org.quartz.InterruptableJob;
 import org.quartz.Job;
 import org.quartz.JobExecutionContext;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-
-import java.util.Locale;
-import java.util.Optional;
 
 /**
  * The one place both plug-in styles share: begin a coordinated run for a fire, finish it. Keeps its state in the
@@ -78,14 +77,19 @@ final class FireGuard {
             }
             // a recovery or a catch-up waits for the job rather than skipping the fire it exists for
             RunPolicy policy = context.isRecovering() || QuartzSchedules.isCatchUp(context.getTrigger())
-                    ? config.recoveryPolicy() : config.runPolicy();
+                    ? config.recoveryPolicy()
+                    : config.runPolicy();
             JobCoordinator coordinator = config.coordinator();
-            RunClaim claim = coordinator.begin(job, FireKeys.fireKey(context), policy, coordinator.leaseOptions(),
-                    INTEGRATION);
+            RunClaim claim =
+                    coordinator.begin(job, FireKeys.fireKey(context), policy, coordinator.leaseOptions(), INTEGRATION);
             if (claim instanceof RunClaim.NotClaimed not) {
                 context.put(OUTCOME, not.outcome());
                 report(job, not.outcome().status().name());
-                LOG.debug("fire {} of {} skipped: {}", not.outcome().fireKey(), job, not.outcome().status());
+                LOG.debug(
+                        "fire {} of {} skipped: {}",
+                        not.outcome().fireKey(),
+                        job,
+                        not.outcome().status());
                 return Entry.SKIP;
             }
             ActiveRun run = ((RunClaim.Claimed) claim).run();
@@ -112,15 +116,23 @@ final class FireGuard {
             context.put(OUTCOME, outcome);
             report(run.jobKey(), outcome.status().name());
             if (outcome.status() == RunOutcome.Status.LEASE_LOST) {
-                LOG.warn("fire {} of {} ran but lost its lease (epoch {}): its outcome was rejected as stale",
-                        run.fireKey(), run.jobKey(), run.epoch());
+                LOG.warn(
+                        "fire {} of {} ran but lost its lease (epoch {}): its outcome was rejected as stale",
+                        run.fireKey(),
+                        run.jobKey(),
+                        run.epoch());
             } else {
                 LOG.debug("fire {} of {} {} (epoch {})", run.fireKey(), run.jobKey(), outcome.status(), run.epoch());
             }
         } catch (Throwable t) {
             report(run.jobKey(), "fault_on_finish");
-            LOG.error("could not record the outcome of fire {} of {} (epoch {}); its leases are released and the "
-                    + "next claim marks the run abandoned", run.fireKey(), run.jobKey(), run.epoch(), t);
+            LOG.error(
+                    "could not record the outcome of fire {} of {} (epoch {}); its leases are released and the "
+                            + "next claim marks the run abandoned",
+                    run.fireKey(),
+                    run.jobKey(),
+                    run.epoch(),
+                    t);
         } finally {
             closeLogScope(context);
         }
@@ -149,9 +161,13 @@ final class FireGuard {
 
     private Entry refuse(JobExecutionContext context, String job, ScheduleRisk risk) {
         report(job, "skipped_schedule_refused");
-        LOG.warn("fire {} of {} skipped: its trigger {} is refused by the schedule check ({}, ScheduleCheck.REFUSE); "
-                + "fix the trigger or exempt it with intendedSchedules(...) (checkSchedules(scheduler) logs why)", FireKeys.fireKey(context), job,
-                context.getTrigger().getKey(), risk.tag());
+        LOG.warn(
+                "fire {} of {} skipped: its trigger {} is refused by the schedule check ({}, ScheduleCheck.REFUSE); "
+                        + "fix the trigger or exempt it with intendedSchedules(...) (checkSchedules(scheduler) logs why)",
+                FireKeys.fireKey(context),
+                job,
+                context.getTrigger().getKey(),
+                risk.tag());
         return Entry.SKIP;
     }
 
@@ -159,32 +175,43 @@ final class FireGuard {
         String name = job != null ? job : String.valueOf(safeKey(context));
         if (config.faultPolicy() == FaultPolicy.RUN_UNCOORDINATED) {
             report(name, "fault_ran_uncoordinated");
-            LOG.error("Tenure could not coordinate a fire of {}; running it UNCOORDINATED as configured "
-                    + "(FaultPolicy.RUN_UNCOORDINATED)", name, t);
+            LOG.error(
+                    "Tenure could not coordinate a fire of {}; running it UNCOORDINATED as configured "
+                            + "(FaultPolicy.RUN_UNCOORDINATED)",
+                    name,
+                    t);
             return Entry.RUN_UNCOORDINATED;
         }
         report(name, "fault_skipped");
-        LOG.error("Tenure could not coordinate a fire of {}; the fire is skipped (fail closed), the trigger stays "
-                + "scheduled: {}", name, t.toString());
+        LOG.error(
+                "Tenure could not coordinate a fire of {}; the fire is skipped (fail closed), the trigger stays "
+                        + "scheduled: {}",
+                name,
+                t.toString());
         return Entry.SKIP;
     }
 
     private void interrupt(JobExecutionContext context, ActiveRun run) {
         Job job = context.getJobInstance();
         try (RunMdc.Scope log = RunMdc.open(run)) { // on Tenure's watchdog thread: a line about this run all the same
-            LOG.warn("lease of {} lost during fire {} (epoch {}); interrupting the job", run.jobKey(), run.fireKey(),
+            LOG.warn(
+                    "lease of {} lost during fire {} (epoch {}); interrupting the job",
+                    run.jobKey(),
+                    run.fireKey(),
                     run.epoch());
         }
         if (!(job instanceof InterruptableJob interruptable)) {
             return;
         }
-        Thread t = new Thread(() -> {
-            try {
-                interruptable.interrupt();
-            } catch (Throwable e) {
-                LOG.warn("interrupting {} after its lease was lost failed", run.jobKey(), e);
-            }
-        }, "tenure-quartz-interrupt");
+        Thread t = new Thread(
+                () -> {
+                    try {
+                        interruptable.interrupt();
+                    } catch (Throwable e) {
+                        LOG.warn("interrupting {} after its lease was lost failed", run.jobKey(), e);
+                    }
+                },
+                "tenure-quartz-interrupt");
         t.setDaemon(true);
         t.start();
     }

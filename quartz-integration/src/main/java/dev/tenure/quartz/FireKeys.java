@@ -1,15 +1,14 @@
 package dev.tenure.quartz;
 
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.util.Date;
 import org.quartz.JobDataMap;
 import org.quartz.JobExecutionContext;
 import org.quartz.JobKey;
 import org.quartz.Scheduler;
 import org.quartz.Trigger;
-
-import java.net.URLEncoder;
-import java.nio.charset.StandardCharsets;
-import java.time.Instant;
-import java.util.Date;
 
 /**
  * The default job and fire keys of a Quartz fire.
@@ -27,8 +26,7 @@ final class FireKeys {
 
     private static final long LONGEST_LOOK_BACK_MS = 800L * 24 * 3600 * 1000;
 
-    private FireKeys() {
-    }
+    private FireKeys() {}
 
     static String jobKey(JobKey key) {
         return "quartz:" + encode(key.getGroup()) + ":" + encode(key.getName());
@@ -42,7 +40,8 @@ final class FireKeys {
         }
         if (context.isRecovering()) {
             JobDataMap data = context.getTrigger().getJobDataMap();
-            String original = data == null ? null
+            String original = data == null
+                    ? null
                     : data.getString(Scheduler.FAILED_JOB_ORIGINAL_TRIGGER_SCHEDULED_FIRETIME_IN_MILLISECONDS);
             if (original != null) {
                 return Instant.ofEpochMilli(Long.parseLong(original)).toString();
@@ -70,8 +69,9 @@ final class FireKeys {
         for (long back = 1000; back <= LONGEST_LOOK_BACK_MS; back *= 2) {
             Date slot = trigger.getFireTimeAfter(new Date(time.getTime() - back));
             if (slot != null && !slot.after(time)) {
-                for (Date next = trigger.getFireTimeAfter(slot); next != null && !next.after(time);
-                     next = trigger.getFireTimeAfter(slot)) {
+                for (Date next = trigger.getFireTimeAfter(slot);
+                        next != null && !next.after(time);
+                        next = trigger.getFireTimeAfter(slot)) {
                     slot = next;
                 }
                 return slot;

@@ -19,12 +19,10 @@ public interface FireMetrics {
      * The schedule check found a trigger of {@code job} whose fire keys may differ between nodes; {@code reason}:
      * {@code simple_unaligned} or {@code cron_default_zone} (see {@link ScheduleCheck}). Reports nothing by default.
      */
-    default void scheduleWarning(String job, String reason) {
-    }
+    default void scheduleWarning(String job, String reason) {}
 
     /** Reports nothing. */
     static FireMetrics none() {
-        return (job, outcome) -> {
-        };
+        return (job, outcome) -> {};
     }
 }

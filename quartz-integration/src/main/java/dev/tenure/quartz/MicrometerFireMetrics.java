@@ -2,7 +2,6 @@ package dev.tenure.quartz;
 
 import dev.tenure.metrics.MetricNames;
 import io.micrometer.core.instrument.MeterRegistry;
-
 import java.util.Objects;
 
 /**
@@ -21,7 +20,8 @@ public final class MicrometerFireMetrics implements FireMetrics {
     @Override
     public void fire(String job, String outcome) {
         try {
-            registry.counter(MetricNames.JOB_FIRES, "integration", "quartz", "job", job, "outcome", outcome).increment();
+            registry.counter(MetricNames.JOB_FIRES, "integration", "quartz", "job", job, "outcome", outcome)
+                    .increment();
         } catch (RuntimeException e) {
             // a metrics registry must never break a fire
         }
@@ -30,7 +30,8 @@ public final class MicrometerFireMetrics implements FireMetrics {
     @Override
     public void scheduleWarning(String job, String reason) {
         try {
-            registry.counter(MetricNames.QUARTZ_SCHEDULE_WARNINGS, "job", job, "reason", reason).increment();
+            registry.counter(MetricNames.QUARTZ_SCHEDULE_WARNINGS, "job", job, "reason", reason)
+                    .increment();
         } catch (RuntimeException e) {
             // nor a registration
         }

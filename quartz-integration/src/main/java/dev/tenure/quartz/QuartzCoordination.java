@@ -6,10 +6,15 @@ import dev.tenure.JobCoordinator;
 import dev.tenure.Lease;
 import dev.tenure.RunOutcome;
 import dev.tenure.RunPolicy;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.function.Function;
 import org.quartz.JobExecutionContext;
 import org.quartz.JobKey;
 import org.quartz.JobListener;
 import org.quartz.ListenerManager;
+import org.quartz.Matcher;
 import org.quartz.Scheduler;
 import org.quartz.SchedulerException;
 import org.quartz.TriggerKey;
@@ -18,12 +23,6 @@ import org.quartz.impl.matchers.EverythingMatcher;
 import org.quartz.impl.matchers.NotMatcher;
 import org.quartz.simpl.PropertySettingJobFactory;
 import org.quartz.spi.JobFactory;
-import org.quartz.Matcher;
-
-import java.time.Duration;
-import java.util.Objects;
-import java.util.Optional;
-import java.util.function.Function;
 
 /**
  * Coordinates Quartz jobs across nodes with a {@link JobCoordinator}: each fire (a job and its trigger's scheduled
@@ -193,15 +192,37 @@ public final class QuartzCoordination {
         return jobKeys.apply(key);
     }
 
-    JobCoordinator coordinator() { return coordinator; }
-    RunPolicy runPolicy() { return runPolicy; }
-    RunPolicy recoveryPolicy() { return recoveryPolicy; }
-    FaultPolicy faultPolicy() { return faultPolicy; }
-    boolean interruptOnLeaseLoss() { return interruptOnLeaseLoss; }
-    FireMetrics metrics() { return metrics; }
-    ScheduleCheck scheduleCheck() { return scheduleCheck; }
+    JobCoordinator coordinator() {
+        return coordinator;
+    }
+
+    RunPolicy runPolicy() {
+        return runPolicy;
+    }
+
+    RunPolicy recoveryPolicy() {
+        return recoveryPolicy;
+    }
+
+    FaultPolicy faultPolicy() {
+        return faultPolicy;
+    }
+
+    boolean interruptOnLeaseLoss() {
+        return interruptOnLeaseLoss;
+    }
+
+    FireMetrics metrics() {
+        return metrics;
+    }
+
+    ScheduleCheck scheduleCheck() {
+        return scheduleCheck;
+    }
     /** What happens to a missed fire of a coordinated job (when built from a Tenure). */
-    public dev.tenure.MissedFirePolicy missedFires() { return missedFires; }
+    public dev.tenure.MissedFirePolicy missedFires() {
+        return missedFires;
+    }
 
     /** True if the user vouches for this trigger's schedule; a matcher that throws counts as no (it is checked). */
     boolean intendedSchedule(TriggerKey key) {

@@ -1,11 +1,6 @@
 package dev.tenure.quartz;
 
 import dev.tenure.Schedule;
-import org.quartz.CronExpression;
-import org.quartz.CronTrigger;
-import org.quartz.SimpleTrigger;
-import org.quartz.Trigger;
-
 import java.text.ParseException;
 import java.time.Duration;
 import java.time.Instant;
@@ -15,6 +10,10 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.stream.Collectors;
+import org.quartz.CronExpression;
+import org.quartz.CronTrigger;
+import org.quartz.SimpleTrigger;
+import org.quartz.Trigger;
 
 /**
  * The schedule of a Quartz job: the fire times of its recurring triggers together, read with Quartz's own
@@ -43,8 +42,10 @@ record QuartzSchedule(List<Trigger> triggers) implements Schedule {
 
     @Override
     public String expression() {
-        return triggers.stream().sorted(Comparator.comparing(t -> t.getKey().toString()))
-                .map(QuartzSchedule::describe).collect(Collectors.joining("; "));
+        return triggers.stream()
+                .sorted(Comparator.comparing(t -> t.getKey().toString()))
+                .map(QuartzSchedule::describe)
+                .collect(Collectors.joining("; "));
     }
 
     private static String describe(Trigger t) {
@@ -52,7 +53,8 @@ record QuartzSchedule(List<Trigger> triggers) implements Schedule {
             return "cron " + c.getCronExpression() + " (" + c.getTimeZone().getID() + ")";
         }
         if (t instanceof SimpleTrigger s) {
-            return "every " + Duration.ofMillis(s.getRepeatInterval()) + " from " + s.getStartTime().toInstant()
+            return "every " + Duration.ofMillis(s.getRepeatInterval()) + " from "
+                    + s.getStartTime().toInstant()
                     + (s.getRepeatCount() < 0 ? "" : ", " + s.getRepeatCount() + " repeats");
         }
         return t.getClass().getSimpleName() + " " + t.getKey();
@@ -68,8 +70,12 @@ record QuartzSchedule(List<Trigger> triggers) implements Schedule {
     @Override
     public Optional<Instant> nextAfter(Instant after) {
         Date from = Date.from(after);
-        return triggers.stream().map(t -> fireTimeAfter(t, from)).filter(Objects::nonNull)
-                .filter(d -> d.toInstant().isAfter(after)).map(Date::toInstant).min(Comparator.naturalOrder());
+        return triggers.stream()
+                .map(t -> fireTimeAfter(t, from))
+                .filter(Objects::nonNull)
+                .filter(d -> d.toInstant().isAfter(after))
+                .map(Date::toInstant)
+                .min(Comparator.naturalOrder());
     }
 
     private static Date fireTimeAfter(Trigger t, Date from) {

@@ -3,6 +3,12 @@ package dev.tenure.quartz;
 import dev.tenure.MissedFirePolicy;
 import dev.tenure.ScheduledJob;
 import dev.tenure.Tenure;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import org.quartz.JobDataMap;
 import org.quartz.JobExecutionContext;
 import org.quartz.JobExecutionException;
@@ -19,13 +25,6 @@ import org.quartz.listeners.SchedulerListenerSupport;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import java.time.Duration;
-import java.util.List;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
-
 /**
  * Records the schedules of coordinated Quartz jobs with {@link Tenure#register}: those already in the scheduler when
  * installed, and again whenever a trigger is scheduled or unscheduled. A catch-up of a missed fire is
@@ -38,6 +37,7 @@ final class QuartzSchedules extends SchedulerListenerSupport {
 
     /** The trigger data key that carries a catch-up's fire key. */
     static final String CATCH_UP_FIRE_KEY = "dev.tenure.quartz.catchUpFireKey";
+
     private static final Logger LOG = LoggerFactory.getLogger(QuartzCoordination.class);
     /** How long a catch-up waits for its execution to end at most. */
     static final Duration LONGEST_CATCH_UP = Duration.ofMinutes(5);
@@ -57,7 +57,8 @@ final class QuartzSchedules extends SchedulerListenerSupport {
     static void install(QuartzCoordination config, Tenure tenure, MissedFirePolicy policy, Scheduler scheduler)
             throws SchedulerException {
         ListenerManager listeners = scheduler.getListenerManager();
-        if (listeners.getSchedulerListeners().stream().anyMatch(l -> l instanceof QuartzSchedules s && s.config == config)) {
+        if (listeners.getSchedulerListeners().stream()
+                .anyMatch(l -> l instanceof QuartzSchedules s && s.config == config)) {
             return;
         }
         QuartzSchedules watch = new QuartzSchedules(config, tenure, scheduler);
@@ -73,18 +74,21 @@ final class QuartzSchedules extends SchedulerListenerSupport {
         if (!config.coordinates(job)) {
             return;
         }
-        List<Trigger> recurring = scheduler.getTriggersOfJob(job).stream().filter(QuartzSchedule::recurring)
-                .map(t -> (Trigger) t).toList();
+        List<Trigger> recurring = scheduler.getTriggersOfJob(job).stream()
+                .filter(QuartzSchedule::recurring)
+                .map(t -> (Trigger) t)
+                .toList();
         if (recurring.isEmpty()) {
             return;
         }
-        tenure.register(new ScheduledJob(config.jobKey(job), new QuartzSchedule(recurring), policy,
-                fireKey -> catchUp(job, fireKey), "quartz"));
+        tenure.register(new ScheduledJob(
+                config.jobKey(job), new QuartzSchedule(recurring), policy, fireKey -> catchUp(job, fireKey), "quartz"));
     }
 
     /** A catch-up's one-shot trigger names its fire in its data. */
     static boolean isCatchUp(Trigger trigger) {
-        return trigger != null && trigger.getJobDataMap() != null
+        return trigger != null
+                && trigger.getJobDataMap() != null
                 && trigger.getJobDataMap().containsKey(CATCH_UP_FIRE_KEY);
     }
 
@@ -100,8 +104,11 @@ final class QuartzSchedules extends SchedulerListenerSupport {
         try {
             scheduler.triggerJob(job, new JobDataMap(Map.of(CATCH_UP_FIRE_KEY, fireKey)));
             if (!ended.await(LONGEST_CATCH_UP.toMillis(), TimeUnit.MILLISECONDS)) {
-                LOG.info("the catch-up of fire {} of Quartz job {} still runs after {}; the sweeper goes on", fireKey,
-                        job, LONGEST_CATCH_UP);
+                LOG.info(
+                        "the catch-up of fire {} of Quartz job {} still runs after {}; the sweeper goes on",
+                        fireKey,
+                        job,
+                        LONGEST_CATCH_UP);
             }
         } finally {
             running.remove(id, ended);
@@ -161,8 +168,11 @@ final class QuartzSchedules extends SchedulerListenerSupport {
         try {
             register(job, config.missedFires());
         } catch (Throwable t) {
-            LOG.warn("Tenure could not record the schedule of Quartz job {}: its missed fires are not accounted for "
-                    + "until it is recorded", job, t);
+            LOG.warn(
+                    "Tenure could not record the schedule of Quartz job {}: its missed fires are not accounted for "
+                            + "until it is recorded",
+                    job,
+                    t);
         }
     }
 }

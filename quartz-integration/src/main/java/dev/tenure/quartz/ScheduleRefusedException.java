@@ -1,9 +1,8 @@
 package dev.tenure.quartz;
 
 import dev.tenure.TenureException;
-import org.quartz.TriggerKey;
-
 import java.util.List;
+import org.quartz.TriggerKey;
 
 /**
  * Thrown by {@link QuartzCoordination#checkSchedules} (and {@code registerListeners}) under
@@ -20,9 +19,12 @@ public class ScheduleRefusedException extends TenureException {
      * @param explanations one explanation per trigger (trigger, job, problem, fix)
      */
     public ScheduleRefusedException(List<TriggerKey> triggers, List<String> explanations) {
-        super("Tenure refuses " + triggers.size() + " Quartz trigger(s) whose fire keys would not be the same on every "
-                + "node (ScheduleCheck.REFUSE); their fires are skipped until each is fixed or exempted:\n  - "
-                + String.join("\n  - ", explanations), null);
+        super(
+                "Tenure refuses " + triggers.size()
+                        + " Quartz trigger(s) whose fire keys would not be the same on every "
+                        + "node (ScheduleCheck.REFUSE); their fires are skipped until each is fixed or exempted:\n  - "
+                        + String.join("\n  - ", explanations),
+                null);
         this.triggers = List.copyOf(triggers);
     }
 

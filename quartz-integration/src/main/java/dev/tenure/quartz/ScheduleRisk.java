@@ -1,15 +1,14 @@
 package dev.tenure.quartz;
 
-import org.quartz.CronTrigger;
-import org.quartz.SimpleTrigger;
-import org.quartz.Trigger;
-
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.zone.ZoneRules;
 import java.util.Date;
 import java.util.Optional;
 import java.util.TimeZone;
+import org.quartz.CronTrigger;
+import org.quartz.SimpleTrigger;
+import org.quartz.Trigger;
 
 /**
  * Why a trigger's fire keys (its scheduled fire times) may not be the same on every node. Pure logic: the job store
@@ -30,7 +29,6 @@ import java.util.TimeZone;
  * Other trigger types are not checked.
  */
 enum ScheduleRisk {
-
     SIMPLE_UNALIGNED("simple_unaligned"),
     CRON_DEFAULT_ZONE("cron_default_zone");
 
@@ -50,7 +48,8 @@ enum ScheduleRisk {
         if (trigger instanceof SimpleTrigger simple && !clusteredStore && repeats(simple) && !aligned(simple)) {
             return Optional.of(SIMPLE_UNALIGNED);
         }
-        if (trigger instanceof CronTrigger cron && cron.getTimeZone().getID().equals(jvmDefault.getID())
+        if (trigger instanceof CronTrigger cron
+                && cron.getTimeZone().getID().equals(jvmDefault.getID())
                 && !utcEquivalent(jvmDefault)) {
             return Optional.of(CRON_DEFAULT_ZONE);
         }

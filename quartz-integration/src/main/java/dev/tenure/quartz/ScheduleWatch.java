@@ -1,5 +1,10 @@
 package dev.tenure.quartz;
 
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.TimeZone;
+import java.util.function.Predicate;
 import org.quartz.JobExecutionContext;
 import org.quartz.JobKey;
 import org.quartz.ListenerManager;
@@ -11,12 +16,6 @@ import org.quartz.impl.matchers.GroupMatcher;
 import org.quartz.listeners.SchedulerListenerSupport;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-
-import java.util.ArrayList;
-import java.util.List;
-import java.util.Optional;
-import java.util.TimeZone;
-import java.util.function.Predicate;
 
 /**
  * Runs the {@link ScheduleCheck} on coordinated triggers ({@link ScheduleRisk} decides): on those already scheduled
@@ -51,7 +50,8 @@ final class ScheduleWatch extends SchedulerListenerSupport {
         }
         boolean clustered = scheduler.getMetaData().isJobStoreClustered();
         ListenerManager listeners = scheduler.getListenerManager();
-        if (listeners.getSchedulerListeners().stream().noneMatch(l -> l instanceof ScheduleWatch w && w.config == config)) {
+        if (listeners.getSchedulerListeners().stream()
+                .noneMatch(l -> l instanceof ScheduleWatch w && w.config == config)) {
             listeners.addSchedulerListener(new ScheduleWatch(config, coordinated, clustered));
         }
         List<TriggerKey> suspects = new ArrayList<>();
@@ -104,8 +104,12 @@ final class ScheduleWatch extends SchedulerListenerSupport {
 
     private static void report(QuartzCoordination config, Trigger trigger, ScheduleRisk risk) {
         boolean refuse = config.scheduleCheck() == ScheduleCheck.REFUSE;
-        LOG.warn("Tenure schedule check: {} ({})", risk.explain(trigger), refuse
-                ? "ScheduleCheck.REFUSE: its fires are skipped" : "ScheduleCheck.WARN: its fires run as scheduled");
+        LOG.warn(
+                "Tenure schedule check: {} ({})",
+                risk.explain(trigger),
+                refuse
+                        ? "ScheduleCheck.REFUSE: its fires are skipped"
+                        : "ScheduleCheck.WARN: its fires run as scheduled");
         try {
             config.metrics().scheduleWarning(config.jobKey(trigger.getJobKey()), risk.tag());
         } catch (Throwable ignored) {

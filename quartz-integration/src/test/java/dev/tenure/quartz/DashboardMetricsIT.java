@@ -1,5 +1,7 @@
 package dev.tenure.quartz;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.tenure.RunOutcome;
@@ -10,12 +12,7 @@ import dev.tenure.testkit.PostgresDatabase;
 import dev.tenure.testkit.PostgresDatabases;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Test;
-
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -26,8 +23,9 @@ import java.util.Set;
 import java.util.TreeSet;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-
-import static org.assertj.core.api.Assertions.assertThat;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
 
 /**
  * Every metric and label the Grafana dashboard ({@code dashboards/tenure.json}) queries is one that Tenure's real code
@@ -41,7 +39,8 @@ class DashboardMetricsIT {
     private static final Pattern METRIC = Pattern.compile("\\btenure_[a-z0-9_]+");
     private static final Pattern BY = Pattern.compile("\\bby\\s*\\(([^)]*)\\)");
     private static final Pattern MATCHER = Pattern.compile("([a-zA-Z_][a-zA-Z0-9_]*)\\s*(=~|!~|!=|=)\\s*\"");
-    private static final Pattern LABEL_VALUES = Pattern.compile("label_values\\(\\s*(tenure_[a-z0-9_]+)\\s*,\\s*([a-z_]+)\\s*\\)");
+    private static final Pattern LABEL_VALUES =
+            Pattern.compile("label_values\\(\\s*(tenure_[a-z0-9_]+)\\s*,\\s*([a-z_]+)\\s*\\)");
     /** Labels Prometheus adds at the scrape, not Tenure. */
     private static final Set<String> SCRAPE_LABELS = Set.of("instance");
 
@@ -53,7 +52,10 @@ class DashboardMetricsIT {
     static void start() {
         db = PostgresDatabases.forClass(DashboardMetricsIT.class);
         registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
-        tenure = Tenure.builder().dataSource(db.dataSource()).meterRegistry(registry).build();
+        tenure = Tenure.builder()
+                .dataSource(db.dataSource())
+                .meterRegistry(registry)
+                .build();
     }
 
     @AfterAll
@@ -85,15 +87,26 @@ class DashboardMetricsIT {
 
     @Test
     void theCheck_findsAMetricOrLabelTenureDoesNotPublish() {
-        Map<String, Set<String>> scraped = Map.of("tenure_lease_lost_total", Set.of(),
-                "tenure_job_fires_total", Set.of("job", "outcome"));
-        assertThat(problems(List.of("sum(rate(tenure_lease_lost_total[5m]))",
-                "sum by (job) (rate(tenure_job_fires_total{outcome=\"failed\"}[5m]))"), scraped)).isEmpty();
+        Map<String, Set<String>> scraped =
+                Map.of("tenure_lease_lost_total", Set.of(), "tenure_job_fires_total", Set.of("job", "outcome"));
+        assertThat(problems(
+                        List.of(
+                                "sum(rate(tenure_lease_lost_total[5m]))",
+                                "sum by (job) (rate(tenure_job_fires_total{outcome=\"failed\"}[5m]))"),
+                        scraped))
+                .isEmpty();
         assertThat(problems(List.of("sum(rate(tenure_lease_losses_total[5m]))"), scraped))
-                .singleElement().asString().contains("tenure_lease_losses_total");
+                .singleElement()
+                .asString()
+                .contains("tenure_lease_losses_total");
         assertThat(problems(List.of("sum by (node) (rate(tenure_job_fires_total[5m]))"), scraped))
-                .singleElement().asString().contains("node");
-        assertThat(problems(List.of("sum(rate(up[5m]))"), scraped)).singleElement().asString().contains("no Tenure metric");
+                .singleElement()
+                .asString()
+                .contains("node");
+        assertThat(problems(List.of("sum(rate(up[5m]))"), scraped))
+                .singleElement()
+                .asString()
+                .contains("no Tenure metric");
     }
 
     /** What is wrong with {@code queries} against the metrics (and their labels) of a scrape; empty if nothing. */
@@ -157,7 +170,8 @@ class DashboardMetricsIT {
             int end = brace >= 0 && brace < space ? brace : space;
             Set<String> labels = metrics.computeIfAbsent(line.substring(0, end), k -> new HashSet<>());
             if (end == brace) {
-                Matcher m = Pattern.compile("([a-zA-Z_][a-zA-Z0-9_]*)=\"").matcher(line.substring(brace, line.lastIndexOf('}')));
+                Matcher m = Pattern.compile("([a-zA-Z_][a-zA-Z0-9_]*)=\"")
+                        .matcher(line.substring(brace, line.lastIndexOf('}')));
                 while (m.find()) {
                     labels.add(m.group(1));
                 }

@@ -1,6 +1,10 @@
 package dev.tenure.quartz;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import dev.tenure.spi.LeaseKeys;
+import java.time.Instant;
+import java.util.Date;
 import org.junit.jupiter.api.Test;
 import org.quartz.Job;
 import org.quartz.JobBuilder;
@@ -13,25 +17,28 @@ import org.quartz.impl.JobExecutionContextImpl;
 import org.quartz.spi.OperableTrigger;
 import org.quartz.spi.TriggerFiredBundle;
 
-import java.time.Instant;
-import java.util.Date;
-
-import static org.assertj.core.api.Assertions.assertThat;
-
 class FireKeysTest {
 
     private static final Instant SCHEDULED = Instant.parse("2026-12-02T10:15:00Z");
     private static final Instant FIRED_LATE = Instant.parse("2026-12-02T10:15:00.734Z");
 
     private static JobExecutionContext context(boolean recovering, Instant scheduled, String originalMillis) {
-        JobDetail job = JobBuilder.newJob(NoOp.class).withIdentity("settle", "billing").build();
+        JobDetail job =
+                JobBuilder.newJob(NoOp.class).withIdentity("settle", "billing").build();
         TriggerBuilder<?> tb = TriggerBuilder.newTrigger().withIdentity("t", "billing");
         if (originalMillis != null) {
             tb.usingJobData(Scheduler.FAILED_JOB_ORIGINAL_TRIGGER_SCHEDULED_FIRETIME_IN_MILLISECONDS, originalMillis);
         }
         OperableTrigger trigger = (OperableTrigger) tb.build();
-        TriggerFiredBundle bundle = new TriggerFiredBundle(job, trigger, null, recovering, Date.from(FIRED_LATE),
-                scheduled == null ? null : Date.from(scheduled), null, null);
+        TriggerFiredBundle bundle = new TriggerFiredBundle(
+                job,
+                trigger,
+                null,
+                recovering,
+                Date.from(FIRED_LATE),
+                scheduled == null ? null : Date.from(scheduled),
+                null,
+                null);
         return new JobExecutionContextImpl(null, bundle, new NoOp());
     }
 
@@ -62,7 +69,6 @@ class FireKeysTest {
 
     public static final class NoOp implements Job {
         @Override
-        public void execute(JobExecutionContext context) {
-        }
+        public void execute(JobExecutionContext context) {}
     }
 }

@@ -7,6 +7,10 @@ import dev.tenure.MissedFirePolicy;
 import dev.tenure.Tenure;
 import dev.tenure.ValkeyConfig;
 import dev.tenure.db.TenureDataSources;
+import java.sql.PreparedStatement;
+import java.time.Duration;
+import java.util.Properties;
+import java.util.TimeZone;
 import org.quartz.CronScheduleBuilder;
 import org.quartz.Job;
 import org.quartz.JobBuilder;
@@ -20,11 +24,6 @@ import org.quartz.impl.StdSchedulerFactory;
 import org.quartz.impl.matchers.EverythingMatcher;
 import org.quartz.impl.matchers.KeyMatcher;
 import org.quartz.listeners.JobListenerSupport;
-
-import java.sql.PreparedStatement;
-import java.time.Duration;
-import java.util.Properties;
-import java.util.TimeZone;
 
 /**
  * A Quartz node as users write one, a separate JVM for {@link QuartzFiresAccountedIT}:
@@ -50,36 +49,50 @@ public final class InvoicingQuartzNode {
     public static void main(String[] a) throws Exception {
         node = a[0];
         dataSource = TenureDataSources.hikari(a[2], a[3], a[4].equals("-") ? "" : a[4]);
-        Tenure tenure = Tenure.builder().dataSource(dataSource).valkey(ValkeyConfig.standalone(a[1]).build())
+        Tenure tenure = Tenure.builder()
+                .dataSource(dataSource)
+                .valkey(ValkeyConfig.standalone(a[1]).build())
                 .leaseDefaults(LeaseOptions.ofTtl(Duration.ofMillis(Long.parseLong(a[5]))))
-                .sweepInterval(Duration.ofMillis(500)).build();
+                .sweepInterval(Duration.ofMillis(500))
+                .build();
         Scheduler scheduler = new StdSchedulerFactory(properties(node, a[6])).getScheduler();
-        QuartzCoordination.builder(tenure).name("tenure-catch-up").jobs(KeyMatcher.keyEquals(CATCH_UP))
-                .missedFires(MissedFirePolicy.catchUp().withMaxCatchUps(100).withGrace(GRACE)).build()
+        QuartzCoordination.builder(tenure)
+                .name("tenure-catch-up")
+                .jobs(KeyMatcher.keyEquals(CATCH_UP))
+                .missedFires(MissedFirePolicy.catchUp().withMaxCatchUps(100).withGrace(GRACE))
+                .build()
                 .registerListeners(scheduler);
-        QuartzCoordination.builder(tenure).name("tenure-skip").jobs(KeyMatcher.keyEquals(SKIP))
-                .missedFires(MissedFirePolicy.skip().withGrace(GRACE)).build()
+        QuartzCoordination.builder(tenure)
+                .name("tenure-skip")
+                .jobs(KeyMatcher.keyEquals(SKIP))
+                .missedFires(MissedFirePolicy.skip().withGrace(GRACE))
+                .build()
                 .registerListeners(scheduler);
         scheduler.getListenerManager().addJobListener(new NotRun(), EverythingMatcher.allJobs());
         schedule(scheduler, CATCH_UP);
         schedule(scheduler, SKIP);
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            try {
-                scheduler.shutdown(true);
-            } catch (SchedulerException e) {
-                e.printStackTrace();
-            }
-            tenure.close();
-            dataSource.close();
-        }, "shutdown"));
+        Runtime.getRuntime()
+                .addShutdownHook(new Thread(
+                        () -> {
+                            try {
+                                scheduler.shutdown(true);
+                            } catch (SchedulerException e) {
+                                e.printStackTrace();
+                            }
+                            tenure.close();
+                            dataSource.close();
+                        },
+                        "shutdown"));
         scheduler.start();
         System.out.println("READY");
         Thread.currentThread().join();
     }
 
     private static void schedule(Scheduler scheduler, JobKey job) throws SchedulerException {
-        scheduler.scheduleJob(JobBuilder.newJob(Invoicing.class).withIdentity(job).build(),
-                TriggerBuilder.newTrigger().withIdentity(job.getName(), job.getGroup())
+        scheduler.scheduleJob(
+                JobBuilder.newJob(Invoicing.class).withIdentity(job).build(),
+                TriggerBuilder.newTrigger()
+                        .withIdentity(job.getName(), job.getGroup())
                         .withSchedule(CronScheduleBuilder.cronSchedule("*/2 * * * * ?")
                                 .inTimeZone(TimeZone.getTimeZone("UTC")))
                         .build());
@@ -114,10 +127,13 @@ public final class InvoicingQuartzNode {
         }
 
         private static void print(JobExecutionContext context) {
-            System.out.println("NOT_RUN " + FireKeys.jobKey(context.getJobDetail().getKey()) + " "
-                    + FireKeys.fireKey(context) + " " + node + " "
-                    + QuartzCoordination.outcomeOf(context).map(o -> o.status().name()).orElse("FAULT") + " "
-                    + System.currentTimeMillis());
+            System.out.println(
+                    "NOT_RUN " + FireKeys.jobKey(context.getJobDetail().getKey()) + " "
+                            + FireKeys.fireKey(context) + " " + node + " "
+                            + QuartzCoordination.outcomeOf(context)
+                                    .map(o -> o.status().name())
+                                    .orElse("FAULT") + " "
+                            + System.currentTimeMillis());
         }
     }
 
@@ -125,14 +141,16 @@ public final class InvoicingQuartzNode {
     public static final class Invoicing implements Job {
         @Override
         public void execute(JobExecutionContext context) throws JobExecutionException {
-            JobContext run = JobContext.find().orElseThrow(
-                    () -> new JobExecutionException("not a coordinated fire: " + context.getTrigger().getKey()));
-            System.out.println("BEGIN " + run.jobKey() + " " + run.fireKey() + " " + node + " " + System.currentTimeMillis());
+            JobContext run = JobContext.find()
+                    .orElseThrow(() -> new JobExecutionException(
+                            "not a coordinated fire: " + context.getTrigger().getKey()));
+            System.out.println(
+                    "BEGIN " + run.jobKey() + " " + run.fireKey() + " " + node + " " + System.currentTimeMillis());
             try {
                 run.completeInTransaction(dataSource, c -> {
                     pause(WORK);
-                    try (PreparedStatement ps = c.prepareStatement(
-                            "INSERT INTO invoice (job, slot, node, epoch) VALUES (?, ?, ?, ?)")) {
+                    try (PreparedStatement ps =
+                            c.prepareStatement("INSERT INTO invoice (job, slot, node, epoch) VALUES (?, ?, ?, ?)")) {
                         ps.setString(1, run.jobKey());
                         ps.setString(2, run.fireKey());
                         ps.setString(3, node);

@@ -3,13 +3,12 @@ package dev.tenure.quartz;
 import dev.tenure.testkit.FireAccountingTour;
 import dev.tenure.testkit.FireAccounts;
 import dev.tenure.testkit.JvmProcess;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Test;
-
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
 
 /**
  * Issue 21, acceptance 2, for Quartz: three JVMs ({@link InvoicingQuartzNode}), each a scheduler on a RAM job store with
@@ -40,8 +39,12 @@ class QuartzFiresAccountedIT {
 
     @Test
     void everySlotRunsOnceOrIsReported_throughAKillAFreezeAndAShutdown() throws Exception {
-        FireAccountingTour tour = new FireAccountingTour(servers.db, "invoice",
-                FireKeys.jobKey(InvoicingQuartzNode.CATCH_UP), FireKeys.jobKey(InvoicingQuartzNode.SKIP), this::node)
+        FireAccountingTour tour = new FireAccountingTour(
+                        servers.db,
+                        "invoice",
+                        FireKeys.jobKey(InvoicingQuartzNode.CATCH_UP),
+                        FireKeys.jobKey(InvoicingQuartzNode.SKIP),
+                        this::node)
                 .keepOutputIn(Path.of("target", "fire-accounting", "quartz"));
         FireAccounts accounts = tour.run();
         accounts.print("quartz");
@@ -49,10 +52,20 @@ class QuartzFiresAccountedIT {
     }
 
     private JvmProcess node(String name) {
-        String password = servers.db.password() == null || servers.db.password().isEmpty() ? "-" : servers.db.password();
-        return JvmProcess.start(List.of("-Dorg.slf4j.simpleLogger.showDateTime=true",
-                "-Dorg.slf4j.simpleLogger.dateTimeFormat=HH:mm:ss.SSS"), InvoicingQuartzNode.class.getName(),
-                List.of(name, servers.valkey.address(), servers.db.jdbcUrl(), servers.db.username(), password,
-                        Long.toString(TTL.toMillis()), Long.toString(MISFIRE_THRESHOLD.toMillis())));
+        String password =
+                servers.db.password() == null || servers.db.password().isEmpty() ? "-" : servers.db.password();
+        return JvmProcess.start(
+                List.of(
+                        "-Dorg.slf4j.simpleLogger.showDateTime=true",
+                        "-Dorg.slf4j.simpleLogger.dateTimeFormat=HH:mm:ss.SSS"),
+                InvoicingQuartzNode.class.getName(),
+                List.of(
+                        name,
+                        servers.valkey.address(),
+                        servers.db.jdbcUrl(),
+                        servers.db.username(),
+                        password,
+                        Long.toString(TTL.toMillis()),
+                        Long.toString(MISFIRE_THRESHOLD.toMillis())));
     }
 }

@@ -1,14 +1,9 @@
 package dev.tenure.quartz;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
 import dev.tenure.ActiveRun;
-import java.time.Instant;
-import java.util.Date;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
-import org.quartz.JobDetail;
-import org.quartz.impl.JobExecutionContextImpl;
-import org.quartz.spi.OperableTrigger;
-import org.quartz.spi.TriggerFiredBundle;
 import dev.tenure.JobContext;
 import dev.tenure.JobCoordinator;
 import dev.tenure.Lease;
@@ -16,6 +11,15 @@ import dev.tenure.RunClaim;
 import dev.tenure.RunPolicy;
 import dev.tenure.db.TenureAdmin;
 import dev.tenure.testkit.Timing;
+import java.sql.Connection;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Date;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -23,6 +27,7 @@ import org.junit.jupiter.api.Test;
 import org.quartz.InterruptableJob;
 import org.quartz.Job;
 import org.quartz.JobBuilder;
+import org.quartz.JobDetail;
 import org.quartz.JobExecutionContext;
 import org.quartz.JobExecutionException;
 import org.quartz.JobKey;
@@ -32,19 +37,13 @@ import org.quartz.SimpleScheduleBuilder;
 import org.quartz.Trigger;
 import org.quartz.TriggerBuilder;
 import org.quartz.TriggerKey;
+import org.quartz.impl.JobExecutionContextImpl;
 import org.quartz.impl.matchers.EverythingMatcher;
 import org.quartz.impl.matchers.GroupMatcher;
 import org.quartz.listeners.JobListenerSupport;
 import org.quartz.listeners.TriggerListenerSupport;
-
-import java.sql.Connection;
-import java.time.Duration;
-import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.atomic.AtomicInteger;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
+import org.quartz.spi.OperableTrigger;
+import org.quartz.spi.TriggerFiredBundle;
 
 /** The plug-in mechanics inside one scheduler, against real Valkey and Postgres. */
 class QuartzMechanicsIT {
@@ -101,11 +100,13 @@ class QuartzMechanicsIT {
         JobCoordinator coordinator = coordinator(Duration.ofSeconds(30));
         Scheduler s = scheduler("m-read");
         QuartzCoordination.builder(coordinator).build().registerListeners(s);
-        s.scheduleJob(JobBuilder.newJob(ReadingJob.class).withIdentity("reader", "m").build(), onceNow("reader"));
+        s.scheduleJob(
+                JobBuilder.newJob(ReadingJob.class).withIdentity("reader", "m").build(), onceNow("reader"));
         s.start();
         await().atMost(Timing.scaled(Duration.ofSeconds(20))).until(() -> seen.size() == 1);
         assertThat(seen.get(0)).startsWith("valid=true epochMatches=true fenced=true");
-        assertThat(servers.runStatus("quartz:m:reader", seen.get(0).split("fire=")[1])).isEqualTo("COMPLETED");
+        assertThat(servers.runStatus("quartz:m:reader", seen.get(0).split("fire=")[1]))
+                .isEqualTo("COMPLETED");
     }
 
     @Test
@@ -114,20 +115,27 @@ class QuartzMechanicsIT {
         Scheduler s = scheduler("m-veto");
         QuartzCoordination.builder(coordinator).build().registerListeners(s);
         s.getListenerManager().addTriggerListener(new TriggerListenerSupport() {
-            @Override public String getName() { return "vetoes-everything"; }
-            @Override public boolean vetoJobExecution(Trigger trigger, JobExecutionContext context) {
+            @Override
+            public String getName() {
+                return "vetoes-everything";
+            }
+
+            @Override
+            public boolean vetoJobExecution(Trigger trigger, JobExecutionContext context) {
                 seen.add("claimed=" + JobContext.find().isPresent() + " fire=" + FireKeys.fireKey(context));
                 return true;
             }
         });
-        s.scheduleJob(JobBuilder.newJob(ReadingJob.class).withIdentity("vetoed", "m").build(), onceNow("vetoed"));
+        s.scheduleJob(
+                JobBuilder.newJob(ReadingJob.class).withIdentity("vetoed", "m").build(), onceNow("vetoed"));
         s.start();
         await().atMost(Timing.scaled(Duration.ofSeconds(20))).until(() -> seen.size() == 1);
         assertThat(seen.get(0)).startsWith("claimed=true");
         String fire = seen.get(0).split("fire=")[1];
         await().atMost(Timing.scaled(Duration.ofSeconds(10)))
                 .until(() -> "FAILED".equals(servers.runStatus("quartz:m:vetoed", fire)));
-        assertThat(jobIsFree(coordinator(Duration.ofSeconds(30)), "quartz:m:vetoed", "probe")).isTrue();
+        assertThat(jobIsFree(coordinator(Duration.ofSeconds(30)), "quartz:m:vetoed", "probe"))
+                .isTrue();
     }
 
     @Test
@@ -136,19 +144,26 @@ class QuartzMechanicsIT {
         Scheduler s = scheduler("m-throw");
         QuartzCoordination.builder(coordinator).build().registerListeners(s);
         s.getListenerManager().addTriggerListener(new TriggerListenerSupport() {
-            @Override public String getName() { return "throws"; }
-            @Override public boolean vetoJobExecution(Trigger trigger, JobExecutionContext context) {
+            @Override
+            public String getName() {
+                return "throws";
+            }
+
+            @Override
+            public boolean vetoJobExecution(Trigger trigger, JobExecutionContext context) {
                 seen.add("fire=" + FireKeys.fireKey(context));
                 throw new IllegalStateException("a broken listener");
             }
         });
-        s.scheduleJob(JobBuilder.newJob(ReadingJob.class).withIdentity("thrown", "m").build(), onceNow("thrown"));
+        s.scheduleJob(
+                JobBuilder.newJob(ReadingJob.class).withIdentity("thrown", "m").build(), onceNow("thrown"));
         s.start();
         await().atMost(Timing.scaled(Duration.ofSeconds(20))).until(() -> seen.size() == 1);
         String fire = seen.get(0).split("fire=")[1];
         await().atMost(Timing.scaled(Duration.ofSeconds(10)))
                 .until(() -> "FAILED".equals(servers.runStatus("quartz:m:thrown", fire)));
-        assertThat(jobIsFree(coordinator(Duration.ofSeconds(30)), "quartz:m:thrown", "probe")).isTrue();
+        assertThat(jobIsFree(coordinator(Duration.ofSeconds(30)), "quartz:m:thrown", "probe"))
+                .isTrue();
     }
 
     @Test
@@ -158,16 +173,28 @@ class QuartzMechanicsIT {
         s.setJobFactory(QuartzCoordination.builder(coordinator).build().jobFactory((bundle, sch) -> {
             throw new SchedulerException("no instance today");
         }));
-        s.getListenerManager().addJobListener(new JobListenerSupport() {
-            @Override public String getName() { return "records"; }
-            @Override public void jobWasExecuted(JobExecutionContext context, JobExecutionException e) {
-                seen.add(String.valueOf(e));
-            }
-        }, EverythingMatcher.allJobs());
+        s.getListenerManager()
+                .addJobListener(
+                        new JobListenerSupport() {
+                            @Override
+                            public String getName() {
+                                return "records";
+                            }
+
+                            @Override
+                            public void jobWasExecuted(JobExecutionContext context, JobExecutionException e) {
+                                seen.add(String.valueOf(e));
+                            }
+                        },
+                        EverythingMatcher.allJobs());
         TriggerKey key = TriggerKey.triggerKey("broken", "m");
-        s.scheduleJob(JobBuilder.newJob(ReadingJob.class).withIdentity("broken", "m").build(),
-                TriggerBuilder.newTrigger().withIdentity(key).startNow()
-                        .withSchedule(SimpleScheduleBuilder.repeatSecondlyForever()).build());
+        s.scheduleJob(
+                JobBuilder.newJob(ReadingJob.class).withIdentity("broken", "m").build(),
+                TriggerBuilder.newTrigger()
+                        .withIdentity(key)
+                        .startNow()
+                        .withSchedule(SimpleScheduleBuilder.repeatSecondlyForever())
+                        .build());
         s.start();
         await().atMost(Timing.scaled(Duration.ofSeconds(20))).until(() -> seen.size() >= 2);
         assertThat(seen).allMatch(e -> e.contains("could not create an instance") && e.contains("no instance today"));
@@ -178,13 +205,22 @@ class QuartzMechanicsIT {
     void factory_onlyMatchedJobsAreCoordinated() throws Exception {
         JobCoordinator coordinator = coordinator(Duration.ofSeconds(30));
         Scheduler s = scheduler("m-match");
-        s.setJobFactory(QuartzCoordination.builder(coordinator).jobs(GroupMatcher.jobGroupEquals("m")).build().jobFactory());
-        s.scheduleJob(JobBuilder.newJob(ReadingJob.class).withIdentity("in", "m").build(), onceNow("in"));
-        s.scheduleJob(JobBuilder.newJob(ReadingJob.class).withIdentity("out", "other").build(),
-                TriggerBuilder.newTrigger().withIdentity("out", "other").startNow().build());
+        s.setJobFactory(QuartzCoordination.builder(coordinator)
+                .jobs(GroupMatcher.jobGroupEquals("m"))
+                .build()
+                .jobFactory());
+        s.scheduleJob(
+                JobBuilder.newJob(ReadingJob.class).withIdentity("in", "m").build(), onceNow("in"));
+        s.scheduleJob(
+                JobBuilder.newJob(ReadingJob.class).withIdentity("out", "other").build(),
+                TriggerBuilder.newTrigger()
+                        .withIdentity("out", "other")
+                        .startNow()
+                        .build());
         s.start();
         await().atMost(Timing.scaled(Duration.ofSeconds(20))).until(() -> seen.size() == 2);
-        assertThat(seen).anyMatch(l -> l.startsWith("valid=true") && l.contains("job=in"))
+        assertThat(seen)
+                .anyMatch(l -> l.startsWith("valid=true") && l.contains("job=in"))
                 .anyMatch(l -> l.startsWith("uncoordinated") && l.contains("job=out"));
     }
 
@@ -193,7 +229,11 @@ class QuartzMechanicsIT {
         JobCoordinator coordinator = coordinator(Duration.ofMillis(1500));
         Scheduler s = scheduler("m-interrupt");
         s.setJobFactory(QuartzCoordination.builder(coordinator).build().jobFactory());
-        s.scheduleJob(JobBuilder.newJob(SleepingJob.class).withIdentity("sleeper", "m").build(), onceNow("sleeper"));
+        s.scheduleJob(
+                JobBuilder.newJob(SleepingJob.class)
+                        .withIdentity("sleeper", "m")
+                        .build(),
+                onceNow("sleeper"));
         interrupts.set(0);
         s.start();
         await().atMost(Timing.scaled(Duration.ofSeconds(20))).until(() -> seen.contains("sleeping"));
@@ -210,7 +250,10 @@ class QuartzMechanicsIT {
         JobCoordinator coordinator = coordinator(ttl);
         Scheduler s = scheduler("m-no-interrupt");
         s.setJobFactory(QuartzCoordination.builder(coordinator).build().jobFactory());
-        s.scheduleJob(JobBuilder.newJob(SleepingJob.class).withIdentity("frozen-valkey", "m").build(),
+        s.scheduleJob(
+                JobBuilder.newJob(SleepingJob.class)
+                        .withIdentity("frozen-valkey", "m")
+                        .build(),
                 onceNow("frozen-valkey"));
         interrupts.set(0);
         s.start();
@@ -221,7 +264,9 @@ class QuartzMechanicsIT {
         } finally {
             servers.valkey.resume();
         }
-        assertThat(interrupts).as("interrupts of a job whose database lease holds").hasValue(0);
+        assertThat(interrupts)
+                .as("interrupts of a job whose database lease holds")
+                .hasValue(0);
         assertThat(seen).containsExactly("sleeping");
         s.interrupt(JobKey.jobKey("frozen-valkey", "m"));
         await().atMost(Timing.scaled(Duration.ofSeconds(10))).until(() -> seen.size() == 2);
@@ -230,7 +275,7 @@ class QuartzMechanicsIT {
     @Test
     void refireImmediately_reExecutionIsClaimedAgain_neverRunsUncoordinated() throws Exception {
         JobCoordinator coordinator = coordinator(Duration.ofSeconds(30));
-        for (boolean factory : new boolean[]{false, true}) {
+        for (boolean factory : new boolean[] {false, true}) {
             seen.clear();
             Scheduler s = scheduler("m-refire-" + factory);
             QuartzCoordination tenure = QuartzCoordination.builder(coordinator).build();
@@ -240,13 +285,17 @@ class QuartzMechanicsIT {
                 tenure.registerListeners(s);
             }
             String name = "refire-" + factory;
-            s.scheduleJob(JobBuilder.newJob(RefiringJob.class).withIdentity(name, "m").build(), onceNow(name));
+            s.scheduleJob(
+                    JobBuilder.newJob(RefiringJob.class).withIdentity(name, "m").build(), onceNow(name));
             s.start();
             await().atMost(Timing.scaled(Duration.ofSeconds(20))).until(() -> seen.size() == 2);
             s.shutdown(true);
             long first = Long.parseLong(seen.get(0).split(" ")[1]);
             assertThat(seen.get(0)).as("factory=%s", factory).startsWith("attempt1 ");
-            assertThat(seen.get(1)).as("factory=%s", factory).startsWith("attempt2 ").endsWith(" valid=true");
+            assertThat(seen.get(1))
+                    .as("factory=%s", factory)
+                    .startsWith("attempt2 ")
+                    .endsWith(" valid=true");
             assertThat(Long.parseLong(seen.get(1).split(" ")[1])).isGreaterThan(first);
             String fire = seen.get(0).split(" ")[2];
             assertThat(servers.runStatus("quartz:m:" + name, fire)).isEqualTo("COMPLETED");
@@ -271,12 +320,15 @@ class QuartzMechanicsIT {
     @Test
     void recoveringFire_ownerStillHoldsTheJob_waitsForItsLeaseInsteadOfSkipping() throws Exception {
         String original = "2026-12-02T09:00:00Z";
-        ActiveRun frozenOwner = ((RunClaim.Claimed) coordinator(Duration.ofSeconds(30))
-                .begin("quartz:m:recov", original, RunPolicy.skipFire())).run();
+        ActiveRun frozenOwner = ((RunClaim.Claimed)
+                        coordinator(Duration.ofSeconds(30)).begin("quartz:m:recov", original, RunPolicy.skipFire()))
+                .run();
         FireGuard guard = new FireGuard(QuartzCoordination.builder(coordinator(Duration.ofSeconds(30)))
-                .recoveryPolicy(RunPolicy.waitUpTo(Duration.ofSeconds(20))).build());
+                .recoveryPolicy(RunPolicy.waitUpTo(Duration.ofSeconds(20)))
+                .build());
 
-        assertThat(guard.enter(fire(false, original))).as("a normal fire of a held job is skipped at once")
+        assertThat(guard.enter(fire(false, original)))
+                .as("a normal fire of a held job is skipped at once")
                 .isEqualTo(FireGuard.Entry.SKIP);
         JobExecutionContext recovery = fire(true, original);
         CompletableFuture<FireGuard.Entry> entry = CompletableFuture.supplyAsync(() -> guard.enter(recovery));
@@ -284,21 +336,28 @@ class QuartzMechanicsIT {
         assertThat(entry).as("the recovery fire waits for the owner's lease").isNotDone();
         frozenOwner.close(); // its lease ends (here released; a frozen owner's would expire)
 
-        assertThat(entry.get(Timing.scaledMillis(20_000), TimeUnit.MILLISECONDS)).isEqualTo(FireGuard.Entry.RUN);
-        assertThat(QuartzCoordination.contextOf(recovery).orElseThrow().fireKey()).isEqualTo(original);
+        assertThat(entry.get(Timing.scaledMillis(20_000), TimeUnit.MILLISECONDS))
+                .isEqualTo(FireGuard.Entry.RUN);
+        assertThat(QuartzCoordination.contextOf(recovery).orElseThrow().fireKey())
+                .isEqualTo(original);
         guard.exit(recovery, null);
         assertThat(servers.runStatus("quartz:m:recov", original)).isEqualTo("COMPLETED");
     }
 
     private static JobExecutionContext fire(boolean recovering, String originalFireTime) {
-        JobDetail job = JobBuilder.newJob(ReadingJob.class).withIdentity("recov", "m").build();
+        JobDetail job =
+                JobBuilder.newJob(ReadingJob.class).withIdentity("recov", "m").build();
         long millis = Instant.parse(originalFireTime).toEpochMilli();
-        OperableTrigger trigger = (OperableTrigger) TriggerBuilder.newTrigger().withIdentity("recover_n1", "RECOVERING_JOBS")
-                .usingJobData(Scheduler.FAILED_JOB_ORIGINAL_TRIGGER_SCHEDULED_FIRETIME_IN_MILLISECONDS, Long.toString(millis))
+        OperableTrigger trigger = (OperableTrigger) TriggerBuilder.newTrigger()
+                .withIdentity("recover_n1", "RECOVERING_JOBS")
+                .usingJobData(
+                        Scheduler.FAILED_JOB_ORIGINAL_TRIGGER_SCHEDULED_FIRETIME_IN_MILLISECONDS, Long.toString(millis))
                 .build();
         Date scheduled = recovering ? new Date() : new Date(millis);
-        return new JobExecutionContextImpl(null, new TriggerFiredBundle(job, trigger, null, recovering, new Date(),
-                scheduled, null, null), new ReadingJob());
+        return new JobExecutionContextImpl(
+                null,
+                new TriggerFiredBundle(job, trigger, null, recovering, new Date(), scheduled, null, null),
+                new ReadingJob());
     }
 
     /** Reads its run from the context and makes one fenced (empty) transaction. */
@@ -321,8 +380,9 @@ class QuartzMechanicsIT {
             } catch (Exception e) {
                 fenced = false;
             }
-            seen.add("valid=" + lease.isValid() + " epochMatches=" + (lease.fencingToken().orElse(-1) == run.epoch())
-                    + " fenced=" + fenced + " " + job + " fire=" + run.fireKey());
+            seen.add("valid=" + lease.isValid() + " epochMatches="
+                    + (lease.fencingToken().orElse(-1) == run.epoch()) + " fenced=" + fenced + " " + job + " fire="
+                    + run.fireKey());
         }
     }
 
@@ -337,7 +397,8 @@ class QuartzMechanicsIT {
             try {
                 Thread.sleep(60_000);
             } catch (InterruptedException e) {
-                seen.add("interrupted validAfterLoss=" + QuartzCoordination.contextOf(context).orElseThrow().isLeaseValid());
+                seen.add("interrupted validAfterLoss="
+                        + QuartzCoordination.contextOf(context).orElseThrow().isLeaseValid());
             }
         }
 
@@ -347,5 +408,4 @@ class QuartzMechanicsIT {
             runner.interrupt();
         }
     }
-
 }

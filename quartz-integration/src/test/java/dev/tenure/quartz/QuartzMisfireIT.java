@@ -1,21 +1,13 @@
 package dev.tenure.quartz;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
 import dev.tenure.LeaseOptions;
 import dev.tenure.MissedFirePolicy;
 import dev.tenure.Tenure;
 import dev.tenure.ValkeyConfig;
 import dev.tenure.testkit.Timing;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Test;
-import org.quartz.CronScheduleBuilder;
-import org.quartz.Job;
-import org.quartz.JobBuilder;
-import org.quartz.JobExecutionContext;
-import org.quartz.Scheduler;
-import org.quartz.TriggerBuilder;
-import org.quartz.impl.StdSchedulerFactory;
-
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -26,9 +18,16 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Properties;
 import java.util.TimeZone;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.quartz.CronScheduleBuilder;
+import org.quartz.Job;
+import org.quartz.JobBuilder;
+import org.quartz.JobExecutionContext;
+import org.quartz.Scheduler;
+import org.quartz.TriggerBuilder;
+import org.quartz.impl.StdSchedulerFactory;
 
 /**
  * A coordinated cron trigger that misfires: its scheduler held back (standby) longer than the misfire threshold, as
@@ -55,8 +54,7 @@ class QuartzMisfireIT {
     /** Does nothing: the ledger records each fire it ran. */
     public static final class Noop implements Job {
         @Override
-        public void execute(JobExecutionContext context) {
-        }
+        public void execute(JobExecutionContext context) {}
     }
 
     @Test
@@ -67,14 +65,24 @@ class QuartzMisfireIT {
         p.setProperty("org.quartz.scheduler.skipUpdateCheck", "true");
         p.setProperty("org.quartz.jobStore.misfireThreshold", "1000");
         Scheduler scheduler = new StdSchedulerFactory(p).getScheduler();
-        try (Tenure tenure = Tenure.builder().dataSource(servers.db.dataSource())
+        try (Tenure tenure = Tenure.builder()
+                .dataSource(servers.db.dataSource())
                 .valkey(ValkeyConfig.standalone(servers.valkey.address()).build())
-                .leaseDefaults(LeaseOptions.ofTtl(Duration.ofSeconds(4))).build()) {
-            QuartzCoordination.builder(tenure).missedFires(MissedFirePolicy.skip().withGrace(Duration.ofSeconds(1)))
-                    .build().registerListeners(scheduler);
-            scheduler.scheduleJob(JobBuilder.newJob(Noop.class).withIdentity("tick", "misfire").build(),
-                    TriggerBuilder.newTrigger().withIdentity("tick", "misfire").withSchedule(CronScheduleBuilder
-                            .cronSchedule("*/2 * * * * ?").inTimeZone(TimeZone.getTimeZone("UTC"))).build());
+                .leaseDefaults(LeaseOptions.ofTtl(Duration.ofSeconds(4)))
+                .build()) {
+            QuartzCoordination.builder(tenure)
+                    .missedFires(MissedFirePolicy.skip().withGrace(Duration.ofSeconds(1)))
+                    .build()
+                    .registerListeners(scheduler);
+            scheduler.scheduleJob(
+                    JobBuilder.newJob(Noop.class)
+                            .withIdentity("tick", "misfire")
+                            .build(),
+                    TriggerBuilder.newTrigger()
+                            .withIdentity("tick", "misfire")
+                            .withSchedule(CronScheduleBuilder.cronSchedule("*/2 * * * * ?")
+                                    .inTimeZone(TimeZone.getTimeZone("UTC")))
+                            .build());
             scheduler.start();
             await().atMost(Timing.scaled(Duration.ofSeconds(10))).until(() -> runs().size() >= 2);
             scheduler.standby(); // held back past the misfire threshold, as a frozen node's scheduler is
@@ -88,7 +96,8 @@ class QuartzMisfireIT {
         }
         List<String> runs = runs();
         System.out.println("[misfire] fires run: " + runs);
-        assertThat(runs).as("the runs (fire key, status) of a cron trigger on */2: each a slot")
+        assertThat(runs)
+                .as("the runs (fire key, status) of a cron trigger on */2: each a slot")
                 .allMatch(run -> onSlot(Instant.parse(run.split(" ")[0])));
     }
 
@@ -99,9 +108,10 @@ class QuartzMisfireIT {
     /** Each run of the job in the ledger (not the fires recorded MISSED): {@code <fire key> <status>}. */
     private static List<String> runs() throws SQLException {
         List<String> out = new ArrayList<>();
-        try (Connection c = servers.db.dataSource().getConnection(); Statement s = c.createStatement();
-             ResultSet r = s.executeQuery("SELECT fire_key || ' ' || status FROM tenure.job_run "
-                     + "WHERE job_key = 'quartz:misfire:tick' AND status <> 'MISSED' ORDER BY fire_key")) {
+        try (Connection c = servers.db.dataSource().getConnection();
+                Statement s = c.createStatement();
+                ResultSet r = s.executeQuery("SELECT fire_key || ' ' || status FROM tenure.job_run "
+                        + "WHERE job_key = 'quartz:misfire:tick' AND status <> 'MISSED' ORDER BY fire_key")) {
             while (r.next()) {
                 out.add(r.getString(1));
             }

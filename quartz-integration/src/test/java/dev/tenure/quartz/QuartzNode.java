@@ -3,9 +3,16 @@ package dev.tenure.quartz;
 import dev.tenure.JobContext;
 import dev.tenure.LeaseOptions;
 import dev.tenure.Tenure;
+import dev.tenure.ValkeyConfig;
 import dev.tenure.db.PoolConfig;
 import dev.tenure.db.TenureDataSources;
-import dev.tenure.ValkeyConfig;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.Properties;
+import javax.sql.DataSource;
 import org.quartz.CronScheduleBuilder;
 import org.quartz.InterruptableJob;
 import org.quartz.JobBuilder;
@@ -20,14 +27,6 @@ import org.quartz.impl.StdSchedulerFactory;
 import org.quartz.impl.matchers.EverythingMatcher;
 import org.quartz.listeners.JobListenerSupport;
 import org.quartz.listeners.TriggerListenerSupport;
-
-import javax.sql.DataSource;
-import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
-import java.sql.Statement;
-import java.time.Duration;
-import java.util.Properties;
 
 /**
  * One scheduler node of the Quartz tests, a separate JVM:
@@ -47,12 +46,20 @@ public final class QuartzNode {
         boolean factory = a[2].equals("factory");
         String job = a[3];
         String password = a[7].equals("-") ? "" : a[7];
-        dataSource = TenureDataSources.hikari(PoolConfig.builder(a[5]).user(a[6]).password(password)
-                .connectionTimeout(Duration.ofSeconds(1)).statementTimeout(Duration.ofSeconds(2)).build());
-        Tenure tenureInstance = Tenure.builder().dataSource(dataSource)
-                .valkey(ValkeyConfig.standalone("127.0.0.1:" + a[4]).requestTimeout(Duration.ofMillis(300)).build())
+        dataSource = TenureDataSources.hikari(PoolConfig.builder(a[5])
+                .user(a[6])
+                .password(password)
+                .connectionTimeout(Duration.ofSeconds(1))
+                .statementTimeout(Duration.ofSeconds(2))
+                .build());
+        Tenure tenureInstance = Tenure.builder()
+                .dataSource(dataSource)
+                .valkey(ValkeyConfig.standalone("127.0.0.1:" + a[4])
+                        .requestTimeout(Duration.ofMillis(300))
+                        .build())
                 .leaseDefaults(LeaseOptions.ofTtl(Duration.ofMillis(Long.parseLong(a[8]))))
-                .fallbackBreaker(1, Duration.ofSeconds(1)).build();
+                .fallbackBreaker(1, Duration.ofSeconds(1))
+                .build();
         QuartzCoordination tenure = QuartzCoordination.builder(tenureInstance).build();
 
         Scheduler scheduler = new StdSchedulerFactory(properties(node, jdbc, a[5], a[6], password)).getScheduler();
@@ -62,21 +69,29 @@ public final class QuartzNode {
             tenure.registerListeners(scheduler);
         }
         scheduler.getListenerManager().addJobListener(new Reporter(), EverythingMatcher.allJobs());
-        scheduler.getListenerManager().addTriggerListener(new TriggerListenerSupport() {
-            @Override
-            public String getName() {
-                return "it-recovery-reporter";
-            }
+        scheduler
+                .getListenerManager()
+                .addTriggerListener(
+                        new TriggerListenerSupport() {
+                            @Override
+                            public String getName() {
+                                return "it-recovery-reporter";
+                            }
 
-            @Override
-            public void triggerFired(Trigger trigger, JobExecutionContext context) {
-                if (context.isRecovering()) {
-                    System.out.println("RECOVERING " + safeFireKey(context));
-                }
-            }
-        }, EverythingMatcher.allTriggers());
-        JobDetail detail = JobBuilder.newJob(SlotJob.class).withIdentity(job, "it").requestRecovery(true).build();
-        Trigger trigger = TriggerBuilder.newTrigger().withIdentity(job, "it")
+                            @Override
+                            public void triggerFired(Trigger trigger, JobExecutionContext context) {
+                                if (context.isRecovering()) {
+                                    System.out.println("RECOVERING " + safeFireKey(context));
+                                }
+                            }
+                        },
+                        EverythingMatcher.allTriggers());
+        JobDetail detail = JobBuilder.newJob(SlotJob.class)
+                .withIdentity(job, "it")
+                .requestRecovery(true)
+                .build();
+        Trigger trigger = TriggerBuilder.newTrigger()
+                .withIdentity(job, "it")
                 .withSchedule(CronScheduleBuilder.cronSchedule("* * * * * ?").withMisfireHandlingInstructionDoNothing())
                 .build();
         try {
@@ -104,10 +119,12 @@ public final class QuartzNode {
             p.setProperty("org.quartz.jobStore.acquireTriggersWithinLock", "true");
             p.setProperty("org.quartz.dataSource.qz.provider", "hikaricp");
             p.setProperty("org.quartz.dataSource.qz.driver", "org.postgresql.Driver");
-            // A node frozen (SIGSTOP) inside one of Quartz's short lock transactions would hold QRTZ_LOCKS and stall the
+            // A node frozen (SIGSTOP) inside one of Quartz's short lock transactions would hold QRTZ_LOCKS and stall
+            // the
             // other nodes' trigger acquisition and recovery until Postgres ends its session: bound that (README).
-            p.setProperty("org.quartz.dataSource.qz.URL", url + (url.contains("?") ? "&" : "?")
-                    + "options=-c%20idle_in_transaction_session_timeout%3D5000");
+            p.setProperty(
+                    "org.quartz.dataSource.qz.URL",
+                    url + (url.contains("?") ? "&" : "?") + "options=-c%20idle_in_transaction_session_timeout%3D5000");
             p.setProperty("org.quartz.dataSource.qz.user", user);
             p.setProperty("org.quartz.dataSource.qz.password", password);
             p.setProperty("org.quartz.dataSource.qz.maxConnections", "6");
@@ -124,23 +141,25 @@ public final class QuartzNode {
             runner = Thread.currentThread();
             context.put("ran", Boolean.TRUE);
             String slot = FireKeys.fireKey(context);
-            JobContext run = JobContext.find().orElseThrow(
-                    () -> new JobExecutionException("no coordinated run in the context of " + slot));
+            JobContext run = JobContext.find()
+                    .orElseThrow(() -> new JobExecutionException("no coordinated run in the context of " + slot));
             try {
                 if (stalled()) {
                     System.out.println("STALLING " + slot);
                     sleepIgnoringInterrupts(5_000);
                 }
-                run.completeInTransaction(dataSource, c -> {   // fenced, and the fire completes in the same commit
-                    try (PreparedStatement ps = c.prepareStatement(
-                            "INSERT INTO quartz_exec (job, slot, node, epoch) VALUES (?, ?, ?, ?)")) {
-                        ps.setString(1, context.getJobDetail().getKey().getName());
-                        ps.setString(2, slot);
-                        ps.setString(3, node);
-                        ps.setLong(4, run.epoch());
-                        return ps.executeUpdate();
-                    }
-                });
+                run.completeInTransaction(
+                        dataSource,
+                        c -> { // fenced, and the fire completes in the same commit
+                            try (PreparedStatement ps = c.prepareStatement(
+                                    "INSERT INTO quartz_exec (job, slot, node, epoch) VALUES (?, ?, ?, ?)")) {
+                                ps.setString(1, context.getJobDetail().getKey().getName());
+                                ps.setString(2, slot);
+                                ps.setString(3, node);
+                                ps.setLong(4, run.epoch());
+                                return ps.executeUpdate();
+                            }
+                        });
                 System.out.println("EXECUTED " + slot + " " + run.epoch());
             } catch (Exception e) {
                 System.out.println("JOB_FAILED " + slot + " " + e);
@@ -165,8 +184,9 @@ public final class QuartzNode {
         }
 
         private static boolean stalled() throws Exception {
-            try (Connection c = dataSource.getConnection(); Statement s = c.createStatement();
-                 ResultSet rs = s.executeQuery("SELECT stall FROM quartz_control")) {
+            try (Connection c = dataSource.getConnection();
+                    Statement s = c.createStatement();
+                    ResultSet rs = s.executeQuery("SELECT stall FROM quartz_control")) {
                 return rs.next() && rs.getBoolean(1);
             }
         }
@@ -201,7 +221,9 @@ public final class QuartzNode {
         }
 
         private static void print(JobExecutionContext context, String how) {
-            String why = QuartzCoordination.outcomeOf(context).map(o -> o.status().name()).orElse("FAULT");
+            String why = QuartzCoordination.outcomeOf(context)
+                    .map(o -> o.status().name())
+                    .orElse("FAULT");
             System.out.println("NOT_RUN " + safeFireKey(context) + " " + how + ":" + why);
         }
     }

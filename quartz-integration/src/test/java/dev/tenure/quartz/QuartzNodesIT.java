@@ -1,20 +1,19 @@
 package dev.tenure.quartz;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
 import dev.tenure.testkit.JvmProcess;
 import dev.tenure.testkit.Timing;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Test;
-
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicReference;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
 
 /**
  * Three Quartz scheduler processes fire the same every-second cron job; Tenure lets exactly one of them run each slot.
@@ -55,20 +54,26 @@ class QuartzNodesIT {
         }
         Instant first = Instant.now().truncatedTo(ChronoUnit.SECONDS).plusSeconds(3);
         Instant last = first.plusSeconds(SLOTS - 1);
-        await().atMost(Timing.scaled(Duration.ofSeconds(SLOTS + 60))).pollInterval(Duration.ofSeconds(1))
+        await().atMost(Timing.scaled(Duration.ofSeconds(SLOTS + 60)))
+                .pollInterval(Duration.ofSeconds(1))
                 .until(() -> Instant.now().isAfter(last.plusSeconds(3)));
         nodes.forEach(JvmProcess::kill);
 
         Map<Instant, Integer> perSlot = servers.executionsPerSlot("tick");
         assertThat(perSlot.values()).as("no slot ever ran twice: %s", perSlot).allMatch(n -> n == 1);
         for (JvmProcess n : nodes) {
-            assertThat(n.stdoutLines()).as("no lease was lost, so no job was interrupted").doesNotContain("INTERRUPTED");
+            assertThat(n.stdoutLines())
+                    .as("no lease was lost, so no job was interrupted")
+                    .doesNotContain("INTERRUPTED");
         }
         for (Instant slot = first; !slot.isAfter(last); slot = slot.plusSeconds(1)) {
-            assertThat(perSlot.get(slot)).as("executions of slot %s (store %s)", slot, store).isEqualTo(1);
+            assertThat(perSlot.get(slot))
+                    .as("executions of slot %s (store %s)", slot, store)
+                    .isEqualTo(1);
         }
-        System.out.printf("[quartz %s] %d slots from %s: executions per node %s%n", store, SLOTS, first,
-                servers.executionsPerNode());
+        System.out.printf(
+                "[quartz %s] %d slots from %s: executions per node %s%n",
+                store, SLOTS, first, servers.executionsPerNode());
     }
 
     @Test
@@ -81,7 +86,8 @@ class QuartzNodesIT {
         for (JvmProcess n : nodes) {
             n.awaitStdoutLine("READY"::equals, Timing.scaled(Duration.ofSeconds(60)));
         }
-        await().atMost(Timing.scaled(Duration.ofSeconds(30))).until(() -> servers.executionsPerSlot("tick").size() >= 3);
+        await().atMost(Timing.scaled(Duration.ofSeconds(30)))
+                .until(() -> servers.executionsPerSlot("tick").size() >= 3);
 
         AtomicReference<JvmProcess> staller = new AtomicReference<>();
         AtomicReference<String> stalledSlot = new AtomicReference<>();
@@ -90,28 +96,39 @@ class QuartzNodesIT {
         staller.get().kill();
         Instant killedAt = Instant.now();
 
-        Instant settled = killedAt.plusMillis(ttl).plusSeconds(2).truncatedTo(ChronoUnit.SECONDS).plusSeconds(1);
+        Instant settled = killedAt.plusMillis(ttl)
+                .plusSeconds(2)
+                .truncatedTo(ChronoUnit.SECONDS)
+                .plusSeconds(1);
         Instant last = settled.plusSeconds(14);
-        await().atMost(Timing.scaled(Duration.ofSeconds(60))).pollInterval(Duration.ofSeconds(1))
+        await().atMost(Timing.scaled(Duration.ofSeconds(60)))
+                .pollInterval(Duration.ofSeconds(1))
                 .until(() -> Instant.now().isAfter(last.plusSeconds(3)));
         // the killed slot is overdue once the dead holder's lease ended: the sweeper (every 5 s, after 5 s of grace)
         // catches it up through the scheduler, as a fire of that slot
-        await().atMost(Timing.scaled(Duration.ofSeconds(60))).pollInterval(Duration.ofSeconds(1))
+        await().atMost(Timing.scaled(Duration.ofSeconds(60)))
+                .pollInterval(Duration.ofSeconds(1))
                 .until(() -> servers.executionsPerSlot("tick").containsKey(Instant.parse(stalledSlot.get())));
         nodes.forEach(JvmProcess::kill);
 
         Map<Instant, Integer> perSlot = servers.executionsPerSlot("tick");
         assertThat(perSlot.values()).as("no slot ever ran twice: %s", perSlot).allMatch(n -> n == 1);
-        assertThat(perSlot.get(Instant.parse(stalledSlot.get()))).as("the killed slot %s, caught up", stalledSlot.get())
+        assertThat(perSlot.get(Instant.parse(stalledSlot.get())))
+                .as("the killed slot %s, caught up", stalledSlot.get())
                 .isEqualTo(1);
         assertThat(servers.runStatus("quartz:it:tick", stalledSlot.get())).isEqualTo("COMPLETED");
         for (Instant slot = settled; !slot.isAfter(last); slot = slot.plusSeconds(1)) {
-            assertThat(perSlot.get(slot)).as("executions of slot %s after the kill at %s", slot, killedAt).isEqualTo(1);
+            assertThat(perSlot.get(slot))
+                    .as("executions of slot %s after the kill at %s", slot, killedAt)
+                    .isEqualTo(1);
         }
-        long skipped = perSlot.keySet().stream().filter(s -> s.isAfter(Instant.parse(stalledSlot.get()))
-                && s.isBefore(settled)).count();
-        System.out.printf("[quartz kill] killed %s in slot %s; slots executed between the kill and %s: %d; "
-                + "executions per node %s%n", staller.get(), stalledSlot.get(), settled, skipped, servers.executionsPerNode());
+        long skipped = perSlot.keySet().stream()
+                .filter(s -> s.isAfter(Instant.parse(stalledSlot.get())) && s.isBefore(settled))
+                .count();
+        System.out.printf(
+                "[quartz kill] killed %s in slot %s; slots executed between the kill and %s: %d; "
+                        + "executions per node %s%n",
+                staller.get(), stalledSlot.get(), settled, skipped, servers.executionsPerNode());
     }
 
     @Test
@@ -122,7 +139,8 @@ class QuartzNodesIT {
         for (JvmProcess n : nodes) {
             n.awaitStdoutLine("READY"::equals, Timing.scaled(Duration.ofSeconds(60)));
         }
-        await().atMost(Timing.scaled(Duration.ofSeconds(30))).until(() -> servers.executionsPerSlot("tick").size() >= 3);
+        await().atMost(Timing.scaled(Duration.ofSeconds(30)))
+                .until(() -> servers.executionsPerSlot("tick").size() >= 3);
         AtomicReference<JvmProcess> zombie = new AtomicReference<>();
         AtomicReference<String> slot = new AtomicReference<>();
         stallTheNextRun(nodes, zombie, slot);
@@ -131,40 +149,48 @@ class QuartzNodesIT {
         servers.execute("UPDATE quartz_control SET stall = false");
         JvmProcess survivor = nodes.get(nodes.get(0) == zombie.get() ? 1 : 0);
         try {
-            survivor.awaitStdoutLine(l -> l.startsWith("EXECUTED " + slot.get() + " "), Timing.scaled(Duration.ofSeconds(45)));
+            survivor.awaitStdoutLine(
+                    l -> l.startsWith("EXECUTED " + slot.get() + " "), Timing.scaled(Duration.ofSeconds(45)));
         } catch (IllegalStateException e) {
-            throw new AssertionError("slot " + slot.get() + " was not recovered; frozen node's output: "
-                    + zombie.get().stdoutLines(), e);
+            throw new AssertionError(
+                    "slot " + slot.get() + " was not recovered; frozen node's output: "
+                            + zombie.get().stdoutLines(),
+                    e);
         }
         long recoveredAfter = System.currentTimeMillis() - pausedAt;
         zombie.get().resume(); // its job wakes up after its sleep and tries its write
-        String rejected = zombie.get().awaitStdoutLine(l -> l.startsWith("JOB_FAILED " + slot.get()),
-                Timing.scaled(Duration.ofSeconds(30)));
+        String rejected = zombie.get()
+                .awaitStdoutLine(l -> l.startsWith("JOB_FAILED " + slot.get()), Timing.scaled(Duration.ofSeconds(30)));
         nodes.forEach(JvmProcess::kill);
 
         assertThat(rejected).contains("StaleOwnerException");
-        assertThat(servers.executionsPerSlot("tick").get(Instant.parse(slot.get()))).isEqualTo(1);
+        assertThat(servers.executionsPerSlot("tick").get(Instant.parse(slot.get())))
+                .isEqualTo(1);
         assertThat(servers.executionsPerSlot("tick").values()).allMatch(n -> n == 1);
         assertThat(servers.runStatus("quartz:it:tick", slot.get())).isEqualTo("COMPLETED");
-        System.out.printf("[quartz jdbc recovery] slot %s frozen on %s; Quartz's recovery fire completed it on %s "
-                + "%d ms later; the zombie's write: %s%n", slot.get(), zombie.get(), survivor, recoveredAfter, rejected);
+        System.out.printf(
+                "[quartz jdbc recovery] slot %s frozen on %s; Quartz's recovery fire completed it on %s "
+                        + "%d ms later; the zombie's write: %s%n",
+                slot.get(), zombie.get(), survivor, recoveredAfter, rejected);
     }
 
     /** Makes the next run stall (print STALLING, sleep 5 s before its write); returns its node and slot. */
     private void stallTheNextRun(List<JvmProcess> nodes, AtomicReference<JvmProcess> node, AtomicReference<String> slot)
             throws Exception {
         servers.execute("UPDATE quartz_control SET stall = true");
-        await().atMost(Timing.scaled(Duration.ofSeconds(20))).pollInterval(Duration.ofMillis(10)).until(() -> {
-            for (JvmProcess n : nodes) {
-                for (String line : n.stdoutLines()) {
-                    if (line.startsWith("STALLING ")) {
-                        node.set(n);
-                        slot.set(line.substring("STALLING ".length()));
-                        return true;
+        await().atMost(Timing.scaled(Duration.ofSeconds(20)))
+                .pollInterval(Duration.ofMillis(10))
+                .until(() -> {
+                    for (JvmProcess n : nodes) {
+                        for (String line : n.stdoutLines()) {
+                            if (line.startsWith("STALLING ")) {
+                                node.set(n);
+                                slot.set(line.substring("STALLING ".length()));
+                                return true;
+                            }
+                        }
                     }
-                }
-            }
-            return false;
-        });
+                    return false;
+                });
     }
 }

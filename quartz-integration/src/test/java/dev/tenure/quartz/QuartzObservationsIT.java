@@ -1,5 +1,9 @@
 package dev.tenure.quartz;
 
+import static io.micrometer.observation.tck.TestObservationRegistryAssert.assertThat;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
 import dev.tenure.RunOutcome;
 import dev.tenure.RunPolicy;
 import dev.tenure.Tenure;
@@ -11,6 +15,12 @@ import io.micrometer.common.KeyValue;
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationHandler;
 import io.micrometer.observation.tck.TestObservationRegistry;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -21,17 +31,6 @@ import org.quartz.JobExecutionContext;
 import org.quartz.Scheduler;
 import org.quartz.TriggerBuilder;
 import org.quartz.impl.matchers.GroupMatcher;
-
-import java.time.Duration;
-import java.util.List;
-import java.util.Map;
-import java.util.TreeMap;
-import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.stream.Collectors;
-
-import static io.micrometer.observation.tck.TestObservationRegistryAssert.assertThat;
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 
 /**
  * A Quartz fire (both plug-in styles) is observed as a plain {@code JobCoordinator} run is: the same observations
@@ -59,7 +58,11 @@ class QuartzObservationsIT {
             }
         });
         db = PostgresDatabases.forClass(QuartzObservationsIT.class);
-        tenure = Tenure.builder().dataSource(db.dataSource()).nodeName("quartz-1").observationRegistry(registry).build();
+        tenure = Tenure.builder()
+                .dataSource(db.dataSource())
+                .nodeName("quartz-1")
+                .observationRegistry(registry)
+                .build();
     }
 
     @AfterAll
@@ -76,7 +79,7 @@ class QuartzObservationsIT {
     public static class ObservingJob implements Job {
         @Override
         public void execute(JobExecutionContext context) {
-            Observation.createNotStarted("app.job.step", registry).observe(() -> { });
+            Observation.createNotStarted("app.job.step", registry).observe(() -> {});
         }
     }
 
@@ -84,14 +87,15 @@ class QuartzObservationsIT {
     @ValueSource(strings = {"listeners", "jobFactory"})
     void quartzFire_isObservedAsAPlainCoordinatorRunIs(String style) throws Exception {
         RunOutcome<Object> plain = tenure.coordinator().run("plain-" + style, "fire-1", RunPolicy.skipFire(), ctx -> {
-            Observation.createNotStarted("app.job.step", registry).observe(() -> { });
+            Observation.createNotStarted("app.job.step", registry).observe(() -> {});
             return null;
         });
         assertThat(plain.status()).isEqualTo(RunOutcome.Status.EXECUTED);
 
         Scheduler scheduler = QuartzServers.ramScheduler("observed-" + style);
         QuartzCoordination coordination = QuartzCoordination.builder(tenure)
-                .jobs(GroupMatcher.jobGroupEquals("coordinated")).build();
+                .jobs(GroupMatcher.jobGroupEquals("coordinated"))
+                .build();
         if (style.equals("listeners")) {
             coordination.registerListeners(scheduler);
         } else {
@@ -100,18 +104,35 @@ class QuartzObservationsIT {
         String quartzJob = "quartz:coordinated:settle-" + style;
         try {
             scheduler.start();
-            scheduler.scheduleJob(JobBuilder.newJob(ObservingJob.class).withIdentity("settle-" + style, "coordinated")
-                    .build(), TriggerBuilder.newTrigger().startNow().build());
-            await().atMost(Timing.scaled(Duration.ofSeconds(10))).until(() -> run(quartzJob) != null
-                    && !run(quartzJob).getLowCardinalityKeyValue("tenure.outcome").getValue().equals("UNKNOWN"));
+            scheduler.scheduleJob(
+                    JobBuilder.newJob(ObservingJob.class)
+                            .withIdentity("settle-" + style, "coordinated")
+                            .build(),
+                    TriggerBuilder.newTrigger().startNow().build());
+            await().atMost(Timing.scaled(Duration.ofSeconds(10)))
+                    .until(() -> run(quartzJob) != null
+                            && !run(quartzJob)
+                                    .getLowCardinalityKeyValue("tenure.outcome")
+                                    .getValue()
+                                    .equals("UNKNOWN"));
         } finally {
             scheduler.shutdown(true);
         }
 
         Map<String, String> plainTree = tree("plain-" + style);
         Map<String, String> quartzTree = tree(quartzJob);
-        assertThat(plainTree).containsExactlyInAnyOrderEntriesOf(Map.of("tenure.run", "-", "tenure.run.claim", "tenure.run",
-                "tenure.run.work", "tenure.run", "tenure.run.complete", "tenure.run", "app.job.step", "tenure.run.work"));
+        assertThat(plainTree)
+                .containsExactlyInAnyOrderEntriesOf(Map.of(
+                        "tenure.run",
+                        "-",
+                        "tenure.run.claim",
+                        "tenure.run",
+                        "tenure.run.work",
+                        "tenure.run",
+                        "tenure.run.complete",
+                        "tenure.run",
+                        "app.job.step",
+                        "tenure.run.work"));
         assertThat(quartzTree).isEqualTo(plainTree);
         for (String name : List.of("tenure.run", "tenure.run.claim", "tenure.run.work", "tenure.run.complete")) {
             assertThat(keys(quartzJob, name)).as(name).isEqualTo(keys("plain-" + style, name));
@@ -119,11 +140,14 @@ class QuartzObservationsIT {
         }
         Observation.Context q = run(quartzJob);
         assertThat(q.getLowCardinalityKeyValue("tenure.integration").getValue()).isEqualTo("quartz");
-        assertThat(run("plain-" + style).getLowCardinalityKeyValue("tenure.integration").getValue())
+        assertThat(run("plain-" + style)
+                        .getLowCardinalityKeyValue("tenure.integration")
+                        .getValue())
                 .isEqualTo("coordinator");
         assertThat(q.getLowCardinalityKeyValue("tenure.outcome").getValue()).isEqualTo("EXECUTED");
         assertThat(q.getHighCardinalityKeyValue("tenure.node").getValue()).isEqualTo("quartz-1");
-        assertThat(Long.parseLong(q.getHighCardinalityKeyValue("tenure.epoch").getValue())).isPositive();
+        assertThat(Long.parseLong(q.getHighCardinalityKeyValue("tenure.epoch").getValue()))
+                .isPositive();
         assertThat(registry).doesNotHaveAnyRemainingCurrentObservation();
     }
 
@@ -133,10 +157,14 @@ class QuartzObservationsIT {
         Map<String, String> tree = new TreeMap<>();
         tree.put("tenure.run", "-");
         for (Observation.Context c : started) {
-            Observation.Context parent = c.getParentObservation() == null ? null
+            Observation.Context parent = c.getParentObservation() == null
+                    ? null
                     : (Observation.Context) c.getParentObservation().getContextView();
-            for (Observation.Context p = parent; p != null; p = p.getParentObservation() == null ? null
-                    : (Observation.Context) p.getParentObservation().getContextView()) {
+            for (Observation.Context p = parent;
+                    p != null;
+                    p = p.getParentObservation() == null
+                            ? null
+                            : (Observation.Context) p.getParentObservation().getContextView()) {
                 if (p == run) {
                     tree.put(c.getName(), parent.getName());
                     break;
@@ -147,19 +175,30 @@ class QuartzObservationsIT {
     }
 
     private static Observation.Context run(String job) {
-        return started.stream().filter(c -> c instanceof TenureRunObservationContext t && t.jobKey().equals(job)
-                && c.getName().equals("tenure.run")).findFirst().orElse(null);
+        return started.stream()
+                .filter(c -> c instanceof TenureRunObservationContext t
+                        && t.jobKey().equals(job)
+                        && c.getName().equals("tenure.run"))
+                .findFirst()
+                .orElse(null);
     }
 
     private static Observation.Context phase(String job, String name) {
-        return started.stream().filter(c -> c instanceof TenureRunObservationContext t && t.jobKey().equals(job)
-                && c.getName().equals(name)).findFirst().orElseThrow();
+        return started.stream()
+                .filter(c -> c instanceof TenureRunObservationContext t
+                        && t.jobKey().equals(job)
+                        && c.getName().equals(name))
+                .findFirst()
+                .orElseThrow();
     }
 
     private static List<String> keys(String job, String name) {
         Observation.Context c = phase(job, name);
-        return java.util.stream.Stream.concat(c.getLowCardinalityKeyValues().stream(),
-                c.getHighCardinalityKeyValues().stream()).map(KeyValue::getKey).sorted().toList();
+        return java.util.stream.Stream.concat(
+                        c.getLowCardinalityKeyValues().stream(), c.getHighCardinalityKeyValues().stream())
+                .map(KeyValue::getKey)
+                .sorted()
+                .toList();
     }
 
     /** The low-cardinality values but the job's and the integration's. */

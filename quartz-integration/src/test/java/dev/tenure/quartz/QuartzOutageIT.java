@@ -1,18 +1,17 @@
 package dev.tenure.quartz;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
 import dev.tenure.testkit.JvmProcess;
 import dev.tenure.testkit.PostgresSource;
 import dev.tenure.testkit.Timing;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Test;
-
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
 
 /**
  * Valkey frozen (SIGSTOP) and Postgres stopped at once: every fire of a coordinated job is refused (fail closed),
@@ -46,27 +45,32 @@ class QuartzOutageIT {
         servers.db.stopServer();
         try {
             Instant outage = Instant.now();
-            await().atMost(Timing.scaled(Duration.ofSeconds(30))).until(() ->
-                    faultsAfter(listeners, "vetoed:FAULT", outage) >= 3 && faultsAfter(factory, "skipped:FAULT", outage) >= 3);
+            await().atMost(Timing.scaled(Duration.ofSeconds(30)))
+                    .until(() -> faultsAfter(listeners, "vetoed:FAULT", outage) >= 3
+                            && faultsAfter(factory, "skipped:FAULT", outage) >= 3);
         } finally {
             servers.db.startServer();
             servers.valkey.resume();
         }
         Instant recovered = Instant.now();
         for (JvmProcess n : nodes) {
-            String line = n.awaitStdoutLine(l -> l.startsWith("EXECUTED ") && slot(l).isAfter(recovered),
+            String line = n.awaitStdoutLine(
+                    l -> l.startsWith("EXECUTED ") && slot(l).isAfter(recovered),
                     Timing.scaled(Duration.ofSeconds(30)));
             assertThat(line).startsWith("EXECUTED ");
         }
         assertThat(servers.executionsPerSlot("tick-l").values()).allMatch(n -> n == 1);
         assertThat(servers.executionsPerSlot("tick-f").values()).allMatch(n -> n == 1);
-        System.out.printf("[quartz outage] refused fires during the outage: listeners %d, factory %d%n",
-                faultsAfter(listeners, "vetoed:FAULT", Instant.EPOCH), faultsAfter(factory, "skipped:FAULT", Instant.EPOCH));
+        System.out.printf(
+                "[quartz outage] refused fires during the outage: listeners %d, factory %d%n",
+                faultsAfter(listeners, "vetoed:FAULT", Instant.EPOCH),
+                faultsAfter(factory, "skipped:FAULT", Instant.EPOCH));
     }
 
     private static long faultsAfter(JvmProcess node, String marker, Instant after) {
         return node.stdoutLines().stream()
-                .filter(l -> l.startsWith("NOT_RUN ") && l.endsWith(" " + marker) && slot(l).isAfter(after)).count();
+                .filter(l -> l.startsWith("NOT_RUN ") && l.endsWith(" " + marker) && slot(l).isAfter(after))
+                .count();
     }
 
     private static Instant slot(String line) {

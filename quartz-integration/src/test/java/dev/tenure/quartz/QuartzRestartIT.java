@@ -1,18 +1,12 @@
 package dev.tenure.quartz;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
 import dev.tenure.LeaseOptions;
 import dev.tenure.MissedFirePolicy;
 import dev.tenure.Tenure;
 import dev.tenure.testkit.Timing;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Test;
-import org.quartz.CronScheduleBuilder;
-import org.quartz.JobBuilder;
-import org.quartz.Scheduler;
-import org.quartz.TriggerBuilder;
-import org.quartz.impl.StdSchedulerFactory;
-
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -23,9 +17,14 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Properties;
 import java.util.TimeZone;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.quartz.CronScheduleBuilder;
+import org.quartz.JobBuilder;
+import org.quartz.Scheduler;
+import org.quartz.TriggerBuilder;
+import org.quartz.impl.StdSchedulerFactory;
 
 /**
  * Every node of a Quartz cluster down for a few slots (a restart, a rolling deploy on one node): the node that comes
@@ -52,7 +51,8 @@ class QuartzRestartIT {
     @Test
     void everyNodeDownForSomeSlots_theNodeThatComesBack_catchesThemUp() throws Exception {
         try (Node first = new Node("first")) {
-            await().atMost(Timing.scaled(Duration.ofSeconds(15))).until(() -> completed().size() >= 2);
+            await().atMost(Timing.scaled(Duration.ofSeconds(15)))
+                    .until(() -> completed().size() >= 2);
         }
         Instant down = Instant.now();
         Thread.sleep(6_500); // three or four slots of */2 fall due with no node up
@@ -63,10 +63,12 @@ class QuartzRestartIT {
         Map<String, String> runs = runs();
         System.out.printf("[restart] down %s, up %s, runs %s%n", down, up, runs);
         for (Instant slot = slotAfter(down); slot.isBefore(up); slot = slot.plusSeconds(2)) {
-            assertThat(runs.get(slot.toString())).as("slot %s, due while every node was down", slot)
+            assertThat(runs.get(slot.toString()))
+                    .as("slot %s, due while every node was down", slot)
                     .isIn("COMPLETED", "MISSED");
         }
-        assertThat(runs.values()).as("the slots of the outage were caught up, not recorded MISSED (newest 10)")
+        assertThat(runs.values())
+                .as("the slots of the outage were caught up, not recorded MISSED (newest 10)")
                 .doesNotContain("MISSED");
     }
 
@@ -81,14 +83,23 @@ class QuartzRestartIT {
             p.setProperty("org.quartz.threadPool.threadCount", "2");
             p.setProperty("org.quartz.scheduler.skipUpdateCheck", "true");
             scheduler = new StdSchedulerFactory(p).getScheduler();
-            tenure = Tenure.builder().dataSource(servers.db.dataSource())
-                    .leaseDefaults(LeaseOptions.ofTtl(Duration.ofSeconds(4))).build();
+            tenure = Tenure.builder()
+                    .dataSource(servers.db.dataSource())
+                    .leaseDefaults(LeaseOptions.ofTtl(Duration.ofSeconds(4)))
+                    .build();
             QuartzCoordination.builder(tenure)
                     .missedFires(MissedFirePolicy.catchUp().withMaxCatchUps(10).withGrace(Duration.ofSeconds(1)))
-                    .build().registerListeners(scheduler);
-            scheduler.scheduleJob(JobBuilder.newJob(QuartzMisfireIT.Noop.class).withIdentity("tick", "restart").build(),
-                    TriggerBuilder.newTrigger().withIdentity("tick", "restart").withSchedule(CronScheduleBuilder
-                            .cronSchedule("*/2 * * * * ?").inTimeZone(TimeZone.getTimeZone("UTC"))).build());
+                    .build()
+                    .registerListeners(scheduler);
+            scheduler.scheduleJob(
+                    JobBuilder.newJob(QuartzMisfireIT.Noop.class)
+                            .withIdentity("tick", "restart")
+                            .build(),
+                    TriggerBuilder.newTrigger()
+                            .withIdentity("tick", "restart")
+                            .withSchedule(CronScheduleBuilder.cronSchedule("*/2 * * * * ?")
+                                    .inTimeZone(TimeZone.getTimeZone("UTC")))
+                            .build());
             scheduler.start();
         }
 
@@ -116,15 +127,19 @@ class QuartzRestartIT {
     }
 
     private static java.util.List<String> completed() throws SQLException {
-        return runs().entrySet().stream().filter(e -> e.getValue().equals("COMPLETED")).map(Map.Entry::getKey).toList();
+        return runs().entrySet().stream()
+                .filter(e -> e.getValue().equals("COMPLETED"))
+                .map(Map.Entry::getKey)
+                .toList();
     }
 
     /** The status of each fire of the job in the ledger, by fire key. */
     private static Map<String, String> runs() throws SQLException {
         Map<String, String> out = new LinkedHashMap<>();
-        try (Connection c = servers.db.dataSource().getConnection(); Statement s = c.createStatement();
-             ResultSet r = s.executeQuery("SELECT fire_key, status FROM tenure.job_run WHERE job_key = '" + JOB
-                     + "' ORDER BY fire_key")) {
+        try (Connection c = servers.db.dataSource().getConnection();
+                Statement s = c.createStatement();
+                ResultSet r = s.executeQuery("SELECT fire_key, status FROM tenure.job_run WHERE job_key = '" + JOB
+                        + "' ORDER BY fire_key")) {
             while (r.next()) {
                 out.put(r.getString(1), r.getString(2));
             }

@@ -1,9 +1,19 @@
 package dev.tenure.quartz;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
 import dev.tenure.metrics.MetricNames;
 import dev.tenure.testkit.Timing;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Date;
+import java.util.List;
+import java.util.TimeZone;
+import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -22,17 +32,6 @@ import org.quartz.TriggerBuilder;
 import org.quartz.TriggerKey;
 import org.quartz.impl.StdSchedulerFactory;
 import org.quartz.impl.matchers.KeyMatcher;
-
-import java.time.Duration;
-import java.util.ArrayList;
-import java.util.Date;
-import java.util.List;
-import java.util.TimeZone;
-import java.util.concurrent.CopyOnWriteArrayList;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import static org.awaitility.Awaitility.await;
 
 /**
  * The schedule check ({@link ScheduleCheck}) on real schedulers, with real Valkey and Postgres: per-node RAM stores
@@ -81,8 +80,11 @@ class QuartzScheduleCheckIT {
     }
 
     private static Trigger everySecond(String name, Date start) {
-        return TriggerBuilder.newTrigger().withIdentity(name, "sc").startAt(start)
-                .withSchedule(SimpleScheduleBuilder.repeatSecondlyForever()).build();
+        return TriggerBuilder.newTrigger()
+                .withIdentity(name, "sc")
+                .startAt(start)
+                .withSchedule(SimpleScheduleBuilder.repeatSecondlyForever())
+                .build();
     }
 
     private static JobDetail job(String name) {
@@ -91,16 +93,21 @@ class QuartzScheduleCheckIT {
 
     private double warnings(String job, String reason) {
         Counter c = registry.find(MetricNames.QUARTZ_SCHEDULE_WARNINGS)
-                .tags("job", "quartz:sc:" + job, "reason", reason).counter();
+                .tags("job", "quartz:sc:" + job, "reason", reason)
+                .counter();
         return c == null ? 0 : c.count();
     }
 
     private double allWarnings() {
-        return registry.find(MetricNames.QUARTZ_SCHEDULE_WARNINGS).counters().stream().mapToDouble(Counter::count).sum();
+        return registry.find(MetricNames.QUARTZ_SCHEDULE_WARNINGS).counters().stream()
+                .mapToDouble(Counter::count)
+                .sum();
     }
 
     private double fires(String job, String outcome) {
-        Counter c = registry.find(MetricNames.JOB_FIRES).tags("job", "quartz:sc:" + job, "outcome", outcome).counter();
+        Counter c = registry.find(MetricNames.JOB_FIRES)
+                .tags("job", "quartz:sc:" + job, "outcome", outcome)
+                .counter();
         return c == null ? 0 : c.count();
     }
 
@@ -110,24 +117,38 @@ class QuartzScheduleCheckIT {
         String zone = TimeZone.getDefault().getID().equals("Asia/Kathmandu") ? "America/Halifax" : "Asia/Kathmandu";
         s.scheduleJob(job("drift"), everySecond("drift", nodeNow()));
         s.scheduleJob(job("aligned"), everySecond("aligned", DateBuilder.evenSecondDateAfterNow()));
-        s.scheduleJob(job("zoned"), TriggerBuilder.newTrigger().withIdentity("zoned", "sc").withSchedule(
-                CronScheduleBuilder.cronSchedule("0 0 2 * * ?").inTimeZone(TimeZone.getTimeZone(zone))).build());
+        s.scheduleJob(
+                job("zoned"),
+                TriggerBuilder.newTrigger()
+                        .withIdentity("zoned", "sc")
+                        .withSchedule(
+                                CronScheduleBuilder.cronSchedule("0 0 2 * * ?").inTimeZone(TimeZone.getTimeZone(zone)))
+                        .build());
         s.scheduleJob(job("vouched"), everySecond("vouched", nodeNow()));
-        QuartzCoordination tenure = tenure()
-                .intendedSchedules(KeyMatcher.keyEquals(TriggerKey.triggerKey("vouched", "sc"))).build();
+        QuartzCoordination tenure = tenure().intendedSchedules(
+                        KeyMatcher.keyEquals(TriggerKey.triggerKey("vouched", "sc")))
+                .build();
         List<String> warned;
         try (StderrCapture log = new StderrCapture()) {
             tenure.registerListeners(s);
             s.scheduleJob(job("later"), everySecond("later", nodeNow())); // seen by the scheduler listener
-            warned = log.lines().stream().filter(l -> l.contains("WARN") && l.contains("Tenure schedule check")).toList();
+            warned = log.lines().stream()
+                    .filter(l -> l.contains("WARN") && l.contains("Tenure schedule check"))
+                    .toList();
         }
 
         assertThat(warnings("drift", "simple_unaligned")).isEqualTo(1);
         assertThat(warnings("later", "simple_unaligned")).isEqualTo(1);
-        assertThat(allWarnings()).as("none for the aligned, zoned cron and vouched triggers").isEqualTo(2);
+        assertThat(allWarnings())
+                .as("none for the aligned, zoned cron and vouched triggers")
+                .isEqualTo(2);
         assertThat(warned).hasSize(2);
-        assertThat(warned.get(0)).contains("trigger sc.drift of job sc.drift", "once per node per period",
-                "DateBuilder.evenMinuteDate", "ScheduleCheck.WARN: its fires run as scheduled");
+        assertThat(warned.get(0))
+                .contains(
+                        "trigger sc.drift of job sc.drift",
+                        "once per node per period",
+                        "DateBuilder.evenMinuteDate",
+                        "ScheduleCheck.WARN: its fires run as scheduled");
         assertThat(warned.get(1)).contains("trigger sc.later of job sc.later");
     }
 
@@ -151,21 +172,29 @@ class QuartzScheduleCheckIT {
 
         for (ThrowingCheck check : List.<ThrowingCheck>of(tenure::registerListeners, tenure::checkSchedules)) {
             assertThatThrownBy(() -> check.run(s)).isInstanceOfSatisfying(ScheduleRefusedException.class, e -> {
-                assertThat(e.triggers()).containsExactlyInAnyOrder(TriggerKey.triggerKey("drift-a", "sc"),
-                        TriggerKey.triggerKey("drift-b", "sc"));
-                assertThat(e.getMessage()).contains("refuses 2 Quartz trigger(s)", "trigger sc.drift-a of job sc.drift-a",
-                        "trigger sc.drift-b of job sc.drift-b", "DateBuilder.evenMinuteDate").doesNotContain("sc.aligned");
+                assertThat(e.triggers())
+                        .containsExactlyInAnyOrder(
+                                TriggerKey.triggerKey("drift-a", "sc"), TriggerKey.triggerKey("drift-b", "sc"));
+                assertThat(e.getMessage())
+                        .contains(
+                                "refuses 2 Quartz trigger(s)",
+                                "trigger sc.drift-a of job sc.drift-a",
+                                "trigger sc.drift-b of job sc.drift-b",
+                                "DateBuilder.evenMinuteDate")
+                        .doesNotContain("sc.aligned");
             });
         }
-        assertThat(s.getListenerManager().getTriggerListener(QuartzCoordination.DEFAULT_NAME)).isNotNull();
+        assertThat(s.getListenerManager().getTriggerListener(QuartzCoordination.DEFAULT_NAME))
+                .isNotNull();
         assertThat(warnings("drift-a", "simple_unaligned")).isEqualTo(2);
     }
 
     @Test
     void refuse_suspectTriggerScheduledLater_firesSkipped_alignedTriggerRuns_bothStyles() throws Exception {
-        for (boolean factory : new boolean[]{false, true}) {
+        for (boolean factory : new boolean[] {false, true}) {
             Scheduler s = ram("sc-later-" + factory);
-            QuartzCoordination tenure = tenure().scheduleCheck(ScheduleCheck.REFUSE).build();
+            QuartzCoordination tenure =
+                    tenure().scheduleCheck(ScheduleCheck.REFUSE).build();
             if (factory) {
                 s.setJobFactory(tenure.jobFactory());
                 tenure.checkSchedules(s);
@@ -178,8 +207,9 @@ class QuartzScheduleCheckIT {
             s.scheduleJob(job(drift), everySecond(drift, nodeNow()));
             s.scheduleJob(job(aligned), everySecond(aligned, DateBuilder.evenSecondDateAfterNow()));
 
-            await().atMost(Timing.scaled(Duration.ofSeconds(20))).until(() ->
-                    ran.stream().filter(aligned::equals).count() >= 2 && fires(drift, "skipped_schedule_refused") >= 2);
+            await().atMost(Timing.scaled(Duration.ofSeconds(20)))
+                    .until(() -> ran.stream().filter(aligned::equals).count() >= 2
+                            && fires(drift, "skipped_schedule_refused") >= 2);
             assertThat(ran).as("factory=%s", factory).doesNotContain(drift).allMatch(aligned::equals);
             assertThat(warnings(drift, "simple_unaligned")).isEqualTo(1);
             assertThat(warnings(aligned, "simple_unaligned")).isZero();
@@ -191,8 +221,9 @@ class QuartzScheduleCheckIT {
     @Test
     void clusteredJdbcStore_simpleTriggerStartedAtNodeTime_isOneSharedTrigger_notRefused() throws Exception {
         String password = servers.db.password() == null ? "" : servers.db.password();
-        Scheduler s = new StdSchedulerFactory(QuartzNode.properties("sc-jdbc", true, servers.db.jdbcUrl(),
-                servers.db.username(), password)).getScheduler();
+        Scheduler s = new StdSchedulerFactory(
+                        QuartzNode.properties("sc-jdbc", true, servers.db.jdbcUrl(), servers.db.username(), password))
+                .getScheduler();
         schedulers.add(s);
         assertThat(s.getMetaData().isJobStoreClustered()).isTrue();
         s.scheduleJob(job("shared"), everySecond("shared", nodeNow()));

@@ -1,17 +1,16 @@
 package dev.tenure.quartz;
 
-import org.junit.jupiter.api.Test;
-import org.quartz.CronScheduleBuilder;
-import org.quartz.SimpleScheduleBuilder;
-import org.quartz.Trigger;
-import org.quartz.TriggerBuilder;
+import static org.assertj.core.api.Assertions.assertThat;
 
 import java.time.Instant;
 import java.util.Date;
 import java.util.List;
 import java.util.TimeZone;
-
-import static org.assertj.core.api.Assertions.assertThat;
+import org.junit.jupiter.api.Test;
+import org.quartz.CronScheduleBuilder;
+import org.quartz.SimpleScheduleBuilder;
+import org.quartz.Trigger;
+import org.quartz.TriggerBuilder;
 
 /**
  * A Quartz job's schedule as the sweeper reads it. A node that starts (a replacement, a rolling deploy) creates its
@@ -24,7 +23,9 @@ class QuartzScheduleTest {
 
     @Test
     void cronTrigger_startedNow_stillListsTheFiresDueBeforeItsStart() {
-        Trigger cron = TriggerBuilder.newTrigger().withIdentity("tick", "g").startAt(Date.from(STARTED))
+        Trigger cron = TriggerBuilder.newTrigger()
+                .withIdentity("tick", "g")
+                .startAt(Date.from(STARTED))
                 .withSchedule(CronScheduleBuilder.cronSchedule("*/2 * * * * ?").inTimeZone(TimeZone.getTimeZone("UTC")))
                 .build();
         QuartzSchedule s = new QuartzSchedule(List.of(cron));
@@ -36,9 +37,12 @@ class QuartzScheduleTest {
 
     @Test
     void cronTrigger_inItsTimeZone_andNotAfterItsEnd() {
-        Trigger cron = TriggerBuilder.newTrigger().withIdentity("nightly", "g").startAt(Date.from(STARTED))
+        Trigger cron = TriggerBuilder.newTrigger()
+                .withIdentity("nightly", "g")
+                .startAt(Date.from(STARTED))
                 .endAt(Date.from(Instant.parse("2026-12-06T00:00:00Z")))
-                .withSchedule(CronScheduleBuilder.cronSchedule("0 0 2 * * ?").inTimeZone(TimeZone.getTimeZone("Asia/Seoul")))
+                .withSchedule(
+                        CronScheduleBuilder.cronSchedule("0 0 2 * * ?").inTimeZone(TimeZone.getTimeZone("Asia/Seoul")))
                 .build();
         QuartzSchedule s = new QuartzSchedule(List.of(cron));
 
@@ -50,8 +54,13 @@ class QuartzScheduleTest {
 
     @Test
     void simpleTrigger_keepsItsPhase_fromItsStartTime() {
-        Trigger every2s = TriggerBuilder.newTrigger().withIdentity("every", "g").startAt(Date.from(STARTED))
-                .withSchedule(SimpleScheduleBuilder.simpleSchedule().withIntervalInSeconds(2).repeatForever()).build();
+        Trigger every2s = TriggerBuilder.newTrigger()
+                .withIdentity("every", "g")
+                .startAt(Date.from(STARTED))
+                .withSchedule(SimpleScheduleBuilder.simpleSchedule()
+                        .withIntervalInSeconds(2)
+                        .repeatForever())
+                .build();
         QuartzSchedule s = new QuartzSchedule(List.of(every2s));
 
         // a simple trigger's fires are counted from its start: there is none before it

@@ -3,6 +3,7 @@ package dev.tenure.quartz;
 import dev.tenure.JobCoordinator;
 import dev.tenure.LeaseOptions;
 import dev.tenure.Tenure;
+import dev.tenure.ValkeyConfig;
 import dev.tenure.db.TenureSchema;
 import dev.tenure.testkit.JvmProcess;
 import dev.tenure.testkit.PostgresDatabase;
@@ -10,11 +11,6 @@ import dev.tenure.testkit.PostgresDatabases;
 import dev.tenure.testkit.PostgresSource;
 import dev.tenure.testkit.ValkeyServer;
 import dev.tenure.testkit.ValkeyServers;
-import dev.tenure.ValkeyConfig;
-import org.quartz.Scheduler;
-import org.quartz.SchedulerException;
-import org.quartz.impl.StdSchedulerFactory;
-
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
@@ -30,6 +26,9 @@ import java.util.Map;
 import java.util.Properties;
 import java.util.TreeMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import org.quartz.Scheduler;
+import org.quartz.SchedulerException;
+import org.quartz.impl.StdSchedulerFactory;
 
 /**
  * The servers of a Quartz test class: a standalone Valkey and the class's own database with Tenure's schema,
@@ -46,19 +45,29 @@ final class QuartzServers implements AutoCloseable {
         valkey = ValkeyServers.standalone();
         db = source == null ? PostgresDatabases.forClass(testClass) : PostgresDatabases.forClass(testClass, source);
         TenureSchema.migrate(db.dataSource());
-        try (InputStream in = Thread.currentThread().getContextClassLoader()
+        try (InputStream in = Thread.currentThread()
+                .getContextClassLoader()
                 .getResourceAsStream("org/quartz/impl/jdbcjobstore/tables_postgres.sql")) {
             execute(new String(in.readAllBytes(), StandardCharsets.UTF_8));
         }
-        execute("CREATE TABLE quartz_exec (job text NOT NULL, slot text NOT NULL, node text NOT NULL, epoch bigint NOT NULL, "
-                + "at timestamptz NOT NULL DEFAULT clock_timestamp())");
+        execute(
+                "CREATE TABLE quartz_exec (job text NOT NULL, slot text NOT NULL, node text NOT NULL, epoch bigint NOT NULL, "
+                        + "at timestamptz NOT NULL DEFAULT clock_timestamp())");
         execute("CREATE TABLE quartz_control (stall boolean NOT NULL); INSERT INTO quartz_control VALUES (false)");
     }
 
     /** Starts a {@link QuartzNode} process; closed with this fixture. */
     JvmProcess node(String name, String store, String style, String job, long ttlMillis) {
-        JvmProcess p = JvmProcess.start(QuartzNode.class, name, store, style, job, Integer.toString(valkey.port()),
-                db.jdbcUrl(), db.username(), db.password() == null || db.password().isEmpty() ? "-" : db.password(),
+        JvmProcess p = JvmProcess.start(
+                QuartzNode.class,
+                name,
+                store,
+                style,
+                job,
+                Integer.toString(valkey.port()),
+                db.jdbcUrl(),
+                db.username(),
+                db.password() == null || db.password().isEmpty() ? "-" : db.password(),
                 Long.toString(ttlMillis));
         nodes.add(p);
         return p;
@@ -66,9 +75,14 @@ final class QuartzServers implements AutoCloseable {
 
     /** An in-process coordinator on these servers (Valkey mode, lease TTL {@code ttl}); closed with this fixture. */
     synchronized JobCoordinator coordinator(Duration ttl) {
-        Tenure tenure = Tenure.builder().dataSource(db.dataSource())
-                .valkey(ValkeyConfig.standalone("127.0.0.1:" + valkey.port()).requestTimeout(Duration.ofMillis(300)).build())
-                .mode(JobCoordinator.Mode.VALKEY).leaseDefaults(LeaseOptions.ofTtl(ttl)).build();
+        Tenure tenure = Tenure.builder()
+                .dataSource(db.dataSource())
+                .valkey(ValkeyConfig.standalone("127.0.0.1:" + valkey.port())
+                        .requestTimeout(Duration.ofMillis(300))
+                        .build())
+                .mode(JobCoordinator.Mode.VALKEY)
+                .leaseDefaults(LeaseOptions.ofTtl(ttl))
+                .build();
         tenures.add(tenure);
         return tenure.coordinator();
     }
@@ -83,7 +97,8 @@ final class QuartzServers implements AutoCloseable {
     }
 
     void execute(String sql) throws SQLException {
-        try (Connection c = db.dataSource().getConnection(); Statement s = c.createStatement()) {
+        try (Connection c = db.dataSource().getConnection();
+                Statement s = c.createStatement()) {
             s.execute(sql);
         }
     }
@@ -92,7 +107,7 @@ final class QuartzServers implements AutoCloseable {
     Map<Instant, Integer> executionsPerSlot(String job) throws SQLException {
         Map<Instant, Integer> slots = new TreeMap<>();
         try (Connection c = db.dataSource().getConnection();
-             var ps = c.prepareStatement("SELECT slot, count(*) FROM quartz_exec WHERE job = ? GROUP BY slot")) {
+                var ps = c.prepareStatement("SELECT slot, count(*) FROM quartz_exec WHERE job = ? GROUP BY slot")) {
             ps.setString(1, job);
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
@@ -106,8 +121,9 @@ final class QuartzServers implements AutoCloseable {
     /** Executions per node, for the report. */
     Map<String, Integer> executionsPerNode() throws SQLException {
         Map<String, Integer> nodes = new TreeMap<>();
-        try (Connection c = db.dataSource().getConnection(); Statement s = c.createStatement();
-             ResultSet rs = s.executeQuery("SELECT node, count(*) FROM quartz_exec GROUP BY node")) {
+        try (Connection c = db.dataSource().getConnection();
+                Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery("SELECT node, count(*) FROM quartz_exec GROUP BY node")) {
             while (rs.next()) {
                 nodes.put(rs.getString(1), rs.getInt(2));
             }
@@ -118,7 +134,7 @@ final class QuartzServers implements AutoCloseable {
     /** The ledger status of one fire of a job, or null if it has no run row. */
     String runStatus(String jobKey, String fireKey) throws SQLException {
         try (Connection c = db.dataSource().getConnection();
-             var ps = c.prepareStatement("SELECT status FROM tenure.job_run WHERE job_key = ? AND fire_key = ?")) {
+                var ps = c.prepareStatement("SELECT status FROM tenure.job_run WHERE job_key = ? AND fire_key = ?")) {
             ps.setString(1, jobKey);
             ps.setString(2, fireKey);
             try (ResultSet rs = ps.executeQuery()) {

@@ -13,19 +13,22 @@ final class StderrCapture implements AutoCloseable {
     private final ByteArrayOutputStream copy = new ByteArrayOutputStream();
 
     StderrCapture() {
-        System.setErr(new PrintStream(new OutputStream() {
-            @Override
-            public void write(int b) {
-                copy.write(b);
-                original.write(b);
-            }
+        System.setErr(new PrintStream(
+                new OutputStream() {
+                    @Override
+                    public void write(int b) {
+                        copy.write(b);
+                        original.write(b);
+                    }
 
-            @Override
-            public void write(byte[] b, int off, int len) {
-                copy.write(b, off, len);
-                original.write(b, off, len);
-            }
-        }, true, StandardCharsets.UTF_8));
+                    @Override
+                    public void write(byte[] b, int off, int len) {
+                        copy.write(b, off, len);
+                        original.write(b, off, len);
+                    }
+                },
+                true,
+                StandardCharsets.UTF_8));
     }
 
     /** The lines written so far. */

@@ -2,13 +2,12 @@ package dev.tenure.console;
 
 import com.zaxxer.hikari.HikariDataSource;
 import dev.tenure.db.TenureAdmin;
+import java.io.PrintWriter;
+import java.util.concurrent.Callable;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
-
-import java.io.PrintWriter;
-import java.util.concurrent.Callable;
 
 /**
  * A CLI command that reads (or changes) Tenure's tables once and prints the result as a readable table, or as JSON
@@ -17,8 +16,7 @@ import java.util.concurrent.Callable;
 abstract class CliCommand implements Callable<Integer> {
 
     /** What a command prints: the JSON value, and the same as text. */
-    record Output(Object json, String text) {
-    }
+    record Output(Object json, String text) {}
 
     @Mixin
     DatabaseOptions database;

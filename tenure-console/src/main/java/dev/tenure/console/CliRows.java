@@ -1,15 +1,13 @@
 package dev.tenure.console;
 
 import dev.tenure.db.TenureAdmin;
-
 import java.util.LinkedHashMap;
 import java.util.Map;
 
 /** The JSON shape of each view, one place for every command. */
 final class CliRows {
 
-    private CliRows() {
-    }
+    private CliRows() {}
 
     static Map<String, Object> job(Views.Job j) {
         Map<String, Object> m = new LinkedHashMap<>();

@@ -2,9 +2,6 @@ package dev.tenure.console;
 
 import dev.tenure.TenureException;
 import dev.tenure.db.TenureAdmin;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -13,6 +10,8 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The console's web application, independent of the server that carries it: routes a {@link WebRequest} to a page or
@@ -36,8 +35,16 @@ final class ConsoleApp {
     private final int runsPerPage;
     private final TraceLink traces;
 
-    ConsoleApp(ConsoleQueries queries, TenureAdmin admin, ValkeyLeases valkey, Credentials credentials, Sessions sessions,
-               CsrfTokens csrf, int refresh, int runsPerPage, TraceLink traces) {
+    ConsoleApp(
+            ConsoleQueries queries,
+            TenureAdmin admin,
+            ValkeyLeases valkey,
+            Credentials credentials,
+            Sessions sessions,
+            CsrfTokens csrf,
+            int refresh,
+            int runsPerPage,
+            TraceLink traces) {
         this.queries = queries;
         this.admin = admin;
         this.valkey = valkey;
@@ -54,7 +61,7 @@ final class ConsoleApp {
             return route(r);
         } catch (IllegalArgumentException e) {
             return error(r, 400, e.getMessage());
-        } catch (TenureException e) {   // the console's reads and TenureAdmin's force-release: database faults
+        } catch (TenureException e) { // the console's reads and TenureAdmin's force-release: database faults
             return error(r, 503, e.getMessage());
         } catch (RuntimeException e) {
             LOG.warn("console request {} {} failed", r.method(), r.path(), e);
@@ -66,7 +73,9 @@ final class ConsoleApp {
         boolean get = r.method().equals("GET") || r.method().equals("HEAD");
         String path = r.path().isEmpty() ? "/" : r.path();
         if (path.equals("/release")) {
-            return r.method().equals("POST") ? release(r) : error(r, 405, "POST only").with("Allow", "POST");
+            return r.method().equals("POST")
+                    ? release(r)
+                    : error(r, 405, "POST only").with("Allow", "POST");
         }
         if (!get) {
             return error(r, 405, "GET only").with("Allow", "GET, HEAD");
@@ -84,14 +93,27 @@ final class ConsoleApp {
     private WebResponse overview(WebRequest r) {
         String after = r.query().getOrDefault("after", "");
         List<Views.Job> jobs = queries.jobs(after, JOBS_PER_PAGE + 1);
-        Optional<String> next = jobs.size() > JOBS_PER_PAGE ? Optional.of(jobs.get(JOBS_PER_PAGE - 1).jobKey()) : Optional.empty();
+        Optional<String> next = jobs.size() > JOBS_PER_PAGE
+                ? Optional.of(jobs.get(JOBS_PER_PAGE - 1).jobKey())
+                : Optional.empty();
         jobs = jobs.subList(0, Math.min(jobs.size(), JOBS_PER_PAGE));
-        Map<String, ValkeyLeases.Lease> leases = valkey == null ? Map.of()
+        Map<String, ValkeyLeases.Lease> leases = valkey == null
+                ? Map.of()
                 : valkey.leases(jobs.stream().map(Views.Job::jobKey).toList());
         Map<String, TenureAdmin.ScheduleState> schedules = new HashMap<>();
         admin.schedules(jobs.stream().map(Views.Job::jobKey).toList()).forEach(s -> schedules.put(s.jobKey(), s));
-        return WebResponse.html(200, OverviewPage.render(r.base(), jobs, schedules, leases, valkey != null,
-                queries.leaders(JOBS_PER_PAGE), next, refresh, Instant.now()));
+        return WebResponse.html(
+                200,
+                OverviewPage.render(
+                        r.base(),
+                        jobs,
+                        schedules,
+                        leases,
+                        valkey != null,
+                        queries.leaders(JOBS_PER_PAGE),
+                        next,
+                        refresh,
+                        Instant.now()));
     }
 
     private WebResponse job(WebRequest r) {
@@ -104,13 +126,24 @@ final class ConsoleApp {
         if (j == null) {
             return error(r, 404, "no job '" + key + "' in Tenure's tables");
         }
-        ValkeyLeases.Lease lease = valkey == null ? null : valkey.leases(List.of(key)).get(key);
-        JobPage.Actions actions = credentials == null ? JobPage.Actions.OFF : session(r)
-                .map(s -> JobPage.Actions.signedIn(s.operator(), csrf.issue("release", key, s)))
-                .orElse(JobPage.Actions.SIGN_IN);
-        JobPage.Model m = new JobPage.Model(r.base(), j, Modes.of(j, lease, valkey != null), admin.schedules(List.of(key)).stream().findFirst(),
+        ValkeyLeases.Lease lease =
+                valkey == null ? null : valkey.leases(List.of(key)).get(key);
+        JobPage.Actions actions = credentials == null
+                ? JobPage.Actions.OFF
+                : session(r)
+                        .map(s -> JobPage.Actions.signedIn(s.operator(), csrf.issue("release", key, s)))
+                        .orElse(JobPage.Actions.SIGN_IN);
+        JobPage.Model m = new JobPage.Model(
+                r.base(),
+                j,
+                Modes.of(j, lease, valkey != null),
+                admin.schedules(List.of(key)).stream().findFirst(),
                 queries.summary(key),
-                queries.runs(key, before, runsPerPage), before.isEmpty(), queries.audit(key, 5), actions, refresh,
+                queries.runs(key, before, runsPerPage),
+                before.isEmpty(),
+                queries.audit(key, 5),
+                actions,
+                refresh,
                 Instant.now());
         return WebResponse.html(200, JobPage.render(m, traces));
     }
@@ -131,13 +164,14 @@ final class ConsoleApp {
         if (!next.startsWith("/") || next.startsWith("//") || next.contains("\\")) {
             throw new IllegalArgumentException("next must be a path inside the console, e.g. /job?key=nightly");
         }
-        return WebResponse.seeOther(r.base() + next).with("Set-Cookie", Sessions.setCookie(sessions.open(user.get()),
-                r.base()));
+        return WebResponse.seeOther(r.base() + next)
+                .with("Set-Cookie", Sessions.setCookie(sessions.open(user.get()), r.base()));
     }
 
     /** The signed-in operator's session: valid Basic credentials and a session cookie opened for that operator. */
     private Optional<Sessions.Session> session(WebRequest r) {
-        return credentials.check(r.header().apply("Authorization"))
+        return credentials
+                .check(r.header().apply("Authorization"))
                 .flatMap(user -> sessions.find(r.header().apply("Cookie"), user));
     }
 
@@ -151,23 +185,36 @@ final class ConsoleApp {
         String key = r.form().getOrDefault("key", "");
         Optional<Sessions.Session> session = session(r);
         if (session.isEmpty()) {
-            return error(r, 403, "no signed-in session: sign in on the job's page (its \"sign in\" link) and submit "
-                    + "again");
+            return error(
+                    r,
+                    403,
+                    "no signed-in session: sign in on the job's page (its \"sign in\" link) and submit " + "again");
         }
         if (!csrf.verify(r.form().get("csrf"), "release", key, session.get()) || !sameOrigin(r)) {
-            return error(r, 403, "the form's CSRF token is missing, expired or not for this job and session: reload "
-                    + "the job's page and submit again");
+            return error(
+                    r,
+                    403,
+                    "the form's CSRF token is missing, expired or not for this job and session: reload "
+                            + "the job's page and submit again");
         }
         String operator = session.get().operator();
         TenureAdmin.ForceRelease done = admin.forceRelease(key, r.form().get("reason"), "console:" + operator);
-        LOG.info("force-released {} by console:{}: epoch {} -> {}, audit {}", key, operator, done.oldEpoch(),
-                done.newEpoch(), done.auditId());
+        LOG.info(
+                "force-released {} by console:{}: epoch {} -> {}, audit {}",
+                key,
+                operator,
+                done.oldEpoch(),
+                done.newEpoch(),
+                done.auditId());
         return WebResponse.seeOther(r.base() + "/job?key=" + Html.url(key));
     }
 
     private WebResponse actionsDisabled(WebRequest r) {
-        return error(r, 403, "actions are disabled: this console is read-only (start it with actions enabled and "
-                + "operator credentials to allow force-release)");
+        return error(
+                r,
+                403,
+                "actions are disabled: this console is read-only (start it with actions enabled and "
+                        + "operator credentials to allow force-release)");
     }
 
     private WebResponse challenge(WebRequest r, String message) {
@@ -178,7 +225,8 @@ final class ConsoleApp {
     private static boolean sameOrigin(WebRequest r) {
         String origin = r.header().apply("Origin");
         String host = r.header().apply("Host");
-        return origin == null || (host != null && (origin.equals("http://" + host) || origin.equals("https://" + host)));
+        return origin == null
+                || (host != null && (origin.equals("http://" + host) || origin.equals("https://" + host)));
     }
 
     private WebResponse error(WebRequest r, int status, String message) {

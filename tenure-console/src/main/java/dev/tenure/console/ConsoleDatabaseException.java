@@ -1,7 +1,6 @@
 package dev.tenure.console;
 
 import dev.tenure.TenureException;
-
 import java.sql.SQLException;
 
 /**
@@ -12,8 +11,11 @@ public class ConsoleDatabaseException extends TenureException {
 
     /** For {@code what} on {@code key} ({@code *} for all jobs), failed with {@code cause}. */
     public ConsoleDatabaseException(String what, String key, SQLException cause) {
-        super(what + " failed for '" + key + "': SQLSTATE " + cause.getSQLState() + " " + cause.getMessage()
-                + hint(cause.getSQLState()), key, cause);
+        super(
+                what + " failed for '" + key + "': SQLSTATE " + cause.getSQLState() + " " + cause.getMessage()
+                        + hint(cause.getSQLState()),
+                key,
+                cause);
     }
 
     private static String hint(String state) {

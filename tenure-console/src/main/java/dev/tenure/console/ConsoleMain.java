@@ -1,13 +1,12 @@
 package dev.tenure.console;
 
 import dev.tenure.TenureException;
-import picocli.CommandLine;
-import picocli.CommandLine.Command;
-
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.io.PrintWriter;
 import java.nio.charset.Charset;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
 
 /**
  * The console's command line: {@code status}, {@code runs JOB}, {@code schedules}, {@code missed}, {@code leaders},
@@ -19,12 +18,24 @@ import java.nio.charset.Charset;
  * <p>Exit codes: 0 done, 1 a fault or refusal (the message on stderr), 2 bad usage. The one command that changes
  * state, {@code release}, needs {@code --actions} and a confirmation typed at the terminal (or {@code --yes}).
  */
-@Command(name = "tenure-console", mixinStandardHelpOptions = true, version = "tenure-console 0.1.0",
+@Command(
+        name = "tenure-console",
+        mixinStandardHelpOptions = true,
+        version = "tenure-console 0.1.0",
         description = "Tenure's ops console: who holds which job, every fire's outcome, schedules and missed fires, "
                 + "leader elections, force-release, retention.",
-        subcommands = {StatusCommand.class, RunsCommand.class, SchedulesCommand.class, MissedCommand.class,
-            LeadersCommand.class, ReleaseCommand.class,
-            MigrateCommand.class, TtlAdviceCommand.class, PruneCommand.class, ServeCommand.class})
+        subcommands = {
+            StatusCommand.class,
+            RunsCommand.class,
+            SchedulesCommand.class,
+            MissedCommand.class,
+            LeadersCommand.class,
+            ReleaseCommand.class,
+            MigrateCommand.class,
+            TtlAdviceCommand.class,
+            PruneCommand.class,
+            ServeCommand.class
+        })
 public final class ConsoleMain implements Runnable {
 
     @picocli.CommandLine.Spec
@@ -54,7 +65,8 @@ public final class ConsoleMain implements Runnable {
             System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", "warn");
             System.setProperty("org.slf4j.simpleLogger.log.dev.tenure.console", "info");
         }
-        BufferedReader terminal = System.console() == null ? null
+        BufferedReader terminal = System.console() == null
+                ? null
                 : new BufferedReader(new InputStreamReader(System.in, Charset.defaultCharset()));
         System.exit(run(terminal, new PrintWriter(System.out, true), new PrintWriter(System.err, true), args));
     }

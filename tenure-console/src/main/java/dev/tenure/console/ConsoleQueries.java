@@ -1,8 +1,6 @@
 package dev.tenure.console;
 
 import dev.tenure.db.TenureSchema;
-
-import javax.sql.DataSource;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -15,6 +13,7 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.UUID;
+import javax.sql.DataSource;
 
 /**
  * The console's reads of Tenure's tables, each one bounded statement on an index: jobs by key (keyset on the primary
@@ -28,7 +27,9 @@ final class ConsoleQueries {
     static final int RECENT = 1000;
     /** Fires in the last hour are counted up to this many (then shown as "at least"). */
     static final int FIRES_CAP = 10_000;
-    private static final String MILLIS_LEFT = "(extract(epoch FROM je.lease_expires_at - clock_timestamp()) * 1000)::bigint";
+
+    private static final String MILLIS_LEFT =
+            "(extract(epoch FROM je.lease_expires_at - clock_timestamp()) * 1000)::bigint";
     private static final String RUN_COLUMNS = "run_id, fire_key, epoch, owner, status, attempt, previous_status, "
             + "started_at, finished_at, error, node, trace_id";
 
@@ -49,7 +50,8 @@ final class ConsoleQueries {
                 + "AND h.started_at > statement_timestamp() - interval '1 hour' LIMIT " + FIRES_CAP + ") f), "
                 + "EXISTS (SELECT 1 FROM " + q + ".job_schedule s WHERE s.job_key = je.job_key), je.node "
                 + "FROM " + q + ".job_execution je LEFT JOIN LATERAL (SELECT r.status, r.fire_key, r.started_at FROM "
-                + q + ".job_run r WHERE r.job_key = je.job_key ORDER BY r.started_at DESC, r.run_id DESC LIMIT 1) lr ON true ";
+                + q
+                + ".job_run r WHERE r.job_key = je.job_key ORDER BY r.started_at DESC, r.run_id DESC LIMIT 1) lr ON true ";
         this.jobsSql = jobColumns + "WHERE je.job_key > ? ORDER BY je.job_key LIMIT ?";
         this.job = jobColumns + "WHERE je.job_key = ?";
         String runs = "SELECT " + RUN_COLUMNS + " FROM " + q + ".job_run WHERE job_key = ? ";
@@ -60,47 +62,63 @@ final class ConsoleQueries {
                 + "FROM " + q + ".job_execution je WHERE NOT EXISTS (SELECT 1 FROM " + q + ".job_run r "
                 + "WHERE r.job_key = je.job_key) AND NOT EXISTS (SELECT 1 FROM " + q + ".job_schedule s "
                 + "WHERE s.job_key = je.job_key) ORDER BY je.job_key LIMIT ?";
-        this.audit = "SELECT at, actor, action, reason, old_epoch, old_owner, new_epoch, old_node FROM " + q + ".audit_log "
-                + "WHERE job_key = ? ORDER BY id DESC LIMIT ?";
+        this.audit = "SELECT at, actor, action, reason, old_epoch, old_owner, new_epoch, old_node FROM " + q
+                + ".audit_log " + "WHERE job_key = ? ORDER BY id DESC LIMIT ?";
     }
 
     /** Up to {@code limit} jobs and roles with keys after {@code afterKey} ("" for the first page), by key. */
     List<Views.Job> jobs(String afterKey, int limit) {
-        return read("list jobs", "*", jobsSql, ps -> {
-            ps.setString(1, afterKey);
-            ps.setInt(2, limit);
-        }, ConsoleQueries::job);
+        return read(
+                "list jobs",
+                "*",
+                jobsSql,
+                ps -> {
+                    ps.setString(1, afterKey);
+                    ps.setInt(2, limit);
+                },
+                ConsoleQueries::job);
     }
 
     /** One job or role, if it has a row. */
     Optional<Views.Job> job(String jobKey) {
-        return read("read job", jobKey, job, ps -> ps.setString(1, jobKey), ConsoleQueries::job).stream().findFirst();
+        return read("read job", jobKey, job, ps -> ps.setString(1, jobKey), ConsoleQueries::job).stream()
+                .findFirst();
     }
 
     /** Up to {@code limit} runs of {@code jobKey}, newest first, before {@code before} (empty: from the newest). */
     Views.RunPage runs(String jobKey, Optional<Cursor> before, int limit) {
-        List<Views.Run> rows = read("list runs", jobKey, before.isPresent() ? nextPageSql : firstPageSql, ps -> {
-            ps.setString(1, jobKey);
-            int i = 2;
-            if (before.isPresent()) {
-                ps.setObject(i++, OffsetDateTime.ofInstant(before.get().startedAt(), java.time.ZoneOffset.UTC));
-                ps.setObject(i++, before.get().runId());
-            }
-            ps.setInt(i, limit + 1); // one more: is there a next page, and was the last one a rotation
-        }, ConsoleQueries::run);
+        List<Views.Run> rows = read(
+                "list runs",
+                jobKey,
+                before.isPresent() ? nextPageSql : firstPageSql,
+                ps -> {
+                    ps.setString(1, jobKey);
+                    int i = 2;
+                    if (before.isPresent()) {
+                        ps.setObject(i++, OffsetDateTime.ofInstant(before.get().startedAt(), java.time.ZoneOffset.UTC));
+                        ps.setObject(i++, before.get().runId());
+                    }
+                    ps.setInt(i, limit + 1); // one more: is there a next page, and was the last one a rotation
+                },
+                ConsoleQueries::run);
         List<Views.Run> page = withRotations(rows);
         if (page.size() <= limit) {
             return new Views.RunPage(jobKey, page, Optional.empty());
         }
         Views.Run last = page.get(limit - 1);
-        return new Views.RunPage(jobKey, page.subList(0, limit), Optional.of(new Cursor(last.startedAt(), last.runId())));
+        return new Views.RunPage(
+                jobKey, page.subList(0, limit), Optional.of(new Cursor(last.startedAt(), last.runId())));
     }
 
     /** The latest {@value #RECENT} runs of {@code jobKey}, oldest first, with what happened in them. */
     Views.Summary summary(String jobKey) {
-        List<Views.Run> recent = new ArrayList<>(runs(jobKey, Optional.empty(), RECENT).runs());
+        List<Views.Run> recent =
+                new ArrayList<>(runs(jobKey, Optional.empty(), RECENT).runs());
         java.util.Collections.reverse(recent);
-        return new Views.Summary(jobKey, recent, (int) recent.stream().filter(Views.Run::rotation).count(),
+        return new Views.Summary(
+                jobKey,
+                recent,
+                (int) recent.stream().filter(Views.Run::rotation).count(),
                 (int) recent.stream().filter(Views.Run::staleRejected).count(),
                 (int) recent.stream().filter(Views.Run::abandoned).count(),
                 (int) recent.stream().filter(r -> "FAILED".equals(r.status())).count(),
@@ -112,19 +130,35 @@ final class ConsoleQueries {
         return read("list leaders", "*", rolesSql, ps -> ps.setInt(1, limit), rs -> {
             Duration left = interval(rs, 5);
             boolean live = rs.getString(3) != null && left != null && left.compareTo(Duration.ZERO) > 0;
-            return new Views.Leader(rs.getString(1), rs.getLong(2), live ? rs.getString(3) : null,
-                    live ? Nodes.named(rs.getString(6), rs.getString(3)) : null, live ? instant(rs, 4) : null,
+            return new Views.Leader(
+                    rs.getString(1),
+                    rs.getLong(2),
+                    live ? rs.getString(3) : null,
+                    live ? Nodes.named(rs.getString(6), rs.getString(3)) : null,
+                    live ? instant(rs, 4) : null,
                     live ? left : null);
         });
     }
 
     /** The latest {@code limit} operator actions on {@code jobKey}, newest first. */
     List<Views.Audit> audit(String jobKey, int limit) {
-        return read("read audit log", jobKey, audit, ps -> {
-            ps.setString(1, jobKey);
-            ps.setInt(2, limit);
-        }, rs -> new Views.Audit(instant(rs, 1), rs.getString(2), rs.getString(3), rs.getString(4), rs.getLong(5),
-                rs.getString(6), rs.getLong(7), rs.getString(8)));
+        return read(
+                "read audit log",
+                jobKey,
+                audit,
+                ps -> {
+                    ps.setString(1, jobKey);
+                    ps.setInt(2, limit);
+                },
+                rs -> new Views.Audit(
+                        instant(rs, 1),
+                        rs.getString(2),
+                        rs.getString(3),
+                        rs.getString(4),
+                        rs.getLong(5),
+                        rs.getString(6),
+                        rs.getLong(7),
+                        rs.getString(8)));
     }
 
     /**
@@ -150,15 +184,36 @@ final class ConsoleQueries {
 
     private static Views.Job job(ResultSet rs) throws SQLException {
         String last = rs.getString(7);
-        return new Views.Job(rs.getString(1), last == null && !rs.getBoolean(11) ? "role" : "job", rs.getLong(2), rs.getString(3),
-                instant(rs, 4), instant(rs, 5), interval(rs, 6), last, rs.getString(8), instant(rs, 9), rs.getLong(10),
+        return new Views.Job(
+                rs.getString(1),
+                last == null && !rs.getBoolean(11) ? "role" : "job",
+                rs.getLong(2),
+                rs.getString(3),
+                instant(rs, 4),
+                instant(rs, 5),
+                interval(rs, 6),
+                last,
+                rs.getString(8),
+                instant(rs, 9),
+                rs.getLong(10),
                 rs.getString(12));
     }
 
     private static Views.Run run(ResultSet rs) throws SQLException {
-        return new Views.Run(rs.getObject(1, UUID.class), rs.getString(2), rs.getLong(3), rs.getString(4),
-                rs.getString(11), rs.getString(5), rs.getInt(6), rs.getString(7), instant(rs, 8), instant(rs, 9),
-                rs.getString(10), false, rs.getString(12));
+        return new Views.Run(
+                rs.getObject(1, UUID.class),
+                rs.getString(2),
+                rs.getLong(3),
+                rs.getString(4),
+                rs.getString(11),
+                rs.getString(5),
+                rs.getInt(6),
+                rs.getString(7),
+                instant(rs, 8),
+                instant(rs, 9),
+                rs.getString(10),
+                false,
+                rs.getString(12));
     }
 
     static Instant instant(ResultSet rs, int column) throws SQLException {
@@ -183,7 +238,8 @@ final class ConsoleQueries {
     }
 
     <T> List<T> read(String what, String key, String sql, Binder binder, RowMapper<T> mapper) {
-        try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement(sql)) {
+        try (Connection c = dataSource.getConnection();
+                PreparedStatement ps = c.prepareStatement(sql)) {
             binder.bind(ps);
             List<T> out = new ArrayList<>();
             try (ResultSet rs = ps.executeQuery()) {

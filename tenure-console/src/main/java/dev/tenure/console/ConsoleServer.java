@@ -2,7 +2,6 @@ package dev.tenure.console;
 
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
-
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -54,7 +53,9 @@ public final class ConsoleServer implements AutoCloseable {
     /** {@code http://host:port} of the running server (the page is at {@code url() + "/"}). */
     public String url() {
         InetSocketAddress a = server.getAddress();
-        String host = a.getAddress().isAnyLocalAddress() ? "127.0.0.1" : a.getAddress().getHostAddress();
+        String host = a.getAddress().isAnyLocalAddress()
+                ? "127.0.0.1"
+                : a.getAddress().getHostAddress();
         return "http://" + (host.contains(":") ? "[" + host + "]" : host) + ":" + a.getPort();
     }
 
@@ -73,9 +74,15 @@ public final class ConsoleServer implements AutoCloseable {
         try (x) {
             String type = x.getRequestHeaders().getFirst("Content-Type");
             Map<String, String> form = type != null && type.startsWith("application/x-www-form-urlencoded")
-                    ? WebRequest.params(body(x.getRequestBody())) : Map.of();
-            WebRequest req = new WebRequest(x.getRequestMethod(), x.getRequestURI().getPath(),
-                    WebRequest.params(x.getRequestURI().getRawQuery()), form, x.getRequestHeaders()::getFirst, "");
+                    ? WebRequest.params(body(x.getRequestBody()))
+                    : Map.of();
+            WebRequest req = new WebRequest(
+                    x.getRequestMethod(),
+                    x.getRequestURI().getPath(),
+                    WebRequest.params(x.getRequestURI().getRawQuery()),
+                    form,
+                    x.getRequestHeaders()::getFirst,
+                    "");
             WebResponse resp = app.handle(req);
             resp.headers().forEach((k, v) -> x.getResponseHeaders().set(k, v));
             boolean head = x.getRequestMethod().equals("HEAD");

@@ -3,7 +3,6 @@ package dev.tenure.console;
 import jakarta.servlet.http.HttpServlet;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
-
 import java.io.IOException;
 import java.util.Map;
 
@@ -36,12 +35,18 @@ public final class ConsoleServlet extends HttpServlet {
     @Override
     protected void service(HttpServletRequest req, HttpServletResponse resp) throws IOException {
         String type = req.getContentType();
-        Map<String, String> form = "POST".equals(req.getMethod()) && type != null
-                && type.startsWith("application/x-www-form-urlencoded")
-                ? WebRequest.params(ConsoleServer.body(req.getInputStream())) : Map.of();
+        Map<String, String> form =
+                "POST".equals(req.getMethod()) && type != null && type.startsWith("application/x-www-form-urlencoded")
+                        ? WebRequest.params(ConsoleServer.body(req.getInputStream()))
+                        : Map.of();
         String path = req.getPathInfo() == null ? "/" : req.getPathInfo();
-        WebRequest r = new WebRequest(req.getMethod(), path, WebRequest.params(req.getQueryString()), form,
-                req::getHeader, req.getContextPath() + req.getServletPath());
+        WebRequest r = new WebRequest(
+                req.getMethod(),
+                path,
+                WebRequest.params(req.getQueryString()),
+                form,
+                req::getHeader,
+                req.getContextPath() + req.getServletPath());
         WebResponse out = console.app().handle(r);
         resp.setStatus(out.status());
         out.headers().forEach(resp::setHeader);

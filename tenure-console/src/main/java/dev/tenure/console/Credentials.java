@@ -18,8 +18,8 @@ final class Credentials {
 
     Credentials(String user, String password) {
         if (user == null || user.isBlank() || user.contains(":") || password == null || password.length() < 8) {
-            throw new IllegalArgumentException("console actions need a user (no ':') and a password of at least 8 "
-                    + "characters");
+            throw new IllegalArgumentException(
+                    "console actions need a user (no ':') and a password of at least 8 " + "characters");
         }
         this.user = user;
         this.digest = sha256(user + ":" + password);
@@ -32,7 +32,8 @@ final class Credentials {
         }
         String pair;
         try {
-            pair = new String(Base64.getDecoder().decode(authorization.substring(6).trim()), StandardCharsets.UTF_8);
+            pair = new String(
+                    Base64.getDecoder().decode(authorization.substring(6).trim()), StandardCharsets.UTF_8);
         } catch (IllegalArgumentException e) {
             return Optional.empty();
         }

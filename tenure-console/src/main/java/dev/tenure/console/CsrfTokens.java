@@ -14,6 +14,7 @@ final class CsrfTokens {
 
     /** How long a form stays usable. */
     static final Duration VALIDITY = Duration.ofHours(1);
+
     private final Signer signer = new Signer();
     private final Clock clock;
 

@@ -11,7 +11,8 @@ record Cursor(Instant startedAt, UUID runId) {
 
     /** The text form. */
     String encode() {
-        long micros = Math.addExact(Math.multiplyExact(startedAt.getEpochSecond(), 1_000_000L), startedAt.getNano() / 1000);
+        long micros =
+                Math.addExact(Math.multiplyExact(startedAt.getEpochSecond(), 1_000_000L), startedAt.getNano() / 1000);
         return micros + "_" + runId;
     }
 
@@ -24,11 +25,12 @@ record Cursor(Instant startedAt, UUID runId) {
         int sep = text == null ? -1 : text.indexOf('_');
         try {
             long micros = Long.parseLong(text.substring(0, sep));
-            return new Cursor(Instant.ofEpochSecond(Math.floorDiv(micros, 1_000_000L), Math.floorMod(micros, 1_000_000L) * 1000),
+            return new Cursor(
+                    Instant.ofEpochSecond(Math.floorDiv(micros, 1_000_000L), Math.floorMod(micros, 1_000_000L) * 1000),
                     UUID.fromString(text.substring(sep + 1)));
         } catch (RuntimeException e) {
-            throw new IllegalArgumentException("cursor must be <microseconds>_<run id> as printed after a page (got '"
-                    + text + "')");
+            throw new IllegalArgumentException(
+                    "cursor must be <microseconds>_<run id> as printed after a page (got '" + text + "')");
         }
     }
 }

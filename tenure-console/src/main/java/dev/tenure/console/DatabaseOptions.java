@@ -3,13 +3,12 @@ package dev.tenure.console;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.tenure.db.PoolConfig;
 import dev.tenure.db.TenureDataSources;
-import picocli.CommandLine.Option;
-
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import picocli.CommandLine.Option;
 
 /**
  * The database options every command shares. The password comes from {@code PGPASSWORD} or a file, never from the
@@ -17,7 +16,10 @@ import java.time.Duration;
  */
 final class DatabaseOptions {
 
-    @Option(names = "--jdbc-url", required = true, defaultValue = "${env:TENURE_JDBC_URL}",
+    @Option(
+            names = "--jdbc-url",
+            required = true,
+            defaultValue = "${env:TENURE_JDBC_URL}",
             description = "JDBC URL of Tenure's database, e.g. jdbc:postgresql://db:5432/app (env TENURE_JDBC_URL)")
     String jdbcUrl;
 
@@ -27,13 +29,21 @@ final class DatabaseOptions {
     @Option(names = "--password-file", description = "file holding the database password (else env PGPASSWORD)")
     Path passwordFile;
 
-    @Option(names = "--schema", defaultValue = "tenure", description = "schema of Tenure's tables (default: ${DEFAULT-VALUE})")
+    @Option(
+            names = "--schema",
+            defaultValue = "tenure",
+            description = "schema of Tenure's tables (default: ${DEFAULT-VALUE})")
     String schema;
 
     /** A small pool (2 connections, 30 s statement timeout: a prune batch may take a while). */
     HikariDataSource open() {
-        return TenureDataSources.hikari(PoolConfig.builder(jdbcUrl).user(user).password(password()).maxPoolSize(2)
-                .statementTimeout(Duration.ofSeconds(30)).applicationName("tenure-console").build());
+        return TenureDataSources.hikari(PoolConfig.builder(jdbcUrl)
+                .user(user)
+                .password(password())
+                .maxPoolSize(2)
+                .statementTimeout(Duration.ofSeconds(30))
+                .applicationName("tenure-console")
+                .build());
     }
 
     private String password() {

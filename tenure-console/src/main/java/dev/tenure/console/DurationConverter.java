@@ -1,10 +1,9 @@
 package dev.tenure.console;
 
-import picocli.CommandLine.ITypeConverter;
-
 import java.time.Duration;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import picocli.CommandLine.ITypeConverter;
 
 /** Reads {@code 500ms}, {@code 45s}, {@code 90m}, {@code 12h}, {@code 30d}, or ISO-8601 ({@code PT1H}, {@code P30D}). */
 final class DurationConverter implements ITypeConverter<Duration> {

@@ -10,11 +10,10 @@ import java.time.format.DateTimeFormatter;
 /** HTML text: escaping of every value the pages show, URL parameters, and the formats of times and durations. */
 final class Html {
 
-    private static final DateTimeFormatter TIME = DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss.SSS'Z'")
-            .withZone(ZoneOffset.UTC);
+    private static final DateTimeFormatter TIME =
+            DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss.SSS'Z'").withZone(ZoneOffset.UTC);
 
-    private Html() {
-    }
+    private Html() {}
 
     /** {@code text} escaped for HTML text and attribute values (quotes included); "" for null. */
     static String esc(Object text) {

@@ -1,7 +1,6 @@
 package dev.tenure.console;
 
 import dev.tenure.db.TenureAdmin;
-
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -13,14 +12,23 @@ import java.util.Optional;
  */
 final class JobPage {
 
-    private static final String[] RUN_HEADERS = {"fire key", "node", "epoch", "status", "duration", "attempt",
-        "started", "what happened", "trace"};
+    private static final String[] RUN_HEADERS = {
+        "fire key", "node", "epoch", "status", "duration", "attempt", "started", "what happened", "trace"
+    };
 
     /** What the page shows. */
-    record Model(String base, Views.Job job, String mode, Optional<TenureAdmin.ScheduleState> schedule,
-                 Views.Summary summary, Views.RunPage page, boolean firstPage, List<Views.Audit> audit, Actions actions,
-                 int refresh, Instant now) {
-    }
+    record Model(
+            String base,
+            Views.Job job,
+            String mode,
+            Optional<TenureAdmin.ScheduleState> schedule,
+            Views.Summary summary,
+            Views.RunPage page,
+            boolean firstPage,
+            List<Views.Audit> audit,
+            Actions actions,
+            int refresh,
+            Instant now) {}
 
     /** A run that started more than this after its fire time says how late it started. */
     static final Duration LATE = Duration.ofSeconds(1);
@@ -38,8 +46,7 @@ final class JobPage {
         }
     }
 
-    private JobPage() {
-    }
+    private JobPage() {}
 
     static String render(Model m) {
         return render(m, TraceLink.NONE);
@@ -52,18 +59,30 @@ final class JobPage {
         String live = "<section class=\"state\"><h1>" + Html.esc(j.jobKey()) + "</h1><dl>"
                 + item("holder", j.held() ? j.node() + " (owner " + j.owner() + ")" : "nobody")
                 + item("epoch", j.epoch()) + item("lease left", j.held() ? Html.duration(j.leaseLeft()) : "")
-                + item("mode", m.mode()) + item("last outcome", j.lastStatus()) + item("fires in the last hour", OverviewPage.fires(j))
+                + item("mode", m.mode()) + item("last outcome", j.lastStatus())
+                + item("fires in the last hour", OverviewPage.fires(j))
                 + "</dl></section>" + m.schedule().map(ScheduleSection::render).orElse("")
                 + "<section class=\"summary\"><h2>In the latest " + s.recent().size() + " runs</h2><ul>"
-                + count("rotations", s.rotations(), false, "a fire run by another node than the fire before it: "
-                        + "healthy nodes sharing the fires, not an incident")
-                + count("stale writes rejected", s.staleRejected(), "REJECTED_STALE: the holder lost its lease mid-run "
-                        + "and came back; its fenced writes rolled back and its outcome was refused")
-                + count("abandoned runs", s.abandoned(), "ABANDONED: the holder's lease ended mid-run (killed, or "
-                        + "not back yet); the next holder took the job over")
+                + count(
+                        "rotations",
+                        s.rotations(),
+                        false,
+                        "a fire run by another node than the fire before it: "
+                                + "healthy nodes sharing the fires, not an incident")
+                + count(
+                        "stale writes rejected",
+                        s.staleRejected(),
+                        "REJECTED_STALE: the holder lost its lease mid-run "
+                                + "and came back; its fenced writes rolled back and its outcome was refused")
+                + count(
+                        "abandoned runs",
+                        s.abandoned(),
+                        "ABANDONED: the holder's lease ended mid-run (killed, or "
+                                + "not back yet); the next holder took the job over")
                 + count("failed runs", s.failed(), "FAILED: the work threw")
                 + count("missed fires", s.missed(), "MISSED: due and not run; the sweeper recorded why")
-                + "</ul></section><section><h2>Timeline</h2>" + TimelineSvg.render(m.page().runs(), m.now())
+                + "</ul></section><section><h2>Timeline</h2>"
+                + TimelineSvg.render(m.page().runs(), m.now())
                 + "<p class=\"legend\"><span class=\"badge st-COMPLETED\">COMPLETED</span> <span class=\"badge st-RUNNING\">"
                 + "RUNNING</span> <span class=\"badge st-FAILED\">FAILED</span> <span class=\"badge st-ABANDONED\">ABANDONED"
                 + "</span> <span class=\"badge st-REJECTED_STALE\">REJECTED_STALE</span> <span class=\"badge st-MISSED\">"
@@ -76,22 +95,36 @@ final class JobPage {
         StringBuilder rows = new StringBuilder();
         for (Views.Run r : m.page().runs()) {
             boolean missed = r.missed();
-            rows.append("<tr").append(missed ? " class=\"missed\"" : r.incident() ? " class=\"incident\""
-                    : r.rotation() ? " class=\"rotation\"" : "").append(">")
-                    .append(Layout.td(r.fireKey(), null)).append(Layout.td(missed ? "not run" : r.node(), missed ? "muted" : null))
-                    .append(Layout.td(missed ? "" : r.epoch(), "num")).append(Layout.status(r.status()))
+            rows.append("<tr")
+                    .append(
+                            missed
+                                    ? " class=\"missed\""
+                                    : r.incident() ? " class=\"incident\"" : r.rotation() ? " class=\"rotation\"" : "")
+                    .append(">")
+                    .append(Layout.td(r.fireKey(), null))
+                    .append(Layout.td(missed ? "not run" : r.node(), missed ? "muted" : null))
+                    .append(Layout.td(missed ? "" : r.epoch(), "num"))
+                    .append(Layout.status(r.status()))
                     .append(Layout.td(missed ? "" : Html.duration(r.duration()), "num"))
                     .append(Layout.td(missed ? "" : r.attempt(), "num"))
-                    .append(Layout.td(Html.time(r.startedAt()), null)).append(Layout.td(story(r), "story"))
-                    .append(traces.cell(r.traceId())).append("</tr>");
+                    .append(Layout.td(Html.time(r.startedAt()), null))
+                    .append(Layout.td(story(r), "story"))
+                    .append(traces.cell(r.traceId()))
+                    .append("</tr>");
         }
-        String base = Html.esc(m.base()) + "/job?key=" + Html.esc(Html.url(m.job().jobKey()));
+        String base =
+                Html.esc(m.base()) + "/job?key=" + Html.esc(Html.url(m.job().jobKey()));
         StringBuilder nav = new StringBuilder("<p class=\"more\">");
         if (!m.firstPage()) {
             nav.append("<a href=\"").append(base).append("\">← newest</a> ");
         }
-        m.page().next().ifPresent(c -> nav.append("<a href=\"").append(base).append("&amp;before=")
-                .append(Html.esc(Html.url(c.encode()))).append("\">older →</a>"));
+        m.page()
+                .next()
+                .ifPresent(c -> nav.append("<a href=\"")
+                        .append(base)
+                        .append("&amp;before=")
+                        .append(Html.esc(Html.url(c.encode())))
+                        .append("\">older →</a>"));
         return Layout.table("runs", RUN_HEADERS, rows, "No runs on this page.") + nav.append("</p>");
     }
 
@@ -106,11 +139,17 @@ final class JobPage {
             s.append("rotation: another node than the last fire's ran it. ");
         }
         if (r.previousStatus() != null && !r.missed()) { // a MISSED fire's reason says how its run ended
-            s.append("took over attempt ").append(r.attempt() - 1).append(" (").append(r.previousStatus()).append("). ");
+            s.append("took over attempt ")
+                    .append(r.attempt() - 1)
+                    .append(" (")
+                    .append(r.previousStatus())
+                    .append("). ");
         }
         Instant due = r.fireTime();
         if (!r.missed() && due != null && Duration.between(due, r.startedAt()).compareTo(LATE) > 0) {
-            s.append("started ").append(Html.duration(Duration.between(due, r.startedAt()))).append(" after its fire time. ");
+            s.append("started ")
+                    .append(Html.duration(Duration.between(due, r.startedAt())))
+                    .append(" after its fire time. ");
         }
         if (r.missed()) {
             s.append("recorded MISSED by the sweeper ").append(r.owner()).append(": ");
@@ -127,10 +166,23 @@ final class JobPage {
         }
         StringBuilder s = new StringBuilder("<section><h2>Operator actions</h2><ul class=\"audit\">");
         for (Views.Audit a : audit) {
-            s.append("<li>").append(Html.esc(Html.time(a.at()))).append(" ").append(Html.esc(a.action())).append(" by ")
-                    .append(Html.esc(a.actor())).append(": epoch ").append(a.oldEpoch()).append(" → ").append(a.newEpoch())
-                    .append(a.oldOwner() == null ? "" : " (was held by " + Html.esc(Nodes.named(a.oldNode(), a.oldOwner())) + ")")
-                    .append(" — ").append(Html.esc(a.reason())).append("</li>");
+            s.append("<li>")
+                    .append(Html.esc(Html.time(a.at())))
+                    .append(" ")
+                    .append(Html.esc(a.action()))
+                    .append(" by ")
+                    .append(Html.esc(a.actor()))
+                    .append(": epoch ")
+                    .append(a.oldEpoch())
+                    .append(" → ")
+                    .append(a.newEpoch())
+                    .append(
+                            a.oldOwner() == null
+                                    ? ""
+                                    : " (was held by " + Html.esc(Nodes.named(a.oldNode(), a.oldOwner())) + ")")
+                    .append(" — ")
+                    .append(Html.esc(a.reason()))
+                    .append("</li>");
         }
         return s.append("</ul></section>").toString();
     }

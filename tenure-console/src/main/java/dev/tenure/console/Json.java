@@ -12,8 +12,7 @@ import java.util.Map;
  */
 final class Json {
 
-    private Json() {
-    }
+    private Json() {}
 
     static String write(Object value) {
         StringBuilder b = new StringBuilder();

@@ -5,8 +5,7 @@ import java.time.Instant;
 /** The frame of every page: head (style sheet, script), header, the live part that refreshes itself, footer. */
 final class Layout {
 
-    private Layout() {
-    }
+    private Layout() {}
 
     /**
      * A whole page. {@code live} is replaced every {@code refreshSeconds} by the script (0: no refresh); {@code fixed}
@@ -21,8 +20,10 @@ final class Layout {
                 + "<body data-refresh=\"" + refreshSeconds + "\"><header><a class=\"brand\" href=\"" + Html.esc(base)
                 + "/\">Tenure console</a><span class=\"title\">" + Html.esc(title) + "</span><span class=\"refresh\">"
                 + (refreshSeconds > 0 ? "live: refreshes every " + refreshSeconds + " s" : "") + "</span></header>"
-                + "<main><div id=\"live\"><p class=\"stamp\">as of " + Html.esc(Html.time(now)) + "</p>" + live + "</div>"
-                + fixed + "</main><footer>Read from Tenure's tables (and Valkey's lease keys when given). Times are UTC; "
+                + "<main><div id=\"live\"><p class=\"stamp\">as of " + Html.esc(Html.time(now)) + "</p>" + live
+                + "</div>"
+                + fixed
+                + "</main><footer>Read from Tenure's tables (and Valkey's lease keys when given). Times are UTC; "
                 + "lease time left is by the database clock.</footer></body></html>";
     }
 
@@ -35,7 +36,10 @@ final class Layout {
         for (String h : headers) {
             s.append("<th>").append(Html.esc(h)).append("</th>");
         }
-        return s.append("</tr></thead><tbody>").append(rows).append("</tbody></table>").toString();
+        return s.append("</tr></thead><tbody>")
+                .append(rows)
+                .append("</tbody></table>")
+                .toString();
     }
 
     /** A {@code <td>} with escaped text and an optional class. */
@@ -45,7 +49,8 @@ final class Layout {
 
     /** A status badge cell. */
     static String status(String status) {
-        return status == null ? "<td></td>" : "<td><span class=\"badge st-" + Html.esc(status) + "\">" + Html.esc(status)
-                + "</span></td>";
+        return status == null
+                ? "<td></td>"
+                : "<td><span class=\"badge st-" + Html.esc(status) + "\">" + Html.esc(status) + "</span></td>";
     }
 }

@@ -1,10 +1,9 @@
 package dev.tenure.console;
 
 import dev.tenure.db.TenureSchema;
-import picocli.CommandLine.Command;
-
 import java.util.LinkedHashMap;
 import java.util.Map;
+import picocli.CommandLine.Command;
 
 /** {@code migrate}: creates or upgrades Tenure's schema (Flyway, Tenure's own history table). */
 @Command(name = "migrate", description = "Create or upgrade Tenure's schema (needs CREATE on the database or schema).")
@@ -17,7 +16,9 @@ final class MigrateCommand extends CliCommand {
         json.put("schema", m.schema());
         json.put("version", m.version());
         json.put("applied", m.applied());
-        return new Output(json, "schema " + m.schema() + " at version " + m.version() + " (" + m.applied()
-                + " migrations applied now)" + System.lineSeparator());
+        return new Output(
+                json,
+                "schema " + m.schema() + " at version " + m.version() + " (" + m.applied() + " migrations applied now)"
+                        + System.lineSeparator());
     }
 }

@@ -1,27 +1,35 @@
 package dev.tenure.console;
 
 import dev.tenure.db.TenureAdmin;
-import picocli.CommandLine.Command;
-import picocli.CommandLine.Option;
-
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
 
 /** {@code missed [--job J] [--since D] [--limit N]}: the fires the sweeper recorded MISSED, newest first, and why. */
-@Command(name = "missed", description = "Fires the sweeper recorded MISSED (due, and never run), newest first: job, "
-        + "fire, when it was recorded, by which sweeper, and why.")
+@Command(
+        name = "missed",
+        description = "Fires the sweeper recorded MISSED (due, and never run), newest first: job, "
+                + "fire, when it was recorded, by which sweeper, and why.")
 final class MissedCommand extends CliCommand {
 
     @Option(names = "--job", paramLabel = "JOB", description = "only this job's fires (default: every job)")
     String job;
 
-    @Option(names = "--since", defaultValue = "24h", paramLabel = "DURATION", converter = DurationConverter.class,
+    @Option(
+            names = "--since",
+            defaultValue = "24h",
+            paramLabel = "DURATION",
+            converter = DurationConverter.class,
             description = "recorded within this long before now (default: ${DEFAULT-VALUE}), e.g. 90m, 7d, PT1H")
     Duration since;
 
-    @Option(names = "--limit", defaultValue = "100", description = "at most this many, 1..10000 (default: ${DEFAULT-VALUE})")
+    @Option(
+            names = "--limit",
+            defaultValue = "100",
+            description = "at most this many, 1..10000 (default: ${DEFAULT-VALUE})")
     int limit;
 
     @Override
@@ -36,8 +44,13 @@ final class MissedCommand extends CliCommand {
         json.put("job", job);
         json.put("sinceMillis", since);
         json.put("missed", fires.stream().map(CliRows::missed).toList());
-        String none = "no fire recorded MISSED in the last " + Html.duration(since) + (job == null ? "" : " for " + job);
-        return new Output(json, t.render(none) + (fires.size() == max ? "(the newest " + max + "; --limit or --since "
-                + "for more)" + System.lineSeparator() : ""));
+        String none =
+                "no fire recorded MISSED in the last " + Html.duration(since) + (job == null ? "" : " for " + job);
+        return new Output(
+                json,
+                t.render(none)
+                        + (fires.size() == max
+                                ? "(the newest " + max + "; --limit or --since " + "for more)" + System.lineSeparator()
+                                : ""));
     }
 }

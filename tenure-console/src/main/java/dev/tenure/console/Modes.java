@@ -10,8 +10,7 @@ import java.util.Objects;
  */
 final class Modes {
 
-    private Modes() {
-    }
+    private Modes() {}
 
     /** A short label; {@code lease} is null when Valkey has no lease for the job, {@code valkeyGiven} false without Valkey. */
     static String of(Views.Job job, ValkeyLeases.Lease lease, boolean valkeyGiven) {
@@ -30,7 +29,8 @@ final class Modes {
         if (lease.owner() != null && lease.owner().startsWith("q:")) {
             return "Valkey: " + Nodes.of(lease.owner());
         }
-        return Objects.equals(Nodes.of(lease.owner()), Nodes.of(job.owner())) ? "Valkey + database"
+        return Objects.equals(Nodes.of(lease.owner()), Nodes.of(job.owner()))
+                ? "Valkey + database"
                 : "Valkey held by " + Nodes.of(lease.owner());
     }
 }

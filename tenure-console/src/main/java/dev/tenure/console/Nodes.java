@@ -16,8 +16,7 @@ final class Nodes {
     /** A Valkey lease value {@code q:<engine id>}: a turn passed to a waiting process, not yet taken (see LeaseScript). */
     private static final Pattern TURN = Pattern.compile("q:([0-9a-f]{16})-(\\d+)-\\d+\\.");
 
-    private Nodes() {
-    }
+    private Nodes() {}
 
     /** {@code nodeName} when recorded, else {@link #of(String) of(owner)}; null when both are null. */
     static String named(String nodeName, String owner) {

@@ -1,7 +1,6 @@
 package dev.tenure.console;
 
 import dev.tenure.db.TenureAdmin;
-
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
@@ -14,25 +13,50 @@ import java.util.Optional;
  */
 final class OverviewPage {
 
-    private static final String[] JOB_HEADERS = {"job", "kind", "holder (node)", "epoch", "lease left", "mode",
-        "last outcome", "last fire", "fires / hour", "last success", "next due", "missed (1 h)", "overdue"};
+    private static final String[] JOB_HEADERS = {
+        "job",
+        "kind",
+        "holder (node)",
+        "epoch",
+        "lease left",
+        "mode",
+        "last outcome",
+        "last fire",
+        "fires / hour",
+        "last success",
+        "next due",
+        "missed (1 h)",
+        "overdue"
+    };
     private static final String[] LEADER_HEADERS = {"role", "leader (node)", "term", "leader since", "lease left"};
 
-    private OverviewPage() {
-    }
+    private OverviewPage() {}
 
     /** The page; {@code schedules} holds the schedules of those {@code jobs} that have one, by job key. */
-    static String render(String base, List<Views.Job> jobs, Map<String, TenureAdmin.ScheduleState> schedules,
-                         Map<String, ValkeyLeases.Lease> valkey, boolean valkeyGiven, List<Views.Leader> leaders,
-                         Optional<String> nextAfter, int refresh, Instant now) {
+    static String render(
+            String base,
+            List<Views.Job> jobs,
+            Map<String, TenureAdmin.ScheduleState> schedules,
+            Map<String, ValkeyLeases.Lease> valkey,
+            boolean valkeyGiven,
+            List<Views.Leader> leaders,
+            Optional<String> nextAfter,
+            int refresh,
+            Instant now) {
         StringBuilder rows = new StringBuilder();
         for (Views.Job j : jobs) {
             TenureAdmin.ScheduleState st = schedules.get(j.jobKey());
             boolean attention = st != null && (st.overdue() > 0 || st.missedLastHour() > 0);
-            rows.append("<tr class=\"").append(j.held() ? "held" : "free").append(attention ? " attention" : "")
+            rows.append("<tr class=\"")
+                    .append(j.held() ? "held" : "free")
+                    .append(attention ? " attention" : "")
                     .append("\"><td><a href=\"")
-                    .append(Html.esc(base)).append("/job?key=").append(Html.esc(Html.url(j.jobKey()))).append("\">")
-                    .append(Html.esc(j.jobKey())).append("</a></td>")
+                    .append(Html.esc(base))
+                    .append("/job?key=")
+                    .append(Html.esc(Html.url(j.jobKey())))
+                    .append("\">")
+                    .append(Html.esc(j.jobKey()))
+                    .append("</a></td>")
                     .append(Layout.td(j.kind(), null))
                     .append(Layout.td(j.held() ? j.node() : "nobody", j.held() ? "holder" : "muted"))
                     .append(Layout.td(j.epoch(), "num"))
@@ -43,15 +67,22 @@ final class OverviewPage {
                     .append(Layout.td(fires(j), "num"))
                     .append(Layout.td(st == null ? "" : Html.time(st.lastSuccessAt()), null))
                     .append(Layout.td(st == null ? "" : Html.time(st.nextDueAt()), null))
-                    .append(Layout.td(st == null ? "" : missed(st), st != null && st.missedLastHour() > 0 ? "num alert" : "num"))
-                    .append(Layout.td(st == null ? "" : st.overdue(), st != null && st.overdue() > 0 ? "num alert" : "num"))
+                    .append(Layout.td(
+                            st == null ? "" : missed(st), st != null && st.missedLastHour() > 0 ? "num alert" : "num"))
+                    .append(Layout.td(
+                            st == null ? "" : st.overdue(), st != null && st.overdue() > 0 ? "num alert" : "num"))
                     .append("</tr>");
         }
         StringBuilder live = new StringBuilder("<section><h2>Jobs</h2>")
                 .append(Layout.table("jobs", JOB_HEADERS, rows, "No jobs yet: Tenure's tables are empty."));
-        nextAfter.ifPresent(a -> live.append("<p class=\"more\"><a href=\"").append(Html.esc(base)).append("/?after=")
-                .append(Html.esc(Html.url(a))).append("\">more jobs →</a></p>"));
-        live.append("</section><section><h2>Leader elections</h2>").append(leaders(leaders)).append("</section>");
+        nextAfter.ifPresent(a -> live.append("<p class=\"more\"><a href=\"")
+                .append(Html.esc(base))
+                .append("/?after=")
+                .append(Html.esc(Html.url(a)))
+                .append("\">more jobs →</a></p>"));
+        live.append("</section><section><h2>Leader elections</h2>")
+                .append(leaders(leaders))
+                .append("</section>");
         return Layout.page(base, "jobs", live.toString(), "", refresh, now);
     }
 
@@ -70,11 +101,16 @@ final class OverviewPage {
     private static String leaders(List<Views.Leader> leaders) {
         StringBuilder rows = new StringBuilder();
         for (Views.Leader l : leaders) {
-            rows.append("<tr><td>").append(Html.esc(l.role())).append("</td>")
-                    .append(Layout.td(l.leader() == null ? "none (lease ended)" : l.leaderNode(),
+            rows.append("<tr><td>")
+                    .append(Html.esc(l.role()))
+                    .append("</td>")
+                    .append(Layout.td(
+                            l.leader() == null ? "none (lease ended)" : l.leaderNode(),
                             l.leader() == null ? "muted" : "holder"))
-                    .append(Layout.td(l.term(), "num")).append(Layout.td(Html.time(l.since()), null))
-                    .append(Layout.td(Html.duration(l.leaseLeft()), "num")).append("</tr>");
+                    .append(Layout.td(l.term(), "num"))
+                    .append(Layout.td(Html.time(l.since()), null))
+                    .append(Layout.td(Html.duration(l.leaseLeft()), "num"))
+                    .append("</tr>");
         }
         return Layout.table("leaders", LEADER_HEADERS, rows, "No roles.")
                 + "<p class=\"note\">How roles are told from jobs: a leader election is a job_execution row too, and its "

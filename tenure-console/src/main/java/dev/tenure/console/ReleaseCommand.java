@@ -1,12 +1,6 @@
 package dev.tenure.console;
 
 import dev.tenure.db.TenureAdmin;
-import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Option;
-import picocli.CommandLine.Parameters;
-import picocli.CommandLine.ParentCommand;
-
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -14,14 +8,22 @@ import java.io.UncheckedIOException;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.ParentCommand;
 
 /**
  * {@code release JOB --reason … --actions [--yes]}: force-release through {@link TenureAdmin#forceRelease}, audited.
  * Guarded like the web console's action: refused without {@code --actions}, without a confirmation (typed at the
  * terminal, or {@code --yes}), and for a job nobody holds. A refusal changes nothing and exits with 1.
  */
-@Command(name = "release", description = "Force-release a held job: bumps the epoch (the holder's next fence fails), "
-        + "abandons its running run, writes an audit row. Needs --actions, and a confirmation at the terminal or --yes.")
+@Command(
+        name = "release",
+        description =
+                "Force-release a held job: bumps the epoch (the holder's next fence fails), "
+                        + "abandons its running run, writes an audit row. Needs --actions, and a confirmation at the terminal or --yes.")
 final class ReleaseCommand extends CliCommand {
 
     @Parameters(index = "0", paramLabel = "JOB", description = "the job key")
@@ -33,8 +35,10 @@ final class ReleaseCommand extends CliCommand {
     @Option(names = "--actor", description = "who, for audit_log (default: cli:<OS user>)")
     String actor;
 
-    @Option(names = "--actions", description = "allow this command to change Tenure's state (the CLI is read-only "
-            + "without it, as serve is)")
+    @Option(
+            names = "--actions",
+            description =
+                    "allow this command to change Tenure's state (the CLI is read-only " + "without it, as serve is)")
     boolean actions;
 
     @Option(names = "--yes", description = "do not ask for a confirmation (for scripts)")
@@ -49,18 +53,21 @@ final class ReleaseCommand extends CliCommand {
     @Override
     Output execute(Context ctx) {
         if (!actions) {
-            throw new IllegalArgumentException("release changes Tenure's state: add --actions to allow it "
-                    + "(without it the CLI only reads)");
+            throw new IllegalArgumentException(
+                    "release changes Tenure's state: add --actions to allow it " + "(without it the CLI only reads)");
         }
         String who = actor != null ? actor : "cli:" + System.getProperty("user.name", "unknown");
         TenureAdmin admin = valkey.admin(ctx);
         TenureAdmin.JobState state = admin.job(job)
                 .orElseThrow(() -> new IllegalArgumentException("no job '" + job + "' in Tenure's tables"));
-        boolean held = state.owner() != null && state.leaseLeft() != null
+        boolean held = state.owner() != null
+                && state.leaseLeft() != null
                 && state.leaseLeft().compareTo(Duration.ZERO) > 0;
         if (!held) {
             throw new IllegalArgumentException("nobody holds job '" + job + "' (epoch " + state.epoch()
-                    + (state.owner() == null ? "" : ", the lease of " + Nodes.named(state.node(), state.owner()) + " has ended")
+                    + (state.owner() == null
+                            ? ""
+                            : ", the lease of " + Nodes.named(state.node(), state.owner()) + " has ended")
                     + "): nothing to release");
         }
         confirm(state);
@@ -74,10 +81,14 @@ final class ReleaseCommand extends CliCommand {
         json.put("auditId", r.auditId());
         json.put("actor", who);
         json.put("valkeyLease", r.valkeyLease().name());
-        return new Output(json, "released " + r.jobKey() + ": epoch " + r.oldEpoch() + " -> " + r.newEpoch()
-                + (r.oldOwner() == null ? " (nobody held it any more)" : " (was held by " + Nodes.named(r.oldNode(), r.oldOwner()) + ")")
-                + ", audit #" + r.auditId() + " by " + who + valkeyNote(r.valkeyLease())
-                + System.lineSeparator());
+        return new Output(
+                json,
+                "released " + r.jobKey() + ": epoch " + r.oldEpoch() + " -> " + r.newEpoch()
+                        + (r.oldOwner() == null
+                                ? " (nobody held it any more)"
+                                : " (was held by " + Nodes.named(r.oldNode(), r.oldOwner()) + ")")
+                        + ", audit #" + r.auditId() + " by " + who + valkeyNote(r.valkeyLease())
+                        + System.lineSeparator());
     }
 
     private static String valkeyNote(TenureAdmin.ValkeyLease v) {
@@ -85,7 +96,8 @@ final class ReleaseCommand extends CliCommand {
             case NOT_CONFIGURED -> "";
             case DELETED -> "; Valkey lease deleted";
             case NONE -> "; no Valkey lease";
-            case NOT_CONFIRMED -> "; Valkey lease NOT deleted (Valkey did not answer): the holder gives it back at its next renewal";
+            case NOT_CONFIRMED ->
+                "; Valkey lease NOT deleted (Valkey did not answer): the holder gives it back at its next renewal";
         };
     }
 
@@ -99,7 +111,8 @@ final class ReleaseCommand extends CliCommand {
             throw new IllegalArgumentException("release needs a confirmation: run it at a terminal, or add --yes");
         }
         PrintWriter err = spec.commandLine().getErr();
-        err.print("Force-release job '" + job + "', held by " + Nodes.named(state.node(), state.owner()) + " at epoch " + state.epoch()
+        err.print("Force-release job '" + job + "', held by " + Nodes.named(state.node(), state.owner()) + " at epoch "
+                + state.epoch()
                 + " (lease left " + Html.duration(state.leaseLeft()) + ")? Its next fence check fails and its running "
                 + "run is abandoned. Type yes to confirm: ");
         err.flush();
@@ -109,7 +122,8 @@ final class ReleaseCommand extends CliCommand {
         } catch (IOException e) {
             throw new UncheckedIOException("cannot read the confirmation: " + e.getMessage(), e);
         }
-        if (answer == null || !(answer.strip().equalsIgnoreCase("yes") || answer.strip().equalsIgnoreCase("y"))) {
+        if (answer == null
+                || !(answer.strip().equalsIgnoreCase("yes") || answer.strip().equalsIgnoreCase("y"))) {
             throw new IllegalArgumentException("not confirmed: nothing changed");
         }
     }

@@ -1,8 +1,6 @@
 package dev.tenure.console;
 
 import dev.tenure.db.TenureSchema;
-
-import javax.sql.DataSource;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
@@ -10,6 +8,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Objects;
+import javax.sql.DataSource;
 
 /**
  * Retention of {@code job_run}: deletes finished runs (not RUNNING) that started before a cut-off, job by job, in
@@ -27,13 +26,13 @@ final class Retention {
     static final Duration MIN_AGE = Duration.ofHours(1);
 
     /** What a prune did: the cut-off (database clock), rows deleted, jobs visited, batches run. */
-    record Pruned(Instant cutOff, long deleted, int jobs, int batches) {
-    }
+    record Pruned(Instant cutOff, long deleted, int jobs, int batches) {}
 
     private final DataSource dataSource;
     private final ConsoleQueries queries;
     /** One batch's rows (the DELETE's sub-select): 1 job key, 2 cut-off, 3 batch size. */
     final String selectBatch;
+
     private final String deleteBatch;
     private final String cutOff = "SELECT statement_timestamp() - ?::interval";
 
@@ -58,8 +57,13 @@ final class Retention {
                     + olderThan + "): a pruned fire runs again if it ever fires again");
         }
         CliCommand.limit("--batch", batchSize, 100_000);
-        Instant cut = queries.read("prune cut-off", "*", cutOff, ps -> ps.setString(1, olderThan.toMillis() + " milliseconds"),
-                rs -> ConsoleQueries.instant(rs, 1)).get(0);
+        Instant cut = queries.read(
+                        "prune cut-off",
+                        "*",
+                        cutOff,
+                        ps -> ps.setString(1, olderThan.toMillis() + " milliseconds"),
+                        rs -> ConsoleQueries.instant(rs, 1))
+                .get(0);
         long deleted = 0;
         int jobs = 0;
         int batches = 0;
@@ -80,7 +84,8 @@ final class Retention {
     }
 
     private int deleteBatch(String jobKey, Instant cut, int batchSize) {
-        try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement(deleteBatch)) {
+        try (Connection c = dataSource.getConnection();
+                PreparedStatement ps = c.prepareStatement(deleteBatch)) {
             if (!c.getAutoCommit()) {
                 c.setAutoCommit(true);
             }

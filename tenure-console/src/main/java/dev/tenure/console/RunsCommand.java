@@ -1,16 +1,16 @@
 package dev.tenure.console;
 
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Optional;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
-import java.util.LinkedHashMap;
-import java.util.Map;
-import java.util.Optional;
-
 /** {@code runs JOB}: one page of a job's fires, newest first; {@code --before} continues where a page ended. */
-@Command(name = "runs", description = "A job's fires, newest first: fire key, node, epoch, status, duration, rotations, "
-        + "trace id.")
+@Command(
+        name = "runs",
+        description = "A job's fires, newest first: fire key, node, epoch, status, duration, rotations, " + "trace id.")
 final class RunsCommand extends CliCommand {
 
     @Parameters(index = "0", paramLabel = "JOB", description = "the job key")
@@ -22,28 +22,41 @@ final class RunsCommand extends CliCommand {
     @Option(names = "--before", paramLabel = "CURSOR", description = "continue after a page (its 'next' cursor)")
     String before;
 
-    @Option(names = "--trace-link", paramLabel = "URL", defaultValue = "${env:TENURE_CONSOLE_TRACE_LINK}",
+    @Option(
+            names = "--trace-link",
+            paramLabel = "URL",
+            defaultValue = "${env:TENURE_CONSOLE_TRACE_LINK}",
             description = "the trace UI's URL with {traceId}, e.g. https://tempo.example/trace/{traceId}: each run's "
                     + "traceUrl in --json (default: $TENURE_CONSOLE_TRACE_LINK)")
     String traceLink;
 
     @Override
     Output execute(Context ctx) {
-        Views.RunPage page = ctx.queries().runs(job, Optional.ofNullable(before).map(Cursor::parse),
-                limit("--limit", limit, 1000));
+        Views.RunPage page =
+                ctx.queries().runs(job, Optional.ofNullable(before).map(Cursor::parse), limit("--limit", limit, 1000));
         TraceLink traces = TraceLink.of(traceLink);
-        TextTable t = new TextTable("FIRE", "NODE", "EPOCH", "STATUS", "DURATION", "ATTEMPT", "STARTED", "WHAT HAPPENED",
-                "TRACE");
+        TextTable t = new TextTable(
+                "FIRE", "NODE", "EPOCH", "STATUS", "DURATION", "ATTEMPT", "STARTED", "WHAT HAPPENED", "TRACE");
         for (Views.Run r : page.runs()) {
-            t.row(r.fireKey(), r.node(), r.epoch(), r.status(), Html.duration(r.duration()), r.attempt(),
-                    Html.time(r.startedAt()), JobPage.story(r), r.traceId() == null ? "" : r.traceId());
+            t.row(
+                    r.fireKey(),
+                    r.node(),
+                    r.epoch(),
+                    r.status(),
+                    Html.duration(r.duration()),
+                    r.attempt(),
+                    Html.time(r.startedAt()),
+                    JobPage.story(r),
+                    r.traceId() == null ? "" : r.traceId());
         }
         String next = page.next().map(Cursor::encode).orElse(null);
         Map<String, Object> json = new LinkedHashMap<>();
         json.put("job", job);
         json.put("runs", page.runs().stream().map(r -> CliRows.run(r, traces)).toList());
         json.put("next", next);
-        return new Output(json, t.render("no runs of " + job) + (next == null ? "" : "next page: --before " + next
-                + System.lineSeparator()));
+        return new Output(
+                json,
+                t.render("no runs of " + job)
+                        + (next == null ? "" : "next page: --before " + next + System.lineSeparator()));
     }
 }

@@ -10,13 +10,13 @@ import dev.tenure.db.TenureAdmin;
  */
 final class ScheduleSection {
 
-    private ScheduleSection() {
-    }
+    private ScheduleSection() {}
 
     /** The section for {@code st}: highlighted when fires are overdue or were missed in the last hour. */
     static String render(TenureAdmin.ScheduleState st) {
         boolean attention = st.overdue() > 0 || st.missedLastHour() > 0;
-        StringBuilder s = new StringBuilder("<section class=\"schedule").append(attention ? " attention" : "")
+        StringBuilder s = new StringBuilder("<section class=\"schedule")
+                .append(attention ? " attention" : "")
                 .append("\"><h2>Schedule</h2><dl>")
                 .append(item("schedule", st.kind() + " " + st.expression()))
                 .append(item("policy", st.policy()))
@@ -24,9 +24,13 @@ final class ScheduleSection {
                 .append(item("registered by", st.registeredBy()))
                 .append(item("registered at", Html.time(st.registeredAt())));
         if (st.previousSchedule() != null) {
-            s.append("<dt>replaced schedule</dt><dd class=\"alert\">").append(Html.esc(st.previousSchedule()))
-                    .append(" (registered by ").append(Html.esc(st.previousBy())).append("; replaced at ")
-                    .append(Html.esc(Html.time(st.changedAt()))).append(": two versions of the application disagree)</dd>");
+            s.append("<dt>replaced schedule</dt><dd class=\"alert\">")
+                    .append(Html.esc(st.previousSchedule()))
+                    .append(" (registered by ")
+                    .append(Html.esc(st.previousBy()))
+                    .append("; replaced at ")
+                    .append(Html.esc(Html.time(st.changedAt())))
+                    .append(": two versions of the application disagree)</dd>");
         }
         s.append(item("last success", Html.time(st.lastSuccessAt())))
                 .append(item("next due", Html.time(st.nextDueAt())))
@@ -34,10 +38,15 @@ final class ScheduleSection {
                 .append(alert("missed in the last hour", OverviewPage.missed(st)))
                 .append(item("missed in all", st.missedTotal()))
                 .append(item("last missed", Html.time(st.lastMissedAt())))
-                .append(item("swept until", Html.time(st.sweptUntil()) + (st.sweptAt() == null ? ""
-                        : " (at " + Html.time(st.sweptAt()) + " by " + st.sweptBy() + ")")));
-        return s.append("</dl><p class=\"note\">Every fire due up to \"swept until\" is accounted for: COMPLETED, FAILED "
-                + "or MISSED. The sweeper catches overdue fires up or records them MISSED by the policy.</p></section>")
+                .append(item(
+                        "swept until",
+                        Html.time(st.sweptUntil())
+                                + (st.sweptAt() == null
+                                        ? ""
+                                        : " (at " + Html.time(st.sweptAt()) + " by " + st.sweptBy() + ")")));
+        return s.append(
+                        "</dl><p class=\"note\">Every fire due up to \"swept until\" is accounted for: COMPLETED, FAILED "
+                                + "or MISSED. The sweeper catches overdue fires up or records them MISSED by the policy.</p></section>")
                 .toString();
     }
 
@@ -48,6 +57,7 @@ final class ScheduleSection {
     /** A value that is highlighted unless it is 0. */
     private static String alert(String name, Object value) {
         boolean some = !"0".equals(String.valueOf(value));
-        return "<dt>" + Html.esc(name) + "</dt><dd" + (some ? " class=\"alert\"" : "") + ">" + Html.esc(value) + "</dd>";
+        return "<dt>" + Html.esc(name) + "</dt><dd" + (some ? " class=\"alert\"" : "") + ">" + Html.esc(value)
+                + "</dd>";
     }
 }

@@ -1,33 +1,57 @@
 package dev.tenure.console;
 
 import dev.tenure.db.TenureAdmin;
-import picocli.CommandLine.Command;
-import picocli.CommandLine.Option;
-
 import java.util.List;
 import java.util.Map;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
 
 /**
  * {@code schedules}: every scheduled job as the ledger records it, with the sweeper's account of its fires: last
  * success, next due, fires recorded MISSED in the last hour and in all, fires overdue at the last sweep.
  */
-@Command(name = "schedules", description = "Scheduled jobs: schedule, policy, integration, last success, next due, "
-        + "missed in the last hour and in all, overdue, who registered it, a replaced schedule.")
+@Command(
+        name = "schedules",
+        description = "Scheduled jobs: schedule, policy, integration, last success, next due, "
+                + "missed in the last hour and in all, overdue, who registered it, a replaced schedule.")
 final class SchedulesCommand extends CliCommand {
 
-    @Option(names = "--limit", defaultValue = "200", description = "at most this many jobs, by key (default: ${DEFAULT-VALUE})")
+    @Option(
+            names = "--limit",
+            defaultValue = "200",
+            description = "at most this many jobs, by key (default: ${DEFAULT-VALUE})")
     int limit;
 
     @Override
     Output execute(Context ctx) {
         List<TenureAdmin.ScheduleState> all = ctx.admin().schedules(limit("--limit", limit, 10_000));
-        TextTable t = new TextTable("JOB", "SCHEDULE", "POLICY", "INTEGRATION", "LAST SUCCESS", "NEXT DUE", "MISSED/H",
-                "MISSED", "OVERDUE", "REGISTERED BY", "REPLACED");
+        TextTable t = new TextTable(
+                "JOB",
+                "SCHEDULE",
+                "POLICY",
+                "INTEGRATION",
+                "LAST SUCCESS",
+                "NEXT DUE",
+                "MISSED/H",
+                "MISSED",
+                "OVERDUE",
+                "REGISTERED BY",
+                "REPLACED");
         for (TenureAdmin.ScheduleState s : all) {
-            t.row(s.jobKey(), s.kind() + " " + s.expression(), s.policy(), s.integration(), Html.time(s.lastSuccessAt()),
-                    Html.time(s.nextDueAt()), OverviewPage.missed(s), s.missedTotal(), s.overdue(), s.registeredBy(),
+            t.row(
+                    s.jobKey(),
+                    s.kind() + " " + s.expression(),
+                    s.policy(),
+                    s.integration(),
+                    Html.time(s.lastSuccessAt()),
+                    Html.time(s.nextDueAt()),
+                    OverviewPage.missed(s),
+                    s.missedTotal(),
+                    s.overdue(),
+                    s.registeredBy(),
                     s.previousSchedule() == null ? "" : s.previousSchedule() + " (by " + s.previousBy() + ")");
         }
-        return new Output(Map.of("schedules", all.stream().map(CliRows::schedule).toList()), t.render("no scheduled jobs"));
+        return new Output(
+                Map.of("schedules", all.stream().map(CliRows::schedule).toList()), t.render("no scheduled jobs"));
     }
 }

@@ -17,12 +17,12 @@ final class Sessions {
     static final String COOKIE = "tenure-console-session";
     /** How long a sign-in lasts. */
     static final Duration VALIDITY = Duration.ofHours(8);
+
     private final Signer signer = new Signer();
     private final Clock clock;
 
     /** One operator's session. */
-    record Session(String operator, String id) {
-    }
+    record Session(String operator, String id) {}
 
     Sessions(Clock clock) {
         this.clock = clock;

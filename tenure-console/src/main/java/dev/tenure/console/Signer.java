@@ -1,12 +1,12 @@
 package dev.tenure.console;
 
-import javax.crypto.Mac;
-import javax.crypto.spec.SecretKeySpec;
 import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
 import java.security.MessageDigest;
 import java.security.SecureRandom;
 import java.util.Base64;
+import javax.crypto.Mac;
+import javax.crypto.spec.SecretKeySpec;
 
 /**
  * HMAC-SHA256 signatures with a random secret of its own (32 bytes, never leaves the instance): what makes the
@@ -36,8 +36,8 @@ final class Signer {
 
     /** True if {@code signature} is the signature of {@code text}; compared in constant time. */
     boolean matches(String text, String signature) {
-        return MessageDigest.isEqual(sign(text).getBytes(StandardCharsets.US_ASCII),
-                signature.getBytes(StandardCharsets.US_ASCII));
+        return MessageDigest.isEqual(
+                sign(text).getBytes(StandardCharsets.US_ASCII), signature.getBytes(StandardCharsets.US_ASCII));
     }
 
     /** {@code bytes} random bytes, URL-safe Base64 without padding. */

@@ -2,12 +2,11 @@ package dev.tenure.console;
 
 import dev.tenure.db.TenureAdmin;
 import dev.tenure.db.TenureSchema;
-
-import javax.sql.DataSource;
 import java.net.InetSocketAddress;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Objects;
+import javax.sql.DataSource;
 
 /**
  * Tenure's ops console on one database: the web page (jobs, one job's fires, the timeline, leader elections, live
@@ -32,13 +31,22 @@ public final class TenureConsole {
 
     private TenureConsole(Builder b) {
         ConsoleQueries queries = new ConsoleQueries(b.dataSource, b.schema);
-        ValkeyLeases valkey = b.valkey == null ? null : new ValkeyLeases(b.valkey, b.namespace, b.valkeyUser, b.valkeyPassword);
+        ValkeyLeases valkey =
+                b.valkey == null ? null : new ValkeyLeases(b.valkey, b.namespace, b.valkeyUser, b.valkeyPassword);
         // a force-release also deletes the job's Valkey lease when Valkey is given
-        this.admin = valkey == null ? TenureAdmin.create(b.dataSource, b.schema)
+        this.admin = valkey == null
+                ? TenureAdmin.create(b.dataSource, b.schema)
                 : TenureAdmin.create(b.dataSource, b.schema, valkey);
-        this.app = new ConsoleApp(queries, admin, valkey, b.credentials,
-                new Sessions(Clock.systemUTC()), new CsrfTokens(Clock.systemUTC()), (int) b.refresh.toSeconds(),
-                b.runsPerPage, b.traceLink);
+        this.app = new ConsoleApp(
+                queries,
+                admin,
+                valkey,
+                b.credentials,
+                new Sessions(Clock.systemUTC()),
+                new CsrfTokens(Clock.systemUTC()),
+                (int) b.refresh.toSeconds(),
+                b.runsPerPage,
+                b.traceLink);
     }
 
     /** A console on {@code dataSource} (Tenure's tables in schema {@value TenureSchema#DEFAULT_SCHEMA} unless set). */

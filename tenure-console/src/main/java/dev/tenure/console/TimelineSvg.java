@@ -26,25 +26,29 @@ final class TimelineSvg {
     private static final int TOP = 22;
     private static final int CROSS = 5;
     private static final String MISSED_LANE = "missed";
-    private static final DateTimeFormatter CLOCK = DateTimeFormatter.ofPattern("HH:mm:ss").withZone(ZoneOffset.UTC);
+    private static final DateTimeFormatter CLOCK =
+            DateTimeFormatter.ofPattern("HH:mm:ss").withZone(ZoneOffset.UTC);
 
-    private TimelineSvg() {
-    }
+    private TimelineSvg() {}
 
     /** The SVG element for {@code runs} (any order); a short note instead when there are none. */
     static String render(List<Views.Run> runs, Instant now) {
         if (runs.isEmpty()) {
             return "<p class=\"note\">No runs to draw.</p>";
         }
-        List<Views.Run> sorted = new ArrayList<>(runs.stream().filter(r -> !r.missed()).toList());
+        List<Views.Run> sorted =
+                new ArrayList<>(runs.stream().filter(r -> !r.missed()).toList());
         sorted.sort(Comparator.comparing(Views.Run::startedAt).thenComparing(Views.Run::runId));
-        List<Views.Run> missed = new ArrayList<>(runs.stream().filter(Views.Run::missed).toList());
+        List<Views.Run> missed =
+                new ArrayList<>(runs.stream().filter(Views.Run::missed).toList());
         missed.sort(Comparator.comparing(TimelineSvg::markedAt).thenComparing(Views.Run::fireKey));
-        List<String> lanes = new ArrayList<>(sorted.stream().map(Views.Run::node).distinct().toList());
+        List<String> lanes =
+                new ArrayList<>(sorted.stream().map(Views.Run::node).distinct().toList());
         if (!missed.isEmpty()) {
             lanes.add(MISSED_LANE);
         }
-        Instant t0 = min(sorted.isEmpty() ? null : sorted.get(0).startedAt(), missed.isEmpty() ? null : markedAt(missed.get(0)));
+        Instant t0 = min(
+                sorted.isEmpty() ? null : sorted.get(0).startedAt(), missed.isEmpty() ? null : markedAt(missed.get(0)));
         Instant t1 = t0;
         for (Views.Run r : sorted) {
             t1 = max(t1, end(r, now));
@@ -56,15 +60,29 @@ final class TimelineSvg {
         double scale = (WIDTH - LABEL - 10) / span;
         int height = TOP + lanes.size() * LANE + 8;
         StringBuilder s = new StringBuilder();
-        s.append("<svg class=\"timeline\" xmlns=\"http://www.w3.org/2000/svg\" role=\"img\" viewBox=\"0 0 ").append(WIDTH)
-                .append(' ').append(height).append("\" width=\"").append(WIDTH).append("\" height=\"").append(height)
-                .append("\"><title>Which node ran which fire, where the lease changed hands, and which fires were missed"
-                        + "</title>");
+        s.append("<svg class=\"timeline\" xmlns=\"http://www.w3.org/2000/svg\" role=\"img\" viewBox=\"0 0 ")
+                .append(WIDTH)
+                .append(' ')
+                .append(height)
+                .append("\" width=\"")
+                .append(WIDTH)
+                .append("\" height=\"")
+                .append(height)
+                .append(
+                        "\"><title>Which node ran which fire, where the lease changed hands, and which fires were missed"
+                                + "</title>");
         s.append(text(LABEL, 12, "start", CLOCK.format(t0))).append(text(WIDTH - 10, 12, "end", CLOCK.format(t1)));
         for (int i = 0; i < lanes.size(); i++) {
             int y = TOP + i * LANE;
-            s.append("<line class=\"lane\" x1=\"").append(LABEL).append("\" x2=\"").append(WIDTH - 10).append("\" y1=\"")
-                    .append(y + LANE / 2).append("\" y2=\"").append(y + LANE / 2).append("\"/>");
+            s.append("<line class=\"lane\" x1=\"")
+                    .append(LABEL)
+                    .append("\" x2=\"")
+                    .append(WIDTH - 10)
+                    .append("\" y1=\"")
+                    .append(y + LANE / 2)
+                    .append("\" y2=\"")
+                    .append(y + LANE / 2)
+                    .append("\"/>");
             s.append(laneLabel(LABEL - 6, y + LANE / 2 + 4, lanes.get(i)));
         }
         Views.Run previous = null;
@@ -73,22 +91,51 @@ final class TimelineSvg {
             double w = Math.max(2, Duration.between(r.startedAt(), end(r, now)).toMillis() * scale);
             int y = TOP + lanes.indexOf(r.node()) * LANE + 4;
             if (previous != null && !previous.node().equals(r.node())) {
-                s.append(String.format(Locale.ROOT, "<line class=\"handover\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%d\" y2=\"%d\">"
-                        + "<title>lease changed hands: %s → %s, epoch %d</title></line>", x, x, TOP - 4, height - 4,
-                        Html.esc(previous.node()), Html.esc(r.node()), r.epoch()));
+                s.append(String.format(
+                        Locale.ROOT,
+                        "<line class=\"handover\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%d\" y2=\"%d\">"
+                                + "<title>lease changed hands: %s → %s, epoch %d</title></line>",
+                        x,
+                        x,
+                        TOP - 4,
+                        height - 4,
+                        Html.esc(previous.node()),
+                        Html.esc(r.node()),
+                        r.epoch()));
             }
-            s.append(String.format(Locale.ROOT, "<rect class=\"run st-%s\" x=\"%.1f\" y=\"%d\" width=\"%.1f\" "
-                    + "height=\"%d\" rx=\"2\"><title>%s · %s · epoch %d · %s · %s</title></rect>", Html.esc(r.status()), x, y,
-                    w, LANE - 8, Html.esc(r.fireKey()), Html.esc(r.node()), r.epoch(), Html.esc(r.status()),
+            s.append(String.format(
+                    Locale.ROOT,
+                    "<rect class=\"run st-%s\" x=\"%.1f\" y=\"%d\" width=\"%.1f\" "
+                            + "height=\"%d\" rx=\"2\"><title>%s · %s · epoch %d · %s · %s</title></rect>",
+                    Html.esc(r.status()),
+                    x,
+                    y,
+                    w,
+                    LANE - 8,
+                    Html.esc(r.fireKey()),
+                    Html.esc(r.node()),
+                    r.epoch(),
+                    Html.esc(r.status()),
                     Html.esc(Html.duration(r.duration()))));
             previous = r;
         }
         int y = TOP + (lanes.size() - 1) * LANE + LANE / 2;
         for (Views.Run r : missed) {
             double x = LABEL + Duration.between(t0, markedAt(r)).toMillis() * scale;
-            s.append(String.format(Locale.ROOT, "<path class=\"missed-mark\" d=\"M%.1f %d L%.1f %d M%.1f %d L%.1f %d\">"
-                    + "<title>%s · MISSED · %s</title></path>", x - CROSS, y - CROSS, x + CROSS, y + CROSS, x - CROSS,
-                    y + CROSS, x + CROSS, y - CROSS, Html.esc(r.fireKey()), Html.esc(r.error())));
+            s.append(String.format(
+                    Locale.ROOT,
+                    "<path class=\"missed-mark\" d=\"M%.1f %d L%.1f %d M%.1f %d L%.1f %d\">"
+                            + "<title>%s · MISSED · %s</title></path>",
+                    x - CROSS,
+                    y - CROSS,
+                    x + CROSS,
+                    y + CROSS,
+                    x - CROSS,
+                    y + CROSS,
+                    x + CROSS,
+                    y - CROSS,
+                    Html.esc(r.fireKey()),
+                    Html.esc(r.error())));
         }
         return s.append("</svg>").toString();
     }
@@ -116,7 +163,8 @@ final class TimelineSvg {
 
     /** A lane's label, cut in the middle to fit {@link #LABEL_CHARS}, with the whole name as its tooltip. */
     static String laneLabel(int x, int y, String name) {
-        String shown = name.length() <= LABEL_CHARS ? name
+        String shown = name.length() <= LABEL_CHARS
+                ? name
                 : name.substring(0, LABEL_CHARS / 2 - 1) + "…" + name.substring(name.length() - LABEL_CHARS / 2);
         return "<text x=\"" + x + "\" y=\"" + y + "\" text-anchor=\"end\"><title>" + Html.esc(name) + "</title>"
                 + Html.esc(shown) + "</text>";

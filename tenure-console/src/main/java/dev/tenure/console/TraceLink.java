@@ -12,6 +12,7 @@ final class TraceLink {
 
     /** What the template's trace id stands for. */
     static final String PLACEHOLDER = "{traceId}";
+
     static final TraceLink NONE = new TraceLink(null);
     private static final Pattern TRACE_ID = Pattern.compile("[0-9a-f]{16}|[0-9a-f]{32}");
 
@@ -32,14 +33,16 @@ final class TraceLink {
         }
         if (!template.contains(PLACEHOLDER) || !(template.startsWith("https://") || template.startsWith("http://"))) {
             throw new IllegalArgumentException("the trace link must be an http(s) URL with " + PLACEHOLDER
-                    + " where the trace id goes, e.g. https://tempo.example/trace/" + PLACEHOLDER + " (got " + template + ")");
+                    + " where the trace id goes, e.g. https://tempo.example/trace/" + PLACEHOLDER + " (got " + template
+                    + ")");
         }
         return new TraceLink(template);
     }
 
     /** The URL of {@code traceId}'s trace; empty without a template or for an id that is not hex. */
     Optional<String> url(String traceId) {
-        return template == null || traceId == null || !TRACE_ID.matcher(traceId).matches() ? Optional.empty()
+        return template == null || traceId == null || !TRACE_ID.matcher(traceId).matches()
+                ? Optional.empty()
                 : Optional.of(template.replace(PLACEHOLDER, traceId));
     }
 
@@ -48,8 +51,9 @@ final class TraceLink {
         if (traceId == null) {
             return "<td></td>";
         }
-        return url(traceId).map(u -> "<td class=\"trace\"><a href=\"" + Html.esc(u) + "\" title=\"" + Html.esc(traceId)
-                + "\" target=\"_blank\" rel=\"noopener\">" + Html.esc(traceId) + "</a></td>")
+        return url(traceId)
+                .map(u -> "<td class=\"trace\"><a href=\"" + Html.esc(u) + "\" title=\"" + Html.esc(traceId)
+                        + "\" target=\"_blank\" rel=\"noopener\">" + Html.esc(traceId) + "</a></td>")
                 .orElseGet(() -> Layout.td(traceId, "trace"));
     }
 }

@@ -1,7 +1,6 @@
 package dev.tenure.console;
 
 import dev.tenure.metrics.TtlAdvisor;
-
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
@@ -21,15 +20,22 @@ record TtlAdvice(String jobKey, int samples, Duration p99, Duration max, Duratio
 
     /** From the COMPLETED ones of {@code runs} (any order); empty with fewer than {@value #MIN_SAMPLES} of them. */
     static Optional<TtlAdvice> of(String jobKey, List<Views.Run> runs) {
-        List<Duration> durations = runs.stream().filter(r -> "COMPLETED".equals(r.status())).map(Views.Run::duration)
-                .filter(d -> d != null && !d.isNegative()).toList();
+        List<Duration> durations = runs.stream()
+                .filter(r -> "COMPLETED".equals(r.status()))
+                .map(Views.Run::duration)
+                .filter(d -> d != null && !d.isNegative())
+                .toList();
         if (durations.size() < MIN_SAMPLES) {
             return Optional.empty();
         }
         TtlAdvisor advisor = new TtlAdvisor(durations.size());
         durations.forEach(advisor::record);
         Duration max = durations.stream().max(Duration::compareTo).orElseThrow();
-        return Optional.of(new TtlAdvice(jobKey, durations.size(), advisor.holdP99().orElseThrow(), max,
+        return Optional.of(new TtlAdvice(
+                jobKey,
+                durations.size(),
+                advisor.holdP99().orElseThrow(),
+                max,
                 advisor.suggestedTtl().orElseThrow()));
     }
 }

@@ -2,7 +2,6 @@ package dev.tenure.console;
 
 import dev.tenure.LeaseStoreUnavailableException;
 import dev.tenure.spi.LeaseEviction;
-
 import java.io.BufferedInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -29,12 +28,12 @@ import java.util.Map;
 final class ValkeyLeases implements LeaseEviction {
 
     /** A job's Valkey lease: its holder's owner id and the time left; {@code error} when it could not be read. */
-    record Lease(String owner, Duration left, String error) {
-    }
+    record Lease(String owner, Duration left, String error) {}
 
     private static final int TIMEOUT_MS = 1000;
     /** How the value of a lease key that only marks a completed fire begins (no holder: see the lease script). */
     static final String COMPLETED_MARKER = "d:";
+
     private final String host;
     private final int port;
     private final String namespace;
@@ -79,7 +78,8 @@ final class ValkeyLeases implements LeaseEviction {
                 }
             }
         } catch (IOException | RuntimeException e) {
-            jobKeys.forEach(k -> out.put(k, new Lease(null, null, "Valkey " + host + ":" + port + ": " + e.getMessage())));
+            jobKeys.forEach(
+                    k -> out.put(k, new Lease(null, null, "Valkey " + host + ":" + port + ": " + e.getMessage())));
         }
         return out;
     }
@@ -133,7 +133,11 @@ final class ValkeyLeases implements LeaseEviction {
     private static byte[] encode(List<String> command) {
         StringBuilder b = new StringBuilder("*").append(command.size()).append("\r\n");
         for (String arg : command) {
-            b.append('$').append(arg.getBytes(StandardCharsets.UTF_8).length).append("\r\n").append(arg).append("\r\n");
+            b.append('$')
+                    .append(arg.getBytes(StandardCharsets.UTF_8).length)
+                    .append("\r\n")
+                    .append(arg)
+                    .append("\r\n");
         }
         return b.toString().getBytes(StandardCharsets.UTF_8);
     }

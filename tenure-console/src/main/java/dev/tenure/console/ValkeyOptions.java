@@ -9,14 +9,20 @@ import picocli.CommandLine.Option;
  */
 final class ValkeyOptions {
 
-    @Option(names = "--valkey", paramLabel = "HOST:PORT", description = "also delete the job's Valkey lease (standalone "
-            + "server; password from env TENURE_VALKEY_PASSWORD, user from --valkey-user)")
+    @Option(
+            names = "--valkey",
+            paramLabel = "HOST:PORT",
+            description = "also delete the job's Valkey lease (standalone "
+                    + "server; password from env TENURE_VALKEY_PASSWORD, user from --valkey-user)")
     String address;
 
     @Option(names = "--valkey-user", description = "Valkey ACL user")
     String user;
 
-    @Option(names = "--valkey-namespace", defaultValue = "tenure", description = "Tenure's Valkey namespace (default: ${DEFAULT-VALUE})")
+    @Option(
+            names = "--valkey-namespace",
+            defaultValue = "tenure",
+            description = "Tenure's Valkey namespace (default: ${DEFAULT-VALUE})")
     String namespace;
 
     /** The force-release of {@code ctx}'s database, with Valkey's lease deletion when {@code --valkey} is given. */
@@ -25,7 +31,9 @@ final class ValkeyOptions {
             return TenureAdmin.create(ctx.dataSource(), ctx.schema());
         }
         String password = System.getenv("TENURE_VALKEY_PASSWORD");
-        return TenureAdmin.create(ctx.dataSource(), ctx.schema(), new ValkeyLeases(address, namespace,
-                password == null ? null : user, password));
+        return TenureAdmin.create(
+                ctx.dataSource(),
+                ctx.schema(),
+                new ValkeyLeases(address, namespace, password == null ? null : user, password));
     }
 }

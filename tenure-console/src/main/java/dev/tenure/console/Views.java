@@ -9,8 +9,7 @@ import java.util.UUID;
 /** The values the console shows: what its queries return, rendered by the page and the CLI alike. */
 final class Views {
 
-    private Views() {
-    }
+    private Views() {}
 
     /**
      * A job or role (one {@code job_execution} row) with its latest run and how often it fired in the last hour.
@@ -18,9 +17,19 @@ final class Views {
      * a plain database lease: both are rows without runs). {@code leaseLeft} is by the database clock; null when nobody
      * holds it. {@code nodeName} is the holder's recorded node name (null when none was recorded).
      */
-    record Job(String jobKey, String kind, long epoch, String owner, Instant claimedAt, Instant leaseExpiresAt,
-               Duration leaseLeft, String lastStatus, String lastFireKey, Instant lastStartedAt, long firesLastHour,
-               String nodeName) {
+    record Job(
+            String jobKey,
+            String kind,
+            long epoch,
+            String owner,
+            Instant claimedAt,
+            Instant leaseExpiresAt,
+            Duration leaseLeft,
+            String lastStatus,
+            String lastFireKey,
+            Instant lastStartedAt,
+            long firesLastHour,
+            String nodeName) {
 
         /** The holder's node: its name, or the process behind its owner id; null when nobody holds it. */
         String node() {
@@ -40,9 +49,20 @@ final class Views {
      * before it ended. {@code nodeName} is the recorded node name (null for rows written without one); {@code traceId} the
      * run's trace id (null when it was not traced).
      */
-    record Run(UUID runId, String fireKey, long epoch, String owner, String nodeName, String status, int attempt,
-               String previousStatus, Instant startedAt, Instant finishedAt, String error, boolean rotation,
-               String traceId) {
+    record Run(
+            UUID runId,
+            String fireKey,
+            long epoch,
+            String owner,
+            String nodeName,
+            String status,
+            int attempt,
+            String previousStatus,
+            Instant startedAt,
+            Instant finishedAt,
+            String error,
+            boolean rotation,
+            String traceId) {
 
         /** The run's duration, or null while it runs. */
         Duration duration() {
@@ -56,8 +76,20 @@ final class Views {
 
         /** This run with {@code rotation} set. */
         Run withRotation(boolean rotation) {
-            return new Run(runId, fireKey, epoch, owner, nodeName, status, attempt, previousStatus, startedAt, finishedAt,
-                    error, rotation, traceId);
+            return new Run(
+                    runId,
+                    fireKey,
+                    epoch,
+                    owner,
+                    nodeName,
+                    status,
+                    attempt,
+                    previousStatus,
+                    startedAt,
+                    finishedAt,
+                    error,
+                    rotation,
+                    traceId);
         }
 
         /**
@@ -100,27 +132,30 @@ final class Views {
     }
 
     /** One page of a job's runs, newest first; {@code next} continues after the last one. */
-    record RunPage(String jobKey, List<Run> runs, Optional<Cursor> next) {
-    }
+    record RunPage(String jobKey, List<Run> runs, Optional<Cursor> next) {}
 
     /**
      * A job's latest runs (at most {@link ConsoleQueries#RECENT}, oldest first) and what happened in them. Rotations
      * count node changes between consecutive runs (not incidents: healthy nodes share the fires); stale writes rejected,
      * abandoned, failed runs and missed fires are the incidents. MISSED fires were run by nobody and count apart.
      */
-    record Summary(String jobKey, List<Run> recent, int rotations, int staleRejected, int abandoned, int failed,
-                   int missed) {
-    }
+    record Summary(
+            String jobKey, List<Run> recent, int rotations, int staleRejected, int abandoned, int failed, int missed) {}
 
     /**
      * A role without runs: its current leader's owner id (null if none is live) and node ({@code leaderNode}: its name,
      * or the process behind the owner id), term (the epoch), and since when it leads.
      */
-    record Leader(String role, long term, String leader, String leaderNode, Instant since, Duration leaseLeft) {
-    }
+    record Leader(String role, long term, String leader, String leaderNode, Instant since, Duration leaseLeft) {}
 
     /** An operator's action from {@code audit_log}; {@code oldNode} is null when no node name was recorded. */
-    record Audit(Instant at, String actor, String action, String reason, long oldEpoch, String oldOwner, long newEpoch,
-                 String oldNode) {
-    }
+    record Audit(
+            Instant at,
+            String actor,
+            String action,
+            String reason,
+            long oldEpoch,
+            String oldOwner,
+            long newEpoch,
+            String oldNode) {}
 }

@@ -16,8 +16,13 @@ import java.util.function.UnaryOperator;
  * @param header header lookup by name (case-insensitive), null when absent
  * @param base   the mount point as the browser sees it ({@code ""} at the root, {@code /tenure-console} mounted)
  */
-record WebRequest(String method, String path, Map<String, String> query, Map<String, String> form,
-                  UnaryOperator<String> header, String base) {
+record WebRequest(
+        String method,
+        String path,
+        Map<String, String> query,
+        Map<String, String> form,
+        UnaryOperator<String> header,
+        String base) {
 
     /** Parses {@code a=1&b=x%20y} (first value wins); empty for null. */
     static Map<String, String> params(String encoded) {

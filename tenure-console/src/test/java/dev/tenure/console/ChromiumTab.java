@@ -4,7 +4,6 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.tenure.testkit.Timing;
-
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URI;
@@ -55,8 +54,11 @@ final class ChromiumTab implements AutoCloseable {
     private ChromiumTab(Process browser, Path profile, String pageSocket) {
         this.browser = browser;
         this.profile = profile;
-        this.socket = HttpClient.newHttpClient().newWebSocketBuilder().connectTimeout(Duration.ofSeconds(10))
-                .buildAsync(URI.create(pageSocket), new Events()).join();
+        this.socket = HttpClient.newHttpClient()
+                .newWebSocketBuilder()
+                .connectTimeout(Duration.ofSeconds(10))
+                .buildAsync(URI.create(pageSocket), new Events())
+                .join();
     }
 
     /** Starts {@code binary} headless with remote debugging on a free port and attaches to its one page. */
@@ -64,10 +66,16 @@ final class ChromiumTab implements AutoCloseable {
         Path profile = Files.createTempDirectory("tenure-chromium-");
         List<String> cmd = new ArrayList<>(List.of(binary));
         cmd.addAll(HeadlessChromium.FLAGS);
-        cmd.addAll(List.of("--window-size=1280,900", "--remote-debugging-port=0", "--remote-debugging-address=127.0.0.1",
-                "--user-data-dir=" + profile, "about:blank"));
-        Process p = new ProcessBuilder(cmd).redirectOutput(profile.resolve("stdout.txt").toFile())
-                .redirectError(profile.resolve("stderr.txt").toFile()).start();
+        cmd.addAll(List.of(
+                "--window-size=1280,900",
+                "--remote-debugging-port=0",
+                "--remote-debugging-address=127.0.0.1",
+                "--user-data-dir=" + profile,
+                "about:blank"));
+        Process p = new ProcessBuilder(cmd)
+                .redirectOutput(profile.resolve("stdout.txt").toFile())
+                .redirectError(profile.resolve("stderr.txt").toFile())
+                .start();
         try {
             ChromiumTab tab = new ChromiumTab(p, profile, pageSocket(p, profile));
             tab.call("Page.enable", Map.of());
@@ -82,7 +90,8 @@ final class ChromiumTab implements AutoCloseable {
     /** The page target's WebSocket, from the port Chromium writes into {@code DevToolsActivePort}. */
     private static String pageSocket(Process p, Path profile) throws IOException, InterruptedException {
         Path portFile = profile.resolve("DevToolsActivePort");
-        long deadline = System.nanoTime() + Timing.scaled(Duration.ofSeconds(30)).toNanos();
+        long deadline =
+                System.nanoTime() + Timing.scaled(Duration.ofSeconds(30)).toNanos();
         while (!Files.isRegularFile(portFile) || Files.readAllLines(portFile).isEmpty()) {
             if (!p.isAlive() || System.nanoTime() > deadline) {
                 throw new IllegalStateException("Chromium did not open its DevTools port (alive: " + p.isAlive() + "): "
@@ -91,9 +100,12 @@ final class ChromiumTab implements AutoCloseable {
             Thread.sleep(50);
         }
         String port = Files.readAllLines(portFile).get(0).trim();
-        HttpResponse<String> list = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
-                URI.create("http://127.0.0.1:" + port + "/json/list")).timeout(Duration.ofSeconds(10)).build(),
-                HttpResponse.BodyHandlers.ofString());
+        HttpResponse<String> list = HttpClient.newHttpClient()
+                .send(
+                        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/json/list"))
+                                .timeout(Duration.ofSeconds(10))
+                                .build(),
+                        HttpResponse.BodyHandlers.ofString());
         for (JsonNode target : JSON.readTree(list.body())) {
             if (target.get("type").asText().equals("page")) {
                 return target.get("webSocketDebuggerUrl").asText();
@@ -189,18 +201,37 @@ final class ChromiumTab implements AutoCloseable {
     /** Saves a PNG of what the tab shows. */
     void screenshot(Path png) throws IOException {
         Files.createDirectories(png.getParent());
-        Files.write(png, Base64.getDecoder().decode(call("Page.captureScreenshot", Map.of("format", "png"))
-                .get("data").asText()));
+        Files.write(
+                png,
+                Base64.getDecoder()
+                        .decode(call("Page.captureScreenshot", Map.of("format", "png"))
+                                .get("data")
+                                .asText()));
     }
 
     /** Saves a PNG of the whole page, beyond the window's height. */
     void screenshotFullPage(Path png) throws IOException {
         JsonNode size = evaluate("[document.documentElement.scrollWidth, document.documentElement.scrollHeight]");
-        Map<String, Object> clip = Map.of("x", 0, "y", 0, "width", size.get(0).asInt(), "height", size.get(1).asInt(),
-                "scale", 1);
+        Map<String, Object> clip = Map.of(
+                "x",
+                0,
+                "y",
+                0,
+                "width",
+                size.get(0).asInt(),
+                "height",
+                size.get(1).asInt(),
+                "scale",
+                1);
         Files.createDirectories(png.getParent());
-        Files.write(png, Base64.getDecoder().decode(call("Page.captureScreenshot", Map.of("format", "png",
-                "captureBeyondViewport", true, "clip", clip)).get("data").asText()));
+        Files.write(
+                png,
+                Base64.getDecoder()
+                        .decode(call(
+                                        "Page.captureScreenshot",
+                                        Map.of("format", "png", "captureBeyondViewport", true, "clip", clip))
+                                .get("data")
+                                .asText()));
     }
 
     /** Where the tab is, what it shows and every response it got (for failure messages). */
@@ -279,18 +310,35 @@ final class ChromiumTab implements AutoCloseable {
             }
             JsonNode p = m.get("params");
             switch (m.path("method").asText()) {
-                case "Fetch.requestPaused" -> send(ids.incrementAndGet(), "Fetch.continueRequest",
-                        Map.of("requestId", p.get("requestId").asText()));
+                case "Fetch.requestPaused" ->
+                    send(
+                            ids.incrementAndGet(),
+                            "Fetch.continueRequest",
+                            Map.of("requestId", p.get("requestId").asText()));
                 case "Fetch.authRequired" -> {
                     signInPrompts.add(p.get("request").get("url").asText());
                     String[] c = credentials;
-                    send(ids.incrementAndGet(), "Fetch.continueWithAuth", Map.of(
-                            "requestId", p.get("requestId").asText(), "authChallengeResponse", c == null ? Map.of("response", "CancelAuth")
-                                    : Map.of("response", "ProvideCredentials", "username", c[0], "password", c[1])));
+                    send(
+                            ids.incrementAndGet(),
+                            "Fetch.continueWithAuth",
+                            Map.of(
+                                    "requestId",
+                                    p.get("requestId").asText(),
+                                    "authChallengeResponse",
+                                    c == null
+                                            ? Map.of("response", "CancelAuth")
+                                            : Map.of(
+                                                    "response",
+                                                    "ProvideCredentials",
+                                                    "username",
+                                                    c[0],
+                                                    "password",
+                                                    c[1])));
                 }
-                case "Network.responseReceived" -> responses.add(p.get("response").get("status").asInt() + " "
-                        + p.get("response").get("url").asText());
-                default -> { }
+                case "Network.responseReceived" ->
+                    responses.add(p.get("response").get("status").asInt() + " "
+                            + p.get("response").get("url").asText());
+                default -> {}
             }
         }
     }

@@ -5,7 +5,6 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.tenure.db.TenureDataSources;
 import dev.tenure.testkit.PostgresDatabase;
-
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -69,7 +68,8 @@ final class CliFixture {
     Result runTyping(String typed, String command, String... args) {
         List<String> all = new ArrayList<>(List.of(command));
         all.addAll(List.of(args));
-        all.addAll(List.of("--jdbc-url", db.jdbcUrl(), "--user", db.username(), "--password-file", passwordFile.toString()));
+        all.addAll(List.of(
+                "--jdbc-url", db.jdbcUrl(), "--user", db.username(), "--password-file", passwordFile.toString()));
         StringWriter out = new StringWriter();
         StringWriter err = new StringWriter();
         BufferedReader terminal = typed == null ? null : new BufferedReader(new StringReader(typed));
@@ -78,7 +78,8 @@ final class CliFixture {
     }
 
     void sql(String statement) throws SQLException {
-        try (Connection c = pool.getConnection(); Statement s = c.createStatement()) {
+        try (Connection c = pool.getConnection();
+                Statement s = c.createStatement()) {
             s.execute(statement);
         }
     }

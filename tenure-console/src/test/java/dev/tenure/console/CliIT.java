@@ -1,5 +1,8 @@
 package dev.tenure.console;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.tenure.LeaderElection;
 import dev.tenure.LeaseOptions;
@@ -13,10 +16,6 @@ import dev.tenure.db.TenureAdmin;
 import dev.tenure.testkit.PostgresDatabase;
 import dev.tenure.testkit.PostgresDatabases;
 import dev.tenure.testkit.Timing;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Test;
-
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
@@ -26,9 +25,9 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
 
 /**
  * Acceptance 2: every CLI command, as a table and as {@code --json}, on runs made by the real coordinator (in this
@@ -37,8 +36,10 @@ import static org.awaitility.Awaitility.await;
  */
 class CliIT {
 
-    private static final String NODE = "web-3/invoicing/" + ProcessHandle.current().pid();
-    private static final String OTHER_NODE = "web-4/invoicing/" + ProcessHandle.current().pid();
+    private static final String NODE =
+            "web-3/invoicing/" + ProcessHandle.current().pid();
+    private static final String OTHER_NODE =
+            "web-4/invoicing/" + ProcessHandle.current().pid();
     private static PostgresDatabase db;
     private static CliFixture cli;
     private static Tenure tenure;
@@ -48,8 +49,11 @@ class CliIT {
     static void start() {
         db = PostgresDatabases.forClass(CliIT.class);
         cli = new CliFixture(db);
-        tenure = Tenure.builder().dataSource(cli.pool()).leaseDefaults(LeaseOptions.ofTtl(Duration.ofSeconds(5)))
-                .nodeName(NODE).build();
+        tenure = Tenure.builder()
+                .dataSource(cli.pool())
+                .leaseDefaults(LeaseOptions.ofTtl(Duration.ofSeconds(5)))
+                .nodeName(NODE)
+                .build();
         for (int k = 0; k < 6; k++) {
             int day = k;
             RunOutcome<Integer> o = tenure.coordinator().run("settle", "day-" + k, RunPolicy.skipFire(), ctx -> {
@@ -64,15 +68,13 @@ class CliIT {
         for (String job : List.of("nightly", "old-job", "old-job", "old-job", "old-job")) {
             tenure.coordinator().run(job, "f-" + System.nanoTime(), RunPolicy.skipFire(), ctx -> 1);
         }
-        reporter = tenure.leaderElection("reporter", LeaseOptions.ofTtl(Duration.ofSeconds(30)), "node-a",
-                new LeaderElection.Listener() {
+        reporter = tenure.leaderElection(
+                "reporter", LeaseOptions.ofTtl(Duration.ofSeconds(30)), "node-a", new LeaderElection.Listener() {
                     @Override
-                    public void elected(long term) {
-                    }
+                    public void elected(long term) {}
 
                     @Override
-                    public void revoked(String reason) {
-                    }
+                    public void revoked(String reason) {}
                 });
         reporter.start();
         await().atMost(Timing.scaled(Duration.ofSeconds(10))).until(reporter::isLeader);
@@ -90,8 +92,9 @@ class CliIT {
         CliFixture.Result t = ok(cli.run("status"));
         assertThat(t.lines().get(0)).matches("JOB +KIND +HOLDER +EPOCH +LEASE LEFT +LAST OUTCOME +LAST FIRE +FIRES/H");
         assertThat(t.lines()).anySatisfy(l -> assertThat(l).matches("settle +job +- +\\d{16} +- +FAILED +day-5 +6"));
-        assertThat(t.lines()).anySatisfy(l -> assertThat(l).matches("reporter +role +" + Pattern.quote(NODE)
-                + " +\\d{16} +\\d+\\.\\d s"));
+        assertThat(t.lines())
+                .anySatisfy(l ->
+                        assertThat(l).matches("reporter +role +" + Pattern.quote(NODE) + " +\\d{16} +\\d+\\.\\d s"));
         assertThat(t.out()).doesNotContain("pid ");
 
         JsonNode jobs = ok(cli.run("status", "--json")).json().get("jobs");
@@ -102,21 +105,29 @@ class CliIT {
         assertThat(settle.get("firesLastHour").asLong()).isEqualTo(6);
         JsonNode role = find(jobs, "job", "reporter");
         assertThat(role.get("node").asText()).isEqualTo(NODE);
-        assertThat(role.get("owner").asText()).as("the owner id stays, for fencing").doesNotContain(NODE);
+        assertThat(role.get("owner").asText())
+                .as("the owner id stays, for fencing")
+                .doesNotContain(NODE);
         assertThat(role.get("leaseLeftMillis").asLong()).isBetween(1L, 30_000L); // unscaled: a TTL
     }
 
     @Test
     void runs_pagesNewestFirst_withACursor_asTableAndJson() {
         CliFixture.Result t = ok(cli.run("runs", "settle", "--limit", "4"));
-        assertThat(t.lines().get(0)).matches("FIRE +NODE +EPOCH +STATUS +DURATION +ATTEMPT +STARTED +WHAT HAPPENED +TRACE");
-        assertThat(t.lines().subList(1, 5)).extracting(l -> l.split(" +")[0]).containsExactly("day-5", "day-4", "day-3", "day-2");
+        assertThat(t.lines().get(0))
+                .matches("FIRE +NODE +EPOCH +STATUS +DURATION +ATTEMPT +STARTED +WHAT HAPPENED +TRACE");
+        assertThat(t.lines().subList(1, 5))
+                .extracting(l -> l.split(" +")[0])
+                .containsExactly("day-5", "day-4", "day-3", "day-2");
         assertThat(t.lines().get(1)).contains(NODE, " FAILED ", "IllegalStateException: boom on day 5");
-        assertThat(t.lines().get(2)).matches("day-4 +" + Pattern.quote(NODE) + " +\\d{16} +COMPLETED +\\d+ ms +1 +20\\d\\d-.*");
-        Matcher next = Pattern.compile("next page: --before (\\S+)").matcher(t.lines().get(5));
+        assertThat(t.lines().get(2))
+                .matches("day-4 +" + Pattern.quote(NODE) + " +\\d{16} +COMPLETED +\\d+ ms +1 +20\\d\\d-.*");
+        Matcher next =
+                Pattern.compile("next page: --before (\\S+)").matcher(t.lines().get(5));
         assertThat(next.matches()).as(t.out()).isTrue();
 
-        JsonNode page = ok(cli.run("runs", "settle", "--limit", "4", "--before", next.group(1), "--json")).json();
+        JsonNode page = ok(cli.run("runs", "settle", "--limit", "4", "--before", next.group(1), "--json"))
+                .json();
         assertThat(page.get("job").asText()).isEqualTo("settle");
         assertThat(page.get("next").isNull()).isTrue();
         assertThat(page.get("runs")).extracting(r -> r.get("fire").asText()).containsExactly("day-1", "day-0");
@@ -133,15 +144,19 @@ class CliIT {
 
     @Test
     void runs_ofTwoNamedNodes_showTheirNames_andCallANodeChangeARotation_notAnIncident() {
-        try (Tenure other = Tenure.builder().dataSource(cli.pool()).nodeName(OTHER_NODE).build()) {
+        try (Tenure other =
+                Tenure.builder().dataSource(cli.pool()).nodeName(OTHER_NODE).build()) {
             for (int k = 0; k < 4; k++) {
                 Tenure t = k % 2 == 0 ? tenure : other;
-                assertThat(t.coordinator().run("rotating", "r-" + k, RunPolicy.skipFire(), ctx -> 1).status())
+                assertThat(t.coordinator()
+                                .run("rotating", "r-" + k, RunPolicy.skipFire(), ctx -> 1)
+                                .status())
                         .isEqualTo(RunOutcome.Status.EXECUTED);
             }
         }
         CliFixture.Result t = ok(cli.run("runs", "rotating"));
-        assertThat(t.lines().subList(1, 5)).extracting(l -> l.split(" +")[1])
+        assertThat(t.lines().subList(1, 5))
+                .extracting(l -> l.split(" +")[1])
                 .containsExactly(OTHER_NODE, NODE, OTHER_NODE, NODE);
         assertThat(t.lines().subList(1, 4)).allSatisfy(l -> assertThat(l).contains("rotation: another node"));
         assertThat(t.out()).doesNotContain("pid ", "takeover");
@@ -158,8 +173,10 @@ class CliIT {
         CliFixture.Result t = ok(cli.run("leaders"));
         assertThat(t.lines().get(0)).matches("ROLE +LEADER +TERM +SINCE +LEASE LEFT");
         long term = reporter.term().orElseThrow();
-        assertThat(t.lines()).anySatisfy(l -> assertThat(l).matches("reporter +" + Pattern.quote(NODE) + " +" + term
-                + " +20\\d\\d-\\d\\d-\\d\\d \\S+Z +\\d+\\.\\d s"));
+        assertThat(t.lines())
+                .anySatisfy(l -> assertThat(l)
+                        .matches("reporter +" + Pattern.quote(NODE) + " +" + term
+                                + " +20\\d\\d-\\d\\d-\\d\\d \\S+Z +\\d+\\.\\d s"));
         assertThat(t.out()).doesNotContain("settle");
 
         JsonNode l = find(ok(cli.run("leaders", "--json")).json().get("leaders"), "role", "reporter");
@@ -180,8 +197,13 @@ class CliIT {
         JsonNode settle = find(all.get("jobs"), "job", "settle");
         assertThat(settle.get("samples").asInt()).isEqualTo(5);
         assertThat(settle.get("suggestedTtlMillis").asLong()).isEqualTo(1000);
-        assertThat(settle.get("p99Millis").asLong()).isBetween(20L, 333L); // unscaled: the rule's 1 s floor holds while 3 x p99 <= 1 s
-        assertThat(find(all.get("jobs"), "job", "nightly").get("suggestedTtlMillis").isNull()).as("one run: no advice").isTrue();
+        assertThat(settle.get("p99Millis").asLong())
+                .isBetween(20L, 333L); // unscaled: the rule's 1 s floor holds while 3 x p99 <= 1 s
+        assertThat(find(all.get("jobs"), "job", "nightly")
+                        .get("suggestedTtlMillis")
+                        .isNull())
+                .as("one run: no advice")
+                .isTrue();
     }
 
     /**
@@ -192,8 +214,14 @@ class CliIT {
     @Test
     void ttlAdvice_countsCompletedRunsOnly_notFrozenRunsThatWereForceReleased() throws Exception {
         for (int k = 0; k < 5; k++) {
-            assertThat(tenure.coordinator().run("frozen", "quick-" + k, RunPolicy.skipFire(),
-                    ctx -> ctx.completeInTransaction(cli.pool(), c -> 1)).status()).isEqualTo(RunOutcome.Status.EXECUTED);
+            assertThat(tenure.coordinator()
+                            .run(
+                                    "frozen",
+                                    "quick-" + k,
+                                    RunPolicy.skipFire(),
+                                    ctx -> ctx.completeInTransaction(cli.pool(), c -> 1))
+                            .status())
+                    .isEqualTo(RunOutcome.Status.EXECUTED);
         }
         TenureAdmin admin = TenureAdmin.create(cli.pool());
         ExecutorService holders = Executors.newFixedThreadPool(2);
@@ -204,24 +232,40 @@ class CliIT {
             Thread.sleep(1200);
             admin.forceRelease("frozen", "frozen for a second", "ops:ann");
             back.countDown();
-            assertThat(stale.get(Timing.scaledMillis(30_000), TimeUnit.MILLISECONDS).status()).isEqualTo(RunOutcome.Status.LEASE_LOST);
+            assertThat(stale.get(Timing.scaledMillis(30_000), TimeUnit.MILLISECONDS)
+                            .status())
+                    .isEqualTo(RunOutcome.Status.LEASE_LOST);
 
             CountDownLatch stillFrozen = new CountDownLatch(1);
             Future<RunOutcome<Integer>> abandoned = holders.submit(() -> frozenRun("stuck-2", stillFrozen));
             awaitRunning("frozen");
             Thread.sleep(1200);
             admin.forceRelease("frozen", "frozen again", "ops:ann");
-            assertThat(ok(cli.run("runs", "frozen", "--json")).json().get("runs")).extracting(r -> r.get("status").asText())
-                    .containsExactly("ABANDONED", "REJECTED_STALE", "COMPLETED", "COMPLETED", "COMPLETED", "COMPLETED",
+            assertThat(ok(cli.run("runs", "frozen", "--json")).json().get("runs"))
+                    .extracting(r -> r.get("status").asText())
+                    .containsExactly(
+                            "ABANDONED",
+                            "REJECTED_STALE",
+                            "COMPLETED",
+                            "COMPLETED",
+                            "COMPLETED",
+                            "COMPLETED",
                             "COMPLETED");
 
-            JsonNode advice = find(ok(cli.run("ttl-advice", "frozen", "--json")).json().get("jobs"), "job", "frozen");
+            JsonNode advice =
+                    find(ok(cli.run("ttl-advice", "frozen", "--json")).json().get("jobs"), "job", "frozen");
             assertThat(advice.get("samples").asInt()).as("COMPLETED runs only").isEqualTo(5);
-            assertThat(advice.get("maxMillis").asLong()).as("no frozen run among them").isLessThan(1000);
+            assertThat(advice.get("maxMillis").asLong())
+                    .as("no frozen run among them")
+                    .isLessThan(1000);
             assertThat(advice.get("suggestedTtlMillis").asLong()).isEqualTo(1000);
-            assertThat(ok(cli.run("ttl-advice", "frozen")).lines().get(1)).matches("frozen +5 +\\d+ ms +\\d+ ms +1\\.0 s");
+            assertThat(ok(cli.run("ttl-advice", "frozen")).lines().get(1))
+                    .matches("frozen +5 +\\d+ ms +\\d+ ms +1\\.0 s");
             stillFrozen.countDown();
-            assertThat(abandoned.get(Timing.scaledMillis(30_000), TimeUnit.MILLISECONDS).status()).isEqualTo(RunOutcome.Status.LEASE_LOST);
+            assertThat(abandoned
+                            .get(Timing.scaledMillis(30_000), TimeUnit.MILLISECONDS)
+                            .status())
+                    .isEqualTo(RunOutcome.Status.LEASE_LOST);
         } finally {
             holders.shutdownNow();
         }
@@ -229,14 +273,18 @@ class CliIT {
 
     private static RunOutcome<Integer> frozenRun(String fire, CountDownLatch until) {
         return tenure.coordinator().run("frozen", fire, RunPolicy.skipFire(), ctx -> {
-            assertThat(until.await(Timing.scaledMillis(30_000), TimeUnit.MILLISECONDS)).isTrue();
+            assertThat(until.await(Timing.scaledMillis(30_000), TimeUnit.MILLISECONDS))
+                    .isTrue();
             return ctx.completeInTransaction(cli.pool(), c -> 1);
         });
     }
 
     private static void awaitRunning(String job) {
-        await().atMost(Timing.scaled(Duration.ofSeconds(10))).until(() -> TenureAdmin.create(cli.pool()).job(job)
-                .map(j -> j.owner() != null).orElse(false));
+        await().atMost(Timing.scaled(Duration.ofSeconds(10)))
+                .until(() -> TenureAdmin.create(cli.pool())
+                        .job(job)
+                        .map(j -> j.owner() != null)
+                        .orElse(false));
     }
 
     /**
@@ -246,34 +294,51 @@ class CliIT {
      */
     @Test
     void missedAndSchedules_listWhatTheSweeperRecorded_asTableAndJson() {
-        try (Tenure skipping = Tenure.builder().dataSource(cli.pool()).sweepInterval(Duration.ofMillis(200)).build()) {
+        try (Tenure skipping = Tenure.builder()
+                .dataSource(cli.pool())
+                .sweepInterval(Duration.ofMillis(200))
+                .build()) {
             skipping.register(ScheduledJob.of("skipped", Schedule.fixedRate(Duration.ofSeconds(1)), fire -> {
-                throw new AssertionError("SKIP never catches up");
-            }).withPolicy(MissedFirePolicy.skip().withGrace(Duration.ofMillis(300))));
-            await().atMost(Timing.scaled(Duration.ofSeconds(10))).until(() -> TenureAdmin.create(cli.pool())
-                    .missedFires("skipped", Duration.ofHours(1), 10).size() >= 2);
+                        throw new AssertionError("SKIP never catches up");
+                    })
+                    .withPolicy(MissedFirePolicy.skip().withGrace(Duration.ofMillis(300))));
+            await().atMost(Timing.scaled(Duration.ofSeconds(10)))
+                    .until(() -> TenureAdmin.create(cli.pool())
+                                    .missedFires("skipped", Duration.ofHours(1), 10)
+                                    .size()
+                            >= 2);
         }
         String reason = "no node ran it; policy SKIP";
         CliFixture.Result t = ok(cli.run("missed", "--job", "skipped"));
         assertThat(t.lines().get(0)).matches("JOB +FIRE +RECORDED +SWEEPER +REASON");
         List<String> rows = t.lines().subList(1, t.lines().size());
-        assertThat(rows).hasSizeGreaterThanOrEqualTo(2).allSatisfy(l -> assertThat(l)
-                .matches("skipped +20\\d\\d-\\d\\d-\\d\\dT\\S+Z +20\\d\\d-\\d\\d-\\d\\d \\S+Z +\\d+@\\S+ +" + reason));
-        assertThat(rows).extracting(l -> l.split(" +")[1]).as("newest first").isSortedAccordingTo(
-                java.util.Comparator.reverseOrder());
+        assertThat(rows)
+                .hasSizeGreaterThanOrEqualTo(2)
+                .allSatisfy(l -> assertThat(l)
+                        .matches("skipped +20\\d\\d-\\d\\d-\\d\\dT\\S+Z +20\\d\\d-\\d\\d-\\d\\d \\S+Z +\\d+@\\S+ +"
+                                + reason));
+        assertThat(rows)
+                .extracting(l -> l.split(" +")[1])
+                .as("newest first")
+                .isSortedAccordingTo(java.util.Comparator.reverseOrder());
 
         JsonNode json = ok(cli.run("missed", "--job", "skipped", "--json")).json();
         assertThat(json.get("job").asText()).isEqualTo("skipped");
-        assertThat(json.get("sinceMillis").asLong()).isEqualTo(Duration.ofHours(24).toMillis());
+        assertThat(json.get("sinceMillis").asLong())
+                .isEqualTo(Duration.ofHours(24).toMillis());
         assertThat(json.get("missed")).hasSize(rows.size()).allSatisfy(m -> {
             assertThat(m.get("job").asText()).isEqualTo("skipped");
             assertThat(m.get("reason").asText()).isEqualTo(reason);
             assertThat(m.get("sweeper").asText()).matches("\\d+@.+");
             assertThat(java.time.Instant.parse(m.get("recordedAt").asText())).isBefore(java.time.Instant.now());
         });
-        assertThat(json.get("missed")).extracting(m -> m.get("fire").asText())
-                .containsExactlyElementsOf(rows.stream().map(l -> l.split(" +")[1]).toList());
-        assertThat(ok(cli.run("missed", "--json")).json().get("job").isNull()).as("every job").isTrue();
+        assertThat(json.get("missed"))
+                .extracting(m -> m.get("fire").asText())
+                .containsExactlyElementsOf(
+                        rows.stream().map(l -> l.split(" +")[1]).toList());
+        assertThat(ok(cli.run("missed", "--json")).json().get("job").isNull())
+                .as("every job")
+                .isTrue();
         CliFixture.Result one = ok(cli.run("missed", "--limit", "1"));
         assertThat(one.lines()).hasSize(3).last().isEqualTo("(the newest 1; --limit or --since for more)");
         assertThat(ok(cli.run("missed", "--job", "settle")).out().strip())
@@ -288,11 +353,14 @@ class CliIT {
         assertThat(cli.run("missed", "--since", "a week").exit()).isEqualTo(2);
 
         CliFixture.Result s = ok(cli.run("schedules"));
-        assertThat(s.lines().get(0)).matches("JOB +SCHEDULE +POLICY +INTEGRATION +LAST SUCCESS +NEXT DUE +MISSED/H +MISSED "
-                + "+OVERDUE +REGISTERED BY +REPLACED");
-        assertThat(s.lines()).anySatisfy(l -> assertThat(l).matches("skipped +fixed-rate PT1S +skip \\(max age PT1H, "
-                + "grace PT0\\.3S\\) +coordinator +20\\S+ \\S+Z +" + rows.size() + " +\\d+ +0 +\\S+/"
-                + ProcessHandle.current().pid()));
+        assertThat(s.lines().get(0))
+                .matches("JOB +SCHEDULE +POLICY +INTEGRATION +LAST SUCCESS +NEXT DUE +MISSED/H +MISSED "
+                        + "+OVERDUE +REGISTERED BY +REPLACED");
+        assertThat(s.lines())
+                .anySatisfy(l -> assertThat(l)
+                        .matches("skipped +fixed-rate PT1S +skip \\(max age PT1H, "
+                                + "grace PT0\\.3S\\) +coordinator +20\\S+ \\S+Z +" + rows.size() + " +\\d+ +0 +\\S+/"
+                                + ProcessHandle.current().pid()));
         JsonNode skipped = find(ok(cli.run("schedules", "--json")).json().get("schedules"), "job", "skipped");
         assertThat(skipped.get("missedLastHour").asLong()).isEqualTo(rows.size());
         assertThat(skipped.get("missedTotal").asLong()).isGreaterThanOrEqualTo(rows.size());
@@ -303,18 +371,24 @@ class CliIT {
 
     @Test
     void release_withActionsAndYes_endsTheHoldersLease_asTableAndJson() {
-        tenure.databaseLeases().tryAcquire("held-1", LeaseOptions.ofTtl(Duration.ofSeconds(30))).orElseThrow();
+        tenure.databaseLeases()
+                .tryAcquire("held-1", LeaseOptions.ofTtl(Duration.ofSeconds(30)))
+                .orElseThrow();
         long epoch = epoch("held-1");
-        CliFixture.Result t = ok(cli.run("release", "held-1", "--reason", "stuck after the deploy", "--actor", "ops:ann",
-                "--actions", "--yes"));
-        Matcher m = Pattern.compile("released held-1: epoch (\\d+) -> (\\d+) \\(was held by " + Pattern.quote(NODE) + "\\), "
-                + "audit #(\\d+) by ops:ann").matcher(t.out().strip());
+        CliFixture.Result t = ok(cli.run(
+                "release", "held-1", "--reason", "stuck after the deploy", "--actor", "ops:ann", "--actions", "--yes"));
+        Matcher m = Pattern.compile("released held-1: epoch (\\d+) -> (\\d+) \\(was held by " + Pattern.quote(NODE)
+                        + "\\), " + "audit #(\\d+) by ops:ann")
+                .matcher(t.out().strip());
         assertThat(m.matches()).as(t.out()).isTrue();
         assertThat(Long.parseLong(m.group(1))).isEqualTo(epoch);
         assertThat(Long.parseLong(m.group(2))).isGreaterThan(epoch).isEqualTo(epoch("held-1"));
 
-        tenure.databaseLeases().tryAcquire("held-2", LeaseOptions.ofTtl(Duration.ofSeconds(30))).orElseThrow();
-        JsonNode j = ok(cli.run("release", "held-2", "--reason", "once more", "--json", "--actions", "--yes")).json();
+        tenure.databaseLeases()
+                .tryAcquire("held-2", LeaseOptions.ofTtl(Duration.ofSeconds(30)))
+                .orElseThrow();
+        JsonNode j = ok(cli.run("release", "held-2", "--reason", "once more", "--json", "--actions", "--yes"))
+                .json();
         assertThat(j.get("oldEpoch").asLong()).isLessThan(j.get("newEpoch").asLong());
         assertThat(j.get("oldOwner").asText()).isNotBlank();
         assertThat(j.get("oldNode").asText()).isEqualTo(NODE);
@@ -325,7 +399,9 @@ class CliIT {
     /** Issue 22, item 7: release changes state only with --actions and a confirmation, and only for a held job. */
     @Test
     void release_refusedWithoutActions_withoutConfirmation_andForAJobNobodyHolds_nothingChanges() throws Exception {
-        tenure.databaseLeases().tryAcquire("guarded", LeaseOptions.ofTtl(Duration.ofSeconds(30))).orElseThrow();
+        tenure.databaseLeases()
+                .tryAcquire("guarded", LeaseOptions.ofTtl(Duration.ofSeconds(30)))
+                .orElseThrow();
         long guarded = epoch("guarded");
         long nightly = epoch("nightly");
 
@@ -347,16 +423,23 @@ class CliIT {
 
         CliFixture.Result declined = cli.runTyping("no\n", "release", "guarded", "--reason", "x", "--actions");
         assertThat(declined.exit()).isEqualTo(1);
-        assertThat(declined.err()).contains("Force-release job 'guarded', held by " + NODE + " at", "at epoch " + guarded,
-                "Type yes to confirm: ", "error: not confirmed: nothing changed");
+        assertThat(declined.err())
+                .contains(
+                        "Force-release job 'guarded', held by " + NODE + " at",
+                        "at epoch " + guarded,
+                        "Type yes to confirm: ",
+                        "error: not confirmed: nothing changed");
 
         assertThat(epoch("guarded")).isEqualTo(guarded);
         assertThat(epoch("nightly")).isEqualTo(nightly);
-        assertThat(auditRows("guarded") + auditRows("nightly")).as("no audit rows").isZero();
+        assertThat(auditRows("guarded") + auditRows("nightly"))
+                .as("no audit rows")
+                .isZero();
 
         CliFixture.Result confirmed = cli.runTyping("yes\n", "release", "guarded", "--reason", "x", "--actions");
         assertThat(confirmed.exit()).as(confirmed.err()).isZero();
-        assertThat(confirmed.out()).startsWith("released guarded: epoch " + guarded + " -> ")
+        assertThat(confirmed.out())
+                .startsWith("released guarded: epoch " + guarded + " -> ")
                 .contains("(was held by " + NODE + ")");
         assertThat(epoch("guarded")).isGreaterThan(guarded);
     }
@@ -366,7 +449,8 @@ class CliIT {
     }
 
     private static int auditRows(String job) throws Exception {
-        try (var c = cli.pool().getConnection(); var ps = c.prepareStatement("SELECT count(*) FROM tenure.audit_log WHERE job_key = ?")) {
+        try (var c = cli.pool().getConnection();
+                var ps = c.prepareStatement("SELECT count(*) FROM tenure.audit_log WHERE job_key = ?")) {
             ps.setString(1, job);
             try (var rs = ps.executeQuery()) {
                 rs.next();
@@ -378,7 +462,8 @@ class CliIT {
     @Test
     void migrate_createsASchema_thenHasNothingToDo_asTableAndJson() {
         CliFixture.Result t = ok(cli.run("migrate", "--schema", "scratch_cli"));
-        assertThat(t.out().strip()).matches("schema scratch_cli at version \\d+ \\([1-9]\\d* migrations applied now\\)");
+        assertThat(t.out().strip())
+                .matches("schema scratch_cli at version \\d+ \\([1-9]\\d* migrations applied now\\)");
         JsonNode j = ok(cli.run("migrate", "--schema", "scratch_cli", "--json")).json();
         assertThat(j.get("schema").asText()).isEqualTo("scratch_cli");
         assertThat(j.get("applied").asInt()).isZero();
@@ -389,7 +474,9 @@ class CliIT {
         cli.sql("UPDATE tenure.job_run SET started_at = started_at - interval '40 days' WHERE run_id IN "
                 + "(SELECT run_id FROM tenure.job_run WHERE job_key = 'old-job' ORDER BY started_at LIMIT 3)");
         CliFixture.Result t = ok(cli.run("prune", "--older-than", "30d", "--batch", "2"));
-        assertThat(t.out().strip()).matches("deleted 3 finished runs started before 20\\S+ \\S+Z \\(\\d+ jobs, \\d+ batches of at most 2\\)");
+        assertThat(t.out().strip())
+                .matches(
+                        "deleted 3 finished runs started before 20\\S+ \\S+Z \\(\\d+ jobs, \\d+ batches of at most 2\\)");
         JsonNode j = ok(cli.run("prune", "--older-than", "P30D", "--json")).json();
         assertThat(j.get("deleted").asLong()).isZero();
         assertThat(j.get("jobs").asInt()).isGreaterThanOrEqualTo(4);
@@ -401,7 +488,7 @@ class CliIT {
     }
 
     private static CliFixture.Result ok(CliFixture.Result r) {
-        System.out.print("[cli] " + r.out());   // the real output, for the README and the eye
+        System.out.print("[cli] " + r.out()); // the real output, for the README and the eye
         assertThat(r.exit()).as("exit; stdout %s; stderr %s", r.out(), r.err()).isZero();
         assertThat(r.err()).isEmpty();
         return r;

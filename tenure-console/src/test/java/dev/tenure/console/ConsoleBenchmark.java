@@ -6,7 +6,6 @@ import dev.tenure.db.TenureDataSources;
 import dev.tenure.db.TenureSchema;
 import dev.tenure.testkit.PostgresDatabase;
 import dev.tenure.testkit.PostgresDatabases;
-
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.net.InetSocketAddress;
@@ -39,7 +38,7 @@ public final class ConsoleBenchmark {
 
     public static void main(String[] args) throws Exception {
         try (PostgresDatabase db = PostgresDatabases.create("console_bench");
-             HikariDataSource pool = TenureDataSources.hikari(db.jdbcUrl(), db.username(), db.password())) {
+                HikariDataSource pool = TenureDataSources.hikari(db.jdbcUrl(), db.username(), db.password())) {
             TenureSchema.migrate(pool);
             long t0 = System.nanoTime();
             fill(db);
@@ -57,31 +56,42 @@ public final class ConsoleBenchmark {
             time("schedules of the job list (100 jobs)", () -> admin.schedules(keys));
             time("missed fires of the hot job, 24 h", () -> admin.missedFires("job-000", Duration.ofHours(24), 100));
             time("missed fires of every job, 24 h", () -> admin.missedFires(null, Duration.ofHours(24), 100));
-            try (ConsoleServer server = TenureConsole.builder(pool).build().serve(new InetSocketAddress("127.0.0.1", 0))) {
-                time("GET / over HTTP (whole page)", () -> Http.get(server.url() + "/").statusCode());
-                time("GET /job?key=job-000 over HTTP (whole page)", () -> Http.get(server.url() + "/job?key=job-000").statusCode());
+            try (ConsoleServer server =
+                    TenureConsole.builder(pool).build().serve(new InetSocketAddress("127.0.0.1", 0))) {
+                time(
+                        "GET / over HTTP (whole page)",
+                        () -> Http.get(server.url() + "/").statusCode());
+                time(
+                        "GET /job?key=job-000 over HTTP (whole page)",
+                        () -> Http.get(server.url() + "/job?key=job-000").statusCode());
             }
             String[] cli = {"runs", "job-000", "--jdbc-url", db.jdbcUrl(), "--user", db.username()};
-            time("CLI runs job-000 (pool opened and closed)", () -> ConsoleMain.run(new PrintWriter(new StringWriter()),
-                    new PrintWriter(System.err), cli));
+            time(
+                    "CLI runs job-000 (pool opened and closed)",
+                    () -> ConsoleMain.run(new PrintWriter(new StringWriter()), new PrintWriter(System.err), cli));
             plans(pool, q, deep);
             missedIndex(db, keys);
             prune(pool, q);
         }
-        System.out.println(failed ? "\nFAILED: see above" : "\nall within " + BUDGET_MS + " ms, every plan on an index");
+        System.out.println(
+                failed ? "\nFAILED: see above" : "\nall within " + BUDGET_MS + " ms, every plan on an index");
         System.exit(failed ? 1 : 0);
     }
 
     /** On a plain connection: the pool's socket and statement timeouts are for the console's short reads. */
     private static void fill(PostgresDatabase db) throws Exception {
-        try (Connection c = db.dataSource().getConnection(); Statement s = c.createStatement()) {
+        try (Connection c = db.dataSource().getConnection();
+                Statement s = c.createStatement()) {
             s.execute("INSERT INTO tenure.job_execution (job_key, fencing_token) "
                     + "SELECT 'job-' || lpad(i::text, 3, '0'), 1000000 + i FROM generate_series(0, 99) i");
             s.execute(runs("'job-000'", "g", 505_000, "1 second"));
             s.execute(runs("'job-' || lpad(j::text, 3, '0')", "g", 5_000, "1 minute")
-                    .replace("FROM generate_series(1, 5000) g", "FROM generate_series(1, 99) j, generate_series(1, 5000) g"));
-            s.execute("INSERT INTO tenure.job_schedule (job_key, kind, expression, policy, integration, registered_by) "
-                    + "SELECT job_key, 'fixed-rate', 'PT1S', 'catch-up', 'coordinator', 'bench' FROM tenure.job_execution");
+                    .replace(
+                            "FROM generate_series(1, 5000) g",
+                            "FROM generate_series(1, 99) j, generate_series(1, 5000) g"));
+            s.execute(
+                    "INSERT INTO tenure.job_schedule (job_key, kind, expression, policy, integration, registered_by) "
+                            + "SELECT job_key, 'fixed-rate', 'PT1S', 'catch-up', 'coordinator', 'bench' FROM tenure.job_execution");
             s.execute("VACUUM ANALYZE tenure.job_run");
             s.execute("ANALYZE tenure.job_execution");
             s.execute("ANALYZE tenure.job_schedule");
@@ -95,7 +105,8 @@ public final class ConsoleBenchmark {
                 + "SELECT gen_random_uuid(), " + job + ", 'fire-' || " + g + ", 2000000 + " + g + ", "
                 + "'0123456789abcdef-' || (100 + " + g + " % 3) || '-1.' || " + g + ", "
                 + "CASE WHEN " + g + " % 1000 = 0 THEN 'ABANDONED' WHEN " + g + " % 997 = 0 THEN 'REJECTED_STALE' "
-                + "WHEN " + g + " % 500 = 7 THEN 'MISSED' ELSE 'COMPLETED' END, " + at + ", " + at + " + interval '300 milliseconds' "
+                + "WHEN " + g + " % 500 = 7 THEN 'MISSED' ELSE 'COMPLETED' END, " + at + ", " + at
+                + " + interval '300 milliseconds' "
                 + "FROM generate_series(1, " + n + ") g";
     }
 
@@ -112,7 +123,8 @@ public final class ConsoleBenchmark {
         Arrays.sort(ms);
         boolean ok = ms[REPEAT - 1] < BUDGET_MS;
         failed |= !ok;
-        System.out.printf("%-44s %8d %8d %8d  %s%n", what, ms[REPEAT / 2], ms[REPEAT - 1], BUDGET_MS, ok ? "ok" : "OVER");
+        System.out.printf(
+                "%-44s %8d %8d %8d  %s%n", what, ms[REPEAT / 2], ms[REPEAT - 1], BUDGET_MS, ok ? "ok" : "OVER");
     }
 
     private static void plans(HikariDataSource pool, ConsoleQueries q, Cursor deep) throws Exception {
@@ -122,8 +134,13 @@ public final class ConsoleBenchmark {
         explain(pool, "history page 5,000 deep", q.nextPageSql, "job-000", at, deep.runId(), 51);
         explain(pool, "leader elections", q.rolesSql, 200);
         Retention r = new Retention(pool, "tenure", q);
-        explain(pool, "prune batch (the DELETE's sub-select)", r.selectBatch, "job-000",
-                OffsetDateTime.now(ZoneOffset.UTC).minusDays(2), 5000);
+        explain(
+                pool,
+                "prune batch (the DELETE's sub-select)",
+                r.selectBatch,
+                "job-000",
+                OffsetDateTime.now(ZoneOffset.UTC).minusDays(2),
+                5000);
     }
 
     /**
@@ -143,17 +160,22 @@ public final class ConsoleBenchmark {
         long[] after = scans(db);
         boolean ok = after[0] == before[0] && after[1] > before[1];
         failed |= !ok;
-        System.out.printf("%n-- schedules and missed fires (TenureAdmin): job_run sequential scans +%d, "
-                + "job_run_missed_idx scans +%d: %s%n", after[0] - before[0], after[1] - before[1],
+        System.out.printf(
+                "%n-- schedules and missed fires (TenureAdmin): job_run sequential scans +%d, "
+                        + "job_run_missed_idx scans +%d: %s%n",
+                after[0] - before[0],
+                after[1] - before[1],
                 ok ? "index used, no sequential scan of job_run" : "CHECK FAILED");
     }
 
     /** job_run's sequential scans and job_run_missed_idx's scans so far. */
     private static long[] scans(PostgresDatabase db) throws Exception {
-        try (Connection c = db.dataSource().getConnection(); Statement s = c.createStatement();
-             ResultSet rs = s.executeQuery("SELECT (SELECT seq_scan FROM pg_stat_user_tables WHERE schemaname = 'tenure' "
-                     + "AND relname = 'job_run'), (SELECT idx_scan FROM pg_stat_user_indexes WHERE schemaname = 'tenure' "
-                     + "AND indexrelname = 'job_run_missed_idx')")) {
+        try (Connection c = db.dataSource().getConnection();
+                Statement s = c.createStatement();
+                ResultSet rs =
+                        s.executeQuery("SELECT (SELECT seq_scan FROM pg_stat_user_tables WHERE schemaname = 'tenure' "
+                                + "AND relname = 'job_run'), (SELECT idx_scan FROM pg_stat_user_indexes WHERE schemaname = 'tenure' "
+                                + "AND indexrelname = 'job_run_missed_idx')")) {
             rs.next();
             return new long[] {rs.getLong(1), rs.getLong(2)};
         }
@@ -161,7 +183,8 @@ public final class ConsoleBenchmark {
 
     private static void explain(HikariDataSource pool, String what, String sql, Object... params) throws Exception {
         List<String> plan = new ArrayList<>();
-        try (Connection c = pool.getConnection(); PreparedStatement ps = c.prepareStatement("EXPLAIN (ANALYZE, BUFFERS) " + sql)) {
+        try (Connection c = pool.getConnection();
+                PreparedStatement ps = c.prepareStatement("EXPLAIN (ANALYZE, BUFFERS) " + sql)) {
             for (int i = 0; i < params.length; i++) {
                 ps.setObject(i + 1, params[i]);
             }
@@ -174,14 +197,17 @@ public final class ConsoleBenchmark {
         String all = String.join("\n", plan);
         boolean ok = all.contains("Index") && !all.contains("Seq Scan on job_run");
         failed |= !ok;
-        System.out.printf("%n-- %s: %s%n%s%n", what, ok ? "index used, no sequential scan of job_run" : "CHECK FAILED", all);
+        System.out.printf(
+                "%n-- %s: %s%n%s%n", what, ok ? "index used, no sequential scan of job_run" : "CHECK FAILED", all);
     }
 
     private static void prune(HikariDataSource pool, ConsoleQueries q) {
         long t = System.nanoTime();
         Retention.Pruned p = new Retention(pool, "tenure", q).prune(Duration.ofDays(2), 5000);
         double s = (System.nanoTime() - t) / 1e9;
-        System.out.printf("%nprune --older-than 2d --batch 5000: deleted %,d rows in %d batches over %d jobs, %.1f s "
-                + "(%,.0f rows/s; cut-off %s)%n", p.deleted(), p.batches(), p.jobs(), s, p.deleted() / s, p.cutOff());
+        System.out.printf(
+                "%nprune --older-than 2d --batch 5000: deleted %,d rows in %d batches over %d jobs, %.1f s "
+                        + "(%,.0f rows/s; cut-off %s)%n",
+                p.deleted(), p.batches(), p.jobs(), s, p.deleted() / s, p.cutOff());
     }
 }

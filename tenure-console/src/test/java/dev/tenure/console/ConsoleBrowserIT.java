@@ -1,14 +1,12 @@
 package dev.tenure.console;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import com.zaxxer.hikari.HikariDataSource;
 import dev.tenure.db.TenureSchema;
 import dev.tenure.testkit.JvmProcess;
 import dev.tenure.testkit.PostgresDatabase;
 import dev.tenure.testkit.Timing;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Test;
-
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -21,8 +19,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-
-import static org.assertj.core.api.Assertions.assertThat;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
 
 /**
  * Acceptance 1: three processes run the "settlement" job through the real coordinator; one is killed mid-run, another
@@ -56,11 +55,21 @@ class ConsoleBrowserIT {
 
     @Test
     void thePage_showsTheJob_theRotations_andTheRejectedStaleWrite() throws Exception {
-        long start = System.currentTimeMillis() + Timing.scaled(Duration.ofSeconds(8)).toMillis();
+        long start = System.currentTimeMillis()
+                + Timing.scaled(Duration.ofSeconds(8)).toMillis();
         String pw = db.password() == null || db.password().isEmpty() ? "-" : db.password();
         for (int i = 0; i < 3; i++) {
-            NODES.add(JvmProcess.start(List.of(), TourNode.class.getName(), List.of(db.jdbcUrl(), db.username(), pw,
-                    Integer.toString(FIRES), Long.toString(start), Long.toString(INTERVAL), "tour-" + i)));
+            NODES.add(JvmProcess.start(
+                    List.of(),
+                    TourNode.class.getName(),
+                    List.of(
+                            db.jdbcUrl(),
+                            db.username(),
+                            pw,
+                            Integer.toString(FIRES),
+                            Long.toString(start),
+                            Long.toString(INTERVAL),
+                            "tour-" + i)));
         }
         for (JvmProcess n : NODES) {
             n.awaitStdoutLine("READY"::equals, Timing.scaled(Duration.ofSeconds(60)));
@@ -77,19 +86,30 @@ class ConsoleBrowserIT {
             }
         }
         Map<String, Integer> statuses = statuses();
-        assertThat(statuses).as("runs by status; frozen node said %s", frozen.stdoutLines())
+        assertThat(statuses)
+                .as("runs by status; frozen node said %s", frozen.stdoutLines())
                 .containsKeys("ABANDONED", "REJECTED_STALE", "COMPLETED");
 
         HeadlessChromium chromium = HeadlessChromium.find();
-        try (ConsoleServer server = TenureConsole.builder(pool).refreshEvery(Duration.ofSeconds(1)).build()
+        try (ConsoleServer server = TenureConsole.builder(pool)
+                .refreshEvery(Duration.ofSeconds(1))
+                .build()
                 .serve(new InetSocketAddress("127.0.0.1", 0))) {
             String jobs = chromium.dumpDom(server.url() + "/");
             assertThat(jobs).contains(">settlement</a>", ">reporter<", "Leader elections", "COMPLETED");
-            assertThat(jobs).as("the page's script (allowed by its CSP) refreshed the live part").contains("data-refreshes=\"");
+            assertThat(jobs)
+                    .as("the page's script (allowed by its CSP) refreshed the live part")
+                    .contains("data-refreshes=\"");
             String job = chromium.dumpDom(server.url() + "/job?key=settlement");
-            assertThat(job).contains("<h1>settlement</h1>", "<svg class=\"timeline\"", "class=\"handover\"",
-                    "rotation: another node than the last fire's ran it");
-            assertThat(job).as("the frozen node's run, refused as stale").containsPattern(row(frozen, "REJECTED_STALE"));
+            assertThat(job)
+                    .contains(
+                            "<h1>settlement</h1>",
+                            "<svg class=\"timeline\"",
+                            "class=\"handover\"",
+                            "rotation: another node than the last fire's ran it");
+            assertThat(job)
+                    .as("the frozen node's run, refused as stale")
+                    .containsPattern(row(frozen, "REJECTED_STALE"));
             assertThat(job).as("the killed node's run, abandoned").containsPattern(row(killed, "ABANDONED"));
             assertThat(count(job, "rotations")).isGreaterThanOrEqualTo(2);
             assertThat(count(job, "stale writes rejected")).isEqualTo(statuses.get("REJECTED_STALE"));
@@ -106,20 +126,23 @@ class ConsoleBrowserIT {
         while (System.currentTimeMillis() < deadline) {
             for (int i = 0; i < NODES.size(); i++) {
                 List<String> lines = NODES.get(i).isAlive() ? NODES.get(i).stdoutLines() : List.of();
-                if (lines.contains("START " + fire) && lines.stream().noneMatch(l -> l.startsWith("OUTCOME " + fire + " "))) {
+                if (lines.contains("START " + fire)
+                        && lines.stream().noneMatch(l -> l.startsWith("OUTCOME " + fire + " "))) {
                     return i;
                 }
             }
             Thread.sleep(5);
         }
-        throw new AssertionError("no node was running " + fire + ": " + NODES.stream()
-                .map(JvmProcess::stdoutLines).toList());
+        throw new AssertionError("no node was running " + fire + ": "
+                + NODES.stream().map(JvmProcess::stdoutLines).toList());
     }
 
     private static Map<String, Integer> statuses() throws Exception {
         Map<String, Integer> out = new HashMap<>();
-        try (Connection c = pool.getConnection(); Statement s = c.createStatement();
-             ResultSet r = s.executeQuery("SELECT status, count(*) FROM tenure.job_run WHERE job_key = 'settlement' GROUP BY 1")) {
+        try (Connection c = pool.getConnection();
+                Statement s = c.createStatement();
+                ResultSet r = s.executeQuery(
+                        "SELECT status, count(*) FROM tenure.job_run WHERE job_key = 'settlement' GROUP BY 1")) {
             while (r.next()) {
                 out.put(r.getString(1), r.getInt(2));
             }

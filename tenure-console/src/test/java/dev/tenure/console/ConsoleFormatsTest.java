@@ -1,6 +1,7 @@
 package dev.tenure.console;
 
-import org.junit.jupiter.api.Test;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.time.Duration;
 import java.time.Instant;
@@ -8,9 +9,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import org.junit.jupiter.api.Test;
 
 class ConsoleFormatsTest {
 
@@ -18,7 +17,8 @@ class ConsoleFormatsTest {
     void cursor_roundTripsToTheMicrosecond_andRejectsJunk() {
         Cursor c = new Cursor(Instant.parse("2026-12-03T04:31:16.123456Z"), UUID.randomUUID());
         assertThat(Cursor.parse(c.encode())).isEqualTo(c);
-        assertThatThrownBy(() -> Cursor.parse("12_x")).isInstanceOf(IllegalArgumentException.class)
+        assertThatThrownBy(() -> Cursor.parse("12_x"))
+                .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("cursor must be <microseconds>_<run id>");
         assertThatThrownBy(() -> Cursor.parse(null)).isInstanceOf(IllegalArgumentException.class);
     }
@@ -70,17 +70,33 @@ class ConsoleFormatsTest {
         List<Views.Run> runs = new java.util.ArrayList<>();
         Instant t = Instant.parse("2026-12-03T00:00:00Z");
         for (int i = 1; i <= 100; i++) {
-            runs.add(new Views.Run(UUID.randomUUID(), "f" + i, 1, "o", null, "COMPLETED", 1, null, t, t.plusMillis(i * 10L), null, false, null));
+            runs.add(new Views.Run(
+                    UUID.randomUUID(),
+                    "f" + i,
+                    1,
+                    "o",
+                    null,
+                    "COMPLETED",
+                    1,
+                    null,
+                    t,
+                    t.plusMillis(i * 10L),
+                    null,
+                    false,
+                    null));
         }
         TtlAdvice a = TtlAdvice.of("job", runs).orElseThrow();
         assertThat(a.p99()).isEqualTo(Duration.ofMillis(990));
         assertThat(a.suggested()).isEqualTo(Duration.ofMillis(2970));
         assertThat(TtlAdvice.of("job", runs.subList(0, 4))).isEmpty();
-        assertThat(TtlAdvice.of("job", runs.subList(0, 5)).orElseThrow().suggested()).isEqualTo(Duration.ofSeconds(1));
+        assertThat(TtlAdvice.of("job", runs.subList(0, 5)).orElseThrow().suggested())
+                .isEqualTo(Duration.ofSeconds(1));
         for (String status : List.of("ABANDONED", "REJECTED_STALE", "FAILED")) {
-            runs.add(new Views.Run(UUID.randomUUID(), status, 2, "o", null, status, 1, null, t, t.plusSeconds(30), null, false, null));
+            runs.add(new Views.Run(
+                    UUID.randomUUID(), status, 2, "o", null, status, 1, null, t, t.plusSeconds(30), null, false, null));
         }
-        assertThat(TtlAdvice.of("job", runs).orElseThrow()).as("COMPLETED runs only")
+        assertThat(TtlAdvice.of("job", runs).orElseThrow())
+                .as("COMPLETED runs only")
                 .satisfies(x -> assertThat(x.samples()).isEqualTo(100))
                 .satisfies(x -> assertThat(x.max()).isEqualTo(Duration.ofMillis(1000)));
     }
@@ -94,7 +110,11 @@ class ConsoleFormatsTest {
         String label = TimelineSvg.laneLabel(124, 20, pod);
         assertThat(label).contains("<title>" + pod + "</title>");
         String shown = label.substring(label.indexOf("</title>") + 8, label.lastIndexOf("</text>"));
-        assertThat(shown).hasSize(TimelineSvg.LABEL_CHARS).startsWith("invoicing").endsWith("invoicing/1").contains("…");
+        assertThat(shown)
+                .hasSize(TimelineSvg.LABEL_CHARS)
+                .startsWith("invoicing")
+                .endsWith("invoicing/1")
+                .contains("…");
         assertThat(TimelineSvg.laneLabel(0, 0, "<b>")).contains("&lt;b&gt;").doesNotContain("<b>");
     }
 }

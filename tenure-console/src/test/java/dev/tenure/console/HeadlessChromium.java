@@ -19,9 +19,17 @@ final class HeadlessChromium {
 
     private static final List<String> CANDIDATES = List.of("/usr/bin/chromium", "/usr/bin/chromium-browser");
     /** Headless, no sandbox (tests may run as root), and no traffic of its own (updates, sync, QUIC probes). */
-    static final List<String> FLAGS = List.of("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
-            "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync",
+    static final List<String> FLAGS = List.of(
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-quic",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
             "--disable-dev-shm-usage");
+
     private final String binary;
 
     private HeadlessChromium(String binary) {
@@ -66,7 +74,9 @@ final class HeadlessChromium {
         cmd.addAll(List.of("--virtual-time-budget=3000", "--user-data-dir=" + profile));
         cmd.addAll(List.of(args));
         Path out = profile.resolve("stdout.txt");
-        Process p = new ProcessBuilder(cmd).redirectOutput(out.toFile()).redirectError(profile.resolve("stderr.txt").toFile())
+        Process p = new ProcessBuilder(cmd)
+                .redirectOutput(out.toFile())
+                .redirectError(profile.resolve("stderr.txt").toFile())
                 .start();
         try {
             if (!p.waitFor(Timing.scaledMillis(90_000), TimeUnit.MILLISECONDS)) {
@@ -80,7 +90,8 @@ final class HeadlessChromium {
         } finally {
             p.destroyForcibly();
             try (var files = Files.walk(profile)) {
-                files.sorted(java.util.Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
+                files.sorted(java.util.Comparator.reverseOrder())
+                        .forEach(f -> f.toFile().delete());
             }
         }
     }

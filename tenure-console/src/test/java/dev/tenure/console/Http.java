@@ -15,10 +15,10 @@ import java.util.stream.Collectors;
 /** A plain HTTP client for the console's tests (redirects not followed). */
 final class Http {
 
-    private static final HttpClient CLIENT = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+    private static final HttpClient CLIENT =
+            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
-    private Http() {
-    }
+    private Http() {}
 
     /** A GET; {@code headers} as name, value, name, value… */
     static HttpResponse<String> get(String url, String... headers) throws IOException, InterruptedException {
@@ -45,9 +45,11 @@ final class Http {
     /** A form POST; {@code headers} as name, value, name, value… */
     static HttpResponse<String> post(String url, Map<String, String> form, String... headers)
             throws IOException, InterruptedException {
-        String body = form.entrySet().stream().map(e -> enc(e.getKey()) + "=" + enc(e.getValue()))
+        String body = form.entrySet().stream()
+                .map(e -> enc(e.getKey()) + "=" + enc(e.getValue()))
                 .collect(Collectors.joining("&"));
-        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(20))
+        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(url))
+                .timeout(Duration.ofSeconds(20))
                 .header("Content-Type", "application/x-www-form-urlencoded")
                 .POST(HttpRequest.BodyPublishers.ofString(body));
         for (int i = 0; i < headers.length; i += 2) {

@@ -1,5 +1,7 @@
 package dev.tenure.console;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import com.fasterxml.jackson.databind.JsonNode;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.tenure.db.TenureSchema;
@@ -8,11 +10,6 @@ import dev.tenure.testkit.PostgresDatabase;
 import dev.tenure.testkit.Timing;
 import dev.tenure.testkit.ValkeyServer;
 import dev.tenure.testkit.ValkeyServers;
-import org.awaitility.Awaitility;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Test;
-
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -28,8 +25,10 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.stream.Collectors;
-
-import static org.assertj.core.api.Assertions.assertThat;
+import org.awaitility.Awaitility;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
 
 /**
  * Issue 21, acceptance 3: every node stopped for 20 s with a 1 s schedule and a catch-up limit of 5 gives exactly 5
@@ -88,7 +87,9 @@ class MissedFiresBrowserIT {
         PostgresDatabase db = test.database();
         String pw = db.password() == null || db.password().isEmpty() ? "-" : db.password();
         for (int i = 0; i < 2; i++) {
-            NODES.add(JvmProcess.start(List.of(), ScheduleNode.class.getName(),
+            NODES.add(JvmProcess.start(
+                    List.of(),
+                    ScheduleNode.class.getName(),
                     List.of(db.jdbcUrl(), db.username(), pw, valkey.address())));
         }
         for (JvmProcess n : NODES) {
@@ -115,17 +116,23 @@ class MissedFiresBrowserIT {
         List<String> current = window.subList(overdue.size(), window.size());
         List<String> newest = overdue.subList(overdue.size() - ScheduleNode.MAX_CATCH_UPS, overdue.size());
         List<String> older = overdue.subList(0, overdue.size() - ScheduleNode.MAX_CATCH_UPS);
-        System.out.printf("stopped from %s (slot %s settled, SIGSTOP sent at %s) to %s: %d fires due in the window, "
-                + "%d overdue at resume, %d current at resume %s%n", stoppedAt, s, p, r, window.size(), overdue.size(),
-                current.size(), current);
+        System.out.printf(
+                "stopped from %s (slot %s settled, SIGSTOP sent at %s) to %s: %d fires due in the window, "
+                        + "%d overdue at resume, %d current at resume %s%n",
+                stoppedAt, s, p, r, window.size(), overdue.size(), current.size(), current);
         assertThat(window).hasSize(20);
         assertThat(overdue).hasSize(19);
 
         // settled: every fire of the window COMPLETED or MISSED, and the sweeper's position past the window
-        Awaitility.await().atMost(Timing.scaled(Duration.ofSeconds(20))).pollInterval(Duration.ofMillis(200))
-                .until(() -> runs(window).values().stream().allMatch(st -> st.equals("COMPLETED") || st.equals("MISSED"))
-                        && test.query("SELECT (swept_until >= '" + window.get(window.size() - 1) + "'::timestamptz)::text "
-                                + "FROM tenure.job_schedule WHERE job_key = 'billing'").equals("true"));
+        Awaitility.await()
+                .atMost(Timing.scaled(Duration.ofSeconds(20)))
+                .pollInterval(Duration.ofMillis(200))
+                .until(() ->
+                        runs(window).values().stream().allMatch(st -> st.equals("COMPLETED") || st.equals("MISSED"))
+                                && test.query("SELECT (swept_until >= '" + window.get(window.size() - 1)
+                                                + "'::timestamptz)::text "
+                                                + "FROM tenure.job_schedule WHERE job_key = 'billing'")
+                                        .equals("true"));
         phase(begin, "window settled");
         Map<String, String> status = runs(window);
         Map<String, List<String>> business = business();
@@ -149,32 +156,52 @@ class MissedFiresBrowserIT {
                 missed.add(f);
             }
         }
-        System.out.printf("of the window: %d caught up %s, %d MISSED, %d run by the loops after resume, %d with both, "
-                + "%d with neither; catch-up runs per fire (nodes' output): %s; outside the window (a loop that overran "
-                + "its slot at start-up skips the next): %s%n", caughtUp.size(), caughtUp, missed.size(),
-                current.stream().filter(f -> business.getOrDefault(f, List.of()).contains("loop")).count(),
-                withBoth, withNeither, catchUpOutcomes, catchUpsOutside);
+        System.out.printf(
+                "of the window: %d caught up %s, %d MISSED, %d run by the loops after resume, %d with both, "
+                        + "%d with neither; catch-up runs per fire (nodes' output): %s; outside the window (a loop that overran "
+                        + "its slot at start-up skips the next): %s%n",
+                caughtUp.size(),
+                caughtUp,
+                missed.size(),
+                current.stream()
+                        .filter(f -> business.getOrDefault(f, List.of()).contains("loop"))
+                        .count(),
+                withBoth,
+                withNeither,
+                catchUpOutcomes,
+                catchUpsOutside);
         assertThat(withBoth).as("fires with a business row and a MISSED record").isZero();
-        assertThat(withNeither).as("fires with neither a business row nor a MISSED record").isZero();
+        assertThat(withNeither)
+                .as("fires with neither a business row nor a MISSED record")
+                .isZero();
         for (String f : window) {
-            assertThat(business.getOrDefault(f, List.of())).as("business rows of fire %s", f).hasSizeLessThanOrEqualTo(1);
+            assertThat(business.getOrDefault(f, List.of()))
+                    .as("business rows of fire %s", f)
+                    .hasSizeLessThanOrEqualTo(1);
         }
-        assertThat(caughtUp).as("the catch-ups: the newest %d overdue fires", ScheduleNode.MAX_CATCH_UPS)
+        assertThat(caughtUp)
+                .as("the catch-ups: the newest %d overdue fires", ScheduleNode.MAX_CATCH_UPS)
                 .containsExactlyElementsOf(newest);
-        assertThat(catchUpOutcomes).as("catch-up runs that executed, per fire, across the nodes")
+        assertThat(catchUpOutcomes)
+                .as("catch-up runs that executed, per fire, across the nodes")
                 .isEqualTo(newest.stream().collect(Collectors.toMap(f -> f, f -> 1)));
         assertThat(missed).as("MISSED: the other overdue fires").containsExactlyElementsOf(older);
         for (String f : current) {
-            assertThat(business.get(f)).as("the slot current at resume, run by a loop").containsExactly("loop");
+            assertThat(business.get(f))
+                    .as("the slot current at resume, run by a loop")
+                    .containsExactly("loop");
         }
         String reason = "no node ran it; not caught up: only the newest 5 overdue fires are";
         assertThat(test.query("SELECT count(*) FROM tenure.job_run WHERE job_key = 'billing' AND status = 'MISSED' "
-                + "AND error = '" + reason + "'")).isEqualTo(Integer.toString(older.size()));
+                        + "AND error = '" + reason + "'"))
+                .isEqualTo(Integer.toString(older.size()));
         NODES.forEach(JvmProcess::kill); // the job's history stays as it is for the console and the CLI
 
-        try (ConsoleServer server = TenureConsole.builder(pool).refreshEvery(Duration.ZERO).build()
-                .serve(new InetSocketAddress("127.0.0.1", 0));
-             ChromiumTab tab = HeadlessChromium.find().open()) {
+        try (ConsoleServer server = TenureConsole.builder(pool)
+                        .refreshEvery(Duration.ZERO)
+                        .build()
+                        .serve(new InetSocketAddress("127.0.0.1", 0));
+                ChromiumTab tab = HeadlessChromium.find().open()) {
             tab.navigate(server.url() + "/job?key=billing");
             Map<String, List<String>> rows = fireRows(tab);
             for (String f : older) {
@@ -184,31 +211,41 @@ class MissedFiresBrowserIT {
                 assertThat(rows.get(f).get(8)).contains(reason);
             }
             for (String f : newest) {
-                assertThat(rows.get(f)).as("fire list row of caught-up fire %s", f).isNotNull();
+                assertThat(rows.get(f))
+                        .as("fire list row of caught-up fire %s", f)
+                        .isNotNull();
                 assertThat(rows.get(f).get(4)).isEqualTo("COMPLETED");
-                assertThat(rows.get(f).get(8)).as("a caught-up fire says how late it started")
+                assertThat(rows.get(f).get(8))
+                        .as("a caught-up fire says how late it started")
                         .containsPattern("started \\d+\\.\\d s after its fire time");
             }
             for (String f : current) {
-                assertThat(rows.get(f).get(8)).as("the loop's own fire was not late").doesNotContain("after its fire time");
+                assertThat(rows.get(f).get(8))
+                        .as("the loop's own fire was not late")
+                        .doesNotContain("after its fire time");
             }
-            JsonNode marks = tab.evaluate("[...document.querySelectorAll('svg.timeline .missed-mark title')]"
-                    + ".map(t => t.textContent)");
+            JsonNode marks = tab.evaluate(
+                    "[...document.querySelectorAll('svg.timeline .missed-mark title')]" + ".map(t => t.textContent)");
             assertThat(marks).as("the timeline's MISSED marks").hasSize(older.size());
             for (int i = 0; i < older.size(); i++) {
                 assertThat(marks.get(i).asText()).startsWith(older.get(i) + " · MISSED");
             }
-            JsonNode bars = tab.evaluate("[...document.querySelectorAll('svg.timeline rect.run title')]"
-                    + ".map(t => t.textContent)");
+            JsonNode bars = tab.evaluate(
+                    "[...document.querySelectorAll('svg.timeline rect.run title')]" + ".map(t => t.textContent)");
             for (String f : newest) {
-                assertThat(bars).as("the timeline's bar of catch-up %s", f)
-                        .anySatisfy(b -> assertThat(b.asText()).startsWith(f + " · ").contains("COMPLETED"));
+                assertThat(bars)
+                        .as("the timeline's bar of catch-up %s", f)
+                        .anySatisfy(b ->
+                                assertThat(b.asText()).startsWith(f + " · ").contains("COMPLETED"));
             }
             Map<String, String> schedule = definitions(tab, "section.schedule");
-            assertThat(schedule).containsEntry("schedule", "fixed-rate PT1S").containsEntry("integration", "coordinator")
+            assertThat(schedule)
+                    .containsEntry("schedule", "fixed-rate PT1S")
+                    .containsEntry("integration", "coordinator")
                     .containsEntry("missed in the last hour", Integer.toString(older.size()));
             assertThat(schedule.get("policy")).startsWith("catch-up (newest 5");
-            assertThat(schedule.get("registered by")).as("a node's default name, <host>/<pid>")
+            assertThat(schedule.get("registered by"))
+                    .as("a node's default name, <host>/<pid>")
                     .matches(".+/(" + NODES.get(0).pid() + "|" + NODES.get(1).pid() + ")");
             Path target = Path.of(System.getProperty("tenure.console.target", "target"));
             tab.screenshotFullPage(target.resolve("console-missed-fires.png"));
@@ -231,8 +268,12 @@ class MissedFiresBrowserIT {
         assertThat(table.exit()).as(table.err()).isZero();
         assertThat(table.lines().get(0)).matches("JOB +FIRE +RECORDED +SWEEPER +REASON");
         for (String f : older) {
-            assertThat(table.lines()).as("the CLI's line of %s", f)
-                    .anySatisfy(l -> assertThat(l).startsWith("billing").contains(" " + f + " ").endsWith(reason));
+            assertThat(table.lines())
+                    .as("the CLI's line of %s", f)
+                    .anySatisfy(l -> assertThat(l)
+                            .startsWith("billing")
+                            .contains(" " + f + " ")
+                            .endsWith(reason));
         }
         assertThat(table.lines()).hasSize(1 + older.size());
         CliFixture.Result json = cli.run("missed", "--job", "billing", "--since", "10m", "--json");
@@ -254,25 +295,33 @@ class MissedFiresBrowserIT {
 
     /** Waits for a slot (at or after {@code notBefore}) that every node has settled, while less than 450 ms of it passed. */
     private static Instant awaitSettledSlot(Instant notBefore) throws InterruptedException {
-        long deadline = System.nanoTime() + Timing.scaled(Duration.ofSeconds(30)).toNanos();
+        long deadline =
+                System.nanoTime() + Timing.scaled(Duration.ofSeconds(30)).toNanos();
         while (System.nanoTime() < deadline) {
             Instant now = Instant.now();
             Instant slot = ScheduleNode.RATE.slotOf(now);
             long into = now.toEpochMilli() - slot.toEpochMilli();
-            if (!slot.isBefore(notBefore) && into >= 30 && into < 450 && NODES.stream().allMatch(n -> n.stdoutLines()
-                    .stream().anyMatch(l -> l.startsWith("OUTCOME " + slot + " ") && l.endsWith(" loop")))) {
+            if (!slot.isBefore(notBefore)
+                    && into >= 30
+                    && into < 450
+                    && NODES.stream()
+                            .allMatch(n -> n.stdoutLines().stream()
+                                    .anyMatch(l -> l.startsWith("OUTCOME " + slot + " ") && l.endsWith(" loop")))) {
                 return slot;
             }
             Thread.sleep(5);
         }
-        throw new AssertionError("the nodes settled no slot in time: " + NODES.stream().map(JvmProcess::stdoutLines).toList());
+        throw new AssertionError("the nodes settled no slot in time: "
+                + NODES.stream().map(JvmProcess::stdoutLines).toList());
     }
 
     /** The status of each of these fires' job_run row (fires without a row are left out). */
     private static Map<String, String> runs(List<String> fires) throws Exception {
         Map<String, String> out = new HashMap<>();
-        try (Connection c = pool.getConnection(); Statement st = c.createStatement();
-             ResultSet rs = st.executeQuery("SELECT fire_key, status FROM tenure.job_run WHERE job_key = 'billing'")) {
+        try (Connection c = pool.getConnection();
+                Statement st = c.createStatement();
+                ResultSet rs =
+                        st.executeQuery("SELECT fire_key, status FROM tenure.job_run WHERE job_key = 'billing'")) {
             while (rs.next()) {
                 if (fires.contains(rs.getString(1))) {
                     out.put(rs.getString(1), rs.getString(2));
@@ -285,8 +334,9 @@ class MissedFiresBrowserIT {
     /** Each fire's business rows: how each was run (loop or catch-up). */
     private static Map<String, List<String>> business() throws Exception {
         Map<String, List<String>> out = new HashMap<>();
-        try (Connection c = pool.getConnection(); Statement st = c.createStatement();
-             ResultSet rs = st.executeQuery("SELECT fire_key, how FROM billing ORDER BY at")) {
+        try (Connection c = pool.getConnection();
+                Statement st = c.createStatement();
+                ResultSet rs = st.executeQuery("SELECT fire_key, how FROM billing ORDER BY at")) {
             while (rs.next()) {
                 out.computeIfAbsent(rs.getString(1), k -> new ArrayList<>()).add(rs.getString(2));
             }

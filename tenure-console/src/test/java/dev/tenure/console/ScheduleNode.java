@@ -10,7 +10,6 @@ import dev.tenure.ScheduledJob;
 import dev.tenure.Tenure;
 import dev.tenure.ValkeyConfig;
 import dev.tenure.db.TenureDataSources;
-
 import java.sql.PreparedStatement;
 import java.time.Duration;
 import java.time.Instant;
@@ -32,10 +31,16 @@ public final class ScheduleNode {
 
     public static void main(String[] a) throws Exception {
         HikariDataSource ds = TenureDataSources.hikari(a[0], a[1], a[2].equals("-") ? "" : a[2]);
-        Tenure tenure = Tenure.builder().dataSource(ds).valkey(ValkeyConfig.standalone(a[3]).build())
-                .leaseDefaults(LeaseOptions.ofTtl(Duration.ofSeconds(2))).sweepInterval(Duration.ofMillis(500)).build();
+        Tenure tenure = Tenure.builder()
+                .dataSource(ds)
+                .valkey(ValkeyConfig.standalone(a[3]).build())
+                .leaseDefaults(LeaseOptions.ofTtl(Duration.ofSeconds(2)))
+                .sweepInterval(Duration.ofMillis(500))
+                .build();
         tenure.register(ScheduledJob.of(JOB, RATE, fire -> bill(tenure, ds, fire, "catch-up"))
-                .withPolicy(MissedFirePolicy.catchUp().withMaxCatchUps(MAX_CATCH_UPS).withGrace(GRACE)));
+                .withPolicy(MissedFirePolicy.catchUp()
+                        .withMaxCatchUps(MAX_CATCH_UPS)
+                        .withGrace(GRACE)));
         System.out.println("READY");
         Instant last = null;
         while (true) {
@@ -51,16 +56,20 @@ public final class ScheduleNode {
 
     private static void bill(Tenure tenure, HikariDataSource ds, String fire, String how) {
         try {
-            RunOutcome<Integer> o = tenure.coordinator().run(JOB, fire, RunPolicy.waitUpTo(Duration.ofSeconds(2)),
-                    ctx -> ctx.completeInTransaction(ds, c -> {
-                        try (PreparedStatement ps = c.prepareStatement("INSERT INTO billing (fire_key, pid, how) "
-                                + "VALUES (?, ?, ?)")) {
-                            ps.setString(1, fire);
-                            ps.setLong(2, ProcessHandle.current().pid());
-                            ps.setString(3, how);
-                            return ps.executeUpdate();
-                        }
-                    }));
+            RunOutcome<Integer> o = tenure.coordinator()
+                    .run(
+                            JOB,
+                            fire,
+                            RunPolicy.waitUpTo(Duration.ofSeconds(2)),
+                            ctx -> ctx.completeInTransaction(ds, c -> {
+                                try (PreparedStatement ps = c.prepareStatement(
+                                        "INSERT INTO billing (fire_key, pid, how) " + "VALUES (?, ?, ?)")) {
+                                    ps.setString(1, fire);
+                                    ps.setLong(2, ProcessHandle.current().pid());
+                                    ps.setString(3, how);
+                                    return ps.executeUpdate();
+                                }
+                            }));
             System.out.println("OUTCOME " + fire + " " + o.status() + " " + how);
         } catch (RuntimeException e) {
             System.out.println("OUTCOME " + fire + " ERROR " + how + " " + e);

@@ -1,11 +1,18 @@
 package dev.tenure.console;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import com.zaxxer.hikari.HikariDataSource;
 import dev.tenure.RunPolicy;
 import dev.tenure.Tenure;
 import dev.tenure.db.TenureAdmin;
 import dev.tenure.db.TenureDataSources;
 import dev.tenure.testkit.PostgresDatabase;
+import java.net.http.HttpResponse;
+import java.util.Map;
+import java.util.UUID;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.eclipse.jetty.ee11.servlet.ServletContextHandler;
 import org.eclipse.jetty.ee11.servlet.ServletHolder;
 import org.eclipse.jetty.server.Server;
@@ -13,14 +20,6 @@ import org.eclipse.jetty.server.ServerConnector;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-
-import java.net.http.HttpResponse;
-import java.util.Map;
-import java.util.UUID;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
-
-import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The console mounted as a servlet at {@code /app/tenure-console/*} of a minimal embedded servlet container (Jetty 12.1,
@@ -30,7 +29,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class ServletMountIT {
 
-    private static final String ROLE = "tenure_console_ro_" + UUID.randomUUID().toString().substring(0, 8);
+    private static final String ROLE =
+            "tenure_console_ro_" + UUID.randomUUID().toString().substring(0, 8);
     private static TestDatabase test;
     private static PostgresDatabase db;
     private static HikariDataSource owner;
@@ -46,7 +46,8 @@ class ServletMountIT {
         try (Tenure tenure = Tenure.builder().dataSource(owner).build()) {
             tenure.coordinator().run("nightly", "2026-12-02", RunPolicy.skipFire(), ctx -> 1);
         }
-        test.sql("CREATE ROLE " + ROLE + " LOGIN PASSWORD 'read-only-pw'",
+        test.sql(
+                "CREATE ROLE " + ROLE + " LOGIN PASSWORD 'read-only-pw'",
                 "GRANT CONNECT ON DATABASE \"" + db.name() + "\" TO " + ROLE,
                 "GRANT USAGE ON SCHEMA tenure TO " + ROLE,
                 "GRANT SELECT ON ALL TABLES IN SCHEMA tenure TO " + ROLE);
@@ -79,15 +80,22 @@ class ServletMountIT {
     void mountedAtAPath_readsAsAReadOnlyRole_linksStayUnderTheMount() throws Exception {
         HttpResponse<String> overview = Http.get(base + "/");
         assertThat(overview.statusCode()).isEqualTo(200);
-        assertThat(overview.body()).contains("href=\"/app/tenure-console/job?key=nightly\"",
-                "href=\"/app/tenure-console/static/console.css\"", "src=\"/app/tenure-console/static/console.js\"");
+        assertThat(overview.body())
+                .contains(
+                        "href=\"/app/tenure-console/job?key=nightly\"",
+                        "href=\"/app/tenure-console/static/console.css\"",
+                        "src=\"/app/tenure-console/static/console.js\"");
         assertThat(Http.get(base).statusCode()).as("the mount point itself").isEqualTo(200);
         HttpResponse<String> job = Http.get(base + "/job?key=nightly");
         assertThat(job.statusCode()).isEqualTo(200);
-        assertThat(job.body()).contains("<h1>nightly</h1>", "badge st-COMPLETED",
-                "href=\"/app/tenure-console/signin?next=%2Fjob%3Fkey%3Dnightly\"");
+        assertThat(job.body())
+                .contains(
+                        "<h1>nightly</h1>",
+                        "badge st-COMPLETED",
+                        "href=\"/app/tenure-console/signin?next=%2Fjob%3Fkey%3Dnightly\"");
         HttpResponse<String> css = Http.get(base + "/static/console.css");
-        assertThat(css.headers().firstValue("Content-Type")).hasValueSatisfying(t -> assertThat(t).startsWith("text/css"));
+        assertThat(css.headers().firstValue("Content-Type"))
+                .hasValueSatisfying(t -> assertThat(t).startsWith("text/css"));
     }
 
     @Test
@@ -96,17 +104,24 @@ class ServletMountIT {
         String auth = Http.basic("ops", "operator-password");
         HttpResponse<String> signIn = Http.get(base + "/signin?next=%2Fjob%3Fkey%3Dnightly", "Authorization", auth);
         assertThat(signIn.headers().firstValue("Location")).hasValue("/app/tenure-console/job?key=nightly");
-        assertThat(signIn.headers().firstValue("Set-Cookie")).hasValueSatisfying(c -> assertThat(c)
-                .contains("; Path=/app/tenure-console/;"));
+        assertThat(signIn.headers().firstValue("Set-Cookie"))
+                .hasValueSatisfying(c -> assertThat(c).contains("; Path=/app/tenure-console/;"));
         String session = Http.signIn(base, "ops", "operator-password");
-        String page = Http.get(base + "/job?key=nightly", "Authorization", auth, "Cookie", session).body();
+        String page = Http.get(base + "/job?key=nightly", "Authorization", auth, "Cookie", session)
+                .body();
         Matcher csrf = Pattern.compile("name=\"csrf\" value=\"([^\"]+)\"").matcher(page);
         assertThat(csrf.find()).as(page).isTrue();
         assertThat(page).contains("action=\"/app/tenure-console/release\"");
-        HttpResponse<String> r = Http.post(base + "/release", Map.of("key", "nightly", "reason", "test", "csrf", csrf.group(1)),
-                "Authorization", auth, "Cookie", session);
+        HttpResponse<String> r = Http.post(
+                base + "/release",
+                Map.of("key", "nightly", "reason", "test", "csrf", csrf.group(1)),
+                "Authorization",
+                auth,
+                "Cookie",
+                session);
         assertThat(r.statusCode()).isEqualTo(503);
         assertThat(r.body()).contains("42501");
-        assertThat(TenureAdmin.create(owner).job("nightly").orElseThrow().epoch()).isEqualTo(epoch);
+        assertThat(TenureAdmin.create(owner).job("nightly").orElseThrow().epoch())
+                .isEqualTo(epoch);
     }
 }

@@ -4,7 +4,6 @@ import com.zaxxer.hikari.HikariDataSource;
 import dev.tenure.db.TenureDataSources;
 import dev.tenure.testkit.PostgresDatabase;
 import dev.tenure.testkit.PostgresDatabases;
-
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -35,7 +34,8 @@ final class TestDatabase implements AutoCloseable {
 
     /** Runs each statement. */
     void sql(String... statements) throws SQLException {
-        try (Connection c = pool.getConnection(); Statement s = c.createStatement()) {
+        try (Connection c = pool.getConnection();
+                Statement s = c.createStatement()) {
             for (String q : statements) {
                 s.execute(q);
             }
@@ -44,7 +44,9 @@ final class TestDatabase implements AutoCloseable {
 
     /** The first column of the first row of {@code sql}. */
     String query(String sql) throws SQLException {
-        try (Connection c = pool.getConnection(); Statement s = c.createStatement(); ResultSet r = s.executeQuery(sql)) {
+        try (Connection c = pool.getConnection();
+                Statement s = c.createStatement();
+                ResultSet r = s.executeQuery(sql)) {
             if (!r.next()) {
                 throw new AssertionError("no row from " + sql);
             }

@@ -7,7 +7,6 @@ import dev.tenure.RunOutcome;
 import dev.tenure.RunPolicy;
 import dev.tenure.Tenure;
 import dev.tenure.db.TenureDataSources;
-
 import java.sql.PreparedStatement;
 import java.time.Duration;
 
@@ -23,8 +22,11 @@ public final class TourNode {
 
     public static void main(String[] a) throws Exception {
         HikariDataSource ds = TenureDataSources.hikari(a[0], a[1], a[2].equals("-") ? "" : a[2]);
-        Tenure tenure = Tenure.builder().dataSource(ds).leaseDefaults(LeaseOptions.ofTtl(Duration.ofMillis(1500)))
-                .nodeName(a[6]).build();
+        Tenure tenure = Tenure.builder()
+                .dataSource(ds)
+                .leaseDefaults(LeaseOptions.ofTtl(Duration.ofMillis(1500)))
+                .nodeName(a[6])
+                .build();
         LeaderElection reporter = tenure.leaderElection("reporter", new LeaderElection.Listener() {
             @Override
             public void elected(long term) {
@@ -46,12 +48,13 @@ public final class TourNode {
             String fire = "fire-" + k;
             int slot = k;
             try {
-                RunOutcome<Integer> o = tenure.coordinator().run("settlement", fire,
-                        RunPolicy.waitUpTo(Duration.ofMillis(interval * 4 / 5)), ctx -> {
+                RunOutcome<Integer> o = tenure.coordinator()
+                        .run("settlement", fire, RunPolicy.waitUpTo(Duration.ofMillis(interval * 4 / 5)), ctx -> {
                             System.out.println("START " + fire);
                             Thread.sleep(slot == 3 || slot == 6 ? 4000 : 300);
                             return ctx.completeInTransaction(ds, c -> {
-                                try (PreparedStatement ps = c.prepareStatement("INSERT INTO settlement VALUES (?, ?)")) {
+                                try (PreparedStatement ps =
+                                        c.prepareStatement("INSERT INTO settlement VALUES (?, ?)")) {
                                     ps.setString(1, fire);
                                     ps.setLong(2, ctx.epoch());
                                     return ps.executeUpdate();

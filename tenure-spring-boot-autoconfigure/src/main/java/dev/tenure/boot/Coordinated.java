@@ -1,7 +1,6 @@
 package dev.tenure.boot;
 
 import dev.tenure.JobContext;
-
 import java.lang.annotation.Documented;
 import java.lang.annotation.ElementType;
 import java.lang.annotation.Retention;

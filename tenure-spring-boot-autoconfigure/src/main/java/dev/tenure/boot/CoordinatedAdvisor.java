@@ -2,12 +2,6 @@ package dev.tenure.boot;
 
 import dev.tenure.JobCoordinator;
 import dev.tenure.LeaseOptions;
-import org.aopalliance.aop.Advice;
-import org.springframework.aop.Pointcut;
-import org.springframework.aop.support.AbstractPointcutAdvisor;
-import org.springframework.aop.support.annotation.AnnotationMatchingPointcut;
-import org.springframework.util.StringValueResolver;
-
 import java.lang.reflect.Method;
 import java.time.Clock;
 import java.util.ArrayList;
@@ -15,6 +9,11 @@ import java.util.List;
 import java.util.function.Consumer;
 import java.util.function.IntSupplier;
 import java.util.function.Supplier;
+import org.aopalliance.aop.Advice;
+import org.springframework.aop.Pointcut;
+import org.springframework.aop.support.AbstractPointcutAdvisor;
+import org.springframework.aop.support.annotation.AnnotationMatchingPointcut;
+import org.springframework.util.StringValueResolver;
 
 /**
  * The advisor that coordinates {@link Coordinated} methods. Its order must be lower than that of Spring's transaction
@@ -39,9 +38,13 @@ public final class CoordinatedAdvisor extends AbstractPointcutAdvisor {
      * @param clock       the wall clock a fire's slot is computed from
      * @param order       this advisor's order (lower = further out)
      */
-    public CoordinatedAdvisor(StringValueResolver resolver, Supplier<LeaseOptions> defaults,
-                              Supplier<JobCoordinator> coordinator, Supplier<List<CoordinatedRunListener>> listeners,
-                              Clock clock, IntSupplier order) {
+    public CoordinatedAdvisor(
+            StringValueResolver resolver,
+            Supplier<LeaseOptions> defaults,
+            Supplier<JobCoordinator> coordinator,
+            Supplier<List<CoordinatedRunListener>> listeners,
+            Clock clock,
+            IntSupplier order) {
         this.methods = new CoordinatedMethods(resolver, defaults);
         this.interceptor = new CoordinatedInterceptor(methods, coordinator, listeners, clock);
         this.order = order;
@@ -68,8 +71,7 @@ public final class CoordinatedAdvisor extends AbstractPointcutAdvisor {
     }
 
     /** A coordinated method of a bean (its proxy), found at start-up. */
-    record Found(Object bean, Method method, CoordinatedMethod coordinated) {
-    }
+    record Found(Object bean, Method method, CoordinatedMethod coordinated) {}
 
     private final transient List<Found> found = new ArrayList<>();
     private transient Consumer<Found> onFound;

@@ -6,12 +6,6 @@ import dev.tenure.RunMdc;
 import dev.tenure.RunOutcome;
 import dev.tenure.RunPolicy;
 import dev.tenure.TenureException;
-import org.aopalliance.intercept.MethodInterceptor;
-import org.aopalliance.intercept.MethodInvocation;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-import org.springframework.aop.support.AopUtils;
-
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.lang.reflect.UndeclaredThrowableException;
@@ -19,6 +13,11 @@ import java.time.Clock;
 import java.util.List;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
+import org.aopalliance.intercept.MethodInterceptor;
+import org.aopalliance.intercept.MethodInvocation;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.aop.support.AopUtils;
 
 /**
  * Runs a {@link Coordinated} method as one fire of its job: the coordinator takes the leases and the fire's claim, the
@@ -39,8 +38,11 @@ final class CoordinatedInterceptor implements MethodInterceptor {
     private final Supplier<List<CoordinatedRunListener>> listeners;
     private final Clock clock;
 
-    CoordinatedInterceptor(CoordinatedMethods methods, Supplier<JobCoordinator> coordinator,
-                           Supplier<List<CoordinatedRunListener>> listeners, Clock clock) {
+    CoordinatedInterceptor(
+            CoordinatedMethods methods,
+            Supplier<JobCoordinator> coordinator,
+            Supplier<List<CoordinatedRunListener>> listeners,
+            Clock clock) {
         this.methods = methods;
         this.coordinator = coordinator;
         this.listeners = listeners;
@@ -56,25 +58,45 @@ final class CoordinatedInterceptor implements MethodInterceptor {
         Call call = new Call();
         RunOutcome<Object> o;
         try {
-            o = coordinator.get().run(m.jobKey(), fireKey, caughtUp != null ? catchUpPolicy(m) : m.policy(), m.options(),
-                    INTEGRATION, run -> call.proceed(invocation, run));
+            o = coordinator
+                    .get()
+                    .run(
+                            m.jobKey(),
+                            fireKey,
+                            caughtUp != null ? catchUpPolicy(m) : m.policy(),
+                            m.options(),
+                            INTEGRATION,
+                            run -> call.proceed(invocation, run));
         } catch (TenureException e) {
             tell(l -> l.faulted(m.jobKey(), fireKey, e));
             if (!call.ran) {
-                log.warn("{}: fire {} skipped here, Tenure could not coordinate it: {}", m.jobKey(), fireKey,
+                log.warn(
+                        "{}: fire {} skipped here, Tenure could not coordinate it: {}",
+                        m.jobKey(),
+                        fireKey,
                         e.getMessage());
                 return null;
             }
-            log.warn("{}: fire {} ran here ({}), but its outcome could not be recorded; unless the method completed "
-                    + "the fire in its own transaction, the next claim runs it again", m.jobKey(), fireKey,
-                    call.thrown == null ? "the method returned" : "the method threw " + call.thrown, e);
+            log.warn(
+                    "{}: fire {} ran here ({}), but its outcome could not be recorded; unless the method completed "
+                            + "the fire in its own transaction, the next claim runs it again",
+                    m.jobKey(),
+                    fireKey,
+                    call.thrown == null ? "the method returned" : "the method threw " + call.thrown,
+                    e);
             if (call.thrown != null) {
-                throw call.thrown;   // as without Tenure: the method's own exception reaches the scheduler
+                throw call.thrown; // as without Tenure: the method's own exception reaches the scheduler
             }
             return null;
         }
-        try (RunMdc.Scope log = ranHere(o) ? RunMdc.open(o.jobKey(), o.fireKey(), o.epoch(), o.owner(),
-                coordinator.get().nodeName()) : null) {
+        try (RunMdc.Scope log = ranHere(o)
+                ? RunMdc.open(
+                        o.jobKey(),
+                        o.fireKey(),
+                        o.epoch(),
+                        o.owner(),
+                        coordinator.get().nodeName())
+                : null) {
             tell(l -> l.finished(o));
             return report(m, o);
         }
@@ -82,7 +104,8 @@ final class CoordinatedInterceptor implements MethodInterceptor {
 
     /** True if this node ran the fire: then the lines about its outcome carry the run's MDC keys, as the run's did. */
     private static boolean ranHere(RunOutcome<?> o) {
-        return o.status() == RunOutcome.Status.EXECUTED || o.status() == RunOutcome.Status.FAILED
+        return o.status() == RunOutcome.Status.EXECUTED
+                || o.status() == RunOutcome.Status.FAILED
                 || o.status() == RunOutcome.Status.LEASE_LOST;
     }
 
@@ -91,7 +114,9 @@ final class CoordinatedInterceptor implements MethodInterceptor {
      * regular fire that holds the job for a moment must not send it back to the sweeper.
      */
     private static RunPolicy catchUpPolicy(CoordinatedMethod m) {
-        return m.policy().maxWait().compareTo(m.options().ttl()) >= 0 ? m.policy() : RunPolicy.waitUpTo(m.options().ttl());
+        return m.policy().maxWait().compareTo(m.options().ttl()) >= 0
+                ? m.policy()
+                : RunPolicy.waitUpTo(m.options().ttl());
     }
 
     /** Calls {@code method} on {@code bean} (its proxy) as a run of fire {@code fireKey}: how a catch-up reaches it. */
@@ -137,9 +162,13 @@ final class CoordinatedInterceptor implements MethodInterceptor {
                     throw o.error();
                 }
             }
-            case LEASE_LOST -> log.warn("{}: fire {} lost its lease (epoch {}) while it ran: its fenced writes were "
-                    + "rolled back{}", m.jobKey(), o.fireKey(), o.epoch(),
-                    o.error() == null ? "" : " (" + o.error() + ")");
+            case LEASE_LOST ->
+                log.warn(
+                        "{}: fire {} lost its lease (epoch {}) while it ran: its fenced writes were " + "rolled back{}",
+                        m.jobKey(),
+                        o.fireKey(),
+                        o.epoch(),
+                        o.error() == null ? "" : " (" + o.error() + ")");
             case EXECUTED -> {
                 if (o.error() != null) {
                     log.warn("{}: fire {} completed, then threw", m.jobKey(), o.fireKey(), o.error());
@@ -163,7 +192,8 @@ final class CoordinatedInterceptor implements MethodInterceptor {
 
     private static Method mostSpecific(MethodInvocation invocation) {
         Object target = invocation.getThis();
-        return target == null ? invocation.getMethod()
+        return target == null
+                ? invocation.getMethod()
                 : AopUtils.getMostSpecificMethod(invocation.getMethod(), AopUtils.getTargetClass(target));
     }
 }

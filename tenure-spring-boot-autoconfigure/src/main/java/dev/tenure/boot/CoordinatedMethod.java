@@ -2,9 +2,8 @@ package dev.tenure.boot;
 
 import dev.tenure.LeaseOptions;
 import dev.tenure.MissedFirePolicy;
-import dev.tenure.Schedule;
 import dev.tenure.RunPolicy;
-
+import dev.tenure.Schedule;
 import java.time.Instant;
 import java.util.Optional;
 import java.util.function.UnaryOperator;
@@ -20,8 +19,14 @@ import java.util.function.UnaryOperator;
  * @param schedule    the schedule the sweeper walks (empty for a disabled cron)
  * @param missedFires the method's own missed-fire policy action, or null for the application's default
  */
-record CoordinatedMethod(String where, String jobKey, RunPolicy policy, LeaseOptions options,
-                         UnaryOperator<Instant> slots, Optional<Schedule> schedule, MissedFirePolicy.Action missedFires) {
+record CoordinatedMethod(
+        String where,
+        String jobKey,
+        RunPolicy policy,
+        LeaseOptions options,
+        UnaryOperator<Instant> slots,
+        Optional<Schedule> schedule,
+        MissedFirePolicy.Action missedFires) {
 
     /** The fire key of a fire at {@code now}: its slot as an ISO-8601 instant. */
     String fireKey(Instant now) {

@@ -1,18 +1,9 @@
 package dev.tenure.boot;
 
-import dev.tenure.JobContext;
 import dev.tenure.LeaseOptions;
 import dev.tenure.MissedFirePolicy;
 import dev.tenure.RunPolicy;
 import dev.tenure.spi.LeaseKeys;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-import org.springframework.boot.convert.DurationStyle;
-import org.springframework.core.annotation.AnnotatedElementUtils;
-import org.springframework.scheduling.annotation.Scheduled;
-import org.springframework.scheduling.annotation.Schedules;
-import org.springframework.util.StringValueResolver;
-
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
 import java.time.Duration;
@@ -20,6 +11,13 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.boot.convert.DurationStyle;
+import org.springframework.core.annotation.AnnotatedElementUtils;
+import org.springframework.scheduling.annotation.Scheduled;
+import org.springframework.scheduling.annotation.Schedules;
+import org.springframework.util.StringValueResolver;
 
 /**
  * Reads {@link Coordinated} methods once each and checks every rule, so a method that cannot be coordinated stops the
@@ -49,25 +47,35 @@ final class CoordinatedMethods {
         if (c == null) {
             throw new IllegalArgumentException(where + " has no @Coordinated");
         }
-        Set<Scheduled> schedules = AnnotatedElementUtils.getMergedRepeatableAnnotations(method, Scheduled.class,
-                Schedules.class);
+        Set<Scheduled> schedules =
+                AnnotatedElementUtils.getMergedRepeatableAnnotations(method, Scheduled.class, Schedules.class);
         if (schedules.size() != 1) {
-            throw new TenureConfigurationException(where, "@Coordinated needs exactly one @Scheduled (found "
-                    + schedules.size() + "): the slot of a fire is read from it",
+            throw new TenureConfigurationException(
+                    where,
+                    "@Coordinated needs exactly one @Scheduled (found " + schedules.size()
+                            + "): the slot of a fire is read from it",
                     "Put one @Scheduled with cron or fixedRate on " + where + ".");
         }
         checkShape(method, where);
         Scheduled scheduled = schedules.iterator().next();
         if (!scheduled.cron().isEmpty() && scheduled.zone().isEmpty()) {
-            log.info("{}: its cron uses this JVM's time zone ({}); every instance must run in that zone, or give "
-                    + "@Scheduled a zone", where, java.time.ZoneId.systemDefault());
+            log.info(
+                    "{}: its cron uses this JVM's time zone ({}); every instance must run in that zone, or give "
+                            + "@Scheduled a zone",
+                    where,
+                    java.time.ZoneId.systemDefault());
         }
         String jobKey = jobKey(c, method, where);
         Duration ttl = duration(c.ttl(), "ttl", where);
         Duration maxWait = duration(c.maxWait(), "maxWait", where);
-        return new CoordinatedMethod(where, jobKey, maxWait == null ? RunPolicy.skipFire() : RunPolicy.waitUpTo(maxWait),
-                options(ttl, where), ScheduleSlots.of(scheduled, resolver, where),
-                ScheduleSlots.schedule(scheduled, resolver, where), missedFires(c, where));
+        return new CoordinatedMethod(
+                where,
+                jobKey,
+                maxWait == null ? RunPolicy.skipFire() : RunPolicy.waitUpTo(maxWait),
+                options(ttl, where),
+                ScheduleSlots.of(scheduled, resolver, where),
+                ScheduleSlots.schedule(scheduled, resolver, where),
+                missedFires(c, where));
     }
 
     private MissedFirePolicy.Action missedFires(Coordinated c, String where) {
@@ -81,31 +89,41 @@ final class CoordinatedMethods {
                 return a;
             }
         }
-        throw new TenureConfigurationException(where, "bad @Coordinated(missedFires = \"" + value + "\")",
+        throw new TenureConfigurationException(
+                where,
+                "bad @Coordinated(missedFires = \"" + value + "\")",
                 "Give missedFires one of catch-up, skip or alert-only, or leave it out for tenure.missed-fires.policy.");
     }
 
     private static void checkShape(Method method, String where) {
         int m = method.getModifiers();
-        String problem = method.getReturnType() != void.class ? "returns " + method.getReturnType().getSimpleName()
-                + " (a skipped fire has no value to return)"
-                : method.getParameterCount() != 0 ? "takes arguments (read the run with JobContext.current())"
-                : !Modifier.isPublic(m) || Modifier.isStatic(m) || Modifier.isFinal(m)
-                ? "is not a public, non-static, non-final method, so Spring's proxy cannot coordinate it" : null;
+        String problem = method.getReturnType() != void.class
+                ? "returns " + method.getReturnType().getSimpleName() + " (a skipped fire has no value to return)"
+                : method.getParameterCount() != 0
+                        ? "takes arguments (read the run with JobContext.current())"
+                        : !Modifier.isPublic(m) || Modifier.isStatic(m) || Modifier.isFinal(m)
+                                ? "is not a public, non-static, non-final method, so Spring's proxy cannot coordinate it"
+                                : null;
         if (problem != null) {
-            throw new TenureConfigurationException(where, "a @Coordinated method " + problem,
+            throw new TenureConfigurationException(
+                    where,
+                    "a @Coordinated method " + problem,
                     "Make " + where + " a public void method without arguments, not static or final.");
         }
     }
 
     private String jobKey(Coordinated c, Method method, String where) {
-        String key = c.value().isEmpty() ? method.getDeclaringClass().getName() + "." + method.getName()
+        String key = c.value().isEmpty()
+                ? method.getDeclaringClass().getName() + "." + method.getName()
                 : resolver.resolveStringValue(c.value());
         try {
             return LeaseKeys.validate(key);
         } catch (IllegalArgumentException e) {
-            throw new TenureConfigurationException(where, "bad job key: " + e.getMessage(),
-                    "Give @Coordinated of " + where + " a job key of 1 to 200 characters without whitespace or braces.");
+            throw new TenureConfigurationException(
+                    where,
+                    "bad job key: " + e.getMessage(),
+                    "Give @Coordinated of " + where
+                            + " a job key of 1 to 200 characters without whitespace or braces.");
         }
     }
 
@@ -121,8 +139,10 @@ final class CoordinatedMethods {
             }
             return d;
         } catch (IllegalArgumentException e) {
-            throw new TenureConfigurationException(where, "bad @Coordinated(" + attribute + " = \"" + value + "\"): "
-                    + e.getMessage(), "Give " + attribute + " a positive duration such as \"10s\" or \"PT10S\".");
+            throw new TenureConfigurationException(
+                    where,
+                    "bad @Coordinated(" + attribute + " = \"" + value + "\"): " + e.getMessage(),
+                    "Give " + attribute + " a positive duration such as \"10s\" or \"PT10S\".");
         }
     }
 
@@ -130,7 +150,9 @@ final class CoordinatedMethods {
         try {
             return ttl == null ? defaults.get() : defaults.get().withTtl(ttl);
         } catch (IllegalArgumentException e) {
-            throw new TenureConfigurationException(where, "bad @Coordinated(ttl): " + e.getMessage(),
+            throw new TenureConfigurationException(
+                    where,
+                    "bad @Coordinated(ttl): " + e.getMessage(),
                     "Give ttl a duration of 10 ms or more, longer than tenure.lease.renew-every if that is set.");
         }
     }

@@ -1,5 +1,10 @@
 package dev.tenure.boot;
 
+import java.lang.reflect.Method;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import org.springframework.aop.Advisor;
 import org.springframework.aop.framework.Advised;
 import org.springframework.aop.support.AopUtils;
@@ -11,12 +16,6 @@ import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.core.annotation.AnnotationUtils;
 import org.springframework.transaction.interceptor.TransactionAspectSupport;
 import org.springframework.util.ReflectionUtils;
-
-import java.lang.reflect.Method;
-import java.util.Arrays;
-import java.util.List;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Checks every bean with {@link Coordinated} methods as it is created, so nothing runs uncoordinated by mistake: each
@@ -41,8 +40,8 @@ public final class CoordinatedMethodsCheck implements BeanPostProcessor, Ordered
         if (without.contains(type) || !AnnotationUtils.isCandidateClass(type, Coordinated.class)) {
             return bean;
         }
-        Set<Method> coordinated = MethodIntrospector.selectMethods(type,
-                (ReflectionUtils.MethodFilter) m -> AnnotatedElementUtils.hasAnnotation(m, Coordinated.class));
+        Set<Method> coordinated = MethodIntrospector.selectMethods(
+                type, (ReflectionUtils.MethodFilter) m -> AnnotatedElementUtils.hasAnnotation(m, Coordinated.class));
         if (coordinated.isEmpty()) {
             without.add(type);
             return bean;
@@ -50,18 +49,23 @@ public final class CoordinatedMethodsCheck implements BeanPostProcessor, Ordered
         CoordinatedAdvisor ours = advisor.getObject();
         coordinated.forEach(ours::check);
         coordinated.forEach(m -> ours.found(bean, AopUtils.selectInvocableMethod(m, bean.getClass())));
-        String where = type.getSimpleName() + "." + coordinated.iterator().next().getName();
+        String where =
+                type.getSimpleName() + "." + coordinated.iterator().next().getName();
         List<Advisor> chain = bean instanceof Advised a ? Arrays.asList(a.getAdvisors()) : List.of();
         int index = chain.indexOf(ours);
         if (index < 0) {
-            throw new TenureConfigurationException(where, "bean '" + beanName + "' is not proxied with Tenure's "
-                    + "advisor, so its @Coordinated methods would run uncoordinated",
+            throw new TenureConfigurationException(
+                    where,
+                    "bean '" + beanName + "' is not proxied with Tenure's "
+                            + "advisor, so its @Coordinated methods would run uncoordinated",
                     "Do not exclude Spring's auto-proxying (spring.aop.auto) for it, and do not make the class final.");
         }
         for (int i = 0; i < index; i++) {
             if (chain.get(i).getAdvice() instanceof TransactionAspectSupport) {
-                throw new TenureConfigurationException(where, "Tenure's advisor (order " + ours.getOrder()
-                        + ") runs inside the transaction advisor, so the lease would be released before the commit",
+                throw new TenureConfigurationException(
+                        where,
+                        "Tenure's advisor (order " + ours.getOrder()
+                                + ") runs inside the transaction advisor, so the lease would be released before the commit",
                         "Set tenure.scheduling.advisor-order lower than the transaction advisor's order ("
                                 + (chain.get(i) instanceof Ordered o ? o.getOrder() : "unknown") + ").");
             }

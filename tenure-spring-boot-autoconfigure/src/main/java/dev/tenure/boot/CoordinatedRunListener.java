@@ -11,17 +11,14 @@ import dev.tenure.TenureException;
 public interface CoordinatedRunListener {
 
     /** This instance holds the job's leases for the fire and is about to call the method. */
-    default void claimed(JobContext run) {
-    }
+    default void claimed(JobContext run) {}
 
     /** The fire ended here, run or not: the outcome is recorded and the leases are released. */
-    default void finished(RunOutcome<?> outcome) {
-    }
+    default void finished(RunOutcome<?> outcome) {}
 
     /**
      * Tenure's stores failed: the fire was skipped here (fail closed), or it ran here and its outcome could not be
      * recorded afterwards (then {@link #claimed} was called for it).
      */
-    default void faulted(String jobKey, String fireKey, TenureException fault) {
-    }
+    default void faulted(String jobKey, String fireKey, TenureException fault) {}
 }

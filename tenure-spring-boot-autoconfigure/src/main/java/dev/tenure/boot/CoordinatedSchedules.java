@@ -3,13 +3,12 @@ package dev.tenure.boot;
 import dev.tenure.MissedFirePolicy;
 import dev.tenure.ScheduledJob;
 import dev.tenure.Tenure;
+import java.util.function.Function;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.SmartInitializingSingleton;
-
-import java.util.function.Function;
-import java.util.function.Supplier;
 
 /**
  * Records the schedule of every {@link Coordinated} method in Tenure's ledger once the application's singletons exist
@@ -29,8 +28,10 @@ public final class CoordinatedSchedules implements SmartInitializingSingleton {
      * @param policies the policy of a method whose {@code @Coordinated(missedFires)} names an action (null: the
      *                 application's default)
      */
-    public CoordinatedSchedules(ObjectProvider<CoordinatedAdvisor> advisor, Supplier<Tenure> tenure,
-                                Function<MissedFirePolicy.Action, MissedFirePolicy> policies) {
+    public CoordinatedSchedules(
+            ObjectProvider<CoordinatedAdvisor> advisor,
+            Supplier<Tenure> tenure,
+            Function<MissedFirePolicy.Action, MissedFirePolicy> policies) {
         this.advisor = advisor;
         this.tenure = tenure;
         this.policies = policies;
@@ -49,8 +50,13 @@ public final class CoordinatedSchedules implements SmartInitializingSingleton {
 
     private void register(CoordinatedAdvisor.Found found) {
         CoordinatedMethod m = found.coordinated();
-        m.schedule().ifPresent(schedule -> tenure.get().register(new ScheduledJob(m.jobKey(), schedule,
-                policies.apply(m.missedFires()),
-                fireKey -> CoordinatedInterceptor.catchUp(found.bean(), found.method(), fireKey), "scheduled")));
+        m.schedule()
+                .ifPresent(schedule -> tenure.get()
+                        .register(new ScheduledJob(
+                                m.jobKey(),
+                                schedule,
+                                policies.apply(m.missedFires()),
+                                fireKey -> CoordinatedInterceptor.catchUp(found.bean(), found.method(), fireKey),
+                                "scheduled")));
     }
 }

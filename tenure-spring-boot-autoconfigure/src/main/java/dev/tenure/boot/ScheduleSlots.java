@@ -1,11 +1,6 @@
 package dev.tenure.boot;
 
 import dev.tenure.Schedule;
-import org.springframework.boot.convert.DurationStyle;
-import org.springframework.scheduling.annotation.Scheduled;
-import org.springframework.scheduling.support.CronExpression;
-import org.springframework.util.StringValueResolver;
-
 import java.time.DateTimeException;
 import java.time.Duration;
 import java.time.Instant;
@@ -13,6 +8,10 @@ import java.time.ZoneId;
 import java.time.ZonedDateTime;
 import java.util.Optional;
 import java.util.function.UnaryOperator;
+import org.springframework.boot.convert.DurationStyle;
+import org.springframework.scheduling.annotation.Scheduled;
+import org.springframework.scheduling.support.CronExpression;
+import org.springframework.util.StringValueResolver;
 
 /**
  * The slot of a fire of a {@code @Scheduled} method: a function of the time of the fire that every instance computes
@@ -24,10 +23,10 @@ final class ScheduleSlots {
 
     /** How early a fire may come and still count for the slot it was scheduled for. */
     static final Duration EARLY = Duration.ofMillis(100);
+
     private static final Duration LONGEST_LOOK_BACK = Duration.ofDays(800);
 
-    private ScheduleSlots() {
-    }
+    private ScheduleSlots() {}
 
     /**
      * The schedule of {@code scheduled} as Tenure's sweeper walks it (empty for a disabled cron, {@code "-"}).
@@ -44,7 +43,8 @@ final class ScheduleSlots {
             String zone = resolve(resolver, scheduled.zone());
             return Optional.of(SpringCronSchedule.of(cron, zone.isEmpty() ? ZoneId.systemDefault() : ZoneId.of(zone)));
         }
-        String rate = scheduled.fixedRate() >= 0 ? Long.toString(scheduled.fixedRate())
+        String rate = scheduled.fixedRate() >= 0
+                ? Long.toString(scheduled.fixedRate())
                 : resolve(resolver, scheduled.fixedRateString());
         return Optional.of(Schedule.fixedRate(parse(rate, scheduled, where)));
     }
@@ -59,13 +59,16 @@ final class ScheduleSlots {
         if (!cron.isEmpty()) {
             return cron(cron, resolve(resolver, scheduled.zone()), where);
         }
-        String rate = scheduled.fixedRate() >= 0 ? Long.toString(scheduled.fixedRate())
+        String rate = scheduled.fixedRate() >= 0
+                ? Long.toString(scheduled.fixedRate())
                 : resolve(resolver, scheduled.fixedRateString());
         if (!rate.isEmpty()) {
             return fixedRate(parse(rate, scheduled, where), where);
         }
-        throw new TenureConfigurationException(where, "@Coordinated needs @Scheduled with cron or fixedRate: "
-                + "fixedDelay and one-time schedules have no slot that every instance names alike",
+        throw new TenureConfigurationException(
+                where,
+                "@Coordinated needs @Scheduled with cron or fixedRate: "
+                        + "fixedDelay and one-time schedules have no slot that every instance names alike",
                 "Schedule " + where + " with cron (and zone) or fixedRate.");
     }
 
@@ -81,15 +84,19 @@ final class ScheduleSlots {
             cron = CronExpression.parse(expression);
             zone = zoneName.isEmpty() ? ZoneId.systemDefault() : ZoneId.of(zoneName);
         } catch (IllegalArgumentException | DateTimeException e) {
-            throw new TenureConfigurationException(where, "bad cron \"" + expression + "\" or zone \"" + zoneName
-                    + "\": " + e.getMessage(), "Fix the @Scheduled cron or zone of " + where + ".");
+            throw new TenureConfigurationException(
+                    where,
+                    "bad cron \"" + expression + "\" or zone \"" + zoneName + "\": " + e.getMessage(),
+                    "Fix the @Scheduled cron or zone of " + where + ".");
         }
         return now -> latestAtOrBefore(cron, now.plus(EARLY).atZone(zone), where);
     }
 
     /** The latest time of {@code cron} at or before {@code at}, looking back in doubling windows. */
     static Instant latestAtOrBefore(CronExpression cron, ZonedDateTime at, String where) {
-        for (Duration back = Duration.ofSeconds(1); back.compareTo(LONGEST_LOOK_BACK) <= 0; back = back.multipliedBy(2)) {
+        for (Duration back = Duration.ofSeconds(1);
+                back.compareTo(LONGEST_LOOK_BACK) <= 0;
+                back = back.multipliedBy(2)) {
             ZonedDateTime slot = cron.next(at.minus(back));
             if (slot != null && !slot.isAfter(at)) {
                 for (ZonedDateTime next = cron.next(slot); next != null && !next.isAfter(at); next = cron.next(slot)) {
@@ -104,7 +111,9 @@ final class ScheduleSlots {
 
     private static UnaryOperator<Instant> fixedRate(Duration rate, String where) {
         if (rate.toMillis() < 1) {
-            throw new TenureConfigurationException(where, "fixedRate " + rate + " is under a millisecond",
+            throw new TenureConfigurationException(
+                    where,
+                    "fixedRate " + rate + " is under a millisecond",
                     "Give " + where + " a fixedRate of 1 ms or more.");
         }
         long period = rate.toMillis();
@@ -116,7 +125,9 @@ final class ScheduleSlots {
         try {
             return DurationStyle.detectAndParse(rate, scheduled.timeUnit().toChronoUnit());
         } catch (IllegalArgumentException e) {
-            throw new TenureConfigurationException(where, "bad fixedRate \"" + rate + "\": " + e.getMessage(),
+            throw new TenureConfigurationException(
+                    where,
+                    "bad fixedRate \"" + rate + "\": " + e.getMessage(),
                     "Fix the @Scheduled fixedRate of " + where + ".");
         }
     }

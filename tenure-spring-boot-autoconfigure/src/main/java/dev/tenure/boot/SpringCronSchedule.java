@@ -1,13 +1,12 @@
 package dev.tenure.boot;
 
 import dev.tenure.Schedule;
-import org.springframework.scheduling.support.CronExpression;
-
 import java.time.Instant;
 import java.time.ZoneId;
 import java.time.ZonedDateTime;
 import java.util.Objects;
 import java.util.Optional;
+import org.springframework.scheduling.support.CronExpression;
 
 /**
  * The schedule of a {@code @Scheduled(cron = ..., zone = ...)} method, read with Spring's own {@link CronExpression},

@@ -39,7 +39,9 @@ public class TenureConfigurationException extends TenureException {
      * @param rule what a good value looks like, e.g. "at least 10ms"
      */
     public static TenureConfigurationException property(String property, Object value, String rule) {
-        return new TenureConfigurationException(property, "invalid value '" + value + "': " + rule,
+        return new TenureConfigurationException(
+                property,
+                "invalid value '" + value + "': " + rule,
                 "Change " + property + " in your application properties: " + rule + ".");
     }
 }

@@ -1,10 +1,18 @@
 package dev.tenure.boot;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
 import dev.tenure.boot.app.Events;
 import dev.tenure.boot.app.HeldSettlement;
 import dev.tenure.boot.app.OpsApp;
 import dev.tenure.boot.app.TestApps;
 import dev.tenure.testkit.Timing;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -12,15 +20,6 @@ import org.springframework.boot.web.server.context.WebServerApplicationContext;
 import org.springframework.context.ConfigurableApplicationContext;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
-
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
-import java.time.Duration;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 
 /**
  * Two running Boot web applications on real ports, real Postgres and valkey-server, spoken to over HTTP: instance a
@@ -31,14 +30,16 @@ import static org.awaitility.Awaitility.await;
  */
 class ActuatorIT {
 
-    private static final String[] WEB = {"management.endpoints.web.exposure.include=health,tenure",
-            "management.endpoint.health.show-details=always"};
+    private static final String[] WEB = {
+        "management.endpoints.web.exposure.include=health,tenure", "management.endpoint.health.show-details=always"
+    };
     private static final String NODE_A = "ops-a/" + ProcessHandle.current().pid();
 
     static BootServers servers;
     static ConfigurableApplicationContext a;
     static ConfigurableApplicationContext b;
-    final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+    final HttpClient http =
+            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
     final JsonMapper json = JsonMapper.builder().build();
 
     @BeforeAll
@@ -79,7 +80,8 @@ class ActuatorIT {
             System.out.println("health with Valkey frozen: HTTP " + r.statusCode() + " " + tenure);
             assertThat(tenure.path("status").asString()).isEqualTo("UP");
             assertThat(tenure.path("details").path("valkey").asString())
-                    .isEqualTo("Valkey " + servers.valkey().address() + ": no answer within the request timeout (500 ms)");
+                    .isEqualTo(
+                            "Valkey " + servers.valkey().address() + ": no answer within the request timeout (500 ms)");
             assertThat(tenure.path("details").path("database").asString()).isEqualTo("reachable");
         } finally {
             servers.valkey().resume();
@@ -93,45 +95,62 @@ class ActuatorIT {
         // the run must take a Valkey lease: after the test that freezes Valkey, the fallback may still be on (a loaded
         // run started the held run through the database alone, and its force-release found no Valkey lease)
         await().atMost(Timing.scaled(Duration.ofSeconds(30)))
-                .until(() -> !json.readTree(get(a, "/actuator/health").body()).path("components").path("tenure")
-                        .path("details").path("fallbackActive").asBoolean(true));
+                .until(() -> !json.readTree(get(a, "/actuator/health").body())
+                        .path("components")
+                        .path("tenure")
+                        .path("details")
+                        .path("fallbackActive")
+                        .asBoolean(true));
         Thread holder = held.gate().callUntilReached(held::settle, Duration.ofSeconds(20));
 
         JsonNode job = job(json.readTree(get(a, "/actuator/tenure").body()), "held-settlement");
-        assertThat(job.path("holder").asString()).as("the holder's node name (tenure.node-name)").isEqualTo(NODE_A);
+        assertThat(job.path("holder").asString())
+                .as("the holder's node name (tenure.node-name)")
+                .isEqualTo(NODE_A);
         assertThat(job.path("owner").asString()).as("its owner id").matches("[0-9a-f]{16}-\\d+-\\d+\\.\\d+");
         assertThat(job.path("leaseLeftMillis").asLong()).isPositive();
         long epoch = job.path("epoch").asLong();
-        JsonNode detail = json.readTree(get(a, "/actuator/tenure/held-settlement").body());
+        JsonNode detail =
+                json.readTree(get(a, "/actuator/tenure/held-settlement").body());
         assertThat(detail.path("lastRuns").get(0).path("status").asString()).isEqualTo("RUNNING");
         assertThat(detail.path("lastRuns").get(0).path("node").asString()).isEqualTo(NODE_A);
         assertThat(get(a, "/actuator/tenure/no-such-job").statusCode()).isEqualTo(404);
 
         HttpResponse<String> refused = post(a, "/actuator/tenure/held-settlement", "{\"reason\":\"stuck\"}");
         System.out.println("force-release on the read-only instance: HTTP " + refused.statusCode());
-        assertThat(refused.statusCode()).as("write operations of a read-only endpoint are not mapped").isEqualTo(405);
-        assertThat(servers.queryLong("SELECT fencing_token FROM tenure.job_execution WHERE job_key = 'held-settlement'"))
+        assertThat(refused.statusCode())
+                .as("write operations of a read-only endpoint are not mapped")
+                .isEqualTo(405);
+        assertThat(servers.queryLong(
+                        "SELECT fencing_token FROM tenure.job_execution WHERE job_key = 'held-settlement'"))
                 .isEqualTo(epoch);
 
-        HttpResponse<String> released = post(b, "/actuator/tenure/held-settlement",
-                "{\"reason\":\"holder stuck since the deploy\"}");
-        System.out.println("force-release on the unrestricted instance: HTTP " + released.statusCode() + " " + released.body());
+        HttpResponse<String> released =
+                post(b, "/actuator/tenure/held-settlement", "{\"reason\":\"holder stuck since the deploy\"}");
+        System.out.println(
+                "force-release on the unrestricted instance: HTTP " + released.statusCode() + " " + released.body());
         assertThat(released.statusCode()).isEqualTo(200);
         JsonNode r = json.readTree(released.body());
         assertThat(r.path("oldEpoch").asLong()).isEqualTo(epoch);
         assertThat(r.path("newEpoch").asLong()).isGreaterThan(epoch);
         assertThat(r.path("oldHolder").asString()).isEqualTo(NODE_A);
         assertThat(r.path("actor").asString()).isEqualTo("actuator");
-        assertThat(r.path("valkeyLease").asString()).as("the holder's Valkey lease").isEqualTo("DELETED");
-        assertThat(servers.valkey().command("EXISTS", "{tenure:held-settlement}:lease")).isEqualTo(0L);
+        assertThat(r.path("valkeyLease").asString())
+                .as("the holder's Valkey lease")
+                .isEqualTo("DELETED");
+        assertThat(servers.valkey().command("EXISTS", "{tenure:held-settlement}:lease"))
+                .isEqualTo(0L);
         assertThat(servers.queryLong("SELECT count(*) FROM tenure.audit_log WHERE job_key = 'held-settlement' "
-                + "AND actor = 'actuator' AND reason = 'holder stuck since the deploy' AND old_epoch = " + epoch)).isEqualTo(1);
+                        + "AND actor = 'actuator' AND reason = 'holder stuck since the deploy' AND old_epoch = "
+                        + epoch))
+                .isEqualTo(1);
 
         held.gate().open();
         holder.join(Duration.ofSeconds(20).toMillis());
-        assertThat(servers.queryLong("SELECT count(*) FROM settlement_entry WHERE instance = 'held'")).isZero();
-        assertThat(a.getBean(Events.class).byFire().values()).anySatisfy(
-                events -> assertThat(events).contains("finished LEASE_LOST: lease held false"));
+        assertThat(servers.queryLong("SELECT count(*) FROM settlement_entry WHERE instance = 'held'"))
+                .isZero();
+        assertThat(a.getBean(Events.class).byFire().values())
+                .anySatisfy(events -> assertThat(events).contains("finished LEASE_LOST: lease held false"));
     }
 
     private static JsonNode job(JsonNode list, String jobKey) {
@@ -148,8 +167,12 @@ class ActuatorIT {
     }
 
     private HttpResponse<String> post(ConfigurableApplicationContext app, String path, String body) throws Exception {
-        return http.send(HttpRequest.newBuilder(uri(app, path)).header("Content-Type", "application/json")
-                .POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString());
+        return http.send(
+                HttpRequest.newBuilder(uri(app, path))
+                        .header("Content-Type", "application/json")
+                        .POST(HttpRequest.BodyPublishers.ofString(body))
+                        .build(),
+                HttpResponse.BodyHandlers.ofString());
     }
 
     private static URI uri(ConfigurableApplicationContext app, String path) {

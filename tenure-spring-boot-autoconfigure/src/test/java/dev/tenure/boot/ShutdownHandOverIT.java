@@ -1,12 +1,10 @@
 package dev.tenure.boot;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import dev.tenure.boot.app.HandOverApp;
 import dev.tenure.testkit.JvmProcess;
 import dev.tenure.testkit.Timing;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Test;
-
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -15,8 +13,9 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.OptionalInt;
-
-import static org.assertj.core.api.Assertions.assertThat;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
 
 /**
  * Graceful shutdown hands a job over: two instances of a real Boot application ({@link HandOverApp}), each in its own
@@ -56,14 +55,15 @@ class ShutdownHandOverIT {
     void sigtermMidRun_drainTooShort_runIsAbandonedForShutdown_andTheOtherInstanceRunsTheNextFireAtOnce()
             throws Exception {
         Handed h = sigtermTheHolder("1s", "8s");
-        assertThat(h.row).as("the holder's run, cut short by the drain timeout").startsWith("ABANDONED ")
+        assertThat(h.row)
+                .as("the holder's run, cut short by the drain timeout")
+                .startsWith("ABANDONED ")
                 .contains("shutdown");
         assertThat(h.businessRows).as("its business write never committed").isZero();
     }
 
     /** What one hand-over left: the holder's run row ({@code status error}) and business rows of its slot. */
-    record Handed(String row, long businessRows) {
-    }
+    record Handed(String row, long businessRows) {}
 
     /** A {@code BEGIN} line: the slot, the owner, and when the run began. */
     record Begin(JvmProcess by, String slot, String owner, Instant at) {
@@ -74,7 +74,8 @@ class ShutdownHandOverIT {
     }
 
     private Handed sigtermTheHolder(String drain, String work) throws Exception {
-        try (JvmProcess a = instance(drain, work); JvmProcess b = instance(drain, work)) {
+        try (JvmProcess a = instance(drain, work);
+                JvmProcess b = instance(drain, work)) {
             for (JvmProcess p : List.of(a, b)) {
                 p.awaitStdoutLine(l -> l.startsWith("READY "), Timing.scaled(Duration.ofSeconds(120)));
             }
@@ -87,30 +88,43 @@ class ShutdownHandOverIT {
             Instant exitedAt = Instant.now();
             assertThat(code).as("the holder exits after SIGTERM").isPresent();
             Begin next = awaitBegin(List.of(other), termAt, Timing.scaled(Duration.ofSeconds(45)));
-            assertThat(Instant.parse(next.slot())).as("the other instance's next run is of a later fire")
+            assertThat(Instant.parse(next.slot()))
+                    .as("the other instance's next run is of a later fire")
                     .isAfter(Instant.parse(held.slot()));
             Duration wait = Duration.between(exitedAt, next.at());
             String row = runRow(held.slot());
             System.out.println("drain " + drain + ", work " + work + ": SIGTERM at " + termAt + " during " + held.slot()
-                    + "; holder exited at " + exitedAt + " (" + Duration.between(termAt, exitedAt).toMillis()
+                    + "; holder exited at " + exitedAt + " ("
+                    + Duration.between(termAt, exitedAt).toMillis()
                     + " ms); the other began " + next.slot() + " at " + next.at() + ", " + wait.toMillis()
-                    + " ms after the exit; the holder's run row: " + row + "; holder said: " + holder.stdoutLines()
-                    .stream().filter(l -> l.contains(held.slot())).toList() + "; stderr: " + tail(holder.stderrLines()));
+                    + " ms after the exit; the holder's run row: " + row + "; holder said: "
+                    + holder.stdoutLines().stream()
+                            .filter(l -> l.contains(held.slot()))
+                            .toList() + "; stderr: " + tail(holder.stderrLines()));
 
-            assertThat(wait).as("from the holder's exit to the other instance's next run").isLessThanOrEqualTo(
-                    Timing.scaled(NEXT_RUN_WITHIN));
+            assertThat(wait)
+                    .as("from the holder's exit to the other instance's next run")
+                    .isLessThanOrEqualTo(Timing.scaled(NEXT_RUN_WITHIN));
             assertThat(String.valueOf(servers.valkey().command("GET", VALKEY_KEY)))
-                    .as("no Valkey lease of the exited holder").doesNotContain(held.processPrefix());
-            assertThat(String.valueOf(databaseOwner())).as("no database lease of the exited holder")
+                    .as("no Valkey lease of the exited holder")
                     .doesNotContain(held.processPrefix());
-            long business = servers.queryLong("SELECT count(*) FROM settlement_entry WHERE slot = '" + held.slot() + "'");
+            assertThat(String.valueOf(databaseOwner()))
+                    .as("no database lease of the exited holder")
+                    .doesNotContain(held.processPrefix());
+            long business =
+                    servers.queryLong("SELECT count(*) FROM settlement_entry WHERE slot = '" + held.slot() + "'");
 
             other.terminate();
-            assertThat(other.waitFor(Timing.scaled(Duration.ofSeconds(60)))).as("the other instance exits").isPresent();
+            assertThat(other.waitFor(Timing.scaled(Duration.ofSeconds(60))))
+                    .as("the other instance exits")
+                    .isPresent();
             Object left = servers.valkey().command("GET", VALKEY_KEY);
             assertThat(left == null || left.toString().startsWith("d:"))
-                    .as("no Valkey lease after both stopped, at most a completed fire's marker (%s)", left).isTrue();
-            assertThat(databaseOwner()).as("no database lease after both stopped").isNull();
+                    .as("no Valkey lease after both stopped, at most a completed fire's marker (%s)", left)
+                    .isTrue();
+            assertThat(databaseOwner())
+                    .as("no database lease after both stopped")
+                    .isNull();
             return new Handed(row, business);
         }
     }
@@ -141,13 +155,15 @@ class ShutdownHandOverIT {
             Thread.sleep(20);
         }
         throw new AssertionError("no instance began a run after " + after + " within " + timeout + "; they said: "
-                + instances.stream().map(p -> tail(p.stdoutLines()) + " / " + tail(p.stderrLines())).toList());
+                + instances.stream()
+                        .map(p -> tail(p.stdoutLines()) + " / " + tail(p.stderrLines()))
+                        .toList());
     }
 
     private static String runRow(String slot) throws Exception {
         try (Connection c = servers.db().dataSource().getConnection();
-             PreparedStatement ps = c.prepareStatement(
-                     "SELECT status, error FROM tenure.job_run WHERE job_key = ? AND fire_key = ?")) {
+                PreparedStatement ps = c.prepareStatement(
+                        "SELECT status, error FROM tenure.job_run WHERE job_key = ? AND fire_key = ?")) {
             ps.setString(1, JOB);
             ps.setString(2, slot);
             try (ResultSet rs = ps.executeQuery()) {
@@ -158,7 +174,7 @@ class ShutdownHandOverIT {
 
     private static String databaseOwner() throws Exception {
         try (Connection c = servers.db().dataSource().getConnection();
-             PreparedStatement ps = c.prepareStatement("SELECT owner FROM tenure.job_execution WHERE job_key = ?")) {
+                PreparedStatement ps = c.prepareStatement("SELECT owner FROM tenure.job_execution WHERE job_key = ?")) {
             ps.setString(1, JOB);
             try (ResultSet rs = ps.executeQuery()) {
                 return rs.next() ? rs.getString(1) : null;

@@ -1,5 +1,9 @@
 package dev.tenure.boot;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowable;
+import static org.awaitility.Awaitility.await;
+
 import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
@@ -14,6 +18,12 @@ import dev.tenure.boot.app.TestApps;
 import dev.tenure.boot.app.UnrecordedSettlement;
 import dev.tenure.db.TenureAdmin;
 import dev.tenure.testkit.Timing;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.List;
+import javax.sql.DataSource;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -24,17 +34,6 @@ import org.springframework.jdbc.datasource.TransactionAwareDataSourceProxy;
 import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.UnexpectedRollbackException;
 import org.springframework.transaction.support.TransactionTemplate;
-
-import javax.sql.DataSource;
-import java.sql.Connection;
-import java.sql.ResultSet;
-import java.sql.Statement;
-import java.time.Duration;
-import java.util.List;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.catchThrowable;
-import static org.awaitility.Awaitility.await;
 
 /**
  * Spring's data access around and inside coordinated runs, in a real Boot application (Boot's Hikari pool, Flyway,
@@ -69,7 +68,8 @@ class SpringDataAccessIT {
     }
 
     @Test
-    void jdbcTemplateAndJdbcClient_insideTheCompletion_withoutTransactional_rollBackWhenTheWorkThrows() throws Exception {
+    void jdbcTemplateAndJdbcClient_insideTheCompletion_withoutTransactional_rollBackWhenTheWorkThrows()
+            throws Exception {
         FailingTemplateSettlement failing = app.getBean(FailingTemplateSettlement.class);
         String failed = "SELECT count(*) FROM tenure.job_run WHERE job_key = 'failing-template-settlement' "
                 + "AND status = 'FAILED'";
@@ -79,14 +79,18 @@ class SpringDataAccessIT {
         } finally {
             failing.on(false);
         }
-        await().atMost(Timing.scaled(Duration.ofSeconds(10))).until(() -> servers.queryLong("SELECT count(*) FROM "
-                + "tenure.job_run WHERE job_key = 'failing-template-settlement' AND status = 'RUNNING'") == 0);
+        await().atMost(Timing.scaled(Duration.ofSeconds(10)))
+                .until(() -> servers.queryLong("SELECT count(*) FROM "
+                                + "tenure.job_run WHERE job_key = 'failing-template-settlement' AND status = 'RUNNING'")
+                        == 0);
         long fires = servers.queryLong(failed);
         long rows = servers.queryLong("SELECT count(*) FROM settlement_entry WHERE instance LIKE 'failing-%'");
         System.out.println("fires FAILED: " + fires + ", rows they wrote through JdbcTemplate and JdbcClient that "
                 + "committed: " + rows);
         assertThat(fires).isGreaterThanOrEqualTo(3);
-        assertThat(rows).as("rows of FAILED fires, written through JdbcTemplate and JdbcClient").isZero();
+        assertThat(rows)
+                .as("rows of FAILED fires, written through JdbcTemplate and JdbcClient")
+                .isZero();
     }
 
     @Test
@@ -96,9 +100,11 @@ class SpringDataAccessIT {
         String[] ids = settlement.transactions().split(" / ");
         System.out.println("transaction of JdbcTemplate / of the completion: " + settlement.transactions());
         assertThat(ids[0]).as("JdbcTemplate's transaction is the completion's").isEqualTo(ids[1]);
-        assertThat(servers.queryLong("SELECT count(*) FROM settlement_entry WHERE instance = 'template'")).isEqualTo(1);
+        assertThat(servers.queryLong("SELECT count(*) FROM settlement_entry WHERE instance = 'template'"))
+                .isEqualTo(1);
         assertThat(servers.queryLong("SELECT count(*) FROM tenure.job_run WHERE job_key = 'template-settlement' "
-                + "AND status = 'COMPLETED'")).isEqualTo(1);
+                        + "AND status = 'COMPLETED'"))
+                .isEqualTo(1);
     }
 
     /** As Spring's transaction manager does, the completion binds the proxy's target: JdbcTemplate on either joins. */
@@ -108,17 +114,26 @@ class SpringDataAccessIT {
         TransactionAwareDataSourceProxy proxy = new TransactionAwareDataSourceProxy(pool);
         JdbcTemplate onPool = new JdbcTemplate(pool);
         JdbcTemplate onProxy = new JdbcTemplate(proxy);
-        RunOutcome<String> o = app.getBean(Tenure.class).coordinator().run("proxy-template", "p1", RunPolicy.skipFire(),
-                run -> run.completeInTransaction(proxy, c -> {
-                    try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT txid_current()")) {
-                        rs.next();
-                        return onPool.queryForObject("SELECT txid_current()", Long.class) + " / "
-                                + onProxy.queryForObject("SELECT txid_current()", Long.class) + " / " + rs.getLong(1);
-                    }
-                }));
+        RunOutcome<String> o = app.getBean(Tenure.class)
+                .coordinator()
+                .run(
+                        "proxy-template",
+                        "p1",
+                        RunPolicy.skipFire(),
+                        run -> run.completeInTransaction(proxy, c -> {
+                            try (Statement s = c.createStatement();
+                                    ResultSet rs = s.executeQuery("SELECT txid_current()")) {
+                                rs.next();
+                                return onPool.queryForObject("SELECT txid_current()", Long.class) + " / "
+                                        + onProxy.queryForObject("SELECT txid_current()", Long.class) + " / "
+                                        + rs.getLong(1);
+                            }
+                        }));
         System.out.println("transaction of JdbcTemplate on the pool / on the proxy / of the completion: " + o.result());
         assertThat(o.status()).isEqualTo(RunOutcome.Status.EXECUTED);
-        assertThat(o.result().split(" / ")).as("one transaction").containsOnly(o.result().split(" / ")[2]);
+        assertThat(o.result().split(" / "))
+                .as("one transaction")
+                .containsOnly(o.result().split(" / ")[2]);
     }
 
     /**
@@ -130,21 +145,30 @@ class SpringDataAccessIT {
         DataSource dataSource = app.getBean(DataSource.class);
         JdbcTemplate jdbc = new JdbcTemplate(dataSource);
         TransactionTemplate tx = new TransactionTemplate(app.getBean(PlatformTransactionManager.class));
-        RunOutcome<Boolean> o = app.getBean(Tenure.class).coordinator().run("participant", "p1", RunPolicy.skipFire(),
-                run -> run.completeInTransaction(dataSource, c -> tx.execute(s -> {
-                    jdbc.update("INSERT INTO settlement_entry (slot, epoch, instance) VALUES ('p1', ?, 'participant')",
-                            run.epoch());
-                    s.setRollbackOnly();
-                    return s.isNewTransaction();
-                })));
+        RunOutcome<Boolean> o = app.getBean(Tenure.class)
+                .coordinator()
+                .run(
+                        "participant",
+                        "p1",
+                        RunPolicy.skipFire(),
+                        run -> run.completeInTransaction(
+                                dataSource,
+                                c -> tx.execute(s -> {
+                                    jdbc.update(
+                                            "INSERT INTO settlement_entry (slot, epoch, instance) VALUES ('p1', ?, 'participant')",
+                                            run.epoch());
+                                    s.setRollbackOnly();
+                                    return s.isNewTransaction();
+                                })));
         long rows = servers.queryLong("SELECT count(*) FROM settlement_entry WHERE instance = 'participant'");
         System.out.println("a participant marked the completion rollback-only: " + o.status() + " (" + o.error()
                 + "), rows " + rows);
         assertThat(o.status()).isEqualTo(RunOutcome.Status.FAILED);
         assertThat(o.error()).isInstanceOf(UnexpectedRollbackException.class);
         assertThat(rows).isZero();
-        assertThat(servers.queryLong("SELECT count(*) FROM tenure.job_run WHERE job_key = 'participant' "
-                + "AND status = 'FAILED'")).isEqualTo(1);
+        assertThat(servers.queryLong(
+                        "SELECT count(*) FROM tenure.job_run WHERE job_key = 'participant' " + "AND status = 'FAILED'"))
+                .isEqualTo(1);
     }
 
     @Test
@@ -152,13 +176,18 @@ class SpringDataAccessIT {
         Tenure tenure = app.getBean(Tenure.class);
         JdbcTemplate jdbc = new JdbcTemplate(app.getBean(DataSource.class));
         TenureAdmin admin = app.getBean(TenureAdmin.class);
-        RunOutcome<Integer> o = tenure.coordinator().runInTransaction("stale-template", "f1", RunPolicy.skipFire(),
-                app.getBean(DataSource.class), (run, c) -> {
-                    int n = jdbc.update("INSERT INTO settlement_entry (slot, epoch, instance) VALUES (?, ?, "
-                            + "'stale-template')", run.fireKey(), run.epoch());
-                    admin.forceRelease("stale-template", "test: the holder is presumed dead", "SpringDataAccessIT");
-                    return n;
-                });
+        RunOutcome<Integer> o = tenure.coordinator()
+                .runInTransaction(
+                        "stale-template", "f1", RunPolicy.skipFire(), app.getBean(DataSource.class), (run, c) -> {
+                            int n = jdbc.update(
+                                    "INSERT INTO settlement_entry (slot, epoch, instance) VALUES (?, ?, "
+                                            + "'stale-template')",
+                                    run.fireKey(),
+                                    run.epoch());
+                            admin.forceRelease(
+                                    "stale-template", "test: the holder is presumed dead", "SpringDataAccessIT");
+                            return n;
+                        });
         long rows = servers.queryLong("SELECT count(*) FROM settlement_entry WHERE instance = 'stale-template'");
         System.out.println("taken over during the work: " + o.status() + ", JdbcTemplate rows committed: " + rows);
         assertThat(o.status()).isEqualTo(RunOutcome.Status.LEASE_LOST);
@@ -174,14 +203,18 @@ class SpringDataAccessIT {
             assertThat(o.status()).isEqualTo(RunOutcome.Status.EXECUTED);
             assertThat(o.completedInTransaction()).isTrue();
         });
-        System.out.printf("@Transactional service around runInTransaction: %s after %d ms%n",
+        System.out.printf(
+                "@Transactional service around runInTransaction: %s after %d ms%n",
                 thrown == null ? "returned" : thrown, (System.nanoTime() - started) / 1_000_000);
         assertThat(thrown).as("the service's call").isNull();
         assertFireCompletedAndJobFree("outer-service", "f1");
         assertThat(servers.queryLong("SELECT count(*) FROM settlement_entry WHERE slot = 'f1' "
-                + "AND instance IN ('outer-before', 'outer-work')")).isEqualTo(2);
+                        + "AND instance IN ('outer-before', 'outer-work')"))
+                .isEqualTo(2);
         RunOutcome<Integer> next = service.settle("outer-service", "f2", false);
-        assertThat(next.status()).as("the next fire runs at once: the job is free").isEqualTo(RunOutcome.Status.EXECUTED);
+        assertThat(next.status())
+                .as("the next fire runs at once: the job is free")
+                .isEqualTo(RunOutcome.Status.EXECUTED);
     }
 
     @Test
@@ -190,31 +223,45 @@ class SpringDataAccessIT {
         Throwable thrown = catchThrowable(() -> service.settle("outer-rollback", "r1", true));
         System.out.println("@Transactional service failing after the run: " + thrown);
         assertThat(thrown).isInstanceOf(IllegalStateException.class).hasMessage("the service fails after the run");
-        assertThat(servers.queryLong("SELECT count(*) FROM settlement_entry WHERE slot = 'r1'")).isZero();
+        assertThat(servers.queryLong("SELECT count(*) FROM settlement_entry WHERE slot = 'r1'"))
+                .isZero();
         assertThat(servers.queryLong("SELECT count(*) FROM tenure.job_run WHERE job_key = 'outer-rollback' "
-                + "AND status = 'FAILED'")).as("the fire, rolled back with the service").isEqualTo(1);
+                        + "AND status = 'FAILED'"))
+                .as("the fire, rolled back with the service")
+                .isEqualTo(1);
         assertThat(servers.queryLong("SELECT count(*) FROM tenure.job_execution WHERE job_key = 'outer-rollback' "
-                + "AND owner IS NULL")).as("the job is free").isEqualTo(1);
+                        + "AND owner IS NULL"))
+                .as("the job is free")
+                .isEqualTo(1);
         RunOutcome<Integer> retry = service.settle("outer-rollback", "r1", false);
         assertThat(retry.status()).as("the failed fire runs again").isEqualTo(RunOutcome.Status.EXECUTED);
         assertFireCompletedAndJobFree("outer-rollback", "r1");
     }
 
     @Test
-    void transactionTemplate_aroundRunAndCompleteInTransaction_theFireCompletesWhenTheTemplateCommits() throws Exception {
+    void transactionTemplate_aroundRunAndCompleteInTransaction_theFireCompletesWhenTheTemplateCommits()
+            throws Exception {
         Tenure tenure = app.getBean(Tenure.class);
         DataSource dataSource = app.getBean(DataSource.class);
         JdbcTemplate jdbc = new JdbcTemplate(dataSource);
         TransactionTemplate tx = new TransactionTemplate(app.getBean(PlatformTransactionManager.class));
         long started = System.nanoTime();
         Throwable thrown = catchThrowable(() -> {
-            RunOutcome<Integer> o = tx.execute(s -> tenure.coordinator().run("outer-template", "t1",
-                    RunPolicy.skipFire(), run -> run.completeInTransaction(dataSource, c -> jdbc.update(
-                            "INSERT INTO settlement_entry (slot, epoch, instance) VALUES (?, ?, 'outer-template')",
-                            run.fireKey(), run.epoch()))));
+            RunOutcome<Integer> o = tx.execute(s -> tenure.coordinator()
+                    .run(
+                            "outer-template",
+                            "t1",
+                            RunPolicy.skipFire(),
+                            run -> run.completeInTransaction(
+                                    dataSource,
+                                    c -> jdbc.update(
+                                            "INSERT INTO settlement_entry (slot, epoch, instance) VALUES (?, ?, 'outer-template')",
+                                            run.fireKey(),
+                                            run.epoch()))));
             assertThat(o.status()).isEqualTo(RunOutcome.Status.EXECUTED);
         });
-        System.out.printf("TransactionTemplate around run + completeInTransaction: %s after %d ms%n",
+        System.out.printf(
+                "TransactionTemplate around run + completeInTransaction: %s after %d ms%n",
                 thrown == null ? "returned" : thrown, (System.nanoTime() - started) / 1_000_000);
         assertThat(thrown).as("the template's call").isNull();
         assertFireCompletedAndJobFree("outer-template", "t1");
@@ -232,7 +279,7 @@ class SpringDataAccessIT {
         try (Connection lock = servers.db().dataSource().getConnection()) {
             Thread fire = settlement.gate().callUntilReached(settlement::settle, Timing.scaled(Duration.ofSeconds(20)));
             lock.setAutoCommit(false);
-            try (Statement s = lock.createStatement()) {   // the fire's run row, locked until the fire is over
+            try (Statement s = lock.createStatement()) { // the fire's run row, locked until the fire is over
                 s.execute("SELECT 1 FROM tenure.job_run WHERE job_key = 'unrecorded-settlement' FOR UPDATE");
             }
             settlement.gate().open();
@@ -243,24 +290,37 @@ class SpringDataAccessIT {
             logger.detachAppender(logged);
         }
         List<ILoggingEvent> warnings = logged.list.stream()
-                .filter(e -> e.getFormattedMessage().contains("unrecorded-settlement")).toList();
+                .filter(e -> e.getFormattedMessage().contains("unrecorded-settlement"))
+                .toList();
         warnings.forEach(e -> System.out.println("logged: " + e.getLevel() + " " + e.getFormattedMessage()
-                + (e.getThrowableProxy() == null ? "" : " / " + e.getThrowableProxy().getClassName()
-                + ", suppressed " + java.util.Arrays.stream(e.getThrowableProxy().getSuppressed())
-                .map(p -> p.getClassName() + ": " + p.getMessage()).toList())));
+                + (e.getThrowableProxy() == null
+                        ? ""
+                        : " / " + e.getThrowableProxy().getClassName()
+                                + ", suppressed "
+                                + java.util.Arrays.stream(e.getThrowableProxy().getSuppressed())
+                                        .map(p -> p.getClassName() + ": " + p.getMessage())
+                                        .toList())));
         assertThat(warnings).singleElement().satisfies(e -> {
-            assertThat(e.getFormattedMessage()).contains("ran here").contains("could not be recorded")
+            assertThat(e.getFormattedMessage())
+                    .contains("ran here")
+                    .contains("could not be recorded")
                     .doesNotContain("skipped");
-            assertThat(e.getThrowableProxy()).as("the fault, with the method's own exception").isNotNull();
-            assertThat(e.getThrowableProxy().getSuppressed()).anySatisfy(p ->
-                    assertThat(p.getMessage()).isEqualTo("the settlement's own failure"));
+            assertThat(e.getThrowableProxy())
+                    .as("the fault, with the method's own exception")
+                    .isNotNull();
+            assertThat(e.getThrowableProxy().getSuppressed())
+                    .anySatisfy(p -> assertThat(p.getMessage()).isEqualTo("the settlement's own failure"));
         });
     }
 
     private static void assertFireCompletedAndJobFree(String job, String fire) throws Exception {
-        assertThat(servers.queryLong("SELECT count(*) FROM tenure.job_run WHERE job_key = '" + job + "' AND fire_key = '"
-                + fire + "' AND status = 'COMPLETED'")).as("fire " + fire + " of " + job + " COMPLETED").isEqualTo(1);
-        assertThat(servers.queryLong("SELECT count(*) FROM tenure.job_execution WHERE job_key = '" + job
-                + "' AND owner IS NULL")).as("job " + job + " free").isEqualTo(1);
+        assertThat(servers.queryLong("SELECT count(*) FROM tenure.job_run WHERE job_key = '" + job
+                        + "' AND fire_key = '" + fire + "' AND status = 'COMPLETED'"))
+                .as("fire " + fire + " of " + job + " COMPLETED")
+                .isEqualTo(1);
+        assertThat(servers.queryLong(
+                        "SELECT count(*) FROM tenure.job_execution WHERE job_key = '" + job + "' AND owner IS NULL"))
+                .as("job " + job + " free")
+                .isEqualTo(1);
     }
 }

@@ -1,25 +1,24 @@
 package dev.tenure.boot;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
 import dev.tenure.boot.app.TestApps;
 import dev.tenure.boot.app.TracedApp;
 import dev.tenure.testkit.Timing;
 import io.opentelemetry.api.common.AttributeKey;
 import io.opentelemetry.sdk.testing.exporter.InMemorySpanExporter;
 import io.opentelemetry.sdk.trace.data.SpanData;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Test;
-import org.springframework.context.ConfigurableApplicationContext;
-
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.springframework.context.ConfigurableApplicationContext;
 
 /**
  * A coordinated {@code @Scheduled} fire in a Boot application traced with OpenTelemetry (Micrometer Tracing's bridge,
@@ -35,7 +34,10 @@ class TracedRunIT {
     @BeforeAll
     static void start() {
         servers = BootServers.start(TracedRunIT.class);
-        app = TestApps.start(TracedApp.class, servers, "management.tracing.sampling.probability=1.0",
+        app = TestApps.start(
+                TracedApp.class,
+                servers,
+                "management.tracing.sampling.probability=1.0",
                 "management.otlp.metrics.export.enabled=false",
                 "tenure.node-name=traced-1");
     }
@@ -54,21 +56,35 @@ class TracedRunIT {
     void scheduledFire_isATraceOfRunClaimWorkComplete_underTheScheduledTask_withItsTraceIdOnTheRow() throws Exception {
         InMemorySpanExporter exporter = app.getBean(InMemorySpanExporter.class);
         SpanData run = await().atMost(Timing.scaled(Duration.ofSeconds(15)))
-                .until(() -> executedRun(exporter.getFinishedSpanItems()), Optional::isPresent).orElseThrow();
-        List<SpanData> trace = await().atMost(Timing.scaled(Duration.ofSeconds(5))).until(
-                () -> exporter.getFinishedSpanItems().stream().filter(s -> s.getTraceId().equals(run.getTraceId())).toList(),
-                spans -> spans.size() >= 5);
+                .until(() -> executedRun(exporter.getFinishedSpanItems()), Optional::isPresent)
+                .orElseThrow();
+        List<SpanData> trace = await().atMost(Timing.scaled(Duration.ofSeconds(5)))
+                .until(
+                        () -> exporter.getFinishedSpanItems().stream()
+                                .filter(s -> s.getTraceId().equals(run.getTraceId()))
+                                .toList(),
+                        spans -> spans.size() >= 5);
 
-        SpanData scheduled = trace.stream().filter(s -> s.getSpanId().equals(run.getParentSpanId())).findFirst()
+        SpanData scheduled = trace.stream()
+                .filter(s -> s.getSpanId().equals(run.getParentSpanId()))
+                .findFirst()
                 .orElseThrow(() -> new AssertionError("tenure.run has no parent span in its trace: " + names(trace)));
-        assertThat(scheduled.getParentSpanContext().isValid()).as("the scheduled task's span is the root").isFalse();
-        assertThat(scheduled.getAttributes().get(AttributeKey.stringKey("code.function"))).isEqualTo("settle");
-        assertThat(trace).as("tasks.scheduled.execution > tenure.run > claim, work, complete: " + names(trace))
+        assertThat(scheduled.getParentSpanContext().isValid())
+                .as("the scheduled task's span is the root")
+                .isFalse();
+        assertThat(scheduled.getAttributes().get(AttributeKey.stringKey("code.function")))
+                .isEqualTo("settle");
+        assertThat(trace)
+                .as("tasks.scheduled.execution > tenure.run > claim, work, complete: " + names(trace))
                 .hasSize(5);
         for (String phase : List.of("tenure.run.claim", "tenure.run.work", "tenure.run.complete")) {
-            SpanData child = trace.stream().filter(s -> s.getName().equals(phase)).findFirst()
+            SpanData child = trace.stream()
+                    .filter(s -> s.getName().equals(phase))
+                    .findFirst()
                     .orElseThrow(() -> new AssertionError("no " + phase + " in " + names(trace)));
-            assertThat(child.getParentSpanId()).as(phase + "'s parent in " + names(trace) + " run " + run.getSpanId()).isEqualTo(run.getSpanId());
+            assertThat(child.getParentSpanId())
+                    .as(phase + "'s parent in " + names(trace) + " run " + run.getSpanId())
+                    .isEqualTo(run.getSpanId());
             assertThat(attr(child, "tenure.job")).isEqualTo(TracedApp.JOB);
         }
         assertThat(attr(trace, "tenure.run.claim", "tenure.outcome")).isEqualTo("CLAIMED");
@@ -87,8 +103,8 @@ class TracedRunIT {
         assertThat(attr(run, "tenure.owner")).isNotBlank();
 
         try (Connection c = servers.db().dataSource().getConnection();
-             PreparedStatement ps = c.prepareStatement("SELECT trace_id, epoch, owner FROM tenure.job_run "
-                     + "WHERE job_key = ? AND fire_key = ?")) {
+                PreparedStatement ps = c.prepareStatement(
+                        "SELECT trace_id, epoch, owner FROM tenure.job_run " + "WHERE job_key = ? AND fire_key = ?")) {
             ps.setString(1, TracedApp.JOB);
             ps.setString(2, fire);
             try (ResultSet rs = ps.executeQuery()) {
@@ -101,7 +117,8 @@ class TracedRunIT {
     }
 
     private static Optional<SpanData> executedRun(List<SpanData> spans) {
-        return spans.stream().filter(s -> s.getName().equals("tenure.run") && "EXECUTED".equals(attr(s, "tenure.outcome")))
+        return spans.stream()
+                .filter(s -> s.getName().equals("tenure.run") && "EXECUTED".equals(attr(s, "tenure.outcome")))
                 .findFirst();
     }
 
@@ -110,10 +127,16 @@ class TracedRunIT {
     }
 
     private static String attr(List<SpanData> trace, String name, String key) {
-        return trace.stream().filter(s -> s.getName().equals(name)).map(s -> attr(s, key)).findFirst().orElse(null);
+        return trace.stream()
+                .filter(s -> s.getName().equals(name))
+                .map(s -> attr(s, key))
+                .findFirst()
+                .orElse(null);
     }
 
     private static List<String> names(List<SpanData> trace) {
-        return trace.stream().map(s -> s.getName() + "(" + s.getSpanId() + " < " + s.getParentSpanId() + ")").toList();
+        return trace.stream()
+                .map(s -> s.getName() + "(" + s.getSpanId() + " < " + s.getParentSpanId() + ")")
+                .toList();
     }
 }

@@ -1,12 +1,10 @@
 package dev.tenure.boot;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import dev.tenure.boot.app.TracedNode;
 import dev.tenure.testkit.JvmProcess;
 import dev.tenure.testkit.Timing;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Test;
-
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -16,8 +14,9 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-
-import static org.assertj.core.api.Assertions.assertThat;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
 
 /**
  * Two traced Boot nodes ({@link TracedNode}, separate JVMs, OpenTelemetry bridge) share a job; the node running a fire is
@@ -36,7 +35,8 @@ class TracedTakeoverIT {
         static Optional<Span> parse(String node, String line) {
             String[] p = line.split(" ");
             return line.startsWith("SPAN ") && p.length == 8
-                    ? Optional.of(new Span(node, p[1], p[2], p[3], p[4], p[5], p[6])) : Optional.empty();
+                    ? Optional.of(new Span(node, p[1], p[2], p[3], p[4], p[5], p[6]))
+                    : Optional.empty();
         }
     }
 
@@ -75,23 +75,29 @@ class TracedTakeoverIT {
                 frozen.resume();
             }
             Span woken = awaitRun(holder, fire, Timing.scaled(Duration.ofSeconds(20)));
-            System.out.println("fire " + fire + ": " + holder + " frozen, its run " + woken + "; taken over by " + taken);
+            System.out.println(
+                    "fire " + fire + ": " + holder + " frozen, its run " + woken + "; taken over by " + taken);
 
             assertThat(taken.outcome()).isEqualTo("EXECUTED");
-            assertThat(woken.outcome()).as("the frozen holder's run, ended after it woke").isNotEqualTo("EXECUTED");
+            assertThat(woken.outcome())
+                    .as("the frozen holder's run, ended after it woke")
+                    .isNotEqualTo("EXECUTED");
             assertThat(taken.trace()).as("two runs of one fire, two traces").isNotEqualTo(woken.trace());
-            assertThat(spans(other)).as("the take-over's claim, work and completion in its own trace")
-                    .filteredOn(s -> s.trace().equals(taken.trace()) && s.parent().equals(taken.id()))
+            assertThat(spans(other))
+                    .as("the take-over's claim, work and completion in its own trace")
+                    .filteredOn(
+                            s -> s.trace().equals(taken.trace()) && s.parent().equals(taken.id()))
                     .extracting(Span::name)
                     .containsExactlyInAnyOrder("tenure.run.claim", "tenure.run.work", "tenure.run.complete");
             try (Connection c = servers.db().dataSource().getConnection();
-                 PreparedStatement ps = c.prepareStatement("SELECT trace_id, status, node FROM tenure.job_run "
-                         + "WHERE job_key = ? AND fire_key = ?")) {
+                    PreparedStatement ps = c.prepareStatement("SELECT trace_id, status, node FROM tenure.job_run "
+                            + "WHERE job_key = ? AND fire_key = ?")) {
                 ps.setString(1, TracedNode.JOB);
                 ps.setString(2, fire);
                 try (ResultSet rs = ps.executeQuery()) {
                     assertThat(rs.next()).isTrue();
-                    assertThat(rs.getString(1)).as("the row keeps the trace of the run that completed it")
+                    assertThat(rs.getString(1))
+                            .as("the row keeps the trace of the run that completed it")
                             .isEqualTo(taken.trace());
                     assertThat(rs.getString(2)).isEqualTo("COMPLETED");
                     assertThat(rs.getString(3)).isEqualTo(other);
@@ -105,10 +111,17 @@ class TracedTakeoverIT {
     private JvmProcess node(String name) {
         List<String> args = new ArrayList<>();
         servers.both().forEach(p -> args.add("--" + p));
-        args.addAll(List.of("--tenure.node-name=" + name, "--tenure.lease.ttl=3s", "--tenure.missed-fires.grace=1s",
-                "--tenure.missed-fires.sweep-interval=500ms", "--management.tracing.sampling.probability=1.0",
-                "--management.otlp.metrics.export.enabled=false", "--spring.main.web-application-type=none",
-                "--spring.main.banner-mode=off", "--logging.level.root=warn", "--spring.task.scheduling.pool.size=2",
+        args.addAll(List.of(
+                "--tenure.node-name=" + name,
+                "--tenure.lease.ttl=3s",
+                "--tenure.missed-fires.grace=1s",
+                "--tenure.missed-fires.sweep-interval=500ms",
+                "--management.tracing.sampling.probability=1.0",
+                "--management.otlp.metrics.export.enabled=false",
+                "--spring.main.web-application-type=none",
+                "--spring.main.banner-mode=off",
+                "--logging.level.root=warn",
+                "--spring.task.scheduling.pool.size=2",
                 "--spring.autoconfigure.exclude=org.springframework.boot.quartz.autoconfigure.QuartzAutoConfiguration,"
                         + "org.springframework.boot.batch.autoconfigure.BatchAutoConfiguration,"
                         + "org.springframework.boot.batch.jdbc.autoconfigure.BatchJdbcAutoConfiguration"));
@@ -117,8 +130,10 @@ class TracedTakeoverIT {
 
     /** The node and fire of the first BEGIN line after both nodes are ready. */
     private String[] awaitBegin() throws InterruptedException {
-        int[] seen = nodes.values().stream().mapToInt(p -> p.stdoutLines().size()).toArray();
-        long deadline = System.nanoTime() + Timing.scaled(Duration.ofSeconds(20)).toNanos();
+        int[] seen =
+                nodes.values().stream().mapToInt(p -> p.stdoutLines().size()).toArray();
+        long deadline =
+                System.nanoTime() + Timing.scaled(Duration.ofSeconds(20)).toNanos();
         while (System.nanoTime() < deadline) {
             int i = 0;
             for (Map.Entry<String, JvmProcess> e : nodes.entrySet()) {
@@ -135,15 +150,21 @@ class TracedTakeoverIT {
     }
 
     private List<Span> spans(String node) {
-        return nodes.get(node).stdoutLines().stream().map(l -> Span.parse(node, l)).flatMap(Optional::stream).toList();
+        return nodes.get(node).stdoutLines().stream()
+                .map(l -> Span.parse(node, l))
+                .flatMap(Optional::stream)
+                .toList();
     }
 
     /** The {@code tenure.run} span of {@code fire} on {@code node} that ran it (not a skip). */
     private Span awaitRun(String node, String fire, Duration timeout) throws InterruptedException {
         long deadline = System.nanoTime() + timeout.toNanos();
         while (System.nanoTime() < deadline) {
-            Optional<Span> run = spans(node).stream().filter(s -> s.name().equals("tenure.run") && s.fire().equals(fire)
-                    && !s.outcome().startsWith("SKIPPED")).findFirst();
+            Optional<Span> run = spans(node).stream()
+                    .filter(s -> s.name().equals("tenure.run")
+                            && s.fire().equals(fire)
+                            && !s.outcome().startsWith("SKIPPED"))
+                    .findFirst();
             if (run.isPresent()) {
                 return run.get();
             }

@@ -9,8 +9,7 @@ final class Await {
 
     private static final long POLL_MILLIS = 25;
 
-    private Await() {
-    }
+    private Await() {}
 
     static void until(Duration timeout, Supplier<String> what, BooleanSupplier condition) {
         long deadline = System.nanoTime() + timeout.toNanos();
@@ -24,8 +23,10 @@ final class Await {
                 last = e;
             }
             if (System.nanoTime() - deadline > 0) {
-                throw new IllegalStateException("timed out after " + timeout.toMillis() + " ms waiting for "
-                        + what.get() + (last == null ? "" : " (last error: " + last.getMessage() + ")"), last);
+                throw new IllegalStateException(
+                        "timed out after " + timeout.toMillis() + " ms waiting for " + what.get()
+                                + (last == null ? "" : " (last error: " + last.getMessage() + ")"),
+                        last);
             }
             sleep(POLL_MILLIS);
         }

@@ -22,8 +22,7 @@ final class ChildProcesses {
         Runtime.getRuntime().addShutdownHook(new Thread(ChildProcesses::killAll, "tenure-testkit-reaper"));
     }
 
-    private ChildProcesses() {
-    }
+    private ChildProcesses() {}
 
     static void track(Process process) {
         PROCESSES.add(process);
@@ -60,7 +59,8 @@ final class ChildProcesses {
             return;
         }
         try (Stream<Path> paths = Files.walk(dir)) {
-            paths.sorted(Comparator.reverseOrder()).forEach(path -> path.toFile().delete());
+            paths.sorted(Comparator.reverseOrder())
+                    .forEach(path -> path.toFile().delete());
         } catch (IOException | RuntimeException e) {
             // best effort: a leftover temp directory is harmless
         }

@@ -5,8 +5,7 @@ final class ClusterSlots {
 
     static final int SLOTS = 16384;
 
-    private ClusterSlots() {
-    }
+    private ClusterSlots() {}
 
     static int slotOf(byte[] key) {
         int from = 0;

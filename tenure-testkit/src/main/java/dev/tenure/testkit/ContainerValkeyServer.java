@@ -1,7 +1,6 @@
 package dev.tenure.testkit;
 
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import org.testcontainers.containers.GenericContainer;
@@ -27,14 +26,23 @@ final class ContainerValkeyServer implements ValkeyServer {
 
     @SuppressWarnings("resource") // closed by close()
     static ContainerValkeyServer start(List<String> extraArgs) {
-        List<String> command = ValkeyArgs.concat(List.of("valkey-server", "--save", "", "--appendonly", "no",
-                "--port", Integer.toString(CONTAINER_PORT), "--enable-debug-command", "yes"));
+        List<String> command = ValkeyArgs.concat(List.of(
+                "valkey-server",
+                "--save",
+                "",
+                "--appendonly",
+                "no",
+                "--port",
+                Integer.toString(CONTAINER_PORT),
+                "--enable-debug-command",
+                "yes"));
         command.addAll(extraArgs);
         GenericContainer<?> container = new GenericContainer<>(DockerImageName.parse(IMAGE))
                 .withExposedPorts(CONTAINER_PORT)
                 .withCommand(command.toArray(String[]::new));
         container.start();
-        return new ContainerValkeyServer(container, ValkeyArgs.password(extraArgs).orElse(null));
+        return new ContainerValkeyServer(
+                container, ValkeyArgs.password(extraArgs).orElse(null));
     }
 
     @Override
@@ -60,18 +68,27 @@ final class ContainerValkeyServer implements ValkeyServer {
     @Override
     public synchronized void kill() {
         if (isAlive()) {
-            container.getDockerClient().killContainerCmd(container.getContainerId()).exec();
+            container
+                    .getDockerClient()
+                    .killContainerCmd(container.getContainerId())
+                    .exec();
         }
     }
 
     @Override
     public synchronized void pause() {
-        container.getDockerClient().pauseContainerCmd(container.getContainerId()).exec();
+        container
+                .getDockerClient()
+                .pauseContainerCmd(container.getContainerId())
+                .exec();
     }
 
     @Override
     public synchronized void resume() {
-        container.getDockerClient().unpauseContainerCmd(container.getContainerId()).exec();
+        container
+                .getDockerClient()
+                .unpauseContainerCmd(container.getContainerId())
+                .exec();
     }
 
     @Override

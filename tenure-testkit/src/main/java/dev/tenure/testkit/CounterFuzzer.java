@@ -3,7 +3,6 @@ package dev.tenure.testkit;
 import dev.tenure.Lease;
 import dev.tenure.LeaseOptions;
 import dev.tenure.Leases;
-
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -26,8 +25,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 public final class CounterFuzzer {
 
-    private CounterFuzzer() {
-    }
+    private CounterFuzzer() {}
 
     /** Creates the counter file at 0. */
     public static Path newCounter(Path dir) {
@@ -42,7 +40,8 @@ public final class CounterFuzzer {
 
     public static int read(Path counter) {
         try {
-            return Integer.parseInt(Files.readString(counter, StandardCharsets.US_ASCII).trim());
+            return Integer.parseInt(
+                    Files.readString(counter, StandardCharsets.US_ASCII).trim());
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

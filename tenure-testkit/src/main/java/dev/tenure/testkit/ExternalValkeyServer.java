@@ -26,8 +26,10 @@ final class ExternalValkeyServer implements ValkeyServer {
     static ExternalValkeyServer of(String address, String password) {
         int colon = address.lastIndexOf(':');
         try {
-            return new ExternalValkeyServer(address.substring(0, colon).trim(),
-                    Integer.parseInt(address.substring(colon + 1).trim()), password);
+            return new ExternalValkeyServer(
+                    address.substring(0, colon).trim(),
+                    Integer.parseInt(address.substring(colon + 1).trim()),
+                    password);
         } catch (RuntimeException e) {
             throw new IllegalArgumentException(
                     "TENURE_VALKEY_ADDRESS must look like host:port, e.g. 127.0.0.1:6390, got '" + address + "'", e);
@@ -41,9 +43,11 @@ final class ExternalValkeyServer implements ValkeyServer {
             try {
                 command(command.toArray(String[]::new));
             } catch (ValkeyReplyException e) {
-                throw new IllegalStateException("the external server " + address() + " (TENURE_VALKEY_ADDRESS) "
-                        + "cannot apply --" + String.join(" ", option) + " at run time: " + e.reply()
-                        + ". Configure that server yourself, or unset TENURE_VALKEY_ADDRESS.", e);
+                throw new IllegalStateException(
+                        "the external server " + address() + " (TENURE_VALKEY_ADDRESS) "
+                                + "cannot apply --" + String.join(" ", option) + " at run time: " + e.reply()
+                                + ". Configure that server yourself, or unset TENURE_VALKEY_ADDRESS.",
+                        e);
             }
         }
     }

@@ -37,6 +37,7 @@ public final class FireAccountingTour {
     static final int SLOT_SECONDS = 2;
     /** The slot period of the nodes' schedule. */
     public static final Duration SLOT = Duration.ofSeconds(SLOT_SECONDS);
+
     static final Duration FREEZE = Duration.ofSeconds(25);
     private static final Duration MIN_WINDOW = Duration.ofSeconds(60);
 
@@ -55,8 +56,12 @@ public final class FireAccountingTour {
      * @param skipJob    the job key of the job whose missed fires are recorded MISSED
      * @param starter    starts the node of the given name (a, b, c, then a2 and so on for replacements)
      */
-    public FireAccountingTour(PostgresDatabase db, String table, String catchUpJob, String skipJob,
-                              Function<String, JvmProcess> starter) {
+    public FireAccountingTour(
+            PostgresDatabase db,
+            String table,
+            String catchUpJob,
+            String skipJob,
+            Function<String, JvmProcess> starter) {
         this.db = db;
         this.table = table;
         this.catchUpJob = catchUpJob;
@@ -74,8 +79,7 @@ public final class FireAccountingTour {
     }
 
     /** A fault on node {@code node} at {@code at} (epoch millis), while it ran {@code slot} of {@code job}. */
-    public record Fault(String kind, String job, String node, Instant slot, long at) {
-    }
+    public record Fault(String kind, String job, String node, Instant slot, long at) {}
 
     /** A BEGIN line: node {@code node} holds {@code slot} of {@code job} since {@code at} (epoch millis). */
     public record Begin(String job, Instant slot, String node, long at) {
@@ -102,14 +106,15 @@ public final class FireAccountingTour {
             for (String name : List.of("a", "b", "c")) {
                 start(name);
             }
-            nodes.values().forEach(n -> n.awaitStdoutLine(l -> l.equals("READY") || l.startsWith("READY "),
-                    Timing.scaled(Duration.ofSeconds(120))));
+            nodes.values()
+                    .forEach(n -> n.awaitStdoutLine(
+                            l -> l.equals("READY") || l.startsWith("READY "), Timing.scaled(Duration.ofSeconds(120))));
             Instant windowStart = slotAfter(Instant.now().plusSeconds(2));
             String killed = kill(windowStart.plusSeconds(4), faults);
             String frozen = freeze(killed, faults);
             long exitedAt = stop(List.of(killed, frozen), faults);
-            Instant windowEnd = later(slotAfter(Instant.ofEpochMilli(exitedAt).plusSeconds(8)),
-                    windowStart.plus(MIN_WINDOW));
+            Instant windowEnd =
+                    later(slotAfter(Instant.ofEpochMilli(exitedAt).plusSeconds(8)), windowStart.plus(MIN_WINDOW));
             FireAccounts.Ledger ledger = new FireAccounts.Ledger(db, table);
             boolean settled = awaitSettled(ledger, windowStart, windowEnd);
             List<String> output = new ArrayList<>();
@@ -140,8 +145,8 @@ public final class FireAccountingTour {
         Thread.sleep(400);
         JvmProcess frozen = nodes.get(f.node());
         frozen.pause();
-        faults.add(new Fault("SIGSTOP " + FREEZE.toSeconds() + " s", f.job(), f.node(), f.slot(),
-                System.currentTimeMillis()));
+        faults.add(new Fault(
+                "SIGSTOP " + FREEZE.toSeconds() + " s", f.job(), f.node(), f.slot(), System.currentTimeMillis()));
         Thread.sleep(FREEZE.toMillis());
         frozen.resume();
         return f.node();
@@ -172,14 +177,18 @@ public final class FireAccountingTour {
 
     /** The first BEGIN of {@code job} for a slot after {@code after}, on a live node not in {@code except}. */
     private Begin awaitBegin(String job, Instant after, List<String> except) throws InterruptedException {
-        long deadline = System.nanoTime() + Timing.scaled(Duration.ofSeconds(30)).toNanos();
+        long deadline =
+                System.nanoTime() + Timing.scaled(Duration.ofSeconds(30)).toNanos();
         while (System.nanoTime() < deadline) {
             for (Map.Entry<String, JvmProcess> e : nodes.entrySet()) {
                 if (except.contains(e.getKey()) || !e.getValue().isAlive()) {
                     continue;
                 }
-                Optional<Begin> b = e.getValue().stdoutLines().stream().map(Begin::parse).flatMap(Optional::stream)
-                        .filter(x -> x.job().equals(job) && x.slot().isAfter(after)).findFirst();
+                Optional<Begin> b = e.getValue().stdoutLines().stream()
+                        .map(Begin::parse)
+                        .flatMap(Optional::stream)
+                        .filter(x -> x.job().equals(job) && x.slot().isAfter(after))
+                        .findFirst();
                 if (b.isPresent()) {
                     return b.get();
                 }
@@ -194,7 +203,9 @@ public final class FireAccountingTour {
             return;
         }
         try (var files = Files.list(outputDir)) {
-            for (Path f : files.filter(f -> f.toString().endsWith(".out") || f.toString().endsWith(".err")).toList()) {
+            for (Path f : files.filter(
+                            f -> f.toString().endsWith(".out") || f.toString().endsWith(".err"))
+                    .toList()) {
                 Files.delete(f);
             }
         } catch (IOException e) {
@@ -219,7 +230,8 @@ public final class FireAccountingTour {
     /** Waits until every slot of the window has a completed run or a MISSED record, for both jobs; false if not in time. */
     private boolean awaitSettled(FireAccounts.Ledger ledger, Instant from, Instant to)
             throws SQLException, InterruptedException {
-        long deadline = System.nanoTime() + Timing.scaled(Duration.ofSeconds(60)).toNanos();
+        long deadline =
+                System.nanoTime() + Timing.scaled(Duration.ofSeconds(60)).toNanos();
         List<Instant> slots = FireAccounts.slots(from, to);
         while (System.nanoTime() < deadline) {
             if (ledger.settled(catchUpJob, slots) + ledger.settled(skipJob, slots) >= 2L * slots.size()) {

@@ -21,8 +21,7 @@ final class FreePorts {
 
     private static final Set<Integer> HANDED_OUT = ConcurrentHashMap.newKeySet();
 
-    private FreePorts() {
-    }
+    private FreePorts() {}
 
     /** A free port; if {@code withClusterBus}, port + 10000 is free too and still below 40000. */
     static int pick(boolean withClusterBus) {

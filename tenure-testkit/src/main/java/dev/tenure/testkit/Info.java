@@ -5,8 +5,7 @@ import java.util.Optional;
 /** Reads fields out of INFO text ({@code field:value} lines). */
 final class Info {
 
-    private Info() {
-    }
+    private Info() {}
 
     static Optional<String> field(String info, String name) {
         String prefix = name + ":";
@@ -22,7 +21,8 @@ final class Info {
 
     /** Whether a primary's INFO replication lists a replica on {@code port} with {@code state=online}. */
     static boolean replicaOnline(String primaryInfo, int port) {
-        return primaryInfo.lines()
+        return primaryInfo
+                .lines()
                 .filter(line -> line.startsWith("slave") && line.contains(":ip="))
                 .anyMatch(line -> line.contains(",port=" + port + ",") && line.contains(",state=online,"));
     }

@@ -97,7 +97,8 @@ public final class JvmProcess implements AutoCloseable {
     public OptionalInt waitFor(Duration timeout) {
         try {
             return process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)
-                    ? OptionalInt.of(process.exitValue()) : OptionalInt.empty();
+                    ? OptionalInt.of(process.exitValue())
+                    : OptionalInt.empty();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted while waiting for " + this, e);
@@ -139,8 +140,9 @@ public final class JvmProcess implements AutoCloseable {
             List<String> out = stdoutLines();
             List<String> err = stderrLines();
             throw new IllegalStateException("child " + process.pid() + " exited with " + process.exitValue()
-                    + " before " + signal + "; its last stdout lines: " + out.subList(Math.max(0, out.size() - 10),
-                    out.size()) + "; its last stderr lines: " + err.subList(Math.max(0, err.size() - 20), err.size()));
+                    + " before " + signal + "; its last stdout lines: "
+                    + out.subList(Math.max(0, out.size() - 10), out.size()) + "; its last stderr lines: "
+                    + err.subList(Math.max(0, err.size() - 20), err.size()));
         }
     }
 
@@ -161,10 +163,14 @@ public final class JvmProcess implements AutoCloseable {
      */
     public String awaitStdoutLine(Predicate<String> matcher, Duration timeout) {
         String[] found = new String[1];
-        Await.until(timeout, () -> "a matching stdout line from " + this + "; stdout: " + stdoutLines()
-                + "; stderr: " + stderrLines(), () -> {
+        Await.until(
+                timeout,
+                () -> "a matching stdout line from " + this + "; stdout: " + stdoutLines() + "; stderr: "
+                        + stderrLines(),
+                () -> {
                     boolean exited = !process.isAlive();
-                    found[0] = stdoutLines().stream().filter(matcher).findFirst().orElse(null);
+                    found[0] =
+                            stdoutLines().stream().filter(matcher).findFirst().orElse(null);
                     if (found[0] == null && exited) {
                         throw new IllegalStateException("the child exited with " + process.exitValue());
                     }

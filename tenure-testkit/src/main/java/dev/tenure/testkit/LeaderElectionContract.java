@@ -1,15 +1,15 @@
 package dev.tenure.testkit;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
 import dev.tenure.Lease;
 import dev.tenure.LeaseLostException;
 import dev.tenure.LeaseOptions;
 import dev.tenure.Tenure;
 import dev.tenure.TenureException;
 import dev.tenure.Ticker;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Test;
-
-import javax.sql.DataSource;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -18,10 +18,9 @@ import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import static org.awaitility.Awaitility.await;
+import javax.sql.DataSource;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
 
 /**
  * The behaviour every configuration of Tenure's leader election must have (database only; Valkey in front of the
@@ -57,9 +56,10 @@ public abstract class LeaderElectionContract {
     }
 
     /** A started participant with its own Tenure, closed after the test. */
-    protected ElectionParticipant participant(String role, String label, LeaseOptions options, Ticker ticker,
-                                              ElectionParticipant.Reaction reaction) {
-        ElectionParticipant p = new ElectionParticipant(tenure().ticker(ticker).build(), role, label, options, reaction);
+    protected ElectionParticipant participant(
+            String role, String label, LeaseOptions options, Ticker ticker, ElectionParticipant.Reaction reaction) {
+        ElectionParticipant p =
+                new ElectionParticipant(tenure().ticker(ticker).build(), role, label, options, reaction);
         participants.add(p);
         p.election().start();
         return p;
@@ -85,20 +85,33 @@ public abstract class LeaderElectionContract {
         List<Long> epochs = new ArrayList<>();
         try (OverlapWatch watch = new OverlapWatch(all)) {
             for (int term = 0; term < 4; term++) {
-                ElectionParticipant leader = ElectionParticipant.awaitLeader(all, Timing.scaled(Duration.ofSeconds(10)));
+                ElectionParticipant leader =
+                        ElectionParticipant.awaitLeader(all, Timing.scaled(Duration.ofSeconds(10)));
                 long epoch = leader.election().term().orElseThrow();
-                assertThat(leader.election().currentLeader()).as("the database names the leader's term").get()
+                assertThat(leader.election().currentLeader())
+                        .as("the database names the leader's term")
+                        .get()
                         .satisfies(l -> assertThat(l.epoch()).isEqualTo(epoch));
                 epochs.add(epoch);
                 sleep(1200); // a renewal of the term (every 1 s) while the others wait
                 leader.election().stop();
                 all.remove(leader);
             }
-            System.out.printf("%s: terms with epochs %s, %d samples, %d with two leaders%n", getClass().getSimpleName(),
-                    epochs, watch.samples(), watch.overlaps().size());
-            assertThat(watch.overlaps()).as("samples in which two participants held valid terms").isEmpty();
+            System.out.printf(
+                    "%s: terms with epochs %s, %d samples, %d with two leaders%n",
+                    getClass().getSimpleName(),
+                    epochs,
+                    watch.samples(),
+                    watch.overlaps().size());
+            assertThat(watch.overlaps())
+                    .as("samples in which two participants held valid terms")
+                    .isEmpty();
         }
-        assertThat(epochs).as("epochs strictly grow across terms").isSorted().doesNotHaveDuplicates().hasSize(4);
+        assertThat(epochs)
+                .as("epochs strictly grow across terms")
+                .isSorted()
+                .doesNotHaveDuplicates()
+                .hasSize(4);
     }
 
     @Test
@@ -119,7 +132,8 @@ public abstract class LeaderElectionContract {
             handOvers.add(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - stopped));
             assertThat(leader.events()).last().isEqualTo("revoked stopped");
         }
-        System.out.printf("%s: graceful hand-overs with a 30 s TTL: %s ms (stop() included)%n",
+        System.out.printf(
+                "%s: graceful hand-overs with a 30 s TTL: %s ms (stop() included)%n",
                 getClass().getSimpleName(), handOvers);
         assertThat(handOvers).allMatch(ms -> ms < Timing.scaledMillis(1000));
     }
@@ -135,19 +149,24 @@ public abstract class LeaderElectionContract {
             blocker.setAutoCommit(false); // an open transaction holds the role's row: renewals time out
             execute(blocker, "SELECT 1 FROM " + table() + " WHERE job_key = '" + role + "' FOR UPDATE");
             long locked = System.nanoTime();
-            await().atMost(Timing.scaled(Duration.ofSeconds(5))).pollInterval(Duration.ofMillis(5))
+            await().atMost(Timing.scaled(Duration.ofSeconds(5)))
+                    .pollInterval(Duration.ofMillis(5))
                     .until(() -> !solo.election().isLeader());
             revokedAfter = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - locked);
-            await().atMost(Timing.scaled(Duration.ofSeconds(5))).until(() -> solo.events().size() >= 2);
+            await().atMost(Timing.scaled(Duration.ofSeconds(5)))
+                    .until(() -> solo.events().size() >= 2);
             blocker.rollback();
         }
         await().atMost(Timing.scaled(Duration.ofSeconds(10))).until(solo.election()::isLeader);
         long second = solo.election().term().orElseThrow();
-        System.out.printf("%s: renewals blocked: revoked %d ms after the row was locked (TTL 900 ms); elected again "
-                + "with epoch %d (was %d)%n", getClass().getSimpleName(), revokedAfter, second, first);
+        System.out.printf(
+                "%s: renewals blocked: revoked %d ms after the row was locked (TTL 900 ms); elected again "
+                        + "with epoch %d (was %d)%n",
+                getClass().getSimpleName(), revokedAfter, second, first);
         assertThat(revokedAfter).isLessThan(Timing.scaledMillis(1500));
-        assertThat(solo.events().get(1)).isEqualTo("revoked database lease lost: no successful renewal before the "
-                + "local validity deadline");
+        assertThat(solo.events().get(1))
+                .isEqualTo(
+                        "revoked database lease lost: no successful renewal before the " + "local validity deadline");
         assertThat(second).isGreaterThan(first);
     }
 
@@ -158,10 +177,15 @@ public abstract class LeaderElectionContract {
         await().atMost(Timing.scaled(Duration.ofSeconds(5))).until(solo.election()::isLeader);
         long first = solo.election().term().orElseThrow();
         supersede(role, Duration.ofMillis(200));
-        await().atMost(Timing.scaled(Duration.ofSeconds(5))).until(() -> solo.events().size() >= 3);
+        await().atMost(Timing.scaled(Duration.ofSeconds(5)))
+                .until(() -> solo.events().size() >= 3);
         long second = solo.election().term().orElseThrow();
-        assertThat(solo.events()).containsExactly("elected " + first, "revoked database lease lost: the store refused "
-                + "the renewal: it no longer holds this owner's lease", "elected " + second);
+        assertThat(solo.events())
+                .containsExactly(
+                        "elected " + first,
+                        "revoked database lease lost: the store refused "
+                                + "the renewal: it no longer holds this owner's lease",
+                        "elected " + second);
         assertThat(second).as("above the outsider's epoch").isGreaterThan(first + 1);
     }
 
@@ -172,14 +196,18 @@ public abstract class LeaderElectionContract {
         ElectionParticipant a = participant(role, "same", ttl);
         await().atMost(Timing.scaled(Duration.ofSeconds(5))).until(a.election()::isLeader);
         ElectionParticipant b = participant(role, "same", ttl);
-        assertThat(a.election().participantId()).startsWith("same#").isNotEqualTo(b.election().participantId());
+        assertThat(a.election().participantId())
+                .startsWith("same#")
+                .isNotEqualTo(b.election().participantId());
         long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(4); // unscaled: two TTLs of renewals and attempts
         while (System.nanoTime() < until) {
             assertThat(b.election().isLeader()).isFalse();
             sleep(20);
         }
         long epoch = a.election().term().orElseThrow();
-        assertThat(a.election().currentLeader()).get().satisfies(l -> assertThat(l.epoch()).isEqualTo(epoch));
+        assertThat(a.election().currentLeader())
+                .get()
+                .satisfies(l -> assertThat(l.epoch()).isEqualTo(epoch));
         assertThat(a.events()).as("one term, no ping-pong").containsExactly("elected " + epoch);
         assertThat(b.events()).isEmpty();
     }
@@ -191,51 +219,70 @@ public abstract class LeaderElectionContract {
         ElectionParticipant a = participant(role, "a", rareRenewals);
         await().atMost(Timing.scaled(Duration.ofSeconds(5))).until(a.election()::isLeader);
         ElectionParticipant b = participant(role, "b", rareRenewals);
-        assertThat(fencedCommit(a)).as("the leader's fenced transaction commits").isTrue();
-        assertThatThrownBy(() -> fencedCommit(b)).as("a follower").isInstanceOf(LeaseLostException.class)
+        assertThat(fencedCommit(a))
+                .as("the leader's fenced transaction commits")
+                .isTrue();
+        assertThatThrownBy(() -> fencedCommit(b))
+                .as("a follower")
+                .isInstanceOf(LeaseLostException.class)
                 .hasMessageContaining("does not lead");
 
         supersede(role, Duration.ofMillis(300)); // a still believes it leads: only the database can tell
         assertThat(a.election().isLeader()).isTrue();
-        assertThatThrownBy(() -> fencedCommit(a)).as("a deposed leader that has not noticed")
-                .isInstanceOf(TenureException.class).hasMessageContaining("Stale owner");
+        assertThatThrownBy(() -> fencedCommit(a))
+                .as("a deposed leader that has not noticed")
+                .isInstanceOf(TenureException.class)
+                .hasMessageContaining("Stale owner");
 
         a.election().stop();
         await().atMost(Timing.scaled(Duration.ofSeconds(5))).until(b.election()::isLeader);
-        assertThat(fencedCommit(b)).as("the successor's fenced transaction commits").isTrue();
+        assertThat(fencedCommit(b))
+                .as("the successor's fenced transaction commits")
+                .isTrue();
         assertThatThrownBy(() -> fencedCommit(a)).as("a leader that resigned").isInstanceOf(LeaseLostException.class);
     }
 
     @Test
     void stopWhileCampaigning_aLateWinIsGivenBackAtOnce() throws Exception {
         String role = role();
-        try (Tenure outsider = tenure().build(); Connection blocker = dataSource().getConnection()) {
-            LeaseOptions brief = LeaseOptions.ofTtl(Duration.ofMillis(300)).withRenewal(false).withFencingToken(true);
+        try (Tenure outsider = tenure().build();
+                Connection blocker = dataSource().getConnection()) {
+            LeaseOptions brief = LeaseOptions.ofTtl(Duration.ofMillis(300))
+                    .withRenewal(false)
+                    .withFencingToken(true);
             Lease old = outsider.databaseLeases().tryAcquire(role, brief).orElseThrow();
             blocker.setAutoCommit(false);
-            outsider.fence(blocker, old);      // the old holder's fenced transaction outlives its lease
+            outsider.fence(blocker, old); // the old holder's fenced transaction outlives its lease
             sleep(400);
             ElectionParticipant late = participant(role, "late", LONG);
-            await().atMost(Timing.scaled(Duration.ofSeconds(5))).pollInterval(Duration.ofMillis(10))
+            await().atMost(Timing.scaled(Duration.ofSeconds(5)))
+                    .pollInterval(Duration.ofMillis(10))
                     .until(() -> claimsWaitingForALock() > 0); // its claim now waits for the blocker's row lock
             java.util.concurrent.FutureTask<Long> stopMillis = new java.util.concurrent.FutureTask<>(() -> {
                 long stopping = System.nanoTime();
                 late.election().stop();
                 return TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - stopping);
             });
-            new Thread(stopMillis, "election-stop").start();   // a thread of its own, not the common pool's
+            new Thread(stopMillis, "election-stop").start(); // a thread of its own, not the common pool's
             sleep(200);
-            blocker.commit();                  // the claim wins, after stop() began
+            blocker.commit(); // the claim wins, after stop() began
             long givenBack = System.nanoTime();
             stopMillis.get(Timing.scaledMillis(15_000), TimeUnit.MILLISECONDS);
             AtomicReference<Lease> next = new AtomicReference<>(); // free again long before the 30 s TTL
-            await().atMost(Timing.scaled(Duration.ofSeconds(3))).pollInterval(Duration.ofMillis(10))
-                    .until(() -> outsider.databaseLeases().tryAcquire(role, brief).map(l -> next.compareAndSet(null, l))
+            await().atMost(Timing.scaled(Duration.ofSeconds(3)))
+                    .pollInterval(Duration.ofMillis(10))
+                    .until(() -> outsider.databaseLeases()
+                            .tryAcquire(role, brief)
+                            .map(l -> next.compareAndSet(null, l))
                             .orElse(false));
-            System.out.printf("%s: stop() during a blocked claim took %d ms; the late win was given back within %d ms "
-                    + "of the blocker's commit (TTL 30 s)%n", getClass().getSimpleName(), stopMillis.get(),
+            System.out.printf(
+                    "%s: stop() during a blocked claim took %d ms; the late win was given back within %d ms "
+                            + "of the blocker's commit (TTL 30 s)%n",
+                    getClass().getSimpleName(),
+                    stopMillis.get(),
                     TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - givenBack));
-            assertThat(next.get().fencingToken().orElseThrow()).as("a claim won after stop() began")
+            assertThat(next.get().fencingToken().orElseThrow())
+                    .as("a claim won after stop() began")
                     .isGreaterThan(old.fencingToken().orElseThrow() + 1);
             next.get().release();
             assertThat(late.events()).as("a late win is no term").isEmpty();
@@ -246,21 +293,30 @@ public abstract class LeaderElectionContract {
     @Test
     void throwingCallbacks_doNotBreakIt_andACallbackMayStopItsElection() throws Exception {
         String role = role();
-        ElectionParticipant thrower = participant(role, "thrower", LeaseOptions.ofTtl(Duration.ofMillis(1500)),
-                Ticker.system(), ElectionParticipant.Reaction.THROW);
+        ElectionParticipant thrower = participant(
+                role,
+                "thrower",
+                LeaseOptions.ofTtl(Duration.ofMillis(1500)),
+                Ticker.system(),
+                ElectionParticipant.Reaction.THROW);
         await().atMost(Timing.scaled(Duration.ofSeconds(5))).until(thrower.election()::isLeader);
         long first = thrower.election().term().orElseThrow();
         supersede(role, Duration.ofMillis(200)); // revoked (throws), then elected again (throws)
-        await().atMost(Timing.scaled(Duration.ofSeconds(5))).until(() -> thrower.events().size() >= 3);
-        assertThat(thrower.election().term()).as("elected again after two callbacks threw").isPresent();
+        await().atMost(Timing.scaled(Duration.ofSeconds(5)))
+                .until(() -> thrower.events().size() >= 3);
+        assertThat(thrower.election().term())
+                .as("elected again after two callbacks threw")
+                .isPresent();
         assertThat(thrower.election().term().orElseThrow()).isGreaterThan(first);
 
-        ElectionParticipant quitter = participant(role, "quitter", LONG, Ticker.system(),
-                ElectionParticipant.Reaction.STOP_WHEN_ELECTED);
+        ElectionParticipant quitter =
+                participant(role, "quitter", LONG, Ticker.system(), ElectionParticipant.Reaction.STOP_WHEN_ELECTED);
         thrower.election().stop();
-        await().atMost(Timing.scaled(Duration.ofSeconds(5))).until(() -> quitter.events().size() >= 2);
+        await().atMost(Timing.scaled(Duration.ofSeconds(5)))
+                .until(() -> quitter.events().size() >= 2);
         assertThat(quitter.events()).hasSize(2).last().isEqualTo("revoked stopped");
-        await().atMost(Timing.scaled(Duration.ofSeconds(2))).until(() -> quitter.election().currentLeader().isEmpty());
+        await().atMost(Timing.scaled(Duration.ofSeconds(2)))
+                .until(() -> quitter.election().currentLeader().isEmpty());
     }
 
     @Test
@@ -268,20 +324,24 @@ public abstract class LeaderElectionContract {
         String role = role();
         long hours = Duration.ofHours(5).toNanos();
         LeaseOptions ttl = LeaseOptions.ofTtl(Duration.ofSeconds(2));
-        ElectionParticipant ahead = participant(role, "ahead", ttl, () -> System.nanoTime() + hours,
-                ElectionParticipant.Reaction.NONE);
+        ElectionParticipant ahead =
+                participant(role, "ahead", ttl, () -> System.nanoTime() + hours, ElectionParticipant.Reaction.NONE);
         await().atMost(Timing.scaled(Duration.ofSeconds(5))).until(ahead.election()::isLeader);
-        ElectionParticipant behind = participant(role, "behind", ttl, () -> System.nanoTime() - hours,
-                ElectionParticipant.Reaction.NONE);
+        ElectionParticipant behind =
+                participant(role, "behind", ttl, () -> System.nanoTime() - hours, ElectionParticipant.Reaction.NONE);
         sleep(2500); // more than the TTL: several renewals with both clocks running
         assertThat(ahead.election().isLeader()).isTrue();
         assertThat(behind.election().isLeader()).isFalse();
         long first = ahead.election().term().orElseThrow();
-        assertThat(behind.election().currentLeader()).get().satisfies(l -> assertThat(l.epoch()).isEqualTo(first));
+        assertThat(behind.election().currentLeader())
+                .get()
+                .satisfies(l -> assertThat(l.epoch()).isEqualTo(first));
         ahead.election().stop();
         await().atMost(Timing.scaled(Duration.ofSeconds(3))).until(behind.election()::isLeader);
         long second = behind.election().term().orElseThrow();
-        assertThat(ahead.election().currentLeader()).get().satisfies(l -> assertThat(l.epoch()).isEqualTo(second));
+        assertThat(ahead.election().currentLeader())
+                .get()
+                .satisfies(l -> assertThat(l.epoch()).isEqualTo(second));
         assertThat(ahead.events()).containsExactly("elected " + first, "revoked stopped");
         assertThat(behind.events()).containsExactly("elected " + second);
         assertThat(second).isGreaterThan(first);
@@ -305,16 +365,19 @@ public abstract class LeaderElectionContract {
     /** An outsider takes the role over in the database: a new epoch and owner, live for {@code lease}. */
     protected void supersede(String role, Duration lease) throws SQLException {
         try (Connection c = dataSource().getConnection()) {
-            execute(c, "UPDATE " + table() + " SET fencing_token = fencing_token + 1, owner = 'intruder', "
-                    + "lease_expires_at = clock_timestamp() + interval '" + lease.toMillis() + " milliseconds' "
-                    + "WHERE job_key = '" + role + "'");
+            execute(
+                    c,
+                    "UPDATE " + table() + " SET fencing_token = fencing_token + 1, owner = 'intruder', "
+                            + "lease_expires_at = clock_timestamp() + interval '" + lease.toMillis() + " milliseconds' "
+                            + "WHERE job_key = '" + role + "'");
         }
     }
 
     private long claimsWaitingForALock() throws SQLException {
-        try (Connection c = dataSource().getConnection(); var s = c.createStatement();
-             var rs = s.executeQuery("SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() "
-                     + "AND wait_event_type = 'Lock'")) {
+        try (Connection c = dataSource().getConnection();
+                var s = c.createStatement();
+                var rs = s.executeQuery("SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() "
+                        + "AND wait_event_type = 'Lock'")) {
             rs.next();
             return rs.getLong(1);
         }
@@ -356,9 +419,13 @@ public abstract class LeaderElectionContract {
 
         private void loop() {
             while (running.get()) {
-                List<ElectionParticipant> leaders = all.stream().filter(p -> p.election().isLeader()).toList();
+                List<ElectionParticipant> leaders =
+                        all.stream().filter(p -> p.election().isLeader()).toList();
                 if (leaders.size() > 1 && stillLeaders(leaders)) {
-                    overlaps.add(leaders.stream().map(p -> p.election().toString()).toList().toString());
+                    overlaps.add(leaders.stream()
+                            .map(p -> p.election().toString())
+                            .toList()
+                            .toString());
                 }
                 samples++;
                 sleep(2);

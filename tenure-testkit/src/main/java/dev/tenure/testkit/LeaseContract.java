@@ -1,5 +1,8 @@
 package dev.tenure.testkit;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
 import dev.tenure.ExtendResult;
 import dev.tenure.Lease;
 import dev.tenure.LeaseOptions;
@@ -7,15 +10,11 @@ import dev.tenure.LeaseState;
 import dev.tenure.Leases;
 import dev.tenure.spi.AcquireResult;
 import dev.tenure.spi.LeaseStore;
+import java.time.Duration;
+import java.util.UUID;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-
-import java.time.Duration;
-import java.util.UUID;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 
 /**
  * The behaviour of {@link Lease} handles over a {@link LeaseStore}, for what only the store can decide: a
@@ -76,9 +75,12 @@ public abstract class LeaseContract {
         assertThat(lease.extend(LONG)).isEqualTo(ExtendResult.EXTENDED);
         assertThat(lease.remaining()).isGreaterThan(LONG.minus(SHORT)).isLessThanOrEqualTo(LONG);
         await().pollDelay(SHORT.multipliedBy(2)).atMost(LONG).until(() -> true); // past the old expiry
-        assertThat(heldBy(key, lease.owner()).remaining()).isGreaterThan(Duration.ZERO).isLessThanOrEqualTo(LONG);
+        assertThat(heldBy(key, lease.owner()).remaining())
+                .isGreaterThan(Duration.ZERO)
+                .isLessThanOrEqualTo(LONG);
         assertThat(lease.isValid()).isTrue();
-        await().atMost(LONG.plus(Timing.scaled(Duration.ofSeconds(5)))).pollInterval(Duration.ofMillis(50))
+        await().atMost(LONG.plus(Timing.scaled(Duration.ofSeconds(5))))
+                .pollInterval(Duration.ofMillis(50))
                 .until(() -> othersAttempt(key) instanceof AcquireResult.Acquired);
         assertThat(Duration.ofNanos(System.nanoTime() - sentAt)).isGreaterThanOrEqualTo(LONG.minusMillis(50));
         assertThat(lease.isValid()).isFalse();
@@ -91,7 +93,8 @@ public abstract class LeaseContract {
         assertThat(lease.extend(SHORT)).isEqualTo(ExtendResult.EXTENDED);
         assertThat(lease.remaining()).isLessThanOrEqualTo(SHORT);
         assertThat(heldBy(key, lease.owner()).remaining()).isLessThanOrEqualTo(SHORT);
-        await().atMost(SHORT.plus(Timing.scaled(Duration.ofSeconds(5)))).pollInterval(Duration.ofMillis(50))
+        await().atMost(SHORT.plus(Timing.scaled(Duration.ofSeconds(5))))
+                .pollInterval(Duration.ofMillis(50))
                 .until(() -> othersAttempt(key) instanceof AcquireResult.Acquired);
         await().atMost(Timing.scaled(Duration.ofSeconds(5))).until(() -> lease.state() == LeaseState.LOST);
     }

@@ -1,18 +1,17 @@
 package dev.tenure.testkit;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
 import dev.tenure.spi.AcquireResult;
 import dev.tenure.spi.LeaseStore;
-import org.junit.jupiter.api.Nested;
-import org.junit.jupiter.api.Test;
-
 import java.time.Duration;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
+import org.junit.jupiter.api.Nested;
+import org.junit.jupiter.api.Test;
 
 /**
  * The behaviour every {@link LeaseStore} must have. A store's test extends this and provides the store; every
@@ -111,7 +110,8 @@ public abstract class LeaseStoreContract {
     void lease_expiresAfterTtl() {
         String key = freshKey();
         get(store().tryAcquire(key, "a", Duration.ofMillis(300), false));
-        await().atMost(Timing.scaled(Duration.ofSeconds(5))).pollInterval(Duration.ofMillis(50))
+        await().atMost(Timing.scaled(Duration.ofSeconds(5)))
+                .pollInterval(Duration.ofMillis(50))
                 .until(() -> acquire(key, "b") instanceof AcquireResult.Acquired);
         assertThat(get(store().renew(key, "a", TTL))).isFalse();
     }
@@ -153,12 +153,14 @@ public abstract class LeaseStoreContract {
             acquire(key, "a");
             // the subscription is asynchronous: release repeatedly until one notification arrives; each round a
             // waiter first finds the key held, as a real waiter would (stores may notify only when someone waits)
-            await().atMost(Timing.scaled(Duration.ofSeconds(10))).pollInterval(Duration.ofMillis(100)).until(() -> {
-                assertThat(acquire(key, "waiter")).isInstanceOf(AcquireResult.Held.class);
-                get(store().release(key, "a"));
-                acquire(key, "a");
-                return woken.get() > 0;
-            });
+            await().atMost(Timing.scaled(Duration.ofSeconds(10)))
+                    .pollInterval(Duration.ofMillis(100))
+                    .until(() -> {
+                        assertThat(acquire(key, "waiter")).isInstanceOf(AcquireResult.Held.class);
+                        get(store().release(key, "a"));
+                        acquire(key, "a");
+                        return woken.get() > 0;
+                    });
         }
     }
 }

@@ -164,10 +164,24 @@ final class LocalValkeyServer implements ValkeyServer {
     }
 
     private void launch() {
-        List<String> command = new ArrayList<>(List.of(binary.toString(),
-                "--save", "", "--appendonly", "no", "--bind", HOST, "--port", Integer.toString(port),
-                "--dir", dir.toString(), "--logfile", dir.resolve("valkey.log").toString(), "--daemonize", "no",
-                "--enable-debug-command", "local"));
+        List<String> command = new ArrayList<>(List.of(
+                binary.toString(),
+                "--save",
+                "",
+                "--appendonly",
+                "no",
+                "--bind",
+                HOST,
+                "--port",
+                Integer.toString(port),
+                "--dir",
+                dir.toString(),
+                "--logfile",
+                dir.resolve("valkey.log").toString(),
+                "--daemonize",
+                "no",
+                "--enable-debug-command",
+                "local"));
         command.addAll(extraArgs);
         try {
             process = new ProcessBuilder(command)
@@ -185,15 +199,16 @@ final class LocalValkeyServer implements ValkeyServer {
     }
 
     private void awaitPing() {
-        long deadline = System.nanoTime() + Timing.scaled(Duration.ofSeconds(15)).toNanos();
+        long deadline =
+                System.nanoTime() + Timing.scaled(Duration.ofSeconds(15)).toNanos();
         while (true) {
             if (!process.isAlive()) {
                 String output = tail(dir.resolve("valkey.log")) + tail(dir.resolve("stdout.log"));
                 if (output.contains("Address already in use")) {
                     throw new PortTakenException(output);
                 }
-                throw new IllegalStateException("valkey-server on port " + port + " exited with "
-                        + process.exitValue() + " during start-up. Output:\n" + output);
+                throw new IllegalStateException("valkey-server on port " + port + " exited with " + process.exitValue()
+                        + " during start-up. Output:\n" + output);
             }
             if (answersPing()) {
                 return;

@@ -68,9 +68,11 @@ public final class PacketFilter implements AutoCloseable {
         try {
             filter.run(script, "-f", "-");
         } catch (IllegalStateException e) {
-            throw new IllegalStateException("could not create the nftables table that cuts links (" + e.getMessage()
-                    + "). The partition tests drop packets with nftables: they need root or CAP_NET_ADMIN and a kernel "
-                    + "with nf_tables (CONFIG_NF_TABLES)", e);
+            throw new IllegalStateException(
+                    "could not create the nftables table that cuts links (" + e.getMessage()
+                            + "). The partition tests drop packets with nftables: they need root or CAP_NET_ADMIN and a kernel "
+                            + "with nf_tables (CONFIG_NF_TABLES)",
+                    e);
         }
         Runtime.getRuntime().addShutdownHook(filter.cleanUp);
         return filter;
@@ -175,7 +177,8 @@ public final class PacketFilter implements AutoCloseable {
             }
             String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
             if (p.exitValue() != 0) {
-                throw new IllegalStateException(String.join(" ", command) + " failed (exit " + p.exitValue() + "): " + out);
+                throw new IllegalStateException(
+                        String.join(" ", command) + " failed (exit " + p.exitValue() + "): " + out);
             }
             return out;
         } catch (IOException e) {

@@ -94,11 +94,12 @@ public final class PostgresDatabase implements AutoCloseable {
         if (server.source() == PostgresSource.EMBEDDED) {
             PostgresServers.start(server); // a test that stopped it and failed before starting it again
         }
-        try (Connection connection = server.admin(); Statement statement = connection.createStatement()) {
+        try (Connection connection = server.admin();
+                Statement statement = connection.createStatement()) {
             statement.execute("DROP DATABASE IF EXISTS \"" + name + "\" WITH (FORCE)");
         } catch (SQLException e) {
-            throw new IllegalStateException("could not drop test database " + name + " on " + server + ": "
-                    + e.getMessage(), e);
+            throw new IllegalStateException(
+                    "could not drop test database " + name + " on " + server + ": " + e.getMessage(), e);
         }
     }
 

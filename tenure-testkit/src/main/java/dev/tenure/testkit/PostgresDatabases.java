@@ -31,8 +31,7 @@ public final class PostgresDatabases {
     private static final String ALPHABET = "abcdefghijklmnopqrstuvwxyz0123456789";
     private static final SecureRandom RANDOM = new SecureRandom();
 
-    private PostgresDatabases() {
-    }
+    private PostgresDatabases() {}
 
     /** A new database named {@code tenure_<class simple name>_<6 random chars>}. */
     public static PostgresDatabase forClass(Class<?> testClass) {
@@ -56,11 +55,14 @@ public final class PostgresDatabases {
 
     private static PostgresDatabase create(PostgresServer server, String label) {
         String name = databaseName(label);
-        try (Connection connection = server.admin(); Statement statement = connection.createStatement()) {
+        try (Connection connection = server.admin();
+                Statement statement = connection.createStatement()) {
             statement.execute("CREATE DATABASE \"" + name + "\"");
         } catch (SQLException e) {
-            throw new IllegalStateException("could not create test database " + name + " on " + server + ": "
-                    + e.getMessage() + ". The user needs the CREATEDB privilege.", e);
+            throw new IllegalStateException(
+                    "could not create test database " + name + " on " + server + ": " + e.getMessage()
+                            + ". The user needs the CREATEDB privilege.",
+                    e);
         }
         return new PostgresDatabase(server, name);
     }

@@ -9,8 +9,8 @@ import org.postgresql.ds.PGSimpleDataSource;
 /**
  * A Postgres server the kit may create databases on: a JDBC URL split around its database name, plus credentials.
  */
-record PostgresServer(PostgresSource source, String urlPrefix, String adminDatabase, String urlSuffix,
-                      String user, String password) {
+record PostgresServer(
+        PostgresSource source, String urlPrefix, String adminDatabase, String urlSuffix, String user, String password) {
 
     private static final Pattern URL = Pattern.compile("^(jdbc:postgresql://[^/]*/)([^?]*)(\\?.*)?$");
 
@@ -18,8 +18,8 @@ record PostgresServer(PostgresSource source, String urlPrefix, String adminDatab
     static PostgresServer fromUrl(PostgresSource source, String jdbcUrl, String user, String password) {
         Matcher matcher = URL.matcher(jdbcUrl.trim());
         if (!matcher.matches()) {
-            throw new IllegalArgumentException("expected a URL like jdbc:postgresql://host:5432/postgres, got '"
-                    + jdbcUrl + "'");
+            throw new IllegalArgumentException(
+                    "expected a URL like jdbc:postgresql://host:5432/postgres, got '" + jdbcUrl + "'");
         }
         String database = matcher.group(2).isEmpty() ? "postgres" : matcher.group(2);
         String suffix = matcher.group(3) == null ? "" : matcher.group(3);

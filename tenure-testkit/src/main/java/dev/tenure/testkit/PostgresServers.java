@@ -31,8 +31,7 @@ final class PostgresServers {
     private static PostgresServer shared;
     private static EmbeddedPostgresServer embedded;
 
-    private PostgresServers() {
-    }
+    private PostgresServers() {}
 
     /** The first source that works, in {@link PostgresSource} order; resolved once per JVM. */
     static synchronized PostgresServer shared() {
@@ -130,8 +129,11 @@ final class PostgresServers {
             if (embedded == null) {
                 embedded = EmbeddedPostgresServer.start();
             }
-            return PostgresServer.fromUrl(PostgresSource.EMBEDDED,
-                    "jdbc:postgresql://127.0.0.1:" + embedded.port() + "/postgres", "postgres", null);
+            return PostgresServer.fromUrl(
+                    PostgresSource.EMBEDDED,
+                    "jdbc:postgresql://127.0.0.1:" + embedded.port() + "/postgres",
+                    "postgres",
+                    null);
         } catch (IOException | RuntimeException e) {
             throw new IllegalStateException("embedded Postgres failed: " + e.getMessage(), e);
         }
@@ -151,7 +153,10 @@ final class PostgresServers {
         PostgreSQLContainer container = new PostgreSQLContainer("postgres:15-alpine");
         container.start();
         Runtime.getRuntime().addShutdownHook(new Thread(container::stop, "tenure-testkit-postgres-container"));
-        return PostgresServer.fromUrl(PostgresSource.TESTCONTAINERS, container.getJdbcUrl(),
-                container.getUsername(), container.getPassword());
+        return PostgresServer.fromUrl(
+                PostgresSource.TESTCONTAINERS,
+                container.getJdbcUrl(),
+                container.getUsername(),
+                container.getPassword());
     }
 }

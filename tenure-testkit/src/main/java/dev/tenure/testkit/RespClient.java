@@ -22,11 +22,11 @@ import java.util.List;
  */
 final class RespClient {
 
-    private RespClient() {
-    }
+    private RespClient() {}
 
     static Object call(String host, int port, String password, Duration timeout, String... args) {
-        Object reply = callAll(host, port, password, timeout, List.of(List.of(args))).get(0);
+        Object reply =
+                callAll(host, port, password, timeout, List.of(List.of(args))).get(0);
         if (reply instanceof ValkeyReplyException) {
             throw (ValkeyReplyException) reply;
         }
@@ -59,7 +59,9 @@ final class RespClient {
             }
             return replies;
         } catch (IOException e) {
-            String name = commands.isEmpty() || commands.get(0).isEmpty() ? "" : commands.get(0).get(0);
+            String name = commands.isEmpty() || commands.get(0).isEmpty()
+                    ? ""
+                    : commands.get(0).get(0);
             throw new UncheckedIOException(address + " " + name + ": " + e, e);
         }
     }

@@ -1,19 +1,17 @@
 package dev.tenure.testkit;
 
-import dev.tenure.StaleOwnerException;
-import dev.tenure.spi.RunLedger;
-import dev.tenure.spi.RunLedger.FireStart;
-import dev.tenure.spi.RunLedger.Finished;
-import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
-import org.junit.jupiter.api.Test;
-
-import java.sql.Connection;
-import java.sql.SQLException;
-import java.time.Duration;
-import java.util.UUID;
-
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.tenure.StaleOwnerException;
+import dev.tenure.spi.RunLedger;
+import dev.tenure.spi.RunLedger.Finished;
+import dev.tenure.spi.RunLedger.FireStart;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.util.UUID;
+import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
+import org.junit.jupiter.api.Test;
 
 /**
  * The rules every {@link RunLedger} must follow, checked through the SPI alone: a fire starts once per epoch, a
@@ -57,8 +55,7 @@ public abstract class RunLedgerContract {
     }
 
     /** A job's current holder: its epoch and owner. */
-    private record Holder(String job, String owner, long epoch) {
-    }
+    private record Holder(String job, String owner, long epoch) {}
 
     /** Work in one transaction; what it throws is rethrown after the rollback. */
     @FunctionalInterface
@@ -123,7 +120,9 @@ public abstract class RunLedgerContract {
 
     /** Refused with the same exception on every ledger, naming the job. */
     private static void assertRefused(Holder h, ThrowingCallable call) {
-        assertThatThrownBy(call).isInstanceOfSatisfying(StaleOwnerException.class, e -> assertThat(e.key()).isEqualTo(h.job()));
+        assertThatThrownBy(call)
+                .isInstanceOfSatisfying(
+                        StaleOwnerException.class, e -> assertThat(e.key()).isEqualTo(h.job()));
     }
 
     private static Holder as(Holder h, String owner) {
@@ -169,7 +168,8 @@ public abstract class RunLedgerContract {
     void finish_succeeded_recordedAndTheFireIsDoneForGood() {
         Holder a = claimFresh();
         String runId = start(a, "f");
-        assertThat(ledger().finish(a.job(), a.epoch(), a.owner(), runId, true, null)).isEqualTo(Finished.RECORDED);
+        assertThat(ledger().finish(a.job(), a.epoch(), a.owner(), runId, true, null))
+                .isEqualTo(Finished.RECORDED);
         FireStart.AlreadyCompleted done = new FireStart.AlreadyCompleted(runId, a.owner(), a.epoch());
         assertThat(ledger().completedRun(a.job(), "f")).contains(done);
         Holder b = takeOver(a);
@@ -182,7 +182,8 @@ public abstract class RunLedgerContract {
         Holder a = claimFresh();
         String runId = start(a, "f");
         expire(a.job());
-        assertThat(ledger().finish(a.job(), a.epoch(), a.owner(), runId, true, null)).isEqualTo(Finished.RECORDED);
+        assertThat(ledger().finish(a.job(), a.epoch(), a.owner(), runId, true, null))
+                .isEqualTo(Finished.RECORDED);
         assertThat(ledger().completedRun(a.job(), "f")).isPresent();
     }
 
@@ -190,7 +191,8 @@ public abstract class RunLedgerContract {
     void finish_failed_recordedAndANewerEpochTakesTheFireOver() {
         Holder a = claimFresh();
         String first = start(a, "f");
-        assertThat(ledger().finish(a.job(), a.epoch(), a.owner(), first, false, "boom")).isEqualTo(Finished.RECORDED);
+        assertThat(ledger().finish(a.job(), a.epoch(), a.owner(), first, false, "boom"))
+                .isEqualTo(Finished.RECORDED);
         assertThat(ledger().completedRun(a.job(), "f")).isEmpty();
         Holder b = takeOver(a);
         assertThat(start(b, "f")).isNotEqualTo(first);
@@ -204,8 +206,10 @@ public abstract class RunLedgerContract {
         assertThat(ledger().abandon(a.job(), a.epoch(), a.owner(), first, "shutdown: contract"))
                 .isEqualTo(Finished.RECORDED);
         assertThat(ledger().completedRun(a.job(), "f")).isEmpty();
-        ledger().finish(a.job(), a.epoch(), a.owner(), first, true, null);   // late: the run is ABANDONED already
-        assertThat(ledger().completedRun(a.job(), "f")).as("after a late finish").isEmpty();
+        ledger().finish(a.job(), a.epoch(), a.owner(), first, true, null); // late: the run is ABANDONED already
+        assertThat(ledger().completedRun(a.job(), "f"))
+                .as("after a late finish")
+                .isEmpty();
         // a ledger that claims and starts in one step has cleared the lease; otherwise its holder releases it next
         Holder b = ledger().claimsAndStarts() ? claimAgain(a) : takeOver(a);
         assertThat(start(b, "f")).isNotEqualTo(first);
@@ -218,7 +222,8 @@ public abstract class RunLedgerContract {
         complete(a, runId);
         assertThat(ledger().abandon(a.job(), a.epoch(), a.owner(), runId, "shutdown: contract"))
                 .isEqualTo(Finished.COMPLETED_EARLIER);
-        assertThat(ledger().completedRun(a.job(), "f")).contains(new FireStart.AlreadyCompleted(runId, a.owner(), a.epoch()));
+        assertThat(ledger().completedRun(a.job(), "f"))
+                .contains(new FireStart.AlreadyCompleted(runId, a.owner(), a.epoch()));
     }
 
     @Test
@@ -229,7 +234,8 @@ public abstract class RunLedgerContract {
         String second = start(b, "f");
         assertThat(ledger().abandon(a.job(), a.epoch(), a.owner(), first, "shutdown: contract"))
                 .isEqualTo(Finished.STALE);
-        assertThat(ledger().finish(b.job(), b.epoch(), b.owner(), second, true, null)).isEqualTo(Finished.RECORDED);
+        assertThat(ledger().finish(b.job(), b.epoch(), b.owner(), second, true, null))
+                .isEqualTo(Finished.RECORDED);
     }
 
     @Test
@@ -237,7 +243,8 @@ public abstract class RunLedgerContract {
         Holder a = claimFresh();
         String first = start(a, "f");
         Holder b = takeOver(a);
-        assertThat(ledger().finish(a.job(), a.epoch(), a.owner(), first, true, null)).isEqualTo(Finished.STALE);
+        assertThat(ledger().finish(a.job(), a.epoch(), a.owner(), first, true, null))
+                .isEqualTo(Finished.STALE);
         assertThat(ledger().completedRun(a.job(), "f")).isEmpty();
         assertThat(start(b, "f")).isNotEqualTo(first);
     }
@@ -246,7 +253,8 @@ public abstract class RunLedgerContract {
     void finish_foreignOwner_staleAndNothingCompleted() {
         Holder a = claimFresh();
         String runId = start(a, "f");
-        assertThat(ledger().finish(a.job(), a.epoch(), "intruder", runId, true, null)).isEqualTo(Finished.STALE);
+        assertThat(ledger().finish(a.job(), a.epoch(), "intruder", runId, true, null))
+                .isEqualTo(Finished.STALE);
         assertThat(ledger().completedRun(a.job(), "f")).isEmpty();
     }
 
@@ -265,7 +273,8 @@ public abstract class RunLedgerContract {
         String runId = start(a, "f");
         complete(a, runId);
         Holder b = takeOver(a);
-        assertThat(ledger().finish(a.job(), a.epoch(), a.owner(), runId, false, "late")).isEqualTo(Finished.COMPLETED_EARLIER);
+        assertThat(ledger().finish(a.job(), a.epoch(), a.owner(), runId, false, "late"))
+                .isEqualTo(Finished.COMPLETED_EARLIER);
         assertThat(ledger().startRun(b.job(), "f", b.epoch(), b.owner()))
                 .isEqualTo(new FireStart.AlreadyCompleted(runId, a.owner(), a.epoch()));
     }
@@ -275,8 +284,10 @@ public abstract class RunLedgerContract {
         Holder a = claimFresh();
         String runId = start(a, "f");
         complete(a, runId);
-        assertThat(ledger().completedRun(a.job(), "f")).contains(new FireStart.AlreadyCompleted(runId, a.owner(), a.epoch()));
-        assertThat(ledger().finish(a.job(), a.epoch(), a.owner(), runId, false, "after")).isEqualTo(Finished.COMPLETED_EARLIER);
+        assertThat(ledger().completedRun(a.job(), "f"))
+                .contains(new FireStart.AlreadyCompleted(runId, a.owner(), a.epoch()));
+        assertThat(ledger().finish(a.job(), a.epoch(), a.owner(), runId, false, "after"))
+                .isEqualTo(Finished.COMPLETED_EARLIER);
         assertThat(ledger().completedRun(a.job(), "f")).isPresent();
     }
 
@@ -296,7 +307,9 @@ public abstract class RunLedgerContract {
         Holder a = claimFresh();
         String first = start(a, "f");
         Holder b = takeOver(a);
-        assertThatThrownBy(() -> complete(b, first)).isInstanceOf(IllegalStateException.class).hasMessageContaining(first);
+        assertThatThrownBy(() -> complete(b, first))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining(first);
         assertThat(ledger().completedRun(a.job(), "f")).isEmpty();
     }
 
@@ -304,7 +317,9 @@ public abstract class RunLedgerContract {
     void complete_unknownRun_refused() {
         Holder a = claimFresh();
         String unknown = UUID.randomUUID().toString();
-        assertThatThrownBy(() -> complete(a, unknown)).isInstanceOf(IllegalStateException.class).hasMessageContaining(unknown);
+        assertThatThrownBy(() -> complete(a, unknown))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining(unknown);
     }
 
     /** Where {@link #transactional()}: undone with the rollback; otherwise it counted at once. */
@@ -315,10 +330,13 @@ public abstract class RunLedgerContract {
         inTransaction(false, c -> ledger().complete(c, a.job(), a.epoch(), a.owner(), runId));
         if (transactional()) {
             assertThat(ledger().completedRun(a.job(), "f")).isEmpty();
-            assertThat(ledger().finish(a.job(), a.epoch(), a.owner(), runId, true, null)).isEqualTo(Finished.RECORDED);
+            assertThat(ledger().finish(a.job(), a.epoch(), a.owner(), runId, true, null))
+                    .isEqualTo(Finished.RECORDED);
         } else {
-            assertThat(ledger().completedRun(a.job(), "f")).contains(new FireStart.AlreadyCompleted(runId, a.owner(), a.epoch()));
-            assertThat(ledger().finish(a.job(), a.epoch(), a.owner(), runId, true, null)).isEqualTo(Finished.COMPLETED_EARLIER);
+            assertThat(ledger().completedRun(a.job(), "f"))
+                    .contains(new FireStart.AlreadyCompleted(runId, a.owner(), a.epoch()));
+            assertThat(ledger().finish(a.job(), a.epoch(), a.owner(), runId, true, null))
+                    .isEqualTo(Finished.COMPLETED_EARLIER);
         }
     }
 
@@ -357,10 +375,13 @@ public abstract class RunLedgerContract {
         assertThat(first).isInstanceOf(RunLedger.FireClaim.Started.class);
         RunLedger.FireClaim.Started a = (RunLedger.FireClaim.Started) first;
         assertThat(ledger().claimAndStart(job, "g", "b", java.time.Duration.ofSeconds(30)))
-                .isInstanceOfSatisfying(RunLedger.FireClaim.Held.class, h -> assertThat(h.owner()).isEqualTo("a"));
+                .isInstanceOfSatisfying(
+                        RunLedger.FireClaim.Held.class,
+                        h -> assertThat(h.owner()).isEqualTo("a"));
         Holder holder = new Holder(job, "a", a.epoch());
         complete(holder, a.runId());
-        assertThat(ledger().finishAndRelease(job, a.epoch(), "a", a.runId(), true, null)).isEqualTo(Finished.COMPLETED_EARLIER);
+        assertThat(ledger().finishAndRelease(job, a.epoch(), "a", a.runId(), true, null))
+                .isEqualTo(Finished.COMPLETED_EARLIER);
         assertThat(ledger().claimAndStart(job, "f", "b", java.time.Duration.ofSeconds(30)))
                 .isEqualTo(new FireStart.AlreadyCompleted(a.runId(), "a", a.epoch()));
         RunLedger.FireClaim g = ledger().claimAndStart(job, "g", "b", java.time.Duration.ofSeconds(30));

@@ -6,8 +6,7 @@ import java.util.concurrent.TimeUnit;
 /** Sends POSIX signals (SIGSTOP, SIGCONT, SIGTERM) through {@code kill}: the JDK cannot send the first two itself. */
 final class Signals {
 
-    private Signals() {
-    }
+    private Signals() {}
 
     static void stop(long pid) {
         send("STOP", pid);

@@ -19,7 +19,8 @@ import org.junit.jupiter.api.extension.ParameterResolver;
  */
 public final class TestkitExtension implements ParameterResolver {
 
-    private static final ExtensionContext.Namespace NAMESPACE = ExtensionContext.Namespace.create(TestkitExtension.class);
+    private static final ExtensionContext.Namespace NAMESPACE =
+            ExtensionContext.Namespace.create(TestkitExtension.class);
 
     @Override
     public boolean supportsParameter(ParameterContext parameter, ExtensionContext context) {
@@ -35,8 +36,8 @@ public final class TestkitExtension implements ParameterResolver {
             return store.computeIfAbsent(ValkeyServer.class, key -> ValkeyServers.standalone(), ValkeyServer.class);
         }
         Class<?> testClass = classContext.getRequiredTestClass();
-        return store.computeIfAbsent(PostgresDatabase.class, key -> PostgresDatabases.forClass(testClass),
-                PostgresDatabase.class);
+        return store.computeIfAbsent(
+                PostgresDatabase.class, key -> PostgresDatabases.forClass(testClass), PostgresDatabase.class);
     }
 
     /** The context of the innermost test class, so one resource serves all of its methods. */

@@ -14,8 +14,7 @@ public final class Timing {
     /** The system property holding the multiplier, e.g. {@code -Dtenure.test.timing.multiplier=3}. */
     public static final String PROPERTY = "tenure.test.timing.multiplier";
 
-    private Timing() {
-    }
+    private Timing() {}
 
     /**
      * The current multiplier.

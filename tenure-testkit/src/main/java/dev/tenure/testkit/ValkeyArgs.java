@@ -7,8 +7,7 @@ import java.util.Optional;
 /** Reads and groups {@code --name value...} command-line arguments of valkey-server. */
 final class ValkeyArgs {
 
-    private ValkeyArgs() {
-    }
+    private ValkeyArgs() {}
 
     /** The value after {@code --requirepass}, if any (the last one wins, as in valkey-server). */
     static Optional<String> password(List<String> args) {

@@ -10,8 +10,7 @@ import java.util.concurrent.TimeUnit;
 /** Runs valkey-cli once (used only for {@code --cluster create}), its output going to a file. */
 final class ValkeyCli {
 
-    private ValkeyCli() {
-    }
+    private ValkeyCli() {}
 
     static void run(Path cli, List<String> arguments, Path output) {
         List<String> command = new ArrayList<>();
@@ -19,8 +18,10 @@ final class ValkeyCli {
         command.addAll(arguments);
         String what = "valkey-cli " + arguments.get(0) + " " + arguments.get(1);
         try {
-            Process process = new ProcessBuilder(command).redirectErrorStream(true)
-                    .redirectOutput(output.toFile()).start();
+            Process process = new ProcessBuilder(command)
+                    .redirectErrorStream(true)
+                    .redirectOutput(output.toFile())
+                    .start();
             if (!process.waitFor(Timing.scaledMillis(60_000), TimeUnit.MILLISECONDS)) {
                 ChildProcesses.kill(process);
                 throw new IllegalStateException(what + " did not finish in time. Output:\n" + read(output));

@@ -33,9 +33,20 @@ public final class ValkeyCluster implements AutoCloseable {
     public static final int SLOTS = 16384;
 
     static final List<String> CLUSTER_ARGS = List.of(
-            "--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf", "--cluster-node-timeout", "1000",
-            "--cluster-replica-validity-factor", "0", "--repl-diskless-sync", "yes", "--repl-diskless-sync-delay", "0",
-            "--repl-diskless-load", "swapdb");
+            "--cluster-enabled",
+            "yes",
+            "--cluster-config-file",
+            "nodes.conf",
+            "--cluster-node-timeout",
+            "1000",
+            "--cluster-replica-validity-factor",
+            "0",
+            "--repl-diskless-sync",
+            "yes",
+            "--repl-diskless-sync-delay",
+            "0",
+            "--repl-diskless-load",
+            "swapdb");
     private static final int PRIMARIES = 3;
     private static final int NODES = 6;
     private static final Duration PROBE_TIMEOUT = Duration.ofMillis(500);
@@ -106,8 +117,10 @@ public final class ValkeyCluster implements AutoCloseable {
      */
     public ValkeyServer primaryForSlot(int slot) {
         for (ValkeyServer node : nodes) {
-            Optional<ClusterNodeLine> owner = view(node).flatMap(lines -> lines.stream()
-                    .filter(line -> line.isPrimary() && !line.isFailed() && line.ownsSlot(slot)).findFirst());
+            Optional<ClusterNodeLine> owner = view(node)
+                    .flatMap(lines -> lines.stream()
+                            .filter(line -> line.isPrimary() && !line.isFailed() && line.ownsSlot(slot))
+                            .findFirst());
             if (owner.isPresent()) {
                 return serverWithId(owner.get().id());
             }
@@ -127,8 +140,9 @@ public final class ValkeyCluster implements AutoCloseable {
      */
     public ValkeyServer replicaOf(ValkeyServer primary) {
         String primaryId = idOf(primary);
-        return liveNodesWhere(line -> line.isReplicaOf(primaryId)).stream().findFirst().orElseThrow(
-                () -> new IllegalStateException("no live replica of " + primary + ". " + dump()));
+        return liveNodesWhere(line -> line.isReplicaOf(primaryId)).stream()
+                .findFirst()
+                .orElseThrow(() -> new IllegalStateException("no live replica of " + primary + ". " + dump()));
     }
 
     /**
@@ -198,7 +212,8 @@ public final class ValkeyCluster implements AutoCloseable {
         }
         awaitStable(Timing.scaled(Duration.ofSeconds(30)));
         for (ValkeyServer node : nodes) {
-            myself(node).filter(line -> !line.isPrimary())
+            myself(node)
+                    .filter(line -> !line.isPrimary())
                     .ifPresent(line -> initialPrimaryIds.put(node, line.masterId()));
         }
         if (primaries().size() != PRIMARIES) {
@@ -210,9 +225,12 @@ public final class ValkeyCluster implements AutoCloseable {
         for (ValkeyServer replica : replicas()) {
             String info = replica.info("replication");
             int primaryPort = Integer.parseInt(Info.field(info, "master_port").orElse("0"));
-            ValkeyServer primary = nodes.stream().filter(node -> node.port() == primaryPort).findFirst()
+            ValkeyServer primary = nodes.stream()
+                    .filter(node -> node.port() == primaryPort)
+                    .findFirst()
                     .orElse(null);
-            if (primary == null || !Info.has(info, "master_link_status", "up")
+            if (primary == null
+                    || !Info.has(info, "master_link_status", "up")
                     || !Info.replicaOnline(primary.info("replication"), replica.port())) {
                 return false;
             }
@@ -223,8 +241,11 @@ public final class ValkeyCluster implements AutoCloseable {
     private boolean slotMapsAgree() {
         Set<String> maps = new HashSet<>();
         for (ValkeyServer node : nodes) {
-            maps.add(view(node).orElseThrow().stream().filter(line -> !line.slotRanges().isEmpty())
-                    .map(line -> line.id() + "=" + line.slotRanges()).sorted().collect(Collectors.joining(";")));
+            maps.add(view(node).orElseThrow().stream()
+                    .filter(line -> !line.slotRanges().isEmpty())
+                    .map(line -> line.id() + "=" + line.slotRanges())
+                    .sorted()
+                    .collect(Collectors.joining(";")));
         }
         return maps.size() == 1;
     }
@@ -232,8 +253,10 @@ public final class ValkeyCluster implements AutoCloseable {
     private boolean allSeeAsPrimary(List<ValkeyServer> survivors, ValkeyServer candidate) {
         String id = idOf(candidate);
         for (ValkeyServer survivor : survivors) {
-            boolean seen = view(survivor).orElseThrow().stream().anyMatch(
-                    line -> line.id().equals(id) && line.isPrimary() && !line.slotRanges().isEmpty());
+            boolean seen = view(survivor).orElseThrow().stream()
+                    .anyMatch(line -> line.id().equals(id)
+                            && line.isPrimary()
+                            && !line.slotRanges().isEmpty());
             if (!seen) {
                 return false;
             }
@@ -242,20 +265,27 @@ public final class ValkeyCluster implements AutoCloseable {
     }
 
     private boolean allOk(List<ValkeyServer> survivors) {
-        return survivors.stream().allMatch(node ->
-                Info.has((String) node.command(PROBE_TIMEOUT, "CLUSTER", "INFO"), "cluster_state", "ok"));
+        return survivors.stream()
+                .allMatch(node ->
+                        Info.has((String) node.command(PROBE_TIMEOUT, "CLUSTER", "INFO"), "cluster_state", "ok"));
     }
 
     private List<ValkeyServer> survivorsExcept(ValkeyServer excluded) {
-        return nodes.stream().filter(node -> node != excluded && view(node).isPresent()).collect(Collectors.toList());
+        return nodes.stream()
+                .filter(node -> node != excluded && view(node).isPresent())
+                .collect(Collectors.toList());
     }
 
     private List<ValkeyServer> liveNodesWhere(Predicate<ClusterNodeLine> ownLine) {
-        return nodes.stream().filter(node -> myself(node).filter(ownLine).isPresent()).collect(Collectors.toList());
+        return nodes.stream()
+                .filter(node -> myself(node).filter(ownLine).isPresent())
+                .collect(Collectors.toList());
     }
 
     private Optional<ClusterNodeLine> myself(ValkeyServer node) {
-        return view(node).flatMap(lines -> lines.stream().filter(ClusterNodeLine::isMyself).findFirst());
+        return view(node)
+                .flatMap(lines ->
+                        lines.stream().filter(ClusterNodeLine::isMyself).findFirst());
     }
 
     /** The node's CLUSTER NODES, or empty if it does not answer quickly (killed, paused, restarting). */
@@ -276,8 +306,11 @@ public final class ValkeyCluster implements AutoCloseable {
     }
 
     private ValkeyServer serverWithId(String id) {
-        return ids.entrySet().stream().filter(entry -> entry.getValue().equals(id)).map(Map.Entry::getKey)
-                .findFirst().orElseThrow(() -> new IllegalStateException("unknown node id " + id));
+        return ids.entrySet().stream()
+                .filter(entry -> entry.getValue().equals(id))
+                .map(Map.Entry::getKey)
+                .findFirst()
+                .orElseThrow(() -> new IllegalStateException("unknown node id " + id));
     }
 
     /** CLUSTER NODES from the first node that answers, for failure messages. */

@@ -31,7 +31,8 @@ final class ValkeyLauncher {
     }
 
     static ValkeyLauncher fromSystem() {
-        return new ValkeyLauncher(System::getenv, () -> DockerClientFactory.instance().isDockerAvailable());
+        return new ValkeyLauncher(
+                System::getenv, () -> DockerClientFactory.instance().isDockerAvailable());
     }
 
     ValkeyServer standalone(List<String> extraArgs) {
@@ -48,15 +49,16 @@ final class ValkeyLauncher {
         if (dockerAvailable.getAsBoolean()) {
             return ContainerValkeyServer.start(extraArgs);
         }
-        throw new IllegalStateException("No valkey-server found on PATH and no Docker engine available. "
-                + INSTALL_HINT);
+        throw new IllegalStateException(
+                "No valkey-server found on PATH and no Docker engine available. " + INSTALL_HINT);
     }
 
     /** Replication groups and clusters need local processes: they signal and restart individual nodes. */
     Path requireServerBinary(String what) {
-        return serverBinary().orElseThrow(() -> new IllegalStateException(what + " needs a local valkey-server "
-                + "binary (" + ADDRESS_ENV + " and Docker are not used for it), and none was found on PATH. "
-                + INSTALL_HINT));
+        return serverBinary()
+                .orElseThrow(() -> new IllegalStateException(what + " needs a local valkey-server "
+                        + "binary (" + ADDRESS_ENV + " and Docker are not used for it), and none was found on PATH. "
+                        + INSTALL_HINT));
     }
 
     /** valkey-cli next to the server binary, else on PATH. */
@@ -65,8 +67,9 @@ final class ValkeyLauncher {
         if (Files.isExecutable(sibling)) {
             return sibling;
         }
-        return onPath("valkey-cli").orElseThrow(() -> new IllegalStateException("A Valkey cluster is created with "
-                + "valkey-cli, which was not found next to " + serverBinary + " nor on PATH. " + INSTALL_HINT));
+        return onPath("valkey-cli")
+                .orElseThrow(() -> new IllegalStateException("A Valkey cluster is created with "
+                        + "valkey-cli, which was not found next to " + serverBinary + " nor on PATH. " + INSTALL_HINT));
     }
 
     /** {@code TENURE_VALKEY_SERVER_BIN}, else {@code valkey-server} on PATH. */
@@ -75,8 +78,8 @@ final class ValkeyLauncher {
         if (configured != null && !configured.isBlank()) {
             Path path = Path.of(configured.trim());
             if (!Files.isExecutable(path)) {
-                throw new IllegalStateException(SERVER_BIN_ENV + "=" + configured + " is not an executable file. "
-                        + INSTALL_HINT);
+                throw new IllegalStateException(
+                        SERVER_BIN_ENV + "=" + configured + " is not an executable file. " + INSTALL_HINT);
             }
             return Optional.of(path);
         }

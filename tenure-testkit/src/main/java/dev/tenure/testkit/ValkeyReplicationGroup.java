@@ -15,8 +15,16 @@ import java.util.List;
 public final class ValkeyReplicationGroup implements AutoCloseable {
 
     static final List<String> REPLICATION_ARGS = List.of(
-            "--repl-diskless-sync", "yes", "--repl-diskless-sync-delay", "0", "--repl-diskless-load", "swapdb",
-            "--repl-ping-replica-period", "1", "--repl-timeout", "3");
+            "--repl-diskless-sync",
+            "yes",
+            "--repl-diskless-sync-delay",
+            "0",
+            "--repl-diskless-load",
+            "swapdb",
+            "--repl-ping-replica-period",
+            "1",
+            "--repl-timeout",
+            "3");
 
     private final ValkeyServer primary;
     private final ValkeyServer replica;
@@ -71,7 +79,9 @@ public final class ValkeyReplicationGroup implements AutoCloseable {
 
     /** Waits until the replica's link is up and the primary lists it as {@code state=online}. */
     public void awaitReplicaSynced(Duration timeout) {
-        Await.until(timeout, () -> "the first sync of " + replica + " from " + primary,
+        Await.until(
+                timeout,
+                () -> "the first sync of " + replica + " from " + primary,
                 () -> Info.has(replica.info("replication"), "master_link_status", "up")
                         && Info.replicaOnline(primary.info("replication"), replica.port()));
     }

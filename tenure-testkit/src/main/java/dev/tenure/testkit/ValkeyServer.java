@@ -80,8 +80,10 @@ public interface ValkeyServer extends AutoCloseable {
         java.util.Map<String, Long> calls = new java.util.TreeMap<>();
         for (String line : String.valueOf(command("INFO", "commandstats")).split("\\R")) {
             if (line.startsWith("cmdstat_")) {
-                calls.put(line.substring("cmdstat_".length(), line.indexOf(':')),
-                        Long.parseLong(line.replaceAll("^cmdstat_[^:]+:calls=(\\d+),.*", "$1").trim()));
+                calls.put(
+                        line.substring("cmdstat_".length(), line.indexOf(':')),
+                        Long.parseLong(line.replaceAll("^cmdstat_[^:]+:calls=(\\d+),.*", "$1")
+                                .trim()));
             }
         }
         return calls;

@@ -23,8 +23,7 @@ import java.util.List;
  */
 public final class ValkeyServers {
 
-    private ValkeyServers() {
-    }
+    private ValkeyServers() {}
 
     /** One server; see the class comment for where it comes from. Blocks until it answers PING. */
     public static ValkeyServer standalone(String... extraArgs) {
@@ -38,8 +37,8 @@ public final class ValkeyServers {
      */
     public static ValkeyReplicationGroup primaryWithReplica(String... extraArgs) {
         ValkeyLauncher launcher = ValkeyLauncher.fromSystem();
-        return ValkeyReplicationGroup.start(launcher.requireServerBinary("A primary with a replica"),
-                List.of(extraArgs));
+        return ValkeyReplicationGroup.start(
+                launcher.requireServerBinary("A primary with a replica"), List.of(extraArgs));
     }
 
     /**

@@ -3,8 +3,7 @@ package dev.tenure.testkit;
 /** Run by {@link JvmProcessIT} in a child JVM. */
 public final class ChildMain {
 
-    private ChildMain() {
-    }
+    private ChildMain() {}
 
     /** {@code echo a b} prints its arguments and exits 3; {@code tick} prints a counter every 10 ms forever. */
     public static void main(String[] args) throws InterruptedException {

@@ -13,7 +13,8 @@ class EmbeddedPostgresIT {
 
     @Test
     void restartServer_embedded_keepsDataAndCutsOpenConnections() throws SQLException {
-        try (PostgresDatabase database = PostgresDatabases.forClass(EmbeddedPostgresIT.class, PostgresSource.EMBEDDED)) {
+        try (PostgresDatabase database =
+                PostgresDatabases.forClass(EmbeddedPostgresIT.class, PostgresSource.EMBEDDED)) {
             assertThat(database.source()).isEqualTo(PostgresSource.EMBEDDED);
             Connection before = database.dataSource().getConnection();
             try (Statement statement = before.createStatement()) {
@@ -25,8 +26,8 @@ class EmbeddedPostgresIT {
 
             assertThat(before.isValid(1)).isFalse();
             try (Connection after = database.dataSource().getConnection();
-                 Statement statement = after.createStatement();
-                 ResultSet result = statement.executeQuery("SELECT id FROM survivor")) {
+                    Statement statement = after.createStatement();
+                    ResultSet result = statement.executeQuery("SELECT id FROM survivor")) {
                 assertThat(result.next()).isTrue();
                 assertThat(result.getInt(1)).isEqualTo(7);
             }
@@ -37,7 +38,8 @@ class EmbeddedPostgresIT {
     void restartServer_notEmbedded_isUnsupported() {
         try (PostgresDatabase database = PostgresDatabases.forClass(EmbeddedPostgresIT.class)) {
             if (database.source() != PostgresSource.EMBEDDED) {
-                assertThatThrownBy(database::restartServer).isInstanceOf(UnsupportedOperationException.class)
+                assertThatThrownBy(database::restartServer)
+                        .isInstanceOf(UnsupportedOperationException.class)
                         .hasMessageContaining("EMBEDDED");
             }
         }

@@ -3,8 +3,7 @@ package dev.tenure.testkit;
 /** Run by {@link ShutdownHookIT}: starts a server, prints its pid and exits without closing it. */
 public final class ForgetfulMain {
 
-    private ForgetfulMain() {
-    }
+    private ForgetfulMain() {}
 
     public static void main(String[] args) {
         ValkeyServer server = ValkeyServers.standalone();

@@ -12,16 +12,14 @@ import org.junit.jupiter.api.Test;
 class PostgresDatabaseIT {
 
     /** Stand-ins for two test classes. */
-    static final class FirstStoreIT {
-    }
+    static final class FirstStoreIT {}
 
-    static final class SecondStoreIT {
-    }
+    static final class SecondStoreIT {}
 
     @Test
     void forClass_twoClasses_getSeparateFreshDatabases() throws SQLException {
         try (PostgresDatabase first = PostgresDatabases.forClass(FirstStoreIT.class);
-             PostgresDatabase second = PostgresDatabases.forClass(SecondStoreIT.class)) {
+                PostgresDatabase second = PostgresDatabases.forClass(SecondStoreIT.class)) {
             assertThat(first.name()).startsWith("tenure_firststoreit_").hasSize("tenure_firststoreit_".length() + 6);
             assertThat(second.name()).startsWith("tenure_secondstoreit_");
             assertThat(first.jdbcUrl()).endsWith("/" + first.name());
@@ -55,15 +53,15 @@ class PostgresDatabaseIT {
 
     private static void execute(PostgresDatabase database, String sql) throws SQLException {
         try (Connection connection = database.dataSource().getConnection();
-             Statement statement = connection.createStatement()) {
+                Statement statement = connection.createStatement()) {
             statement.execute(sql);
         }
     }
 
     private static String currentDatabase(PostgresDatabase database) throws SQLException {
         try (Connection connection = database.dataSource().getConnection();
-             Statement statement = connection.createStatement();
-             ResultSet result = statement.executeQuery("SELECT current_database()")) {
+                Statement statement = connection.createStatement();
+                ResultSet result = statement.executeQuery("SELECT current_database()")) {
             result.next();
             return result.getString(1);
         }
@@ -79,7 +77,7 @@ class PostgresDatabaseIT {
 
     private static boolean exists(PostgresDatabase database, String sql, String parameter) throws SQLException {
         try (Connection connection = database.dataSource().getConnection();
-             PreparedStatement statement = connection.prepareStatement(sql)) {
+                PreparedStatement statement = connection.prepareStatement(sql)) {
             statement.setString(1, parameter);
             try (ResultSet result = statement.executeQuery()) {
                 return result.next();

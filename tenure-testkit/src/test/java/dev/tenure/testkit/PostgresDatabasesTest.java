@@ -22,8 +22,8 @@ class PostgresDatabasesTest {
 
     @Test
     void fromUrl_withParameters_swapsOnlyTheDatabase() {
-        PostgresServer server = PostgresServer.fromUrl(PostgresSource.ENVIRONMENT,
-                "jdbc:postgresql://db.example:6543/app?sslmode=disable", "u", "p");
+        PostgresServer server = PostgresServer.fromUrl(
+                PostgresSource.ENVIRONMENT, "jdbc:postgresql://db.example:6543/app?sslmode=disable", "u", "p");
         assertThat(server.adminDatabase()).isEqualTo("app");
         assertThat(server.jdbcUrl("tenure_x")).isEqualTo("jdbc:postgresql://db.example:6543/tenure_x?sslmode=disable");
     }

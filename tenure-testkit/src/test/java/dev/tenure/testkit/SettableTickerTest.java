@@ -43,7 +43,8 @@ class SettableTickerTest {
             pool.execute(() -> ticker.advance(Duration.ofNanos(1)));
         }
         pool.shutdown();
-        assertThat(pool.awaitTermination(Timing.scaledMillis(10_000), TimeUnit.MILLISECONDS)).isTrue();
+        assertThat(pool.awaitTermination(Timing.scaledMillis(10_000), TimeUnit.MILLISECONDS))
+                .isTrue();
         assertThat(ticker.nanoTime()).isEqualTo(4_000);
     }
 }

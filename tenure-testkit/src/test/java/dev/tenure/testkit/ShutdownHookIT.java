@@ -15,7 +15,8 @@ class ShutdownHookIT {
 
             long pid = Long.parseLong(child.awaitStdoutLine(line -> line.startsWith("PID "), Duration.ZERO)
                     .substring(4));
-            Path dir = Path.of(child.awaitStdoutLine(line -> line.startsWith("DIR "), Duration.ZERO).substring(4));
+            Path dir = Path.of(child.awaitStdoutLine(line -> line.startsWith("DIR "), Duration.ZERO)
+                    .substring(4));
             assertThat(ProcessHandle.of(pid)).isEmpty();
             assertThat(dir).doesNotExist();
         }

@@ -38,7 +38,8 @@ class TimingTest {
     @Test
     void multiplier_invalidValue_throwsWithPropertyName() {
         System.setProperty(Timing.PROPERTY, "-1");
-        assertThatThrownBy(Timing::multiplier).isInstanceOf(IllegalArgumentException.class)
+        assertThatThrownBy(Timing::multiplier)
+                .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining(Timing.PROPERTY);
         System.setProperty(Timing.PROPERTY, "fast");
         assertThatThrownBy(Timing::multiplier).isInstanceOf(IllegalArgumentException.class);

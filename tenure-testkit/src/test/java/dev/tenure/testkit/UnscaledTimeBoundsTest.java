@@ -1,6 +1,6 @@
 package dev.tenure.testkit;
 
-import org.junit.jupiter.api.Test;
+import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -9,8 +9,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
-
-import static org.assertj.core.api.Assertions.assertThat;
+import org.junit.jupiter.api.Test;
 
 /**
  * Every time bound in the project's tests goes through {@link Timing}, so a loaded machine stretches them all with one
@@ -21,8 +20,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class UnscaledTimeBoundsTest {
 
-    private record Rule(String name, Pattern pattern) {
-    }
+    private record Rule(String name, Pattern pattern) {}
 
     private static final Pattern TIME_WORDS = Pattern.compile(
             "(?i)(duration|millis|nanos|\\bms\\b|took|wait|elapsed|\\bgap|latency|seconds|after\\b|wake)");
@@ -32,21 +30,30 @@ class UnscaledTimeBoundsTest {
 
     private static final List<Rule> RULES = List.of(
             new Rule("Awaitility atMost", Pattern.compile("\\.atMost\\(\\s*(Duration\\.of|\\d)")),
-            new Rule("a wait with a fixed timeout", Pattern.compile(
-                    "\\.(get|await|poll|awaitTermination|waitFor|tryAcquire|join)\\(\\s*[\\d_]+L?\\s*," + UNIT)),
+            new Rule(
+                    "a wait with a fixed timeout",
+                    Pattern.compile("\\.(get|await|poll|awaitTermination|waitFor|tryAcquire|join)\\(\\s*[\\d_]+L?\\s*,"
+                            + UNIT)),
             new Rule("a thread join with a fixed timeout", Pattern.compile("\\.join\\(\\s*[\\d_]+L?\\s*\\)")),
             new Rule("JUnit @Timeout", Pattern.compile("@Timeout\\b")),
-            new Rule("a future's timeout", Pattern.compile("\\b(orTimeout|completeOnTimeout|assertTimeout|assertTimeoutPreemptively)\\(")),
-            new Rule("a child process or failover wait with a fixed Duration",
+            new Rule(
+                    "a future's timeout",
+                    Pattern.compile("\\b(orTimeout|completeOnTimeout|assertTimeout|assertTimeoutPreemptively)\\(")),
+            new Rule(
+                    "a child process or failover wait with a fixed Duration",
                     Pattern.compile("\\b(awaitStdoutLine|waitFor|awaitFailover)\\(.*Duration\\.of")),
-            new Rule("a deadline at a fixed offset",
-                    Pattern.compile("(currentTimeMillis|nanoTime)\\(\\)\\s*\\+\\s*([\\d_]+|Duration\\.of|TimeUnit\\.)")),
-            new Rule("a loop until a fixed offset",
+            new Rule(
+                    "a deadline at a fixed offset",
+                    Pattern.compile(
+                            "(currentTimeMillis|nanoTime)\\(\\)\\s*\\+\\s*([\\d_]+|Duration\\.of|TimeUnit\\.)")),
+            new Rule(
+                    "a loop until a fixed offset",
                     Pattern.compile("(currentTimeMillis|nanoTime)\\(\\)\\s*<=?\\s*\\w+\\s*\\+\\s*[\\d_]+")));
 
     /** An upper bound that is a literal (a number, a {@code Duration.of...}, or something plus a number). */
-    private static final Pattern UPPER_BOUND = Pattern.compile("\\.(isLessThan|isLessThanOrEqualTo|isCloseTo)\\("
-            + "(\\s*([\\d_]+L?|Duration\\.of)|[^;]*\\+\\s*[\\d_]+L?\\s*\\))|\\.isBetween\\([^;]*,[^;,]*[\\d_]+L?\\s*\\)");
+    private static final Pattern UPPER_BOUND = Pattern.compile(
+            "\\.(isLessThan|isLessThanOrEqualTo|isCloseTo)\\("
+                    + "(\\s*([\\d_]+L?|Duration\\.of)|[^;]*\\+\\s*[\\d_]+L?\\s*\\))|\\.isBetween\\([^;]*,[^;,]*[\\d_]+L?\\s*\\)");
 
     @Test
     void everyTimeBoundInTheTests_goesThroughTiming() throws IOException {
@@ -57,7 +64,10 @@ class UnscaledTimeBoundsTest {
             for (int i = 0; i < lines.size(); i++) {
                 String line = lines.get(i);
                 String code = line.strip();
-                if (code.startsWith("*") || code.startsWith("//") || code.startsWith("/*") || line.contains("Timing.")
+                if (code.startsWith("*")
+                        || code.startsWith("//")
+                        || code.startsWith("/*")
+                        || line.contains("Timing.")
                         || line.contains("// unscaled:")) {
                     continue;
                 }
@@ -67,13 +77,16 @@ class UnscaledTimeBoundsTest {
                         found.add(root.relativize(file) + ":" + (i + 1) + ": " + rule.name() + ": " + code);
                     }
                 }
-                if (UPPER_BOUND.matcher(unquoted).find() && TIME_WORDS.matcher(unquoted).find()) {
+                if (UPPER_BOUND.matcher(unquoted).find()
+                        && TIME_WORDS.matcher(unquoted).find()) {
                     found.add(root.relativize(file) + ":" + (i + 1) + ": an elapsed time under a fixed bound: " + code);
                 }
             }
         }
-        assertThat(found).as("time bounds that do not go through Timing.scaled/scaledMillis (scale them, or mark a "
-                + "deliberate exception with // unscaled: <why>)").isEmpty();
+        assertThat(found)
+                .as("time bounds that do not go through Timing.scaled/scaledMillis (scale them, or mark a "
+                        + "deliberate exception with // unscaled: <why>)")
+                .isEmpty();
     }
 
     @Test
@@ -95,12 +108,18 @@ class UnscaledTimeBoundsTest {
                 "assertThat(tookMs).isLessThanOrEqualTo(1000);",
                 "assertThat(gap).isLessThan(Duration.ofMillis(500));");
         for (String line : unscaled) {
-            boolean flagged = RULES.stream().anyMatch(r -> r.pattern().matcher(line).find())
-                    || UPPER_BOUND.matcher(line).find() && TIME_WORDS.matcher(line).find();
+            boolean flagged =
+                    RULES.stream().anyMatch(r -> r.pattern().matcher(line).find())
+                            || UPPER_BOUND.matcher(line).find()
+                                    && TIME_WORDS.matcher(line).find();
             assertThat(flagged).as("flags %s", line).isTrue();
         }
         assertThat(UPPER_BOUND.matcher("assertThat(rows).isLessThan(10);").find()
-                && TIME_WORDS.matcher("assertThat(rows).isLessThan(10);").find()).as("a count is no time").isFalse();
+                        && TIME_WORDS
+                                .matcher("assertThat(rows).isLessThan(10);")
+                                .find())
+                .as("a count is no time")
+                .isFalse();
     }
 
     /** The reactor's root: the nearest directory upwards that holds the test kit module. */
@@ -110,7 +129,8 @@ class UnscaledTimeBoundsTest {
                 return p;
             }
         }
-        throw new IllegalStateException("could not find the repository root above " + Path.of("").toAbsolutePath());
+        throw new IllegalStateException(
+                "could not find the repository root above " + Path.of("").toAbsolutePath());
     }
 
     /** Every module's test sources and the test kit's sources, benchmarks left out. */
@@ -118,7 +138,8 @@ class UnscaledTimeBoundsTest {
         List<Path> files = new ArrayList<>();
         try (Stream<Path> walk = Files.walk(root)) {
             walk.filter(p -> p.toString().endsWith(".java"))
-                    .filter(p -> !p.toString().contains("/target/") && !p.toString().contains("/.git/"))
+                    .filter(p ->
+                            !p.toString().contains("/target/") && !p.toString().contains("/.git/"))
                     .filter(p -> p.toString().contains("/src/test/java/")
                             || p.startsWith(root.resolve("tenure-testkit/src/main/java")))
                     .filter(p -> !p.startsWith(root.resolve("benchmarks")))

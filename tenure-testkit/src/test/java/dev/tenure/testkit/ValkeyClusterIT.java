@@ -33,15 +33,15 @@ class ValkeyClusterIT {
         }
         for (ValkeyServer primary : cluster.primaries()) {
             assertThat(cluster.replicaOf(primary).info("replication"))
-                    .contains("master_port:" + primary.port()).contains("master_link_status:up");
+                    .contains("master_port:" + primary.port())
+                    .contains("master_link_status:up");
         }
     }
 
     @Test
     void slotOf_matchesClusterKeyslot() {
         ValkeyServer node = cluster.nodes().get(0);
-        for (String key : List.of("{a}:x", "job:settle", "{job:settle}:lease", "{}x", "a{}{b}", "{{x}}", "héllo",
-                "")) {
+        for (String key : List.of("{a}:x", "job:settle", "{job:settle}:lease", "{}x", "a{}{b}", "{{x}}", "héllo", "")) {
             assertThat((long) ValkeyCluster.slotOf(key)).as(key).isEqualTo(node.command("CLUSTER", "KEYSLOT", key));
         }
     }

@@ -15,7 +15,8 @@ class ValkeyClusterSlotTest {
 
     @Test
     void slotOf_sameHashTag_sameSlot() {
-        assertThat(ValkeyCluster.slotOf("{a}:x")).isEqualTo(ValkeyCluster.slotOf("{a}:y"))
+        assertThat(ValkeyCluster.slotOf("{a}:x"))
+                .isEqualTo(ValkeyCluster.slotOf("{a}:y"))
                 .isEqualTo(ValkeyCluster.slotOf("a"));
     }
 
@@ -38,8 +39,9 @@ class ValkeyClusterSlotTest {
 
     @Test
     void parse_clusterNodesLine_readsRoleAndSlots() {
-        ClusterNodeLine line = ClusterNodeLine.parse("07c37dfeb235213a872192d90877d0cd55635b91 127.0.0.1:30004@40004 "
-                + "myself,master - 0 1426238316232 4 connected 0-5460 7000 [93->-e7d1eecce10fd6bb5eb35b9f99a514335d9ba9ca]");
+        ClusterNodeLine line = ClusterNodeLine.parse(
+                "07c37dfeb235213a872192d90877d0cd55635b91 127.0.0.1:30004@40004 "
+                        + "myself,master - 0 1426238316232 4 connected 0-5460 7000 [93->-e7d1eecce10fd6bb5eb35b9f99a514335d9ba9ca]");
         assertThat(line.port()).isEqualTo(30004);
         assertThat(line.isMyself()).isTrue();
         assertThat(line.isPrimary()).isTrue();
@@ -48,9 +50,11 @@ class ValkeyClusterSlotTest {
         assertThat(line.ownsSlot(5461)).isFalse();
         assertThat(line.slotRanges()).containsExactly("0-5460", "7000");
 
-        ClusterNodeLine replica = ClusterNodeLine.parse("e7d1eecce10fd6bb5eb35b9f99a514335d9ba9ca 127.0.0.1:30001@40001,"
-                + "host slave 07c37dfeb235213a872192d90877d0cd55635b91 0 1426238317239 4 connected");
-        assertThat(replica.isReplicaOf("07c37dfeb235213a872192d90877d0cd55635b91")).isTrue();
+        ClusterNodeLine replica =
+                ClusterNodeLine.parse("e7d1eecce10fd6bb5eb35b9f99a514335d9ba9ca 127.0.0.1:30001@40001,"
+                        + "host slave 07c37dfeb235213a872192d90877d0cd55635b91 0 1426238317239 4 connected");
+        assertThat(replica.isReplicaOf("07c37dfeb235213a872192d90877d0cd55635b91"))
+                .isTrue();
         assertThat(replica.port()).isEqualTo(30001);
     }
 }

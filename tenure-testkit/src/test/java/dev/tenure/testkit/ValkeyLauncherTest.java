@@ -20,9 +20,10 @@ class ValkeyLauncherTest {
 
     @Test
     void serverBinary_envPointsNowhere_failsNamingTheVariable() {
-        ValkeyLauncher launcher = new ValkeyLauncher(Map.of(ValkeyLauncher.SERVER_BIN_ENV, "/no/valkey")::get,
-                () -> false);
-        assertThatThrownBy(launcher::serverBinary).isInstanceOf(IllegalStateException.class)
+        ValkeyLauncher launcher =
+                new ValkeyLauncher(Map.of(ValkeyLauncher.SERVER_BIN_ENV, "/no/valkey")::get, () -> false);
+        assertThatThrownBy(launcher::serverBinary)
+                .isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("TENURE_VALKEY_SERVER_BIN=/no/valkey");
     }
 
@@ -37,6 +38,7 @@ class ValkeyLauncherTest {
     void options_groupsNamesWithValues() {
         assertThat(ValkeyArgs.options(List.of("--save", "", "--notify-keyspace-events", "KEA", "--x", "1", "2")))
                 .containsExactly(List.of("save", ""), List.of("notify-keyspace-events", "KEA"), List.of("x", "1", "2"));
-        assertThat(ValkeyArgs.password(List.of("--requirepass", "a", "--requirepass", "b"))).hasValue("b");
+        assertThat(ValkeyArgs.password(List.of("--requirepass", "a", "--requirepass", "b")))
+                .hasValue("b");
     }
 }

@@ -26,7 +26,8 @@ class ValkeyReplicationGroupIT {
     @Test
     void primaryWithReplica_started_replicaIsSynced() {
         assertThat(group.replica().info("replication")).contains("master_link_status:up");
-        assertThat(group.primary().info("replication")).contains("port=" + group.replica().port())
+        assertThat(group.primary().info("replication"))
+                .contains("port=" + group.replica().port())
                 .contains("state=online");
     }
 
@@ -37,7 +38,8 @@ class ValkeyReplicationGroupIT {
         assertThat(group.replica().command("GET", "k")).isEqualTo("v");
         assertThatThrownBy(() -> group.replica().command("SET", "k", "w"))
                 .isInstanceOf(ValkeyReplyException.class)
-                .extracting(e -> ((ValkeyReplyException) e).code()).isEqualTo("READONLY");
+                .extracting(e -> ((ValkeyReplyException) e).code())
+                .isEqualTo("READONLY");
 
         ValkeyServer promoted = group.promoteReplica();
 

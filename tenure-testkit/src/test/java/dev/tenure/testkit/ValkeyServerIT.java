@@ -32,15 +32,20 @@ class ValkeyServerIT {
         try (ValkeyServer server = ValkeyServers.standalone()) {
             assertThatThrownBy(() -> server.command("NOSUCHCOMMAND"))
                     .isInstanceOf(ValkeyReplyException.class)
-                    .extracting(e -> ((ValkeyReplyException) e).code()).isEqualTo("ERR");
+                    .extracting(e -> ((ValkeyReplyException) e).code())
+                    .isEqualTo("ERR");
         }
     }
 
     @Test
     void pipeline_errorInTheMiddle_returnsItAsElement() {
         try (ValkeyServer server = ValkeyServers.standalone()) {
-            List<Object> replies = server.pipeline(List.of(List.of("MULTI"), List.of("SET", "k", "v"),
-                    List.of("NOSUCHCOMMAND"), List.of("EXEC"), List.of("GET", "k")));
+            List<Object> replies = server.pipeline(List.of(
+                    List.of("MULTI"),
+                    List.of("SET", "k", "v"),
+                    List.of("NOSUCHCOMMAND"),
+                    List.of("EXEC"),
+                    List.of("GET", "k")));
 
             assertThat(replies).hasSize(5);
             assertThat(replies.get(0)).isEqualTo("OK");
@@ -129,7 +134,8 @@ class ValkeyServerIT {
 
     @Test
     void standalone_twoServers_getDifferentPortsAndDirectories() {
-        try (ValkeyServer first = ValkeyServers.standalone(); ValkeyServer second = ValkeyServers.standalone()) {
+        try (ValkeyServer first = ValkeyServers.standalone();
+                ValkeyServer second = ValkeyServers.standalone()) {
             assertThat(first.port()).isNotEqualTo(second.port());
             assertThat(first.logFile()).isNotEqualTo(second.logFile());
         }
@@ -150,7 +156,8 @@ class ValkeyServerIT {
                     assertThat(external.command("PING")).isEqualTo("PONG");
                     assertThat(real.command("CONFIG", "GET", "notify-keyspace-events"))
                             .isEqualTo(List.of("notify-keyspace-events", "xK"));
-                    assertThatThrownBy(external::kill).isInstanceOf(UnsupportedOperationException.class)
+                    assertThatThrownBy(external::kill)
+                            .isInstanceOf(UnsupportedOperationException.class)
                             .hasMessageContaining("TENURE_VALKEY_ADDRESS");
                     assertThatThrownBy(external::pause).isInstanceOf(UnsupportedOperationException.class);
                     assertThatThrownBy(external::restart).isInstanceOf(UnsupportedOperationException.class);

@@ -1,14 +1,12 @@
 package dev.tenure.valkey;
 
-import dev.tenure.ValkeyConfig;
 import dev.tenure.LeaseStoreUnavailableException;
+import dev.tenure.ValkeyConfig;
 import glide.api.BaseClient;
-
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 import java.util.function.BiConsumer;
 
 /**
@@ -38,13 +36,21 @@ final class AckedGrants implements AutoCloseable {
     private volatile CompletableFuture<? extends BaseClient> client;
 
     /** {@code fail} reports a failed call for its ops (typed errors, failover probe). */
-    AckedGrants(ValkeyConfig cfg, List<String> addresses, ScriptCall script, BiConsumer<List<Op>, Throwable> fail,
-                ValkeyTimer timer) {
+    AckedGrants(
+            ValkeyConfig cfg,
+            List<String> addresses,
+            ScriptCall script,
+            BiConsumer<List<Op>, Throwable> fail,
+            ValkeyTimer timer) {
         this.cfg = cfg;
         this.timer = timer;
         this.script = script;
         this.fail = fail;
-        this.wait = new String[] {"WAIT", Integer.toString(cfg.replicaAcks()), Long.toString(cfg.replicaAckTimeout().toMillis())};
+        this.wait = new String[] {
+            "WAIT",
+            Integer.toString(cfg.replicaAcks()),
+            Long.toString(cfg.replicaAckTimeout().toMillis())
+        };
         this.client = GlideClients.create(cfg, addresses, true, false, null);
     }
 
@@ -62,7 +68,8 @@ final class AckedGrants implements AutoCloseable {
         List<CompletableFuture<Object>> written = new ArrayList<>();
         groups.forEach(g -> written.add(script.run(c, g)));
         CompletableFuture<?>[] settled = new CompletableFuture<?>[groups.size()];
-        return CompletableFuture.allOf(written.stream().map(f -> f.handle((r, e) -> null)).toArray(CompletableFuture[]::new))
+        return CompletableFuture.allOf(
+                        written.stream().map(f -> f.handle((r, e) -> null)).toArray(CompletableFuture[]::new))
                 .thenCompose(x -> {
                     for (int i = 0; i < settled.length; i++) {
                         settled[i] = acknowledge(c, groups.get(i), written.get(i));
@@ -73,17 +80,19 @@ final class AckedGrants implements AutoCloseable {
 
     private CompletableFuture<Void> acknowledge(BaseClient c, List<Op> ops, CompletableFuture<Object> written) {
         return written.handle((res, err) -> {
-            Object[] values = err == null ? ScriptCall.values(ops, res) : null;
-            if (values == null) {
-                fail.accept(ops, ScriptCall.errorOf(res, err));
-                return CompletableFuture.<Void>completedFuture(null);
-            }
-            if (!anyGranted(ops, values)) {
-                Op.completeAll(ops, values);
-                return CompletableFuture.<Void>completedFuture(null);
-            }
-            return ScriptCall.on(c, wait, ops.get(0).leaseKey).handle((acks, e) -> settle(ops, values, acks, e));
-        }).thenCompose(f -> f);
+                    Object[] values = err == null ? ScriptCall.values(ops, res) : null;
+                    if (values == null) {
+                        fail.accept(ops, ScriptCall.errorOf(res, err));
+                        return CompletableFuture.<Void>completedFuture(null);
+                    }
+                    if (!anyGranted(ops, values)) {
+                        Op.completeAll(ops, values);
+                        return CompletableFuture.<Void>completedFuture(null);
+                    }
+                    return ScriptCall.on(c, wait, ops.get(0).leaseKey)
+                            .handle((acks, e) -> settle(ops, values, acks, e));
+                })
+                .thenCompose(f -> f);
     }
 
     private Void settle(List<Op> ops, Object[] values, Object acks, Throwable err) {
@@ -93,10 +102,16 @@ final class AckedGrants implements AutoCloseable {
             if (!op.grantedIn(values, i) || got >= cfg.replicaAcks()) {
                 op.completeFrom(values, i);
             } else {
-                op.fail(new LeaseStoreUnavailableException("lease '" + op.key + "' was granted but "
-                        + (err != null ? "WAIT failed: " + ScriptCall.unwrap(err).getMessage() : "only " + got + " of "
-                        + cfg.replicaAcks() + " replicas acknowledged it within " + cfg.replicaAckTimeout())
-                        + "; not treated as held", op.key, err));
+                op.fail(new LeaseStoreUnavailableException(
+                        "lease '" + op.key + "' was granted but "
+                                + (err != null
+                                        ? "WAIT failed: "
+                                                + ScriptCall.unwrap(err).getMessage()
+                                        : "only " + got + " of " + cfg.replicaAcks()
+                                                + " replicas acknowledged it within " + cfg.replicaAckTimeout())
+                                + "; not treated as held",
+                        op.key,
+                        err));
             }
         }
         return null;

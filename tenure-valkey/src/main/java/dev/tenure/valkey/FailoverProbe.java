@@ -1,12 +1,8 @@
 package dev.tenure.valkey;
 
 import dev.tenure.ValkeyConfig;
-
 import glide.api.BaseClient;
 import glide.api.GlideClient;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
@@ -14,6 +10,8 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Predicate;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Standalone mode with replicas: decides, when calls fail, whether the primary moved, by asking each configured
@@ -31,8 +29,7 @@ final class FailoverProbe implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(FailoverProbe.class);
 
     /** What one address said of its role; {@code offset} &gt; 0 means it has replication history. */
-    record Role(String address, boolean reachable, boolean primary, long offset) {
-    }
+    record Role(String address, boolean reachable, boolean primary, long offset) {}
 
     private final ValkeyConfig cfg;
     private final Predicate<String> switchTo;
@@ -80,12 +77,16 @@ final class FailoverProbe implements AutoCloseable {
 
     /** Where to move, or null to stay. Pure, for tests. */
     static String choose(String current, List<Role> roles) {
-        Role now = roles.stream().filter(r -> r.address().equals(current)).findFirst().orElse(null);
+        Role now = roles.stream()
+                .filter(r -> r.address().equals(current))
+                .findFirst()
+                .orElse(null);
         if (now != null && now.reachable() && now.primary()) {
             return null;
         }
         List<Role> candidates = roles.stream()
-                .filter(r -> !r.address().equals(current) && r.reachable() && r.primary() && r.offset() > 0).toList();
+                .filter(r -> !r.address().equals(current) && r.reachable() && r.primary() && r.offset() > 0)
+                .toList();
         if (candidates.size() > 1) {
             LOG.error("several Valkey nodes claim to be primary: {}; staying on {}", candidates, current);
             return null;
@@ -109,7 +110,8 @@ final class FailoverProbe implements AutoCloseable {
         try {
             c = GlideClients.create(cfg, List.of(address), false, true, null)
                     .get(cfg.connectionTimeout().toMillis() + 1000, TimeUnit.MILLISECONDS);
-            String info = String.valueOf(((GlideClient) c).customCommand(new String[]{"INFO", "replication"})
+            String info = String.valueOf(((GlideClient) c)
+                    .customCommand(new String[] {"INFO", "replication"})
                     .get(cfg.requestTimeout().toMillis() + 500, TimeUnit.MILLISECONDS));
             return parse(address, info);
         } catch (Exception e) {
@@ -130,7 +132,8 @@ final class FailoverProbe implements AutoCloseable {
         boolean remembers = false;
         for (String line : info.split("\\R")) {
             if (line.startsWith("role:")) {
-                primary = line.substring(5).trim().equals("master") || line.substring(5).trim().equals("primary");
+                primary = line.substring(5).trim().equals("master")
+                        || line.substring(5).trim().equals("primary");
             } else if (line.startsWith("master_repl_offset:")) {
                 offset = Long.parseLong(line.substring(19).trim());
             } else if (line.startsWith("master_replid2:")) {

@@ -29,10 +29,13 @@ public final class GlideBackend implements ValkeyBackend {
         try {
             Class.forName("glide.api.GlideClient", true, GlideBackend.class.getClassLoader());
         } catch (ClassNotFoundException | LinkageError e) {
-            throw new IllegalStateException("Valkey GLIDE cannot be loaded (" + e + "): add io.valkey:valkey-glide:2.3.1 "
-                    + "with the classifier of this platform (os.name=" + System.getProperty("os.name") + ", os.arch="
-                    + System.getProperty("os.arch") + "; one of " + CLASSIFIERS + "), e.g. <classifier>"
-                    + "${os.detected.classifier}</classifier> with the os-maven-plugin build extension", e);
+            throw new IllegalStateException(
+                    "Valkey GLIDE cannot be loaded (" + e + "): add io.valkey:valkey-glide:2.3.1 "
+                            + "with the classifier of this platform (os.name=" + System.getProperty("os.name")
+                            + ", os.arch="
+                            + System.getProperty("os.arch") + "; one of " + CLASSIFIERS + "), e.g. <classifier>"
+                            + "${os.detected.classifier}</classifier> with the os-maven-plugin build extension",
+                    e);
         }
     }
 }

@@ -1,8 +1,9 @@
 package dev.tenure.valkey;
 
+import static glide.api.models.GlideString.gs;
+
 import dev.tenure.ValkeyConfig;
 import dev.tenure.internal.HostPort;
-
 import glide.api.BaseClient;
 import glide.api.GlideClient;
 import glide.api.GlideClusterClient;
@@ -16,11 +17,8 @@ import glide.api.models.configuration.GlideClusterClientConfiguration;
 import glide.api.models.configuration.NodeAddress;
 import glide.api.models.configuration.ServerCredentials;
 import glide.api.models.configuration.StandaloneSubscriptionConfiguration;
-
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-
-import static glide.api.models.GlideString.gs;
 
 /** Builds GLIDE clients from a {@link ValkeyConfig}: one place for timeouts, credentials, TLS and back-off. */
 final class GlideClients {
@@ -33,28 +31,40 @@ final class GlideClients {
         return "{" + cfg.namespace() + ":}idle";
     }
 
-    private GlideClients() {
-    }
+    private GlideClients() {}
 
     /** Reconnect back-off: 10, 20, 40, 80, 160 ms, then 160 ms forever (GLIDE's default caps at 3.2 s). */
     static BackoffStrategy shortBackoff() {
-        return BackoffStrategy.builder().numOfRetries(4).factor(10).exponentBase(2).jitterPercent(10).build();
+        return BackoffStrategy.builder()
+                .numOfRetries(4)
+                .factor(10)
+                .exponentBase(2)
+                .jitterPercent(10)
+                .build();
     }
 
-    static CompletableFuture<? extends BaseClient> create(ValkeyConfig cfg, List<String> addresses, boolean lazy,
-                                                          boolean readOnly,
-                                                          BaseSubscriptionConfiguration.MessageCallback callback) {
+    static CompletableFuture<? extends BaseClient> create(
+            ValkeyConfig cfg,
+            List<String> addresses,
+            boolean lazy,
+            boolean readOnly,
+            BaseSubscriptionConfiguration.MessageCallback callback) {
         GlideExitHook.remove();
         try {
-            return cfg.isCluster() ? cluster(cfg, addresses, lazy, callback) : standalone(cfg, addresses, lazy, readOnly, callback);
+            return cfg.isCluster()
+                    ? cluster(cfg, addresses, lazy, callback)
+                    : standalone(cfg, addresses, lazy, readOnly, callback);
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(e);
         }
     }
 
-    private static CompletableFuture<GlideClient> standalone(ValkeyConfig cfg, List<String> addresses, boolean lazy,
-                                                             boolean readOnly,
-                                                             BaseSubscriptionConfiguration.MessageCallback callback) {
+    private static CompletableFuture<GlideClient> standalone(
+            ValkeyConfig cfg,
+            List<String> addresses,
+            boolean lazy,
+            boolean readOnly,
+            BaseSubscriptionConfiguration.MessageCallback callback) {
         var b = GlideClientConfiguration.builder()
                 .requestTimeout((int) cfg.requestTimeout().toMillis())
                 .clientName(cfg.clientName())
@@ -62,7 +72,8 @@ final class GlideClients {
                 .lazyConnect(lazy)
                 .reconnectStrategy(shortBackoff())
                 .advancedConfiguration(AdvancedGlideClientConfiguration.builder()
-                        .connectionTimeout((int) cfg.connectionTimeout().toMillis()).build());
+                        .connectionTimeout((int) cfg.connectionTimeout().toMillis())
+                        .build());
         addresses.forEach(a -> b.address(node(a)));
         if (cfg.password() != null) {
             b.credentials(credentials(cfg));
@@ -73,13 +84,17 @@ final class GlideClients {
         if (callback != null) {
             b.subscriptionConfiguration(StandaloneSubscriptionConfiguration.builder()
                     .subscription(StandaloneSubscriptionConfiguration.PubSubChannelMode.EXACT, gs(idleChannel(cfg)))
-                    .callback(callback).build());
+                    .callback(callback)
+                    .build());
         }
         return GlideClient.createClient(b.build());
     }
 
-    private static CompletableFuture<GlideClusterClient> cluster(ValkeyConfig cfg, List<String> addresses, boolean lazy,
-                                                                 BaseSubscriptionConfiguration.MessageCallback callback) {
+    private static CompletableFuture<GlideClusterClient> cluster(
+            ValkeyConfig cfg,
+            List<String> addresses,
+            boolean lazy,
+            BaseSubscriptionConfiguration.MessageCallback callback) {
         var b = GlideClusterClientConfiguration.builder()
                 .requestTimeout((int) cfg.requestTimeout().toMillis())
                 .clientName(cfg.clientName())
@@ -87,7 +102,8 @@ final class GlideClients {
                 .lazyConnect(lazy)
                 .reconnectStrategy(shortBackoff())
                 .advancedConfiguration(AdvancedGlideClusterClientConfiguration.builder()
-                        .connectionTimeout((int) cfg.connectionTimeout().toMillis()).build());
+                        .connectionTimeout((int) cfg.connectionTimeout().toMillis())
+                        .build());
         addresses.forEach(a -> b.address(node(a)));
         if (cfg.password() != null) {
             b.credentials(credentials(cfg));
@@ -95,7 +111,8 @@ final class GlideClients {
         if (callback != null) {
             b.subscriptionConfiguration(ClusterSubscriptionConfiguration.builder()
                     .subscription(ClusterSubscriptionConfiguration.PubSubClusterChannelMode.SHARDED, idleChannel(cfg))
-                    .callback(callback).build());
+                    .callback(callback)
+                    .build());
         }
         return GlideClusterClient.createClient(b.build());
     }

@@ -1,9 +1,8 @@
 package dev.tenure.valkey;
 
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-
-import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * Takes GLIDE's own JVM shutdown hook out, so that Tenure can still release its leases while the JVM exits.
@@ -20,8 +19,7 @@ final class GlideExitHook {
     private static final Logger LOG = LoggerFactory.getLogger(GlideExitHook.class);
     private static final AtomicBoolean REMOVED = new AtomicBoolean();
 
-    private GlideExitHook() {
-    }
+    private GlideExitHook() {}
 
     static void remove() {
         if (!REMOVED.compareAndSet(false, true)) {
@@ -30,8 +28,10 @@ final class GlideExitHook {
         try {
             glide.internal.AsyncRegistry.removeShutdownHook();
         } catch (LinkageError e) {
-            LOG.warn("could not take GLIDE's shutdown hook out ({}): a lease released while the JVM exits may fail with "
-                    + "'Client is shutting down' and stay until its TTL ends", e.toString());
+            LOG.warn(
+                    "could not take GLIDE's shutdown hook out ({}): a lease released while the JVM exits may fail with "
+                            + "'Client is shutting down' and stay until its TTL ends",
+                    e.toString());
         }
     }
 }

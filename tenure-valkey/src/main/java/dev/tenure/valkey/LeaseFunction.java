@@ -1,14 +1,13 @@
 package dev.tenure.valkey;
 
+import dev.tenure.LeaseStoreUnavailableException;
 import dev.tenure.ValkeyConfig;
 import dev.tenure.ValkeyConfig.ScriptMode;
-import dev.tenure.LeaseStoreUnavailableException;
 import glide.api.BaseClient;
 import glide.api.GlideClient;
 import glide.api.GlideClusterClient;
 import glide.api.models.ClusterValue;
 import glide.api.models.configuration.RequestRoutingConfiguration.SimpleMultiNodeRoute;
-
 import java.util.Collection;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -29,8 +28,7 @@ final class LeaseFunction {
             + LeaseScript.SOURCE
             + "end)\n";
 
-    private LeaseFunction() {
-    }
+    private LeaseFunction() {}
 
     /** What a call without the function says: which function, and how an administrator installs it. */
     static String missing() {
@@ -49,7 +47,8 @@ final class LeaseFunction {
             String[] load = {"FUNCTION", "LOAD", "REPLACE", TEXT};
             long bound = admin.requestTimeout().toMillis() + 2000;
             List<Object> replies = c instanceof GlideClusterClient cc
-                    ? List.copyOf(multi(cc.customCommand(load, SimpleMultiNodeRoute.ALL_PRIMARIES).get(bound, TimeUnit.MILLISECONDS)))
+                    ? List.copyOf(multi(cc.customCommand(load, SimpleMultiNodeRoute.ALL_PRIMARIES)
+                            .get(bound, TimeUnit.MILLISECONDS)))
                     : List.of(((GlideClient) c).customCommand(load).get(bound, TimeUnit.MILLISECONDS));
             for (Object reply : replies) {
                 if (!LIBRARY.equals(String.valueOf(reply))) {
@@ -71,9 +70,13 @@ final class LeaseFunction {
     }
 
     private static LeaseStoreUnavailableException failed(ValkeyConfig admin, Throwable cause) {
-        return new LeaseStoreUnavailableException("could not install the Valkey function library " + LIBRARY + " through "
-                + admin + ": " + cause.getMessage() + " (" + cause.getClass().getSimpleName()
-                + "). Check that every primary is reachable and that this user may run FUNCTION LOAD"
-                + " (e.g. the default user)", null, cause);
+        return new LeaseStoreUnavailableException(
+                "could not install the Valkey function library " + LIBRARY + " through "
+                        + admin + ": " + cause.getMessage() + " ("
+                        + cause.getClass().getSimpleName()
+                        + "). Check that every primary is reachable and that this user may run FUNCTION LOAD"
+                        + " (e.g. the default user)",
+                null,
+                cause);
     }
 }

@@ -1,7 +1,5 @@
 package dev.tenure.valkey;
 
-import dev.tenure.ValkeyConfig;
-
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -174,8 +172,7 @@ final class LeaseScript {
 
     static final String SHA = sha1(SOURCE);
 
-    private LeaseScript() {
-    }
+    private LeaseScript() {}
 
     private static String sha1(String s) {
         try {

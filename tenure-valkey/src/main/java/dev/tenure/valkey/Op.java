@@ -1,9 +1,7 @@
 package dev.tenure.valkey;
 
-import dev.tenure.ValkeyConfig;
 import dev.tenure.spi.AcquireResult;
 import dev.tenure.spi.LeaseStore;
-
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -17,10 +15,12 @@ final class Op {
     static final char ACQUIRE = 'A';
     /** An acquire for a coordinated run's fire, which may answer that the fire is done. */
     static final char ACQUIRE_FIRE = 'F';
+
     static final char RENEW = 'R';
     static final char RELEASE = 'D';
     /** A release that leaves the marker of a completed fire. */
     static final char RELEASE_COMPLETED = 'C';
+
     static final char HAND_OFF = 'H';
     static final char HAND_OFF_KEEPING_EXPIRY = 'K';
     static final char LEAVE_QUEUE = 'L';
@@ -69,16 +69,25 @@ final class Op {
         boolean granted = ((Long) ok) == 1L;
         long n = (Long) number;
         switch (code) {
-            case ACQUIRE, ACQUIRE_FIRE -> future.complete(granted
-                    ? AcquireResult.acquired(n)
-                    : ((Long) ok) == 2L ? new AcquireResult.AlreadyCompleted(Duration.ofMillis(Math.max(0, n)))
-                    : AcquireResult.held(text == null ? "" : text.toString(), n));
-            case HAND_OFF, HAND_OFF_KEEPING_EXPIRY -> future.complete(granted
-                    ? AcquireResult.acquired(n, Long.valueOf(1L).equals(text))
-                    : AcquireResult.held(text == null ? "" : text.toString(), n));
-            case RELEASE -> future.complete(!turn ? (Object) granted
-                    : !granted ? LeaseStore.TurnRelease.NOT_OURS
-                    : n == 1L ? LeaseStore.TurnRelease.PASSED : LeaseStore.TurnRelease.FREED);
+            case ACQUIRE, ACQUIRE_FIRE ->
+                future.complete(
+                        granted
+                                ? AcquireResult.acquired(n)
+                                : ((Long) ok) == 2L
+                                        ? new AcquireResult.AlreadyCompleted(Duration.ofMillis(Math.max(0, n)))
+                                        : AcquireResult.held(text == null ? "" : text.toString(), n));
+            case HAND_OFF, HAND_OFF_KEEPING_EXPIRY ->
+                future.complete(
+                        granted
+                                ? AcquireResult.acquired(n, Long.valueOf(1L).equals(text))
+                                : AcquireResult.held(text == null ? "" : text.toString(), n));
+            case RELEASE ->
+                future.complete(
+                        !turn
+                                ? (Object) granted
+                                : !granted
+                                        ? LeaseStore.TurnRelease.NOT_OURS
+                                        : n == 1L ? LeaseStore.TurnRelease.PASSED : LeaseStore.TurnRelease.FREED);
             default -> future.complete(granted);
         }
     }
@@ -90,7 +99,8 @@ final class Op {
 
     /** Whether this op, the {@code i}-th of its call, was granted a lease (an acquire or a hand-off that succeeded). */
     boolean grantedIn(Object[] values, int i) {
-        return (code == ACQUIRE || code == ACQUIRE_FIRE || code == HAND_OFF || code == HAND_OFF_KEEPING_EXPIRY) && Long.valueOf(1L).equals(values[3 * i]);
+        return (code == ACQUIRE || code == ACQUIRE_FIRE || code == HAND_OFF || code == HAND_OFF_KEEPING_EXPIRY)
+                && Long.valueOf(1L).equals(values[3 * i]);
     }
 
     static void completeAll(List<Op> ops, Object[] values) {

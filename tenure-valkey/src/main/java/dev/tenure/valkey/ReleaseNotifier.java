@@ -1,13 +1,9 @@
 package dev.tenure.valkey;
 
 import dev.tenure.ValkeyConfig;
-
 import glide.api.BaseClient;
 import glide.api.GlideClusterClient;
 import glide.api.models.PubSubMessage;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -16,6 +12,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Wakes local waiters when a lease is released anywhere: the release script publishes on the lease key's
@@ -34,6 +32,7 @@ final class ReleaseNotifier implements AutoCloseable {
     private final ValkeyConfig cfg;
     /** Runs the check of a channel that lost its last listener, after {@link #linger}. */
     private final ValkeyTimer timer;
+
     private final Duration linger;
     /**
      * Guards what this process wants of each channel: {@link #listeners} and {@link #confirmed} change together under
@@ -52,6 +51,7 @@ final class ReleaseNotifier implements AutoCloseable {
     private final Set<String> confirmed = ConcurrentHashMap.newKeySet();
     /** Per channel, the last of its (un)subscriptions: each starts when the one before it has ended, in the order decided. */
     private final Map<String, CompletableFuture<Void>> changes = new ConcurrentHashMap<>();
+
     private volatile CompletableFuture<? extends BaseClient> client;
     private volatile List<String> addresses;
     private volatile boolean closed;
@@ -147,13 +147,15 @@ final class ReleaseNotifier implements AutoCloseable {
         if (closed) {
             return;
         }
-        CompletableFuture<Void> step = changes.compute(channel, (ch, before) -> (before == null ? DONE : before)
-                .thenCompose(x -> client())
-                .thenCompose(c -> reconcile(c, ch))
-                .exceptionally(e -> {
-                    LOG.debug("release notifications unavailable: {}", e.toString());
-                    return null;
-                }));
+        CompletableFuture<Void> step = changes.compute(
+                channel,
+                (ch, before) -> (before == null ? DONE : before)
+                        .thenCompose(x -> client())
+                        .thenCompose(c -> reconcile(c, ch))
+                        .exceptionally(e -> {
+                            LOG.debug("release notifications unavailable: {}", e.toString());
+                            return null;
+                        }));
         step.whenComplete((x, e) -> changes.remove(channel, step));
     }
 

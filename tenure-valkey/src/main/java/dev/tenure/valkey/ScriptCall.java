@@ -1,8 +1,8 @@
 package dev.tenure.valkey;
 
+import dev.tenure.LeaseStoreUnavailableException;
 import dev.tenure.ValkeyConfig;
 import dev.tenure.ValkeyConfig.ScriptMode;
-import dev.tenure.LeaseStoreUnavailableException;
 import glide.api.BaseClient;
 import glide.api.GlideClient;
 import glide.api.GlideClusterClient;
@@ -10,7 +10,6 @@ import glide.api.models.ClusterValue;
 import glide.api.models.configuration.RequestRoutingConfiguration.SimpleMultiNodeRoute;
 import glide.api.models.configuration.RequestRoutingConfiguration.SlotKeyRoute;
 import glide.api.models.configuration.RequestRoutingConfiguration.SlotType;
-
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.CompletableFuture;
@@ -63,8 +62,14 @@ final class ScriptCall {
      */
     String[] loneRelease(Op op) {
         boolean function = mode == ScriptMode.PRELOADED_FUNCTION;
-        return new String[] {function ? "FCALL" : "EVALSHA", function ? LeaseFunction.NAME : LeaseScript.SHA, "2",
-                op.leaseKey, op.waitingKey, op.owner};
+        return new String[] {
+            function ? "FCALL" : "EVALSHA",
+            function ? LeaseFunction.NAME : LeaseScript.SHA,
+            "2",
+            op.leaseKey,
+            op.waitingKey,
+            op.owner
+        };
     }
 
     /** Runs {@code ops} (one slot) through {@code c}; after a NOSCRIPT, loads the script and tries once more. */
@@ -74,12 +79,16 @@ final class ScriptCall {
 
     /** Runs the script call {@code cmd} on the primary of {@code key}; after a NOSCRIPT, loads the script and tries once more. */
     CompletableFuture<Object> run(BaseClient c, String[] cmd, String key) {
-        return on(c, cmd, key).handle((res, err) -> {
-            if (err == null) {
-                return CompletableFuture.completedFuture(res);
-            }
-            return needsLoad(err) ? load(c).thenCompose(x -> on(c, cmd, key)) : CompletableFuture.<Object>failedFuture(err);
-        }).thenCompose(f -> f);
+        return on(c, cmd, key)
+                .handle((res, err) -> {
+                    if (err == null) {
+                        return CompletableFuture.completedFuture(res);
+                    }
+                    return needsLoad(err)
+                            ? load(c).thenCompose(x -> on(c, cmd, key))
+                            : CompletableFuture.<Object>failedFuture(err);
+                })
+                .thenCompose(f -> f);
     }
 
     /** Whether {@code t} is a NOSCRIPT that loading the script cures (EVALSHA mode only). */
@@ -102,13 +111,15 @@ final class ScriptCall {
         String what = mode == ScriptMode.PRELOADED_FUNCTION && says(cause, "FUNCTION NOT FOUND")
                 ? LeaseFunction.missing()
                 : cause.getMessage() + " (" + cause.getClass().getSimpleName() + ")";
-        return new LeaseStoreUnavailableException("Valkey call for lease '" + op.key + "' failed: " + what, op.key, cause);
+        return new LeaseStoreUnavailableException(
+                "Valkey call for lease '" + op.key + "' failed: " + what, op.key, cause);
     }
 
     /** {@code cmd} on the primary that serves {@code routeKey} (the only primary, standalone). */
     static CompletableFuture<Object> on(BaseClient c, String[] cmd, String routeKey) {
         if (c instanceof GlideClusterClient cc) {
-            return cc.customCommand(cmd, new SlotKeyRoute(routeKey, SlotType.PRIMARY)).thenApply(ClusterValue::getSingleValue);
+            return cc.customCommand(cmd, new SlotKeyRoute(routeKey, SlotType.PRIMARY))
+                    .thenApply(ClusterValue::getSingleValue);
         }
         return ((GlideClient) c).customCommand(cmd);
     }

@@ -1,6 +1,5 @@
 package dev.tenure.valkey;
 
-
 /**
  * Key layout. Every key of one lease shares a hash tag, so in a cluster they live in one slot:
  * {@code {<namespace>:<key>}:lease} (the lease; also the release notification channel) and
@@ -10,8 +9,7 @@ package dev.tenure.valkey;
  */
 final class ValkeyKeys {
 
-    private ValkeyKeys() {
-    }
+    private ValkeyKeys() {}
 
     static final String LEASE = ":lease";
     static final String FENCE = ":fence";

@@ -2,12 +2,11 @@ package dev.tenure.valkey;
 
 import dev.tenure.ValkeyConfig;
 import dev.tenure.ValkeyConfig.ScriptMode;
-import dev.tenure.spi.AcquireResult;
 import dev.tenure.internal.CallBatcher;
+import dev.tenure.spi.AcquireResult;
 import dev.tenure.spi.LeaseStore;
 import glide.api.BaseClient;
 import glide.api.logging.Logger;
-
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
@@ -39,6 +38,7 @@ public final class ValkeyLeaseStore implements LeaseStore {
     private final List<CallBatcher<Op>> lanes;
     /** Acquires and hand-offs when grants wait for replicas: one call at a time; else null (they go to their lane). */
     private final CallBatcher<Op> acked;
+
     private final ReleaseNotifier notifier;
     /** The thread of the link's and the notifier's delayed chores. */
     private final ValkeyTimer timer;
@@ -49,9 +49,16 @@ public final class ValkeyLeaseStore implements LeaseStore {
         this.cfg = cfg;
         this.timer = new ValkeyTimer();
         this.link = ValkeyLink.open(cfg, timer);
-        this.lanes = IntStream.range(0, link.lanes()).mapToObj(lane -> new CallBatcher<Op>(cfg.maxInFlightBatches(),
-                cfg.maxBatchSize(), batch -> link.send(lane, batch), ValkeyLeaseStore::failAll)).toList();
-        this.acked = cfg.replicaAcks() > 0 ? new CallBatcher<>(1, cfg.maxBatchSize(), link::sendAcked, ValkeyLeaseStore::failAll) : null;
+        this.lanes = IntStream.range(0, link.lanes())
+                .mapToObj(lane -> new CallBatcher<Op>(
+                        cfg.maxInFlightBatches(),
+                        cfg.maxBatchSize(),
+                        batch -> link.send(lane, batch),
+                        ValkeyLeaseStore::failAll))
+                .toList();
+        this.acked = cfg.replicaAcks() > 0
+                ? new CallBatcher<>(1, cfg.maxBatchSize(), link::sendAcked, ValkeyLeaseStore::failAll)
+                : null;
         this.notifier = new ReleaseNotifier(cfg, timer);
         this.turnMillis = Math.max(50, Math.min(250, cfg.requestTimeout().toMillis() / 2));
         link.onPrimarySwitch(notifier::moveTo);
@@ -128,15 +135,22 @@ public final class ValkeyLeaseStore implements LeaseStore {
 
     @Override
     public CompletableFuture<AcquireResult> tryAcquire(String key, String owner, Duration ttl, boolean fencingToken) {
-        return grant(new Op(Op.ACQUIRE, key, cfg.namespace(), owner, ttl.toMillis(), fencingToken ? "1" : "0", cfg.isCluster()));
+        return grant(new Op(
+                Op.ACQUIRE, key, cfg.namespace(), owner, ttl.toMillis(), fencingToken ? "1" : "0", cfg.isCluster()));
     }
 
     /** A waiting process's attempt: it also takes a turn reserved for {@code queuedAs}, and queues it if refused. */
     @Override
-    public CompletableFuture<AcquireResult> tryAcquire(String key, String owner, Duration ttl, boolean fencingToken,
-                                                       String queuedAs) {
-        return grant(new Op(Op.ACQUIRE, key, cfg.namespace(), owner, ttl.toMillis(),
-                (fencingToken ? "1:" : "0:") + queuedAs, cfg.isCluster()));
+    public CompletableFuture<AcquireResult> tryAcquire(
+            String key, String owner, Duration ttl, boolean fencingToken, String queuedAs) {
+        return grant(new Op(
+                Op.ACQUIRE,
+                key,
+                cfg.namespace(),
+                owner,
+                ttl.toMillis(),
+                (fencingToken ? "1:" : "0:") + queuedAs,
+                cfg.isCluster()));
     }
 
     /**
@@ -144,10 +158,16 @@ public final class ValkeyLeaseStore implements LeaseStore {
      * {@code d:<fireKey>}, the marker of {@link #releaseCompleted}, and takes a marker of another fire as a free key.
      */
     @Override
-    public CompletableFuture<AcquireResult> tryAcquireFire(String key, String owner, Duration ttl, boolean fencingToken,
-                                                           String fireKey, String queuedAs) {
-        return grant(new Op(Op.ACQUIRE_FIRE, key, cfg.namespace(), owner, ttl.toMillis(),
-                (fencingToken ? "1:" : "0:") + (queuedAs == null ? "" : queuedAs) + ":" + fireKey, cfg.isCluster()));
+    public CompletableFuture<AcquireResult> tryAcquireFire(
+            String key, String owner, Duration ttl, boolean fencingToken, String fireKey, String queuedAs) {
+        return grant(new Op(
+                Op.ACQUIRE_FIRE,
+                key,
+                cfg.namespace(),
+                owner,
+                ttl.toMillis(),
+                (fencingToken ? "1:" : "0:") + (queuedAs == null ? "" : queuedAs) + ":" + fireKey,
+                cfg.isCluster()));
     }
 
     /**
@@ -156,8 +176,8 @@ public final class ValkeyLeaseStore implements LeaseStore {
      */
     @Override
     public CompletableFuture<Boolean> releaseCompleted(String key, String owner, String fireKey, Duration keep) {
-        return submit(new Op(Op.RELEASE_COMPLETED, key, cfg.namespace(), owner, keep.toMillis(), fireKey,
-                cfg.isCluster()));
+        return submit(
+                new Op(Op.RELEASE_COMPLETED, key, cfg.namespace(), owner, keep.toMillis(), fireKey, cfg.isCluster()));
     }
 
     @Override
@@ -183,8 +203,15 @@ public final class ValkeyLeaseStore implements LeaseStore {
      */
     @Override
     public CompletableFuture<TurnRelease> releaseTurn(String key, String owner, String requeueAs) {
-        return submit(new Op(Op.RELEASE, key, cfg.namespace(), owner, turnMillis, requeueAs == null ? "" : requeueAs,
-                cfg.isCluster()).turn());
+        return submit(new Op(
+                        Op.RELEASE,
+                        key,
+                        cfg.namespace(),
+                        owner,
+                        turnMillis,
+                        requeueAs == null ? "" : requeueAs,
+                        cfg.isCluster())
+                .turn());
     }
 
     @Override
@@ -193,16 +220,24 @@ public final class ValkeyLeaseStore implements LeaseStore {
     }
 
     @Override
-    public CompletableFuture<AcquireResult> handOff(String key, String fromOwner, String toOwner, Duration ttl, boolean fencingToken) {
-        return grant(new Op(Op.HAND_OFF, key, cfg.namespace(), fromOwner, ttl.toMillis(),
-                (fencingToken ? "1:" : "0:") + toOwner, cfg.isCluster()));
+    public CompletableFuture<AcquireResult> handOff(
+            String key, String fromOwner, String toOwner, Duration ttl, boolean fencingToken) {
+        return grant(new Op(
+                Op.HAND_OFF,
+                key,
+                cfg.namespace(),
+                fromOwner,
+                ttl.toMillis(),
+                (fencingToken ? "1:" : "0:") + toOwner,
+                cfg.isCluster()));
     }
 
     /** One SET XX GET KEEPTTL: the owner check and the transfer in one command (the lease keeps its expiry). */
     @Override
-    public CompletableFuture<AcquireResult> handOffKeepingExpiry(String key, String fromOwner, String toOwner, Duration ttl) {
-        return grant(new Op(Op.HAND_OFF_KEEPING_EXPIRY, key, cfg.namespace(), fromOwner, ttl.toMillis(), toOwner,
-                cfg.isCluster()));
+    public CompletableFuture<AcquireResult> handOffKeepingExpiry(
+            String key, String fromOwner, String toOwner, Duration ttl) {
+        return grant(new Op(
+                Op.HAND_OFF_KEEPING_EXPIRY, key, cfg.namespace(), fromOwner, ttl.toMillis(), toOwner, cfg.isCluster()));
     }
 
     /** The hand-off script replaces the owner in one step. */
@@ -235,14 +270,16 @@ public final class ValkeyLeaseStore implements LeaseStore {
     public CompletableFuture<Boolean> evict(String key) {
         String lease = ValkeyKeys.lease(cfg.namespace(), key);
         String publish = cfg.isCluster() ? "SPUBLISH" : "PUBLISH";
-        return ScriptCall.on(link.client(lease), new String[]{"DEL", lease}, lease)
-                .thenCompose(deleted -> ScriptCall.on(link.client(lease), new String[]{publish, lease, "r"}, lease)
+        return ScriptCall.on(link.client(lease), new String[] {"DEL", lease}, lease)
+                .thenCompose(deleted -> ScriptCall.on(link.client(lease), new String[] {publish, lease, "r"}, lease)
                         .handle((n, err) -> Long.valueOf(1L).equals(deleted))) // the notification is best effort
                 .handle((deleted, err) -> {
                     if (err != null) {
-                        throw new java.util.concurrent.CompletionException(new dev.tenure.LeaseStoreUnavailableException(
-                                "deleting the Valkey lease of '" + key + "' failed: " + describe(err), key,
-                                ScriptCall.unwrap(err)));
+                        throw new java.util.concurrent.CompletionException(
+                                new dev.tenure.LeaseStoreUnavailableException(
+                                        "deleting the Valkey lease of '" + key + "' failed: " + describe(err),
+                                        key,
+                                        ScriptCall.unwrap(err)));
                     }
                     return deleted;
                 });
@@ -253,7 +290,7 @@ public final class ValkeyLeaseStore implements LeaseStore {
     public CompletableFuture<Optional<String>> probe() {
         String key = ValkeyKeys.tag(cfg.namespace(), "") + "probe";
         try {
-            return ScriptCall.on(link.client(), new String[]{"GET", key}, key)
+            return ScriptCall.on(link.client(), new String[] {"GET", key}, key)
                     .handle((v, err) -> err == null ? Optional.<String>empty() : Optional.of(describe(err)));
         } catch (RuntimeException e) {
             return CompletableFuture.completedFuture(Optional.of(describe(e)));

@@ -1,13 +1,10 @@
 package dev.tenure.valkey;
 
-import dev.tenure.ValkeyConfig;
 import dev.tenure.LeaseStoreUnavailableException;
+import dev.tenure.ValkeyConfig;
 import glide.api.BaseClient;
 import glide.api.GlideClusterClient;
 import glide.api.models.ClusterBatch;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -16,6 +13,8 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import java.util.function.Predicate;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The connections to Valkey and the one thing done over them: run a batch of operations through the lease
@@ -46,9 +45,11 @@ final class ValkeyLink implements AutoCloseable {
     private final FailoverProbe probe;
     /** Null without {@link ValkeyConfig#replicaAcks()}. */
     private final AckedGrants acked;
+
     private final List<Consumer<String>> onSwitch = new CopyOnWriteArrayList<>();
     /** One client per lane; a failover replaces them all at once. */
     private volatile BaseClient[] clients;
+
     private volatile boolean closed;
 
     private ValkeyLink(ValkeyConfig cfg, BaseClient[] clients, List<String> start, String primary, ValkeyTimer timer) {
@@ -56,7 +57,8 @@ final class ValkeyLink implements AutoCloseable {
         this.timer = timer;
         this.clients = clients;
         this.script = new ScriptCall(cfg);
-        this.probe = !cfg.isCluster() && cfg.addresses().size() > 1 ? new FailoverProbe(cfg, primary, this::switchTo) : null;
+        this.probe =
+                !cfg.isCluster() && cfg.addresses().size() > 1 ? new FailoverProbe(cfg, primary, this::switchTo) : null;
         this.acked = cfg.replicaAcks() > 0 ? new AckedGrants(cfg, start, script, this::fail, timer) : null;
         if (acked != null) {
             onSwitch.add(acked::moveTo);
@@ -76,7 +78,8 @@ final class ValkeyLink implements AutoCloseable {
         try {
             return new ValkeyLink(cfg, createAll(cfg, start, true), start, primary, timer);
         } catch (ExecutionException e) {
-            throw new LeaseStoreUnavailableException("cannot create a Valkey client for " + cfg + ": " + e.getCause(), null, e.getCause());
+            throw new LeaseStoreUnavailableException(
+                    "cannot create a Valkey client for " + cfg + ": " + e.getCause(), null, e.getCause());
         } catch (Exception e) {
             throw new LeaseStoreUnavailableException("cannot create a Valkey client for " + cfg + ": " + e, null, e);
         }
@@ -90,7 +93,8 @@ final class ValkeyLink implements AutoCloseable {
         }
         BaseClient[] created = new BaseClient[pending.size()];
         try {
-            long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(cfg.connectionTimeout().toMillis() + 2000);
+            long deadline = System.nanoTime()
+                    + TimeUnit.MILLISECONDS.toNanos(cfg.connectionTimeout().toMillis() + 2000);
             for (int i = 0; i < created.length; i++) {
                 created[i] = pending.get(i).get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
             }
@@ -129,7 +133,9 @@ final class ValkeyLink implements AutoCloseable {
             return closedFailure();
         }
         // not with a preloaded function: a missing function must fail the acquire, not the release that follows it
-        if (batch.size() == 1 && batch.get(0).isPlainAcquire() && cfg.scriptMode() == ValkeyConfig.ScriptMode.EVALSHA_LOAD_ON_MISS) {
+        if (batch.size() == 1
+                && batch.get(0).isPlainAcquire()
+                && cfg.scriptMode() == ValkeyConfig.ScriptMode.EVALSHA_LOAD_ON_MISS) {
             return plainAcquire(lane, batch);
         }
         if (batch.size() == 1 && batch.get(0).code == Op.RELEASE) {
@@ -184,18 +190,19 @@ final class ValkeyLink implements AutoCloseable {
      * A lone op's first call, {@code first}: {@code answered} ends the op from its reply and says so, or says that the
      * batch form must run; a failed call fails the op.
      */
-    private CompletableFuture<Void> orBatchForm(int lane, List<Op> batch, CompletableFuture<Object> first,
-                                                Predicate<Object> answered) {
+    private CompletableFuture<Void> orBatchForm(
+            int lane, List<Op> batch, CompletableFuture<Object> first, Predicate<Object> answered) {
         return first.handle((res, err) -> {
-            if (err != null) {
-                fail(batch, err);
-                return CompletableFuture.<Void>completedFuture(null);
-            }
-            if (answered.test(res)) {
-                return CompletableFuture.<Void>completedFuture(null);
-            }
-            return script.run(clients[lane], batch).handle((r, e) -> settle(batch, r, e));
-        }).thenCompose(f -> f);
+                    if (err != null) {
+                        fail(batch, err);
+                        return CompletableFuture.<Void>completedFuture(null);
+                    }
+                    if (answered.test(res)) {
+                        return CompletableFuture.<Void>completedFuture(null);
+                    }
+                    return script.run(clients[lane], batch).handle((r, e) -> settle(batch, r, e));
+                })
+                .thenCompose(f -> f);
     }
 
     /** Runs {@code batch} (acquires and hand-offs) on the grants' own connection, each grant followed by WAIT. */
@@ -204,7 +211,8 @@ final class ValkeyLink implements AutoCloseable {
     }
 
     private static CompletableFuture<Void> closedFailure() {
-        return CompletableFuture.failedFuture(new LeaseStoreUnavailableException("the Valkey lease store is closed", null, null));
+        return CompletableFuture.failedFuture(
+                new LeaseStoreUnavailableException("the Valkey lease store is closed", null, null));
     }
 
     /** Cluster, several slots: one non-atomic pipeline, one script call per slot; groups that got NOSCRIPT are retried once. */
@@ -214,31 +222,39 @@ final class ValkeyLink implements AutoCloseable {
             b.customCommand(script.command(g));
         }
         BaseClient client = clients[lane];
-        return ((GlideClusterClient) client).exec(b, false).handle((results, err) -> {
-            if (err != null) {
-                groups.forEach(g -> settle(g, null, err));
-                return CompletableFuture.<Void>completedFuture(null);
-            }
-            List<List<Op>> retry = new ArrayList<>();
-            for (int i = 0; i < groups.size(); i++) {
-                Object r = results[i];
-                if (r instanceof Throwable t && mayLoad && script.needsLoad(t)) {
-                    retry.add(groups.get(i));
-                } else {
-                    settle(groups.get(i), r instanceof Throwable ? null : r, r instanceof Throwable t ? t : null);
-                }
-            }
-            if (retry.isEmpty()) {
-                return CompletableFuture.<Void>completedFuture(null);
-            }
-            return script.load(client).handle((x, loadErr) -> {
-                if (loadErr != null) {
-                    retry.forEach(g -> settle(g, null, loadErr));
-                    return CompletableFuture.<Void>completedFuture(null);
-                }
-                return pipeline(lane, retry, false);
-            }).thenCompose(f -> f);
-        }).thenCompose(f -> f);
+        return ((GlideClusterClient) client)
+                .exec(b, false)
+                .handle((results, err) -> {
+                    if (err != null) {
+                        groups.forEach(g -> settle(g, null, err));
+                        return CompletableFuture.<Void>completedFuture(null);
+                    }
+                    List<List<Op>> retry = new ArrayList<>();
+                    for (int i = 0; i < groups.size(); i++) {
+                        Object r = results[i];
+                        if (r instanceof Throwable t && mayLoad && script.needsLoad(t)) {
+                            retry.add(groups.get(i));
+                        } else {
+                            settle(
+                                    groups.get(i),
+                                    r instanceof Throwable ? null : r,
+                                    r instanceof Throwable t ? t : null);
+                        }
+                    }
+                    if (retry.isEmpty()) {
+                        return CompletableFuture.<Void>completedFuture(null);
+                    }
+                    return script.load(client)
+                            .handle((x, loadErr) -> {
+                                if (loadErr != null) {
+                                    retry.forEach(g -> settle(g, null, loadErr));
+                                    return CompletableFuture.<Void>completedFuture(null);
+                                }
+                                return pipeline(lane, retry, false);
+                            })
+                            .thenCompose(f -> f);
+                })
+                .thenCompose(f -> f);
     }
 
     private Void settle(List<Op> ops, Object res, Throwable err) {

@@ -1,7 +1,6 @@
 package dev.tenure.valkey;
 
 import dev.tenure.ValkeyConfig;
-
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -15,8 +14,7 @@ final class ValkeyProblem {
     /** GLIDE's "... Received error for address `host:port`: WRONGPASS: ..." */
     private static final Pattern ADDRESS = Pattern.compile("address `([^`]+)`:\\s*(.*)");
 
-    private ValkeyProblem() {
-    }
+    private ValkeyProblem() {}
 
     static String describe(ValkeyConfig cfg, Throwable failure) {
         Throwable deepest = failure;
@@ -27,14 +25,17 @@ final class ValkeyProblem {
                 deepest = t;
             }
         }
-        String line = message == null ? String.valueOf(failure) : message.strip().lines().findFirst().orElse("");
+        String line = message == null
+                ? String.valueOf(failure)
+                : message.strip().lines().findFirst().orElse("");
         Matcher m = ADDRESS.matcher(line);
         if (m.find()) {
             return "Valkey " + m.group(1) + ": " + m.group(2).strip();
         }
         String where = "Valkey " + String.join(", ", cfg.addresses()) + ": ";
         if (deepest instanceof glide.api.models.exceptions.TimeoutException) {
-            return where + "no answer within the request timeout (" + cfg.requestTimeout().toMillis() + " ms)";
+            return where + "no answer within the request timeout ("
+                    + cfg.requestTimeout().toMillis() + " ms)";
         }
         return where + line;
     }

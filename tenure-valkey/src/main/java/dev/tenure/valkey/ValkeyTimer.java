@@ -1,12 +1,11 @@
 package dev.tenure.valkey;
 
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-
 import java.time.Duration;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The one thread on which a Valkey store runs its delayed chores: the end of a release channel's linger and the close
@@ -32,13 +31,16 @@ final class ValkeyTimer implements AutoCloseable {
     /** Runs {@code chore} on the timer's thread after {@code delay}; after {@link #close()}, not at all. */
     void after(Duration delay, Runnable chore) {
         try {
-            exec.schedule(() -> {
-                try {
-                    chore.run();
-                } catch (Throwable t) {
-                    LOG.warn("a delayed Valkey chore failed", t);
-                }
-            }, delay.toNanos(), TimeUnit.NANOSECONDS);
+            exec.schedule(
+                    () -> {
+                        try {
+                            chore.run();
+                        } catch (Throwable t) {
+                            LOG.warn("a delayed Valkey chore failed", t);
+                        }
+                    },
+                    delay.toNanos(),
+                    TimeUnit.NANOSECONDS);
         } catch (RejectedExecutionException closed) {
             LOG.debug("Valkey timer closed: chore dropped");
         }

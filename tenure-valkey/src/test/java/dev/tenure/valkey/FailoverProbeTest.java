@@ -1,12 +1,10 @@
 package dev.tenure.valkey;
 
-import dev.tenure.ValkeyConfig;
-import dev.tenure.valkey.FailoverProbe.Role;
-import org.junit.jupiter.api.Test;
-
-import java.util.List;
-
 import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.tenure.valkey.FailoverProbe.Role;
+import java.util.List;
+import org.junit.jupiter.api.Test;
 
 class FailoverProbeTest {
 
@@ -24,28 +22,33 @@ class FailoverProbeTest {
 
     @Test
     void choose_currentStillPrimary_stays() {
-        assertThat(FailoverProbe.choose("a", List.of(primary("a", 10), primary("b", 20)))).isNull();
+        assertThat(FailoverProbe.choose("a", List.of(primary("a", 10), primary("b", 20))))
+                .isNull();
     }
 
     @Test
     void choose_currentDown_oneCandidateWithHistory_moves() {
-        assertThat(FailoverProbe.choose("a", List.of(down("a"), primary("b", 20)))).isEqualTo("b");
+        assertThat(FailoverProbe.choose("a", List.of(down("a"), primary("b", 20))))
+                .isEqualTo("b");
     }
 
     @Test
     void choose_currentDemotedToReplica_moves() {
-        assertThat(FailoverProbe.choose("a", List.of(replica("a"), primary("b", 5)))).isEqualTo("b");
+        assertThat(FailoverProbe.choose("a", List.of(replica("a"), primary("b", 5))))
+                .isEqualTo("b");
     }
 
     @Test
     void choose_candidateWithoutReplicationHistory_isNotTrusted() {
         // an old primary restarted empty answers as primary with offset 0
-        assertThat(FailoverProbe.choose("b", List.of(primary("a", 0), down("b")))).isNull();
+        assertThat(FailoverProbe.choose("b", List.of(primary("a", 0), down("b"))))
+                .isNull();
     }
 
     @Test
     void choose_twoCandidates_ambiguousStays() {
-        assertThat(FailoverProbe.choose("a", List.of(down("a"), primary("b", 5), primary("c", 7)))).isNull();
+        assertThat(FailoverProbe.choose("a", List.of(down("a"), primary("b", 5), primary("c", 7))))
+                .isNull();
     }
 
     @Test
@@ -55,16 +58,20 @@ class FailoverProbeTest {
 
     @Test
     void parse_promotedReplicaWithoutWrites_hasHistoryFromItsPreviousReplicationId() {
-        Role r = FailoverProbe.parse("a", "# Replication\r\nrole:master\r\nmaster_replid:abc\r\n"
-                + "master_replid2:9f8e7d6c5b4a39281706f5e4d3c2b1a098765432\r\nmaster_repl_offset:0\r\n");
+        Role r = FailoverProbe.parse(
+                "a",
+                "# Replication\r\nrole:master\r\nmaster_replid:abc\r\n"
+                        + "master_replid2:9f8e7d6c5b4a39281706f5e4d3c2b1a098765432\r\nmaster_repl_offset:0\r\n");
         assertThat(r.primary()).isTrue();
         assertThat(r.offset()).isPositive();
     }
 
     @Test
     void parse_primaryRestartedEmpty_hasNoHistory() {
-        Role r = FailoverProbe.parse("a", "# Replication\r\nrole:master\r\nmaster_replid2:0000000000000000000000000000000000000000\r\n"
-                + "master_repl_offset:0\r\n");
+        Role r = FailoverProbe.parse(
+                "a",
+                "# Replication\r\nrole:master\r\nmaster_replid2:0000000000000000000000000000000000000000\r\n"
+                        + "master_repl_offset:0\r\n");
         assertThat(r.primary()).isTrue();
         assertThat(r.offset()).isZero();
     }

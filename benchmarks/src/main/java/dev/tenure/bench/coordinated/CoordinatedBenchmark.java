@@ -130,16 +130,22 @@ public final class CoordinatedBenchmark {
         Path logs = Files.createTempDirectory("tenure-coordinated-");
         List<Row> rows = new ArrayList<>();
         waits = new WaitSampler(pgHost, pgPort, pgUser, db);
-        try (PgAdmin pg = new PgAdmin(pgHost, pgPort, db, pgUser); ValkeyAdmin valkey = new ValkeyAdmin("127.0.0.1", valkeyPort)) {
+        try (PgAdmin pg = new PgAdmin(pgHost, pgPort, db, pgUser);
+                ValkeyAdmin valkey = new ValkeyAdmin("127.0.0.1", valkeyPort)) {
             System.out.println("== Tenure coordinated-run benchmark ==");
             System.out.println("postgres   " + pgHost + ":" + pgPort + " " + pg.serverVersion() + ", database " + db
-                    + " (created for this run); fsync=" + pg.setting("fsync") + " synchronous_commit=" + pg.setting("synchronous_commit")
-                    + " wal_sync_method=" + pg.setting("wal_sync_method") + " commit_delay=" + pg.setting("commit_delay"));
-            System.out.println("valkey     127.0.0.1:" + valkeyPort + " " + valkey.serverField("valkey_version") + " (private)");
-            System.out.println("jvm        " + System.getProperty("java.vm.name") + " " + System.getProperty("java.runtime.version")
-                    + ", availableProcessors=" + Runtime.getRuntime().availableProcessors() + ", node heap " + nodeHeap);
+                    + " (created for this run); fsync=" + pg.setting("fsync") + " synchronous_commit="
+                    + pg.setting("synchronous_commit")
+                    + " wal_sync_method=" + pg.setting("wal_sync_method") + " commit_delay="
+                    + pg.setting("commit_delay"));
+            System.out.println(
+                    "valkey     127.0.0.1:" + valkeyPort + " " + valkey.serverField("valkey_version") + " (private)");
+            System.out.println("jvm        " + System.getProperty("java.vm.name") + " "
+                    + System.getProperty("java.runtime.version") + ", availableProcessors="
+                    + Runtime.getRuntime().availableProcessors() + ", node heap " + nodeHeap);
             System.out.println("libraries  " + Format.libVersions());
-            System.out.println("run        " + nodes + " nodes (JVMs) per row, " + threads + " worker threads per node (one-job rows: 1), "
+            System.out.println("run        " + nodes + " nodes (JVMs) per row, " + threads
+                    + " worker threads per node (one-job rows: 1), "
                     + jobs + " jobs, " + warmup + " s warm-up + " + seconds + " s measured per row, sync " + syncModes
                     + ", node logs in " + logs);
             System.out.println();
@@ -163,7 +169,8 @@ public final class CoordinatedBenchmark {
         }
         System.out.println();
         for (String sync : syncModes) {
-            List<Row> rs = rows.stream().filter(r -> r.syncOff() == sync.equals("off")).toList();
+            List<Row> rs =
+                    rows.stream().filter(r -> r.syncOff() == sync.equals("off")).toList();
             if (!rs.isEmpty()) {
                 Report.print(rs, sync.equals("off"), seconds, nodes);
             }
@@ -176,7 +183,8 @@ public final class CoordinatedBenchmark {
         }
     }
 
-    private Row measure(PgAdmin pg, ValkeyAdmin valkey, Scenario sc, boolean syncOff, String table, Path logs) throws Exception {
+    private Row measure(PgAdmin pg, ValkeyAdmin valkey, Scenario sc, boolean syncOff, String table, Path logs)
+            throws Exception {
         pg.createEffectTable(table);
         if (sc.tenure()) {
             pg.resetTenure(jobs, historyPerJob);
@@ -205,11 +213,13 @@ public final class CoordinatedBenchmark {
                 args.put("valkey", "127.0.0.1:" + valkeyPort);
                 args.put("retryUs", Integer.toString(retryUs));
                 args.putAll(sc.args());
-                String logName = sc.name().replaceAll("[^A-Za-z0-9]+", "-") + (syncOff ? "-syncoff" : "") + "-node" + n + ".log";
+                String logName =
+                        sc.name().replaceAll("[^A-Za-z0-9]+", "-") + (syncOff ? "-syncoff" : "") + "-node" + n + ".log";
                 List<String> jvm = new ArrayList<>(List.of("-Xmx" + nodeHeap, "-XX:+UseParallelGC"));
                 String rowName = sc.name().replaceAll("[^A-Za-z0-9]+", "-") + (syncOff ? "-syncoff" : "");
                 int node = n;
-                nodeOpts.forEach(o -> jvm.add(o.replace("%n", Integer.toString(node)).replace("%r", rowName)));
+                nodeOpts.forEach(
+                        o -> jvm.add(o.replace("%n", Integer.toString(node)).replace("%r", rowName)));
                 ps.add(new NodeProcess(jvm, args, logs.resolve(logName)));
             }
             for (NodeProcess p : ps) {
@@ -251,9 +261,11 @@ public final class CoordinatedBenchmark {
                 executions += Long.parseLong(m.get("executions"));
                 commits += Long.parseLong(m.get("commits"));
                 lifeAttempts += Long.parseLong(m.get("attempts"));
-                latency.add(Histogram.decodeFromCompressedByteBuffer(ByteBuffer.wrap(Base64.getDecoder().decode(m.get("hist"))), 0));
+                latency.add(Histogram.decodeFromCompressedByteBuffer(
+                        ByteBuffer.wrap(Base64.getDecoder().decode(m.get("hist"))), 0));
                 if (firstError == null && !m.get("error").equals("-")) {
-                    firstError = new String(Base64.getDecoder().decode(m.get("error")), java.nio.charset.StandardCharsets.UTF_8);
+                    firstError = new String(
+                            Base64.getDecoder().decode(m.get("error")), java.nio.charset.StandardCharsets.UTF_8);
                 }
             }
             for (NodeProcess p : ps) {
@@ -267,16 +279,42 @@ public final class CoordinatedBenchmark {
                 life.clear();
             }
             long[] effects = pg.effects(table);
-            long backlog = sc.kind().equals("dbscheduler") ? pg.count("SELECT count(*) FROM scheduled_tasks")
+            long backlog = sc.kind().equals("dbscheduler")
+                    ? pg.count("SELECT count(*) FROM scheduled_tasks")
                     : sc.kind().equals("quartz") ? pg.count("SELECT count(*) FROM qrtz_triggers") : -1;
             Map<String, Double> threadDelta = new LinkedHashMap<>();
             b.threads.forEach((k, v) -> threadDelta.put(k, v - a.threads.getOrDefault(k, 0.0)));
             Map<String, Double> pgDelta = new LinkedHashMap<>();
             b.pg.forEach((k, v) -> pgDelta.put(k, v - a.pg.getOrDefault(k, 0.0)));
-            return new Row(sc, syncOff, window, load, units, min, max, held, done, errors, firstError, latency, executions,
-                    commits, pgDelta, ValkeyAdmin.delta(a.valkey, b.valkey), b.machine[0] - a.machine[0],
-                    (b.machine[1] - a.machine[1]) / window, b.nodes - a.nodes, threadDelta, b.pgCpu - a.pgCpu, b.valkeyCpu - a.valkeyCpu,
-                    effects[0], effects[1], backlog, backendStates.get(), life, lifeAttempts);
+            return new Row(
+                    sc,
+                    syncOff,
+                    window,
+                    load,
+                    units,
+                    min,
+                    max,
+                    held,
+                    done,
+                    errors,
+                    firstError,
+                    latency,
+                    executions,
+                    commits,
+                    pgDelta,
+                    ValkeyAdmin.delta(a.valkey, b.valkey),
+                    b.machine[0] - a.machine[0],
+                    (b.machine[1] - a.machine[1]) / window,
+                    b.nodes - a.nodes,
+                    threadDelta,
+                    b.pgCpu - a.pgCpu,
+                    b.valkeyCpu - a.valkeyCpu,
+                    effects[0],
+                    effects[1],
+                    backlog,
+                    backendStates.get(),
+                    life,
+                    lifeAttempts);
         } finally {
             for (NodeProcess p : ps) {
                 p.close();
@@ -285,11 +323,19 @@ public final class CoordinatedBenchmark {
     }
 
     /** Everything read at one end of a window. */
-    private record Snapshot(long at, Map<String, Double> pg, Map<String, Long> valkey, double[] machine, double nodes,
-                            Map<String, Double> threads, List<Long> backends, double pgCpu, double valkeyCpu) {
-    }
+    private record Snapshot(
+            long at,
+            Map<String, Double> pg,
+            Map<String, Long> valkey,
+            double[] machine,
+            double nodes,
+            Map<String, Double> threads,
+            List<Long> backends,
+            double pgCpu,
+            double valkeyCpu) {}
 
-    private Snapshot snapshot(PgAdmin pg, ValkeyAdmin valkey, List<NodeProcess> ps, List<Long> backends) throws Exception {
+    private Snapshot snapshot(PgAdmin pg, ValkeyAdmin valkey, List<NodeProcess> ps, List<Long> backends)
+            throws Exception {
         long at = System.nanoTime();
         double[] machine = Proc.machine();
         double nodesCpu = 0;
@@ -307,9 +353,15 @@ public final class CoordinatedBenchmark {
     }
 
     private static void progress(Row r) {
-        System.out.printf(Locale.ROOT, "# %-28s sync=%-3s %s units/s  commits/unit %s  errors %d  load %s%n",
-                r.scenario().name(), r.syncOff() ? "off" : "on", Format.num(r.perSecond()),
-                Format.num(r.perUnit(r.pg("xact_commit"))), r.errors(), r.load());
+        System.out.printf(
+                Locale.ROOT,
+                "# %-28s sync=%-3s %s units/s  commits/unit %s  errors %d  load %s%n",
+                r.scenario().name(),
+                r.syncOff() ? "off" : "on",
+                Format.num(r.perSecond()),
+                Format.num(r.perUnit(r.pg("xact_commit"))),
+                r.errors(),
+                r.load());
         if (r.firstError() != null) {
             System.out.println("#   first error: " + r.firstError());
         }

@@ -32,7 +32,8 @@ final class DbSchedulerWorkload implements Node.Workload {
     public void prepare() {
         OneTimeTask<Void> task = Tasks.oneTime(TASK).execute((instance, ctx) -> {
             long start = System.nanoTime();
-            try (Connection c = n.ds.getConnection(); PreparedStatement ps = c.prepareStatement(n.insertSql())) {
+            try (Connection c = n.ds.getConnection();
+                    PreparedStatement ps = c.prepareStatement(n.insertSql())) {
                 ps.setString(1, TASK);
                 ps.setString(2, instance.getId());
                 ps.setInt(3, n.node);
@@ -42,11 +43,15 @@ final class DbSchedulerWorkload implements Node.Workload {
             }
             Tally t = tally;
             if (t != null) {
-                t.units.increment();   // no latency: an execution's time in the backlog is not comparable
+                t.units.increment(); // no latency: an execution's time in the backlog is not comparable
             }
         });
-        scheduler = Scheduler.create(n.ds, task).threads(n.threads).pollUsingLockAndFetch(0.5, 1.0)
-                .schedulerName(new SchedulerName.Fixed("node-" + n.node)).shutdownMaxWait(Duration.ofSeconds(5)).build();
+        scheduler = Scheduler.create(n.ds, task)
+                .threads(n.threads)
+                .pollUsingLockAndFetch(0.5, 1.0)
+                .schedulerName(new SchedulerName.Fixed("node-" + n.node))
+                .shutdownMaxWait(Duration.ofSeconds(5))
+                .build();
     }
 
     @Override

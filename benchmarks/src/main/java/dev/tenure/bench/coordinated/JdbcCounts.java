@@ -1,10 +1,10 @@
 package dev.tenure.bench.coordinated;
 
+import java.io.PrintWriter;
 import java.lang.reflect.InvocationHandler;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.lang.reflect.Proxy;
-import java.io.PrintWriter;
 import java.sql.CallableStatement;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -48,11 +48,30 @@ final class JdbcCounts {
             return connection(target.getConnection(user, password));
         }
 
-        @Override public PrintWriter getLogWriter() throws SQLException { return target.getLogWriter(); }
-        @Override public void setLogWriter(PrintWriter out) throws SQLException { target.setLogWriter(out); }
-        @Override public void setLoginTimeout(int seconds) throws SQLException { target.setLoginTimeout(seconds); }
-        @Override public int getLoginTimeout() throws SQLException { return target.getLoginTimeout(); }
-        @Override public Logger getParentLogger() throws SQLFeatureNotSupportedException { return target.getParentLogger(); }
+        @Override
+        public PrintWriter getLogWriter() throws SQLException {
+            return target.getLogWriter();
+        }
+
+        @Override
+        public void setLogWriter(PrintWriter out) throws SQLException {
+            target.setLogWriter(out);
+        }
+
+        @Override
+        public void setLoginTimeout(int seconds) throws SQLException {
+            target.setLoginTimeout(seconds);
+        }
+
+        @Override
+        public int getLoginTimeout() throws SQLException {
+            return target.getLoginTimeout();
+        }
+
+        @Override
+        public Logger getParentLogger() throws SQLFeatureNotSupportedException {
+            return target.getParentLogger();
+        }
 
         @Override
         public <T> T unwrap(Class<T> iface) throws SQLException {
@@ -66,8 +85,8 @@ final class JdbcCounts {
     }
 
     private Connection connection(Connection c) {
-        return (Connection) Proxy.newProxyInstance(JdbcCounts.class.getClassLoader(), new Class<?>[] {Connection.class},
-                new ConnectionHandler(c));
+        return (Connection) Proxy.newProxyInstance(
+                JdbcCounts.class.getClassLoader(), new Class<?>[] {Connection.class}, new ConnectionHandler(c));
     }
 
     private final class ConnectionHandler implements InvocationHandler {
@@ -86,12 +105,16 @@ final class JdbcCounts {
                 rollbacks.increment();
             }
             Object r = call(target, m, args);
-            if (r instanceof Statement s && (name.equals("createStatement") || name.equals("prepareStatement")
-                    || name.equals("prepareCall"))) {
-                Class<?> iface = s instanceof CallableStatement ? CallableStatement.class
+            if (r instanceof Statement s
+                    && (name.equals("createStatement")
+                            || name.equals("prepareStatement")
+                            || name.equals("prepareCall"))) {
+                Class<?> iface = s instanceof CallableStatement
+                        ? CallableStatement.class
                         : s instanceof PreparedStatement ? PreparedStatement.class : Statement.class;
-                return Proxy.newProxyInstance(JdbcCounts.class.getClassLoader(), new Class<?>[] {iface},
-                        new StatementHandler(s, (Connection) proxy));
+                return Proxy.newProxyInstance(
+                        JdbcCounts.class.getClassLoader(), new Class<?>[] {iface}, new StatementHandler(s, (Connection)
+                                proxy));
             }
             return r;
         }

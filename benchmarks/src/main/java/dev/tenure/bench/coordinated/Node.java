@@ -89,7 +89,11 @@ public final class Node {
     private static long stride(int node, int jobs) {
         int found = 0;
         for (long s = 1; ; s++) {
-            if (java.math.BigInteger.valueOf(s).gcd(java.math.BigInteger.valueOf(jobs)).intValue() == 1 && (s == 1 || s > 6)) {
+            if (java.math.BigInteger.valueOf(s)
+                                    .gcd(java.math.BigInteger.valueOf(jobs))
+                                    .intValue()
+                            == 1
+                    && (s == 1 || s > 6)) {
                 if (found++ == node) {
                     return s;
                 }
@@ -165,9 +169,18 @@ public final class Node {
         buf.flip();
         buf.get(bytes);
         String err = tally.firstError();
-        System.out.println(String.format(Locale.ROOT,
+        System.out.println(String.format(
+                Locale.ROOT,
                 "RESULT units=%d held=%d done=%d errors=%d executions=%d commits=%d rollbacks=%d attempts=%d hist=%s error=%s%s",
-                d[0], d[1], d[2], d[3], d[4], d[5], d[6], tally.attemptsEver(), Base64.getEncoder().encodeToString(bytes),
+                d[0],
+                d[1],
+                d[2],
+                d[3],
+                d[4],
+                d[5],
+                d[6],
+                tally.attemptsEver(),
+                Base64.getEncoder().encodeToString(bytes),
                 err == null ? "-" : Base64.getEncoder().encodeToString(err.getBytes(StandardCharsets.UTF_8)),
                 extra.isEmpty() ? "" : " " + extra));
         System.out.flush();

@@ -34,17 +34,20 @@ final class NodeProcess implements AutoCloseable {
         ProcessBuilder pb = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.appendTo(log.toFile()));
         process = pb.start();
         stdin = new OutputStreamWriter(process.getOutputStream(), StandardCharsets.UTF_8);
-        Thread reader = new Thread(() -> {
-            try (BufferedReader r = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
-                String line;
-                while ((line = r.readLine()) != null) {
-                    lines.add(line);
-                }
-            } catch (IOException ignored) {
-                // the process ended
-            }
-            lines.add("EOF");
-        }, "node-reader-" + process.pid());
+        Thread reader = new Thread(
+                () -> {
+                    try (BufferedReader r = new BufferedReader(
+                            new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
+                        String line;
+                        while ((line = r.readLine()) != null) {
+                            lines.add(line);
+                        }
+                    } catch (IOException ignored) {
+                        // the process ended
+                    }
+                    lines.add("EOF");
+                },
+                "node-reader-" + process.pid());
         reader.setDaemon(true);
         reader.start();
     }
@@ -59,13 +62,15 @@ final class NodeProcess implements AutoCloseable {
         while (true) {
             String line = lines.poll(Math.max(1, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
             if (line == null) {
-                throw new IllegalStateException("node " + pid() + ": no " + prefix + " within " + timeoutSeconds + " s (log " + log + ")");
+                throw new IllegalStateException(
+                        "node " + pid() + ": no " + prefix + " within " + timeoutSeconds + " s (log " + log + ")");
             }
             if (line.startsWith(prefix)) {
                 return line;
             }
             if (line.startsWith("FAILED") || line.equals("EOF")) {
-                throw new IllegalStateException("node " + pid() + " failed before " + prefix + ": " + line + " (log " + log + ")");
+                throw new IllegalStateException(
+                        "node " + pid() + " failed before " + prefix + ": " + line + " (log " + log + ")");
             }
         }
     }

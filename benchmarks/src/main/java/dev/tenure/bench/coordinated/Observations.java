@@ -16,16 +16,19 @@ import io.opentelemetry.sdk.trace.samplers.Sampler;
  */
 final class Observations {
 
-    private Observations() {
-    }
+    private Observations() {}
 
     static ObservationRegistry registry(String kind) {
         ObservationRegistry r = ObservationRegistry.create();
         switch (kind) {
-            case "meters" -> r.observationConfig().observationHandler(new DefaultMeterObservationHandler(new SimpleMeterRegistry()));
+            case "meters" ->
+                r.observationConfig().observationHandler(new DefaultMeterObservationHandler(new SimpleMeterRegistry()));
             case "tracing" -> {
-                SdkTracerProvider provider = SdkTracerProvider.builder().setSampler(Sampler.alwaysOn()).build();
-                OtelTracer tracer = new OtelTracer(provider.get("tenure-bench"), new OtelCurrentTraceContext(), event -> { });
+                SdkTracerProvider provider = SdkTracerProvider.builder()
+                        .setSampler(Sampler.alwaysOn())
+                        .build();
+                OtelTracer tracer =
+                        new OtelTracer(provider.get("tenure-bench"), new OtelCurrentTraceContext(), event -> {});
                 r.observationConfig().observationHandler(new DefaultTracingObservationHandler(tracer));
             }
             default -> throw new IllegalArgumentException("observations: " + kind);

@@ -1,5 +1,6 @@
 package dev.tenure.bench.coordinated;
 
+import com.zaxxer.hikari.HikariDataSource;
 import dev.tenure.db.TenureSchema;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
@@ -12,7 +13,6 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import com.zaxxer.hikari.HikariDataSource;
 
 /**
  * The benchmark's own database (created and dropped by run-coordinated.sh): the schemas of Tenure and of every peer,
@@ -56,18 +56,20 @@ final class PgAdmin implements AutoCloseable {
         try (HikariDataSource ds = Pools.create(url, user, 2, false, "bench-migrate")) {
             TenureSchema.migrate(ds);
         }
-        exec("CREATE TABLE scheduled_tasks (task_name text NOT NULL, task_instance text NOT NULL, task_data bytea, "
-                + "execution_time timestamp with time zone NOT NULL, picked boolean NOT NULL, picked_by text, "
-                + "last_success timestamp with time zone, last_failure timestamp with time zone, consecutive_failures int, "
-                + "last_heartbeat timestamp with time zone, version bigint NOT NULL, priority smallint, "
-                + "PRIMARY KEY (task_name, task_instance))",
+        exec(
+                "CREATE TABLE scheduled_tasks (task_name text NOT NULL, task_instance text NOT NULL, task_data bytea, "
+                        + "execution_time timestamp with time zone NOT NULL, picked boolean NOT NULL, picked_by text, "
+                        + "last_success timestamp with time zone, last_failure timestamp with time zone, consecutive_failures int, "
+                        + "last_heartbeat timestamp with time zone, version bigint NOT NULL, priority smallint, "
+                        + "PRIMARY KEY (task_name, task_instance))",
                 "CREATE INDEX execution_time_idx ON scheduled_tasks (execution_time)",
                 "CREATE INDEX last_heartbeat_idx ON scheduled_tasks (last_heartbeat)",
                 "CREATE INDEX priority_execution_time_idx ON scheduled_tasks (priority DESC, execution_time ASC)",
                 "CREATE TABLE shedlock (name varchar(64) NOT NULL, lock_until timestamp NOT NULL, "
-                + "locked_at timestamp NOT NULL, locked_by varchar(255) NOT NULL, PRIMARY KEY (name))");
+                        + "locked_at timestamp NOT NULL, locked_by varchar(255) NOT NULL, PRIMARY KEY (name))");
         String quartz;
-        try (InputStream in = org.quartz.Scheduler.class.getResourceAsStream("/org/quartz/impl/jdbcjobstore/tables_postgres.sql")) {
+        try (InputStream in =
+                org.quartz.Scheduler.class.getResourceAsStream("/org/quartz/impl/jdbcjobstore/tables_postgres.sql")) {
             quartz = new String(in.readAllBytes(), StandardCharsets.UTF_8);
         }
         List<String> ddl = new ArrayList<>();
@@ -94,19 +96,23 @@ final class PgAdmin implements AutoCloseable {
      * point lookups in its first executions, kept for the whole row: autovacuum analyzes at most once a minute.
      */
     void resetTenure(int jobs, int historyPerJob) throws SQLException {
-        exec("TRUNCATE tenure.job_run, tenure.job_schedule, tenure.job_execution, tenure.release_listener",
+        exec(
+                "TRUNCATE tenure.job_run, tenure.job_schedule, tenure.job_execution, tenure.release_listener",
                 "INSERT INTO tenure.job_execution (job_key, fencing_token) SELECT 'job-' || g, 1 FROM generate_series(0, "
                         + (jobs - 1) + ") g",
                 "INSERT INTO tenure.job_run (run_id, job_key, fire_key, epoch, owner, status, started_at, finished_at) "
-                        + "SELECT gen_random_uuid(), 'job-' || (g % " + jobs + "), 'history-' || g, 1, 'bench-history', "
+                        + "SELECT gen_random_uuid(), 'job-' || (g % " + jobs
+                        + "), 'history-' || g, 1, 'bench-history', "
                         + "'COMPLETED', clock_timestamp(), clock_timestamp() FROM generate_series(1, "
                         + (long) jobs * historyPerJob + ") g",
-                "VACUUM ANALYZE tenure.job_execution", "VACUUM ANALYZE tenure.job_run");
+                "VACUUM ANALYZE tenure.job_execution",
+                "VACUUM ANALYZE tenure.job_run");
     }
 
     /** ShedLock's table as a running system finds it: one free row per lock name (as its first lock inserts), analyzed. */
     void resetShedLock(int jobs) throws SQLException {
-        exec("TRUNCATE shedlock",
+        exec(
+                "TRUNCATE shedlock",
                 "INSERT INTO shedlock (name, lock_until, locked_at, locked_by) SELECT 'job-' || g, "
                         + "now() - interval '1 hour', now() - interval '1 hour', 'bench-history' FROM generate_series(0, "
                         + (jobs - 1) + ") g",
@@ -115,27 +121,39 @@ final class PgAdmin implements AutoCloseable {
 
     /** {@code n} one-time executions of db-scheduler's bench task, all due now. */
     void dbSchedulerBacklog(int n) throws SQLException {
-        exec("TRUNCATE scheduled_tasks",
+        exec(
+                "TRUNCATE scheduled_tasks",
                 "INSERT INTO scheduled_tasks (task_name, task_instance, task_data, execution_time, picked, version) "
-                        + "SELECT '" + DbSchedulerWorkload.TASK + "', 'i' || g, NULL, now(), false, 1 FROM generate_series(1, " + n + ") g",
+                        + "SELECT '" + DbSchedulerWorkload.TASK
+                        + "', 'i' || g, NULL, now(), false, 1 FROM generate_series(1, " + n + ") g",
                 "VACUUM ANALYZE scheduled_tasks");
     }
 
     /** 1,000 durable Quartz jobs and {@code n} one-shot simple triggers over them, all due now. */
     void quartzBacklog(int n, int jobs) throws SQLException {
         long now = System.currentTimeMillis();
-        exec("DELETE FROM qrtz_fired_triggers", "DELETE FROM qrtz_simple_triggers", "DELETE FROM qrtz_triggers",
-                "DELETE FROM qrtz_job_details", "DELETE FROM qrtz_scheduler_state", "DELETE FROM qrtz_locks",
+        exec(
+                "DELETE FROM qrtz_fired_triggers",
+                "DELETE FROM qrtz_simple_triggers",
+                "DELETE FROM qrtz_triggers",
+                "DELETE FROM qrtz_job_details",
+                "DELETE FROM qrtz_scheduler_state",
+                "DELETE FROM qrtz_locks",
                 "INSERT INTO qrtz_job_details (sched_name, job_name, job_group, job_class_name, is_durable, is_nonconcurrent, "
                         + "is_update_data, requests_recovery) SELECT 'bench', 'job-' || g, 'bench', '"
-                        + QuartzWorkload.BenchJob.class.getName() + "', true, false, false, false FROM generate_series(0, " + (jobs - 1) + ") g",
+                        + QuartzWorkload.BenchJob.class.getName()
+                        + "', true, false, false, false FROM generate_series(0, " + (jobs - 1) + ") g",
                 "INSERT INTO qrtz_triggers (sched_name, trigger_name, trigger_group, job_name, job_group, next_fire_time, "
                         + "prev_fire_time, priority, trigger_state, trigger_type, start_time, end_time, misfire_instr) "
-                        + "SELECT 'bench', 't' || g, 'bench', 'job-' || (g % " + jobs + "), 'bench', " + now + ", -1, 5, 'WAITING', "
+                        + "SELECT 'bench', 't' || g, 'bench', 'job-' || (g % " + jobs + "), 'bench', " + now
+                        + ", -1, 5, 'WAITING', "
                         + "'SIMPLE', " + now + ", 0, 0 FROM generate_series(1, " + n + ") g",
                 "INSERT INTO qrtz_simple_triggers (sched_name, trigger_name, trigger_group, repeat_count, repeat_interval, "
-                        + "times_triggered) SELECT 'bench', 't' || g, 'bench', 0, 0, 0 FROM generate_series(1, " + n + ") g",
-                "VACUUM ANALYZE qrtz_triggers", "VACUUM ANALYZE qrtz_simple_triggers", "VACUUM ANALYZE qrtz_job_details");
+                        + "times_triggered) SELECT 'bench', 't' || g, 'bench', 0, 0, 0 FROM generate_series(1, " + n
+                        + ") g",
+                "VACUUM ANALYZE qrtz_triggers",
+                "VACUUM ANALYZE qrtz_simple_triggers",
+                "VACUUM ANALYZE qrtz_job_details");
     }
 
     long count(String sql) throws SQLException {
@@ -150,8 +168,10 @@ final class PgAdmin implements AutoCloseable {
 
     /** Rows of the business table, and rows beyond the first for a (job, fire): effects that happened twice. */
     long[] effects(String table) throws SQLException {
-        try (Connection c = admin(); Statement s = c.createStatement();
-             ResultSet rs = s.executeQuery("SELECT count(*), count(*) - count(DISTINCT (job, fire)) FROM " + table)) {
+        try (Connection c = admin();
+                Statement s = c.createStatement();
+                ResultSet rs =
+                        s.executeQuery("SELECT count(*), count(*) - count(DISTINCT (job, fire)) FROM " + table)) {
             rs.next();
             return new long[] {rs.getLong(1), rs.getLong(2)};
         }
@@ -164,8 +184,10 @@ final class PgAdmin implements AutoCloseable {
     Map<String, Double> counters() throws SQLException {
         Map<String, Double> m = new LinkedHashMap<>();
         try (Statement s = stats.createStatement()) {
-            try (ResultSet rs = s.executeQuery("SELECT xact_commit, xact_rollback, tup_inserted, tup_updated, tup_deleted, "
-                    + "tup_returned, tup_fetched, active_time FROM pg_stat_database WHERE datname = '" + db + "'")) {
+            try (ResultSet rs =
+                    s.executeQuery("SELECT xact_commit, xact_rollback, tup_inserted, tup_updated, tup_deleted, "
+                            + "tup_returned, tup_fetched, active_time FROM pg_stat_database WHERE datname = '" + db
+                            + "'")) {
                 rs.next();
                 for (int i = 1; i <= 8; i++) {
                     m.put(rs.getMetaData().getColumnName(i), rs.getDouble(i));
@@ -188,9 +210,12 @@ final class PgAdmin implements AutoCloseable {
     boolean awaitNoBackends(double seconds) throws SQLException, InterruptedException {
         long deadline = System.nanoTime() + (long) (seconds * 1e9);
         while (System.nanoTime() < deadline) {
-            if (Long.parseLong(one(stats, "SELECT count(*) FROM pg_stat_activity WHERE datname = '" + db
-                    + "' AND backend_type = 'client backend'")) == 0) {
-                Thread.sleep(100);  // the exiting backend's report is written just before it leaves the list
+            if (Long.parseLong(one(
+                            stats,
+                            "SELECT count(*) FROM pg_stat_activity WHERE datname = '" + db
+                                    + "' AND backend_type = 'client backend'"))
+                    == 0) {
+                Thread.sleep(100); // the exiting backend's report is written just before it leaves the list
                 return true;
             }
             Thread.sleep(50);
@@ -202,8 +227,8 @@ final class PgAdmin implements AutoCloseable {
     List<Long> backendPids() throws SQLException {
         List<Long> pids = new ArrayList<>();
         try (Statement s = stats.createStatement();
-             ResultSet rs = s.executeQuery("SELECT pid FROM pg_stat_activity WHERE (datname = '" + db
-                     + "' AND backend_type = 'client backend') OR backend_type = 'walwriter'")) {
+                ResultSet rs = s.executeQuery("SELECT pid FROM pg_stat_activity WHERE (datname = '" + db
+                        + "' AND backend_type = 'client backend') OR backend_type = 'walwriter'")) {
             while (rs.next()) {
                 pids.add(rs.getLong(1));
             }
@@ -212,7 +237,8 @@ final class PgAdmin implements AutoCloseable {
     }
 
     private void exec(String... sql) throws SQLException {
-        try (Connection c = admin(); Statement s = c.createStatement()) {
+        try (Connection c = admin();
+                Statement s = c.createStatement()) {
             for (String q : sql) {
                 s.execute(q);
             }
@@ -220,7 +246,8 @@ final class PgAdmin implements AutoCloseable {
     }
 
     private static String one(Connection c, String sql) throws SQLException {
-        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
+        try (Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery(sql)) {
             rs.next();
             return rs.getString(1);
         }

@@ -69,8 +69,7 @@ public final class PgProfile {
             """;
 
     /** The five rows: a name, a kind and the Tenure options. */
-    record Spec(String name, String kind, boolean valkey, boolean oneTransaction) {
-    }
+    record Spec(String name, String kind, boolean valkey, boolean oneTransaction) {}
 
     static final List<Spec> ROWS = List.of(
             new Spec("tenure-db runInTransaction", "tenure", false, true),
@@ -102,10 +101,12 @@ public final class PgProfile {
             System.err.print(USAGE);
             System.exit(2);
         }
-        // The idle settles would make the pool validate each connection on its next borrow (isValid: a round trip and an
+        // The idle settles would make the pool validate each connection on its next borrow (isValid: a round trip and
+        // an
         // empty transaction that pg_stat_database counts as a commit), which the benchmark's busy pools never do.
         if (System.getProperty("com.zaxxer.hikari.aliveBypassWindowMs") == null) {
-            System.setProperty("com.zaxxer.hikari.aliveBypassWindowMs", Long.toString((long) (p.settle * 1000) + 60_000));
+            System.setProperty(
+                    "com.zaxxer.hikari.aliveBypassWindowMs", Long.toString((long) (p.settle * 1000) + 60_000));
         }
         p.run();
         System.out.flush();
@@ -122,7 +123,7 @@ public final class PgProfile {
                 case "--pg-user" -> pgUser = v;
                 case "--db" -> db = v;
                 case "--valkey-port" -> valkeyPort = Integer.parseInt(v);
-                case "--valkey-pid" -> { }
+                case "--valkey-pid" -> {}
                 case "--units" -> units = Integer.parseInt(v);
                 case "--warmup" -> warmup = Integer.parseInt(v);
                 case "--jobs" -> jobs = Integer.parseInt(v);
@@ -149,17 +150,21 @@ public final class PgProfile {
         String statsUrl = "jdbc:postgresql://" + pgHost + ":" + pgPort + "/postgres";
         PlanCapture plans = new PlanCapture();
         List<ProfileReport.Result> results = new ArrayList<>();
-        try (PgAdmin pg = new PgAdmin(pgHost, pgPort, db, pgUser); ValkeyAdmin valkey = new ValkeyAdmin("127.0.0.1", valkeyPort);
-             Connection stats = DriverManager.getConnection(statsUrl, pgUser, null)) {
+        try (PgAdmin pg = new PgAdmin(pgHost, pgPort, db, pgUser);
+                ValkeyAdmin valkey = new ValkeyAdmin("127.0.0.1", valkeyPort);
+                Connection stats = DriverManager.getConnection(statsUrl, pgUser, null)) {
             System.out.println("== Tenure: a Postgres-side profile of one coordinated unit ==");
             System.out.println("postgres   " + pgHost + ":" + pgPort + " " + pg.serverVersion() + ", database " + db
                     + " (created for this run); synchronous_commit=" + pg.setting("synchronous_commit")
                     + " plan_cache_mode=" + pg.setting("plan_cache_mode") + " wal_level=" + pg.setting("wal_level")
                     + " full_page_writes=" + pg.setting("full_page_writes"));
-            System.out.println("valkey     127.0.0.1:" + valkeyPort + " " + valkey.serverField("valkey_version") + " (private)");
-            System.out.println("jvm        " + System.getProperty("java.vm.name") + " " + System.getProperty("java.runtime.version"));
+            System.out.println(
+                    "valkey     127.0.0.1:" + valkeyPort + " " + valkey.serverField("valkey_version") + " (private)");
+            System.out.println("jvm        " + System.getProperty("java.vm.name") + " "
+                    + System.getProperty("java.runtime.version"));
             System.out.println("libraries  " + Format.libVersions());
-            System.out.println("run        one process, one thread (db-scheduler: " + dbSchedulerThreads + " executor thread(s)), "
+            System.out.println("run        one process, one thread (db-scheduler: " + dbSchedulerThreads
+                    + " executor thread(s)), "
                     + warmup + " warm-up units then " + units + " measured units per row, " + jobs + " jobs, "
                     + historyPerJob + " COMPLETED runs per job in Tenure's ledger, statistics read after " + settle
                     + " s idle, load " + Proc.loadAverage());
@@ -189,7 +194,8 @@ public final class PgProfile {
 
     /** Installs pg_walinspect in the profiled database; null when it worked, else why not. */
     private String walinspect(String url) {
-        try (Connection c = DriverManager.getConnection(url, pgUser, null); java.sql.Statement s = c.createStatement()) {
+        try (Connection c = DriverManager.getConnection(url, pgUser, null);
+                java.sql.Statement s = c.createStatement()) {
             s.execute("CREATE EXTENSION IF NOT EXISTS pg_walinspect");
             return null;
         } catch (SQLException e) {
@@ -197,8 +203,9 @@ public final class PgProfile {
         }
     }
 
-    private ProfileReport.Result profile(PgAdmin pg, Connection stats, ValkeyAdmin valkey, PlanCapture plans, Spec spec,
-                                         String table, long dbOid) throws Exception {
+    private ProfileReport.Result profile(
+            PgAdmin pg, Connection stats, ValkeyAdmin valkey, PlanCapture plans, Spec spec, String table, long dbOid)
+            throws Exception {
         pg.createEffectTable(table);
         switch (spec.kind()) {
             case "tenure" -> pg.resetTenure(jobs, historyPerJob);
@@ -232,11 +239,12 @@ public final class PgProfile {
             long[] effects = pg.effects(table);
             Map<String, long[]> wal = w.walByResourceManager(pg.url(), pgUser, dbOid);
             if (noSlot != null && ProfileReport.walError(wal) != null) {
-                wal = Map.of("error: " + ProfileReport.walError(wal) + " (no replication slot kept the WAL: " + noSlot + ")",
+                wal = Map.of(
+                        "error: " + ProfileReport.walError(wal) + " (no replication slot kept the WAL: " + noSlot + ")",
                         new long[] {0, 0, 0});
             }
-            return new ProfileReport.Result(spec, units, w, outcomes, effects[0], wal, threads, w.maintenance(pg.url(), pgUser),
-                    serverPlans);
+            return new ProfileReport.Result(
+                    spec, units, w, outcomes, effects[0], wal, threads, w.maintenance(pg.url(), pgUser), serverPlans);
         } finally {
             w.releaseWal();
         }
@@ -256,9 +264,11 @@ public final class PgProfile {
             }
             for (Connection c : held) {
                 try (java.sql.Statement st = c.createStatement();
-                     ResultSet rs = st.executeQuery("SELECT statement, generic_plans, custom_plans FROM pg_prepared_statements")) {
+                        ResultSet rs = st.executeQuery(
+                                "SELECT statement, generic_plans, custom_plans FROM pg_prepared_statements")) {
                     while (rs.next()) {
-                        String text = RecordingDataSource.normalize(rs.getString(1).replaceAll("\\$\\d+", "?"), false);
+                        String text =
+                                RecordingDataSource.normalize(rs.getString(1).replaceAll("\\$\\d+", "?"), false);
                         long[] n = plans.computeIfAbsent(text, t -> new long[2]);
                         n[0] += rs.getLong(2);
                         n[1] += rs.getLong(3);
@@ -281,8 +291,14 @@ public final class PgProfile {
         void close();
     }
 
-    private void loop(Unit unit, ProfileWindow w, RecordingDataSource driver, PlanCapture plans, String row,
-                      Map<String, Long> outcomes) throws Exception {
+    private void loop(
+            Unit unit,
+            ProfileWindow w,
+            RecordingDataSource driver,
+            PlanCapture plans,
+            String row,
+            Map<String, Long> outcomes)
+            throws Exception {
         long i = 0;
         for (; i < warmup; i++) {
             unit.run(i);
@@ -301,10 +317,13 @@ public final class PgProfile {
     }
 
     /** Tells the plan capture which statements the window sent; their raw texts by normalized text. */
-    private static Map<String, String> windowTexts(ProfileWindow w, RecordingDataSource driver, PlanCapture plans, String row) {
+    private static Map<String, String> windowTexts(
+            ProfileWindow w, RecordingDataSource driver, PlanCapture plans, String row) {
         Map<String, String> raw = new HashMap<>();
-        ProfileWindow.delta(w.begin.driver(), w.end.driver()).keySet().stream().filter(k -> k.startsWith("sql:"))
-                .map(k -> k.substring(4)).forEach(t -> raw.put(t, driver.texts.get(t).raw));
+        ProfileWindow.delta(w.begin.driver(), w.end.driver()).keySet().stream()
+                .filter(k -> k.startsWith("sql:"))
+                .map(k -> k.substring(4))
+                .forEach(t -> raw.put(t, driver.texts.get(t).raw));
         plans.want(row, raw.keySet());
         return raw;
     }
@@ -321,7 +340,9 @@ public final class PgProfile {
     private Unit tenure(Spec spec, DataSource ds, String insert) {
         Tenure.Builder b = Tenure.builder().dataSource(ds).migrateSchema(false);
         if (spec.valkey()) {
-            b.valkey(ValkeyConfig.standalone("127.0.0.1:" + valkeyPort).clientName("pgprof").build())
+            b.valkey(ValkeyConfig.standalone("127.0.0.1:" + valkeyPort)
+                            .clientName("pgprof")
+                            .build())
                     .mode(JobCoordinator.Mode.VALKEY);
         }
         Tenure tenure = b.build();
@@ -332,9 +353,13 @@ public final class PgProfile {
                 String job = job(i);
                 String fire = fire(i);
                 RunOutcome<Void> o = spec.oneTransaction()
-                        ? coordinator.runInTransaction(job, fire, RunPolicy.skipFire(), ds, (ctx, c) -> insert(c, insert, job, fire))
-                        : coordinator.run(job, fire, RunPolicy.skipFire(), ctx -> ctx.completeInTransaction(ds,
-                                c -> insert(c, insert, job, fire)));
+                        ? coordinator.runInTransaction(
+                                job, fire, RunPolicy.skipFire(), ds, (ctx, c) -> insert(c, insert, job, fire))
+                        : coordinator.run(
+                                job,
+                                fire,
+                                RunPolicy.skipFire(),
+                                ctx -> ctx.completeInTransaction(ds, c -> insert(c, insert, job, fire)));
                 return o.status().name();
             }
 
@@ -346,13 +371,18 @@ public final class PgProfile {
     }
 
     private Unit shedLock(DataSource ds, String insert) {
-        JdbcTemplateLockProvider provider = new JdbcTemplateLockProvider(JdbcTemplateLockProvider.Configuration.builder()
-                .withJdbcTemplate(new JdbcTemplate(ds)).withTableName("shedlock").usingDbTime().build());
+        JdbcTemplateLockProvider provider =
+                new JdbcTemplateLockProvider(JdbcTemplateLockProvider.Configuration.builder()
+                        .withJdbcTemplate(new JdbcTemplate(ds))
+                        .withTableName("shedlock")
+                        .usingDbTime()
+                        .build());
         return new Unit() {
             @Override
             public String run(long i) throws Exception {
                 String name = job(i);
-                Optional<SimpleLock> lock = provider.lock(new LockConfiguration(Instant.now(), name, Duration.ofSeconds(30), Duration.ZERO));
+                Optional<SimpleLock> lock = provider.lock(
+                        new LockConfiguration(Instant.now(), name, Duration.ofSeconds(30), Duration.ZERO));
                 if (lock.isEmpty()) {
                     return "HELD";
                 }
@@ -365,8 +395,7 @@ public final class PgProfile {
             }
 
             @Override
-            public void close() {
-            }
+            public void close() {}
         };
     }
 
@@ -374,8 +403,16 @@ public final class PgProfile {
      * db-scheduler on its backlog: the window opens as execution number {@code warmup} starts and closes as number
      * {@code warmup + units} starts, inside the task, so it holds {@code units} whole cycles (fetch, run, delete).
      */
-    private void dbScheduler(DataSource ds, String insert, int threads, ProfileWindow w, RecordingDataSource driver,
-                             PlanCapture plans, String row, Map<String, Long> outcomes) throws Exception {
+    private void dbScheduler(
+            DataSource ds,
+            String insert,
+            int threads,
+            ProfileWindow w,
+            RecordingDataSource driver,
+            PlanCapture plans,
+            String row,
+            Map<String, Long> outcomes)
+            throws Exception {
         AtomicLong started = new AtomicLong();
         CountDownLatch done = new CountDownLatch(1);
         AtomicReference<Map<String, String>> raw = new AtomicReference<>();
@@ -395,7 +432,8 @@ public final class PgProfile {
                 done.countDown();
                 return;
             }
-            if (k > warmup + units && (k >= warmup + units + explainUnits || raw.get() != null && plans.complete(raw.get()))) {
+            if (k > warmup + units
+                    && (k >= warmup + units + explainUnits || raw.get() != null && plans.complete(raw.get()))) {
                 driver.hook = null;
                 done.countDown();
                 return;
@@ -411,8 +449,12 @@ public final class PgProfile {
                 }
             }
         });
-        Scheduler scheduler = Scheduler.create(ds, task).threads(threads).pollUsingLockAndFetch(0.5, 1.0)
-                .schedulerName(new SchedulerName.Fixed("pgprof")).shutdownMaxWait(Duration.ofSeconds(5)).build();
+        Scheduler scheduler = Scheduler.create(ds, task)
+                .threads(threads)
+                .pollUsingLockAndFetch(0.5, 1.0)
+                .schedulerName(new SchedulerName.Fixed("pgprof"))
+                .shutdownMaxWait(Duration.ofSeconds(5))
+                .build();
         scheduler.start();
         try {
             if (!done.await(30, TimeUnit.MINUTES)) {
@@ -443,9 +485,13 @@ public final class PgProfile {
      * from pgjdbc through {@code driver}, and pgjdbc's sockets count round trips ({@link RoundTripSocketFactory}).
      */
     private HikariDataSource pool(String url, int size, String name, RecordingDataSource driver) {
-        HikariConfig h = TenureDataSources.hikariConfig(PoolConfig.builder(url).user(pgUser).maxPoolSize(size)
-                .connectionTimeout(Duration.ofSeconds(10)).statementTimeout(Duration.ofSeconds(30))
-                .applicationName(name).build());
+        HikariConfig h = TenureDataSources.hikariConfig(PoolConfig.builder(url)
+                .user(pgUser)
+                .maxPoolSize(size)
+                .connectionTimeout(Duration.ofSeconds(10))
+                .statementTimeout(Duration.ofSeconds(30))
+                .applicationName(name)
+                .build());
         h.setPoolName(name);
         Properties p = new Properties();
         p.putAll(h.getDataSourceProperties());
@@ -455,7 +501,8 @@ public final class PgProfile {
     }
 
     private static String one(Connection c, String sql) throws SQLException {
-        try (java.sql.Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
+        try (java.sql.Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery(sql)) {
             rs.next();
             return rs.getString(1);
         }

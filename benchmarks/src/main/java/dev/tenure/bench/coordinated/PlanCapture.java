@@ -25,11 +25,11 @@ final class PlanCapture implements RecordingDataSource.BeforeExecute {
 
     /** Statement text to (row, plan lines), in the order they were taken. */
     final Map<String, Plan> plans = new LinkedHashMap<>();
+
     private volatile String row;
     private volatile Set<String> wanted = Set.of();
 
-    record Plan(String row, List<String> lines) {
-    }
+    record Plan(String row, List<String> lines) {}
 
     /** Explain the statements of {@code texts} that are not explained yet, as the row sends them next. */
     void want(String rowName, Set<String> texts) {
@@ -50,7 +50,9 @@ final class PlanCapture implements RecordingDataSource.BeforeExecute {
 
     @Override
     public synchronized void before(Connection raw, String text, String rawSql, Map<Integer, Object[]> parameters) {
-        if (!wanted.contains(text) || plans.containsKey(text) || !EXPLAINABLE.matcher(rawSql).find()) {
+        if (!wanted.contains(text)
+                || plans.containsKey(text)
+                || !EXPLAINABLE.matcher(rawSql).find()) {
             return;
         }
         plans.put(text, new Plan(row, explain(raw, rawSql, parameters)));

@@ -15,13 +15,16 @@ import java.time.Duration;
  */
 public final class Pools {
 
-    private Pools() {
-    }
+    private Pools() {}
 
     public static HikariDataSource create(String url, String user, int size, boolean syncCommitOff, String name) {
-        HikariConfig h = TenureDataSources.hikariConfig(PoolConfig.builder(url).user(user).maxPoolSize(size)
-                .connectionTimeout(Duration.ofSeconds(10)).statementTimeout(Duration.ofSeconds(30))
-                .applicationName(name).build());
+        HikariConfig h = TenureDataSources.hikariConfig(PoolConfig.builder(url)
+                .user(user)
+                .maxPoolSize(size)
+                .connectionTimeout(Duration.ofSeconds(10))
+                .statementTimeout(Duration.ofSeconds(30))
+                .applicationName(name)
+                .build());
         h.setPoolName(name);
         if (syncCommitOff) {
             String options = h.getDataSourceProperties().getProperty("options", "");

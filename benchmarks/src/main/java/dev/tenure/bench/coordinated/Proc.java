@@ -11,8 +11,7 @@ public final class Proc {
     /** Clock ticks per second of /proc's CPU times (USER_HZ, 100 on Linux). */
     private static final double TICKS = 100.0;
 
-    private Proc() {
-    }
+    private Proc() {}
 
     /** CPU seconds (user + system) a process has used, or 0 if it is gone. */
     public static double cpuSeconds(long pid) {
@@ -35,7 +34,8 @@ public final class Proc {
             for (Path t : (Iterable<Path>) tasks::iterator) {
                 try {
                     String s = Files.readString(t.resolve("stat"));
-                    String name = s.substring(s.indexOf('(') + 1, s.lastIndexOf(')')).replaceAll("[0-9]+", "#");
+                    String name =
+                            s.substring(s.indexOf('(') + 1, s.lastIndexOf(')')).replaceAll("[0-9]+", "#");
                     String[] f = s.substring(s.lastIndexOf(')') + 2).split(" ");
                     m.merge(name, (Long.parseLong(f[11]) + Long.parseLong(f[12])) / TICKS, Double::sum);
                 } catch (IOException | RuntimeException e) {

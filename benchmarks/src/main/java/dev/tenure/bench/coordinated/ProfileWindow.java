@@ -21,10 +21,18 @@ import java.util.Map;
 final class ProfileWindow {
 
     /** Everything read at one end. */
-    record Reading(long nanos, double jvmCpu, Map<Long, Double> backendCpu, long lsn, long roundTrips, long bytesOut,
-                   long bytesIn, Map<String, Long> library, Map<String, Long> driver, Map<String, Long> valkey,
-                   Map<String, Double> pg) {
-    }
+    record Reading(
+            long nanos,
+            double jvmCpu,
+            Map<Long, Double> backendCpu,
+            long lsn,
+            long roundTrips,
+            long bytesOut,
+            long bytesIn,
+            Map<String, Long> library,
+            Map<String, Long> driver,
+            Map<String, Long> valkey,
+            Map<String, Double> pg) {}
 
     private final Connection stats;
     private final String db;
@@ -38,8 +46,13 @@ final class ProfileWindow {
     private java.sql.Timestamp beginAt;
     private java.sql.Timestamp endAt;
 
-    ProfileWindow(Connection stats, String db, double settleSeconds, RecordingDataSource library,
-                  RecordingDataSource driver, ValkeyAdmin valkey) {
+    ProfileWindow(
+            Connection stats,
+            String db,
+            double settleSeconds,
+            RecordingDataSource library,
+            RecordingDataSource driver,
+            ValkeyAdmin valkey) {
         this.stats = stats;
         this.db = db;
         this.settleMillis = (long) (settleSeconds * 1000);
@@ -54,7 +67,8 @@ final class ProfileWindow {
      * pg_walinspect reads afterwards. Returns null, or why there is no slot.
      */
     String reserveWal(String name) {
-        try (PreparedStatement ps = stats.prepareStatement("SELECT pg_create_physical_replication_slot(?, true, true)")) {
+        try (PreparedStatement ps =
+                stats.prepareStatement("SELECT pg_create_physical_replication_slot(?, true, true)")) {
             ps.setString(1, name);
             ps.execute();
             slot = name;
@@ -94,8 +108,18 @@ final class ProfileWindow {
             Reading now = read(Map.of());
             endAt = new java.sql.Timestamp(System.currentTimeMillis());
             Thread.sleep(settleMillis);
-            end = new Reading(now.nanos(), now.jvmCpu(), now.backendCpu(), now.lsn(), now.roundTrips(), now.bytesOut(),
-                    now.bytesIn(), now.library(), now.driver(), now.valkey(), pgStats());
+            end = new Reading(
+                    now.nanos(),
+                    now.jvmCpu(),
+                    now.backendCpu(),
+                    now.lsn(),
+                    now.roundTrips(),
+                    now.bytesOut(),
+                    now.bytesIn(),
+                    now.library(),
+                    now.driver(),
+                    now.valkey(),
+                    pgStats());
         } catch (Exception e) {
             throw new IllegalStateException("reading the window's end failed", e);
         }
@@ -114,10 +138,18 @@ final class ProfileWindow {
             }
         }
         long lsn = lsn(one("SELECT pg_current_wal_insert_lsn()::text"));
-        return new Reading(nanos, Proc.cpuSeconds(ProcessHandle.current().pid()), cpu, lsn,
-                RoundTripSocketFactory.ROUND_TRIPS.sum(), RoundTripSocketFactory.BYTES_OUT.sum(),
-                RoundTripSocketFactory.BYTES_IN.sum(), library.snapshot(), driver.snapshot(),
-                valkey == null ? Map.of() : valkey.commandCalls(), pg);
+        return new Reading(
+                nanos,
+                Proc.cpuSeconds(ProcessHandle.current().pid()),
+                cpu,
+                lsn,
+                RoundTripSocketFactory.ROUND_TRIPS.sum(),
+                RoundTripSocketFactory.BYTES_OUT.sum(),
+                RoundTripSocketFactory.BYTES_IN.sum(),
+                library.snapshot(),
+                driver.snapshot(),
+                valkey == null ? Map.of() : valkey.commandCalls(),
+                pg);
     }
 
     private Map<String, Double> pgStats() throws SQLException {
@@ -138,7 +170,8 @@ final class ProfileWindow {
     }
 
     private String one(String sql) throws SQLException {
-        try (PreparedStatement ps = stats.prepareStatement(sql); ResultSet rs = ps.executeQuery()) {
+        try (PreparedStatement ps = stats.prepareStatement(sql);
+                ResultSet rs = ps.executeQuery()) {
             rs.next();
             return rs.getString(1);
         }
@@ -151,7 +184,8 @@ final class ProfileWindow {
     }
 
     static String lsnText(long lsn) {
-        return Long.toHexString(lsn >>> 32).toUpperCase() + "/" + Long.toHexString(lsn & 0xFFFFFFFFL).toUpperCase();
+        return Long.toHexString(lsn >>> 32).toUpperCase() + "/"
+                + Long.toHexString(lsn & 0xFFFFFFFFL).toUpperCase();
     }
 
     /** Backend CPU seconds over the window: backends alive at the end, less what they had used at the start. */
@@ -199,7 +233,8 @@ final class ProfileWindow {
         String sql = "SELECT string_agg(relname || CASE WHEN v AND a THEN ' (vacuum, analyze)' WHEN v THEN ' (vacuum)' "
                 + "ELSE ' (analyze)' END, ', ' ORDER BY relname) FROM (SELECT relname, last_autovacuum BETWEEN ? AND ? AS v, "
                 + "last_autoanalyze BETWEEN ? AND ? AS a FROM pg_stat_all_tables) t WHERE v OR a";
-        try (Connection c = DriverManager.getConnection(url, user, null); PreparedStatement ps = c.prepareStatement(sql)) {
+        try (Connection c = DriverManager.getConnection(url, user, null);
+                PreparedStatement ps = c.prepareStatement(sql)) {
             ps.setTimestamp(1, beginAt);
             ps.setTimestamp(2, endAt);
             ps.setTimestamp(3, beginAt);
@@ -232,7 +267,8 @@ final class ProfileWindow {
         String rel = "rel [0-9]+/" + dbOid + "/";
         for (int attempt = 1; ; attempt++) {
             m.clear();
-            try (Connection c = DriverManager.getConnection(url, user, null); PreparedStatement ps = c.prepareStatement(sql)) {
+            try (Connection c = DriverManager.getConnection(url, user, null);
+                    PreparedStatement ps = c.prepareStatement(sql)) {
                 ps.setString(1, lsnText(begin.lsn()));
                 ps.setString(2, lsnText(end.lsn()));
                 ps.setString(3, rel);

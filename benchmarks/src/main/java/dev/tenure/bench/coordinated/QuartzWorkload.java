@@ -24,6 +24,7 @@ final class QuartzWorkload implements Node.Workload {
 
     /** Quartz builds its connection provider by class name; it finds the node's pool here. */
     static volatile DataSource dataSource;
+
     static volatile Node node;
     static volatile Tally tally;
     private final Node n;
@@ -72,7 +73,8 @@ final class QuartzWorkload implements Node.Workload {
         @Override
         public void execute(JobExecutionContext ctx) throws JobExecutionException {
             Node nd = node;
-            try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement(nd.insertSql())) {
+            try (Connection c = dataSource.getConnection();
+                    PreparedStatement ps = c.prepareStatement(nd.insertSql())) {
                 ps.setString(1, ctx.getJobDetail().getKey().getName());
                 ps.setString(2, ctx.getTrigger().getKey().getName());
                 ps.setInt(3, nd.node);
@@ -95,11 +97,9 @@ final class QuartzWorkload implements Node.Workload {
         }
 
         @Override
-        public void shutdown() {
-        }
+        public void shutdown() {}
 
         @Override
-        public void initialize() {
-        }
+        public void initialize() {}
     }
 }

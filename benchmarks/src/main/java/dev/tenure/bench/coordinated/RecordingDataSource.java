@@ -33,6 +33,7 @@ final class RecordingDataSource {
         final LongAdder executions = new LongAdder();
         /** The latest execution's parameters ({@code setX} calls by index), or the raw text of a plain statement. */
         volatile Map<Integer, Object[]> parameters = Map.of();
+
         volatile String raw;
     }
 
@@ -90,11 +91,12 @@ final class RecordingDataSource {
             }
             Object r = call(target, m, args);
             if (r instanceof Statement s) {
-                Class<?> iface = s instanceof CallableStatement ? CallableStatement.class
+                Class<?> iface = s instanceof CallableStatement
+                        ? CallableStatement.class
                         : s instanceof PreparedStatement ? PreparedStatement.class : Statement.class;
                 String prepared = args != null && args.length > 0 && args[0] instanceof String sql ? sql : null;
-                return Proxy.newProxyInstance(loader(), new Class<?>[] {iface},
-                        new OnStatement(s, (Connection) proxy, target, prepared));
+                return Proxy.newProxyInstance(
+                        loader(), new Class<?>[] {iface}, new OnStatement(s, (Connection) proxy, target, prepared));
             }
             return r;
         }
@@ -126,7 +128,10 @@ final class RecordingDataSource {
             if (name.equals("getConnection")) {
                 return proxyConnection;
             }
-            if (name.startsWith("set") && args != null && args.length >= 2 && args[0] instanceof Integer i
+            if (name.startsWith("set")
+                    && args != null
+                    && args.length >= 2
+                    && args[0] instanceof Integer i
                     && prepared != null) {
                 parameters.put(i, new Object[] {m, args.clone()});
             } else if (name.equals("clearParameters")) {
@@ -138,7 +143,9 @@ final class RecordingDataSource {
             } else if (name.startsWith("execute")) {
                 count("Statement." + name);
                 boolean batch = name.startsWith("executeBatch") || name.startsWith("executeLargeBatch");
-                String raw = prepared != null ? prepared : args != null && args.length > 0 && args[0] instanceof String s ? s : "?";
+                String raw = prepared != null
+                        ? prepared
+                        : args != null && args.length > 0 && args[0] instanceof String s ? s : "?";
                 String text = (batch ? "[batch] " : "") + normalize(raw, prepared == null);
                 Text t = texts.computeIfAbsent(text, k -> new Text());
                 t.executions.increment();
@@ -160,7 +167,8 @@ final class RecordingDataSource {
     static String normalize(String sql, boolean literals) {
         String s = sql.replaceAll("\\s+", " ").trim();
         if (literals) {
-            s = s.replaceAll("'(?:[^']|'')*'", "?").replaceAll("(?<![A-Za-z_0-9$.])-?\\d+(?:\\.\\d+)?(?![A-Za-z_0-9])", "?");
+            s = s.replaceAll("'(?:[^']|'')*'", "?")
+                    .replaceAll("(?<![A-Za-z_0-9$.])-?\\d+(?:\\.\\d+)?(?![A-Za-z_0-9])", "?");
         }
         return s;
     }
@@ -186,6 +194,9 @@ final class RecordingDataSource {
 
     /** The call names of a snapshot delta, for printing. */
     static List<String> callNames(Map<String, Long> delta) {
-        return delta.keySet().stream().filter(k -> k.startsWith("call:")).map(k -> k.substring(5)).toList();
+        return delta.keySet().stream()
+                .filter(k -> k.startsWith("call:"))
+                .map(k -> k.substring(5))
+                .toList();
     }
 }

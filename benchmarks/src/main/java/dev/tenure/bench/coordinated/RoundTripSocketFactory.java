@@ -24,8 +24,7 @@ public final class RoundTripSocketFactory extends SocketFactory {
     static final LongAdder BYTES_OUT = new LongAdder();
     static final LongAdder BYTES_IN = new LongAdder();
 
-    public RoundTripSocketFactory() {
-    }
+    public RoundTripSocketFactory() {}
 
     @Override
     public Socket createSocket() {

@@ -4,11 +4,35 @@ import java.util.Map;
 import org.HdrHistogram.Histogram;
 
 /** The measurements of one scenario in one window. Per-unit figures divide window deltas by the window's units. */
-record Row(Scenario scenario, boolean syncOff, double seconds, String load, long units, long minPerNode, long maxPerNode,
-           long held, long done, long errors, String firstError, Histogram latency, long executions, long clientCommits,
-           Map<String, Double> pg, Map<String, Long> valkey, double machineBusy, double machineCores, double nodesCpu,
-           Map<String, Double> nodeThreads, double pgCpu, double valkeyCpu, long effects, long duplicates, long backlogLeft,
-           Map<String, Long> waits, Map<String, Double> lifetime, long lifetimeAttempts) {
+record Row(
+        Scenario scenario,
+        boolean syncOff,
+        double seconds,
+        String load,
+        long units,
+        long minPerNode,
+        long maxPerNode,
+        long held,
+        long done,
+        long errors,
+        String firstError,
+        Histogram latency,
+        long executions,
+        long clientCommits,
+        Map<String, Double> pg,
+        Map<String, Long> valkey,
+        double machineBusy,
+        double machineCores,
+        double nodesCpu,
+        Map<String, Double> nodeThreads,
+        double pgCpu,
+        double valkeyCpu,
+        long effects,
+        long duplicates,
+        long backlogLeft,
+        Map<String, Long> waits,
+        Map<String, Double> lifetime,
+        long lifetimeAttempts) {
 
     double perSecond() {
         return units / seconds;
@@ -35,8 +59,10 @@ record Row(Scenario scenario, boolean syncOff, double seconds, String load, long
 
     /** CPU seconds of the nodes' JIT compiler threads over the window. */
     double jitCpu() {
-        return nodeThreads.entrySet().stream().filter(e -> e.getKey().contains("CompilerThre"))
-                .mapToDouble(Map.Entry::getValue).sum();
+        return nodeThreads.entrySet().stream()
+                .filter(e -> e.getKey().contains("CompilerThre"))
+                .mapToDouble(Map.Entry::getValue)
+                .sum();
     }
 
     long valkeyCommands() {

@@ -1,6 +1,5 @@
 package dev.tenure.bench.coordinated;
 
-import dev.tenure.bench.Format;
 import dev.tenure.bench.Options;
 import dev.tenure.bench.ValkeyAdmin;
 import java.nio.file.Files;
@@ -62,7 +61,9 @@ public final class ScaleBenchmark {
             System.err.print(USAGE);
             System.exit(2);
         }
-        if (!b.opt.containsKey("db") || !b.opt.containsKey("valkey-port") || b.opt.get("valkey-port").equals("6379")) {
+        if (!b.opt.containsKey("db")
+                || !b.opt.containsKey("valkey-port")
+                || b.opt.get("valkey-port").equals("6379")) {
             System.err.print(USAGE);
             System.exit(2);
         }
@@ -89,14 +90,15 @@ public final class ScaleBenchmark {
         Path logs = Files.createTempDirectory("tenure-scale-");
         String pgUser = get("pg-user", "postgres");
         try (PgAdmin pg = new PgAdmin(get("pg-host", "127.0.0.1"), num("pg-port", 5432), get("db", null), pgUser);
-             ValkeyAdmin valkey = new ValkeyAdmin("127.0.0.1", num("valkey-port", -1))) {
+                ValkeyAdmin valkey = new ValkeyAdmin("127.0.0.1", num("valkey-port", -1))) {
             System.out.println("== Tenure scale benchmark ==");
             boolean pgss = pg.setting("shared_preload_libraries").contains("pg_stat_statements");
-            System.out.println("postgres   " + pg.serverVersion() + ", database " + pg.db() + " (created for this run); "
-                    + "statements are counted in the nodes' connections (pg_stat_statements is "
-                    + (pgss ? "loaded but not read here)" : "not in shared_preload_libraries)"));
-            System.out.println("valkey     " + valkey.serverField("valkey_version") + " on 127.0.0.1:" + get("valkey-port", "")
-                    + " (private); node logs in " + logs);
+            System.out.println(
+                    "postgres   " + pg.serverVersion() + ", database " + pg.db() + " (created for this run); "
+                            + "statements are counted in the nodes' connections (pg_stat_statements is "
+                            + (pgss ? "loaded but not read here)" : "not in shared_preload_libraries)"));
+            System.out.println("valkey     " + valkey.serverField("valkey_version") + " on 127.0.0.1:"
+                    + get("valkey-port", "") + " (private); node logs in " + logs);
             System.out.println();
             pg.createSchemas();
             for (String jobs : list("jobs", "1000,10000")) {
@@ -105,8 +107,14 @@ public final class ScaleBenchmark {
                         for (String slots : list("slots", "spread")) {
                             String name = jobs + " jobs, " + nodes + " nodes, " + mode + ", " + slots;
                             try {
-                                ScaleRow r = measure(pg, valkey, Integer.parseInt(jobs), Integer.parseInt(nodes), mode,
-                                        slots.equals("spread"), logs);
+                                ScaleRow r = measure(
+                                        pg,
+                                        valkey,
+                                        Integer.parseInt(jobs),
+                                        Integer.parseInt(nodes),
+                                        mode,
+                                        slots.equals("spread"),
+                                        logs);
                                 rows.add(r);
                                 ScaleReport.progress(name, r);
                             } catch (Exception e) {
@@ -118,10 +126,22 @@ public final class ScaleBenchmark {
             }
         }
         System.out.println();
-        ScaleReport.print(rows, new ScaleReport.Header(get("command", "ScaleBenchmark " + String.join(" ", argsShown())),
-                get("commit", "?"), start, loadBefore, Proc.loadAverage(), num("period-s", 20), num("warmup-periods", 1),
-                num("periods", 2), num("threads", 4), num("sweep-ms", 5000), num("grace-ms", 5000), get("policy", "catch-up"),
-                num("unfired", 0)));
+        ScaleReport.print(
+                rows,
+                new ScaleReport.Header(
+                        get("command", "ScaleBenchmark " + String.join(" ", argsShown())),
+                        get("commit", "?"),
+                        start,
+                        loadBefore,
+                        Proc.loadAverage(),
+                        num("period-s", 20),
+                        num("warmup-periods", 1),
+                        num("periods", 2),
+                        num("threads", 4),
+                        num("sweep-ms", 5000),
+                        num("grace-ms", 5000),
+                        get("policy", "catch-up"),
+                        num("unfired", 0)));
     }
 
     private List<String> argsShown() {
@@ -130,7 +150,8 @@ public final class ScaleBenchmark {
         return a;
     }
 
-    private ScaleRow measure(PgAdmin pg, ValkeyAdmin valkey, int jobs, int nodes, String mode, boolean spread, Path logs)
+    private ScaleRow measure(
+            PgAdmin pg, ValkeyAdmin valkey, int jobs, int nodes, String mode, boolean spread, Path logs)
             throws Exception {
         Duration period = Duration.ofSeconds(num("period-s", 20));
         SlotSchedule[] schedules = new SlotSchedule[jobs];
@@ -163,14 +184,21 @@ public final class ScaleBenchmark {
                 args.put("graceMs", get("grace-ms", "5000"));
                 args.put("policy", get("policy", "catch-up"));
                 args.put("unfired", get("unfired", "0"));
-                String log = "scale-" + jobs + "-" + nodes + "-" + mode + "-" + (spread ? "spread" : "aligned") + "-node" + n + ".log";
-                ps.add(new NodeProcess(List.of("-Xmx" + get("node-heap", "256m"), "-XX:+UseParallelGC",
-                        "-Dorg.slf4j.simpleLogger.log.dev.tenure.MissedFires=info"), args, logs.resolve(log)));
+                String log = "scale-" + jobs + "-" + nodes + "-" + mode + "-" + (spread ? "spread" : "aligned")
+                        + "-node" + n + ".log";
+                ps.add(new NodeProcess(
+                        List.of(
+                                "-Xmx" + get("node-heap", "256m"),
+                                "-XX:+UseParallelGC",
+                                "-Dorg.slf4j.simpleLogger.log.dev.tenure.MissedFires=info"),
+                        args,
+                        logs.resolve(log)));
             }
             for (NodeProcess p : ps) {
                 p.await("READY", 900);
             }
-            // the schedules begin a second from now (every node has its GO by then), mid-period as an application starts
+            // the schedules begin a second from now (every node has its GO by then), mid-period as an application
+            // starts
             long p = period.toMillis();
             long nowMs = System.currentTimeMillis();
             long nowNs = System.nanoTime();
@@ -203,10 +231,22 @@ public final class ScaleBenchmark {
             b.threads().forEach((k, v) -> threads.put(k, v - a.threads().getOrDefault(k, 0.0)));
             Map<String, Double> pgDelta = new LinkedHashMap<>();
             b.pg().forEach((k, v) -> pgDelta.put(k, v - a.pg().getOrDefault(k, 0.0)));
-            return new ScaleRow(jobs, nodes, mode, spread, load, (b.at() - a.at()) / 1e9, results, pgDelta,
+            return new ScaleRow(
+                    jobs,
+                    nodes,
+                    mode,
+                    spread,
+                    load,
+                    (b.at() - a.at()) / 1e9,
+                    results,
+                    pgDelta,
                     ValkeyAdmin.delta(a.valkey(), b.valkey()),
                     new double[] {b.machine()[0] - a.machine()[0], b.machine()[1] - a.machine()[1]},
-                    b.nodesCpu() - a.nodesCpu(), threads, b.pgCpu() - a.pgCpu(), b.valkeyCpu() - a.valkeyCpu(), settled,
+                    b.nodesCpu() - a.nodesCpu(),
+                    threads,
+                    b.pgCpu() - a.pgCpu(),
+                    b.valkeyCpu() - a.valkeyCpu(),
+                    settled,
                     account);
         } finally {
             for (NodeProcess n : ps) {
@@ -216,8 +256,16 @@ public final class ScaleBenchmark {
     }
 
     /** Everything read at one end of the window (the same sources as the coordinated benchmark's rows). */
-    record Snapshot(long at, double[] machine, double nodesCpu, Map<String, Double> threads, List<Long> backends,
-                    double pgCpu, double valkeyCpu, Map<String, Double> pg, Map<String, Long> valkey) {
+    record Snapshot(
+            long at,
+            double[] machine,
+            double nodesCpu,
+            Map<String, Double> threads,
+            List<Long> backends,
+            double pgCpu,
+            double valkeyCpu,
+            Map<String, Double> pg,
+            Map<String, Long> valkey) {
 
         static Snapshot take(PgAdmin pg, ValkeyAdmin valkey, List<NodeProcess> ps, List<Long> backends, long valkeyPid)
                 throws Exception {
@@ -230,8 +278,16 @@ public final class ScaleBenchmark {
                 Proc.threadCpu(p.pid()).forEach((k, v) -> threads.merge(k, v, Double::sum));
             }
             List<Long> pids = backends != null ? backends : pg.backendPids();
-            return new Snapshot(at, machine, nodesCpu, threads, pids, Proc.cpuSeconds(pids),
-                    valkeyPid > 0 ? Proc.cpuSeconds(valkeyPid) : 0, pg.counters(), valkey.commandCalls());
+            return new Snapshot(
+                    at,
+                    machine,
+                    nodesCpu,
+                    threads,
+                    pids,
+                    Proc.cpuSeconds(pids),
+                    valkeyPid > 0 ? Proc.cpuSeconds(valkeyPid) : 0,
+                    pg.counters(),
+                    valkey.commandCalls());
         }
     }
 }

@@ -47,9 +47,16 @@ final class ScaleLedger {
      * @param problems     the first fires of each kind of problem (duplicate, MISSED, open, inconsistent), by name
      * @param overdue      fires the sweeper reported overdue at its last sweep (job_schedule.overdue), all jobs
      */
-    record Account(long due, long ran, long duplicates, long missed, long open, long inconsistent, Histogram delay,
-                   Map<String, List<String>> problems, long overdue) {
-    }
+    record Account(
+            long due,
+            long ran,
+            long duplicates,
+            long missed,
+            long open,
+            long inconsistent,
+            Histogram delay,
+            Map<String, List<String>> problems,
+            long overdue) {}
 
     /**
      * Waits until the sweeper has accounted for every fire due before {@code w1}: each job's {@code swept_until} has
@@ -57,7 +64,8 @@ final class ScaleLedger {
      */
     double awaitSwept(SlotSchedule[] schedules, long w1, Duration bound) throws SQLException, InterruptedException {
         long deadline = System.nanoTime() + bound.toNanos();
-        try (Connection c = DriverManager.getConnection(url, user, null); Statement s = c.createStatement()) {
+        try (Connection c = DriverManager.getConnection(url, user, null);
+                Statement s = c.createStatement()) {
             while (true) {
                 Map<String, Long> swept = new HashMap<>();
                 try (ResultSet rs = s.executeQuery("SELECT job_key, (extract(epoch FROM swept_until) * 1000)::bigint "
@@ -68,7 +76,8 @@ final class ScaleLedger {
                 }
                 long behind = 0;
                 for (int j = 0; j < schedules.length; j++) {
-                    long last = schedules[j].firstAtOrAfter(w1) - schedules[j].period().toMillis();
+                    long last = schedules[j].firstAtOrAfter(w1)
+                            - schedules[j].period().toMillis();
                     if (swept.getOrDefault("job-" + j, Long.MIN_VALUE) < last) {
                         behind++;
                     }
@@ -86,7 +95,7 @@ final class ScaleLedger {
 
     /** The account of the fires due in [w0, w1) after the nodes stopped; {@code table} is the row's business table. */
     Account account(SlotSchedule[] schedules, long w0, long w1, String table) throws SQLException {
-        Map<String, Long> dueAt = new HashMap<>();   // "job/fire time" -> fire time
+        Map<String, Long> dueAt = new HashMap<>(); // "job/fire time" -> fire time
         for (int j = 0; j < schedules.length; j++) {
             long p = schedules[j].period().toMillis();
             for (long f = schedules[j].firstAtOrAfter(w0); f < w1; f += p) {
@@ -99,9 +108,11 @@ final class ScaleLedger {
         long duplicates = 0;
         long overdue;
         Map<String, List<String>> problems = new TreeMap<>();
-        try (Connection c = DriverManager.getConnection(url, user, null); Statement s = c.createStatement()) {
-            try (ResultSet rs = s.executeQuery("SELECT job_key, fire_key, status, extract(epoch FROM started_at) * 1000 "
-                    + "FROM tenure.job_run WHERE job_key LIKE 'job-%' AND fire_key NOT LIKE 'history-%'")) {
+        try (Connection c = DriverManager.getConnection(url, user, null);
+                Statement s = c.createStatement()) {
+            try (ResultSet rs =
+                    s.executeQuery("SELECT job_key, fire_key, status, extract(epoch FROM started_at) * 1000 "
+                            + "FROM tenure.job_run WHERE job_key LIKE 'job-%' AND fire_key NOT LIKE 'history-%'")) {
                 while (rs.next()) {
                     String k = key(rs.getString(1), rs.getString(2));
                     if (k != null && dueAt.containsKey(k)) {
@@ -110,8 +121,8 @@ final class ScaleLedger {
                     }
                 }
             }
-            try (ResultSet rs = s.executeQuery("SELECT coalesce(sum(overdue), 0) FROM tenure.job_schedule "
-                    + "WHERE job_key LIKE 'job-%'")) {
+            try (ResultSet rs = s.executeQuery(
+                    "SELECT coalesce(sum(overdue), 0) FROM tenure.job_schedule " + "WHERE job_key LIKE 'job-%'")) {
                 rs.next();
                 overdue = rs.getLong(1);
             }
@@ -146,7 +157,7 @@ final class ScaleLedger {
             if ("COMPLETED".equals(st) && n >= 1) {
                 ran++;
                 delay.recordValue(Math.max(0, Math.round((started.get(k) - e.getValue()) * 1000)));
-                kind = null;   // a duplicate is listed from the business table, window or not
+                kind = null; // a duplicate is listed from the business table, window or not
                 what = null;
             } else if ("MISSED".equals(st) && n == 0) {
                 missed++;

@@ -10,52 +10,121 @@ import java.util.Map;
 /** The scale benchmark's tables: cost per fire and the account of every fire per row, then how cost grows. */
 final class ScaleReport {
 
-    private ScaleReport() {
-    }
+    private ScaleReport() {}
 
     /** What the run was: printed above the table. */
-    record Header(String command, String commit, String date, String loadBefore, String loadAfter, int periodSeconds,
-                  int warmupPeriods, int periods, int threads, int sweepMs, int graceMs, String policy, int unfired) {
-    }
+    record Header(
+            String command,
+            String commit,
+            String date,
+            String loadBefore,
+            String loadAfter,
+            int periodSeconds,
+            int warmupPeriods,
+            int periods,
+            int threads,
+            int sweepMs,
+            int graceMs,
+            String policy,
+            int unfired) {}
 
     static void progress(String name, ScaleRow r) {
-        System.out.printf(Locale.ROOT, "# %s: %d of %d fires ran, %d MISSED, %d open, %d duplicate effects; "
-                        + "start delay p99 %s ms; load %s%s%n", name, r.account().ran(), r.account().due(),
-                r.account().missed(), r.account().open(), r.account().duplicates(),
-                ms(r.account().delay().getValueAtPercentile(99)), r.load(), "; " + r.result());
+        System.out.printf(
+                Locale.ROOT,
+                "# %s: %d of %d fires ran, %d MISSED, %d open, %d duplicate effects; "
+                        + "start delay p99 %s ms; load %s%s%n",
+                name,
+                r.account().ran(),
+                r.account().due(),
+                r.account().missed(),
+                r.account().open(),
+                r.account().duplicates(),
+                ms(r.account().delay().getValueAtPercentile(99)),
+                r.load(),
+                "; " + r.result());
         System.out.flush();
     }
 
     static void print(List<ScaleRow> rows, Header h) {
         double compression = 60.0 / h.periodSeconds();
-        System.out.printf(Locale.ROOT, "== Scale: every node fires every job at its slot, Tenure runs each fire once; a one-minute "
+        System.out.printf(
+                Locale.ROOT,
+                "== Scale: every node fires every job at its slot, Tenure runs each fire once; a one-minute "
                         + "schedule compressed to a %d s period (%.1fx); %d warm-up + %d measured periods per row; %d "
                         + "host-scheduler workers per node; sweep every %d ms; missed-fire policy %s, grace %d ms%s ==%n",
-                h.periodSeconds(), compression, h.warmupPeriods(), h.periods(), h.threads(), h.sweepMs(), h.policy(),
-                h.graceMs(), h.unfired() == 0 ? "" : "; SELF-CHECK: no node fires jobs 0.." + (h.unfired() - 1)
-                        + " in the window");
+                h.periodSeconds(),
+                compression,
+                h.warmupPeriods(),
+                h.periods(),
+                h.threads(),
+                h.sweepMs(),
+                h.policy(),
+                h.graceMs(),
+                h.unfired() == 0 ? "" : "; SELF-CHECK: no node fires jobs 0.." + (h.unfired() - 1) + " in the window");
         System.out.println("command: " + h.command() + "; commit " + h.commit() + "; " + h.date() + "; load average "
                 + h.loadBefore() + " before, " + h.loadAfter() + " after");
-        Format.Table t = new Format.Table("jobs", "nodes", "mode", "slots", "fires due", "ran", "dup", "MISSED", "open",
-                "caught up", "held/fire", "done/fire", "runs in window", "PG stmts/fire", "PG commits/fire", "PG CPU us/fire",
-                "valkey cmds/fire", "scripts/fire", "JVM CPU us/fire", "without JIT", "delay p50 ms", "p99 ms", "max ms", "sched lag p99 ms",
-                "machine busy", "register s", "settled s", "load", "result");
+        Format.Table t = new Format.Table(
+                "jobs",
+                "nodes",
+                "mode",
+                "slots",
+                "fires due",
+                "ran",
+                "dup",
+                "MISSED",
+                "open",
+                "caught up",
+                "held/fire",
+                "done/fire",
+                "runs in window",
+                "PG stmts/fire",
+                "PG commits/fire",
+                "PG CPU us/fire",
+                "valkey cmds/fire",
+                "scripts/fire",
+                "JVM CPU us/fire",
+                "without JIT",
+                "delay p50 ms",
+                "p99 ms",
+                "max ms",
+                "sched lag p99 ms",
+                "machine busy",
+                "register s",
+                "settled s",
+                "load",
+                "result");
         for (ScaleRow r : rows) {
             ScaleLedger.Account a = r.account();
-            t.row(r.jobs(), r.nodes(), r.mode(), r.spread() ? "spread" : "aligned", a.due(), a.ran(), a.duplicates(),
-                    a.missed(), a.open() + a.inconsistent(), r.sum("w_catchups_executed"),
-                    Format.num(r.perFire(r.sum("w_held"))), Format.num(r.perFire(r.sum("w_done"))), r.sum("units"),
-                    Format.num(r.perRun(r.sum("executions"))), Format.num(r.perRun(r.pg("xact_commit"))),
+            t.row(
+                    r.jobs(),
+                    r.nodes(),
+                    r.mode(),
+                    r.spread() ? "spread" : "aligned",
+                    a.due(),
+                    a.ran(),
+                    a.duplicates(),
+                    a.missed(),
+                    a.open() + a.inconsistent(),
+                    r.sum("w_catchups_executed"),
+                    Format.num(r.perFire(r.sum("w_held"))),
+                    Format.num(r.perFire(r.sum("w_done"))),
+                    r.sum("units"),
+                    Format.num(r.perRun(r.sum("executions"))),
+                    Format.num(r.perRun(r.pg("xact_commit"))),
                     Format.num(r.perRun(r.pgCpu()) * 1e6),
                     r.mode().equals("VALKEY") ? Format.num(r.perRun(r.valkeyCommands())) : "-",
                     r.mode().equals("VALKEY") ? Format.num(r.perRun(ValkeyAdmin.scripts(r.valkey()))) : "-",
-                    Format.num(r.perRun(r.nodesCpu()) * 1e6), Format.num(r.perRun(r.nodesCpu() - r.jitCpu()) * 1e6),
-                    ms(a.delay().getValueAtPercentile(50)), ms(a.delay().getValueAtPercentile(99)), ms(a.delay().getMaxValue()),
+                    Format.num(r.perRun(r.nodesCpu()) * 1e6),
+                    Format.num(r.perRun(r.nodesCpu() - r.jitCpu()) * 1e6),
+                    ms(a.delay().getValueAtPercentile(50)),
+                    ms(a.delay().getValueAtPercentile(99)),
+                    ms(a.delay().getMaxValue()),
                     ms(r.lag().getValueAtPercentile(99)),
                     String.format(Locale.ROOT, "%.0f%%", 100 * r.machine()[0] / Math.max(1e-9, r.machine()[1])),
                     String.format(Locale.ROOT, "%.1f", r.max("register_s")),
                     Double.isNaN(r.settled()) ? "no" : String.format(Locale.ROOT, "%.1f", r.settled()),
-                    r.load().split(" ")[0], r.result());
+                    r.load().split(" ")[0],
+                    r.result());
         }
         System.out.print(t.render());
         System.out.println("""
@@ -83,21 +152,34 @@ final class ScaleReport {
                   window (a silent miss); behind when the sweeper had not accounted for the window within --settle-s (its
                   open fires are overdue to Tenure: the nodes fell behind, or the policy leaves them open); else ok.""");
         for (ScaleRow r : rows) {
-            String name = "  " + r.jobs() + " jobs, " + r.nodes() + " nodes, " + r.mode() + ", " + (r.spread() ? "spread" : "aligned");
+            String name = "  " + r.jobs() + " jobs, " + r.nodes() + " nodes, " + r.mode() + ", "
+                    + (r.spread() ? "spread" : "aligned");
             if (r.mode().equals("VALKEY") && !r.valkey().isEmpty()) {
                 StringBuilder sb = new StringBuilder();
-                r.valkey().entrySet().stream().sorted(Map.Entry.<String, Long>comparingByValue().reversed())
-                        .forEach(e -> sb.append(' ').append(e.getKey()).append('=').append(Format.num(r.perRun(e.getValue()))));
+                r.valkey().entrySet().stream()
+                        .sorted(Map.Entry.<String, Long>comparingByValue().reversed())
+                        .forEach(e -> sb.append(' ')
+                                .append(e.getKey())
+                                .append('=')
+                                .append(Format.num(r.perRun(e.getValue()))));
                 System.out.println(name + ": valkey commands per fire:" + sb);
             }
             StringBuilder th = new StringBuilder();
-            r.threads().entrySet().stream().filter(e -> e.getValue() > 0)
-                    .sorted(Map.Entry.<String, Double>comparingByValue().reversed()).limit(6)
-                    .forEach(e -> th.append(' ').append(e.getKey()).append(' ').append(Format.num(r.perRun(e.getValue()) * 1e6)));
+            r.threads().entrySet().stream()
+                    .filter(e -> e.getValue() > 0)
+                    .sorted(Map.Entry.<String, Double>comparingByValue().reversed())
+                    .limit(6)
+                    .forEach(e -> th.append(' ')
+                            .append(e.getKey())
+                            .append(' ')
+                            .append(Format.num(r.perRun(e.getValue()) * 1e6)));
             System.out.println(name + ": JVM CPU us/fire by thread group:" + th);
-            r.account().problems().forEach((kind, fires) -> fires.forEach(f -> System.out.println(name + ": " + kind + ": " + f)));
+            r.account()
+                    .problems()
+                    .forEach((kind, fires) -> fires.forEach(f -> System.out.println(name + ": " + kind + ": " + f)));
             if (r.account().open() > 0 || r.account().overdue() > 0) {
-                System.out.println(name + ": the sweeper's overdue count at its last sweep: " + r.account().overdue());
+                System.out.println(name + ": the sweeper's overdue count at its last sweep: "
+                        + r.account().overdue());
             }
             if (r.firstError() != null) {
                 System.out.println(name + ": first error: " + r.firstError());
@@ -109,21 +191,37 @@ final class ScaleReport {
 
     /** Each row's per-fire costs as multiples of the smallest row (fewest jobs, fewest nodes) of its mode and slots. */
     private static void printGrowth(List<ScaleRow> rows) {
-        Format.Table t = new Format.Table("row", "vs", "PG stmts/fire", "PG commits/fire", "PG CPU/fire", "valkey cmds/fire",
-                "JVM CPU/fire", "delay p99");
+        Format.Table t = new Format.Table(
+                "row",
+                "vs",
+                "PG stmts/fire",
+                "PG commits/fire",
+                "PG CPU/fire",
+                "valkey cmds/fire",
+                "JVM CPU/fire",
+                "delay p99");
         for (ScaleRow r : rows) {
-            ScaleRow base = rows.stream().filter(b -> b.mode().equals(r.mode()) && b.spread() == r.spread())
-                    .min(Comparator.comparingInt(ScaleRow::jobs).thenComparingInt(ScaleRow::nodes)).orElse(r);
-            t.row(r.jobs() + " jobs, " + r.nodes() + " nodes, " + r.mode() + ", " + (r.spread() ? "spread" : "aligned"),
+            ScaleRow base = rows.stream()
+                    .filter(b -> b.mode().equals(r.mode()) && b.spread() == r.spread())
+                    .min(Comparator.comparingInt(ScaleRow::jobs).thenComparingInt(ScaleRow::nodes))
+                    .orElse(r);
+            t.row(
+                    r.jobs() + " jobs, " + r.nodes() + " nodes, " + r.mode() + ", "
+                            + (r.spread() ? "spread" : "aligned"),
                     base.jobs() + " jobs, " + base.nodes() + " nodes",
                     x(r.perRun(r.sum("executions")), base.perRun(base.sum("executions"))),
                     x(r.perRun(r.pg("xact_commit")), base.perRun(base.pg("xact_commit"))),
                     x(r.perRun(r.pgCpu()), base.perRun(base.pgCpu())),
-                    r.mode().equals("VALKEY") ? x(r.perRun(r.valkeyCommands()), base.perRun(base.valkeyCommands())) : "-",
+                    r.mode().equals("VALKEY")
+                            ? x(r.perRun(r.valkeyCommands()), base.perRun(base.valkeyCommands()))
+                            : "-",
                     x(r.perRun(r.nodesCpu()), base.perRun(base.nodesCpu())),
-                    x(r.account().delay().getValueAtPercentile(99), base.account().delay().getValueAtPercentile(99)));
+                    x(
+                            r.account().delay().getValueAtPercentile(99),
+                            base.account().delay().getValueAtPercentile(99)));
         }
-        System.out.println("== How cost per fire grows with jobs and nodes (multiples of the smallest row of the same mode and slots) ==");
+        System.out.println(
+                "== How cost per fire grows with jobs and nodes (multiples of the smallest row of the same mode and slots) ==");
         System.out.print(t.render());
         System.out.println();
     }

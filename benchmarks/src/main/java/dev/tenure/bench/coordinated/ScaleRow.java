@@ -26,17 +26,35 @@ import org.HdrHistogram.Histogram;
  *                    within the bound
  * @param account     the ledger's account of the window's fires
  */
-record ScaleRow(int jobs, int nodes, String mode, boolean spread, String load, double seconds,
-                List<Map<String, String>> nodeResults, Map<String, Double> pg, Map<String, Long> valkey,
-                double[] machine, double nodesCpu, Map<String, Double> threads, double pgCpu, double valkeyCpu,
-                double settled, ScaleLedger.Account account) {
+record ScaleRow(
+        int jobs,
+        int nodes,
+        String mode,
+        boolean spread,
+        String load,
+        double seconds,
+        List<Map<String, String>> nodeResults,
+        Map<String, Double> pg,
+        Map<String, Long> valkey,
+        double[] machine,
+        double nodesCpu,
+        Map<String, Double> threads,
+        double pgCpu,
+        double valkeyCpu,
+        double settled,
+        ScaleLedger.Account account) {
 
     long sum(String key) {
-        return nodeResults.stream().mapToLong(m -> Long.parseLong(m.getOrDefault(key, "0"))).sum();
+        return nodeResults.stream()
+                .mapToLong(m -> Long.parseLong(m.getOrDefault(key, "0")))
+                .sum();
     }
 
     double max(String key) {
-        return nodeResults.stream().mapToDouble(m -> Double.parseDouble(m.getOrDefault(key, "0"))).max().orElse(0);
+        return nodeResults.stream()
+                .mapToDouble(m -> Double.parseDouble(m.getOrDefault(key, "0")))
+                .max()
+                .orElse(0);
     }
 
     /** {@code v} per fire due in the window. */
@@ -59,8 +77,10 @@ record ScaleRow(int jobs, int nodes, String mode, boolean spread, String load, d
 
     /** CPU seconds of the nodes' JIT compiler threads over the window. */
     double jitCpu() {
-        return threads.entrySet().stream().filter(e -> e.getKey().contains("CompilerThre"))
-                .mapToDouble(Map.Entry::getValue).sum();
+        return threads.entrySet().stream()
+                .filter(e -> e.getKey().contains("CompilerThre"))
+                .mapToDouble(Map.Entry::getValue)
+                .sum();
     }
 
     long valkeyCommands() {
@@ -72,8 +92,8 @@ record ScaleRow(int jobs, int nodes, String mode, boolean spread, String load, d
         Histogram h = new Histogram(3_600_000_000L, 3);
         for (Map<String, String> m : nodeResults) {
             try {
-                h.add(Histogram.decodeFromCompressedByteBuffer(java.nio.ByteBuffer.wrap(
-                        java.util.Base64.getDecoder().decode(m.get("lag"))), 0));
+                h.add(Histogram.decodeFromCompressedByteBuffer(
+                        java.nio.ByteBuffer.wrap(java.util.Base64.getDecoder().decode(m.get("lag"))), 0));
             } catch (java.util.zip.DataFormatException e) {
                 throw new IllegalStateException("a node's lag histogram does not decode", e);
             }
@@ -83,7 +103,10 @@ record ScaleRow(int jobs, int nodes, String mode, boolean spread, String load, d
 
     /** The first error any node reported, or null. */
     String firstError() {
-        return nodeResults.stream().map(m -> m.get("error")).filter(e -> e != null && !e.equals("-")).findFirst()
+        return nodeResults.stream()
+                .map(m -> m.get("error"))
+                .filter(e -> e != null && !e.equals("-"))
+                .findFirst()
                 .map(e -> new String(java.util.Base64.getDecoder().decode(e), java.nio.charset.StandardCharsets.UTF_8))
                 .orElse(null);
     }

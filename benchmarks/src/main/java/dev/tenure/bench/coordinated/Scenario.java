@@ -17,9 +17,11 @@ import java.util.Map;
  */
 record Scenario(String name, String kind, Map<String, String> args, int threads, String unit, boolean latency) {
 
-    static final String TENURE_UNIT = "runInTransaction(): claim+start (1 stmt), one tx (insert, complete+release, commit)";
-    static final String TENURE_RUN_UNIT = "run() + completeInTransaction: claim+start (1 stmt), business tx (fence, insert, "
-            + "complete, commit), finish+release (1 stmt)";
+    static final String TENURE_UNIT =
+            "runInTransaction(): claim+start (1 stmt), one tx (insert, complete+release, commit)";
+    static final String TENURE_RUN_UNIT =
+            "run() + completeInTransaction: claim+start (1 stmt), business tx (fence, insert, "
+                    + "complete, commit), finish+release (1 stmt)";
 
     /** The values of {@code --observations}: Tenure's runs observed by nothing, by meters, or by a tracer. */
     static final List<String> OBSERVATIONS = List.of("none", "meters", "tracing");
@@ -49,8 +51,13 @@ record Scenario(String name, String kind, Map<String, String> args, int threads,
                     if (!o.equals("none")) {
                         a.put("observations", o);
                     }
-                    s.add(new Scenario(sc.name() + (o.equals("none") ? "" : " +" + o) + round, sc.kind(), a,
-                            sc.threads(), sc.unit(), sc.latency()));
+                    s.add(new Scenario(
+                            sc.name() + (o.equals("none") ? "" : " +" + o) + round,
+                            sc.kind(),
+                            a,
+                            sc.threads(),
+                            sc.unit(),
+                            sc.latency()));
                 }
             }
         }
@@ -77,33 +84,60 @@ record Scenario(String name, String kind, Map<String, String> args, int threads,
         for (String mode : List.of("VALKEY", "DATABASE")) {
             String m = mode.equals("VALKEY") ? "valkey" : "db";
             String lease = mode.equals("VALKEY") ? "Valkey acquire/release around " : "";
-            s.add(new Scenario("tenure-" + m + " 1 job", "tenure", args("mode", mode, "jobs", "1"), 1,
-                    "one EXECUTED " + lease + TENURE_UNIT, true));
+            s.add(new Scenario(
+                    "tenure-" + m + " 1 job",
+                    "tenure",
+                    args("mode", mode, "jobs", "1"),
+                    1,
+                    "one EXECUTED " + lease + TENURE_UNIT,
+                    true));
         }
         for (String fires : List.of("own", "shared")) {
             for (String mode : List.of("VALKEY", "DATABASE")) {
                 String m = mode.equals("VALKEY") ? "valkey" : "db";
                 String lease = mode.equals("VALKEY") ? "Valkey acquire/release around " : "";
-                s.add(new Scenario("tenure-" + m + " " + jobs + " jobs" + (fires.equals("shared") ? " shared" : ""), "tenure",
-                        args("mode", mode, "jobs", Integer.toString(jobs), "fires", fires), threads,
-                        "one EXECUTED " + lease + TENURE_UNIT, true));
+                s.add(new Scenario(
+                        "tenure-" + m + " " + jobs + " jobs" + (fires.equals("shared") ? " shared" : ""),
+                        "tenure",
+                        args("mode", mode, "jobs", Integer.toString(jobs), "fires", fires),
+                        threads,
+                        "one EXECUTED " + lease + TENURE_UNIT,
+                        true));
             }
         }
         for (String mode : List.of("VALKEY", "DATABASE")) {
             String m = mode.equals("VALKEY") ? "valkey" : "db";
             String lease = mode.equals("VALKEY") ? "Valkey acquire/release around " : "";
-            s.add(new Scenario("tenure-" + m + " " + jobs + " jobs run()", "tenure",
-                    args("mode", mode, "jobs", Integer.toString(jobs), "fires", "own", "api", "run"), threads,
-                    "one EXECUTED " + lease + TENURE_RUN_UNIT, true));
+            s.add(new Scenario(
+                    "tenure-" + m + " " + jobs + " jobs run()",
+                    "tenure",
+                    args("mode", mode, "jobs", Integer.toString(jobs), "fires", "own", "api", "run"),
+                    threads,
+                    "one EXECUTED " + lease + TENURE_RUN_UNIT,
+                    true));
         }
-        s.add(new Scenario("db-scheduler", "dbscheduler", args("jobs", Integer.toString(jobs)), threads,
+        s.add(new Scenario(
+                "db-scheduler",
+                "dbscheduler",
+                args("jobs", Integer.toString(jobs)),
+                threads,
                 "one due one-time execution: picked (batched select-for-update), task inserts the row (autocommit), execution deleted",
                 false));
-        s.add(new Scenario("quartz clustered", "quartz", args("jobs", Integer.toString(jobs)), threads,
+        s.add(new Scenario(
+                "quartz clustered",
+                "quartz",
+                args("jobs", Integer.toString(jobs)),
+                threads,
                 "one fire of a due one-shot trigger: acquired + fired (batched, under the cluster lock), job inserts the row "
-                        + "(autocommit), trigger completed", false));
-        s.add(new Scenario("shedlock jdbc", "shedlock", args("jobs", Integer.toString(jobs)), threads,
-                "lock (UPDATE, usingDbTime), insert the row (autocommit), unlock (UPDATE)", true));
+                        + "(autocommit), trigger completed",
+                false));
+        s.add(new Scenario(
+                "shedlock jdbc",
+                "shedlock",
+                args("jobs", Integer.toString(jobs)),
+                threads,
+                "lock (UPDATE, usingDbTime), insert the row (autocommit), unlock (UPDATE)",
+                true));
         return s;
     }
 

@@ -49,6 +49,7 @@ final class ScheduledWorkload implements Node.Workload {
     private final MissedFirePolicy policy;
     /** Jobs 0 to unfired - 1 are not fired in the window (a fault injected to see the sweeper account for them). */
     private final int unfired;
+
     private final SlotSchedule[] schedules;
     private final AtomicLong origin = new AtomicLong(Long.MAX_VALUE);
     private Tenure tenure;
@@ -62,6 +63,7 @@ final class ScheduledWorkload implements Node.Workload {
 
     /** Attempts of fires due in the window, by outcome; catch-ups of such fires. */
     private final LongAdder executed = new LongAdder();
+
     private final LongAdder held = new LongAdder();
     private final LongAdder done = new LongAdder();
     private final LongAdder refusedMissed = new LongAdder();
@@ -78,12 +80,15 @@ final class ScheduledWorkload implements Node.Workload {
         this.spread = n.arg("slots").equals("spread");
         this.sweep = Duration.ofMillis(Long.parseLong(n.arg("sweepMs")));
         this.grace = Duration.ofMillis(Long.parseLong(n.arg("graceMs")));
-        this.policy = MissedFirePolicy.catchUp().withGrace(grace).withAction(switch (n.arg("policy")) {
-            case "catch-up" -> MissedFirePolicy.Action.CATCH_UP;
-            case "skip" -> MissedFirePolicy.Action.SKIP;
-            case "alert-only" -> MissedFirePolicy.Action.ALERT_ONLY;
-            default -> throw new IllegalArgumentException("policy=" + n.arg("policy"));
-        });
+        this.policy = MissedFirePolicy.catchUp()
+                .withGrace(grace)
+                .withAction(
+                        switch (n.arg("policy")) {
+                            case "catch-up" -> MissedFirePolicy.Action.CATCH_UP;
+                            case "skip" -> MissedFirePolicy.Action.SKIP;
+                            case "alert-only" -> MissedFirePolicy.Action.ALERT_ONLY;
+                            default -> throw new IllegalArgumentException("policy=" + n.arg("policy"));
+                        });
         this.unfired = Integer.parseInt(n.arg("unfired"));
         this.schedules = new SlotSchedule[n.jobs];
         for (int j = 0; j < n.jobs; j++) {
@@ -93,20 +98,28 @@ final class ScheduledWorkload implements Node.Workload {
 
     @Override
     public void prepare() throws Exception {
-        Tenure.Builder b = Tenure.builder().dataSource(n.ds).migrateSchema(false).sweepInterval(sweep);
+        Tenure.Builder b =
+                Tenure.builder().dataSource(n.ds).migrateSchema(false).sweepInterval(sweep);
         if (valkey) {
-            b.valkey(ValkeyConfig.standalone(n.arg("valkey")).clientName("bench-node-" + n.node).build())
+            b.valkey(ValkeyConfig.standalone(n.arg("valkey"))
+                            .clientName("bench-node-" + n.node)
+                            .build())
                     .mode(JobCoordinator.Mode.VALKEY);
         }
         tenure = b.build();
         coordinator = tenure.coordinator();
-        for (int i = 0; i < 20; i++) {   // untimed priming: connects Valkey, loads the classes
+        for (int i = 0; i < 20; i++) { // untimed priming: connects Valkey, loads the classes
             RunOutcome<Void> o = attempt("prime-" + n.node, "p" + i, RunPolicy.skipFire());
             if (o.status() != RunOutcome.Status.EXECUTED) {
                 throw new IllegalStateException("priming run " + i + " of node " + n.node + " gave " + o);
             }
         }
-        workers = new ThreadPoolExecutor(n.threads, n.threads, 0, TimeUnit.MILLISECONDS, new LinkedBlockingQueue<>(),
+        workers = new ThreadPoolExecutor(
+                n.threads,
+                n.threads,
+                0,
+                TimeUnit.MILLISECONDS,
+                new LinkedBlockingQueue<>(),
                 r -> new Thread(r, "host-scheduler"));
         long start = System.nanoTime();
         register();
@@ -121,7 +134,8 @@ final class ScheduledWorkload implements Node.Workload {
         List<Future<?>> done = new ArrayList<>();
         for (int j = 0; j < n.jobs; j++) {
             String job = "job-" + j;
-            ScheduledJob sj = ScheduledJob.of(job, schedules[j], fire -> catchUp(job, fire)).withPolicy(policy);
+            ScheduledJob sj = ScheduledJob.of(job, schedules[j], fire -> catchUp(job, fire))
+                    .withPolicy(policy);
             done.add(workers.submit(() -> tenure.register(sj)));
         }
         for (Future<?> f : done) {
@@ -132,7 +146,6 @@ final class ScheduledWorkload implements Node.Workload {
     private RunOutcome<Void> attempt(String job, String fire, RunPolicy policy) {
         return coordinator.runInTransaction(job, fire, policy, n.ds, (ctx, c) -> n.insert(c, job, fire));
     }
-
 
     @Override
     public void run(Tally t) throws Exception {
@@ -145,7 +158,7 @@ final class ScheduledWorkload implements Node.Workload {
         stop.start();
         dispatch();
         workers.shutdown();
-        if (!workers.awaitTermination(10, TimeUnit.SECONDS)) {   // a node that fell behind drops the rest
+        if (!workers.awaitTermination(10, TimeUnit.SECONDS)) { // a node that fell behind drops the rest
             workers.shutdownNow();
         }
     }
@@ -225,12 +238,13 @@ final class ScheduledWorkload implements Node.Workload {
             }
             if (inWindow) {
                 (switch (o.status()) {
-                    case EXECUTED -> isCatchUp ? catchUpsExecuted : executed;
-                    case SKIPPED_HELD_ELSEWHERE -> held;
-                    case SKIPPED_ALREADY_DONE -> done;
-                    case SKIPPED_MISSED -> refusedMissed;
-                    default -> other;
-                }).increment();
+                            case EXECUTED -> isCatchUp ? catchUpsExecuted : executed;
+                            case SKIPPED_HELD_ELSEWHERE -> held;
+                            case SKIPPED_ALREADY_DONE -> done;
+                            case SKIPPED_MISSED -> refusedMissed;
+                            default -> other;
+                        })
+                        .increment();
             }
         } catch (RuntimeException e) {
             if (inWindow) {
@@ -253,9 +267,18 @@ final class ScheduledWorkload implements Node.Workload {
         byte[] bytes = new byte[len];
         buf.flip();
         buf.get(bytes);
-        return String.format(Locale.ROOT, "register_s=%.2f w_executed=%d w_held=%d w_done=%d w_refused_missed=%d "
-                        + "w_other=%d w_catchups=%d w_catchups_executed=%d lag=%s", registerSeconds, executed.sum(),
-                held.sum(), done.sum(), refusedMissed.sum(), other.sum(), catchUps.sum(), catchUpsExecuted.sum(),
+        return String.format(
+                Locale.ROOT,
+                "register_s=%.2f w_executed=%d w_held=%d w_done=%d w_refused_missed=%d "
+                        + "w_other=%d w_catchups=%d w_catchups_executed=%d lag=%s",
+                registerSeconds,
+                executed.sum(),
+                held.sum(),
+                done.sum(),
+                refusedMissed.sum(),
+                other.sum(),
+                catchUps.sum(),
+                catchUpsExecuted.sum(),
                 Base64.getEncoder().encodeToString(bytes));
     }
 

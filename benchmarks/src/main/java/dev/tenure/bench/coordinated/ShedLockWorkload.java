@@ -31,7 +31,10 @@ final class ShedLockWorkload implements Node.Workload {
     @Override
     public void prepare() throws Exception {
         provider = new JdbcTemplateLockProvider(JdbcTemplateLockProvider.Configuration.builder()
-                .withJdbcTemplate(new JdbcTemplate(n.ds)).withTableName("shedlock").usingDbTime().build());
+                .withJdbcTemplate(new JdbcTemplate(n.ds))
+                .withTableName("shedlock")
+                .usingDbTime()
+                .build());
         for (int i = 0; i < 20; i++) {
             if (!pair("prime-" + n.node, "p" + i)) {
                 throw new IllegalStateException("priming lock of node " + n.node + " was refused");
@@ -40,11 +43,13 @@ final class ShedLockWorkload implements Node.Workload {
     }
 
     private boolean pair(String name, String fire) throws Exception {
-        Optional<SimpleLock> lock = provider.lock(new LockConfiguration(Instant.now(), name, Duration.ofSeconds(30), Duration.ZERO));
+        Optional<SimpleLock> lock =
+                provider.lock(new LockConfiguration(Instant.now(), name, Duration.ofSeconds(30), Duration.ZERO));
         if (lock.isEmpty()) {
             return false;
         }
-        try (Connection c = n.ds.getConnection(); PreparedStatement ps = c.prepareStatement(n.insertSql())) {
+        try (Connection c = n.ds.getConnection();
+                PreparedStatement ps = c.prepareStatement(n.insertSql())) {
             ps.setString(1, name);
             ps.setString(2, fire);
             ps.setInt(3, n.node);
@@ -60,21 +65,23 @@ final class ShedLockWorkload implements Node.Workload {
         AtomicLong seq = new AtomicLong();
         List<Thread> threads = new ArrayList<>();
         for (int t = 0; t < n.threads; t++) {
-            threads.add(new Thread(() -> {
-                while (tally.running()) {
-                    long i = seq.getAndIncrement();
-                    long start = System.nanoTime();
-                    try {
-                        if (pair("job-" + n.jobIndex(i), "n" + n.node + "-r" + i / n.jobs)) {
-                            tally.unit(start, System.nanoTime());
-                        } else {
-                            tally.held.increment();
+            threads.add(new Thread(
+                    () -> {
+                        while (tally.running()) {
+                            long i = seq.getAndIncrement();
+                            long start = System.nanoTime();
+                            try {
+                                if (pair("job-" + n.jobIndex(i), "n" + n.node + "-r" + i / n.jobs)) {
+                                    tally.unit(start, System.nanoTime());
+                                } else {
+                                    tally.held.increment();
+                                }
+                            } catch (Exception e) {
+                                tally.error(e.toString());
+                            }
                         }
-                    } catch (Exception e) {
-                        tally.error(e.toString());
-                    }
-                }
-            }, "shedlock-" + t));
+                    },
+                    "shedlock-" + t));
         }
         threads.forEach(Thread::start);
         for (Thread t : threads) {
@@ -83,6 +90,5 @@ final class ShedLockWorkload implements Node.Workload {
     }
 
     @Override
-    public void close() {
-    }
+    public void close() {}
 }

@@ -29,8 +29,8 @@ record SlotSchedule(Duration period, Duration offset, AtomicLong origin) impleme
         Objects.requireNonNull(offset, "offset");
         Objects.requireNonNull(origin, "origin");
         if (period.toMillis() < 1 || offset.isNegative() || offset.compareTo(period) >= 0) {
-            throw new IllegalArgumentException("need 1 ms <= period and 0 <= offset < period (got " + period + ", "
-                    + offset + ")");
+            throw new IllegalArgumentException(
+                    "need 1 ms <= period and 0 <= offset < period (got " + period + ", " + offset + ")");
         }
     }
 

@@ -8,7 +8,6 @@ import dev.tenure.ScheduledJob;
 import dev.tenure.Tenure;
 import dev.tenure.bench.Options;
 import dev.tenure.db.TenureSchema;
-
 import java.lang.reflect.Proxy;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -60,52 +59,84 @@ public final class SweepBenchmark {
         Duration sweep = Duration.ofMillis(Long.parseLong(a.getOrDefault("--sweep-ms", "1000")));
         List<Row> rows = new ArrayList<>();
         for (String n : a.getOrDefault("--jobs", "1000,10000").split(",")) {
-            for (boolean healthy : new boolean[]{true, false}) {
+            for (boolean healthy : new boolean[] {true, false}) {
                 rows.add(run(url, user, Integer.parseInt(n.trim()), healthy, rate, periods, sweep));
             }
         }
         System.out.println();
-        System.out.printf(Locale.ROOT, "sweeper cost: fixed rate %s, sweep every %s, window of %d periods; load %s%n",
-                rate, sweep, periods, Proc.loadAverage());
-        System.out.println("(sweeps: window / sweep interval; statements counted on Tenure's pool, election renewals in 'other')");
-        System.out.println("jobs   scenario  sweeps  fires/window  stmts/sweep  read-pos/sweep  states/sweep  missed/sweep  "
-                + "write/sweep  other/sweep  pg-cpu-ms/sweep  pg-cpu-us/fire  sweeper-cpu-ms/sweep  register-s");
+        System.out.printf(
+                Locale.ROOT,
+                "sweeper cost: fixed rate %s, sweep every %s, window of %d periods; load %s%n",
+                rate,
+                sweep,
+                periods,
+                Proc.loadAverage());
+        System.out.println(
+                "(sweeps: window / sweep interval; statements counted on Tenure's pool, election renewals in 'other')");
+        System.out.println(
+                "jobs   scenario  sweeps  fires/window  stmts/sweep  read-pos/sweep  states/sweep  missed/sweep  "
+                        + "write/sweep  other/sweep  pg-cpu-ms/sweep  pg-cpu-us/fire  sweeper-cpu-ms/sweep  register-s");
         for (Row r : rows) {
             System.out.println(r);
         }
     }
 
-    record Row(int jobs, String scenario, long sweeps, long fires, Map<String, Long> kinds, double pgCpu,
-               double sweeperCpu, double registerSeconds) {
+    record Row(
+            int jobs,
+            String scenario,
+            long sweeps,
+            long fires,
+            Map<String, Long> kinds,
+            double pgCpu,
+            double sweeperCpu,
+            double registerSeconds) {
         @Override
         public String toString() {
             double s = Math.max(1, sweeps);
             long all = kinds.values().stream().mapToLong(Long::longValue).sum();
-            return String.format(Locale.ROOT, "%-6d %-9s %6d  %12d  %11.2f  %14.2f  %12.2f  %12.2f  %11.2f  %11.2f  %15.2f  %14.2f  %20.2f  %10.1f",
-                    jobs, scenario, sweeps, fires, all / s, kinds.getOrDefault("read-pos", 0L) / s,
-                    kinds.getOrDefault("states", 0L) / s, kinds.getOrDefault("missed", 0L) / s,
-                    kinds.getOrDefault("write", 0L) / s, kinds.getOrDefault("other", 0L) / s, pgCpu * 1000 / s,
-                    fires == 0 ? 0 : pgCpu * 1e6 / fires, sweeperCpu * 1000 / s, registerSeconds);
+            return String.format(
+                    Locale.ROOT,
+                    "%-6d %-9s %6d  %12d  %11.2f  %14.2f  %12.2f  %12.2f  %11.2f  %11.2f  %15.2f  %14.2f  %20.2f  %10.1f",
+                    jobs,
+                    scenario,
+                    sweeps,
+                    fires,
+                    all / s,
+                    kinds.getOrDefault("read-pos", 0L) / s,
+                    kinds.getOrDefault("states", 0L) / s,
+                    kinds.getOrDefault("missed", 0L) / s,
+                    kinds.getOrDefault("write", 0L) / s,
+                    kinds.getOrDefault("other", 0L) / s,
+                    pgCpu * 1000 / s,
+                    fires == 0 ? 0 : pgCpu * 1e6 / fires,
+                    sweeperCpu * 1000 / s,
+                    registerSeconds);
         }
     }
 
-    private static Row run(String url, String user, int jobs, boolean healthy, Duration rate, int periods,
-                           Duration sweep) throws Exception {
+    private static Row run(
+            String url, String user, int jobs, boolean healthy, Duration rate, int periods, Duration sweep)
+            throws Exception {
         String pool = "bench-sweeper";
-        try (Connection admin = DriverManager.getConnection(url, user, null); Statement s = admin.createStatement()) {
+        try (Connection admin = DriverManager.getConnection(url, user, null);
+                Statement s = admin.createStatement()) {
             s.execute("DROP SCHEMA IF EXISTS tenure CASCADE");
         }
         Counts counts = new Counts();
         try (HikariDataSource tenurePool = Pools.create(url, user, 4, false, pool);
-             HikariDataSource driverPool = Pools.create(url, user, 2, false, "bench-driver")) {
+                HikariDataSource driverPool = Pools.create(url, user, 2, false, "bench-driver")) {
             TenureSchema.migrate(driverPool);
             long registerStart = System.nanoTime();
-            Tenure tenure = Tenure.builder().dataSource(counts.wrap(tenurePool)).migrateSchema(false)
-                    .sweepInterval(sweep).leaseDefaults(LeaseOptions.ofTtl(Duration.ofSeconds(10))).build();
+            Tenure tenure = Tenure.builder()
+                    .dataSource(counts.wrap(tenurePool))
+                    .migrateSchema(false)
+                    .sweepInterval(sweep)
+                    .leaseDefaults(LeaseOptions.ofTtl(Duration.ofSeconds(10)))
+                    .build();
             try (tenure) {
                 MissedFirePolicy policy = MissedFirePolicy.skip().withGrace(Duration.ofSeconds(2));
                 for (int i = 0; i < jobs; i++) {
-                    tenure.register(ScheduledJob.of("bench-" + i, Schedule.fixedRate(rate), fire -> { })
+                    tenure.register(ScheduledJob.of("bench-" + i, Schedule.fixedRate(rate), fire -> {})
                             .withPolicy(policy));
                 }
                 double registerSeconds = (System.nanoTime() - registerStart) / 1e9;
@@ -115,7 +146,8 @@ public final class SweepBenchmark {
                 Driver driver = new Driver(driverPool, jobs, rate, healthy);
                 driver.start();
                 // one whole period before the window: the first term's positions are read, steady state begins
-                Instant start = Instant.ofEpochMilli((System.currentTimeMillis() / rate.toMillis() + 2) * rate.toMillis());
+                Instant start =
+                        Instant.ofEpochMilli((System.currentTimeMillis() / rate.toMillis() + 2) * rate.toMillis());
                 sleepUntil(start);
                 List<Long> pids = backends(driverPool, pool);
                 double pg0 = Proc.cpuSeconds(pids);
@@ -137,8 +169,10 @@ public final class SweepBenchmark {
 
     /** Fires accounted for: COMPLETED (by the driver) or MISSED (by the sweeper). */
     private static long firesSettled(DataSource ds) throws Exception {
-        try (Connection c = ds.getConnection(); Statement s = c.createStatement();
-             ResultSet r = s.executeQuery("SELECT count(*) FROM tenure.job_run WHERE status IN ('COMPLETED', 'MISSED')")) {
+        try (Connection c = ds.getConnection();
+                Statement s = c.createStatement();
+                ResultSet r =
+                        s.executeQuery("SELECT count(*) FROM tenure.job_run WHERE status IN ('COMPLETED', 'MISSED')")) {
             r.next();
             return r.getLong(1);
         }
@@ -150,8 +184,9 @@ public final class SweepBenchmark {
 
     private static List<Long> backends(DataSource ds, String applicationName) throws Exception {
         List<Long> pids = new ArrayList<>();
-        try (Connection c = ds.getConnection(); PreparedStatement ps = c.prepareStatement(
-                "SELECT pid FROM pg_stat_activity WHERE application_name = ?")) {
+        try (Connection c = ds.getConnection();
+                PreparedStatement ps =
+                        c.prepareStatement("SELECT pid FROM pg_stat_activity WHERE application_name = ?")) {
             ps.setString(1, applicationName);
             try (ResultSet r = ps.executeQuery()) {
                 while (r.next()) {
@@ -189,28 +224,31 @@ public final class SweepBenchmark {
             if (!healthy) {
                 return;
             }
-            thread = new Thread(() -> {
-                try {
-                    while (!stopped) {
-                        long next = (System.currentTimeMillis() / rate.toMillis() + 1) * rate.toMillis();
-                        Thread.sleep(Math.max(0, next + 200 - System.currentTimeMillis()));
-                        complete(Instant.ofEpochMilli(next).toString());
-                    }
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                } catch (Exception e) {
-                    e.printStackTrace();
-                }
-            }, "bench-driver");
+            thread = new Thread(
+                    () -> {
+                        try {
+                            while (!stopped) {
+                                long next = (System.currentTimeMillis() / rate.toMillis() + 1) * rate.toMillis();
+                                Thread.sleep(Math.max(0, next + 200 - System.currentTimeMillis()));
+                                complete(Instant.ofEpochMilli(next).toString());
+                            }
+                        } catch (InterruptedException e) {
+                            Thread.currentThread().interrupt();
+                        } catch (Exception e) {
+                            e.printStackTrace();
+                        }
+                    },
+                    "bench-driver");
             thread.setDaemon(true);
             thread.start();
         }
 
         private void complete(String fire) throws Exception {
-            try (Connection c = ds.getConnection(); PreparedStatement ps = c.prepareStatement(
-                    "INSERT INTO tenure.job_run (run_id, job_key, fire_key, epoch, owner, status, finished_at) "
-                            + "SELECT gen_random_uuid(), 'bench-' || i, ?, 1, 'driver', 'COMPLETED', clock_timestamp() "
-                            + "FROM generate_series(0, ? - 1) i ON CONFLICT DO NOTHING")) {
+            try (Connection c = ds.getConnection();
+                    PreparedStatement ps = c.prepareStatement(
+                            "INSERT INTO tenure.job_run (run_id, job_key, fire_key, epoch, owner, status, finished_at) "
+                                    + "SELECT gen_random_uuid(), 'bench-' || i, ?, 1, 'driver', 'COMPLETED', clock_timestamp() "
+                                    + "FROM generate_series(0, ? - 1) i ON CONFLICT DO NOTHING")) {
                 ps.setString(1, fire);
                 ps.setInt(2, jobs);
                 ps.executeUpdate();
@@ -259,16 +297,16 @@ public final class SweepBenchmark {
         }
 
         DataSource wrap(DataSource target) {
-            return (DataSource) Proxy.newProxyInstance(getClass().getClassLoader(), new Class<?>[]{DataSource.class},
-                    (p, m, args) -> {
+            return (DataSource) Proxy.newProxyInstance(
+                    getClass().getClassLoader(), new Class<?>[] {DataSource.class}, (p, m, args) -> {
                         Object r = m.invoke(target, args);
                         return r instanceof Connection c ? connection(c) : r;
                     });
         }
 
         private Connection connection(Connection c) {
-            return (Connection) Proxy.newProxyInstance(getClass().getClassLoader(), new Class<?>[]{Connection.class},
-                    (p, m, args) -> {
+            return (Connection) Proxy.newProxyInstance(
+                    getClass().getClassLoader(), new Class<?>[] {Connection.class}, (p, m, args) -> {
                         Object r;
                         try {
                             r = m.invoke(c, args);
@@ -283,8 +321,8 @@ public final class SweepBenchmark {
         }
 
         private PreparedStatement statement(PreparedStatement ps, String kind) {
-            return (PreparedStatement) Proxy.newProxyInstance(getClass().getClassLoader(),
-                    new Class<?>[]{PreparedStatement.class}, (p, m, args) -> {
+            return (PreparedStatement) Proxy.newProxyInstance(
+                    getClass().getClassLoader(), new Class<?>[] {PreparedStatement.class}, (p, m, args) -> {
                         if (m.getName().startsWith("execute")) {
                             byKind.computeIfAbsent(kind, k -> new LongAdder()).increment();
                         }

@@ -21,6 +21,7 @@ final class Tally {
     final LongAdder done = new LongAdder();
     /** Runs that ended in any other status, and exceptions. */
     final LongAdder errors = new LongAdder();
+
     final JdbcCounts jdbc;
     private final AtomicReference<String> firstError = new AtomicReference<>();
     private final Histogram latency = new Histogram(3_600_000_000_000L, 3);
@@ -85,19 +86,28 @@ final class Tally {
 
     /** Starts a daemon thread that samples every counter at the window's start and end. */
     void sampleAt() {
-        Thread t = new Thread(() -> {
-            sleepUntil(warmEnd);
-            record("start");
-            sleepUntil(end);
-            record("end");
-        }, "tally-sampler");
+        Thread t = new Thread(
+                () -> {
+                    sleepUntil(warmEnd);
+                    record("start");
+                    sleepUntil(end);
+                    record("end");
+                },
+                "tally-sampler");
         t.setDaemon(true);
         t.start();
     }
 
     private synchronized void record(String at) {
-        samples.put(at, new long[] {units.sum(), held.sum(), done.sum(), errors.sum(), jdbc.executions.sum(),
-                jdbc.commits.sum(), jdbc.rollbacks.sum()});
+        samples.put(at, new long[] {
+            units.sum(),
+            held.sum(),
+            done.sum(),
+            errors.sum(),
+            jdbc.executions.sum(),
+            jdbc.commits.sum(),
+            jdbc.rollbacks.sum()
+        });
         notifyAll();
     }
 

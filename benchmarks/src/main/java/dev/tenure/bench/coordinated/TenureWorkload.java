@@ -54,7 +54,9 @@ final class TenureWorkload implements Node.Workload {
             b.observationRegistry(Observations.registry(observed));
         }
         if (valkey) {
-            b.valkey(ValkeyConfig.standalone(n.arg("valkey")).clientName("bench-node-" + n.node).build())
+            b.valkey(ValkeyConfig.standalone(n.arg("valkey"))
+                            .clientName("bench-node-" + n.node)
+                            .build())
                     .mode(JobCoordinator.Mode.VALKEY);
         }
         tenure = b.build();
@@ -70,12 +72,12 @@ final class TenureWorkload implements Node.Workload {
 
     private RunOutcome<Void> attempt(String job, String fire) {
         if (oneTransaction) {
-            return coordinator.runInTransaction(job, fire, RunPolicy.skipFire(), n.ds, (ctx, c) -> n.insert(c, job, fire));
+            return coordinator.runInTransaction(
+                    job, fire, RunPolicy.skipFire(), n.ds, (ctx, c) -> n.insert(c, job, fire));
         }
-        return coordinator.run(job, fire, RunPolicy.skipFire(), ctx -> ctx.completeInTransaction(n.ds,
-                c -> n.insert(c, job, fire)));
+        return coordinator.run(
+                job, fire, RunPolicy.skipFire(), ctx -> ctx.completeInTransaction(n.ds, c -> n.insert(c, job, fire)));
     }
-
 
     @Override
     public void run(Tally tally) throws Exception {
@@ -103,7 +105,7 @@ final class TenureWorkload implements Node.Workload {
             long start = System.nanoTime();
             RunOutcome.Status s = count(tally, "job-0", "f" + fire, start);
             if (s == RunOutcome.Status.SKIPPED_HELD_ELSEWHERE) {
-                LockSupport.parkNanos(retryNanos);   // the holder runs this fire: ask again shortly
+                LockSupport.parkNanos(retryNanos); // the holder runs this fire: ask again shortly
             } else {
                 fire++;
             }
@@ -114,7 +116,11 @@ final class TenureWorkload implements Node.Workload {
         while (tally.running()) {
             long i = seq.getAndIncrement();
             long round = i / n.jobs;
-            count(tally, "job-" + n.jobIndex(i), sharedFires ? "r" + round : "n" + n.node + "-r" + round, System.nanoTime());
+            count(
+                    tally,
+                    "job-" + n.jobIndex(i),
+                    sharedFires ? "r" + round : "n" + n.node + "-r" + round,
+                    System.nanoTime());
         }
     }
 

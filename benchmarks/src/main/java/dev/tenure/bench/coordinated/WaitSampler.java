@@ -27,7 +27,8 @@ final class WaitSampler {
     /** Samples until {@code end} (System.nanoTime); returns backend-samples per category, plus "samples". */
     Map<String, Long> sample(long start, long end, long intervalMillis) {
         Map<String, Long> m = new TreeMap<>();
-        try (Connection c = DriverManager.getConnection(url, user, null); Statement s = c.createStatement()) {
+        try (Connection c = DriverManager.getConnection(url, user, null);
+                Statement s = c.createStatement()) {
             Tally.sleepUntil(start);
             while (System.nanoTime() < end) {
                 try (ResultSet rs = s.executeQuery("SELECT state, wait_event_type, wait_event FROM pg_stat_activity "
@@ -52,8 +53,11 @@ final class WaitSampler {
         if (type == null) {
             return "cpu";
         }
-        if (event != null && (event.startsWith("WALSync") || event.startsWith("WALWrite") || event.equals("WALInsert")
-                || event.equals("WALBufMapping"))) {
+        if (event != null
+                && (event.startsWith("WALSync")
+                        || event.startsWith("WALWrite")
+                        || event.equals("WALInsert")
+                        || event.equals("WALBufMapping"))) {
             return "wal";
         }
         if (type.equals("Lock")) {

@@ -4,7 +4,6 @@ import dev.tenure.testkit.JvmProcess;
 import dev.tenure.testkit.PostgresDatabase;
 import dev.tenure.testkit.Timing;
 import dev.tenure.testkit.ValkeyServer;
-
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -31,8 +30,10 @@ public final class Instances implements AutoCloseable {
 
     /** Starts instance {@code name} and returns at once; {@link #awaitReady} waits for its READY line. */
     public JvmProcess start(String name) {
-        List<String> args = new ArrayList<>(List.of("--spring.datasource.url=" + database.jdbcUrl(),
-                "--tenure.valkey.addresses=" + valkey.address(), "--settlement.instance=" + name));
+        List<String> args = new ArrayList<>(List.of(
+                "--spring.datasource.url=" + database.jdbcUrl(),
+                "--tenure.valkey.addresses=" + valkey.address(),
+                "--settlement.instance=" + name));
         if (database.username() != null) {
             args.add("--spring.datasource.username=" + database.username());
         }
@@ -40,8 +41,8 @@ public final class Instances implements AutoCloseable {
             args.add("--spring.datasource.password=" + database.password());
         }
         args.addAll(extra);
-        JvmProcess p = JvmProcess.start(List.of("-Xmx256m", "-XX:TieredStopAtLevel=1"),
-                SettlementApplication.class.getName(), args);
+        JvmProcess p = JvmProcess.start(
+                List.of("-Xmx256m", "-XX:TieredStopAtLevel=1"), SettlementApplication.class.getName(), args);
         running.put(name, p);
         return p;
     }

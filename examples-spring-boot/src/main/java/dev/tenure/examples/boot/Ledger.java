@@ -1,13 +1,12 @@
 package dev.tenure.examples.boot;
 
-import org.springframework.beans.factory.annotation.Value;
-import org.springframework.stereotype.Component;
-
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
+import org.springframework.beans.factory.annotation.Value;
+import org.springframework.stereotype.Component;
 
 /** The settlement's business side: computing a slot's total (it takes {@code settlement.work}) and recording it. */
 @Component
@@ -33,8 +32,8 @@ public class Ledger {
 
     /** One settlement row, on the caller's connection (and so in its transaction). */
     public int record(Connection c, String slot, long amount, long epoch) throws SQLException {
-        try (PreparedStatement insert = c.prepareStatement(
-                "INSERT INTO settlement (slot, amount, instance, epoch) VALUES (?, ?, ?, ?)")) {
+        try (PreparedStatement insert =
+                c.prepareStatement("INSERT INTO settlement (slot, amount, instance, epoch) VALUES (?, ?, ?, ?)")) {
             insert.setString(1, slot);
             insert.setLong(2, amount);
             insert.setString(3, instance);

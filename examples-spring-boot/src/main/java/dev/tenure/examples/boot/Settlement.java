@@ -2,11 +2,10 @@ package dev.tenure.examples.boot;
 
 import dev.tenure.JobContext;
 import dev.tenure.boot.Coordinated;
+import java.sql.SQLException;
+import javax.sql.DataSource;
 import org.springframework.scheduling.annotation.Scheduled;
 import org.springframework.stereotype.Component;
-
-import javax.sql.DataSource;
-import java.sql.SQLException;
 
 /** The settlement job: one instance settles each one-second slot, and writes it once. */
 @Component

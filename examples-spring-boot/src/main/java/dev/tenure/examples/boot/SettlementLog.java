@@ -26,9 +26,10 @@ public class SettlementLog implements CoordinatedRunListener {
     @EventListener
     public void ready(ApplicationReadyEvent event) {
         int port = event.getApplicationContext() instanceof WebServerApplicationContext web
-                ? web.getWebServer().getPort() : -1;
-        print("READY " + instance + " port " + port + " flyway " + version("org.flywaydb.core.Flyway")
-                + " hikaricp " + version("com.zaxxer.hikari.HikariDataSource"));
+                ? web.getWebServer().getPort()
+                : -1;
+        print("READY " + instance + " port " + port + " flyway " + version("org.flywaydb.core.Flyway") + " hikaricp "
+                + version("com.zaxxer.hikari.HikariDataSource"));
     }
 
     @Override
@@ -55,7 +56,11 @@ public class SettlementLog implements CoordinatedRunListener {
     /** The version in the name of the jar a class came from, e.g. 11.14.1 for flyway-core-11.14.1.jar. */
     static String version(String className) {
         try {
-            String jar = Class.forName(className).getProtectionDomain().getCodeSource().getLocation().getPath();
+            String jar = Class.forName(className)
+                    .getProtectionDomain()
+                    .getCodeSource()
+                    .getLocation()
+                    .getPath();
             return jar.replaceAll(".*-(\\d[^/]*)\\.jar$", "$1");
         } catch (ClassNotFoundException | RuntimeException e) {
             return "unknown";

@@ -1,15 +1,13 @@
 package dev.tenure.examples.invoicing;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import dev.tenure.testkit.JvmProcess;
 import dev.tenure.testkit.PostgresDatabase;
 import dev.tenure.testkit.PostgresDatabases;
 import dev.tenure.testkit.Timing;
 import dev.tenure.testkit.ValkeyServer;
 import dev.tenure.testkit.ValkeyServers;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Test;
-
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -22,8 +20,9 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-
-import static org.assertj.core.api.Assertions.assertThat;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
 
 /**
  * Issue 21, acceptance 1: three instances of a Boot application ({@link InvoicingApplication}) on the starter, a two-second
@@ -59,15 +58,15 @@ class EveryFireAccountedIT {
     }
 
     /** A fault on instance {@code name} at {@code at} (epoch millis), while it ran {@code slot} of {@code job}. */
-    record Fault(String kind, String job, String name, Instant slot, long at) {
-    }
+    record Fault(String kind, String job, String name, Instant slot, long at) {}
 
     /** A BEGIN line: instance {@code name} holds {@code slot} of {@code job} since {@code at} (epoch millis). */
     record Begin(String job, Instant slot, String name, long at) {
         static Optional<Begin> parse(String line) {
             String[] p = line.split(" ");
             return line.startsWith("BEGIN ") && p.length == 5
-                    ? Optional.of(new Begin(p[1], Instant.parse(p[2]), p[3], Long.parseLong(p[4]))) : Optional.empty();
+                    ? Optional.of(new Begin(p[1], Instant.parse(p[2]), p[3], Long.parseLong(p[4])))
+                    : Optional.empty();
         }
     }
 
@@ -103,7 +102,9 @@ class EveryFireAccountedIT {
             JvmProcess stopping = instances.get(t.name());
             stopping.terminate(); // SIGTERM: Boot's graceful shutdown
             faults.add(new Fault("SIGTERM", t.job(), t.name(), t.slot(), System.currentTimeMillis()));
-            assertThat(stopping.waitFor(Timing.scaled(Duration.ofSeconds(30)))).as("a stopped instance exits").isPresent();
+            assertThat(stopping.waitFor(Timing.scaled(Duration.ofSeconds(30))))
+                    .as("a stopped instance exits")
+                    .isPresent();
             long stoppedAt = System.currentTimeMillis();
             start(t.name() + "2");
             windowEnd = evenSecondAfter(Instant.ofEpochMilli(stoppedAt).plusSeconds(8));
@@ -118,11 +119,15 @@ class EveryFireAccountedIT {
         Map<String, Map<Instant, Integer>> missed = new HashMap<>();
         for (String job : List.of(CATCH_UP, SKIP)) {
             invoices.put(job, perSlot("SELECT slot, count(*) FROM invoice WHERE job = '" + job + "' GROUP BY slot"));
-            missed.put(job, perSlot("SELECT fire_key, count(*) FROM tenure.job_run WHERE job_key = '" + job
-                    + "' AND status = 'MISSED' GROUP BY fire_key"));
+            missed.put(
+                    job,
+                    perSlot("SELECT fire_key, count(*) FROM tenure.job_run WHERE job_key = '" + job
+                            + "' AND status = 'MISSED' GROUP BY fire_key"));
         }
-        List<Begin> begins = output.stream().map(Begin::parse).flatMap(Optional::stream).toList();
-        long catchUps = output.stream().filter(l -> l.contains("catching up fire")).count();
+        List<Begin> begins =
+                output.stream().map(Begin::parse).flatMap(Optional::stream).toList();
+        long catchUps =
+                output.stream().filter(l -> l.contains("catching up fire")).count();
         System.out.println("window " + windowStart + " .. " + windowEnd + "; catch-ups started: " + catchUps);
         for (String job : List.of(CATCH_UP, SKIP)) {
             int slots = 0;
@@ -133,52 +138,73 @@ class EveryFireAccountedIT {
                 withInvoice += invoices.get(job).getOrDefault(s, 0) > 0 ? 1 : 0;
                 withMissed += missed.get(job).getOrDefault(s, 0) > 0 ? 1 : 0;
             }
-            System.out.printf("%s: %d slots, %d with an invoice, %d recorded MISSED%n", job, slots, withInvoice, withMissed);
+            System.out.printf(
+                    "%s: %d slots, %d with an invoice, %d recorded MISSED%n", job, slots, withInvoice, withMissed);
         }
         for (Fault fault : faults.subList(0, 3)) {
-            Optional<Begin> next = begins.stream().filter(b -> b.job().equals(fault.job()) && !b.name().equals(fault.name())
-                    && b.at() > fault.at()).min(java.util.Comparator.comparingLong(Begin::at));
-            System.out.printf("%s of %s (holding %s of %s): next run elsewhere after %s%n", fault.kind(), fault.name(),
-                    fault.slot(), fault.job(), next.map(b -> (b.at() - fault.at()) + " ms (" + b.slot() + " on "
-                            + b.name() + ")").orElse("never"));
+            Optional<Begin> next = begins.stream()
+                    .filter(b -> b.job().equals(fault.job()) && !b.name().equals(fault.name()) && b.at() > fault.at())
+                    .min(java.util.Comparator.comparingLong(Begin::at));
+            System.out.printf(
+                    "%s of %s (holding %s of %s): next run elsewhere after %s%n",
+                    fault.kind(),
+                    fault.name(),
+                    fault.slot(),
+                    fault.job(),
+                    next.map(b -> (b.at() - fault.at()) + " ms (" + b.slot() + " on " + b.name() + ")")
+                            .orElse("never"));
         }
 
         for (Instant s = windowStart; !s.isAfter(windowEnd); s = s.plus(SLOT)) {
-            assertThat(invoices.get(CATCH_UP).getOrDefault(s, 0)).as("invoices of %s for slot %s", CATCH_UP, s)
+            assertThat(invoices.get(CATCH_UP).getOrDefault(s, 0))
+                    .as("invoices of %s for slot %s", CATCH_UP, s)
                     .isEqualTo(1);
-            assertThat(missed.get(CATCH_UP).getOrDefault(s, 0)).as("MISSED records of %s for slot %s", CATCH_UP, s)
+            assertThat(missed.get(CATCH_UP).getOrDefault(s, 0))
+                    .as("MISSED records of %s for slot %s", CATCH_UP, s)
                     .isZero();
             int inv = invoices.get(SKIP).getOrDefault(s, 0);
             int mis = missed.get(SKIP).getOrDefault(s, 0);
-            assertThat(inv + mis).as("invoices (%d) + MISSED records (%d) of %s for slot %s", inv, mis, SKIP, s)
+            assertThat(inv + mis)
+                    .as("invoices (%d) + MISSED records (%d) of %s for slot %s", inv, mis, SKIP, s)
                     .isEqualTo(1);
         }
-        // the target is TTL plus one renewal (printed above); the bound adds the claim lock timeout (2 s: how long a claim
+        // the target is TTL plus one renewal (printed above); the bound adds the claim lock timeout (2 s: how long a
+        // claim
         // lets an expired holder's open fenced transaction finish before ending it) and a second of slack
         Duration killOrFreeze = Timing.scaled(TTL.plus(RENEWAL).plusSeconds(3));
         for (Fault fault : faults.subList(0, 2)) {
-            Begin next = begins.stream().filter(b -> b.job().equals(fault.job()) && !b.name().equals(fault.name())
-                    && b.at() > fault.at()).min(java.util.Comparator.comparingLong(Begin::at)).orElseThrow();
-            assertThat(Duration.ofMillis(next.at() - fault.at())).as("%s: the next run of %s elsewhere", fault.kind(),
-                    fault.job()).isLessThanOrEqualTo(killOrFreeze);
+            Begin next = begins.stream()
+                    .filter(b -> b.job().equals(fault.job()) && !b.name().equals(fault.name()) && b.at() > fault.at())
+                    .min(java.util.Comparator.comparingLong(Begin::at))
+                    .orElseThrow();
+            assertThat(Duration.ofMillis(next.at() - fault.at()))
+                    .as("%s: the next run of %s elsewhere", fault.kind(), fault.job())
+                    .isLessThanOrEqualTo(killOrFreeze);
         }
         // after the stop the job runs on elsewhere (its next slot, or a catch-up before it): within 1 s of the SIGTERM,
         // or within the kill's bound of the first slot's time after the exit. The prompt hand-over itself is
-        // ShutdownHandOverIT's to prove; the survivors here were just killed or frozen 25 s, and on busy cores their own
+        // ShutdownHandOverIT's to prove; the survivors here were just killed or frozen 25 s, and on busy cores their
+        // own
         // schedules run seconds late, which is not the stopped instance's doing
         Fault exited = faults.get(3);
         Instant firstSlot = evenSecondAfter(Instant.ofEpochMilli(exited.at()));
-        Begin after = begins.stream().filter(b -> b.job().equals(CATCH_UP) && !b.name().equals(exited.name())
-                && b.at() > exited.at()).min(java.util.Comparator.comparingLong(Begin::at))
-                .orElseThrow(() -> new AssertionError("nobody ran " + CATCH_UP + " after " + exited.name() + " exited"));
-        System.out.printf("%s exited: the next run of %s elsewhere (%s on %s) began %d ms after the first slot's time %s%n",
+        Begin after = begins.stream()
+                .filter(b -> b.job().equals(CATCH_UP) && !b.name().equals(exited.name()) && b.at() > exited.at())
+                .min(java.util.Comparator.comparingLong(Begin::at))
+                .orElseThrow(
+                        () -> new AssertionError("nobody ran " + CATCH_UP + " after " + exited.name() + " exited"));
+        System.out.printf(
+                "%s exited: the next run of %s elsewhere (%s on %s) began %d ms after the first slot's time %s%n",
                 exited.name(), CATCH_UP, after.slot(), after.name(), after.at() - firstSlot.toEpochMilli(), firstSlot);
         // or within 1 s of the SIGTERM: an instance that waited for the job while the stopping one held it got it when
         // the drain released it, and its later slots lag behind their times (a CI run: 709 ms after the SIGTERM)
         Duration second = Timing.scaled(Duration.ofSeconds(1));
         Fault term = faults.get(2);
-        boolean soonAfterTerm = begins.stream().anyMatch(b -> b.job().equals(CATCH_UP) && !b.name().equals(term.name())
-                && b.at() > term.at() && Duration.ofMillis(b.at() - term.at()).compareTo(second) <= 0);
+        boolean soonAfterTerm = begins.stream()
+                .anyMatch(b -> b.job().equals(CATCH_UP)
+                        && !b.name().equals(term.name())
+                        && b.at() > term.at()
+                        && Duration.ofMillis(b.at() - term.at()).compareTo(second) <= 0);
         if (!soonAfterTerm) {
             assertThat(Duration.ofMillis(after.at() - firstSlot.toEpochMilli()))
                     .as("%s after the shutdown, and no run elsewhere within 1 s of the SIGTERM", CATCH_UP)
@@ -187,21 +213,31 @@ class EveryFireAccountedIT {
     }
 
     private void start(String name) {
-        List<String> args = new ArrayList<>(List.of("--spring.datasource.url=" + db.jdbcUrl(),
-                "--tenure.valkey.addresses=" + valkey.address(), "--invoicing.instance=" + name, "--invoicing.work=1s",
-                "--spring.flyway.locations=classpath:invoicing/migration", "--spring.main.banner-mode=off",
-                "--spring.task.scheduling.pool.size=2", "--tenure.lease.ttl=" + TTL.toSeconds() + "s",
-                "--tenure.missed-fires.grace=2s", "--tenure.missed-fires.sweep-interval=500ms",
-                "--tenure.missed-fires.max-catch-ups=100", "--logging.level.root=warn",
-                "--logging.level.dev.tenure.MissedFires=info", "--spring.main.web-application-type=none"));
+        List<String> args = new ArrayList<>(List.of(
+                "--spring.datasource.url=" + db.jdbcUrl(),
+                "--tenure.valkey.addresses=" + valkey.address(),
+                "--invoicing.instance=" + name,
+                "--invoicing.work=1s",
+                "--spring.flyway.locations=classpath:invoicing/migration",
+                "--spring.main.banner-mode=off",
+                "--spring.task.scheduling.pool.size=2",
+                "--tenure.lease.ttl=" + TTL.toSeconds() + "s",
+                "--tenure.missed-fires.grace=2s",
+                "--tenure.missed-fires.sweep-interval=500ms",
+                "--tenure.missed-fires.max-catch-ups=100",
+                "--logging.level.root=warn",
+                "--logging.level.dev.tenure.MissedFires=info",
+                "--spring.main.web-application-type=none"));
         if (db.username() != null) {
             args.add("--spring.datasource.username=" + db.username());
         }
         if (db.password() != null) {
             args.add("--spring.datasource.password=" + db.password());
         }
-        instances.put(name, JvmProcess.start(List.of("-Xmx256m", "-XX:TieredStopAtLevel=1"),
-                InvoicingApplication.class.getName(), args));
+        instances.put(
+                name,
+                JvmProcess.start(
+                        List.of("-Xmx256m", "-XX:TieredStopAtLevel=1"), InvoicingApplication.class.getName(), args));
     }
 
     private void awaitReady(String name) {
@@ -210,7 +246,8 @@ class EveryFireAccountedIT {
 
     /** The first BEGIN of {@code job} for a slot after {@code after}, on an instance not in {@code except}. */
     private Begin awaitBegin(String job, Instant after, List<String> except) throws InterruptedException {
-        long deadline = System.nanoTime() + Timing.scaled(Duration.ofSeconds(30)).toNanos();
+        long deadline =
+                System.nanoTime() + Timing.scaled(Duration.ofSeconds(30)).toNanos();
         while (System.nanoTime() < deadline) {
             for (Map.Entry<String, JvmProcess> e : instances.entrySet()) {
                 if (except.contains(e.getKey()) || !e.getValue().isAlive()) {
@@ -218,7 +255,9 @@ class EveryFireAccountedIT {
                 }
                 for (String line : e.getValue().stdoutLines()) {
                     Optional<Begin> b = Begin.parse(line);
-                    if (b.isPresent() && b.get().job().equals(job) && b.get().slot().isAfter(after)) {
+                    if (b.isPresent()
+                            && b.get().job().equals(job)
+                            && b.get().slot().isAfter(after)) {
                         return b.get();
                     }
                 }
@@ -230,7 +269,8 @@ class EveryFireAccountedIT {
 
     /** Waits until every slot of the window has an invoice or a MISSED record for both jobs. */
     private void awaitSettled(Instant from, Instant to) throws Exception {
-        long deadline = System.nanoTime() + Timing.scaled(Duration.ofSeconds(60)).toNanos();
+        long deadline =
+                System.nanoTime() + Timing.scaled(Duration.ofSeconds(60)).toNanos();
         int slots = (int) (Duration.between(from, to).dividedBy(SLOT)) + 1;
         while (System.nanoTime() < deadline) {
             long settled = count("SELECT count(*) FROM tenure.job_run WHERE status IN ('COMPLETED', 'MISSED') "
@@ -245,7 +285,9 @@ class EveryFireAccountedIT {
 
     private Map<Instant, Integer> perSlot(String sql) throws SQLException {
         Map<Instant, Integer> out = new HashMap<>();
-        try (Connection c = db.dataSource().getConnection(); Statement s = c.createStatement(); ResultSet r = s.executeQuery(sql)) {
+        try (Connection c = db.dataSource().getConnection();
+                Statement s = c.createStatement();
+                ResultSet r = s.executeQuery(sql)) {
             while (r.next()) {
                 out.put(Instant.parse(r.getString(1)), r.getInt(2));
             }
@@ -254,7 +296,9 @@ class EveryFireAccountedIT {
     }
 
     private long count(String sql) throws SQLException {
-        try (Connection c = db.dataSource().getConnection(); Statement s = c.createStatement(); ResultSet r = s.executeQuery(sql)) {
+        try (Connection c = db.dataSource().getConnection();
+                Statement s = c.createStatement();
+                ResultSet r = s.executeQuery(sql)) {
             r.next();
             return r.getLong(1);
         }

@@ -4,6 +4,9 @@ import dev.tenure.JobContext;
 import dev.tenure.RunOutcome;
 import dev.tenure.boot.Coordinated;
 import dev.tenure.boot.CoordinatedRunListener;
+import java.sql.SQLException;
+import java.time.Duration;
+import javax.sql.DataSource;
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.SpringApplication;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
@@ -14,10 +17,6 @@ import org.springframework.scheduling.annotation.EnableScheduling;
 import org.springframework.scheduling.annotation.Scheduled;
 import org.springframework.stereotype.Component;
 import org.springframework.transaction.annotation.Transactional;
-
-import javax.sql.DataSource;
-import java.sql.SQLException;
-import java.time.Duration;
 
 /**
  * A Boot application as users write one: two invoicing jobs on a two-second cron, {@code @Transactional}, each writing
@@ -40,8 +39,11 @@ public class InvoicingApplication {
         private final String instance;
         private final Duration work;
 
-        public Invoicing(DataSource dataSource, JdbcTemplate jdbc, @Value("${invoicing.instance}") String instance,
-                         @Value("${invoicing.work}") Duration work) {
+        public Invoicing(
+                DataSource dataSource,
+                JdbcTemplate jdbc,
+                @Value("${invoicing.instance}") String instance,
+                @Value("${invoicing.work}") Duration work) {
             this.dataSource = dataSource;
             this.jdbc = jdbc;
             this.instance = instance;
@@ -66,8 +68,12 @@ public class InvoicingApplication {
             JobContext run = JobContext.current();
             run.completeInTransaction(dataSource, c -> {
                 pause(work);
-                return jdbc.update("INSERT INTO invoice (job, slot, instance, epoch) VALUES (?, ?, ?, ?)", job,
-                        run.fireKey(), instance, run.epoch());
+                return jdbc.update(
+                        "INSERT INTO invoice (job, slot, instance, epoch) VALUES (?, ?, ?, ?)",
+                        job,
+                        run.fireKey(),
+                        instance,
+                        run.epoch());
             });
         }
 

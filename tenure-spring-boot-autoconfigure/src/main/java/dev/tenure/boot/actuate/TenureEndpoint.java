@@ -3,6 +3,11 @@ package dev.tenure.boot.actuate;
 import dev.tenure.JobCoordinator;
 import dev.tenure.Tenure;
 import dev.tenure.db.TenureAdmin;
+import java.security.Principal;
+import java.sql.SQLException;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
 import org.springframework.boot.actuate.endpoint.Access;
 import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
 import org.springframework.boot.actuate.endpoint.SecurityContext;
@@ -10,12 +15,6 @@ import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Selector;
 import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
-
-import java.security.Principal;
-import java.sql.SQLException;
-import java.time.Instant;
-import java.util.List;
-import java.util.Map;
 
 /**
  * The {@code tenure} actuator endpoint. Read: {@code GET /actuator/tenure} lists the jobs (holder, epoch, lease time
@@ -37,43 +36,72 @@ public class TenureEndpoint {
      * Every job, the coordinator's state, the scheduled jobs with the sweeper's account of their fires, and the fires
      * recorded MISSED in the last hour (newest first).
      */
-    public record Jobs(String mode, boolean fallbackActive, List<Job> jobs, List<Scheduled> schedules,
-                       List<Missed> missedLastHour) {
-    }
+    public record Jobs(
+            String mode,
+            boolean fallbackActive,
+            List<Job> jobs,
+            List<Scheduled> schedules,
+            List<Missed> missedLastHour) {}
 
     /** A scheduled job: its schedule and policy, the next fire due, fires overdue now, MISSED in all, last success. */
-    public record Scheduled(String jobKey, String kind, String expression, String policy, String integration,
-                            String nextDueAt, int overdue, long missedTotal, String lastMissedAt, String lastSuccessAt,
-                            String previousSchedule) {
-    }
+    public record Scheduled(
+            String jobKey,
+            String kind,
+            String expression,
+            String policy,
+            String integration,
+            String nextDueAt,
+            int overdue,
+            long missedTotal,
+            String lastMissedAt,
+            String lastSuccessAt,
+            String previousSchedule) {}
 
     /** A fire the sweeper recorded MISSED, and why. */
-    public record Missed(String jobKey, String fireKey, String recordedAt, String reason) {
-    }
+    public record Missed(String jobKey, String fireKey, String recordedAt, String reason) {}
 
     /**
      * One job as the database sees it now; {@code holder} is the holder's node name (its owner id when it recorded
      * none) and {@code owner} its owner id, both null when nobody holds it.
      */
-    public record Job(String jobKey, long epoch, String holder, String owner, String status, String claimedAt,
-                      String leaseExpiresAt, long leaseLeftMillis, List<Run> lastRuns) {
-    }
+    public record Job(
+            String jobKey,
+            long epoch,
+            String holder,
+            String owner,
+            String status,
+            String claimedAt,
+            String leaseExpiresAt,
+            long leaseLeftMillis,
+            List<Run> lastRuns) {}
 
     /**
      * One run of a job (times by the database clock); {@code node} is the name of the node that ran it (its owner id
      * when it recorded none).
      */
-    public record Run(String fireKey, String status, long epoch, String node, String owner, int attempt,
-                      String startedAt, String finishedAt, String error) {
-    }
+    public record Run(
+            String fireKey,
+            String status,
+            long epoch,
+            String node,
+            String owner,
+            int attempt,
+            String startedAt,
+            String finishedAt,
+            String error) {}
 
     /**
      * What a force-release did: the epoch and holder before (its node name, or owner id when it recorded none), the new
      * epoch, the audit row, and what became of the job's Valkey lease ({@link TenureAdmin.ValkeyLease}).
      */
-    public record Released(String jobKey, long oldEpoch, String oldHolder, long newEpoch, long auditId, String actor,
-                           String valkeyLease) {
-    }
+    public record Released(
+            String jobKey,
+            long oldEpoch,
+            String oldHolder,
+            long newEpoch,
+            long auditId,
+            String actor,
+            String valkeyLease) {}
 
     private final Tenure tenure;
     private final TenureAdmin admin;
@@ -92,26 +120,43 @@ public class TenureEndpoint {
     @ReadOperation
     public Jobs jobs() throws SQLException {
         List<TenureAdmin.JobState> states = admin.jobs(JOBS);
-        Map<String, List<Run>> latest = runs.of(states.stream().map(TenureAdmin.JobState::jobKey).toList(),
-                RUNS_PER_JOB_IN_LIST);
+        Map<String, List<Run>> latest =
+                runs.of(states.stream().map(TenureAdmin.JobState::jobKey).toList(), RUNS_PER_JOB_IN_LIST);
         JobCoordinator c = tenure.coordinator();
-        return new Jobs(c.mode().name(), c.inFallback(), states.stream()
-                .map(s -> job(s, latest.getOrDefault(s.jobKey(), List.of()))).toList(),
+        return new Jobs(
+                c.mode().name(),
+                c.inFallback(),
+                states.stream()
+                        .map(s -> job(s, latest.getOrDefault(s.jobKey(), List.of())))
+                        .toList(),
                 admin.schedules(JOBS).stream().map(TenureEndpoint::scheduled).toList(),
                 admin.missedFires(null, java.time.Duration.ofHours(1), JOBS).stream()
-                        .map(m -> new Missed(m.jobKey(), m.fireKey(), iso(m.recordedAt()), m.reason())).toList());
+                        .map(m -> new Missed(m.jobKey(), m.fireKey(), iso(m.recordedAt()), m.reason()))
+                        .toList());
     }
 
     private static Scheduled scheduled(TenureAdmin.ScheduleState s) {
-        return new Scheduled(s.jobKey(), s.kind(), s.expression(), s.policy(), s.integration(), iso(s.nextDueAt()),
-                s.overdue(), s.missedTotal(), iso(s.lastMissedAt()), iso(s.lastSuccessAt()), s.previousSchedule());
+        return new Scheduled(
+                s.jobKey(),
+                s.kind(),
+                s.expression(),
+                s.policy(),
+                s.integration(),
+                iso(s.nextDueAt()),
+                s.overdue(),
+                s.missedTotal(),
+                iso(s.lastMissedAt()),
+                iso(s.lastSuccessAt()),
+                s.previousSchedule());
     }
 
     /** One job; no job = 404. */
     @ReadOperation
     public Job job(@Selector String jobKey) throws SQLException {
         TenureAdmin.JobState s = admin.job(badRequestIfInvalid(jobKey)).orElse(null);
-        return s == null ? null : job(s, runs.of(List.of(s.jobKey()), RUNS_OF_ONE_JOB).getOrDefault(s.jobKey(), List.of()));
+        return s == null
+                ? null
+                : job(s, runs.of(List.of(s.jobKey()), RUNS_OF_ONE_JOB).getOrDefault(s.jobKey(), List.of()));
     }
 
     @WriteOperation
@@ -120,8 +165,13 @@ public class TenureEndpoint {
         String actor = principal == null || principal.getName() == null ? "actuator" : principal.getName();
         try {
             TenureAdmin.ForceRelease r = admin.forceRelease(jobKey, reason, actor);
-            return new Released(r.jobKey(), r.oldEpoch(), r.oldNode() != null ? r.oldNode() : r.oldOwner(), r.newEpoch(),
-                    r.auditId(), actor,
+            return new Released(
+                    r.jobKey(),
+                    r.oldEpoch(),
+                    r.oldNode() != null ? r.oldNode() : r.oldOwner(),
+                    r.newEpoch(),
+                    r.auditId(),
+                    actor,
                     r.valkeyLease().name());
         } catch (IllegalArgumentException e) {
             throw new InvalidEndpointRequestException(e.getMessage(), e.getMessage());
@@ -130,8 +180,16 @@ public class TenureEndpoint {
 
     private static Job job(TenureAdmin.JobState s, List<Run> lastRuns) {
         String holder = s.owner() == null ? null : s.node() != null ? s.node() : s.owner();
-        return new Job(s.jobKey(), s.epoch(), holder, s.owner(), s.status(), iso(s.claimedAt()), iso(s.leaseExpiresAt()),
-                s.leaseLeft().toMillis(), lastRuns);
+        return new Job(
+                s.jobKey(),
+                s.epoch(),
+                holder,
+                s.owner(),
+                s.status(),
+                iso(s.claimedAt()),
+                iso(s.leaseExpiresAt()),
+                s.leaseLeft().toMillis(),
+                lastRuns);
     }
 
     private static String badRequestIfInvalid(String jobKey) {

@@ -1,13 +1,12 @@
 package dev.tenure.boot.actuate;
 
 import dev.tenure.db.TenureAdmin;
-import org.springframework.boot.health.contributor.AbstractHealthIndicator;
-import org.springframework.boot.health.contributor.Health;
-
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import org.springframework.boot.health.contributor.AbstractHealthIndicator;
+import org.springframework.boot.health.contributor.Health;
 
 /**
  * Whether every fire of the scheduled jobs is accounted for (health component {@code tenureFires}): jobs with fires
@@ -20,6 +19,7 @@ public final class TenureFiresHealthIndicator extends AbstractHealthIndicator {
 
     /** How far back a MISSED fire keeps the job in the report. */
     public static final Duration WINDOW = Duration.ofHours(1);
+
     private static final int MAX_LISTED = 50;
 
     private final TenureAdmin admin;
@@ -49,8 +49,11 @@ public final class TenureFiresHealthIndicator extends AbstractHealthIndicator {
             }
             details.put(s.jobKey(), job);
         }
-        builder.withDetail("summary", jobs.isEmpty() ? "every fire accounted for"
-                : jobs.size() + " job(s) with overdue or recently missed fires (" + overdue + " overdue now)");
+        builder.withDetail(
+                "summary",
+                jobs.isEmpty()
+                        ? "every fire accounted for"
+                        : jobs.size() + " job(s) with overdue or recently missed fires (" + overdue + " overdue now)");
         if (!details.isEmpty()) {
             builder.withDetail("jobs", details);
         }

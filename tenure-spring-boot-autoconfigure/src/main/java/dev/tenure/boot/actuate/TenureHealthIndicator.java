@@ -2,13 +2,12 @@ package dev.tenure.boot.actuate;
 
 import dev.tenure.JobCoordinator;
 import dev.tenure.Tenure;
-import org.springframework.boot.health.contributor.AbstractHealthIndicator;
-import org.springframework.boot.health.contributor.Health;
-
-import javax.sql.DataSource;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.Optional;
+import javax.sql.DataSource;
+import org.springframework.boot.health.contributor.AbstractHealthIndicator;
+import org.springframework.boot.health.contributor.Health;
 
 /**
  * Tenure's health: whether its database answers, whether Valkey answers, the coordinator's mode and whether runs
@@ -40,8 +39,7 @@ public final class TenureHealthIndicator extends AbstractHealthIndicator {
         Optional<String> valkey = tenure.valkeyProblem();
         builder.withDetail("mode", coordinator.mode().name())
                 .withDetail("database", database.map(p -> "unreachable: " + p).orElse("reachable"))
-                .withDetail("valkey", !tenure.usesValkey() ? "not configured"
-                        : valkey.orElse("reachable"))
+                .withDetail("valkey", !tenure.usesValkey() ? "not configured" : valkey.orElse("reachable"))
                 .withDetail("fallbackActive", coordinator.inFallback())
                 .withDetail("fallbacks", coordinator.fallbacks());
         boolean refused = valkey.isPresent() && coordinator.mode() == JobCoordinator.Mode.VALKEY;

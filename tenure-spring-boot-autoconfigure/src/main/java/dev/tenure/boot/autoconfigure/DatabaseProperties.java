@@ -1,11 +1,10 @@
 package dev.tenure.boot.autoconfigure;
 
-import dev.tenure.DatabaseConfig;
+import static dev.tenure.boot.TenureConfigurationException.property;
 
+import dev.tenure.DatabaseConfig;
 import java.time.Duration;
 import java.util.function.Consumer;
-
-import static dev.tenure.boot.TenureConfigurationException.property;
 
 /**
  * tenure.database.*: how Tenure uses its Postgres database ({@link DatabaseConfig}); unset values keep its defaults.
@@ -18,8 +17,14 @@ import static dev.tenure.boot.TenureConfigurationException.property;
  * @param callTimeout      bound on every database call, queueing included (default 4.5s)
  * @param listen           LISTEN for releases so waiters wake at once; false: they poll (default true)
  */
-public record DatabaseProperties(Duration claimLockTimeout, Duration renewLockTimeout, Duration queryTimeout,
-                                 Integer threads, Integer maxQueued, Duration callTimeout, Boolean listen) {
+public record DatabaseProperties(
+        Duration claimLockTimeout,
+        Duration renewLockTimeout,
+        Duration queryTimeout,
+        Integer threads,
+        Integer maxQueued,
+        Duration callTimeout,
+        Boolean listen) {
 
     public DatabaseProperties {
         toConfig(claimLockTimeout, renewLockTimeout, queryTimeout, threads, maxQueued, callTimeout, listen);
@@ -30,8 +35,14 @@ public record DatabaseProperties(Duration claimLockTimeout, Duration renewLockTi
         return toConfig(claimLockTimeout, renewLockTimeout, queryTimeout, threads, maxQueued, callTimeout, listen);
     }
 
-    private static DatabaseConfig toConfig(Duration claimLockTimeout, Duration renewLockTimeout, Duration queryTimeout,
-                                           Integer threads, Integer maxQueued, Duration callTimeout, Boolean listen) {
+    private static DatabaseConfig toConfig(
+            Duration claimLockTimeout,
+            Duration renewLockTimeout,
+            Duration queryTimeout,
+            Integer threads,
+            Integer maxQueued,
+            Duration callTimeout,
+            Boolean listen) {
         DatabaseConfig.Builder b = DatabaseConfig.builder();
         set("claim-lock-timeout", claimLockTimeout, b::claimLockTimeout, "at least 1ms");
         set("renew-lock-timeout", renewLockTimeout, b::renewLockTimeout, "at least 1ms");

@@ -1,10 +1,9 @@
 package dev.tenure.boot.autoconfigure;
 
-import dev.tenure.Tenure;
-
-import java.time.Duration;
-
 import static dev.tenure.boot.TenureConfigurationException.property;
+
+import dev.tenure.Tenure;
+import java.time.Duration;
 
 /**
  * tenure.fallback.*: the breaker of the valkey-with-database-fallback mode, for the coordinator and every election.

@@ -5,9 +5,8 @@ import dev.tenure.TenureException;
 import dev.tenure.boot.CoordinatedRunListener;
 import dev.tenure.metrics.MetricNames;
 import io.micrometer.core.instrument.MeterRegistry;
-import org.springframework.beans.factory.ObjectProvider;
-
 import java.util.Locale;
+import org.springframework.beans.factory.ObjectProvider;
 
 /**
  * Counts fires of {@code @Coordinated} methods as {@value MetricNames#JOB_FIRES} with tags
@@ -33,7 +32,8 @@ final class FireCounter implements CoordinatedRunListener {
     }
 
     private void count(String job, String outcome) {
-        registry.ifUnique(r -> r.counter(MetricNames.JOB_FIRES, "integration", "scheduled", "job", job,
-                "outcome", outcome).increment());
+        registry.ifUnique(
+                r -> r.counter(MetricNames.JOB_FIRES, "integration", "scheduled", "job", job, "outcome", outcome)
+                        .increment());
     }
 }

@@ -1,11 +1,10 @@
 package dev.tenure.boot.autoconfigure;
 
-import dev.tenure.LeaseOptions;
-import org.springframework.boot.context.properties.bind.DefaultValue;
-
-import java.time.Duration;
-
 import static dev.tenure.boot.TenureConfigurationException.property;
+
+import dev.tenure.LeaseOptions;
+import java.time.Duration;
+import org.springframework.boot.context.properties.bind.DefaultValue;
 
 /**
  * tenure.lease.*: how long a crashed or frozen holder blocks the others, and how often leases are renewed.
@@ -21,11 +20,14 @@ public record LeaseProperties(@DefaultValue("30s") Duration ttl, Duration renewE
             throw property("tenure.lease.ttl", ttl, "at least 10ms");
         }
         if (renewEvery != null && (renewEvery.isNegative() || renewEvery.isZero() || renewEvery.compareTo(ttl) >= 0)) {
-            throw property("tenure.lease.renew-every", renewEvery, "positive and shorter than tenure.lease.ttl (" + ttl + ")");
+            throw property(
+                    "tenure.lease.renew-every", renewEvery, "positive and shorter than tenure.lease.ttl (" + ttl + ")");
         }
         if (safetyMargin != null && (safetyMargin.isNegative() || safetyMargin.compareTo(ttl) >= 0)) {
-            throw property("tenure.lease.safety-margin", safetyMargin, "zero or more and shorter than tenure.lease.ttl ("
-                    + ttl + ")");
+            throw property(
+                    "tenure.lease.safety-margin",
+                    safetyMargin,
+                    "zero or more and shorter than tenure.lease.ttl (" + ttl + ")");
         }
     }
 

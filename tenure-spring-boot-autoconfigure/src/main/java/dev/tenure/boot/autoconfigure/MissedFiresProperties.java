@@ -1,11 +1,10 @@
 package dev.tenure.boot.autoconfigure;
 
-import dev.tenure.MissedFirePolicy;
-import org.springframework.boot.context.properties.bind.DefaultValue;
-
-import java.time.Duration;
-
 import static dev.tenure.boot.TenureConfigurationException.property;
+
+import dev.tenure.MissedFirePolicy;
+import java.time.Duration;
+import org.springframework.boot.context.properties.bind.DefaultValue;
 
 /**
  * tenure.missed-fires.*: what Tenure does with a fire of a {@code @Coordinated} method that was due and did not
@@ -22,15 +21,23 @@ import static dev.tenure.boot.TenureConfigurationException.property;
  * @param overdueHealth  the status of health component {@code tenureFires} while fires are overdue or were missed in
  *                       the last hour: up (with the details) or down
  */
-public record MissedFiresProperties(@DefaultValue("true") boolean enabled,
-                                    @DefaultValue("catch-up") MissedFirePolicy.Action policy,
-                                    @DefaultValue("" + MissedFirePolicy.DEFAULT_MAX_CATCH_UPS) int maxCatchUps,
-                                    @DefaultValue("1h") Duration maxAge, @DefaultValue("5s") Duration grace,
-                                    @DefaultValue("5s") Duration sweepInterval,
-                                    @DefaultValue("up") OverdueHealth overdueHealth) {
+public record MissedFiresProperties(
+        @DefaultValue("true") boolean enabled,
+        @DefaultValue("catch-up") MissedFirePolicy.Action policy,
+
+        @DefaultValue("" + MissedFirePolicy.DEFAULT_MAX_CATCH_UPS)
+        int maxCatchUps,
+
+        @DefaultValue("1h") Duration maxAge,
+        @DefaultValue("5s") Duration grace,
+        @DefaultValue("5s") Duration sweepInterval,
+        @DefaultValue("up") OverdueHealth overdueHealth) {
 
     /** The status health reports while fires are overdue or missed. */
-    public enum OverdueHealth { UP, DOWN }
+    public enum OverdueHealth {
+        UP,
+        DOWN
+    }
 
     public MissedFiresProperties {
         if (maxCatchUps < 0) {
@@ -40,7 +47,8 @@ public record MissedFiresProperties(@DefaultValue("true") boolean enabled,
             throw property("tenure.missed-fires.grace", grace, "at least 1ms");
         }
         if (maxAge == null || maxAge.compareTo(grace) <= 0) {
-            throw property("tenure.missed-fires.max-age", maxAge, "longer than tenure.missed-fires.grace (" + grace + ")");
+            throw property(
+                    "tenure.missed-fires.max-age", maxAge, "longer than tenure.missed-fires.grace (" + grace + ")");
         }
         if (sweepInterval == null || sweepInterval.toMillis() < 10) {
             throw property("tenure.missed-fires.sweep-interval", sweepInterval, "at least 10ms");

@@ -11,8 +11,11 @@ import org.springframework.core.Ordered;
  *                     out) than Spring's transaction advisor, so the lease is taken before the transaction begins and
  *                     released after it commits. Start-up fails otherwise
  */
-public record SchedulingProperties(@DefaultValue("true") boolean enabled,
-                                   @DefaultValue("" + SchedulingProperties.DEFAULT_ADVISOR_ORDER) int advisorOrder) {
+public record SchedulingProperties(
+        @DefaultValue("true") boolean enabled,
+
+        @DefaultValue("" + SchedulingProperties.DEFAULT_ADVISOR_ORDER)
+        int advisorOrder) {
 
     /** Just outside the transaction advisor (whose order is LOWEST_PRECEDENCE by default). */
     public static final int DEFAULT_ADVISOR_ORDER = Ordered.LOWEST_PRECEDENCE - 1000;

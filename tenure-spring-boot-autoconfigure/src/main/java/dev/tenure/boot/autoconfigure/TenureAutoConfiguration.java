@@ -7,6 +7,8 @@ import dev.tenure.db.TenureAdmin;
 import dev.tenure.observation.TenureRunObservationConvention;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.observation.ObservationRegistry;
+import java.time.Duration;
+import javax.sql.DataSource;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
@@ -19,17 +21,17 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.env.Environment;
 
-import javax.sql.DataSource;
-import java.time.Duration;
-
 /**
  * The {@link Tenure} of the application, on the application's {@code DataSource} (or on a pool of its own when
  * {@code tenure.datasource.url} is set), configured by {@code tenure.*} ({@link TenureProperties}), with its meters in
  * the application's Micrometer registry. Start-up migrates Tenure's schema with its own Flyway history table, next to
  * the application's own migrations. Every bean backs off when the application declares its own.
  */
-@AutoConfiguration(afterName = {"org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration",
-        "org.springframework.boot.flyway.autoconfigure.FlywayAutoConfiguration"})
+@AutoConfiguration(
+        afterName = {
+            "org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration",
+            "org.springframework.boot.flyway.autoconfigure.FlywayAutoConfiguration"
+        })
 @ConditionalOnClass({Tenure.class, TenureAdmin.class})
 @ConditionalOnBooleanProperty(name = "tenure.enabled", matchIfMissing = true)
 @EnableConfigurationProperties(TenureProperties.class)
@@ -41,7 +43,9 @@ public final class TenureAutoConfiguration {
     @Bean(destroyMethod = "close")
     @ConditionalOnMissingBean
     TenureDatabase tenureDatabase(TenureProperties properties, ObjectProvider<DataSource> dataSource) {
-        return properties.datasource().toPoolConfig()
+        return properties
+                .datasource()
+                .toPoolConfig()
                 .map(pool -> TenureDatabase.pooled(pool, properties.schema()))
                 .orElseGet(() -> TenureDatabase.of(applicationDataSource(dataSource), properties.schema()));
     }
@@ -49,8 +53,10 @@ public final class TenureAutoConfiguration {
     private static DataSource applicationDataSource(ObjectProvider<DataSource> dataSource) {
         DataSource ds = dataSource.getIfUnique();
         if (ds == null) {
-            throw new TenureConfigurationException("tenure.datasource.url", "Tenure needs the Postgres database of its "
-                    + "epochs and run records, and the application has no single DataSource bean",
+            throw new TenureConfigurationException(
+                    "tenure.datasource.url",
+                    "Tenure needs the Postgres database of its "
+                            + "epochs and run records, and the application has no single DataSource bean",
                     "Add spring-boot-starter-jdbc with spring.datasource.url, mark one DataSource @Primary, set "
                             + "tenure.datasource.url, or set tenure.enabled=false.");
         }
@@ -59,12 +65,19 @@ public final class TenureAutoConfiguration {
 
     @Bean(destroyMethod = "close")
     @ConditionalOnMissingBean
-    Tenure tenure(TenureDatabase database, TenureProperties properties,
-                  ObjectProvider<TenureBuilderCustomizer> customizers, Environment environment) {
-        Tenure.Builder b = Tenure.builder().dataSource(database.dataSource()).schema(database.schema())
+    Tenure tenure(
+            TenureDatabase database,
+            TenureProperties properties,
+            ObjectProvider<TenureBuilderCustomizer> customizers,
+            Environment environment) {
+        Tenure.Builder b = Tenure.builder()
+                .dataSource(database.dataSource())
+                .schema(database.schema())
                 .nodeName(properties.effectiveNodeName(environment.getProperty("spring.application.name")))
-                .migrateSchema(properties.migrateSchema()).leaseDefaults(properties.lease().toOptions())
-                .fallbackBreaker(properties.fallback().failures(), properties.fallback().openFor())
+                .migrateSchema(properties.migrateSchema())
+                .leaseDefaults(properties.lease().toOptions())
+                .fallbackBreaker(
+                        properties.fallback().failures(), properties.fallback().openFor())
                 .database(properties.database().toConfig())
                 .sweepInterval(properties.missedFires().sweepInterval());
         properties.valkey().toConfig().ifPresent(b::valkey);
@@ -76,9 +89,11 @@ public final class TenureAutoConfiguration {
         try {
             return b.build();
         } catch (ValkeyUnavailableException e) {
-            throw new TenureConfigurationException("tenure.valkey.required", "Valkey is required and does not answer "
-                    + "Tenure: " + e.problem(), "Fix tenure.valkey.addresses, tenure.valkey.username or "
-                    + "tenure.valkey.password, or set tenure.valkey.required=false to start with the database fallback.");
+            throw new TenureConfigurationException(
+                    "tenure.valkey.required",
+                    "Valkey is required and does not answer " + "Tenure: " + e.problem(),
+                    "Fix tenure.valkey.addresses, tenure.valkey.username or "
+                            + "tenure.valkey.password, or set tenure.valkey.required=false to start with the database fallback.");
         }
     }
 
@@ -89,7 +104,8 @@ public final class TenureAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean
     TenureShutdown tenureShutdown(Tenure tenure, Environment environment, ApplicationContext context) {
-        Duration drain = Binder.get(environment).bind("spring.lifecycle.timeout-per-shutdown-phase", Duration.class)
+        Duration drain = Binder.get(environment)
+                .bind("spring.lifecycle.timeout-per-shutdown-phase", Duration.class)
                 .orElse(DEFAULT_SHUTDOWN_PHASE_TIMEOUT);
         return new TenureShutdown(tenure, drain, context);
     }
@@ -98,7 +114,8 @@ public final class TenureAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean
     TenureAdmin tenureAdmin(TenureDatabase database, Tenure tenure) {
-        return tenure.valkeyEviction().map(v -> TenureAdmin.create(database.dataSource(), database.schema(), v))
+        return tenure.valkeyEviction()
+                .map(v -> TenureAdmin.create(database.dataSource(), database.schema(), v))
                 .orElseGet(() -> TenureAdmin.create(database.dataSource(), database.schema()));
     }
 
@@ -123,7 +140,8 @@ public final class TenureAutoConfiguration {
     static class TenureObservationConfiguration {
 
         @Bean
-        TenureBuilderCustomizer tenureObservationRegistryCustomizer(ObjectProvider<ObservationRegistry> registry,
+        TenureBuilderCustomizer tenureObservationRegistryCustomizer(
+                ObjectProvider<ObservationRegistry> registry,
                 ObjectProvider<TenureRunObservationConvention> convention) {
             return b -> {
                 registry.ifUnique(b::observationRegistry);

@@ -3,6 +3,7 @@ package dev.tenure.boot.autoconfigure;
 import dev.tenure.Tenure;
 import dev.tenure.batch.GuardedJobOperator;
 import dev.tenure.batch.TenureBatch;
+import javax.sql.DataSource;
 import org.springframework.batch.core.launch.JobOperator;
 import org.springframework.batch.core.repository.JobRepository;
 import org.springframework.beans.factory.ObjectProvider;
@@ -16,17 +17,18 @@ import org.springframework.boot.batch.autoconfigure.JobLauncherApplicationRunner
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
-import javax.sql.DataSource;
-
 /**
  * Tenure in Boot's Spring Batch set-up (when {@code spring-boot-starter-batch} and {@code tenure-batch} are present):
  * a {@link TenureBatch} on the application's DataSource, a {@link GuardedJobOperator} bean for your launches, Boot's
  * start-up job runner replaced by {@link GuardedJobLauncherApplicationRunner}, and, when Batch uses Boot's JDBC job
  * repository, that repository fenced ({@link TenureBatch#fenced(JobRepository)}).
  */
-@AutoConfiguration(after = TenureAutoConfiguration.class,
-        afterName = {"org.springframework.boot.batch.autoconfigure.BatchAutoConfiguration",
-                "org.springframework.boot.batch.jdbc.autoconfigure.BatchJdbcAutoConfiguration"},
+@AutoConfiguration(
+        after = TenureAutoConfiguration.class,
+        afterName = {
+            "org.springframework.boot.batch.autoconfigure.BatchAutoConfiguration",
+            "org.springframework.boot.batch.jdbc.autoconfigure.BatchJdbcAutoConfiguration"
+        },
         beforeName = "org.springframework.boot.batch.autoconfigure.BatchJobLauncherAutoConfiguration")
 @ConditionalOnClass({TenureBatch.class, JobOperator.class, JobLauncherApplicationRunner.class})
 @ConditionalOnBean(Tenure.class)
@@ -50,9 +52,10 @@ public final class TenureBatchAutoConfiguration {
     @ConditionalOnBean({JobOperator.class, JobRepository.class})
     @ConditionalOnBooleanProperty(name = "spring.batch.job.enabled", matchIfMissing = true)
     @ConditionalOnBooleanProperty(name = "tenure.batch.guard-startup-launch", matchIfMissing = true)
-    JobLauncherApplicationRunner jobLauncherApplicationRunner(JobOperator operator, GuardedJobOperator guard,
-                                                              org.springframework.boot.batch.autoconfigure.BatchProperties
-                                                                      properties) {
+    JobLauncherApplicationRunner jobLauncherApplicationRunner(
+            JobOperator operator,
+            GuardedJobOperator guard,
+            org.springframework.boot.batch.autoconfigure.BatchProperties properties) {
         GuardedJobLauncherApplicationRunner runner = new GuardedJobLauncherApplicationRunner(operator, guard);
         String name = properties.getJob().getName();
         if (name != null && !name.isBlank()) {
@@ -73,7 +76,8 @@ public final class TenureBatchAutoConfiguration {
                 @Override
                 public Object postProcessAfterInitialization(Object bean, String name) {
                     return bean instanceof JobRepository repository && "jobRepository".equals(name)
-                            ? batch.getObject().fenced(repository) : bean;
+                            ? batch.getObject().fenced(repository)
+                            : bean;
                 }
             };
         }

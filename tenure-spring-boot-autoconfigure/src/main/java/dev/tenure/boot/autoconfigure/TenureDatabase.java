@@ -3,9 +3,8 @@ package dev.tenure.boot.autoconfigure;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.tenure.db.PoolConfig;
 import dev.tenure.db.TenureDataSources;
-
-import javax.sql.DataSource;
 import java.util.Objects;
+import javax.sql.DataSource;
 
 /**
  * The database Tenure's ledger runs on: the application's {@code DataSource} (the default, no pool of its own), or a

@@ -22,7 +22,7 @@ import org.springframework.context.annotation.Bean;
 public final class TenureEndpointAutoConfiguration {
 
     @Bean
-    @ConditionalOnAvailableEndpoint   // on the method: its condition class exists only with Boot's actuator
+    @ConditionalOnAvailableEndpoint // on the method: its condition class exists only with Boot's actuator
     @ConditionalOnMissingBean
     TenureEndpoint tenureEndpoint(Tenure tenure, TenureAdmin admin, TenureDatabase database) {
         return new TenureEndpoint(tenure, admin, database.dataSource(), database.schema());

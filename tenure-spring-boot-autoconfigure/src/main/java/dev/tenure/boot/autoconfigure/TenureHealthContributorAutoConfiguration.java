@@ -22,7 +22,7 @@ import org.springframework.context.annotation.Bean;
 public final class TenureHealthContributorAutoConfiguration {
 
     @Bean
-    @ConditionalOnEnabledHealthIndicator("tenure")   // on the method: its condition class exists only with Boot's health
+    @ConditionalOnEnabledHealthIndicator("tenure") // on the method: its condition class exists only with Boot's health
     @ConditionalOnMissingBean(name = {"tenureHealthIndicator", "tenureHealthContributor"})
     TenureHealthIndicator tenureHealthIndicator(Tenure tenure, TenureDatabase database) {
         return new TenureHealthIndicator(tenure, database.dataSource());
@@ -32,7 +32,7 @@ public final class TenureHealthContributorAutoConfiguration {
     @ConditionalOnEnabledHealthIndicator("tenureFires")
     @ConditionalOnMissingBean(name = "tenureFiresHealthIndicator")
     TenureFiresHealthIndicator tenureFiresHealthIndicator(TenureAdmin admin, TenureProperties properties) {
-        return new TenureFiresHealthIndicator(admin,
-                properties.missedFires().overdueHealth() == MissedFiresProperties.OverdueHealth.DOWN);
+        return new TenureFiresHealthIndicator(
+                admin, properties.missedFires().overdueHealth() == MissedFiresProperties.OverdueHealth.DOWN);
     }
 }

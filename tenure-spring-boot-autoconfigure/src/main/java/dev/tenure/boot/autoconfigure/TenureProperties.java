@@ -1,15 +1,14 @@
 package dev.tenure.boot.autoconfigure;
 
+import static dev.tenure.boot.TenureConfigurationException.property;
+
 import dev.tenure.JobCoordinator;
 import dev.tenure.NodeName;
 import dev.tenure.db.TenureSchema;
+import java.util.List;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.NestedConfigurationProperty;
 import org.springframework.boot.context.properties.bind.DefaultValue;
-
-import java.util.List;
-
-import static dev.tenure.boot.TenureConfigurationException.property;
 
 /**
  * Tenure's tenure.* properties. Every value is checked when the properties are bound: a bad one stops the
@@ -37,16 +36,21 @@ import static dev.tenure.boot.TenureConfigurationException.property;
  *                      host/pid without an application name; see dev.tenure.NodeName)
  */
 @ConfigurationProperties("tenure")
-public record TenureProperties(@DefaultValue("true") boolean enabled, JobCoordinator.Mode mode,
-                               @DefaultValue(TenureSchema.DEFAULT_SCHEMA) String schema,
-                               @DefaultValue("true") boolean migrateSchema, @DefaultValue @NestedConfigurationProperty LeaseProperties lease,
-                               @DefaultValue @NestedConfigurationProperty FallbackProperties fallback, @DefaultValue @NestedConfigurationProperty ValkeyProperties valkey,
-                               @DefaultValue @NestedConfigurationProperty DatasourceProperties datasource,
-                               @DefaultValue @NestedConfigurationProperty DatabaseProperties database,
-                               @DefaultValue @NestedConfigurationProperty SchedulingProperties scheduling, @DefaultValue QuartzProperties quartz,
-                               @DefaultValue BatchProperties batch,
-                               @DefaultValue @NestedConfigurationProperty MissedFiresProperties missedFires,
-                               String nodeName) {
+public record TenureProperties(
+        @DefaultValue("true") boolean enabled,
+        JobCoordinator.Mode mode,
+        @DefaultValue(TenureSchema.DEFAULT_SCHEMA) String schema,
+        @DefaultValue("true") boolean migrateSchema,
+        @DefaultValue @NestedConfigurationProperty LeaseProperties lease,
+        @DefaultValue @NestedConfigurationProperty FallbackProperties fallback,
+        @DefaultValue @NestedConfigurationProperty ValkeyProperties valkey,
+        @DefaultValue @NestedConfigurationProperty DatasourceProperties datasource,
+        @DefaultValue @NestedConfigurationProperty DatabaseProperties database,
+        @DefaultValue @NestedConfigurationProperty SchedulingProperties scheduling,
+        @DefaultValue QuartzProperties quartz,
+        @DefaultValue BatchProperties batch,
+        @DefaultValue @NestedConfigurationProperty MissedFiresProperties missedFires,
+        String nodeName) {
 
     public TenureProperties {
         try {
@@ -58,17 +62,25 @@ public record TenureProperties(@DefaultValue("true") boolean enabled, JobCoordin
             try {
                 NodeName.check(nodeName);
             } catch (IllegalArgumentException e) {
-                throw property("tenure.node-name", nodeName, "1 to " + NodeName.MAX_LENGTH + " characters, not only "
-                        + "blanks, no control characters (" + e.getMessage() + ")");
+                throw property(
+                        "tenure.node-name",
+                        nodeName,
+                        "1 to " + NodeName.MAX_LENGTH + " characters, not only " + "blanks, no control characters ("
+                                + e.getMessage() + ")");
             }
         }
         boolean hasValkey = !valkey.addresses().isEmpty();
         if (mode == JobCoordinator.Mode.DATABASE && hasValkey) {
-            throw property("tenure.mode", "database", "the database mode uses no Valkey: remove tenure.valkey.addresses, "
-                    + "or choose valkey-with-database-fallback");
+            throw property(
+                    "tenure.mode",
+                    "database",
+                    "the database mode uses no Valkey: remove tenure.valkey.addresses, "
+                            + "or choose valkey-with-database-fallback");
         }
         if (mode != null && mode != JobCoordinator.Mode.DATABASE && !hasValkey) {
-            throw property("tenure.mode", mode.name().toLowerCase().replace('_', '-'),
+            throw property(
+                    "tenure.mode",
+                    mode.name().toLowerCase().replace('_', '-'),
                     "a Valkey mode needs tenure.valkey.addresses (host:port, ...)");
         }
     }
@@ -86,7 +98,8 @@ public record TenureProperties(@DefaultValue("true") boolean enabled, JobCoordin
         if (mode != null) {
             return mode;
         }
-        return valkey.addresses().isEmpty() ? JobCoordinator.Mode.DATABASE
+        return valkey.addresses().isEmpty()
+                ? JobCoordinator.Mode.DATABASE
                 : JobCoordinator.Mode.VALKEY_WITH_DATABASE_FALLBACK;
     }
 
@@ -98,11 +111,16 @@ public record TenureProperties(@DefaultValue("true") boolean enabled, JobCoordin
      *                  listeners (a trigger and a job listener)
      * @param jobGroups the Quartz job groups to coordinate; empty = every job
      */
-    public record QuartzProperties(@DefaultValue("true") boolean enabled, @DefaultValue("job-factory") PlugIn plugIn,
-                                   @DefaultValue List<String> jobGroups) {
+    public record QuartzProperties(
+            @DefaultValue("true") boolean enabled,
+            @DefaultValue("job-factory") PlugIn plugIn,
+            @DefaultValue List<String> jobGroups) {
 
         /** How Tenure plugs into Quartz. */
-        public enum PlugIn { JOB_FACTORY, LISTENERS }
+        public enum PlugIn {
+            JOB_FACTORY,
+            LISTENERS
+        }
 
         public QuartzProperties {
             for (int i = 0; i < jobGroups.size(); i++) {
@@ -121,7 +139,7 @@ public record TenureProperties(@DefaultValue("true") boolean enabled, JobCoordin
      * @param fenceJobRepository whether Boot's JDBC job repository is wrapped so that a stale owner cannot overwrite
      *                           batch metadata
      */
-    public record BatchProperties(@DefaultValue("true") boolean guardStartupLaunch,
-                                  @DefaultValue("true") boolean fenceJobRepository) {
-    }
+    public record BatchProperties(
+            @DefaultValue("true") boolean guardStartupLaunch,
+            @DefaultValue("true") boolean fenceJobRepository) {}
 }

@@ -5,6 +5,7 @@ import dev.tenure.quartz.FireMetrics;
 import dev.tenure.quartz.MicrometerFireMetrics;
 import dev.tenure.quartz.QuartzCoordination;
 import io.micrometer.core.instrument.MeterRegistry;
+import java.util.List;
 import org.quartz.JobKey;
 import org.quartz.Matcher;
 import org.quartz.Scheduler;
@@ -18,14 +19,12 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.quartz.autoconfigure.SchedulerFactoryBeanCustomizer;
 import org.springframework.context.ApplicationContext;
-import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.scheduling.quartz.SchedulerFactoryBean;
-
-import java.util.List;
 
 /**
  * Tenure in Boot's Quartz scheduler (when {@code spring-boot-starter-quartz} and {@code tenure-quartz} are present):
@@ -33,7 +32,8 @@ import java.util.List;
  * for the job groups of {@code tenure.quartz.job-groups}, and the schedule check runs once the scheduler exists. Fires
  * are counted as {@code tenure.job.fires} ({@code integration=quartz}) when Micrometer is present.
  */
-@AutoConfiguration(after = TenureAutoConfiguration.class,
+@AutoConfiguration(
+        after = TenureAutoConfiguration.class,
         beforeName = "org.springframework.boot.quartz.autoconfigure.QuartzAutoConfiguration")
 @ConditionalOnClass({QuartzCoordination.class, SchedulerFactoryBean.class, SchedulerFactoryBeanCustomizer.class})
 @ConditionalOnBean(Tenure.class)
@@ -43,10 +43,12 @@ public final class TenureQuartzAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean
-    QuartzCoordination tenureQuartzCoordination(Tenure tenure, TenureProperties properties,
-                                                ObjectProvider<FireMetrics> metrics) {
-        // built from the Tenure, the coordination records the jobs' schedules for the sweeper; from its coordinator, not
-        QuartzCoordination.Builder b = properties.missedFires().enabled() ? QuartzCoordination.builder(tenure)
+    QuartzCoordination tenureQuartzCoordination(
+            Tenure tenure, TenureProperties properties, ObjectProvider<FireMetrics> metrics) {
+        // built from the Tenure, the coordination records the jobs' schedules for the sweeper; from its coordinator,
+        // not
+        QuartzCoordination.Builder b = properties.missedFires().enabled()
+                ? QuartzCoordination.builder(tenure)
                 : QuartzCoordination.builder(tenure.coordinator());
         List<String> groups = properties.quartz().jobGroups();
         if (!groups.isEmpty()) {
@@ -63,15 +65,14 @@ public final class TenureQuartzAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean(name = "tenureSchedulerFactoryBeanCustomizer")
-    SchedulerFactoryBeanCustomizer tenureSchedulerFactoryBeanCustomizer(QuartzCoordination coordination,
-                                                                        TenureProperties properties,
-                                                                        ApplicationContext context) {
+    SchedulerFactoryBeanCustomizer tenureSchedulerFactoryBeanCustomizer(
+            QuartzCoordination coordination, TenureProperties properties, ApplicationContext context) {
         return new TenureSchedulerCustomizer(coordination, properties.quartz().plugIn(), context);
     }
 
     @Bean
-    SmartInitializingSingleton tenureQuartzScheduleCheck(QuartzCoordination coordination,
-                                                         ObjectProvider<Scheduler> scheduler) {
+    SmartInitializingSingleton tenureQuartzScheduleCheck(
+            QuartzCoordination coordination, ObjectProvider<Scheduler> scheduler) {
         return () -> scheduler.ifUnique(s -> {
             try {
                 coordination.checkSchedules(s);

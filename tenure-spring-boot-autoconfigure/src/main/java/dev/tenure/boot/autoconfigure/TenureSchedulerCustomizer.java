@@ -18,8 +18,10 @@ final class TenureSchedulerCustomizer implements SchedulerFactoryBeanCustomizer 
     private final TenureProperties.QuartzProperties.PlugIn plugIn;
     private final ApplicationContext context;
 
-    TenureSchedulerCustomizer(QuartzCoordination coordination, TenureProperties.QuartzProperties.PlugIn plugIn,
-                              ApplicationContext context) {
+    TenureSchedulerCustomizer(
+            QuartzCoordination coordination,
+            TenureProperties.QuartzProperties.PlugIn plugIn,
+            ApplicationContext context) {
         this.coordination = coordination;
         this.plugIn = plugIn;
         this.context = context;

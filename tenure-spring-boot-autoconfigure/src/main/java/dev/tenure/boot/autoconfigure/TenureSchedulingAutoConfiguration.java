@@ -6,6 +6,7 @@ import dev.tenure.boot.CoordinatedMethodsCheck;
 import dev.tenure.boot.CoordinatedRunListener;
 import dev.tenure.boot.CoordinatedSchedules;
 import io.micrometer.core.instrument.MeterRegistry;
+import java.time.Clock;
 import org.springframework.aop.config.AopConfigUtils;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.BeanDefinition;
@@ -26,8 +27,6 @@ import org.springframework.context.annotation.Role;
 import org.springframework.core.type.AnnotationMetadata;
 import org.springframework.scheduling.annotation.Scheduled;
 
-import java.time.Clock;
-
 /**
  * {@link dev.tenure.boot.Coordinated} on {@code @Scheduled} methods: Tenure's advisor (outside the transaction
  * advisor), the start-up check of every coordinated method, and the fire counter {@code tenure.job.fires}
@@ -45,13 +44,17 @@ public final class TenureSchedulingAutoConfiguration {
     @Bean
     @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
     @ConditionalOnMissingBean
-    static CoordinatedAdvisor tenureCoordinatedAdvisor(ConfigurableBeanFactory beanFactory,
-                                                       ObjectProvider<TenureProperties> properties,
-                                                       ObjectProvider<Tenure> tenure,
-                                                       ObjectProvider<CoordinatedRunListener> listeners) {
-        return new CoordinatedAdvisor(new EmbeddedValueResolver(beanFactory),
-                () -> properties.getObject().lease().toOptions(), () -> tenure.getObject().coordinator(),
-                () -> listeners.orderedStream().toList(), Clock.systemUTC(),
+    static CoordinatedAdvisor tenureCoordinatedAdvisor(
+            ConfigurableBeanFactory beanFactory,
+            ObjectProvider<TenureProperties> properties,
+            ObjectProvider<Tenure> tenure,
+            ObjectProvider<CoordinatedRunListener> listeners) {
+        return new CoordinatedAdvisor(
+                new EmbeddedValueResolver(beanFactory),
+                () -> properties.getObject().lease().toOptions(),
+                () -> tenure.getObject().coordinator(),
+                () -> listeners.orderedStream().toList(),
+                Clock.systemUTC(),
                 () -> properties.getObject().scheduling().advisorOrder());
     }
 
@@ -64,10 +67,13 @@ public final class TenureSchedulingAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean
     @ConditionalOnBooleanProperty(name = "tenure.missed-fires.enabled", matchIfMissing = true)
-    static CoordinatedSchedules tenureCoordinatedSchedules(ObjectProvider<CoordinatedAdvisor> advisor,
-                                                          ObjectProvider<Tenure> tenure,
-                                                          ObjectProvider<TenureProperties> properties) {
-        return new CoordinatedSchedules(advisor, tenure::getObject,
+    static CoordinatedSchedules tenureCoordinatedSchedules(
+            ObjectProvider<CoordinatedAdvisor> advisor,
+            ObjectProvider<Tenure> tenure,
+            ObjectProvider<TenureProperties> properties) {
+        return new CoordinatedSchedules(
+                advisor,
+                tenure::getObject,
                 action -> properties.getObject().missedFires().toPolicy(action));
     }
 

@@ -1,13 +1,12 @@
 package dev.tenure.boot.autoconfigure;
 
 import dev.tenure.Tenure;
+import java.time.Duration;
 import org.springframework.context.ApplicationContext;
 import org.springframework.context.ApplicationListener;
 import org.springframework.context.SmartLifecycle;
 import org.springframework.context.event.ContextClosedEvent;
 import org.springframework.scheduling.concurrent.ExecutorConfigurationSupport;
-
-import java.time.Duration;
 
 /**
  * Closes the application's {@link Tenure} in the shutdown phase after the schedulers that run its jobs, so that no

@@ -1,14 +1,13 @@
 package dev.tenure.boot.autoconfigure;
 
-import dev.tenure.ValkeyConfig;
-import org.springframework.boot.context.properties.bind.DefaultValue;
+import static dev.tenure.boot.TenureConfigurationException.property;
+import static dev.tenure.boot.autoconfigure.PropertyChecks.check;
 
+import dev.tenure.ValkeyConfig;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
-
-import static dev.tenure.boot.TenureConfigurationException.property;
-import static dev.tenure.boot.autoconfigure.PropertyChecks.check;
+import org.springframework.boot.context.properties.bind.DefaultValue;
 
 /**
  * tenure.valkey.*: the Valkey in front of the database. Each value goes through ValkeyConfig's own
@@ -32,35 +31,72 @@ import static dev.tenure.boot.autoconfigure.PropertyChecks.check;
  *                          (the default) starts anyway, says so in a WARN repeated at most once a minute, and runs go
  *                          to the database alone in the default mode
  */
-public record ValkeyProperties(@DefaultValue List<String> addresses, @DefaultValue("standalone") Topology topology,
-                               @DefaultValue("false") boolean tls, String username, String password,
-                               @DefaultValue("500ms") Duration requestTimeout,
-                               @DefaultValue("1s") Duration connectionTimeout,
-                               @DefaultValue("tenure") String namespace, @DefaultValue("tenure") String clientName,
-                               @DefaultValue("evalsha-load-on-miss") ValkeyConfig.ScriptMode scriptMode,
-                               @DefaultValue("1") int clients, @DefaultValue("false") boolean required) {
+public record ValkeyProperties(
+        @DefaultValue List<String> addresses,
+        @DefaultValue("standalone") Topology topology,
+        @DefaultValue("false") boolean tls,
+        String username,
+        String password,
+        @DefaultValue("500ms") Duration requestTimeout,
+        @DefaultValue("1s") Duration connectionTimeout,
+        @DefaultValue("tenure") String namespace,
+        @DefaultValue("tenure") String clientName,
+        @DefaultValue("evalsha-load-on-miss") ValkeyConfig.ScriptMode scriptMode,
+        @DefaultValue("1") int clients,
+        @DefaultValue("false") boolean required) {
 
     /** Standalone (a primary, maybe with replicas) or cluster. */
-    public enum Topology { STANDALONE, CLUSTER }
+    public enum Topology {
+        STANDALONE,
+        CLUSTER
+    }
 
     public ValkeyProperties {
         addresses = List.copyOf(addresses);
-        build(addresses, topology, tls, username, password, requestTimeout, connectionTimeout, namespace, clientName,
-                scriptMode, clients);
+        build(
+                addresses,
+                topology,
+                tls,
+                username,
+                password,
+                requestTimeout,
+                connectionTimeout,
+                namespace,
+                clientName,
+                scriptMode,
+                clients);
     }
 
     /** The Valkey configuration, or empty when no address is set (the database mode). */
     public Optional<ValkeyConfig> toConfig() {
-        return build(addresses, topology, tls, username, password, requestTimeout, connectionTimeout, namespace,
-                clientName, scriptMode, clients);
+        return build(
+                addresses,
+                topology,
+                tls,
+                username,
+                password,
+                requestTimeout,
+                connectionTimeout,
+                namespace,
+                clientName,
+                scriptMode,
+                clients);
     }
 
     @SuppressWarnings("java:S107") // one argument per property, as bound
     /** Checks every value (each naming its property); the configuration when there are addresses. */
-    private static Optional<ValkeyConfig> build(List<String> addresses, Topology topology, boolean tls, String username,
-                                      String password, Duration requestTimeout, Duration connectionTimeout,
-                                      String namespace, String clientName, ValkeyConfig.ScriptMode scriptMode,
-                                      int clients) {
+    private static Optional<ValkeyConfig> build(
+            List<String> addresses,
+            Topology topology,
+            boolean tls,
+            String username,
+            String password,
+            Duration requestTimeout,
+            Duration connectionTimeout,
+            String namespace,
+            String clientName,
+            ValkeyConfig.ScriptMode scriptMode,
+            int clients) {
         ValkeyConfig.Builder b = topology == Topology.CLUSTER ? ValkeyConfig.cluster() : ValkeyConfig.standalone();
         for (int i = 0; i < addresses.size(); i++) {
             String a = addresses.get(i);
@@ -77,7 +113,9 @@ public record ValkeyProperties(@DefaultValue List<String> addresses, @DefaultVal
         check("tenure.valkey.namespace", namespace, () -> b.namespace(namespace));
         check("tenure.valkey.client-name", clientName, () -> b.clientName(clientName));
         check("tenure.valkey.clients", clients, () -> b.clients(clients));
-        return addresses.isEmpty() ? Optional.empty() : Optional.of(b.tls(tls).scriptMode(scriptMode).build());
+        return addresses.isEmpty()
+                ? Optional.empty()
+                : Optional.of(b.tls(tls).scriptMode(scriptMode).build());
     }
 
     @Override

@@ -1,12 +1,11 @@
 package dev.tenure.boot.app;
 
 import dev.tenure.Tenure;
+import javax.sql.DataSource;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.scheduling.annotation.EnableScheduling;
-
-import javax.sql.DataSource;
 
 /**
  * An application whose coordinated code uses Spring's data access as users write it: {@code JdbcTemplate} and

@@ -4,15 +4,14 @@ import dev.tenure.JobContext;
 import dev.tenure.RunOutcome;
 import dev.tenure.boot.CoordinatedRunListener;
 import dev.tenure.testkit.ValkeyServer;
-import org.springframework.jdbc.core.JdbcTemplate;
-import org.springframework.transaction.support.TransactionSynchronizationManager;
-
-import javax.sql.DataSource;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import javax.sql.DataSource;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.transaction.support.TransactionSynchronizationManager;
 
 /**
  * What happened around each fire, in order, per fire key: the claim (seen by a {@link CoordinatedRunListener}), the
@@ -33,15 +32,18 @@ public class Events implements CoordinatedRunListener {
 
     @Override
     public void claimed(JobContext run) {
-        record(run.fireKey(), "claimed: transaction active " + TransactionSynchronizationManager.isActualTransactionActive()
-                + ", lease held " + leaseHeld(run.jobKey(), run.owner()));
+        record(
+                run.fireKey(),
+                "claimed: transaction active " + TransactionSynchronizationManager.isActualTransactionActive()
+                        + ", lease held " + leaseHeld(run.jobKey(), run.owner()));
     }
 
     @Override
     public void finished(RunOutcome<?> outcome) {
         outcomes.put(outcome.jobKey() + "/" + outcome.fireKey(), outcome);
-        record(outcome.fireKey(), "finished " + outcome.status() + ": lease held "
-                + leaseHeld(outcome.jobKey(), outcome.owner()));
+        record(
+                outcome.fireKey(),
+                "finished " + outcome.status() + ": lease held " + leaseHeld(outcome.jobKey(), outcome.owner()));
     }
 
     public void record(String fireKey, String event) {
@@ -58,9 +60,13 @@ public class Events implements CoordinatedRunListener {
 
     /** Both leases: the database row names {@code owner}, and the Valkey lease key holds a lease (not a fire's marker). */
     public boolean leaseHeld(String jobKey, String owner) {
-        String dbOwner = jdbc.query("SELECT owner FROM tenure.job_execution WHERE job_key = ?",
-                rs -> rs.next() ? rs.getString(1) : null, jobKey);
+        String dbOwner = jdbc.query(
+                "SELECT owner FROM tenure.job_execution WHERE job_key = ?",
+                rs -> rs.next() ? rs.getString(1) : null,
+                jobKey);
         Object lease = valkey.command("GET", "{tenure:" + jobKey + "}:lease");
-        return Objects.equals(dbOwner, owner) && lease != null && !lease.toString().startsWith("d:");
+        return Objects.equals(dbOwner, owner)
+                && lease != null
+                && !lease.toString().startsWith("d:");
     }
 }

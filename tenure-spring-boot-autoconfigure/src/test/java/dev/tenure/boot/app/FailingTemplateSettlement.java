@@ -2,12 +2,11 @@ package dev.tenure.boot.app;
 
 import dev.tenure.JobContext;
 import dev.tenure.boot.Coordinated;
+import java.sql.SQLException;
+import javax.sql.DataSource;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.scheduling.annotation.Scheduled;
-
-import javax.sql.DataSource;
-import java.sql.SQLException;
 
 /**
  * Written as a new user writes it: a {@code @Scheduled @Coordinated} method without {@code @Transactional} that writes
@@ -39,10 +38,13 @@ public class FailingTemplateSettlement {
         }
         JobContext run = JobContext.current();
         run.completeInTransaction(dataSource, c -> {
-            jdbc.update("INSERT INTO settlement_entry (slot, epoch, instance) VALUES (?, ?, 'failing-template')",
-                    run.fireKey(), run.epoch());
+            jdbc.update(
+                    "INSERT INTO settlement_entry (slot, epoch, instance) VALUES (?, ?, 'failing-template')",
+                    run.fireKey(),
+                    run.epoch());
             client.sql("INSERT INTO settlement_entry (slot, epoch, instance) VALUES (?, ?, 'failing-client')")
-                    .params(run.fireKey(), run.epoch()).update();
+                    .params(run.fireKey(), run.epoch())
+                    .update();
             throw new IllegalStateException("settlement file missing");
         });
     }

@@ -2,17 +2,16 @@ package dev.tenure.boot.app;
 
 import dev.tenure.RunOutcome;
 import dev.tenure.boot.CoordinatedRunListener;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Map;
+import javax.sql.DataSource;
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.SpringApplication;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.scheduling.annotation.EnableScheduling;
-
-import javax.sql.DataSource;
-import java.time.Duration;
-import java.time.Instant;
-import java.util.Map;
 
 /**
  * A Boot application for a JVM of its own (main class): {@link SlowSettlement} every second, and a listener that
@@ -27,9 +26,10 @@ public class HandOverApp {
     public static void main(String[] args) {
         SpringApplication app = new SpringApplication(HandOverApp.class);
         app.setDefaultProperties(Map.of(
-                "spring.autoconfigure.exclude", "org.springframework.boot.quartz.autoconfigure.QuartzAutoConfiguration,"
-                        + "org.springframework.boot.batch.autoconfigure.BatchAutoConfiguration,"
-                        + "org.springframework.boot.batch.jdbc.autoconfigure.BatchJdbcAutoConfiguration",
+                "spring.autoconfigure.exclude",
+                        "org.springframework.boot.quartz.autoconfigure.QuartzAutoConfiguration,"
+                                + "org.springframework.boot.batch.autoconfigure.BatchAutoConfiguration,"
+                                + "org.springframework.boot.batch.jdbc.autoconfigure.BatchJdbcAutoConfiguration",
                 "spring.main.banner-mode", "off",
                 "spring.main.web-application-type", "none",
                 // the hand-over alone: no catch-ups of the fires skipped while the slow run held the job

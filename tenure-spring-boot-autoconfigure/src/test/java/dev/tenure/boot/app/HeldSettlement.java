@@ -2,11 +2,10 @@ package dev.tenure.boot.app;
 
 import dev.tenure.JobContext;
 import dev.tenure.boot.Coordinated;
-import org.springframework.scheduling.annotation.Scheduled;
-
-import javax.sql.DataSource;
 import java.sql.SQLException;
 import java.util.concurrent.TimeUnit;
+import javax.sql.DataSource;
+import org.springframework.scheduling.annotation.Scheduled;
 
 /**
  * A settlement that holds its job at a gate, then writes through its run's completion: an operator force-releases the
@@ -31,8 +30,8 @@ public class HeldSettlement {
         JobContext run = JobContext.current();
         gate.pass();
         run.completeInTransaction(dataSource, c -> {
-            try (var insert = c.prepareStatement(
-                    "INSERT INTO settlement_entry (slot, epoch, instance) VALUES (?, ?, 'held')")) {
+            try (var insert =
+                    c.prepareStatement("INSERT INTO settlement_entry (slot, epoch, instance) VALUES (?, ?, 'held')")) {
                 insert.setString(1, run.fireKey());
                 insert.setLong(2, run.epoch());
                 return insert.executeUpdate();

@@ -3,6 +3,8 @@ package dev.tenure.boot.app;
 import dev.tenure.RunOutcome;
 import dev.tenure.boot.Coordinated;
 import dev.tenure.boot.CoordinatedRunListener;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
@@ -10,9 +12,6 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.scheduling.annotation.EnableScheduling;
 import org.springframework.scheduling.annotation.Scheduled;
-
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * A {@code @Coordinated} method and a plain one, both every second, on Boot's one scheduler thread; both log, and so

@@ -1,10 +1,9 @@
 package dev.tenure.boot.app;
 
+import javax.sql.DataSource;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
-
-import javax.sql.DataSource;
 
 /** A web application with the actuator, Tenure's health and endpoint exposed, and a settlement that holds its job. */
 @Configuration(proxyBeanMethods = false)

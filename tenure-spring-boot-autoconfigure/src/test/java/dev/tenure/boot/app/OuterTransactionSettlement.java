@@ -3,10 +3,9 @@ package dev.tenure.boot.app;
 import dev.tenure.RunOutcome;
 import dev.tenure.RunPolicy;
 import dev.tenure.Tenure;
+import javax.sql.DataSource;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.transaction.annotation.Transactional;
-
-import javax.sql.DataSource;
 
 /**
  * A {@code @Transactional} service that calls {@code runInTransaction} inside its own transaction: the run's work and
@@ -28,10 +27,16 @@ public class OuterTransactionSettlement {
     @Transactional
     public RunOutcome<Integer> settle(String jobKey, String fireKey, boolean fail) {
         jdbc.update("INSERT INTO settlement_entry (slot, epoch, instance) VALUES (?, 0, 'outer-before')", fireKey);
-        RunOutcome<Integer> o = tenure.coordinator().runInTransaction(jobKey, fireKey, RunPolicy.skipFire(),
-                dataSource, (run, c) -> jdbc.update(
-                        "INSERT INTO settlement_entry (slot, epoch, instance) VALUES (?, ?, 'outer-work')",
-                        run.fireKey(), run.epoch()));
+        RunOutcome<Integer> o = tenure.coordinator()
+                .runInTransaction(
+                        jobKey,
+                        fireKey,
+                        RunPolicy.skipFire(),
+                        dataSource,
+                        (run, c) -> jdbc.update(
+                                "INSERT INTO settlement_entry (slot, epoch, instance) VALUES (?, ?, 'outer-work')",
+                                run.fireKey(),
+                                run.epoch()));
         if (fail) {
             throw new IllegalStateException("the service fails after the run");
         }

@@ -2,12 +2,11 @@ package dev.tenure.boot.app;
 
 import dev.tenure.JobContext;
 import dev.tenure.boot.Coordinated;
-import org.springframework.scheduling.annotation.Scheduled;
-
-import javax.sql.DataSource;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
+import javax.sql.DataSource;
+import org.springframework.scheduling.annotation.Scheduled;
 
 /**
  * A settlement every second that takes a while ({@code settlement.work}), then writes its slot through the run's
@@ -31,8 +30,8 @@ public class SlowSettlement {
         System.out.println("BEGIN " + run.fireKey() + " " + run.owner() + " " + run.epoch() + " " + Instant.now());
         Thread.sleep(work.toMillis());
         run.completeInTransaction(dataSource, c -> {
-            try (var insert = c.prepareStatement(
-                    "INSERT INTO settlement_entry (slot, epoch, instance) VALUES (?, ?, 'slow')")) {
+            try (var insert =
+                    c.prepareStatement("INSERT INTO settlement_entry (slot, epoch, instance) VALUES (?, ?, 'slow')")) {
                 insert.setString(1, run.fireKey());
                 insert.setLong(2, run.epoch());
                 return insert.executeUpdate();

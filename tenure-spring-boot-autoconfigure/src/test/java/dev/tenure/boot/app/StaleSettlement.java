@@ -2,13 +2,12 @@ package dev.tenure.boot.app;
 
 import dev.tenure.JobContext;
 import dev.tenure.boot.Coordinated;
+import java.sql.SQLException;
+import java.util.concurrent.TimeUnit;
+import javax.sql.DataSource;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.scheduling.annotation.Scheduled;
 import org.springframework.transaction.annotation.Transactional;
-
-import javax.sql.DataSource;
-import java.sql.SQLException;
-import java.util.concurrent.TimeUnit;
 
 /**
  * A transactional settlement that writes, then stops at a gate before it fences and completes: a test takes the job
@@ -35,9 +34,11 @@ public class StaleSettlement {
     @Transactional
     public void settle() throws SQLException, InterruptedException {
         JobContext run = JobContext.current();
-        jdbc.update("INSERT INTO settlement_entry (slot, epoch, instance) VALUES (?, ?, 'stale')", run.fireKey(),
+        jdbc.update(
+                "INSERT INTO settlement_entry (slot, epoch, instance) VALUES (?, ?, 'stale')",
+                run.fireKey(),
                 run.epoch());
         gate.pass();
-        run.completeInTransaction(dataSource, c -> null);   // the fence: a stale owner's transaction rolls back
+        run.completeInTransaction(dataSource, c -> null); // the fence: a stale owner's transaction rolls back
     }
 }

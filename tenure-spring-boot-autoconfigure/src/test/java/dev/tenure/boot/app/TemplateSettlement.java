@@ -2,14 +2,13 @@ package dev.tenure.boot.app;
 
 import dev.tenure.JobContext;
 import dev.tenure.boot.Coordinated;
-import org.springframework.jdbc.core.JdbcTemplate;
-import org.springframework.scheduling.annotation.Scheduled;
-
-import javax.sql.DataSource;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.concurrent.TimeUnit;
+import javax.sql.DataSource;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.scheduling.annotation.Scheduled;
 
 /**
  * A {@code @Coordinated} method without {@code @Transactional} that writes through {@link JdbcTemplate} inside its
@@ -37,10 +36,13 @@ public class TemplateSettlement {
     public void settle() throws SQLException {
         JobContext run = JobContext.current();
         run.completeInTransaction(dataSource, c -> {
-            jdbc.update("INSERT INTO settlement_entry (slot, epoch, instance) VALUES (?, ?, 'template')",
-                    run.fireKey(), run.epoch());
+            jdbc.update(
+                    "INSERT INTO settlement_entry (slot, epoch, instance) VALUES (?, ?, 'template')",
+                    run.fireKey(),
+                    run.epoch());
             Long template = jdbc.queryForObject("SELECT txid_current()", Long.class);
-            try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT txid_current()")) {
+            try (Statement s = c.createStatement();
+                    ResultSet rs = s.executeQuery("SELECT txid_current()")) {
                 rs.next();
                 transactions = template + " / " + rs.getLong(1);
             }

@@ -1,11 +1,10 @@
 package dev.tenure.boot.app;
 
 import dev.tenure.boot.BootServers;
-import org.springframework.boot.builder.SpringApplicationBuilder;
-import org.springframework.context.ConfigurableApplicationContext;
-
 import java.util.ArrayList;
 import java.util.List;
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.context.ConfigurableApplicationContext;
 
 /**
  * Starts the test applications as Boot starts a real one ({@code SpringApplication.run}: every auto-configuration on
@@ -17,11 +16,11 @@ public final class TestApps {
     /** The Valkey server of the application started last (its lease keys are what {@link Events} looks at). */
     static volatile dev.tenure.testkit.ValkeyServer valkey;
 
-    private TestApps() {
-    }
+    private TestApps() {}
 
     /** {@code configuration} started on {@code servers}, with Valkey, and {@code properties} last. */
-    public static ConfigurableApplicationContext start(Class<?> configuration, BootServers servers, String... properties) {
+    public static ConfigurableApplicationContext start(
+            Class<?> configuration, BootServers servers, String... properties) {
         valkey = servers.valkey();
         List<String> p = new ArrayList<>(servers.both());
         p.add("spring.autoconfigure.exclude=org.springframework.boot.quartz.autoconfigure.QuartzAutoConfiguration,"
@@ -31,6 +30,8 @@ public final class TestApps {
         p.add("server.port=0");
         p.add("logging.level.root=warn");
         p.addAll(List.of(properties));
-        return new SpringApplicationBuilder(configuration).properties(p.toArray(String[]::new)).run();
+        return new SpringApplicationBuilder(configuration)
+                .properties(p.toArray(String[]::new))
+                .run();
     }
 }

@@ -40,7 +40,6 @@ public class TracedApp {
     public static class Methods {
         @Scheduled(cron = "* * * * * *", zone = "UTC")
         @Coordinated(JOB)
-        public void settle() {
-        }
+        public void settle() {}
     }
 }

@@ -1,11 +1,10 @@
 package dev.tenure.boot.app;
 
+import javax.sql.DataSource;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.scheduling.annotation.EnableScheduling;
-
-import javax.sql.DataSource;
 
 /** An application with a {@code @Transactional @Coordinated} settlement every second, and one that goes stale. */
 @Configuration(proxyBeanMethods = false)

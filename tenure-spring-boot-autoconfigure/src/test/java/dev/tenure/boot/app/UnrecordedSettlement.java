@@ -1,9 +1,8 @@
 package dev.tenure.boot.app;
 
 import dev.tenure.boot.Coordinated;
-import org.springframework.scheduling.annotation.Scheduled;
-
 import java.util.concurrent.TimeUnit;
+import org.springframework.scheduling.annotation.Scheduled;
 
 /**
  * A {@code @Coordinated} method that stops at a gate and then throws: a test locks the fire's run row meanwhile, so

@@ -1,5 +1,7 @@
 package dev.tenure.boot.autoconfigure;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import ch.qos.logback.classic.Level;
 import dev.tenure.RunMdc;
 import dev.tenure.RunOutcome;
@@ -8,6 +10,10 @@ import dev.tenure.batch.GuardedJobOperator;
 import dev.tenure.boot.BootServers;
 import dev.tenure.boot.logs.LogLines;
 import dev.tenure.testkit.Timing;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -30,13 +36,6 @@ import org.springframework.boot.transaction.autoconfigure.TransactionAutoConfigu
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.transaction.PlatformTransactionManager;
-
-import java.time.Duration;
-import java.util.Map;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-
-import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * A guarded Spring Batch launch: the step's log lines and Tenure's line about the job's end carry the run's
@@ -65,20 +64,29 @@ class BatchRunMdcIT {
     static class Statements {
         @Bean
         Job statements(JobRepository repository, PlatformTransactionManager tx) {
-            return new JobBuilder("mdc-statements", repository).start(new StepBuilder("print", repository)
-                    .tasklet((contribution, chunk) -> {
-                        LOG.info("batch step");
-                        return RepeatStatus.FINISHED;
-                    }, tx).build()).build();
+            return new JobBuilder("mdc-statements", repository)
+                    .start(new StepBuilder("print", repository)
+                            .tasklet(
+                                    (contribution, chunk) -> {
+                                        LOG.info("batch step");
+                                        return RepeatStatus.FINISHED;
+                                    },
+                                    tx)
+                            .build())
+                    .build();
         }
     }
 
     @Test
     void guardedLaunch_stepLinesCarryTheRun_andTheNextTaskOnThePooledThreadDoesNot() {
         new ApplicationContextRunner()
-                .withConfiguration(AutoConfigurations.of(DataSourceAutoConfiguration.class,
-                        DataSourceTransactionManagerAutoConfiguration.class, TransactionAutoConfiguration.class,
-                        BatchAutoConfiguration.class, BatchJdbcAutoConfiguration.class, TenureAutoConfiguration.class,
+                .withConfiguration(AutoConfigurations.of(
+                        DataSourceAutoConfiguration.class,
+                        DataSourceTransactionManagerAutoConfiguration.class,
+                        TransactionAutoConfiguration.class,
+                        BatchAutoConfiguration.class,
+                        BatchJdbcAutoConfiguration.class,
+                        TenureAutoConfiguration.class,
                         TenureBatchAutoConfiguration.class))
                 .withUserConfiguration(Statements.class)
                 .withPropertyValues(servers.dataSource().toArray(String[]::new))
@@ -87,18 +95,34 @@ class BatchRunMdcIT {
                     ExecutorService pool = Executors.newSingleThreadExecutor();
                     try (LogLines lines = LogLines.capture(Level.INFO, "mdc.test", "dev.tenure.batch")) {
                         pool.submit(() -> MDC.put(APP_KEY, "acme")).get();
-                        BatchLaunch launch = pool.submit(() -> context.getBean(GuardedJobOperator.class).launch(
-                                context.getBean(Job.class), new JobParametersBuilder().addString("day", "2026-12-04")
-                                        .toJobParameters())).get();
-                        RunOutcome<Void> o = launch.awaitOutcome(Timing.scaled(Duration.ofSeconds(10))).orElseThrow();
+                        BatchLaunch launch = pool.submit(() -> context.getBean(GuardedJobOperator.class)
+                                        .launch(
+                                                context.getBean(Job.class),
+                                                new JobParametersBuilder()
+                                                        .addString("day", "2026-12-04")
+                                                        .toJobParameters()))
+                                .get();
+                        RunOutcome<Void> o = launch.awaitOutcome(Timing.scaled(Duration.ofSeconds(10)))
+                                .orElseThrow();
                         pool.submit(() -> LOG.info("the next task")).get();
 
                         assertThat(o.status()).isEqualTo(RunOutcome.Status.EXECUTED);
-                        Map<String, String> run = Map.of(RunMdc.JOB, "batch:mdc-statements", RunMdc.FIRE, o.fireKey(),
-                                RunMdc.EPOCH, Long.toString(o.epoch()), RunMdc.OWNER, o.owner(), RunMdc.NODE,
-                                context.getBean(dev.tenure.Tenure.class).nodeName(), APP_KEY, "acme");
+                        Map<String, String> run = Map.of(
+                                RunMdc.JOB,
+                                "batch:mdc-statements",
+                                RunMdc.FIRE,
+                                o.fireKey(),
+                                RunMdc.EPOCH,
+                                Long.toString(o.epoch()),
+                                RunMdc.OWNER,
+                                o.owner(),
+                                RunMdc.NODE,
+                                context.getBean(dev.tenure.Tenure.class).nodeName(),
+                                APP_KEY,
+                                "acme");
                         assertThat(lines.mdcOf("batch step")).containsExactly(run);
-                        assertThat(lines.mdcOf("ActiveRun[job=batch:mdc-statements")).as("Tenure's line about the end")
+                        assertThat(lines.mdcOf("ActiveRun[job=batch:mdc-statements"))
+                                .as("Tenure's line about the end")
                                 .containsExactly(run);
                         assertThat(lines.mdcOf("the next task")).containsExactly(Map.of(APP_KEY, "acme"));
                     } finally {

@@ -1,5 +1,7 @@
 package dev.tenure.boot.autoconfigure;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import com.zaxxer.hikari.HikariDataSource;
 import dev.tenure.JobCoordinator;
 import dev.tenure.RunOutcome;
@@ -12,6 +14,7 @@ import dev.tenure.boot.actuate.TenureHealthIndicator;
 import dev.tenure.db.TenureAdmin;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import javax.sql.DataSource;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Nested;
@@ -22,10 +25,6 @@ import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
 import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
-
-import javax.sql.DataSource;
-
-import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Each bean of the auto-configuration appears under its conditions and backs off under the others, in real Boot
@@ -48,9 +47,13 @@ class TenureAutoConfigurationIT {
 
     private static ApplicationContextRunner runner() {
         return new ApplicationContextRunner()
-                .withConfiguration(AutoConfigurations.of(DataSourceAutoConfiguration.class, AopAutoConfiguration.class,
-                        TenureAutoConfiguration.class, TenureSchedulingAutoConfiguration.class,
-                        EndpointAutoConfiguration.class, TenureEndpointAutoConfiguration.class,
+                .withConfiguration(AutoConfigurations.of(
+                        DataSourceAutoConfiguration.class,
+                        AopAutoConfiguration.class,
+                        TenureAutoConfiguration.class,
+                        TenureSchedulingAutoConfiguration.class,
+                        EndpointAutoConfiguration.class,
+                        TenureEndpointAutoConfiguration.class,
                         TenureHealthContributorAutoConfiguration.class))
                 .withPropertyValues(servers.dataSource().toArray(String[]::new))
                 .withPropertyValues("tenure.lease.ttl=2s");
@@ -59,8 +62,11 @@ class TenureAutoConfigurationIT {
     @Test
     void onTheApplicationsDataSource_aTenureInTheDatabaseMode_withItsSchemaMigrated() {
         runner().run(context -> {
-            assertThat(context).hasSingleBean(Tenure.class).hasSingleBean(TenureAdmin.class)
-                    .hasSingleBean(CoordinatedAdvisor.class).hasSingleBean(TenureHealthIndicator.class)
+            assertThat(context)
+                    .hasSingleBean(Tenure.class)
+                    .hasSingleBean(TenureAdmin.class)
+                    .hasSingleBean(CoordinatedAdvisor.class)
+                    .hasSingleBean(TenureHealthIndicator.class)
                     .hasSingleBean(DataSource.class);
             TenureDatabase db = context.getBean(TenureDatabase.class);
             assertThat(db.dataSource()).isSameAs(context.getBean(DataSource.class));
@@ -73,16 +79,22 @@ class TenureAutoConfigurationIT {
 
     @Test
     void withValkeyAddresses_runsGoThroughValkey_withTheDatabaseFallback_orFailClosedInTheValkeyMode() {
-        runner().withPropertyValues("tenure.valkey.addresses=" + servers.valkey().address()).run(context -> {
-            Tenure tenure = context.getBean(Tenure.class);
-            assertThat(tenure.usesValkey()).isTrue();
-            assertThat(tenure.coordinator().mode()).isEqualTo(JobCoordinator.Mode.VALKEY_WITH_DATABASE_FALLBACK);
-            RunOutcome<String> o = tenure.coordinator().run("valkey-mode", "f1", RunPolicy.skipFire(), ctx -> "ok");
-            assertThat(o.status()).isEqualTo(RunOutcome.Status.EXECUTED);
-            assertThat(o.viaFallback()).isFalse();
-        });
-        runner().withPropertyValues("tenure.valkey.addresses=" + servers.valkey().address(), "tenure.mode=valkey")
-                .run(context -> assertThat(context.getBean(Tenure.class).coordinator().mode())
+        runner().withPropertyValues(
+                        "tenure.valkey.addresses=" + servers.valkey().address())
+                .run(context -> {
+                    Tenure tenure = context.getBean(Tenure.class);
+                    assertThat(tenure.usesValkey()).isTrue();
+                    assertThat(tenure.coordinator().mode())
+                            .isEqualTo(JobCoordinator.Mode.VALKEY_WITH_DATABASE_FALLBACK);
+                    RunOutcome<String> o =
+                            tenure.coordinator().run("valkey-mode", "f1", RunPolicy.skipFire(), ctx -> "ok");
+                    assertThat(o.status()).isEqualTo(RunOutcome.Status.EXECUTED);
+                    assertThat(o.viaFallback()).isFalse();
+                });
+        runner().withPropertyValues(
+                        "tenure.valkey.addresses=" + servers.valkey().address(), "tenure.mode=valkey")
+                .run(context -> assertThat(
+                                context.getBean(Tenure.class).coordinator().mode())
                         .isEqualTo(JobCoordinator.Mode.VALKEY));
     }
 
@@ -92,25 +104,31 @@ class TenureAutoConfigurationIT {
         long pid = ProcessHandle.current().pid();
         runner().withPropertyValues("spring.application.name=invoicing").run(context -> {
             Tenure tenure = context.getBean(Tenure.class);
-            assertThat(tenure.nodeName()).isEqualTo(dev.tenure.NodeName.defaultName("invoicing"))
+            assertThat(tenure.nodeName())
+                    .isEqualTo(dev.tenure.NodeName.defaultName("invoicing"))
                     .endsWith("/invoicing/" + pid);
         });
         runner().run(context -> assertThat(context.getBean(Tenure.class).nodeName())
-                .isEqualTo(dev.tenure.NodeName.defaultName()).doesNotContain("invoicing"));
+                .isEqualTo(dev.tenure.NodeName.defaultName())
+                .doesNotContain("invoicing"));
         runner().withPropertyValues("spring.application.name=invoicing", "tenure.node-name=web-3/invoicing/" + pid)
                 .run(context -> {
                     Tenure tenure = context.getBean(Tenure.class);
                     assertThat(tenure.nodeName()).isEqualTo("web-3/invoicing/" + pid);
                     tenure.coordinator().run("boot-node-name", "f1", dev.tenure.RunPolicy.skipFire(), ctx -> 1);
                     assertThat(servers.queryLong("SELECT count(*) FROM tenure.job_run WHERE job_key = 'boot-node-name' "
-                            + "AND node = 'web-3/invoicing/" + pid + "'")).isEqualTo(1);
+                                    + "AND node = 'web-3/invoicing/" + pid + "'"))
+                            .isEqualTo(1);
                 });
     }
 
     @Test
     void theApplicationsOwnBeans_replaceTenures() {
         runner().withBean("myTenure", Tenure.class, Tenure::inMemory)
-                .withBean("myAdmin", TenureAdmin.class, () -> TenureAdmin.create(servers.db().dataSource()))
+                .withBean(
+                        "myAdmin",
+                        TenureAdmin.class,
+                        () -> TenureAdmin.create(servers.db().dataSource()))
                 .run(context -> {
                     assertThat(context).getBeans(Tenure.class).containsOnlyKeys("myTenure");
                     assertThat(context).getBeans(TenureAdmin.class).containsOnlyKeys("myAdmin");
@@ -119,12 +137,14 @@ class TenureAutoConfigurationIT {
 
     @Test
     void tenureDatasourceUrl_givesTenureAPoolOfItsOwn_besideTheApplicationsOnlyDataSource() {
-        runner().withPropertyValues("tenure.datasource.url=" + servers.db().jdbcUrl(),
+        runner().withPropertyValues(
+                        "tenure.datasource.url=" + servers.db().jdbcUrl(),
                         "tenure.datasource.username=" + servers.db().username())
                 .run(context -> {
                     TenureDatabase db = context.getBean(TenureDatabase.class);
                     assertThat(db.ownPool()).isTrue();
-                    assertThat(db.dataSource()).isInstanceOf(HikariDataSource.class)
+                    assertThat(db.dataSource())
+                            .isInstanceOf(HikariDataSource.class)
                             .isNotSameAs(context.getBean(DataSource.class));
                     assertThat(context).hasSingleBean(DataSource.class);
                 });
@@ -132,26 +152,41 @@ class TenureAutoConfigurationIT {
 
     @Test
     void withoutADataSource_theStartUpFails_sayingWhatToAdd() {
-        new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(TenureAutoConfiguration.class))
-                .run(context -> assertThat(context).hasFailed().getFailure().rootCause()
-                        .hasMessageContaining("tenure.datasource.url").hasMessageContaining("no single DataSource"));
+        new ApplicationContextRunner()
+                .withConfiguration(AutoConfigurations.of(TenureAutoConfiguration.class))
+                .run(context -> assertThat(context)
+                        .hasFailed()
+                        .getFailure()
+                        .rootCause()
+                        .hasMessageContaining("tenure.datasource.url")
+                        .hasMessageContaining("no single DataSource"));
     }
 
     @Test
     void tenureDisabled_leavesOutEveryTenureBean() {
-        runner().withPropertyValues("tenure.enabled=false",
-                        "management.endpoints.web.exposure.include=tenure")
-                .run(context -> assertThat(context).doesNotHaveBean(Tenure.class).doesNotHaveBean(TenureDatabase.class)
-                        .doesNotHaveBean(TenureAdmin.class).doesNotHaveBean(CoordinatedAdvisor.class)
-                        .doesNotHaveBean(TenureEndpoint.class).doesNotHaveBean(TenureHealthIndicator.class));
+        runner().withPropertyValues("tenure.enabled=false", "management.endpoints.web.exposure.include=tenure")
+                .run(context -> assertThat(context)
+                        .doesNotHaveBean(Tenure.class)
+                        .doesNotHaveBean(TenureDatabase.class)
+                        .doesNotHaveBean(TenureAdmin.class)
+                        .doesNotHaveBean(CoordinatedAdvisor.class)
+                        .doesNotHaveBean(TenureEndpoint.class)
+                        .doesNotHaveBean(TenureHealthIndicator.class));
     }
 
     @Test
     void theLeaseMeters_goToTheApplicationsRegistry_withoutUserCode() {
         runner().withBean(MeterRegistry.class, SimpleMeterRegistry::new).run(context -> {
-            context.getBean(Tenure.class).leases().tryAcquire("metered").orElseThrow().release();
+            context.getBean(Tenure.class)
+                    .leases()
+                    .tryAcquire("metered")
+                    .orElseThrow()
+                    .release();
             MeterRegistry registry = context.getBean(MeterRegistry.class);
-            assertThat(registry.find("tenure.lease.acquire").tag("result", "acquired").timer()).isNotNull();
+            assertThat(registry.find("tenure.lease.acquire")
+                            .tag("result", "acquired")
+                            .timer())
+                    .isNotNull();
             assertThat(registry.find("tenure.lease.hold").timer()).isNotNull();
         });
     }
@@ -165,13 +200,15 @@ class TenureAutoConfigurationIT {
             runner().withPropertyValues("management.endpoints.web.exposure.include=tenure")
                     .run(context -> assertThat(context).hasSingleBean(TenureEndpoint.class));
             new ApplicationContextRunner()
-                    .withConfiguration(AutoConfigurations.of(DataSourceAutoConfiguration.class,
-                            TenureAutoConfiguration.class, TenureEndpointAutoConfiguration.class))
+                    .withConfiguration(AutoConfigurations.of(
+                            DataSourceAutoConfiguration.class,
+                            TenureAutoConfiguration.class,
+                            TenureEndpointAutoConfiguration.class))
                     .withPropertyValues(servers.dataSource().toArray(String[]::new))
                     .withPropertyValues("management.endpoints.web.exposure.include=tenure")
                     .withClassLoader(new FilteredClassLoader("org.springframework.boot.actuate"))
-                    .run(context -> assertThat(context).hasSingleBean(Tenure.class)
-                            .doesNotHaveBean(TenureEndpoint.class));
+                    .run(context ->
+                            assertThat(context).hasSingleBean(Tenure.class).doesNotHaveBean(TenureEndpoint.class));
         }
 
         @Test
@@ -179,7 +216,8 @@ class TenureAutoConfigurationIT {
             runner().withPropertyValues("management.health.tenure.enabled=false")
                     .run(context -> assertThat(context).doesNotHaveBean(TenureHealthIndicator.class));
             runner().withClassLoader(new FilteredClassLoader("org.springframework.boot.health"))
-                    .run(context -> assertThat(context).hasSingleBean(Tenure.class)
+                    .run(context -> assertThat(context)
+                            .hasSingleBean(Tenure.class)
                             .doesNotHaveBean(TenureHealthIndicator.class));
         }
     }

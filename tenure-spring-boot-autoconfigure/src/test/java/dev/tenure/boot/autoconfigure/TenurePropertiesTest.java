@@ -1,8 +1,14 @@
 package dev.tenure.boot.autoconfigure;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import dev.tenure.DatabaseConfig;
 import dev.tenure.JobCoordinator;
 import dev.tenure.boot.TenureConfigurationException;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -13,19 +19,12 @@ import org.springframework.boot.context.properties.source.MapConfigurationProper
 import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
-import java.time.Duration;
-import java.util.HashMap;
-import java.util.Map;
-import javax.sql.DataSource;
-
-import static org.assertj.core.api.Assertions.assertThat;
-
 /** Bad {@code tenure.*} values stop the start-up, and the failure names the property (no database is reached). */
 class TenurePropertiesTest {
 
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
             .withConfiguration(AutoConfigurations.of(TenureAutoConfiguration.class))
-            .withBean(DataSource.class, TenurePropertiesTest::nowhere);   // binding fails first; nothing listens there
+            .withBean(DataSource.class, TenurePropertiesTest::nowhere); // binding fails first; nothing listens there
 
     private static DataSource nowhere() {
         PGSimpleDataSource ds = new PGSimpleDataSource();
@@ -36,26 +35,28 @@ class TenurePropertiesTest {
     }
 
     @ParameterizedTest(name = "{0}={1}")
-    @CsvSource(delimiter = '|', value = {
-            "tenure.lease.ttl                     | 5ms                  | tenure.lease.ttl",
-            "tenure.lease.renew-every             | 40s                  | tenure.lease.renew-every",
-            "tenure.lease.safety-margin           | -1s                  | tenure.lease.safety-margin",
-            "tenure.fallback.failures             | 0                    | tenure.fallback.failures",
-            "tenure.fallback.open-for             | 0s                   | tenure.fallback.open-for",
-            "tenure.valkey.addresses              | valkey-without-port  | tenure.valkey.addresses[0]",
-            "tenure.valkey.namespace              | has space            | tenure.valkey.namespace",
-            "tenure.valkey.request-timeout        | 0ms                  | tenure.valkey.request-timeout",
-            "tenure.valkey.clients                | 17                   | tenure.valkey.clients",
-            "tenure.mode                          | valkey               | tenure.mode",
-            "tenure.schema                        | Bad-Schema           | tenure.schema",
-            "tenure.datasource.url                | jdbc:mysql://db/app  | tenure.datasource.url",
-            "tenure.quartz.plug-in                | carrier-pigeon       | tenure.quartz.plug-in",
-            "tenure.scheduling.advisor-order      | outside              | tenure.scheduling.advisor-order",
-            "tenure.node-name                     | '   '                | tenure.node-name",
-            "tenure.database.threads              | 65                   | tenure.database.threads",
-            "tenure.database.claim-lock-timeout   | 0ms                  | tenure.database.claim-lock-timeout",
-            "tenure.database.call-timeout         | 5ms                  | tenure.database.call-timeout",
-    })
+    @CsvSource(
+            delimiter = '|',
+            value = {
+                "tenure.lease.ttl                     | 5ms                  | tenure.lease.ttl",
+                "tenure.lease.renew-every             | 40s                  | tenure.lease.renew-every",
+                "tenure.lease.safety-margin           | -1s                  | tenure.lease.safety-margin",
+                "tenure.fallback.failures             | 0                    | tenure.fallback.failures",
+                "tenure.fallback.open-for             | 0s                   | tenure.fallback.open-for",
+                "tenure.valkey.addresses              | valkey-without-port  | tenure.valkey.addresses[0]",
+                "tenure.valkey.namespace              | has space            | tenure.valkey.namespace",
+                "tenure.valkey.request-timeout        | 0ms                  | tenure.valkey.request-timeout",
+                "tenure.valkey.clients                | 17                   | tenure.valkey.clients",
+                "tenure.mode                          | valkey               | tenure.mode",
+                "tenure.schema                        | Bad-Schema           | tenure.schema",
+                "tenure.datasource.url                | jdbc:mysql://db/app  | tenure.datasource.url",
+                "tenure.quartz.plug-in                | carrier-pigeon       | tenure.quartz.plug-in",
+                "tenure.scheduling.advisor-order      | outside              | tenure.scheduling.advisor-order",
+                "tenure.node-name                     | '   '                | tenure.node-name",
+                "tenure.database.threads              | 65                   | tenure.database.threads",
+                "tenure.database.claim-lock-timeout   | 0ms                  | tenure.database.claim-lock-timeout",
+                "tenure.database.call-timeout         | 5ms                  | tenure.database.call-timeout",
+            })
     void aBadValue_failsTheStartUp_namingTheProperty(String property, String value, String named) {
         runner.withPropertyValues(property + "=" + value).run(context -> {
             assertThat(context).hasFailed();
@@ -64,11 +65,13 @@ class TenurePropertiesTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @CsvSource(delimiter = '|', value = {
-            "tenure.datasource.url=jdbc:postgresql://db/app,tenure.datasource.max-pool-size=1 | tenure.datasource.max-pool-size",
-            "tenure.valkey.addresses=127.0.0.1:6390,tenure.valkey.username=ops                | tenure.valkey.password",
-            "tenure.valkey.addresses=127.0.0.1:6390,tenure.mode=database                      | tenure.mode",
-    })
+    @CsvSource(
+            delimiter = '|',
+            value = {
+                "tenure.datasource.url=jdbc:postgresql://db/app,tenure.datasource.max-pool-size=1 | tenure.datasource.max-pool-size",
+                "tenure.valkey.addresses=127.0.0.1:6390,tenure.valkey.username=ops                | tenure.valkey.password",
+                "tenure.valkey.addresses=127.0.0.1:6390,tenure.mode=database                      | tenure.mode",
+            })
     void aBadCombination_namesThePropertyToChange(String properties, String named) {
         runner.withPropertyValues(properties.split(",")).run(context -> {
             assertThat(context).hasFailed();
@@ -91,13 +94,17 @@ class TenurePropertiesTest {
     @Test
     void noValkeyAddress_orAnEmptyOne_isTheDatabaseMode_andGoodValuesBindAsGiven() {
         for (String addresses : new String[] {null, ""}) {
-            Map<String, String> values = new HashMap<>(Map.of("tenure.lease.ttl", "2s",
-                    "tenure.lease.renew-every", "500ms", "tenure.quartz.job-groups", "settlement,reports"));
+            Map<String, String> values = new HashMap<>(Map.of(
+                    "tenure.lease.ttl",
+                    "2s",
+                    "tenure.lease.renew-every",
+                    "500ms",
+                    "tenure.quartz.job-groups",
+                    "settlement,reports"));
             if (addresses != null) {
                 values.put("tenure.valkey.addresses", addresses);
             }
-            TenureProperties p = new Binder(
-                    new MapConfigurationPropertySource(values))
+            TenureProperties p = new Binder(new MapConfigurationPropertySource(values))
                     .bindOrCreate("tenure", TenureProperties.class);
             assertThat(p.effectiveMode()).isEqualTo(JobCoordinator.Mode.DATABASE);
             assertThat(p.valkey().toConfig()).isEmpty();
@@ -110,11 +117,11 @@ class TenurePropertiesTest {
 
     @Test
     void valkeyClients_boundIntoTheValkeyConfig_oneByDefault() {
-        TenureProperties given = new Binder(new MapConfigurationPropertySource(Map.of(
-                "tenure.valkey.addresses", "127.0.0.1:6390", "tenure.valkey.clients", "4")))
+        TenureProperties given = new Binder(new MapConfigurationPropertySource(
+                        Map.of("tenure.valkey.addresses", "127.0.0.1:6390", "tenure.valkey.clients", "4")))
                 .bindOrCreate("tenure", TenureProperties.class);
-        TenureProperties unset = new Binder(new MapConfigurationPropertySource(Map.of(
-                "tenure.valkey.addresses", "127.0.0.1:6390")))
+        TenureProperties unset = new Binder(
+                        new MapConfigurationPropertySource(Map.of("tenure.valkey.addresses", "127.0.0.1:6390")))
                 .bindOrCreate("tenure", TenureProperties.class);
         assertThat(given.valkey().toConfig().orElseThrow().clients()).isEqualTo(4);
         assertThat(unset.valkey().toConfig().orElseThrow().clients()).isEqualTo(1);
@@ -123,18 +130,25 @@ class TenurePropertiesTest {
     @Test
     void databaseKnobs_boundIntoTheDatabaseConfig_itsDefaultsWhereUnset() {
         TenureProperties given = new Binder(new MapConfigurationPropertySource(Map.of(
-                "tenure.database.claim-lock-timeout", "3s", "tenure.database.threads", "2",
-                "tenure.database.call-timeout", "1500ms", "tenure.database.listen", "false")))
+                        "tenure.database.claim-lock-timeout",
+                        "3s",
+                        "tenure.database.threads",
+                        "2",
+                        "tenure.database.call-timeout",
+                        "1500ms",
+                        "tenure.database.listen",
+                        "false")))
                 .bindOrCreate("tenure", TenureProperties.class);
-        TenureProperties unset = new Binder(new MapConfigurationPropertySource(Map.of()))
-                .bindOrCreate("tenure", TenureProperties.class);
+        TenureProperties unset =
+                new Binder(new MapConfigurationPropertySource(Map.of())).bindOrCreate("tenure", TenureProperties.class);
         DatabaseConfig c = given.database().toConfig();
         assertThat(c.claimLockTimeout()).isEqualTo(Duration.ofSeconds(3));
         assertThat(c.threads()).isEqualTo(2);
         assertThat(c.callTimeout()).isEqualTo(Duration.ofMillis(1500));
         assertThat(c.listen()).isFalse();
         assertThat(c.renewLockTimeout()).isEqualTo(DatabaseConfig.DEFAULT_RENEW_LOCK_TIMEOUT);
-        assertThat(unset.database().toConfig()).hasToString(DatabaseConfig.defaults().toString());
+        assertThat(unset.database().toConfig())
+                .hasToString(DatabaseConfig.defaults().toString());
     }
 
     private static String messages(Throwable t) {

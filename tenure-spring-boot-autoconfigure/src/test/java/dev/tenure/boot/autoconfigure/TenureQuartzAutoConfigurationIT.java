@@ -1,8 +1,14 @@
 package dev.tenure.boot.autoconfigure;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
 import dev.tenure.boot.BootServers;
 import dev.tenure.quartz.QuartzCoordination;
 import dev.tenure.testkit.Timing;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
@@ -24,13 +30,6 @@ import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
-
-import java.time.Duration;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 
 /**
  * Tenure in Boot's Quartz scheduler, on a real database: the customizer plugs in the job factory or the listeners, only
@@ -56,8 +55,11 @@ class TenureQuartzAutoConfigurationIT {
 
         @Override
         public void execute(JobExecutionContext context) {
-            SEEN.put(context.getJobDetail().getKey().getGroup(), QuartzCoordination.contextOf(context)
-                    .map(run -> "epoch " + run.epoch()).orElse("uncoordinated"));
+            SEEN.put(
+                    context.getJobDetail().getKey().getGroup(),
+                    QuartzCoordination.contextOf(context)
+                            .map(run -> "epoch " + run.epoch())
+                            .orElse("uncoordinated"));
         }
     }
 
@@ -66,29 +68,44 @@ class TenureQuartzAutoConfigurationIT {
     static class Jobs {
         @Bean
         JobDetail settleJob() {
-            return JobBuilder.newJob(Probe.class).withIdentity("settle", "settlement").storeDurably().build();
+            return JobBuilder.newJob(Probe.class)
+                    .withIdentity("settle", "settlement")
+                    .storeDurably()
+                    .build();
         }
 
         @Bean
         Trigger settleNow() {
-            return TriggerBuilder.newTrigger().forJob("settle", "settlement").startNow().build();
+            return TriggerBuilder.newTrigger()
+                    .forJob("settle", "settlement")
+                    .startNow()
+                    .build();
         }
 
         @Bean
         JobDetail cleanupJob() {
-            return JobBuilder.newJob(Probe.class).withIdentity("cleanup", "housekeeping").storeDurably().build();
+            return JobBuilder.newJob(Probe.class)
+                    .withIdentity("cleanup", "housekeeping")
+                    .storeDurably()
+                    .build();
         }
 
         @Bean
         Trigger cleanupNow() {
-            return TriggerBuilder.newTrigger().forJob("cleanup", "housekeeping").startNow().build();
+            return TriggerBuilder.newTrigger()
+                    .forJob("cleanup", "housekeeping")
+                    .startNow()
+                    .build();
         }
     }
 
     private static ApplicationContextRunner runner() {
         return new ApplicationContextRunner()
-                .withConfiguration(AutoConfigurations.of(DataSourceAutoConfiguration.class, TenureAutoConfiguration.class,
-                        QuartzAutoConfiguration.class, TenureQuartzAutoConfiguration.class))
+                .withConfiguration(AutoConfigurations.of(
+                        DataSourceAutoConfiguration.class,
+                        TenureAutoConfiguration.class,
+                        QuartzAutoConfiguration.class,
+                        TenureQuartzAutoConfiguration.class))
                 .withUserConfiguration(Jobs.class)
                 .withPropertyValues(servers.dataSource().toArray(String[]::new))
                 .withPropertyValues("tenure.lease.ttl=2s", "tenure.quartz.job-groups=settlement");
@@ -103,8 +120,7 @@ class TenureQuartzAutoConfigurationIT {
     @ValueSource(strings = {"job-factory", "listeners"})
     void theCustomizer_coordinatesTheConfiguredGroupsOnly(String plugIn) throws Exception {
         runner().withPropertyValues("tenure.quartz.plug-in=" + plugIn).run(context -> {
-            assertThat(context).hasSingleBean(QuartzCoordination.class)
-                    .hasBean("tenureSchedulerFactoryBeanCustomizer");
+            assertThat(context).hasSingleBean(QuartzCoordination.class).hasBean("tenureSchedulerFactoryBeanCustomizer");
             await().atMost(Timing.scaled(Duration.ofSeconds(20))).until(() -> Probe.SEEN.size() == 2);
             assertThat(Probe.SEEN.get("settlement")).startsWith("epoch ");
             assertThat(Probe.SEEN.get("housekeeping")).isEqualTo("uncoordinated");
@@ -118,12 +134,15 @@ class TenureQuartzAutoConfigurationIT {
     @Test
     void disabled_orWithoutTenureQuartz_backsOff_andJobsRunAsQuartzRunsThem() {
         runner().withPropertyValues("tenure.quartz.enabled=false").run(context -> {
-            assertThat(context).doesNotHaveBean(QuartzCoordination.class).doesNotHaveBean(SchedulerFactoryBeanCustomizer.class);
+            assertThat(context)
+                    .doesNotHaveBean(QuartzCoordination.class)
+                    .doesNotHaveBean(SchedulerFactoryBeanCustomizer.class);
             await().atMost(Timing.scaled(Duration.ofSeconds(20))).until(() -> Probe.SEEN.size() == 2);
             assertThat(Probe.SEEN).containsEntry("settlement", "uncoordinated");
         });
         runner().withClassLoader(new FilteredClassLoader(QuartzCoordination.class))
-                .run(context -> assertThat(context).hasNotFailed().doesNotHaveBean(SchedulerFactoryBeanCustomizer.class));
+                .run(context ->
+                        assertThat(context).hasNotFailed().doesNotHaveBean(SchedulerFactoryBeanCustomizer.class));
     }
 
     private static long count(String jobKey) throws java.sql.SQLException {

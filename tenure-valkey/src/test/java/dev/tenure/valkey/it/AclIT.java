@@ -12,14 +12,14 @@ import dev.tenure.LeaseStoreUnavailableException;
 import dev.tenure.Leases;
 import dev.tenure.LockPolicy;
 import dev.tenure.ReleaseResult;
+import dev.tenure.ValkeyConfig;
+import dev.tenure.ValkeyConfig.ScriptMode;
 import dev.tenure.testkit.Timing;
 import dev.tenure.testkit.ValkeyCluster;
 import dev.tenure.testkit.ValkeyReplicationGroup;
 import dev.tenure.testkit.ValkeyReplyException;
 import dev.tenure.testkit.ValkeyServer;
 import dev.tenure.testkit.ValkeyServers;
-import dev.tenure.ValkeyConfig.ScriptMode;
-import dev.tenure.ValkeyConfig;
 import dev.tenure.valkey.ValkeyLeaseStore;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
@@ -110,14 +110,17 @@ class AclIT {
          * a loaded machine (CI ran one acquire past the 500 ms default) does not read as a denial or an outage.
          */
         ValkeyConfig userConfig() {
-            return config().credentials(USER, PASSWORD).scriptMode(scriptMode())
-                    .requestTimeout(Timing.scaled(Duration.ofSeconds(2))).build();
+            return config().credentials(USER, PASSWORD)
+                    .scriptMode(scriptMode())
+                    .requestTimeout(Timing.scaled(Duration.ofSeconds(2)))
+                    .build();
         }
 
         /** In function mode, the administrator's step before Tenure's user can work. */
         void installFunctionIfNeeded() {
             if (scriptMode() == ScriptMode.PRELOADED_FUNCTION) {
-                ValkeyLeaseStore.installFunction(config().credentials(null, ADMIN_PASSWORD).build());
+                ValkeyLeaseStore.installFunction(
+                        config().credentials(null, ADMIN_PASSWORD).build());
             }
         }
 
@@ -145,17 +148,22 @@ class AclIT {
             assertThat(first.release()).isEqualTo(ReleaseResult.RELEASED);
             Lease second = leases.tryAcquire("fenced", fenced).orElseThrow();
 
-            assertThat(second.fencingToken().getAsLong()).isGreaterThan(first.fencingToken().getAsLong());
-            assertThat(admin("GET", store.fenceKeyOf("fenced"))).isEqualTo(Long.toString(second.fencingToken().getAsLong()));
+            assertThat(second.fencingToken().getAsLong())
+                    .isGreaterThan(first.fencingToken().getAsLong());
+            assertThat(admin("GET", store.fenceKeyOf("fenced")))
+                    .isEqualTo(Long.toString(second.fencingToken().getAsLong()));
             assertThat(second.release()).isEqualTo(ReleaseResult.RELEASED);
             assertNoDenials();
         }
 
         @Test
         void renew_ttlTwoSecondsHeldThreeSeconds_staysActive() {
-            Lease lease = leases.tryAcquire("renewed", LeaseOptions.ofTtl(Duration.ofSeconds(2))).orElseThrow();
+            Lease lease = leases.tryAcquire("renewed", LeaseOptions.ofTtl(Duration.ofSeconds(2)))
+                    .orElseThrow();
 
-            await().during(Duration.ofSeconds(3)).atMost(Timing.scaled(Duration.ofSeconds(4))).until(lease::isValid);
+            await().during(Duration.ofSeconds(3))
+                    .atMost(Timing.scaled(Duration.ofSeconds(4)))
+                    .until(lease::isValid);
             assertThat(lease.state()).isEqualTo(LeaseState.ACTIVE);
             assertThat(admin("GET", store.leaseKeyOf("renewed"))).isEqualTo(lease.owner());
             assertThat(lease.release()).isEqualTo(ReleaseResult.RELEASED);
@@ -171,16 +179,22 @@ class AclIT {
             try (AutoCloseable subscription = store.subscribeReleases("turned", "w.", told::countDown)) {
                 await().atMost(Timing.scaled(Duration.ofSeconds(5))).until(() -> store.releasesReachUs("turned"));
                 Lease holder = elsewhere.tryAcquire("turned").orElseThrow();
-                assertThat(store.tryAcquire("turned", "w.1", ttl, false, "w.").get(Timing.scaledMillis(5000), TimeUnit.MILLISECONDS))
+                assertThat(store.tryAcquire("turned", "w.1", ttl, false, "w.")
+                                .get(Timing.scaledMillis(5000), TimeUnit.MILLISECONDS))
                         .isInstanceOf(dev.tenure.spi.AcquireResult.Held.class);
-                assertThat(admin("LRANGE", store.queueKeyOf("turned"), "0", "-1")).isEqualTo(List.of("w."));
+                assertThat(admin("LRANGE", store.queueKeyOf("turned"), "0", "-1"))
+                        .isEqualTo(List.of("w."));
 
                 assertThat(holder.release()).isEqualTo(ReleaseResult.RELEASED);
-                assertThat(told.await(Timing.scaledMillis(5_000), TimeUnit.MILLISECONDS)).as("told on its turn channel").isTrue();
+                assertThat(told.await(Timing.scaledMillis(5_000), TimeUnit.MILLISECONDS))
+                        .as("told on its turn channel")
+                        .isTrue();
                 assertThat(admin("GET", store.leaseKeyOf("turned"))).isEqualTo("q:w.");
-                assertThat(store.tryAcquire("turned", "w.2", ttl, false, "w.").get(Timing.scaledMillis(5000), TimeUnit.MILLISECONDS))
+                assertThat(store.tryAcquire("turned", "w.2", ttl, false, "w.")
+                                .get(Timing.scaledMillis(5000), TimeUnit.MILLISECONDS))
                         .isInstanceOf(dev.tenure.spi.AcquireResult.Acquired.class);
-                assertThat(store.release("turned", "w.2").get(Timing.scaledMillis(5000), TimeUnit.MILLISECONDS)).isTrue();
+                assertThat(store.release("turned", "w.2").get(Timing.scaledMillis(5000), TimeUnit.MILLISECONDS))
+                        .isTrue();
             }
             assertNoDenials();
         }
@@ -190,18 +204,23 @@ class AclIT {
         void completedFire_leavesAMarker_thatAnswersDoneForItsFireOnly() throws Exception {
             Duration ttl = Duration.ofSeconds(5);
             long bound = Timing.scaledMillis(5000);
-            assertThat(store.tryAcquireFire("fired", "o.1", ttl, false, "f1", null).get(bound, TimeUnit.MILLISECONDS))
+            assertThat(store.tryAcquireFire("fired", "o.1", ttl, false, "f1", null)
+                            .get(bound, TimeUnit.MILLISECONDS))
                     .isInstanceOf(dev.tenure.spi.AcquireResult.Acquired.class);
             assertThat(store.tryAcquire("fired", "w.1", ttl, false, "w.").get(bound, TimeUnit.MILLISECONDS))
                     .isInstanceOf(dev.tenure.spi.AcquireResult.Held.class); // someone waits: the release notifies
-            assertThat(store.releaseCompleted("fired", "o.1", "f1", ttl).get(bound, TimeUnit.MILLISECONDS)).isTrue();
+            assertThat(store.releaseCompleted("fired", "o.1", "f1", ttl).get(bound, TimeUnit.MILLISECONDS))
+                    .isTrue();
             assertThat(admin("GET", store.leaseKeyOf("fired"))).isEqualTo("d:f1");
 
-            assertThat(store.tryAcquireFire("fired", "o.2", ttl, false, "f1", "w.").get(bound, TimeUnit.MILLISECONDS))
+            assertThat(store.tryAcquireFire("fired", "o.2", ttl, false, "f1", "w.")
+                            .get(bound, TimeUnit.MILLISECONDS))
                     .isInstanceOf(dev.tenure.spi.AcquireResult.AlreadyCompleted.class);
-            assertThat(store.tryAcquireFire("fired", "o.3", ttl, true, "f2", null).get(bound, TimeUnit.MILLISECONDS))
+            assertThat(store.tryAcquireFire("fired", "o.3", ttl, true, "f2", null)
+                            .get(bound, TimeUnit.MILLISECONDS))
                     .isInstanceOf(dev.tenure.spi.AcquireResult.Acquired.class);
-            assertThat(store.release("fired", "o.3").get(bound, TimeUnit.MILLISECONDS)).isTrue();
+            assertThat(store.release("fired", "o.3").get(bound, TimeUnit.MILLISECONDS))
+                    .isTrue();
             store.leaveQueue("fired", "w.");
             assertNoDenials();
         }
@@ -210,13 +229,16 @@ class AclIT {
         void release_whileSomeoneWaits_notifiesSubscribedClient() throws Exception {
             CountDownLatch released = new CountDownLatch(1);
             try (AutoCloseable subscription = store.subscribeReleases("notified", released::countDown)) {
-                await().atMost(Timing.scaled(Duration.ofSeconds(5))).until(() -> subscribed(store.leaseKeyOf("notified")));
+                await().atMost(Timing.scaled(Duration.ofSeconds(5)))
+                        .until(() -> subscribed(store.leaseKeyOf("notified")));
                 Lease holder = elsewhere.tryAcquire("notified").orElseThrow();
                 // A waiter's attempt: finding the lease held, it leaves the marker that makes the release notify.
                 assertThat(leases.tryAcquire("notified")).isEmpty();
 
                 assertThat(holder.release()).isEqualTo(ReleaseResult.RELEASED);
-                assertThat(released.await(Timing.scaledMillis(5_000), TimeUnit.MILLISECONDS)).as("notified").isTrue();
+                assertThat(released.await(Timing.scaledMillis(5_000), TimeUnit.MILLISECONDS))
+                        .as("notified")
+                        .isTrue();
             }
             assertNoDenials();
         }
@@ -230,7 +252,8 @@ class AclIT {
                     .until(() -> admin("EXISTS", "{tenure:waited-for}:waiting").equals(1L));
 
             assertThat(holder.release()).isEqualTo(ReleaseResult.RELEASED);
-            Lease next = waiter.get(Timing.scaledMillis(10_000), TimeUnit.MILLISECONDS).orElseThrow();
+            Lease next = waiter.get(Timing.scaledMillis(10_000), TimeUnit.MILLISECONDS)
+                    .orElseThrow();
             assertThat(admin("GET", store.leaseKeyOf("waited-for"))).isEqualTo(next.owner());
             assertThat(next.release()).isEqualTo(ReleaseResult.RELEASED);
             assertNoDenials();
@@ -245,7 +268,8 @@ class AclIT {
                     .until(() -> admin("EXISTS", "{tenure:handed-over}:waiting").equals(1L));
 
             assertThat(holder.release()).isEqualTo(ReleaseResult.RELEASED);
-            Lease next = waiter.get(Timing.scaledMillis(10_000), TimeUnit.MILLISECONDS).orElseThrow();
+            Lease next = waiter.get(Timing.scaledMillis(10_000), TimeUnit.MILLISECONDS)
+                    .orElseThrow();
             await().atMost(Timing.scaled(Duration.ofSeconds(2)))
                     .until(() -> next.owner().equals(admin("GET", store.leaseKeyOf("handed-over"))));
             assertThat(next.isValid()).isTrue();
@@ -256,20 +280,25 @@ class AclIT {
         @Test
         void acquireAll_oneKeyHeldElsewhere_takesAllOrNone() {
             List<String> keys = List.of("all-a", "all-b", "all-c");
-            LeaseGroup group = leases.acquireAll(keys, Duration.ofSeconds(1), leases.defaults()).orElseThrow();
+            LeaseGroup group = leases.acquireAll(keys, Duration.ofSeconds(1), leases.defaults())
+                    .orElseThrow();
             assertThat(group.leases()).hasSize(3).allMatch(Lease::isValid);
             assertThat(group.release()).isEqualTo(ReleaseResult.RELEASED);
 
             Lease blocker = elsewhere.tryAcquire("all-c").orElseThrow();
-            assertThat(leases.acquireAll(keys, Duration.ofMillis(300), leases.defaults())).isEmpty();
+            assertThat(leases.acquireAll(keys, Duration.ofMillis(300), leases.defaults()))
+                    .isEmpty();
             assertThat(blocker.release()).isEqualTo(ReleaseResult.RELEASED);
-            keys.forEach(key -> assertThat(admin("EXISTS", store.leaseKeyOf(key))).as(key).isEqualTo(0L));
+            keys.forEach(key ->
+                    assertThat(admin("EXISTS", store.leaseKeyOf(key))).as(key).isEqualTo(0L));
             assertNoDenials();
         }
 
         @Test
         void runLocked_freeKey_runsWorkUnderLeaseAndReleases() {
-            Optional<String> result = leases.runLocked("locked", LockPolicy.failFast(),
+            Optional<String> result = leases.runLocked(
+                    "locked",
+                    LockPolicy.failFast(),
                     lease -> lease.owner().equals(admin("GET", store.leaseKeyOf("locked"))) ? "held" : "not held");
 
             assertThat(result).contains("held");
@@ -283,7 +312,8 @@ class AclIT {
             String outside = "billing:invoice-7";
 
             assertThat(asUser(nodeFor(store.leaseKeyOf("survivor")), "GET", store.leaseKeyOf("survivor")))
-                    .as("the user's own keys stay readable").isEqualTo(lease.owner());
+                    .as("the user's own keys stay readable")
+                    .isEqualTo(lease.owner());
             assertRefused(asUser(nodeFor(outside), "SET", outside, "x"));
             assertRefused(asUser(nodeFor(outside), "GET", outside));
             assertRefused(asUser(nodeFor(store.leaseKeyOf("survivor")), "FLUSHALL"));
@@ -332,13 +362,21 @@ class AclIT {
             node.command("CONFIG", "RESETSTAT");
 
             if (function) {
-                assertThatThrownBy(() -> store.tryAcquire("removed", "owner-1", Duration.ofSeconds(5), false).get(Timing.scaledMillis(5000), TimeUnit.MILLISECONDS))
-                        .isInstanceOf(ExecutionException.class).cause().isInstanceOf(LeaseStoreUnavailableException.class)
-                        .hasMessageContaining(ValkeyLeaseStore.functionName()).hasMessageContaining("installFunction")
+                assertThatThrownBy(() -> store.tryAcquire("removed", "owner-1", Duration.ofSeconds(5), false)
+                                .get(Timing.scaledMillis(5000), TimeUnit.MILLISECONDS))
+                        .isInstanceOf(ExecutionException.class)
+                        .cause()
+                        .isInstanceOf(LeaseStoreUnavailableException.class)
+                        .hasMessageContaining(ValkeyLeaseStore.functionName())
+                        .hasMessageContaining("installFunction")
                         .hasMessageContaining("FUNCTION LOAD REPLACE");
-                assertThat((String) node.command("INFO", "commandstats")).as("one FCALL, no retries").contains("cmdstat_fcall:calls=1,");
-                assertThatThrownBy(() -> leases.tryAcquire("removed")).isInstanceOf(LeaseStoreUnavailableException.class)
-                        .hasMessageContaining(ValkeyLeaseStore.functionName()).hasMessageContaining("installFunction");
+                assertThat((String) node.command("INFO", "commandstats"))
+                        .as("one FCALL, no retries")
+                        .contains("cmdstat_fcall:calls=1,");
+                assertThatThrownBy(() -> leases.tryAcquire("removed"))
+                        .isInstanceOf(LeaseStoreUnavailableException.class)
+                        .hasMessageContaining(ValkeyLeaseStore.functionName())
+                        .hasMessageContaining("installFunction");
                 installFunctionIfNeeded();
             }
             assertThat(leases.tryAcquire("removed").orElseThrow().release()).isEqualTo(ReleaseResult.RELEASED);
@@ -492,12 +530,12 @@ class AclIT {
             group = ValkeyServers.primaryWithReplica("--requirepass", ADMIN_PASSWORD);
             grant(group.primary(), STANDALONE_RULES);
             grant(group.replica(), STANDALONE_RULES);
-            leases = Leases.of(ValkeyLeaseStore.create(
-                    ValkeyConfig.standalone(group.primary().address(), group.replica().address())
-                            .credentials(USER, PASSWORD)
-                            .requestTimeout(Duration.ofMillis(300))
-                            .failoverProbeInterval(Duration.ofMillis(300))
-                            .build()));
+            leases = Leases.of(ValkeyLeaseStore.create(ValkeyConfig.standalone(
+                            group.primary().address(), group.replica().address())
+                    .credentials(USER, PASSWORD)
+                    .requestTimeout(Duration.ofMillis(300))
+                    .failoverProbeInterval(Duration.ofMillis(300))
+                    .build()));
         }
 
         @AfterAll
@@ -518,11 +556,15 @@ class AclIT {
             assertThatThrownBy(() -> leases.tryAcquire("during")).isInstanceOf(LeaseStoreUnavailableException.class);
             group.promoteReplica();
 
-            await().atMost(Timing.scaled(Duration.ofSeconds(15))).pollInterval(Duration.ofMillis(50))
+            await().atMost(Timing.scaled(Duration.ofSeconds(15)))
+                    .pollInterval(Duration.ofMillis(50))
                     .ignoreExceptionsInstanceOf(LeaseStoreUnavailableException.class)
-                    .untilAsserted(() -> assertThat(leases.tryAcquire("after").orElseThrow().release())
+                    .untilAsserted(() -> assertThat(
+                                    leases.tryAcquire("after").orElseThrow().release())
                             .isEqualTo(ReleaseResult.RELEASED));
-            assertThat((List<?>) group.replica().command("ACL", "LOG")).as("ACL LOG of the promoted replica").isEmpty();
+            assertThat((List<?>) group.replica().command("ACL", "LOG"))
+                    .as("ACL LOG of the promoted replica")
+                    .isEmpty();
         }
     }
 

@@ -9,11 +9,11 @@ import dev.tenure.LeaseOptions;
 import dev.tenure.LeaseStoreUnavailableException;
 import dev.tenure.Leases;
 import dev.tenure.ReleaseResult;
+import dev.tenure.ValkeyConfig;
 import dev.tenure.testkit.Timing;
 import dev.tenure.testkit.ValkeyCluster;
 import dev.tenure.testkit.ValkeyServer;
 import dev.tenure.testkit.ValkeyServers;
-import dev.tenure.ValkeyConfig;
 import dev.tenure.valkey.ValkeyLeaseStore;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -78,7 +78,8 @@ class ClusterFailoverIT {
     private static void warmUp(Leases client) {
         for (int i = 0; i < 30; i++) {
             String key = "warm-up-" + i;
-            await().atMost(Timing.scaled(Duration.ofSeconds(30))).ignoreExceptionsInstanceOf(LeaseStoreUnavailableException.class)
+            await().atMost(Timing.scaled(Duration.ofSeconds(30)))
+                    .ignoreExceptionsInstanceOf(LeaseStoreUnavailableException.class)
                     .until(() -> {
                         Optional<Lease> lease = client.tryAcquire(key, LeaseOptions.ofTtl(Duration.ofSeconds(2)));
                         lease.ifPresent(Lease::release);
@@ -117,13 +118,17 @@ class ClusterFailoverIT {
         }
 
         for (String key : allKeys()) {
-            assertThat(elsewhere.tryAcquire(key)).as("second client on held key %s", key).isEmpty();
+            assertThat(elsewhere.tryAcquire(key))
+                    .as("second client on held key %s", key)
+                    .isEmpty();
         }
         for (Lease lease : held) {
             assertThat(lease.release()).isEqualTo(ReleaseResult.RELEASED);
         }
         for (String key : allKeys()) {
-            assertThat(elsewhere.tryAcquire(key)).as("second client on released key %s", key).get()
+            assertThat(elsewhere.tryAcquire(key))
+                    .as("second client on released key %s", key)
+                    .get()
                     .satisfies(lease -> assertThat(lease.release()).isEqualTo(ReleaseResult.RELEASED));
         }
     }
@@ -132,15 +137,19 @@ class ClusterFailoverIT {
     @Order(2)
     void acquireAll_keysSpanningThreeShards_allOrNothing() {
         List<String> spanning = onePerShard();
-        LeaseGroup group = leases.acquireAll(spanning, Duration.ofSeconds(1), leases.defaults()).orElseThrow();
+        LeaseGroup group = leases.acquireAll(spanning, Duration.ofSeconds(1), leases.defaults())
+                .orElseThrow();
         assertThat(group.leases()).hasSize(3).allMatch(Lease::isValid);
         spanning.forEach(key -> assertThat(elsewhere.tryAcquire(key)).isEmpty());
         assertThat(group.release()).isEqualTo(ReleaseResult.RELEASED);
 
         Lease blocker = elsewhere.tryAcquire(spanning.get(2)).orElseThrow();
-        assertThat(leases.acquireAll(spanning, Duration.ofMillis(300), leases.defaults())).isEmpty();
+        assertThat(leases.acquireAll(spanning, Duration.ofMillis(300), leases.defaults()))
+                .isEmpty();
         assertThat(blocker.release()).isEqualTo(ReleaseResult.RELEASED);
-        spanning.forEach(key -> assertThat(elsewhere.tryAcquire(key)).as("left behind: %s", key).get()
+        spanning.forEach(key -> assertThat(elsewhere.tryAcquire(key))
+                .as("left behind: %s", key)
+                .get()
                 .satisfies(lease -> assertThat(lease.release()).isEqualTo(ReleaseResult.RELEASED)));
     }
 
@@ -164,13 +173,19 @@ class ClusterFailoverIT {
         });
         assertThat(timed(releasedDuringOutage::release)).isEqualTo(ReleaseResult.UNCONFIRMED);
         Outage outage = tryUntilGranted(victimKeys.get(2), Timing.scaled(Duration.ofSeconds(20)));
-        ValkeyServer promoted = failover.get(Timing.scaled(Duration.ofSeconds(25)).toMillis(), TimeUnit.MILLISECONDS);
+        ValkeyServer promoted =
+                failover.get(Timing.scaled(Duration.ofSeconds(25)).toMillis(), TimeUnit.MILLISECONDS);
 
-        assertThat(outage.typedFailures.get()).as("calls failing while the slot had no primary").isPositive();
+        assertThat(outage.typedFailures.get())
+                .as("calls failing while the slot had no primary")
+                .isPositive();
         assertThat(promoted).isNotSameAs(victim).isSameAs(cluster.primaryForKey(store.leaseKeyOf(victimKeys.get(2))));
-        LOG.info("cluster failover: {} typed failures; first lease on the failed shard {} ms after kill -9; the kit saw "
-                        + "the promotion (every node cluster_state:ok) {} ms after kill -9", outage.typedFailures.get(),
-                millis(outage.grantedAt - killedAt), millis(promotedAt.get() - killedAt));
+        LOG.info(
+                "cluster failover: {} typed failures; first lease on the failed shard {} ms after kill -9; the kit saw "
+                        + "the promotion (every node cluster_state:ok) {} ms after kill -9",
+                outage.typedFailures.get(),
+                millis(outage.grantedAt - killedAt),
+                millis(promotedAt.get() - killedAt));
 
         assertHeldOnlyByOwner(kept, promoted);
         List<String> free = allKeys();
@@ -207,8 +222,11 @@ class ClusterFailoverIT {
     private static void awaitReplicated(ValkeyServer primary, Lease... held) {
         ValkeyServer replica = cluster.replicaOf(primary);
         for (Lease lease : held) {
-            await().atMost(Timing.scaled(Duration.ofSeconds(5))).until(() -> lease.owner().equals(
-                    replica.pipeline(List.of(List.of("READONLY"), List.of("GET", store.leaseKeyOf(lease.key())))).get(1)));
+            await().atMost(Timing.scaled(Duration.ofSeconds(5)))
+                    .until(() -> lease.owner()
+                            .equals(replica.pipeline(
+                                            List.of(List.of("READONLY"), List.of("GET", store.leaseKeyOf(lease.key()))))
+                                    .get(1)));
         }
     }
 
@@ -238,7 +256,10 @@ class ClusterFailoverIT {
      */
     private static Outage tryUntilGranted(String key, Duration atMost) {
         Outage outage = new Outage();
-        await("a lease on the failed shard").atMost(atMost).pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(50))
+        await("a lease on the failed shard")
+                .atMost(atMost)
+                .pollDelay(Duration.ZERO)
+                .pollInterval(Duration.ofMillis(50))
                 .until(() -> {
                     Optional<Lease> lease;
                     try {
@@ -261,7 +282,9 @@ class ClusterFailoverIT {
      * cluster reports {@code cluster_state:fail}, so failures are retried.
      */
     private static long awaitLeasesOn(List<String> keys, Duration atMost) {
-        await("leases on every shard").atMost(atMost).pollInterval(Duration.ofMillis(100))
+        await("leases on every shard")
+                .atMost(atMost)
+                .pollInterval(Duration.ofMillis(100))
                 .ignoreExceptionsInstanceOf(LeaseStoreUnavailableException.class)
                 .untilAsserted(() -> keys.forEach(ClusterFailoverIT::assertExclusiveAndReleased));
         return System.nanoTime();
@@ -270,7 +293,9 @@ class ClusterFailoverIT {
     private static void assertExclusiveAndReleased(String key) {
         Lease lease = timed(() -> leases.tryAcquire(key)).orElseThrow(() -> new AssertionError(key + " is held"));
         try {
-            assertThat(timed(() -> elsewhere.tryAcquire(key))).as("second client on %s", key).isEmpty();
+            assertThat(timed(() -> elsewhere.tryAcquire(key)))
+                    .as("second client on %s", key)
+                    .isEmpty();
         } finally {
             assertThat(timed(lease::release)).isEqualTo(ReleaseResult.RELEASED);
         }
@@ -278,13 +303,16 @@ class ClusterFailoverIT {
 
     private static void awaitAcquireAllAcrossShards(Duration atMost) {
         List<String> spanning = onePerShard();
-        await("acquireAll across the shards").atMost(atMost).pollInterval(Duration.ofMillis(100))
+        await("acquireAll across the shards")
+                .atMost(atMost)
+                .pollInterval(Duration.ofMillis(100))
                 .ignoreExceptionsInstanceOf(LeaseStoreUnavailableException.class)
                 .untilAsserted(() -> {
                     LeaseGroup group = leases.acquireAll(spanning, Duration.ofSeconds(1), leases.defaults())
                             .orElseThrow(() -> new AssertionError("acquireAll " + spanning + " timed out"));
                     try {
-                        spanning.forEach(key -> assertThat(elsewhere.tryAcquire(key)).isEmpty());
+                        spanning.forEach(
+                                key -> assertThat(elsewhere.tryAcquire(key)).isEmpty());
                     } finally {
                         assertThat(group.release()).isEqualTo(ReleaseResult.RELEASED);
                     }
@@ -299,19 +327,23 @@ class ClusterFailoverIT {
         Object holder = promoted.command("GET", store.leaseKeyOf(kept.key()));
         if (kept.isValid()) {
             assertThat(holder).isEqualTo(kept.owner());
-            await().atMost(Timing.scaled(Duration.ofSeconds(10))).pollInterval(Duration.ofMillis(100))
+            await().atMost(Timing.scaled(Duration.ofSeconds(10)))
+                    .pollInterval(Duration.ofMillis(100))
                     .ignoreExceptionsInstanceOf(LeaseStoreUnavailableException.class)
-                    .untilAsserted(() -> assertThat(elsewhere.tryAcquire(kept.key())).isEmpty());
+                    .untilAsserted(
+                            () -> assertThat(elsewhere.tryAcquire(kept.key())).isEmpty());
         }
         LOG.info("cluster failover: the lease held across the failover is {}", kept.state());
     }
 
     /** A release that could not be confirmed during the outage is retried in the background until it succeeds. */
     private static void awaitFreed(String key) {
-        await("the release retried after the outage").atMost(Timing.scaled(Duration.ofSeconds(10)))
+        await("the release retried after the outage")
+                .atMost(Timing.scaled(Duration.ofSeconds(10)))
                 .pollInterval(Duration.ofMillis(100))
                 .ignoreExceptionsInstanceOf(LeaseStoreUnavailableException.class)
-                .untilAsserted(() -> assertThat(elsewhere.tryAcquire(key)).get()
+                .untilAsserted(() -> assertThat(elsewhere.tryAcquire(key))
+                        .get()
                         .satisfies(lease -> assertThat(lease.release()).isEqualTo(ReleaseResult.RELEASED)));
     }
 

@@ -4,7 +4,6 @@ import dev.tenure.Leases;
 import dev.tenure.ValkeyConfig;
 import dev.tenure.testkit.CounterFuzzer;
 import dev.tenure.valkey.ValkeyLeaseStore;
-
 import java.nio.file.Path;
 import java.time.Duration;
 
@@ -14,18 +13,19 @@ import java.time.Duration;
  */
 public final class CounterFuzzerMain {
 
-    private CounterFuzzerMain() {
-    }
+    private CounterFuzzerMain() {}
 
     public static void main(String[] args) throws Exception {
         boolean cluster = args[0].equals("cluster");
         String[] addresses = args[1].split(",");
         ValkeyConfig cfg = (cluster ? ValkeyConfig.cluster(addresses) : ValkeyConfig.standalone(addresses))
-                .requestTimeout(Duration.ofSeconds(2)).clientName("fuzzer").build();
+                .requestTimeout(Duration.ofSeconds(2))
+                .clientName("fuzzer")
+                .build();
         try (Leases leases = Leases.of(ValkeyLeaseStore.create(cfg))) {
             System.out.println("READY");
-            int n = CounterFuzzer.hammer(leases, args[2], Path.of(args[3]), Integer.parseInt(args[4]),
-                    Integer.parseInt(args[5]));
+            int n = CounterFuzzer.hammer(
+                    leases, args[2], Path.of(args[3]), Integer.parseInt(args[4]), Integer.parseInt(args[5]));
             System.out.println("DONE " + n);
         }
         System.exit(0);

@@ -1,23 +1,22 @@
 package dev.tenure.valkey.it;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import dev.tenure.Lease;
 import dev.tenure.LeaseOptions;
 import dev.tenure.LeaseState;
 import dev.tenure.Leases;
+import dev.tenure.ValkeyConfig;
 import dev.tenure.testkit.ValkeyServer;
 import dev.tenure.testkit.ValkeyServers;
-import dev.tenure.ValkeyConfig;
 import dev.tenure.valkey.ValkeyLeaseStore;
-import org.junit.jupiter.api.Test;
-
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-
-import static org.assertj.core.api.Assertions.assertThat;
+import org.junit.jupiter.api.Test;
 
 /** The watchdog renews thousands of leases in few calls: renewals that fall due together share script calls. */
 class ManyLeasesIT {
@@ -29,7 +28,8 @@ class ManyLeasesIT {
     @Test
     void watchdog_2000LeasesHeldFor4s_allActive_renewalsCoalesced() throws Exception {
         try (ValkeyServer server = ValkeyServers.standalone();
-             Leases leases = Leases.of(ValkeyLeaseStore.create(ValkeyConfig.standalone(server.address()).build()))) {
+                Leases leases = Leases.of(ValkeyLeaseStore.create(
+                        ValkeyConfig.standalone(server.address()).build()))) {
             LeaseOptions options = LeaseOptions.ofTtl(Duration.ofSeconds(3));
             List<Lease> held = new ArrayList<>();
             ExecutorService pool = Executors.newFixedThreadPool(16);

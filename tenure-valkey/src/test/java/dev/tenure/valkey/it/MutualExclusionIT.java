@@ -1,27 +1,26 @@
 package dev.tenure.valkey.it;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import dev.tenure.Leases;
+import dev.tenure.ValkeyConfig;
 import dev.tenure.testkit.CounterFuzzer;
 import dev.tenure.testkit.JvmProcess;
 import dev.tenure.testkit.Timing;
 import dev.tenure.testkit.ValkeyCluster;
 import dev.tenure.testkit.ValkeyServer;
 import dev.tenure.testkit.ValkeyServers;
-import dev.tenure.ValkeyConfig;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.OptionalInt;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.io.TempDir;
-
-import java.nio.file.Path;
-import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.OptionalInt;
-
-import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Acceptance 1: 32 threads, and separately 3 JVM processes, increment one unsynchronised counter (a plain file)
@@ -59,8 +58,14 @@ class MutualExclusionIT {
             List<JvmProcess> procs = new ArrayList<>();
             try {
                 for (int i = 0; i < 3; i++) {
-                    procs.add(JvmProcess.start(CounterFuzzerMain.class, mode(), addresses(), "counter-procs", counter.toString(),
-                            Integer.toString(threads[i]), Integer.toString(share[i])));
+                    procs.add(JvmProcess.start(
+                            CounterFuzzerMain.class,
+                            mode(),
+                            addresses(),
+                            "counter-procs",
+                            counter.toString(),
+                            Integer.toString(threads[i]),
+                            Integer.toString(share[i])));
                 }
                 int made = 0;
                 for (JvmProcess p : procs) {

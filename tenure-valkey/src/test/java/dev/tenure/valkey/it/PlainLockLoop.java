@@ -4,7 +4,6 @@ import dev.tenure.Lease;
 import dev.tenure.Leases;
 import dev.tenure.ValkeyConfig;
 import dev.tenure.valkey.ValkeyLeaseStore;
-
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
 import java.time.Duration;
@@ -27,10 +26,11 @@ public final class PlainLockLoop {
         long before = threads.getTotalStartedThreadCount();
         int granted = 0;
         long afterLoop;
-        try (Leases leases = Leases.of(ValkeyLeaseStore.create(ValkeyConfig.standalone(address)
-                .releaseChannelLinger(linger).build()))) {
+        try (Leases leases = Leases.of(ValkeyLeaseStore.create(
+                ValkeyConfig.standalone(address).releaseChannelLinger(linger).build()))) {
             for (int i = 0; i < pairs; i++) {
-                Optional<Lease> lease = leases.acquire("plain-lock-loop", Duration.ofSeconds(2), Duration.ofSeconds(10));
+                Optional<Lease> lease =
+                        leases.acquire("plain-lock-loop", Duration.ofSeconds(2), Duration.ofSeconds(10));
                 if (lease.isPresent()) {
                     lease.get().release();
                     granted++;
@@ -40,7 +40,8 @@ public final class PlainLockLoop {
             Thread.sleep(linger.toMillis() + 2_000);
         }
         long end = threads.getTotalStartedThreadCount();
-        System.out.printf("threads parallelism %d pairs %d during %d after %d%n", ForkJoinPool.getCommonPoolParallelism(),
-                granted, afterLoop - before, end - afterLoop);
+        System.out.printf(
+                "threads parallelism %d pairs %d during %d after %d%n",
+                ForkJoinPool.getCommonPoolParallelism(), granted, afterLoop - before, end - afterLoop);
     }
 }

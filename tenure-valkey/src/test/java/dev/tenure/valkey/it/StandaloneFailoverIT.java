@@ -10,16 +10,16 @@ import dev.tenure.LeaseState;
 import dev.tenure.LeaseStoreUnavailableException;
 import dev.tenure.Leases;
 import dev.tenure.ReleaseResult;
+import dev.tenure.ValkeyConfig;
 import dev.tenure.testkit.Timing;
 import dev.tenure.testkit.ValkeyReplicationGroup;
 import dev.tenure.testkit.ValkeyServer;
 import dev.tenure.testkit.ValkeyServers;
-import dev.tenure.ValkeyConfig;
 import dev.tenure.valkey.ValkeyLeaseStore;
 import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -70,7 +70,8 @@ class StandaloneFailoverIT {
     @BeforeAll
     void start() {
         group = ValkeyServers.primaryWithReplica();
-        config = ValkeyConfig.standalone(group.primary().address(), group.replica().address())
+        config = ValkeyConfig.standalone(
+                        group.primary().address(), group.replica().address())
                 .requestTimeout(Duration.ofMillis(300))
                 .failoverProbeInterval(Duration.ofMillis(300))
                 .clients(clients())
@@ -109,7 +110,8 @@ class StandaloneFailoverIT {
         subscribeBeforeFailover();
         Lease kept = acquireReplicated("kept-across-failover", LeaseOptions.ofTtl(Duration.ofSeconds(3)));
         // Renewed every 300 ms but valid for 30 s: only a refused renewal can make it LOST within the test.
-        Lease dropped = acquireReplicated("dropped-by-failover",
+        Lease dropped = acquireReplicated(
+                "dropped-by-failover",
                 LeaseOptions.ofTtl(Duration.ofSeconds(30)).withRenewEvery(Duration.ofMillis(300)));
         AtomicLong lostAt = new AtomicLong();
         dropped.onLost(l -> lostAt.set(System.nanoTime()));
@@ -132,14 +134,18 @@ class StandaloneFailoverIT {
                     .atMost(Timing.scaled(Duration.ofSeconds(10)))
                     .until(() -> dropped.state() == LeaseState.LOST);
             await("no valid lease the new primary does not hold, for a while after recovery")
-                    .during(Duration.ofMillis(1500)).atMost(Timing.scaled(Duration.ofMillis(2500)))
+                    .during(Duration.ofMillis(1500))
+                    .atMost(Timing.scaled(Duration.ofMillis(2500)))
                     .until(() -> monitor.violations().isEmpty());
             assertThat(monitor.violations()).isEmpty();
             assertThat(monitor.checks()).isGreaterThan(10);
         }
-        LOG.info("standalone failover: first lease {} ms after kill -9, {} ms after promotion; the lease the new "
+        LOG.info(
+                "standalone failover: first lease {} ms after kill -9, {} ms after promotion; the lease the new "
                         + "primary lacked was LOST {} ms after promotion; the lease kept across the failover is {}",
-                millis(firstLeaseAt - killedAt), millis(firstLeaseAt - promotedAt), millis(lostAt.get() - promotedAt),
+                millis(firstLeaseAt - killedAt),
+                millis(firstLeaseAt - promotedAt),
+                millis(lostAt.get() - promotedAt),
                 kept.state());
         assertThat(dropped.isValid()).isFalse();
         for (int i = 0; i < 32; i++) { // 32 keys reach every client of the store
@@ -149,7 +155,9 @@ class StandaloneFailoverIT {
         await("every client of the store, and its release notifier, connected to the promoted replica")
                 .atMost(Timing.scaled(Duration.ofSeconds(5)))
                 .untilAsserted(() -> assertThat(ValkeyClientsIT.named(replica, clientName(), "info"))
-                        .as("connections named %s on the promoted replica: %s", clientName(), replica.command("CLIENT", "LIST"))
+                        .as(
+                                "connections named %s on the promoted replica: %s",
+                                clientName(), replica.command("CLIENT", "LIST"))
                         .isEqualTo(clients() + 1));
         assertThat(kept.release()).isIn(ReleaseResult.RELEASED, ReleaseResult.LOST);
         await().atMost(Timing.scaled(Duration.ofSeconds(1)))
@@ -160,25 +168,30 @@ class StandaloneFailoverIT {
     @Order(3)
     void releaseNotification_afterFailover_arrivesThroughMovedSubscription() throws Exception {
         ValkeyServer promoted = group.replica();
-        await("the release subscription to move to the promoted replica").atMost(Timing.scaled(Duration.ofSeconds(5)))
+        await("the release subscription to move to the promoted replica")
+                .atMost(Timing.scaled(Duration.ofSeconds(5)))
                 .until(() -> subscribers(promoted, store.leaseKeyOf(NOTIFY_KEY)) == 1);
         CountDownLatch released = new CountDownLatch(1);
         // The channel is still subscribed (it lingers 30 s), so this listener relies on the moved subscription.
         try (AutoCloseable listener = store.subscribeReleases(NOTIFY_KEY, released::countDown);
-             Leases elsewhere = Leases.of(ValkeyLeaseStore.create(config))) {
+                Leases elsewhere = Leases.of(ValkeyLeaseStore.create(config))) {
             Lease holder = elsewhere.tryAcquire(NOTIFY_KEY).orElseThrow();
             // A waiter's attempt: finding the lease held, it leaves the marker that makes the release notify.
             assertThat(leases.tryAcquire(NOTIFY_KEY)).isEmpty();
 
             assertThat(holder.release()).isEqualTo(ReleaseResult.RELEASED);
-            assertThat(released.await(Timing.scaledMillis(5_000), TimeUnit.MILLISECONDS)).as("notified").isTrue();
+            assertThat(released.await(Timing.scaledMillis(5_000), TimeUnit.MILLISECONDS))
+                    .as("notified")
+                    .isTrue();
         }
         assertThat(leases.tryAcquire(NOTIFY_KEY).orElseThrow().release()).isEqualTo(ReleaseResult.RELEASED);
     }
 
     /** A wait on {@link #NOTIFY_KEY} subscribes its channel, which then stays subscribed for 30 s. */
     private void subscribeBeforeFailover() {
-        leases.acquire(NOTIFY_KEY, Duration.ofSeconds(1), leases.defaults()).orElseThrow().release();
+        leases.acquire(NOTIFY_KEY, Duration.ofSeconds(1), leases.defaults())
+                .orElseThrow()
+                .release();
         await().atMost(Timing.scaled(Duration.ofSeconds(5)))
                 .until(() -> subscribers(group.primary(), store.leaseKeyOf(NOTIFY_KEY)) == 1);
     }
@@ -205,14 +218,16 @@ class StandaloneFailoverIT {
     /** Retries until a lease on {@code key} is granted, checked on {@code primary} and released; returns when it was granted. */
     private long awaitLeaseOn(ValkeyServer primary, String key, Duration atMost) {
         AtomicLong grantedAt = new AtomicLong();
-        await("a lease through the same Leases after the failover").atMost(atMost)
+        await("a lease through the same Leases after the failover")
+                .atMost(atMost)
                 .pollInterval(Duration.ofMillis(50))
                 .ignoreExceptionsInstanceOf(LeaseStoreUnavailableException.class)
                 .untilAsserted(() -> {
                     Lease lease = leases.tryAcquire(key).orElseThrow(() -> new AssertionError(key + " is held"));
                     grantedAt.compareAndSet(0, System.nanoTime());
                     try {
-                        assertThat(primary.command("GET", store.leaseKeyOf(key))).isEqualTo(lease.owner());
+                        assertThat(primary.command("GET", store.leaseKeyOf(key)))
+                                .isEqualTo(lease.owner());
                     } finally {
                         assertThat(lease.release()).isEqualTo(ReleaseResult.RELEASED);
                     }
@@ -232,12 +247,14 @@ class StandaloneFailoverIT {
         private volatile boolean stopped;
 
         OwnershipMonitor(Lease lease, ValkeyServer server, String leaseKey) {
-            thread = new Thread(() -> {
-                while (!stopped) {
-                    check(lease, server, leaseKey);
-                    LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(20));
-                }
-            }, "ownership-monitor");
+            thread = new Thread(
+                    () -> {
+                        while (!stopped) {
+                            check(lease, server, leaseKey);
+                            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(20));
+                        }
+                    },
+                    "ownership-monitor");
             thread.setDaemon(true);
             thread.start();
         }

@@ -1,5 +1,9 @@
 package dev.tenure.valkey.it;
 
+import static glide.api.models.GlideString.gs;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
 import dev.tenure.Lease;
 import dev.tenure.LeaseOptions;
 import dev.tenure.LeaseState;
@@ -18,11 +22,6 @@ import glide.api.models.configuration.GlideClientConfiguration;
 import glide.api.models.configuration.NodeAddress;
 import glide.api.models.configuration.StandaloneSubscriptionConfiguration;
 import glide.api.models.configuration.StandaloneSubscriptionConfiguration.PubSubChannelMode;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInstance;
-
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -32,10 +31,10 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-
-import static glide.api.models.GlideString.gs;
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
 
 /**
  * The queue of waiting processes in Valkey, at the store's level, on a real server: a refused waiting attempt queues
@@ -55,7 +54,9 @@ class TurnQueueIT {
     void start() {
         server = ValkeyServers.standalone();
         // a reserved turn lasts half the request timeout (bounded to 50 .. 250 ms): 200 ms here
-        store = ValkeyLeaseStore.create(ValkeyConfig.standalone(server.address()).requestTimeout(Duration.ofMillis(400)).build());
+        store = ValkeyLeaseStore.create(ValkeyConfig.standalone(server.address())
+                .requestTimeout(Duration.ofMillis(400))
+                .build());
     }
 
     @AfterAll
@@ -79,7 +80,7 @@ class TurnQueueIT {
         AtomicInteger toldB = new AtomicInteger();
         AtomicInteger toldC = new AtomicInteger();
         try (AutoCloseable sb = store.subscribeReleases(key, "b.", toldB::incrementAndGet);
-             AutoCloseable sc = store.subscribeReleases(key, "c.", toldC::incrementAndGet)) {
+                AutoCloseable sc = store.subscribeReleases(key, "c.", toldC::incrementAndGet)) {
             Thread.sleep(Timing.scaledMillis(300)); // the subscriptions are confirmed asynchronously
 
             // a releases while others wait: b's turn (reserved for 200 ms: the steps up to b's claim run at once)
@@ -117,10 +118,12 @@ class TurnQueueIT {
             assertThat(get(store.release(key, "c.3"))).isTrue();
             assertThat(server.command("GET", store.leaseKeyOf(key))).isEqualTo("q:b.");
 
-            // b leaves instead of taking it: the turn is passed on; with nobody queued the key is free and everyone told
+            // b leaves instead of taking it: the turn is passed on; with nobody queued the key is free and everyone
+            // told
             store.leaveQueue(key, "b.");
             await().atMost(Timing.scaled(Duration.ofSeconds(5))).until(() -> toldB.get() >= 2);
-            await().atMost(Timing.scaled(Duration.ofSeconds(5))).until(() -> server.command("GET", store.leaseKeyOf(key)) == null);
+            await().atMost(Timing.scaled(Duration.ofSeconds(5)))
+                    .until(() -> server.command("GET", store.leaseKeyOf(key)) == null);
             assertThat(queue(key)).isEmpty();
             await().atMost(Timing.scaled(Duration.ofSeconds(5))).until(() -> toldC.get() == 2 && toldB.get() == 3);
         }
@@ -143,10 +146,17 @@ class TurnQueueIT {
             subscriptions.subscription(PubSubChannelMode.EXACT, gs(channel));
         }
         try (GlideClient watcher = GlideClient.createClient(GlideClientConfiguration.builder()
-                .address(NodeAddress.builder().host(server.host()).port(server.port()).build())
-                .subscriptionConfiguration(subscriptions.build()).build()).get(Timing.scaledMillis(10_000), TimeUnit.MILLISECONDS)) {
-            await().atMost(Timing.scaled(Duration.ofSeconds(5))).until(() -> List.of(leaseChannel, turnB, turnC).stream()
-                    .allMatch(ch -> Long.valueOf(1).equals(((List<?>) server.command("PUBSUB", "NUMSUB", ch)).get(1))));
+                        .address(NodeAddress.builder()
+                                .host(server.host())
+                                .port(server.port())
+                                .build())
+                        .subscriptionConfiguration(subscriptions.build())
+                        .build())
+                .get(Timing.scaledMillis(10_000), TimeUnit.MILLISECONDS)) {
+            await().atMost(Timing.scaled(Duration.ofSeconds(5)))
+                    .until(() -> List.of(leaseChannel, turnB, turnC).stream()
+                            .allMatch(ch ->
+                                    Long.valueOf(1).equals(((List<?>) server.command("PUBSUB", "NUMSUB", ch)).get(1))));
 
             assertThat(get(store.tryAcquire(key, "a.1", TTL, false, "a."))).isInstanceOf(AcquireResult.Acquired.class);
             assertThat(get(store.tryAcquire(key, "b.1", TTL, false, "b."))).isInstanceOf(AcquireResult.Held.class);
@@ -172,11 +182,13 @@ class TurnQueueIT {
         long pttl = (Long) server.command("PTTL", store.leaseKeyOf(key));
         assertThat(pttl).as("the turn lasts half the request timeout").isBetween(1L, 200L);
 
-        await().atMost(Timing.scaled(Duration.ofSeconds(5))).until(() -> server.command("GET", store.leaseKeyOf(key)) == null);
+        await().atMost(Timing.scaled(Duration.ofSeconds(5)))
+                .until(() -> server.command("GET", store.leaseKeyOf(key)) == null);
         assertThat(get(store.tryAcquire(key, "e.1", TTL, false))).isInstanceOf(AcquireResult.Acquired.class);
 
         // nobody waits any more (the marker expires 2 s after the last refused attempt): a plain DEL, no turn
-        await().atMost(Timing.scaled(Duration.ofSeconds(5))).until(() -> server.command("EXISTS", store.waitingKeyOf(key)).equals(0L));
+        await().atMost(Timing.scaled(Duration.ofSeconds(5)))
+                .until(() -> server.command("EXISTS", store.waitingKeyOf(key)).equals(0L));
         assertThat(get(store.releaseTurn(key, "e.1", "e."))).isEqualTo(TurnRelease.FREED);
         assertThat(queue(key)).isEmpty();
     }
@@ -198,9 +210,11 @@ class TurnQueueIT {
         Map<String, Long> after = server.commandCalls();
         List<List<String>> calls = scriptCalls();
         server.command("CONFIG", "SET", "slowlog-log-slower-than", "10000");
-        assertThat(calls).as("both releases in the short form: two keys, the owner").containsExactlyInAnyOrder(
-                List.of("2", store.leaseKeyOf(key), store.waitingKeyOf(key), "a.2"),
-                List.of("2", store.leaseKeyOf(key), store.waitingKeyOf(key), "a.1"));
+        assertThat(calls)
+                .as("both releases in the short form: two keys, the owner")
+                .containsExactlyInAnyOrder(
+                        List.of("2", store.leaseKeyOf(key), store.waitingKeyOf(key), "a.2"),
+                        List.of("2", store.leaseKeyOf(key), store.waitingKeyOf(key), "a.1"));
         assertThat(delta(before, after, "evalsha")).isEqualTo(2);
         assertThat(delta(before, after, "mget")).isEqualTo(2);
         assertThat(delta(before, after, "del")).isEqualTo(1);
@@ -212,7 +226,9 @@ class TurnQueueIT {
         before = server.commandCalls();
         assertThat(get(store.release(key, "a.3"))).isTrue();
         after = server.commandCalls();
-        assertThat(delta(before, after, "evalsha")).as("the short form, then the batch form that passes").isEqualTo(2);
+        assertThat(delta(before, after, "evalsha"))
+                .as("the short form, then the batch form that passes")
+                .isEqualTo(2);
         assertThat(delta(before, after, "lpop")).isEqualTo(1);
         assertThat(server.command("GET", store.leaseKeyOf(key))).isEqualTo("q:b.");
         assertThat(get(store.tryAcquire(key, "b.2", TTL, false, "b."))).isInstanceOf(AcquireResult.Acquired.class);
@@ -225,7 +241,9 @@ class TurnQueueIT {
         for (Object entry : (List<?>) server.command("SLOWLOG", "GET", "100")) {
             List<?> args = (List<?>) ((List<?>) entry).get(3);
             if ("EVALSHA".equalsIgnoreCase(String.valueOf(args.get(0)))) {
-                calls.add(args.subList(2, args.size()).stream().map(String::valueOf).toList());
+                calls.add(args.subList(2, args.size()).stream()
+                        .map(String::valueOf)
+                        .toList());
             }
         }
         return calls;
@@ -247,27 +265,36 @@ class TurnQueueIT {
         List<String> setUser = new ArrayList<>(List.of("ACL", "SETUSER", "oldacl"));
         setUser.addAll(List.of(oldRules.split(" ")));
         server.command(setUser.toArray(String[]::new));
-        ValkeyConfig cfg = ValkeyConfig.standalone(server.address()).credentials("oldacl", AclIT.PASSWORD).build();
+        ValkeyConfig cfg = ValkeyConfig.standalone(server.address())
+                .credentials("oldacl", AclIT.PASSWORD)
+                .build();
         try (Leases holder = Leases.of(ValkeyLeaseStore.create(cfg));
-             Leases waiter = Leases.of(ValkeyLeaseStore.create(cfg))) {
+                Leases waiter = Leases.of(ValkeyLeaseStore.create(cfg))) {
             Lease held = holder.tryAcquire("old-acl").orElseThrow();
             CompletableFuture<Optional<Lease>> waiting = CompletableFuture.supplyAsync(
                     () -> waiter.acquire("old-acl", Duration.ofSeconds(10), LeaseOptions.ofTtl(TTL)));
-            await().atMost(Timing.scaled(Duration.ofSeconds(5))).until(() -> server.command("EXISTS", store.waitingKeyOf("old-acl")).equals(1L));
+            await().atMost(Timing.scaled(Duration.ofSeconds(5)))
+                    .until(() -> server.command("EXISTS", store.waitingKeyOf("old-acl"))
+                            .equals(1L));
             assertThat(held.release()).isEqualTo(ReleaseResult.RELEASED);
-            Lease next = waiting.get(Timing.scaledMillis(10_000), TimeUnit.MILLISECONDS).orElseThrow();
+            Lease next = waiting.get(Timing.scaledMillis(10_000), TimeUnit.MILLISECONDS)
+                    .orElseThrow();
             assertThat(next.state()).isEqualTo(LeaseState.ACTIVE);
             assertThat(next.release()).isEqualTo(ReleaseResult.RELEASED);
         }
         assertThat(server.command("EXISTS", store.queueKeyOf("old-acl"))).isEqualTo(0L);
-        assertThat(String.valueOf(server.command("ACL", "LOG"))).as("the refused queue commands are logged").contains("lpos");
+        assertThat(String.valueOf(server.command("ACL", "LOG")))
+                .as("the refused queue commands are logged")
+                .contains("lpos");
     }
 
     /** {@code <address> <key>}: waits for the key (queued in Valkey), prints WAITING first and ACQUIRED if it gets it. */
     public static void main(String[] args) throws Exception {
-        try (Leases leases = Leases.of(ValkeyLeaseStore.create(ValkeyConfig.standalone(args[0]).build()))) {
+        try (Leases leases = Leases.of(
+                ValkeyLeaseStore.create(ValkeyConfig.standalone(args[0]).build()))) {
             System.out.println("WAITING");
-            leases.acquire(args[1], Duration.ofSeconds(60), LeaseOptions.ofTtl(TTL)).ifPresent(l -> System.out.println("ACQUIRED"));
+            leases.acquire(args[1], Duration.ofSeconds(60), LeaseOptions.ofTtl(TTL))
+                    .ifPresent(l -> System.out.println("ACQUIRED"));
         }
         System.exit(0);
     }
@@ -280,27 +307,34 @@ class TurnQueueIT {
     @Test
     void aQueuedProcessKilled_costsTheOthersOneShortTurn() throws Exception {
         String key = "dead-in-queue";
-        ValkeyConfig cfg = ValkeyConfig.standalone(server.address()).requestTimeout(Duration.ofMillis(400)).build();
+        ValkeyConfig cfg = ValkeyConfig.standalone(server.address())
+                .requestTimeout(Duration.ofMillis(400))
+                .build();
         try (Leases holder = Leases.of(ValkeyLeaseStore.create(cfg));
-             Leases next = Leases.of(ValkeyLeaseStore.create(cfg));
-             JvmProcess doomed = JvmProcess.start(TurnQueueIT.class, server.address(), key)) {
+                Leases next = Leases.of(ValkeyLeaseStore.create(cfg));
+                JvmProcess doomed = JvmProcess.start(TurnQueueIT.class, server.address(), key)) {
             Lease held = holder.tryAcquire(key, LeaseOptions.ofTtl(TTL)).orElseThrow();
             doomed.awaitStdoutLine("WAITING"::equals, Timing.scaled(Duration.ofSeconds(30)));
-            await().atMost(Timing.scaled(Duration.ofSeconds(10))).until(() -> queue(key).size() == 1);
+            await().atMost(Timing.scaled(Duration.ofSeconds(10)))
+                    .until(() -> queue(key).size() == 1);
             CompletableFuture<Optional<Lease>> waiting = CompletableFuture.supplyAsync(
                     () -> next.acquire(key, Duration.ofSeconds(20), LeaseOptions.ofTtl(TTL)));
-            await().atMost(Timing.scaled(Duration.ofSeconds(5))).until(() -> queue(key).size() == 2);
+            await().atMost(Timing.scaled(Duration.ofSeconds(5)))
+                    .until(() -> queue(key).size() == 2);
             doomed.kill();
 
             long releasedAt = System.nanoTime();
             assertThat(held.release()).isEqualTo(ReleaseResult.RELEASED);
-            Lease got = waiting.get(Timing.scaledMillis(5000), TimeUnit.MILLISECONDS).orElseThrow();
+            Lease got = waiting.get(Timing.scaledMillis(5000), TimeUnit.MILLISECONDS)
+                    .orElseThrow();
             long waitedMs = (System.nanoTime() - releasedAt) / 1_000_000;
-            System.out.println("the next waiter got the key " + waitedMs + " ms after the release (the dead process's turn lasted 200 ms)");
+            System.out.println("the next waiter got the key " + waitedMs
+                    + " ms after the release (the dead process's turn lasted 200 ms)");
             assertThat(waitedMs).as("at least the dead process's turn").isGreaterThanOrEqualTo(150);
             assertThat(got.state()).isEqualTo(LeaseState.ACTIVE);
             // the dead process's entry was used up; the waiter, served, takes its own out when it stops waiting
-            await().atMost(Timing.scaled(Duration.ofSeconds(5))).until(() -> queue(key).isEmpty());
+            await().atMost(Timing.scaled(Duration.ofSeconds(5)))
+                    .until(() -> queue(key).isEmpty());
             assertThat(got.release()).isEqualTo(ReleaseResult.RELEASED);
         }
     }

@@ -1,5 +1,8 @@
 package dev.tenure.valkey.it;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
 import dev.tenure.Lease;
 import dev.tenure.LeaseOptions;
 import dev.tenure.Leases;
@@ -9,12 +12,6 @@ import dev.tenure.testkit.Timing;
 import dev.tenure.testkit.ValkeyServer;
 import dev.tenure.testkit.ValkeyServers;
 import dev.tenure.valkey.ValkeyLeaseStore;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
-
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -27,9 +24,11 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * {@link ValkeyConfig.Builder#clients(int)}: several GLIDE clients per store give the same mutual-exclusion answers as
@@ -55,8 +54,11 @@ class ValkeyClientsIT {
     }
 
     private static Leases leases(int clients, String name) {
-        return Leases.of(ValkeyLeaseStore.create(ValkeyConfig.standalone(valkey.address()).clients(clients)
-                .clientName(name).namespace(name).build()));
+        return Leases.of(ValkeyLeaseStore.create(ValkeyConfig.standalone(valkey.address())
+                .clients(clients)
+                .clientName(name)
+                .namespace(name)
+                .build()));
     }
 
     /**
@@ -97,13 +99,15 @@ class ValkeyClientsIT {
         String ns = "shared-c" + clients;
         Inside inside = new Inside();
         AtomicInteger overlaps = new AtomicInteger();
-        try (Leases many = leases(clients, ns); Leases one = leases(1, ns)) {
+        try (Leases many = leases(clients, ns);
+                Leases one = leases(1, ns)) {
             List<int[]> counts = run(t -> {
                 Leases leases = t % 2 == 0 ? many : one;
                 int sections = 0;
                 for (int i = 0; i < ROUNDS / 3; i++) {
                     String key = "shared-" + ((t + i) % 4);
-                    Optional<Lease> lease = leases.acquire(key, Timing.scaled(Duration.ofSeconds(10)), leases.defaults());
+                    Optional<Lease> lease =
+                            leases.acquire(key, Timing.scaled(Duration.ofSeconds(10)), leases.defaults());
                     if (lease.isEmpty()) {
                         continue;
                     }
@@ -118,7 +122,9 @@ class ValkeyClientsIT {
                 return new int[] {sections};
             });
             assertThat(overlaps.get()).as("sections of one key that overlapped").isZero();
-            assertThat(counts).allSatisfy(c -> assertThat(c[0]).as("waits that ended with the key").isEqualTo(ROUNDS / 3));
+            assertThat(counts)
+                    .allSatisfy(c ->
+                            assertThat(c[0]).as("waits that ended with the key").isEqualTo(ROUNDS / 3));
         }
     }
 
@@ -127,24 +133,32 @@ class ValkeyClientsIT {
         String name = "conns-c4";
         try (Leases leases = leases(4, name)) {
             for (int i = 0; i < 64; i++) { // connections are made lazily: 64 keys reach every client
-                assertThat(leases.tryAcquire("conn-" + i).orElseThrow().release()).isEqualTo(ReleaseResult.RELEASED);
+                assertThat(leases.tryAcquire("conn-" + i).orElseThrow().release())
+                        .isEqualTo(ReleaseResult.RELEASED);
             }
-            assertThat(named(name)).as("one connection per client, before any wait").isEqualTo(4);
+            assertThat(named(name))
+                    .as("one connection per client, before any wait")
+                    .isEqualTo(4);
 
             Lease held = leases.tryAcquire("waited").orElseThrow();
-            assertThat(leases.acquire("waited", Duration.ofMillis(200), LeaseOptions.ofTtl(Duration.ofSeconds(5)))).isEmpty();
-            await("the release notifier's connection").atMost(Timing.scaled(Duration.ofSeconds(5)))
+            assertThat(leases.acquire("waited", Duration.ofMillis(200), LeaseOptions.ofTtl(Duration.ofSeconds(5))))
+                    .isEmpty();
+            await("the release notifier's connection")
+                    .atMost(Timing.scaled(Duration.ofSeconds(5)))
                     .until(() -> named(name) == 5);
             assertThat(held.release()).isEqualTo(ReleaseResult.RELEASED);
         }
-        await("every connection closed").atMost(Timing.scaled(Duration.ofSeconds(5))).until(() -> named(name) == 0);
+        await("every connection closed")
+                .atMost(Timing.scaled(Duration.ofSeconds(5)))
+                .until(() -> named(name) == 0);
     }
 
     /** Connections on {@code server} whose CLIENT SETNAME is {@code name}, except those whose last command was {@code except}. */
     static long named(ValkeyServer server, String name, String except) {
         String list = (String) server.command("CLIENT", "LIST");
         return Arrays.stream(list.split("\n"))
-                .filter(l -> l.contains(" name=" + name + " ") && !l.contains(" cmd=" + except + " ")).count();
+                .filter(l -> l.contains(" name=" + name + " ") && !l.contains(" cmd=" + except + " "))
+                .count();
     }
 
     private static long named(String name) {

@@ -1,14 +1,14 @@
 package dev.tenure.valkey.it;
 
+import dev.tenure.ValkeyConfig;
 import dev.tenure.spi.LeaseStore;
-import java.time.Duration;
-import java.util.concurrent.TimeUnit;
 import dev.tenure.testkit.LeaseStoreContract;
+import dev.tenure.testkit.Timing;
 import dev.tenure.testkit.ValkeyCluster;
 import dev.tenure.testkit.ValkeyServers;
-import dev.tenure.ValkeyConfig;
 import dev.tenure.valkey.ValkeyLeaseStore;
-import dev.tenure.testkit.Timing;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -22,7 +22,9 @@ class ValkeyClusterContractIT extends LeaseStoreContract {
     @BeforeAll
     static void start() {
         cluster = ValkeyServers.cluster();
-        store = ValkeyLeaseStore.create(ValkeyConfig.cluster(cluster.seedAddresses().toArray(String[]::new)).build());
+        store = ValkeyLeaseStore.create(
+                ValkeyConfig.cluster(cluster.seedAddresses().toArray(String[]::new))
+                        .build());
         warmUp(store);
     }
 
@@ -33,10 +35,14 @@ class ValkeyClusterContractIT extends LeaseStoreContract {
     static void warmUp(LeaseStore store) {
         for (int i = 0; i < 30; i++) {
             String key = "warm-up-" + i;
-            Awaitility.await().atMost(Timing.scaled(Duration.ofSeconds(30))).ignoreExceptions().until(() -> {
-                store.tryAcquire(key, "warm-up", Duration.ofMillis(500), false).get(Timing.scaledMillis(5000), TimeUnit.MILLISECONDS);
-                return true;
-            });
+            Awaitility.await()
+                    .atMost(Timing.scaled(Duration.ofSeconds(30)))
+                    .ignoreExceptions()
+                    .until(() -> {
+                        store.tryAcquire(key, "warm-up", Duration.ofMillis(500), false)
+                                .get(Timing.scaledMillis(5000), TimeUnit.MILLISECONDS);
+                        return true;
+                    });
         }
     }
 

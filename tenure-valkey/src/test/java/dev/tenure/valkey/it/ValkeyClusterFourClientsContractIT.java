@@ -18,7 +18,10 @@ class ValkeyClusterFourClientsContractIT extends LeaseStoreContract {
     @BeforeAll
     static void start() {
         cluster = ValkeyServers.cluster();
-        store = ValkeyLeaseStore.create(ValkeyConfig.cluster(cluster.seedAddresses().toArray(String[]::new)).clients(4).build());
+        store = ValkeyLeaseStore.create(
+                ValkeyConfig.cluster(cluster.seedAddresses().toArray(String[]::new))
+                        .clients(4)
+                        .build());
         ValkeyClusterContractIT.warmUp(store);
     }
 

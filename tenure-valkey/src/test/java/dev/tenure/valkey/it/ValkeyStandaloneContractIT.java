@@ -1,10 +1,10 @@
 package dev.tenure.valkey.it;
 
+import dev.tenure.ValkeyConfig;
 import dev.tenure.spi.LeaseStore;
 import dev.tenure.testkit.LeaseStoreContract;
 import dev.tenure.testkit.ValkeyServer;
 import dev.tenure.testkit.ValkeyServers;
-import dev.tenure.ValkeyConfig;
 import dev.tenure.valkey.ValkeyLeaseStore;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -18,7 +18,8 @@ class ValkeyStandaloneContractIT extends LeaseStoreContract {
     @BeforeAll
     static void start() {
         server = ValkeyServers.standalone();
-        store = ValkeyLeaseStore.create(ValkeyConfig.standalone(server.address()).build());
+        store = ValkeyLeaseStore.create(
+                ValkeyConfig.standalone(server.address()).build());
     }
 
     @AfterAll

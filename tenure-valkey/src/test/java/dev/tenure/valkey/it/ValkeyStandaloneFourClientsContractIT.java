@@ -18,7 +18,8 @@ class ValkeyStandaloneFourClientsContractIT extends LeaseStoreContract {
     @BeforeAll
     static void start() {
         server = ValkeyServers.standalone();
-        store = ValkeyLeaseStore.create(ValkeyConfig.standalone(server.address()).clients(4).build());
+        store = ValkeyLeaseStore.create(
+                ValkeyConfig.standalone(server.address()).clients(4).build());
     }
 
     @AfterAll

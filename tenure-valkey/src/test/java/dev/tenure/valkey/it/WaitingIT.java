@@ -1,24 +1,23 @@
 package dev.tenure.valkey.it;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import dev.tenure.Lease;
 import dev.tenure.Leases;
+import dev.tenure.ValkeyConfig;
 import dev.tenure.testkit.Timing;
 import dev.tenure.testkit.ValkeyServer;
 import dev.tenure.testkit.ValkeyServers;
-import dev.tenure.ValkeyConfig;
 import dev.tenure.valkey.ValkeyLeaseStore;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Test;
-
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-
-import static org.assertj.core.api.Assertions.assertThat;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
 
 /**
  * Waiting for a key held by another Leases instance (another engine: its holders are "elsewhere"): back-off,
@@ -34,8 +33,10 @@ class WaitingIT {
     @BeforeAll
     static void start() {
         server = ValkeyServers.standalone();
-        holderSide = Leases.of(ValkeyLeaseStore.create(ValkeyConfig.standalone(server.address()).clientName("holder").build()));
-        waiterStore = ValkeyLeaseStore.create(ValkeyConfig.standalone(server.address()).clientName("waiter").build());
+        holderSide = Leases.of(ValkeyLeaseStore.create(
+                ValkeyConfig.standalone(server.address()).clientName("holder").build()));
+        waiterStore = ValkeyLeaseStore.create(
+                ValkeyConfig.standalone(server.address()).clientName("waiter").build());
         waiterSide = Leases.of(waiterStore);
     }
 
@@ -65,14 +66,20 @@ class WaitingIT {
             long publishBefore = calls("publish");
             long releasedAt = System.nanoTime();
             held.release();
-            Lease got = waiting.get(Timing.scaledMillis(10_000), java.util.concurrent.TimeUnit.MILLISECONDS).orElseThrow();
+            Lease got = waiting.get(Timing.scaledMillis(10_000), java.util.concurrent.TimeUnit.MILLISECONDS)
+                    .orElseThrow();
             long gapMs = Duration.ofNanos(System.nanoTime() - releasedAt).toMillis();
             gaps.add(gapMs);
-            System.out.printf("round %d: %d attempts in 2.5 s of waiting, subscribers %s, woken %d ms after release%n",
+            System.out.printf(
+                    "round %d: %d attempts in 2.5 s of waiting, subscribers %s, woken %d ms after release%n",
                     round, attempts, n, gapMs);
-            assertThat(attempts).as("attempts while waiting 2.5 s (back-off, no busy loop)").isBetween(1L, 40L);
+            assertThat(attempts)
+                    .as("attempts while waiting 2.5 s (back-off, no busy loop)")
+                    .isBetween(1L, 40L);
             assertThat(n.toString()).contains("1");
-            assertThat(calls("publish") - publishBefore).as("the release published a notification").isEqualTo(1);
+            assertThat(calls("publish") - publishBefore)
+                    .as("the release published a notification")
+                    .isEqualTo(1);
             got.release();
         }
         Collections.sort(gaps);

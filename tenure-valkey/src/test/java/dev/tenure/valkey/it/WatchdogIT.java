@@ -1,29 +1,28 @@
 package dev.tenure.valkey.it;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
 import dev.tenure.Lease;
 import dev.tenure.LeaseOptions;
 import dev.tenure.LeaseState;
 import dev.tenure.Leases;
 import dev.tenure.ReleaseResult;
+import dev.tenure.ValkeyConfig;
 import dev.tenure.metrics.MetricNames;
 import dev.tenure.metrics.MicrometerLeaseMetrics;
 import dev.tenure.testkit.Timing;
 import dev.tenure.testkit.ValkeyServer;
 import dev.tenure.testkit.ValkeyServers;
-import dev.tenure.ValkeyConfig;
 import dev.tenure.valkey.ValkeyLeaseStore;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-
-import java.time.Duration;
-import java.util.concurrent.atomic.AtomicLong;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 
 /** Acceptance 2 and 3: ownership checks, and the watchdog keeping, and losing, leases on a real Valkey. */
 class WatchdogIT {
@@ -47,9 +46,13 @@ class WatchdogIT {
 
     @BeforeEach
     void open() {
-        store = ValkeyLeaseStore.create(ValkeyConfig.standalone(server.address()).requestTimeout(Duration.ofMillis(300)).build());
+        store = ValkeyLeaseStore.create(ValkeyConfig.standalone(server.address())
+                .requestTimeout(Duration.ofMillis(300))
+                .build());
         registry = new SimpleMeterRegistry();
-        leases = Leases.builder(store).metrics(new MicrometerLeaseMetrics(registry)).build();
+        leases = Leases.builder(store)
+                .metrics(new MicrometerLeaseMetrics(registry))
+                .build();
     }
 
     @AfterEach
@@ -65,10 +68,13 @@ class WatchdogIT {
         Lease lease = leases.tryAcquire("owned", TWO_SECONDS).orElseThrow();
         String key = store.leaseKeyOf("owned");
         Object pttlBefore = server.command("PTTL", key);
-        assertThat(store.renew("owned", "intruder", Duration.ofMinutes(5)).join()).isFalse();
+        assertThat(store.renew("owned", "intruder", Duration.ofMinutes(5)).join())
+                .isFalse();
         assertThat(store.release("owned", "intruder").join()).isFalse();
         assertThat(server.command("GET", key)).isEqualTo(lease.owner());
-        assertThat((Long) server.command("PTTL", key)).isLessThanOrEqualTo((Long) pttlBefore).isPositive();
+        assertThat((Long) server.command("PTTL", key))
+                .isLessThanOrEqualTo((Long) pttlBefore)
+                .isPositive();
         assertThat(lease.release()).isEqualTo(ReleaseResult.RELEASED);
         assertThat(server.command("EXISTS", key)).isEqualTo(0L);
     }
@@ -79,7 +85,8 @@ class WatchdogIT {
         server.command("SET", store.leaseKeyOf("lost-then-released"), "someone-else", "PX", "60000");
         assertThat(lease.release()).isEqualTo(ReleaseResult.LOST);
         assertThat(lease.state()).isEqualTo(LeaseState.LOST);
-        assertThat(server.command("GET", store.leaseKeyOf("lost-then-released"))).isEqualTo("someone-else");
+        assertThat(server.command("GET", store.leaseKeyOf("lost-then-released")))
+                .isEqualTo("someone-else");
     }
 
     @Test
@@ -106,7 +113,9 @@ class WatchdogIT {
         Duration period = TWO_SECONDS.renewEvery();
         await().atMost(Timing.scaled(Duration.ofSeconds(5))).until(() -> lease.state() == LeaseState.LOST);
         Duration took = Duration.ofNanos(lostAt.get() - deletedAt);
-        System.out.printf("lease LOST %d ms after its key was deleted (renewal period %d ms)%n", took.toMillis(), period.toMillis());
+        System.out.printf(
+                "lease LOST %d ms after its key was deleted (renewal period %d ms)%n",
+                took.toMillis(), period.toMillis());
         assertThat(took).isLessThanOrEqualTo(period.plus(Timing.scaled(Duration.ofMillis(500))));
         assertThat(registry.counter(MetricNames.LOST).count()).isEqualTo(1.0);
         assertThat(lease.release()).isEqualTo(ReleaseResult.LOST);
