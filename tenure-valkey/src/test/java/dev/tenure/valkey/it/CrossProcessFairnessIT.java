@@ -1,16 +1,16 @@
 package dev.tenure.valkey.it;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import dev.tenure.Lease;
 import dev.tenure.LeaseOptions;
 import dev.tenure.Leases;
+import dev.tenure.ValkeyConfig;
 import dev.tenure.testkit.JvmProcess;
 import dev.tenure.testkit.Timing;
 import dev.tenure.testkit.ValkeyServer;
 import dev.tenure.testkit.ValkeyServers;
-import dev.tenure.ValkeyConfig;
 import dev.tenure.valkey.ValkeyLeaseStore;
-import org.junit.jupiter.api.Test;
-
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -20,8 +20,7 @@ import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.locks.LockSupport;
-
-import static org.assertj.core.api.Assertions.assertThat;
+import org.junit.jupiter.api.Test;
 
 /**
  * In-process hand-off must not starve other processes: JVMs with four threads each contend for one key (2 ms sections)
@@ -38,20 +37,25 @@ class CrossProcessFairnessIT {
         int threads = Integer.parseInt(args[1]);
         AtomicInteger sections = new AtomicInteger();
         AtomicIntegerArray perThread = new AtomicIntegerArray(threads);
-        try (Leases leases = Leases.of(ValkeyLeaseStore.create(ValkeyConfig.standalone(args[0]).build()))) {
+        try (Leases leases = Leases.of(ValkeyLeaseStore.create(ValkeyConfig.standalone(args[0])
+                // the default 500 ms ran out once in the warm-up under two busy loops (the child then exited)
+                .requestTimeout(Timing.scaled(Duration.ofSeconds(3)))
+                .build()))) {
             // warm up (client, script, JIT) on a key of its own; the measured window starts after that
             for (int i = 0; i < 20; i++) {
                 leases.tryAcquire("warm-" + ProcessHandle.current().pid()).ifPresent(Lease::release);
             }
             System.out.println("READY");
             Thread.sleep(Math.max(0, Long.parseLong(args[3]) - System.currentTimeMillis()));
-            long until = System.nanoTime() + Duration.ofSeconds(Long.parseLong(args[2])).toNanos(); // unscaled: how long it competes
+            long until = System.nanoTime()
+                    + Duration.ofSeconds(Long.parseLong(args[2])).toNanos(); // unscaled: how long it competes
             List<Thread> ts = new ArrayList<>();
             for (int t = 0; t < threads; t++) {
                 int me = t;
                 Thread th = new Thread(() -> {
                     while (System.nanoTime() < until) {
-                        Optional<Lease> l = leases.acquire("fair", Duration.ofSeconds(5), LeaseOptions.ofTtl(Duration.ofSeconds(5)));
+                        Optional<Lease> l = leases.acquire(
+                                "fair", Duration.ofSeconds(5), LeaseOptions.ofTtl(Duration.ofSeconds(5)));
                         if (l.isPresent()) {
                             LockSupport.parkNanos(2_000_000);
                             sections.incrementAndGet();
@@ -76,11 +80,15 @@ class CrossProcessFairnessIT {
     void twoProcesses_contendForOneKey_bothGetAFairShare() {
         String startAt = Long.toString(System.currentTimeMillis() + Timing.scaledMillis(5000));
         try (ValkeyServer server = ValkeyServers.standalone();
-             JvmProcess a = JvmProcess.start(CrossProcessFairnessIT.class, server.address(), "4", "8", startAt);
-             JvmProcess b = JvmProcess.start(CrossProcessFairnessIT.class, server.address(), "4", "8", startAt)) {
+                JvmProcess a = JvmProcess.start(CrossProcessFairnessIT.class, server.address(), "4", "8", startAt);
+                JvmProcess b = JvmProcess.start(CrossProcessFairnessIT.class, server.address(), "4", "8", startAt)) {
             Duration limit = Timing.scaled(Duration.ofSeconds(60));
-            int sa = Integer.parseInt(a.awaitStdoutLine(l -> l.startsWith("SECTIONS "), limit).substring(9).trim());
-            int sb = Integer.parseInt(b.awaitStdoutLine(l -> l.startsWith("SECTIONS "), limit).substring(9).trim());
+            int sa = Integer.parseInt(a.awaitStdoutLine(l -> l.startsWith("SECTIONS "), limit)
+                    .substring(9)
+                    .trim());
+            int sb = Integer.parseInt(b.awaitStdoutLine(l -> l.startsWith("SECTIONS "), limit)
+                    .substring(9)
+                    .trim());
             System.out.printf("sections: process A %d, process B %d%n", sa, sb);
             assertThat(sa + sb).isPositive();
             assertThat(Math.min(sa, sb)).as("the smaller share").isGreaterThanOrEqualTo((sa + sb) / 5);
@@ -112,32 +120,47 @@ class CrossProcessFairnessIT {
                 int total = 0;
                 for (JvmProcess p : ps) {
                     String line = p.awaitStdoutLine(l -> l.startsWith("THREADS "), limit);
-                    for (String n : line.substring(8).replaceAll("[\\[\\] ]", "").split(",")) {
+                    for (String n :
+                            line.substring(8).replaceAll("[\\[\\] ]", "").split(",")) {
                         threads.add(Integer.parseInt(n));
                     }
-                    total += Integer.parseInt(p.awaitStdoutLine(l -> l.startsWith("SECTIONS "), limit).substring(9).trim());
+                    total += Integer.parseInt(p.awaitStdoutLine(l -> l.startsWith("SECTIONS "), limit)
+                            .substring(9)
+                            .trim());
                 }
                 Map<String, Long> commands = delta(before, server.commandCalls());
-                double perSection = (double) commands.values().stream().mapToLong(Long::longValue).sum() / total;
+                double perSection = (double) commands.values().stream()
+                                .mapToLong(Long::longValue)
+                                .sum()
+                        / total;
                 int min = threads.stream().mapToInt(Integer::intValue).min().orElseThrow();
                 int max = threads.stream().mapToInt(Integer::intValue).max().orElseThrow();
                 long passes = commands.getOrDefault("lpop", 0L);
                 long refused = commands.getOrDefault("pttl", 0L);
-                System.out.printf("3 processes x 4 threads: %d sections, per thread %s (min/max %.2f), %d turns passed, %d refused"
+                System.out.printf(
+                        "3 processes x 4 threads: %d sections, per thread %s (min/max %.2f), %d turns passed, %d refused"
                                 + " attempts, %.2f server commands per section %s%n",
                         total, threads, (double) min / max, passes, refused, perSection, commands);
                 assertThat(threads).hasSize(12);
                 assertThat(total).as("sections in 6 s of 2 ms sections").isGreaterThan(300);
-                assertThat(min).as("the unluckiest thread's sections, against the luckiest's " + max).isGreaterThanOrEqualTo(max / 2);
-                assertThat(passes).as("turns passed between processes " + commands).isPositive();
+                assertThat(min)
+                        .as("the unluckiest thread's sections, against the luckiest's " + max)
+                        .isGreaterThanOrEqualTo(max / 2);
+                assertThat(passes)
+                        .as("turns passed between processes " + commands)
+                        .isPositive();
                 // Refused attempts grow when notified heads wake late on a loaded machine: 0.5 per turn alone, 1.8 in
                 // the parallel suite's worst run so far; the racing yields before the queue lost 5-6 per turn.
-                assertThat((double) refused / passes).as("refused attempts per turn passed " + commands).isLessThanOrEqualTo(3.0);
+                assertThat((double) refused / passes)
+                        .as("refused attempts per turn passed " + commands)
+                        .isLessThanOrEqualTo(3.0);
                 // Commands per section move with the load even more (fewer sections, the same background polls): 2.33
                 // alone, 2.51-3.29 inside the parallel suite, 4.13 in it under two busy loops. The benchmark measures
                 // the target (<= 3) on a quiet machine (2.25 over 4 processes). This bound only catches a hand-off
                 // that polls: the refused attempts per turn above are the claim.
-                assertThat(perSection).as("server commands per section " + commands).isLessThanOrEqualTo(6.0);
+                assertThat(perSection)
+                        .as("server commands per section " + commands)
+                        .isLessThanOrEqualTo(6.0);
             } finally {
                 for (JvmProcess p : ps) {
                     p.close();
