@@ -1,3 +1,5 @@
+import org.jspecify.annotations.NullMarked;
+
 /**
  * Tenure's core: the {@link dev.tenure.Tenure} entry point, coordinated jobs, leases and elections
  * ({@code dev.tenure}), the interfaces a store implements ({@code dev.tenure.spi}), the in-memory store for tests
@@ -5,7 +7,9 @@
  * {@code dev.tenure.observation}). {@code dev.tenure.internal} holds helpers shared with Tenure's own store modules
  * and is exported to them alone.
  */
+@NullMarked
 module dev.tenure.core {
+    requires transitive org.jspecify;
     requires transitive java.sql;
     requires java.management;
     requires org.slf4j;

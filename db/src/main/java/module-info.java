@@ -3,6 +3,7 @@
  * {@code dev.tenure.db} for the schema, the pool and the operators' {@code TenureAdmin}.
  */
 module dev.tenure.db {
+    requires static org.jspecify;
     requires transitive dev.tenure.core;
     requires transitive com.zaxxer.hikari;
     requires org.postgresql.jdbc;

@@ -1,5 +1,9 @@
+import org.jspecify.annotations.NullMarked;
+
 /** Tenure for Quartz: {@link dev.tenure.quartz.QuartzCoordination} coordinates a scheduler's fires across nodes. */
+@NullMarked
 module dev.tenure.quartz {
+    requires transitive org.jspecify;
     requires transitive dev.tenure.core;
     requires transitive org.quartz;
     requires org.slf4j;

@@ -1,9 +1,13 @@
+import org.jspecify.annotations.NullMarked;
+
 /**
  * Tenure's Valkey store over Valkey GLIDE: {@link dev.tenure.Tenure} finds it as a
  * {@link dev.tenure.spi.ValkeyBackend}. Exports {@code dev.tenure.valkey} for {@code ValkeyLeaseStore}'s function
  * library tools; applications reach the store through {@code Tenure}.
  */
+@NullMarked
 module dev.tenure.valkey {
+    requires transitive org.jspecify;
     requires transitive dev.tenure.core;
     requires org.slf4j;
     // GLIDE's jar has no module name of its own: this is the name Java derives from

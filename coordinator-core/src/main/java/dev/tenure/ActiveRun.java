@@ -8,6 +8,7 @@ import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A claimed run of one fire, between {@link JobCoordinator#begin} and {@link #finish}: the holder of the job's
@@ -37,27 +38,27 @@ public final class ActiveRun implements JobContext, AutoCloseable {
     private final long epoch;
     private final String runId;
     private final Lease db;
-    private final Lease filter;
+    private final @Nullable Lease filter;
     private final Duration waited;
     private final boolean viaFallback;
     /** The database leases the lease was adopted into when the ledger records the outcome and releases in one step. */
-    private final Leases releasedByOutcome;
+    private final @Nullable Leases releasedByOutcome;
 
     private final long began;
     private final AtomicBoolean cancelled = new AtomicBoolean();
     private final AtomicBoolean finishing = new AtomicBoolean();
     private final AtomicInteger fenceChecks = new AtomicInteger();
-    private RunOutcome<?> outcome;
+    private @Nullable RunOutcome<?> outcome;
     /** Spring transactions that completed this run's fire and have not ended yet ({@link #completionPending}). */
     private int openCompletions;
     /** A {@link #finish} asked for while such a transaction was open: recorded when the last one ends. */
-    private Deferred deferred;
+    private @Nullable Deferred deferred;
     /** Told once the outcome is set (the coordinator stops tracking the run). */
     private volatile Runnable onEnded = () -> {};
     /** True while {@link #completeAndRelease} holds the lease's call slot (the run's own thread only). */
     private boolean renewalsHeld;
     /** This node's name; null when it has none. */
-    private final String node;
+    private final @Nullable String node;
     /** The run's observations ({@link JobCoordinator.Builder#observationRegistry}); none by default. */
     private volatile RunObserver.Run observation = RunObserver.Run.NONE;
 
@@ -70,11 +71,11 @@ public final class ActiveRun implements JobContext, AutoCloseable {
             long epoch,
             String runId,
             Lease db,
-            Lease filter,
+            @Nullable Lease filter,
             Duration waited,
             boolean viaFallback,
-            Leases releasedByOutcome,
-            String node) {
+            @Nullable Leases releasedByOutcome,
+            @Nullable String node) {
         this.ledger = ledger;
         this.metrics = metrics;
         this.ticker = ticker;
@@ -117,7 +118,7 @@ public final class ActiveRun implements JobContext, AutoCloseable {
     }
 
     /** This node's name ({@link Tenure#nodeName()}); null when the coordinator was given none. */
-    public String node() {
+    public @Nullable String node() {
         return node;
     }
 
@@ -224,7 +225,7 @@ public final class ActiveRun implements JobContext, AutoCloseable {
      *                                        later calls return keeps the work's result and exception
      */
     @SuppressWarnings("unchecked")
-    public synchronized <T> RunOutcome<T> finish(T result, Throwable error) {
+    public synchronized <T> RunOutcome<T> finish(@Nullable T result, @Nullable Throwable error) {
         if (outcome != null) {
             return (RunOutcome<T>) outcome;
         }
@@ -267,7 +268,8 @@ public final class ActiveRun implements JobContext, AutoCloseable {
         }
     }
 
-    private record Deferred(Object result, Throwable error) {}
+    private record Deferred(
+            @Nullable Object result, @Nullable Throwable error) {}
 
     /** The fire was completed in a Spring transaction that has not ended: {@link #finish} waits for its end. */
     synchronized void completionPending() {
@@ -299,12 +301,16 @@ public final class ActiveRun implements JobContext, AutoCloseable {
 
     /** The outcome of this run as it ends now: the time it ran is counted up to this call. */
     private <T> RunOutcome<T> outcome(
-            RunOutcome.Status status, T result, Throwable error, boolean completedInTransaction) {
+            RunOutcome.Status status, @Nullable T result, @Nullable Throwable error, boolean completedInTransaction) {
         return outcome(status, Duration.ofNanos(ticker.nanoTime() - began), result, error, completedInTransaction);
     }
 
     private <T> RunOutcome<T> outcome(
-            RunOutcome.Status status, Duration ran, T result, Throwable error, boolean completedInTransaction) {
+            RunOutcome.Status status,
+            Duration ran,
+            @Nullable T result,
+            @Nullable Throwable error,
+            boolean completedInTransaction) {
         return RunOutcome.ranHere(
                 status,
                 jobKey,
@@ -435,13 +441,14 @@ public final class ActiveRun implements JobContext, AutoCloseable {
      * locally (the commit released it), then the Valkey lease released. Idempotent.
      */
     @SuppressWarnings("unchecked")
-    synchronized <T> RunOutcome<T> committed(T result) {
+    synchronized <T> RunOutcome<T> committed(@Nullable T result) {
         if (outcome != null) {
             return (RunOutcome<T>) outcome;
         }
         finishing.set(true);
         try {
-            releasedByOutcome.releasedInStore(db);
+            Objects.requireNonNull(releasedByOutcome, "committed without a release by the outcome")
+                    .releasedInStore(db);
             return ended(outcome(RunOutcome.Status.EXECUTED, result, null, true));
         } finally {
             try {

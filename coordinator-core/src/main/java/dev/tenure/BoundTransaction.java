@@ -4,6 +4,7 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.List;
 import javax.sql.DataSource;
+import org.jspecify.annotations.Nullable;
 import org.springframework.jdbc.datasource.ConnectionHolder;
 import org.springframework.transaction.UnexpectedRollbackException;
 import org.springframework.transaction.support.TransactionSynchronization;
@@ -28,9 +29,9 @@ final class BoundTransaction implements CompletingTransaction.Around {
     }
 
     /** {@link CompletingTransaction#committed(DataSource, ConnectionWork)}, bound for Spring's data access. */
-    static <T> T committed(DataSource dataSource, ConnectionWork<T> body) throws SQLException {
+    static <T> @Nullable T committed(DataSource dataSource, ConnectionWork<T> body) throws SQLException {
         DataSource key = SpringTransactions.key(dataSource);
-        Outer outer = Outer.suspend();
+        @Nullable Outer outer = Outer.suspend();
         try (Connection c = key.getConnection()) {
             if (TransactionSynchronizationManager.hasResource(key)) {
                 // bound by code outside Spring's transaction management: leave it alone
@@ -96,13 +97,13 @@ final class BoundTransaction implements CompletingTransaction.Around {
      */
     private record Outer(
             List<TransactionSynchronization> synchronizations,
-            String name,
+            @Nullable String name,
             boolean readOnly,
-            Integer isolation,
+            @Nullable Integer isolation,
             boolean active) {
 
         /** The enclosing scope's synchronizations, set aside; null if synchronization is not active. */
-        static Outer suspend() {
+        static @Nullable Outer suspend() {
             if (!TransactionSynchronizationManager.isSynchronizationActive()) {
                 return null;
             }

@@ -4,6 +4,7 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.Objects;
 import javax.sql.DataSource;
+import org.jspecify.annotations.Nullable;
 
 /**
  * {@link JobContext#completeInTransaction}: fence, work, complete and commit on one connection, or roll back. Joins
@@ -19,7 +20,8 @@ final class CompletingTransaction {
 
     private CompletingTransaction() {}
 
-    public static <T> T run(JobContext context, DataSource dataSource, ConnectionWork<T> work) throws SQLException {
+    public static <T> @Nullable T run(JobContext context, DataSource dataSource, ConnectionWork<T> work)
+            throws SQLException {
         Objects.requireNonNull(dataSource, "dataSource");
         Objects.requireNonNull(work, "work");
         if (inSpringTransaction()) {
@@ -33,7 +35,7 @@ final class CompletingTransaction {
      * which is then rethrown. The connection is back in its pool when this returns. With spring-jdbc present, Spring's
      * data access on {@code dataSource} joins the transaction while {@code body} runs.
      */
-    static <T> T committed(DataSource dataSource, ConnectionWork<T> body) throws SQLException {
+    static <T> @Nullable T committed(DataSource dataSource, ConnectionWork<T> body) throws SQLException {
         if (SPRING) {
             return BoundTransaction.committed(dataSource, body);
         }
@@ -66,7 +68,7 @@ final class CompletingTransaction {
      * Runs {@code body} in a transaction on {@code c} and commits it; rolls back on any exception, which is then
      * rethrown; calls {@code around} on the way. Restores autocommit.
      */
-    static <T> T committed(Connection c, ConnectionWork<T> body, Around around) throws SQLException {
+    static <T> @Nullable T committed(Connection c, ConnectionWork<T> body, Around around) throws SQLException {
         boolean auto = c.getAutoCommit();
         c.setAutoCommit(false);
         try {
@@ -98,7 +100,8 @@ final class CompletingTransaction {
     }
 
     /** The fence first (it holds a new owner's claim back until the commit), the work, the completion last. */
-    static <T> T fencedAndCompleted(JobContext context, Connection c, ConnectionWork<T> work) throws SQLException {
+    static <T> @Nullable T fencedAndCompleted(JobContext context, Connection c, ConnectionWork<T> work)
+            throws SQLException {
         context.fence(c);
         T result = work.run(c);
         context.complete(c);

@@ -2,6 +2,7 @@ package dev.tenure;
 
 import java.sql.Connection;
 import java.sql.SQLException;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Work that gets a {@link Connection} only: the database work of a fire, run by
@@ -11,5 +12,6 @@ import java.sql.SQLException;
 @FunctionalInterface
 public interface ConnectionWork<T> {
 
+    @Nullable
     T run(Connection connection) throws SQLException;
 }

@@ -1,5 +1,7 @@
 package dev.tenure;
 
+import org.jspecify.annotations.Nullable;
+
 /** The run bound to each thread while its fire's work runs there ({@link JobContext#current()}); see {@link RunMdc}. */
 final class CurrentRun {
 
@@ -7,18 +9,18 @@ final class CurrentRun {
 
     private CurrentRun() {}
 
-    static JobContext get() {
+    static @Nullable JobContext get() {
         return RUN.get();
     }
 
     /** Binds {@code run} to the calling thread; returns what was bound before (an enclosing run, or null). */
-    static JobContext bind(JobContext run) {
+    static @Nullable JobContext bind(JobContext run) {
         JobContext previous = RUN.get();
         RUN.set(run);
         return previous;
     }
 
-    static void restore(JobContext previous) {
+    static void restore(@Nullable JobContext previous) {
         if (previous == null) {
             RUN.remove();
         } else {

@@ -2,6 +2,7 @@ package dev.tenure;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Objects;
 import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -11,6 +12,7 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The lease handle. State moves only ACTIVE → RELEASED or ACTIVE → LOST (one CAS each). The validity
@@ -37,7 +39,7 @@ final class DefaultLease implements Lease {
     private final AtomicBoolean releaseStarted = new AtomicBoolean();
     private final List<Once> listeners = new CopyOnWriteArrayList<>();
     private final Validity validity;
-    private volatile String lostReason;
+    private volatile @Nullable String lostReason;
     /** The store call in flight that moves the lease's expiry (completes when it has ended), or null. */
     private final AtomicReference<CompletableFuture<Void>> call = new AtomicReference<>();
 
@@ -256,6 +258,7 @@ final class DefaultLease implements Lease {
     }
 
     /** Why the lease was lost, or null. */
+    @Nullable
     String lostReason() {
         return lostReason;
     }
@@ -272,7 +275,7 @@ final class DefaultLease implements Lease {
 
     @Override
     public LeaseState state() {
-        return state.get();
+        return Objects.requireNonNull(state.get());
     }
 
     @Override

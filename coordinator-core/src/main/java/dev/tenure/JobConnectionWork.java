@@ -1,6 +1,7 @@
 package dev.tenure;
 
 import java.sql.Connection;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Work that gets the run's {@link JobContext} and a {@link Connection}: the work of a run that is one database
@@ -11,5 +12,6 @@ import java.sql.Connection;
 @FunctionalInterface
 public interface JobConnectionWork<T> {
 
+    @Nullable
     T run(JobContext context, Connection connection) throws Exception;
 }

@@ -4,6 +4,7 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.Optional;
 import javax.sql.DataSource;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What a coordinated job sees while it runs. Thread-safe.
@@ -109,7 +110,7 @@ public interface JobContext {
      * @throws TenureException      (the db module's {@code StaleOwnerException}) when the epoch is stale: nothing committed
      * @throws IllegalStateException if Spring's active transaction is not on {@code dataSource}
      */
-    default <T> T completeInTransaction(DataSource dataSource, ConnectionWork<T> work) throws SQLException {
+    default <T> @Nullable T completeInTransaction(DataSource dataSource, ConnectionWork<T> work) throws SQLException {
         return CompletingTransaction.run(this, dataSource, work);
     }
 }

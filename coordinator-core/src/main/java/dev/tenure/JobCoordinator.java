@@ -14,6 +14,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import javax.sql.DataSource;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Runs a job at most once per fire across processes: the protocol of DESIGN.md.
@@ -68,7 +69,7 @@ public final class JobCoordinator implements AutoCloseable {
     /** The integration of runs begun through this class's own methods, as their observations name it. */
     public static final String INTEGRATION = "coordinator";
 
-    private final Leases valkey;
+    private final @Nullable Leases valkey;
     private final Leases database;
     private final RunLedger ledger;
     private final Mode mode;
@@ -79,7 +80,7 @@ public final class JobCoordinator implements AutoCloseable {
     private final RunMetrics metrics;
     private final boolean closesLeases;
     private final Duration drainTimeout;
-    private final String nodeName;
+    private final @Nullable String nodeName;
     private final RunObserver observer;
     /** Runs claimed and not ended yet; its monitor is notified when one ends. */
     private final Set<ActiveRun> active = ConcurrentHashMap.newKeySet();
@@ -122,7 +123,7 @@ public final class JobCoordinator implements AutoCloseable {
     }
 
     /** This node's name, as the runs' log lines and observations carry it ({@link Builder#nodeName}); null if none. */
-    public String nodeName() {
+    public @Nullable String nodeName() {
         return nodeName;
     }
 
@@ -270,7 +271,7 @@ public final class JobCoordinator implements AutoCloseable {
     }
 
     /** Records the outcome (the commit may have happened: the ledger tells); an interrupted work's flag is set again. */
-    private static <T> RunOutcome<T> finished(ActiveRun run, T result, Throwable error) {
+    private static <T> RunOutcome<T> finished(ActiveRun run, @Nullable T result, @Nullable Throwable error) {
         try {
             return run.finish(result, error);
         } finally {
@@ -286,7 +287,7 @@ public final class JobCoordinator implements AutoCloseable {
             super(cause);
         }
 
-        static <T> T call(JobConnectionWork<T> work, JobContext context, Connection c) throws SQLException {
+        static <T> @Nullable T call(JobConnectionWork<T> work, JobContext context, Connection c) throws SQLException {
             try {
                 return work.run(context, c);
             } catch (SQLException | RuntimeException e) {
@@ -341,7 +342,8 @@ public final class JobCoordinator implements AutoCloseable {
     }
 
     /** The claim; {@code traceId} (null: none) is kept on the run's row by the statement that starts it. */
-    private RunClaim claim(String jobKey, String fireKey, RunPolicy policy, LeaseOptions options, String traceId) {
+    private RunClaim claim(
+            String jobKey, String fireKey, RunPolicy policy, LeaseOptions options, @Nullable String traceId) {
         Objects.requireNonNull(policy, "policy");
         Objects.requireNonNull(options, "options");
         if (closed) {
@@ -358,11 +360,12 @@ public final class JobCoordinator implements AutoCloseable {
             try {
                 // a filter: losing it must not interrupt the work (the database lease decides). A run that reports the
                 // earlier run of a done fire asks the database for it, so it does not ask the filter about the fire.
-                FilterAnswer v = valkey.acquireFire(
-                        jobKey,
-                        policy.reportEarlierRun() ? null : fireKey,
-                        policy.maxWait(),
-                        options.withInterruptOnLoss(false));
+                FilterAnswer v = Objects.requireNonNull(valkey)
+                        .acquireFire(
+                                jobKey,
+                                policy.reportEarlierRun() ? null : fireKey,
+                                policy.maxWait(),
+                                options.withInterruptOnLoss(false));
                 breaker.success();
                 fallbackLog.valkeyAnswered();
                 if (v.fireDone()) {
@@ -385,7 +388,7 @@ public final class JobCoordinator implements AutoCloseable {
                     // the caller's interrupt, not Valkey's fault: as an acquire interrupted before it was sent
                     return notObtained(jobKey, fireKey, policy, start, false);
                 }
-                String problem = valkey.describe(e);
+                String problem = Objects.requireNonNull(valkey).describe(e);
                 fallbackLog.unreachable(problem);
                 if (mode == Mode.VALKEY) {
                     throw e;
@@ -433,7 +436,7 @@ public final class JobCoordinator implements AutoCloseable {
     }
 
     /** True if the database answered that the fire completed (not missed: that is reported as such). */
-    private static boolean completed(RunClaim claim) {
+    private static boolean completed(@Nullable RunClaim claim) {
         return claim instanceof RunClaim.NotClaimed n && n.outcome().status() == RunOutcome.Status.SKIPPED_ALREADY_DONE;
     }
 
@@ -447,11 +450,11 @@ public final class JobCoordinator implements AutoCloseable {
             String fireKey,
             RunPolicy policy,
             LeaseOptions options,
-            Lease filter,
+            @Nullable Lease filter,
             long start,
             long deadline,
             boolean fallback,
-            String traceId) {
+            @Nullable String traceId) {
         String owner = database.newOwner();
         long sentAt = database.nanoTime(); // the lease's local deadline runs on the database leases' clock, not ours
         RunLedger.FireClaim r;
@@ -517,10 +520,10 @@ public final class JobCoordinator implements AutoCloseable {
             String fireKey,
             RunPolicy policy,
             Lease db,
-            Lease filter,
+            @Nullable Lease filter,
             long start,
             boolean fallback,
-            String traceId) {
+            @Nullable String traceId) {
         long epoch = db.fencingToken()
                 .orElseThrow(() -> new IllegalStateException(
                         "the database lease store returned no epoch for job '" + jobKey + "'"));
@@ -647,8 +650,8 @@ public final class JobCoordinator implements AutoCloseable {
     public static final class Builder {
         private final Leases database;
         private final RunLedger ledger;
-        private Leases valkey;
-        private Mode mode;
+        private @Nullable Leases valkey;
+        private @Nullable Mode mode;
         private LeaseOptions options = LeaseOptions.ofTtl(Duration.ofSeconds(30));
         private Ticker ticker = Ticker.system();
         private int breakerThreshold = CircuitBreaker.DEFAULT_FAILURES;
@@ -656,9 +659,9 @@ public final class JobCoordinator implements AutoCloseable {
         private RunMetrics metrics = RunMetrics.none();
         private boolean closesLeases;
         private Duration drainTimeout = DEFAULT_DRAIN_TIMEOUT;
-        private String nodeName;
-        private Object observationRegistry;
-        private Object observationConvention;
+        private @Nullable String nodeName;
+        private @Nullable Object observationRegistry;
+        private @Nullable Object observationConvention;
 
         private Builder(Leases database, RunLedger ledger) {
             this.database = Objects.requireNonNull(database, "database");

@@ -1,5 +1,7 @@
 package dev.tenure;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * Work that gets the run's {@link JobContext}: the body of a coordinated job ({@link JobCoordinator#run}). Whatever it
  * throws becomes a {@link RunOutcome.Status#FAILED} outcome. {@link JobConnectionWork} also gets a connection, and
@@ -8,5 +10,6 @@ package dev.tenure;
 @FunctionalInterface
 public interface JobWork<T> {
 
+    @Nullable
     T run(JobContext context) throws Exception;
 }

@@ -1,6 +1,7 @@
 package dev.tenure;
 
 import java.util.ArrayDeque;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The FIFO of this process's threads waiting for one key. Only the head asks the store; the others wait
@@ -11,7 +12,7 @@ final class KeyWaiters {
 
     private final ArrayDeque<Waiter> queue = new ArrayDeque<>();
     /** A lease on this key that a waiter of this queue holds now, if any: its release wakes the head. */
-    volatile DefaultLease localHolder;
+    volatile @Nullable DefaultLease localHolder;
 
     /** True while a lease taken through this queue is held and not yet being released. */
     boolean heldLocally() {
@@ -23,6 +24,7 @@ final class KeyWaiters {
     volatile boolean queuedInStore;
 
     /** The store's release subscription for this key, while anyone waits. */
+    @Nullable
     AutoCloseable subscription;
 
     synchronized void add(Waiter w) {
@@ -48,7 +50,7 @@ final class KeyWaiters {
     }
 
     /** The head, if it is parked and can be handed a lease now (it moves to GRANTING); else null. */
-    synchronized Waiter claimParkedHead() {
+    synchronized @Nullable Waiter claimParkedHead() {
         Waiter head = queue.peekFirst();
         return head != null && head.cas(Waiter.WAITING, Waiter.GRANTING) ? head : null;
     }

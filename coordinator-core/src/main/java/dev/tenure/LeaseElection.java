@@ -14,6 +14,7 @@ import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -41,7 +42,7 @@ final class LeaseElection implements LeaderElection {
     private final String name;
     private final String participant;
     private final Leases database;
-    private final Leases valkey;
+    private final @Nullable Leases valkey;
     private final RunLedger ledger;
     private final LeaseOptions valkeyOptions;
     private final LeaseOptions databaseOptions;
@@ -49,10 +50,10 @@ final class LeaseElection implements LeaderElection {
     private final CircuitBreaker breaker;
     private final Semaphore lost = new Semaphore(0);
     private final Object lifecycle = new Object();
-    private Thread thread; // guarded by lifecycle
+    private @Nullable Thread thread; // guarded by lifecycle
     private boolean waiting; // guarded by lifecycle: stop() may interrupt the thread now
     private volatile boolean stopped;
-    private volatile Lease term;
+    private volatile @Nullable Lease term;
 
     /**
      * @param label   names the participant in its id and the logs; null = {@code pid@host}
@@ -64,9 +65,9 @@ final class LeaseElection implements LeaderElection {
      */
     LeaseElection(
             String name,
-            String label,
+            @Nullable String label,
             Leases database,
-            Leases valkey,
+            @Nullable Leases valkey,
             RunLedger ledger,
             LeaseOptions options,
             CircuitBreaker breaker,
@@ -221,9 +222,9 @@ final class LeaseElection implements LeaderElection {
     }
 
     /** The Valkey lease, or null when it stayed held elsewhere or Valkey failed (counted by the breaker). */
-    private Lease valkeyLease() {
+    private @Nullable Lease valkeyLease() {
         try {
-            Lease v = waitFor(valkey, valkeyOptions);
+            Lease v = waitFor(Objects.requireNonNull(valkey), valkeyOptions);
             breaker.success();
             return v;
         } catch (LeaseStoreUnavailableException e) {
@@ -238,7 +239,7 @@ final class LeaseElection implements LeaderElection {
     }
 
     /** Waits up to one TTL for the role's lease; null if it stayed held elsewhere or the election stopped. */
-    private Lease waitFor(Leases leases, LeaseOptions options) {
+    private @Nullable Lease waitFor(Leases leases, LeaseOptions options) {
         return interruptibly(() -> leases.acquire(name, options.ttl(), options).orElse(null));
     }
 
@@ -273,7 +274,7 @@ final class LeaseElection implements LeaderElection {
     }
 
     /** Runs a wait that stop() may cut short; null if the election is stopped already. Clears stop()'s interrupt. */
-    private <T> T interruptibly(Supplier<T> wait) {
+    private <T> @Nullable T interruptibly(Supplier<T> wait) {
         synchronized (lifecycle) {
             if (stopped) {
                 return null;
@@ -303,7 +304,7 @@ final class LeaseElection implements LeaderElection {
         }
     }
 
-    private static String participantId(String label) {
+    private static String participantId(@Nullable String label) {
         String l = label == null ? ManagementFactory.getRuntimeMXBean().getName() : label;
         if (l.isBlank() || l.length() > 100) {
             throw new IllegalArgumentException(

@@ -4,6 +4,7 @@ import dev.tenure.metrics.LeaseMetrics;
 import dev.tenure.spi.AcquireResult;
 import dev.tenure.spi.LeaseStore;
 import java.time.Duration;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
@@ -13,6 +14,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -127,7 +129,7 @@ final class LeaseEngine implements AutoCloseable {
      * The filter of a coordinated run of fire {@code fireKey}: {@link #acquire}, where the store may also answer that
      * the fire is done ({@link LeaseStore#tryAcquireFire}); that ends a wait at once.
      */
-    FilterAnswer acquireFire(String key, String fireKey, Duration wait, LeaseOptions o) {
+    FilterAnswer acquireFire(String key, @Nullable String fireKey, Duration wait, LeaseOptions o) {
         Attempt r = wait.isZero() ? attempt(key, owners.next(), o, null, fireKey) : await(key, wait, o, fireKey);
         if (r instanceof Attempt.Granted g) {
             return new FilterAnswer(g.lease(), false);
@@ -139,7 +141,8 @@ final class LeaseEngine implements AutoCloseable {
      * One store call. {@link Attempt.NotSent} if the thread is interrupted: an interrupted thread would not wait for the
      * answer, so it sends nothing. {@link Attempt.AlreadyCompleted} only with a {@code fireKey}.
      */
-    private Attempt attempt(String key, String owner, LeaseOptions o, String queuedAs, String fireKey) {
+    private Attempt attempt(
+            String key, String owner, LeaseOptions o, @Nullable String queuedAs, @Nullable String fireKey) {
         if (Thread.currentThread().isInterrupted()) {
             metrics.acquire(LeaseMetrics.AcquireOutcome.TIMEOUT, 0);
             return Attempt.NOT_SENT;
@@ -208,7 +211,7 @@ final class LeaseEngine implements AutoCloseable {
      * {@link Attempt.Granted}, {@link Attempt.AlreadyCompleted} (only with a {@code fireKey}), or {@link Attempt.NotSent}
      * at the deadline.
      */
-    private Attempt await(String key, Duration wait, LeaseOptions o, String fireKey) {
+    private Attempt await(String key, Duration wait, LeaseOptions o, @Nullable String fireKey) {
         long deadline = now() + wait.toNanos();
         Waiter w = new Waiter(owners.next(), o);
         KeyWaiters q = join(key, w);
@@ -219,11 +222,12 @@ final class LeaseEngine implements AutoCloseable {
         }
     }
 
-    private Attempt awaitTurn(String key, KeyWaiters q, Waiter w, long deadline, Backoff backoff, String fireKey) {
+    private Attempt awaitTurn(
+            String key, KeyWaiters q, Waiter w, long deadline, Backoff backoff, @Nullable String fireKey) {
         while (true) {
             int st = w.state.get();
             if (st == Waiter.GRANTED) {
-                return new Attempt.Granted(w.granted);
+                return new Attempt.Granted(Objects.requireNonNull(w.granted));
             }
             if (st == Waiter.GRANTING) {
                 w.parkThroughInterrupt(callTimeout.toNanos()); // the hand-off's answer decides, interrupted or not
@@ -326,7 +330,7 @@ final class LeaseEngine implements AutoCloseable {
                 return handOff(lease, q, w);
             }
         }
-        if (yield && q.queuedInStore && !q.isEmpty()) {
+        if (yield && q != null && q.queuedInStore && !q.isEmpty()) {
             // Others wait in the store's queue: pass the key to the next process's turn and queue up behind them. Our
             // waiters are woken when our turn comes (or the key is freed).
             StoreRelease turn = releaseInStore(lease, owners.id());
@@ -374,7 +378,7 @@ final class LeaseEngine implements AutoCloseable {
     }
 
     /** The first steps of every release: the lease leaves the watchdog and its key's local holder. */
-    private KeyWaiters endHold(DefaultLease lease) {
+    private @Nullable KeyWaiters endHold(DefaultLease lease) {
         awaitHandOffSettled(lease);
         watchdog.unregister(lease);
         metrics.held(
@@ -405,7 +409,7 @@ final class LeaseEngine implements AutoCloseable {
     private record StoreRelease(ReleaseResult result, boolean passed) {}
 
     /** Releases in the store; with {@code requeueAs}, yields the turn to the next queued process (see {@link LeaseStore#releaseTurn}). */
-    private StoreRelease releaseInStore(DefaultLease lease, String requeueAs) {
+    private StoreRelease releaseInStore(DefaultLease lease, @Nullable String requeueAs) {
         return releaseWith(
                 lease,
                 () -> requeueAs == null
@@ -608,7 +612,7 @@ final class LeaseEngine implements AutoCloseable {
         unknownOutcomes.cleanUp(key, owner, ttl);
     }
 
-    private static void closeQuietly(AutoCloseable c) {
+    private static void closeQuietly(@Nullable AutoCloseable c) {
         if (c == null) {
             return;
         }

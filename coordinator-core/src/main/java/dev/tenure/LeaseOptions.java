@@ -55,6 +55,7 @@ public record LeaseOptions(
     }
 
     /** Defaults with the given TTL (renewal every ttl/3). */
+    @SuppressWarnings("NullAway") // null renewEvery and safetyMargin: the constructor derives them from the TTL
     public static LeaseOptions ofTtl(Duration ttl) {
         return new LeaseOptions(ttl, null, null, true, false, false);
     }
@@ -71,6 +72,7 @@ public record LeaseOptions(
      * @throws IllegalArgumentException as the constructor, e.g. if an explicit renewEvery or safetyMargin is not
      *                                  shorter than {@code newTtl}
      */
+    @SuppressWarnings("NullAway") // null renewEvery or safetyMargin: the constructor derives it from newTtl
     public LeaseOptions withTtl(Duration newTtl) {
         boolean derivedEvery = renewEvery.equals(ttl.dividedBy(3));
         boolean derivedMargin = safetyMargin.equals(defaultMargin(ttl));

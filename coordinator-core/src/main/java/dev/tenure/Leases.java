@@ -11,6 +11,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.TreeSet;
 import java.util.function.Function;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Leases and locks over one {@link LeaseStore}. Thread-safe; share one per store. Every lease it grants is renewed by
@@ -196,7 +197,7 @@ public final class Leases implements AutoCloseable {
      * {@link #acquire(String, Duration, LeaseOptions)} for the filter in front of a coordinated run of {@code fireKey}
      * ({@link LeaseEngine#acquireFire}): the store may answer that the fire is done.
      */
-    FilterAnswer acquireFire(String key, String fireKey, Duration wait, LeaseOptions options) {
+    FilterAnswer acquireFire(String key, @Nullable String fireKey, Duration wait, LeaseOptions options) {
         return engine.acquireFire(LeaseKeys.validate(key), fireKey, checkWait(wait), options);
     }
 
@@ -212,7 +213,7 @@ public final class Leases implements AutoCloseable {
      * Releases a coordinated run's filter, if it has one: with a marker of {@code fireKey} when the database recorded the
      * fire COMPLETED ({@link #releaseCompleted}), else as a plain release.
      */
-    static void releaseFilter(Lease filter, String fireKey, boolean fireCompleted) {
+    static void releaseFilter(@Nullable Lease filter, String fireKey, boolean fireCompleted) {
         if (filter == null) {
             return;
         }

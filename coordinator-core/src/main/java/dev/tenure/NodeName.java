@@ -2,6 +2,7 @@ package dev.tenure;
 
 import java.net.InetAddress;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The name of a node (a process of the application) as people read it: recorded on every run and election term next to
@@ -51,12 +52,12 @@ public final class NodeName {
      * {@code <host>/<application>/<pid>}, or {@code <host>/<pid>} when {@code application} is null or blank; cut to
      * {@value #MAX_LENGTH} characters (the pid kept).
      */
-    public static String defaultName(String application) {
+    public static String defaultName(@Nullable String application) {
         return compose(host(), application, ProcessHandle.current().pid());
     }
 
     /** The default name from its parts; package-private for tests. */
-    static String compose(String host, String application, long pid) {
+    static String compose(String host, @Nullable String application, long pid) {
         String tail = (application == null || application.isBlank() ? "" : "/" + strip(application)) + "/" + pid;
         String h = host == null || host.isBlank() ? "unknown-host" : strip(host);
         String name = h + tail;

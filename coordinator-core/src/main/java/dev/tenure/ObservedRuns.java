@@ -6,6 +6,8 @@ import dev.tenure.observation.TenureRunObservationConvention;
 import dev.tenure.observation.TenureRunObservationDocumentation;
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationRegistry;
+import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Runs as Micrometer observations ({@link TenureRunObservationDocumentation}): loaded only when an
@@ -14,12 +16,15 @@ import io.micrometer.observation.ObservationRegistry;
 final class ObservedRuns implements RunObserver {
 
     private final ObservationRegistry registry;
-    private final TenureRunObservationConvention convention;
+    private final @Nullable TenureRunObservationConvention convention;
     private final String mode;
-    private final String node;
+    private final @Nullable String node;
 
     private ObservedRuns(
-            ObservationRegistry registry, TenureRunObservationConvention convention, String mode, String node) {
+            ObservationRegistry registry,
+            @Nullable TenureRunObservationConvention convention,
+            String mode,
+            @Nullable String node) {
         this.registry = registry;
         this.convention = convention;
         this.mode = mode;
@@ -45,7 +50,8 @@ final class ObservedRuns implements RunObserver {
     }
 
     /** The observer of {@code registry}, or {@link RunObserver#NONE} when it is null. */
-    static RunObserver of(Object registry, Object convention, JobCoordinator.Mode mode, String node) {
+    static RunObserver of(
+            Object registry, @Nullable Object convention, JobCoordinator.Mode mode, @Nullable String node) {
         return registry == null
                 ? RunObserver.NONE
                 : new ObservedRuns(
@@ -68,14 +74,14 @@ final class ObservedRuns implements RunObserver {
         private final String integration;
         private final TenureRunObservationContext runContext;
         private final Observation run;
-        private final String traceId;
-        private Observation phase;
-        private TenureRunObservationContext phaseContext;
+        private final @Nullable String traceId;
+        private @Nullable Observation phase;
+        private @Nullable TenureRunObservationContext phaseContext;
         /** The scopes of the run and its claim, or of its completion, on {@link #scopeThread}. */
-        private Observation.Scope outerScope;
+        private Observation.@Nullable Scope outerScope;
 
-        private Observation.Scope innerScope;
-        private Thread scopeThread;
+        private Observation.@Nullable Scope innerScope;
+        private @Nullable Thread scopeThread;
         private boolean completing;
         private boolean ended;
 
@@ -97,7 +103,7 @@ final class ObservedRuns implements RunObserver {
         }
 
         private Observation observation(
-                TenureRunObservationDocumentation which, TenureRunObservationContext c, Observation parent) {
+                TenureRunObservationDocumentation which, TenureRunObservationContext c, @Nullable Observation parent) {
             Observation o =
                     which.observation(convention, DefaultTenureRunObservationConvention.INSTANCE, () -> c, registry);
             return parent == null ? o : o.parentObservation(parent);
@@ -105,27 +111,30 @@ final class ObservedRuns implements RunObserver {
 
         /** Starts a phase, current on the calling thread when it is the claim or the completion. */
         private void begin(TenureRunObservationDocumentation which) {
-            phaseContext = context(which);
-            phaseContext.claimed(runContext.epoch(), runContext.owner(), runContext.fallback());
+            TenureRunObservationContext c = context(which);
+            phaseContext = c;
+            c.claimed(runContext.epoch(), runContext.owner(), runContext.fallback());
             // the run current while the phase starts: a tracer that takes the current span as the parent
-            // (OpenTelemetry's
-            // bridge does) nests the phase under the run, not under a work scope left open on this thread
+            // (OpenTelemetry's bridge does) nests the phase under the run, not under a work scope left open on this
+            // thread
+            Observation started;
             try (Observation.Scope s = run.openScope()) {
-                phase = observation(which, phaseContext, run).start();
+                started = observation(which, c, run).start();
             }
+            phase = started;
             if (which != TenureRunObservationDocumentation.WORK) {
-                innerScope = phase.openScope();
+                innerScope = started.openScope();
                 scopeThread = Thread.currentThread();
             }
         }
 
         /** Ends the phase with {@code outcome}, after closing its scopes (on their thread only). */
-        private void endPhase(String outcome, Throwable error) {
+        private void endPhase(String outcome, @Nullable Throwable error) {
             closeScopes();
             if (phase == null) {
                 return;
             }
-            phaseContext.outcome(outcome);
+            Objects.requireNonNull(phaseContext).outcome(outcome);
             if (error != null) {
                 phase.error(error);
             }
@@ -147,7 +156,7 @@ final class ObservedRuns implements RunObserver {
             }
         }
 
-        private void endRun(String outcome, Throwable error) {
+        private void endRun(String outcome, @Nullable Throwable error) {
             ended = true;
             runContext.outcome(outcome);
             if (error != null) {
@@ -160,7 +169,7 @@ final class ObservedRuns implements RunObserver {
         public synchronized void claimed(long epoch, String owner, boolean fallback) {
             try {
                 runContext.claimed(epoch, owner, fallback);
-                phaseContext.claimed(epoch, owner, fallback);
+                Objects.requireNonNull(phaseContext).claimed(epoch, owner, fallback);
                 endPhase("CLAIMED", null);
                 begin(TenureRunObservationDocumentation.WORK);
             } catch (RuntimeException e) {
@@ -172,7 +181,7 @@ final class ObservedRuns implements RunObserver {
         public synchronized void notClaimed(RunOutcome<?> outcome) {
             try {
                 runContext.fallback(outcome.viaFallback());
-                phaseContext.fallback(outcome.viaFallback());
+                Objects.requireNonNull(phaseContext).fallback(outcome.viaFallback());
                 endPhase(outcome.status().name(), null);
                 endRun(outcome.status().name(), null);
             } catch (RuntimeException e) {
@@ -209,7 +218,7 @@ final class ObservedRuns implements RunObserver {
         }
 
         @Override
-        public synchronized void completing(Throwable error) {
+        public synchronized void completing(@Nullable Throwable error) {
             if (completing || ended) {
                 return;
             }
@@ -237,7 +246,7 @@ final class ObservedRuns implements RunObserver {
         }
 
         @Override
-        public String traceId() {
+        public @Nullable String traceId() {
             return traceId;
         }
     }

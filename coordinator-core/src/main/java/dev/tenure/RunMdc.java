@@ -1,6 +1,7 @@
 package dev.tenure;
 
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.MDC;
 
 /**
@@ -51,12 +52,13 @@ public final class RunMdc {
     }
 
     /** As {@link #open(String, String, long, String)}, with the node's name ({@code null}: no {@link #NODE} key). */
-    public static Scope open(String jobKey, String fireKey, long epoch, String owner, String node) {
+    public static Scope open(String jobKey, String fireKey, long epoch, String owner, @Nullable String node) {
         return new Scope(values(jobKey, fireKey, epoch, owner, node), RunObserver.Scope.NONE, null);
     }
 
     /** The values of {@link #KEYS}, in their order: the one place that says what a run's log lines carry. */
-    private static String[] values(String jobKey, String fireKey, long epoch, String owner, String node) {
+    private static @Nullable String[] values(
+            String jobKey, String fireKey, long epoch, String owner, @Nullable String node) {
         return new String[] {jobKey, fireKey, Long.toString(epoch), owner, node};
     }
 
@@ -64,21 +66,21 @@ public final class RunMdc {
     public static final class Scope implements AutoCloseable {
 
         private final Thread thread = Thread.currentThread();
-        private final String[] previous = new String[KEYS.size()];
+        private final @Nullable String[] previous = new String[KEYS.size()];
         private final RunObserver.Scope observed;
         private final boolean binds;
-        private final JobContext previousRun;
+        private final @Nullable JobContext previousRun;
         private boolean closed;
 
         /** With a {@code run}, also makes it {@link JobContext#current()} on this thread until closed. */
-        private Scope(String[] values, RunObserver.Scope observed, JobContext run) {
+        private Scope(@Nullable String[] values, RunObserver.Scope observed, @Nullable JobContext run) {
             for (int i = 0; i < previous.length; i++) {
                 previous[i] = MDC.get(KEYS.get(i));
                 put(KEYS.get(i), values[i]);
             }
             this.observed = observed;
             this.binds = run != null;
-            this.previousRun = binds ? CurrentRun.bind(run) : null;
+            this.previousRun = run != null ? CurrentRun.bind(run) : null;
         }
 
         /** Restores the keys as they were before the scope; idempotent; does nothing on another thread. */
@@ -97,7 +99,7 @@ public final class RunMdc {
             }
         }
 
-        private static void put(String key, String value) {
+        private static void put(String key, @Nullable String value) {
             if (value == null) {
                 MDC.remove(key);
             } else {

@@ -1,5 +1,7 @@
 package dev.tenure;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * How the coordinator tells an observer about its runs ({@link JobCoordinator.Builder#observationRegistry}): no
  * Micrometer type here, so core loads without Micrometer, and {@link #NONE} costs a run nothing.
@@ -39,13 +41,13 @@ interface RunObserver {
         }
 
         /** The work ended ({@code error} null: it succeeded) and the outcome is being recorded. Idempotent. */
-        default void completing(Throwable error) {}
+        default void completing(@Nullable Throwable error) {}
 
         /** The outcome is recorded (or the run was abandoned): every observation of the run ends. */
         default void ended(RunOutcome<?> outcome) {}
 
         /** The run's trace id, when a tracer made one; else null. */
-        default String traceId() {
+        default @Nullable String traceId() {
             return null;
         }
     }

@@ -1,6 +1,7 @@
 package dev.tenure;
 
 import java.time.Duration;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The result of one coordinated run: expected results are statuses, not exceptions.
@@ -23,11 +24,11 @@ public record RunOutcome<T>(
         String jobKey,
         String fireKey,
         long epoch,
-        String owner,
+        @Nullable String owner,
         Duration waited,
         Duration ran,
-        T result,
-        Throwable error,
+        @Nullable T result,
+        @Nullable Throwable error,
         boolean viaFallback,
         int fenceChecks,
         boolean completedInTransaction) {
@@ -61,7 +62,7 @@ public record RunOutcome<T>(
             String jobKey,
             String fireKey,
             long epoch,
-            String owner,
+            @Nullable String owner,
             Duration waited,
             boolean viaFallback) {
         return new RunOutcome<>(
@@ -74,11 +75,11 @@ public record RunOutcome<T>(
             String jobKey,
             String fireKey,
             long epoch,
-            String owner,
+            @Nullable String owner,
             Duration waited,
             Duration ran,
-            T result,
-            Throwable error,
+            @Nullable T result,
+            @Nullable Throwable error,
             boolean viaFallback,
             int fenceChecks,
             boolean completedInTransaction) {

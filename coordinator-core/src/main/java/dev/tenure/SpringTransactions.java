@@ -3,6 +3,7 @@ package dev.tenure;
 import java.sql.Connection;
 import java.sql.SQLException;
 import javax.sql.DataSource;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.jdbc.datasource.DataSourceUtils;
@@ -27,7 +28,7 @@ final class SpringTransactions {
      * when that transaction ends ({@link ActiveRun#completionPending}): until then its completion holds the fire's run
      * row, so recording it earlier, on another connection, would wait for a commit that waits for it.
      */
-    static <T> T join(JobContext context, DataSource dataSource, ConnectionWork<T> work) throws SQLException {
+    static <T> @Nullable T join(JobContext context, DataSource dataSource, ConnectionWork<T> work) throws SQLException {
         DataSource key = key(dataSource);
         Connection c = DataSourceUtils.getConnection(key);
         try {

@@ -1,6 +1,7 @@
 package dev.tenure;
 
 import java.time.Instant;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A fence check failed: the caller's epoch (and owner id) is no longer the job's current one, or its lease has expired
@@ -18,16 +19,16 @@ public class StaleOwnerException extends LeaseLostException {
 
     private final long expectedEpoch;
     private final long currentEpoch;
-    private final String currentOwner;
-    private final Instant leaseExpiresAt;
+    private final @Nullable String currentOwner;
+    private final @Nullable Instant leaseExpiresAt;
 
     public StaleOwnerException(
             String jobKey,
             long expectedEpoch,
             String presentedOwner,
             long currentEpoch,
-            String currentOwner,
-            Instant leaseExpiresAt) {
+            @Nullable String currentOwner,
+            @Nullable Instant leaseExpiresAt) {
         super(
                 jobKey,
                 presentedOwner,
@@ -40,7 +41,12 @@ public class StaleOwnerException extends LeaseLostException {
     }
 
     private static String message(
-            String jobKey, long expected, String presented, long current, String owner, Instant expiresAt) {
+            String jobKey,
+            long expected,
+            String presented,
+            long current,
+            @Nullable String owner,
+            @Nullable Instant expiresAt) {
         String why = expected != current
                 ? "its epoch is now " + current + (owner == null ? " (no owner)" : " (owner " + owner + ")")
                 : owner == null
@@ -65,12 +71,12 @@ public class StaleOwnerException extends LeaseLostException {
     }
 
     /** The job's owner in the database, or null if nobody holds it. */
-    public String currentOwner() {
+    public @Nullable String currentOwner() {
         return currentOwner;
     }
 
     /** When the current lease expires (database clock), or null if nobody holds it. */
-    public Instant leaseExpiresAt() {
+    public @Nullable Instant leaseExpiresAt() {
         return leaseExpiresAt;
     }
 

@@ -14,6 +14,7 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -26,6 +27,7 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -68,7 +70,7 @@ final class Sweeper implements AutoCloseable {
     private final ScheduledExecutorService timer;
     private final ExecutorService catchUps;
     private final Object lifecycle = new Object();
-    private LeaderElection election; // guarded by lifecycle
+    private @Nullable LeaderElection election; // guarded by lifecycle
     private boolean closed; // guarded by lifecycle
     private volatile String node = "sweeper";
     /** The epoch of this node's current sweeper term; what it wrote in that term (sweep thread only). */
@@ -109,7 +111,7 @@ final class Sweeper implements AutoCloseable {
     }
 
     /** Records the job's schedule and sweeps its fires from now on (in the process that leads the sweeper election). */
-    ScheduleLedger.Registered register(ScheduledJob job, String node) {
+    ScheduleLedger.Registered register(ScheduledJob job, @Nullable String node) {
         ScheduleLedger.Registered r = ledger.register(new ScheduleLedger.ScheduleRow(
                 job.jobKey(),
                 job.schedule().kind(),
@@ -219,7 +221,7 @@ final class Sweeper implements AutoCloseable {
         Map<String, Plan> plans = new HashMap<>();
         List<Missed> toRecord = new ArrayList<>();
         for (ScheduledJob job : all) {
-            Plan p = plan(job, dueByJob.get(job.jobKey()), states, now);
+            Plan p = plan(job, dueByJob.getOrDefault(job.jobKey(), List.of()), states, now);
             plans.put(job.jobKey(), p);
             toRecord.addAll(p.missed);
         }
@@ -229,12 +231,12 @@ final class Sweeper implements AutoCloseable {
         Set<DueFire> stillOpen = new HashSet<>();
         int overdueTotal = 0;
         for (ScheduledJob job : all) {
-            Plan p = plans.get(job.jobKey());
+            Plan p = Objects.requireNonNull(plans.get(job.jobKey()));
             int missedNow = 0;
             for (Missed m : p.missed) {
                 if (recorded.contains(m.fire())) {
                     missedNow++;
-                    metrics.fireMissed(job.jobKey(), p.reasonCode.get(m.fire()));
+                    metrics.fireMissed(job.jobKey(), Objects.requireNonNull(p.reasonCode.get(m.fire())));
                     LOG.warn("job '{}': fire {} is recorded MISSED: {}", job.jobKey(), label(m.fire()), m.reason());
                 }
             }
@@ -242,15 +244,18 @@ final class Sweeper implements AutoCloseable {
                     (int) p.overdue.stream().filter(f -> !recorded.contains(f)).count();
             overdueTotal += overdue;
             metrics.firesOverdue(job.jobKey(), overdue);
-            Instant until =
-                    sweptUntil(swept.getOrDefault(job.jobKey(), now), dueByJob.get(job.jobKey()), states, recorded);
+            Instant until = sweptUntil(
+                    swept.getOrDefault(job.jobKey(), now),
+                    dueByJob.getOrDefault(job.jobKey(), List.of()),
+                    states,
+                    recorded);
             ScheduleLedger.SweepMark mark = new ScheduleLedger.SweepMark(
                     job.jobKey(), until, job.schedule().nextAfter(now).orElse(null), overdue, missedNow);
             if (!mark.equals(written.get(job.jobKey()))) {
                 marks.add(mark);
             }
             for (DueFire f : p.catchUps) {
-                if (catchUp(job, f, p.reasonText.get(f))) {
+                if (catchUp(job, f, Objects.requireNonNull(p.reasonText.get(f)))) {
                     catchUpsNow.add(f);
                 }
             }
@@ -363,7 +368,7 @@ final class Sweeper implements AutoCloseable {
         return new Plan(overdue, missed, catchUps, text, code);
     }
 
-    private static String why(FireState state, String error) {
+    private static String why(FireState state, @Nullable String error) {
         return switch (state) {
             case NONE -> "no node ran it";
             case RUNNING_LEASE_ENDED -> "its holder's lease ended while it ran (the holder died, froze or was cut off)";
@@ -375,7 +380,7 @@ final class Sweeper implements AutoCloseable {
     }
 
     /** A short tag for meters: not_run, holder_lost, shutdown, force_released, abandoned or rejected_stale. */
-    static String code(FireState state, String error) {
+    static String code(FireState state, @Nullable String error) {
         return switch (state) {
             case NONE -> "not_run";
             case RUNNING_LEASE_ENDED -> "holder_lost";

@@ -20,6 +20,7 @@ import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.function.Supplier;
 import javax.sql.DataSource;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -56,15 +57,15 @@ public final class Tenure implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(Tenure.class);
 
     private final Leases database;
-    private final Leases valkey;
+    private final @Nullable Leases valkey;
     private final RunLedger ledger;
     private final JobCoordinator coordinator;
     private final LeaseOptions defaults;
     private final String nodeName;
     /** How Valkey is reached ("standalone [10.0.0.5:6379], namespace tenure"), or null in the database mode. */
-    private final String valkeyAddress;
+    private final @Nullable String valkeyAddress;
 
-    private final String schema;
+    private final @Nullable String schema;
     private final List<LeaderElection> elections = new ArrayList<>();
     private final Sweeper sweeper;
     private final Duration drainTimeout;
@@ -72,14 +73,19 @@ public final class Tenure implements AutoCloseable {
     private boolean closed;
 
     private Tenure(
-            Builder b, LeaseStore databaseStore, RunLedger ledger, ScheduleLedger schedules, LeaseStore valkeyStore) {
+            Builder b,
+            LeaseStore databaseStore,
+            RunLedger ledger,
+            ScheduleLedger schedules,
+            @Nullable LeaseStore valkeyStore) {
         this.defaults = b.defaults;
-        this.nodeName = b.nodeName;
+        this.nodeName = Objects.requireNonNull(b.nodeName, "nodeName is set by build()");
         this.schema = b.inMemory ? null : b.schema;
-        this.valkeyAddress = valkeyStore == null
+        ValkeyConfig vc = b.valkeyConfig;
+        this.valkeyAddress = valkeyStore == null || vc == null
                 ? null
-                : (b.valkeyConfig.isCluster() ? "cluster " : "") + String.join(", ", b.valkeyConfig.addresses())
-                        + " (namespace " + b.valkeyConfig.namespace() + ")";
+                : (vc.isCluster() ? "cluster " : "") + String.join(", ", vc.addresses()) + " (namespace "
+                        + vc.namespace() + ")";
         this.drainTimeout = b.drainTimeout;
         int breakerFailures = b.breakerFailures;
         Duration breakerOpenFor = b.breakerOpenFor;
@@ -97,7 +103,7 @@ public final class Tenure implements AutoCloseable {
                 .metrics(metrics.runs)
                 .fallbackBreaker(b.breakerFailures, b.breakerOpenFor)
                 .drainTimeout(b.drainTimeout)
-                .nodeName(b.nodeName);
+                .nodeName(nodeName);
         if (b.observationRegistry != null) {
             c.observationRegistry(b.observationRegistry);
         }
@@ -205,7 +211,7 @@ public final class Tenure implements AutoCloseable {
      * @throws IllegalStateException    if this Tenure is closed
      */
     public synchronized LeaderElection leaderElection(
-            String name, LeaseOptions options, String label, LeaderElection.Listener listener) {
+            String name, LeaseOptions options, @Nullable String label, LeaderElection.Listener listener) {
         requireOpen();
         LeaderElection e =
                 new LeaseElection(name, label, database, valkey, ledger, options, electionBreaker.get(), listener);
@@ -371,28 +377,28 @@ public final class Tenure implements AutoCloseable {
 
     /** Configuration of a {@link Tenure}. Not thread-safe; build once. */
     public static final class Builder {
-        private DataSource dataSource;
+        private @Nullable DataSource dataSource;
         private boolean inMemory;
         private String schema = "tenure";
         private boolean migrate = true;
-        private ValkeyConfig valkeyConfig;
-        private JobCoordinator.Mode mode;
+        private @Nullable ValkeyConfig valkeyConfig;
+        private JobCoordinator.@Nullable Mode mode;
         private LeaseOptions defaults = LeaseOptions.ofDefaults();
         private Ticker ticker = Ticker.system();
-        private Object meterRegistry;
-        private Object observationRegistry;
-        private Object observationConvention;
+        private @Nullable Object meterRegistry;
+        private @Nullable Object observationRegistry;
+        private @Nullable Object observationConvention;
         private DatabaseConfig databaseConfig = DatabaseConfig.defaults();
-        private Duration leaseCallTimeout; // null: the Leases default, and so on
-        private Integer maxLocalHandOffs;
-        private Duration maxTurn;
+        private @Nullable Duration leaseCallTimeout; // null: the Leases default, and so on
+        private @Nullable Integer maxLocalHandOffs;
+        private @Nullable Duration maxTurn;
         private int breakerFailures = DEFAULT_BREAKER_FAILURES;
         private Duration breakerOpenFor = DEFAULT_BREAKER_OPEN_FOR;
         private Duration sweepInterval = DEFAULT_SWEEP_INTERVAL;
         private Clock clock = Clock.systemUTC();
         private boolean valkeyRequired;
         private Duration drainTimeout = JobCoordinator.DEFAULT_DRAIN_TIMEOUT;
-        private String nodeName;
+        private @Nullable String nodeName;
 
         private Builder() {}
 
@@ -628,7 +634,7 @@ public final class Tenure implements AutoCloseable {
             return tenure.started(valkeyRequired);
         }
 
-        private static void closeQuietly(LeaseStore store, Throwable failure) {
+        private static void closeQuietly(@Nullable LeaseStore store, Throwable failure) {
             if (store == null) {
                 return;
             }

@@ -2,6 +2,7 @@ package dev.tenure;
 
 import io.micrometer.observation.Observation;
 import io.micrometer.tracing.handler.TracingObservationHandler;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The trace id of an observation that a Micrometer Tracing handler turned into a span: read only when
@@ -14,7 +15,7 @@ final class TraceIds {
     private TraceIds() {}
 
     /** The trace id of {@code context}'s span; null when it has none, or only an invalid (all-zero) one. */
-    static String of(Observation.Context context) {
+    static @Nullable String of(Observation.Context context) {
         return TRACING ? Tracing.traceId(context) : null;
     }
 
@@ -29,7 +30,7 @@ final class TraceIds {
 
     /** Loaded only when micrometer-tracing is present. */
     private static final class Tracing {
-        static String traceId(Observation.Context context) {
+        static @Nullable String traceId(Observation.Context context) {
             TracingObservationHandler.TracingContext tc = context.get(TracingObservationHandler.TracingContext.class);
             if (tc == null || tc.getSpan() == null) {
                 return null;

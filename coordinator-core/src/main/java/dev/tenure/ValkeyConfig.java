@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * How to reach Valkey. Immutable; build with {@link #standalone(String...)} or {@link #cluster(String...)}.
@@ -43,8 +44,8 @@ public final class ValkeyConfig {
     private final List<String> addresses;
     private final boolean cluster;
     private final boolean tls;
-    private final String username;
-    private final String password;
+    private final @Nullable String username;
+    private final @Nullable String password;
     private final String clientName;
     private final Duration requestTimeout;
     private final Duration connectionTimeout;
@@ -100,11 +101,11 @@ public final class ValkeyConfig {
         return tls;
     }
 
-    public String username() {
+    public @Nullable String username() {
         return username;
     }
 
-    public String password() {
+    public @Nullable String password() {
         return password;
     }
 
@@ -169,8 +170,8 @@ public final class ValkeyConfig {
         private final List<String> addresses = new ArrayList<>();
         private final boolean cluster;
         private boolean tls;
-        private String username;
-        private String password;
+        private @Nullable String username;
+        private @Nullable String password;
         private String clientName = "tenure";
         private Duration requestTimeout = Duration.ofMillis(500);
         private Duration connectionTimeout = Duration.ofSeconds(1);

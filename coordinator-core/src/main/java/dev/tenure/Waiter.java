@@ -2,6 +2,7 @@ package dev.tenure;
 
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One thread waiting for a key in this process. Its owner id changes only while a releasing thread has it in
@@ -24,7 +25,7 @@ final class Waiter {
     final Thread thread = Thread.currentThread();
     final LeaseOptions options;
     final AtomicInteger state = new AtomicInteger(WAITING);
-    volatile DefaultLease granted;
+    volatile @Nullable DefaultLease granted;
     private volatile boolean signalled;
     private volatile String owner;
 

@@ -1,6 +1,7 @@
 package dev.tenure.batch;
 
 import dev.tenure.TenureException;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A Spring Batch step cannot be fenced as configured: it was not launched through a {@link GuardedJobOperator},
@@ -15,7 +16,7 @@ public class BatchFencingException extends TenureException {
      * @param jobKey  the Tenure job key, or null when unknown
      * @param cause   the underlying fault, or null
      */
-    public BatchFencingException(String message, String jobKey, Throwable cause) {
+    public BatchFencingException(String message, @Nullable String jobKey, @Nullable Throwable cause) {
         super(message, jobKey, cause);
     }
 }

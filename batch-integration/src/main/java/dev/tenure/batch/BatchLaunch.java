@@ -9,6 +9,7 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import org.jspecify.annotations.Nullable;
 import org.springframework.batch.core.job.JobExecution;
 
 /**
@@ -26,10 +27,10 @@ import org.springframework.batch.core.job.JobExecution;
  */
 public final class BatchLaunch {
 
-    private final JobExecution execution;
+    private final @Nullable JobExecution execution;
     private final CompletableFuture<RunOutcome<Void>> outcome;
 
-    BatchLaunch(JobExecution execution, CompletableFuture<RunOutcome<Void>> outcome) {
+    BatchLaunch(@Nullable JobExecution execution, CompletableFuture<RunOutcome<Void>> outcome) {
         this.execution = execution;
         this.outcome = Objects.requireNonNull(outcome, "outcome");
     }

@@ -3,6 +3,7 @@ package dev.tenure.batch;
 import dev.tenure.ActiveRun;
 import java.util.Objects;
 import javax.sql.DataSource;
+import org.jspecify.annotations.Nullable;
 import org.springframework.batch.core.scope.context.ChunkContext;
 import org.springframework.batch.core.step.StepContribution;
 import org.springframework.batch.core.step.tasklet.Tasklet;
@@ -25,7 +26,7 @@ final class FencedTasklet implements Tasklet {
     }
 
     @Override
-    public RepeatStatus execute(StepContribution contribution, ChunkContext chunkContext) throws Exception {
+    public @Nullable RepeatStatus execute(StepContribution contribution, ChunkContext chunkContext) throws Exception {
         ActiveRun run = runs.require(chunkContext.getStepContext().getStepExecution());
         fence.check(run);
         return delegate.execute(contribution, chunkContext);

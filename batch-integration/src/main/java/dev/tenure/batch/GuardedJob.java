@@ -5,6 +5,7 @@ import dev.tenure.RunMdc;
 import dev.tenure.RunOutcome;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.batch.core.BatchStatus;
@@ -30,7 +31,7 @@ final class GuardedJob implements Job {
     private final BatchRuns runs;
     private final AtomicBoolean started = new AtomicBoolean();
     private final CompletableFuture<RunOutcome<Void>> outcome = new CompletableFuture<>();
-    private volatile JobExecution execution;
+    private volatile @Nullable JobExecution execution;
 
     GuardedJob(Job delegate, ActiveRun run, BatchRuns runs) {
         this.delegate = delegate;
@@ -49,7 +50,7 @@ final class GuardedJob implements Job {
     }
 
     @Override
-    public JobParametersIncrementer getJobParametersIncrementer() {
+    public @Nullable JobParametersIncrementer getJobParametersIncrementer() {
         return delegate.getJobParametersIncrementer();
     }
 
@@ -85,6 +86,7 @@ final class GuardedJob implements Job {
         return started.get();
     }
 
+    @Nullable
     JobExecution execution() {
         return execution;
     }
@@ -94,14 +96,14 @@ final class GuardedJob implements Job {
     }
 
     /** Finishes the run for a job execution that ended (or never ran); idempotent, never throws. */
-    void complete(JobExecution ended, Throwable thrown) {
+    void complete(@Nullable JobExecution ended, @Nullable Throwable thrown) {
         if (outcome.isDone()) {
             return;
         }
         Throwable error = thrown;
         if (error == null && ended == null) {
             error = new IllegalStateException("the job execution of '" + run.jobKey() + "' was not created");
-        } else if (error == null && ended.getStatus() != BatchStatus.COMPLETED) {
+        } else if (error == null && ended != null && ended.getStatus() != BatchStatus.COMPLETED) {
             error = new BatchJobNotCompletedException(
                     run.jobKey(), ended.getId(), ended.getStatus(), ended.getExitStatus());
         }

@@ -175,6 +175,9 @@ public final class GuardedJobOperator {
                 + "owner lost its lease, and its chunk in flight was fenced or rolled back with its checkpoint";
         for (JobExecution listed : repository.getJobExecutions(instance)) {
             JobExecution e = repository.getJobExecution(listed.getId());
+            if (e == null) {
+                continue; // deleted since it was listed
+            }
             for (StepExecution s : e.getStepExecutions()) {
                 if (s.getStatus() == BatchStatus.UNKNOWN) {
                     s.setStatus(BatchStatus.FAILED);

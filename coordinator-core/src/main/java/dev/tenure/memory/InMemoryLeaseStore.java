@@ -14,6 +14,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A {@link LeaseStore} in memory, for users' unit tests: {@code Tenure.inMemory()} builds one (with the in-memory
@@ -165,7 +166,7 @@ public class InMemoryLeaseStore implements LeaseStore {
         return new AcquireResult.Acquired(fencingToken ? OptionalLong.of(token) : OptionalLong.empty(), false);
     }
 
-    private Entry live(String key) {
+    private @Nullable Entry live(String key) {
         Entry e = leases.get(key);
         if (e != null && ticker.nanoTime() - e.expiresAt() >= 0) {
             leases.remove(key, e);

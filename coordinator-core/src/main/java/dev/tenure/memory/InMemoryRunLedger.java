@@ -20,6 +20,7 @@ import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A {@link RunLedger} in memory, for users' unit tests, over an {@link InMemoryLeaseStore} whose fencing tokens are the
@@ -117,8 +118,8 @@ public final class InMemoryRunLedger implements RunLedger, ScheduleLedger {
 
     @Override
     public synchronized Finished finish(
-            String jobKey, long epoch, String owner, String runId, boolean succeeded, String error) {
-        Map.Entry<String, Row> e = find(runId);
+            String jobKey, long epoch, String owner, String runId, boolean succeeded, @Nullable String error) {
+        Map.@Nullable Entry<String, Row> e = find(runId);
         if (e != null && e.getValue().status().equals("COMPLETED")) {
             return Finished.COMPLETED_EARLIER;
         }
@@ -135,7 +136,7 @@ public final class InMemoryRunLedger implements RunLedger, ScheduleLedger {
      */
     @Override
     public synchronized Finished abandon(String jobKey, long epoch, String owner, String runId, String reason) {
-        Map.Entry<String, Row> e = find(runId);
+        Map.@Nullable Entry<String, Row> e = find(runId);
         boolean ok = current(jobKey, epoch, owner);
         if (ok) {
             release(jobKey, owner);
@@ -186,7 +187,7 @@ public final class InMemoryRunLedger implements RunLedger, ScheduleLedger {
     /** {@link #finish}, and the job's lease cleared where {@code epoch} of {@code owner} is still current. */
     @Override
     public synchronized Finished finishAndRelease(
-            String jobKey, long epoch, String owner, String runId, boolean succeeded, String error) {
+            String jobKey, long epoch, String owner, String runId, boolean succeeded, @Nullable String error) {
         Finished f = finish(jobKey, epoch, owner, runId, succeeded, error);
         if (current(jobKey, epoch, owner)) {
             release(jobKey, owner);
@@ -222,7 +223,7 @@ public final class InMemoryRunLedger implements RunLedger, ScheduleLedger {
 
     /** Current epoch and owner, and a live lease (the database fence also checks the expiry). */
     @Override
-    public void fence(Connection connection, String jobKey, long epoch, String owner) {
+    public void fence(@Nullable Connection connection, String jobKey, long epoch, String owner) {
         if (!current(jobKey, epoch, owner)
                 || leases.holder(jobKey).filter(owner::equals).isEmpty()) {
             throw new StaleOwnerException(
@@ -238,7 +239,7 @@ public final class InMemoryRunLedger implements RunLedger, ScheduleLedger {
     @Override
     public synchronized void complete(Connection connection, String jobKey, long epoch, String owner, String runId) {
         fence(connection, jobKey, epoch, owner);
-        Map.Entry<String, Row> e = find(runId);
+        Map.@Nullable Entry<String, Row> e = find(runId);
         if (e != null && e.getValue().runningUnder(jobKey, epoch)) {
             runs.put(e.getKey(), e.getValue().withStatus("COMPLETED"));
         } else if (e == null || !e.getValue().status().equals("COMPLETED")) {
@@ -256,7 +257,7 @@ public final class InMemoryRunLedger implements RunLedger, ScheduleLedger {
         return leases.holder(jobKey).map(o -> new Holder(o, leases.fencingToken(jobKey), null));
     }
 
-    private Map.Entry<String, Row> find(String runId) {
+    private Map.@Nullable Entry<String, Row> find(String runId) {
         for (Map.Entry<String, Row> e : runs.entrySet()) {
             if (e.getValue().runId().equals(runId)) {
                 return e;
@@ -268,7 +269,7 @@ public final class InMemoryRunLedger implements RunLedger, ScheduleLedger {
     @Override
     public Registered register(ScheduleRow row) {
         Instant now = clock.instant();
-        Scheduled[] before = new Scheduled[1];
+        @Nullable Scheduled[] before = new Scheduled[1];
         schedules.compute(row.jobKey(), (k, old) -> {
             before[0] = old;
             return new Scheduled(row, now, old == null ? now : old.sweptUntil());

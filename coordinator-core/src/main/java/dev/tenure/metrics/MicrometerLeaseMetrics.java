@@ -8,6 +8,7 @@ import java.time.Duration;
 import java.util.EnumMap;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -49,7 +50,7 @@ public final class MicrometerLeaseMetrics implements LeaseMetrics {
 
     @Override
     public void acquire(AcquireOutcome outcome, long nanos) {
-        acquire.get(outcome).record(nanos, TimeUnit.NANOSECONDS);
+        Objects.requireNonNull(acquire.get(outcome)).record(nanos, TimeUnit.NANOSECONDS);
     }
 
     @Override

@@ -3,6 +3,7 @@ package dev.tenure.observation;
 import dev.tenure.observation.TenureRunObservationDocumentation.HighCardinalityKeys;
 import dev.tenure.observation.TenureRunObservationDocumentation.LowCardinalityKeys;
 import io.micrometer.common.KeyValues;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Tenure's names and key values: the phase's name ({@code tenure.run}, {@code tenure.run.claim}, ...), the job,
@@ -19,7 +20,7 @@ public class DefaultTenureRunObservationConvention implements TenureRunObservati
      * {@code tenure.run.claim}, ...), which is also its span's name.
      */
     @Override
-    public String getName() {
+    public @Nullable String getName() {
         return null;
     }
 

@@ -1,6 +1,7 @@
 package dev.tenure.observation;
 
 import io.micrometer.observation.Observation;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The facts of one coordinated run for its observations: the run itself ({@code tenure.run}) and each of its phases
@@ -22,9 +23,9 @@ public class TenureRunObservationContext extends Observation.Context {
     private final String fireKey;
     private final String mode;
     private final String integration;
-    private final String node;
+    private final @Nullable String node;
     private volatile long epoch;
-    private volatile String owner;
+    private volatile @Nullable String owner;
     private volatile boolean fallback;
     private volatile String outcome = UNKNOWN;
 
@@ -42,7 +43,7 @@ public class TenureRunObservationContext extends Observation.Context {
             String fireKey,
             String mode,
             String integration,
-            String node) {
+            @Nullable String node) {
         this.phase = phase;
         this.jobKey = jobKey;
         this.fireKey = fireKey;
@@ -72,7 +73,7 @@ public class TenureRunObservationContext extends Observation.Context {
     }
 
     /** This node's name; null when it has none. */
-    public String node() {
+    public @Nullable String node() {
         return node;
     }
 
@@ -82,7 +83,7 @@ public class TenureRunObservationContext extends Observation.Context {
     }
 
     /** The owner id of the run's database lease once it is claimed; null before, and for a run not claimed. */
-    public String owner() {
+    public @Nullable String owner() {
         return owner;
     }
 
@@ -101,7 +102,7 @@ public class TenureRunObservationContext extends Observation.Context {
     }
 
     /** Sets what the claim found: this run's epoch and owner, and whether it bypassed Valkey. */
-    public void claimed(long epoch, String owner, boolean fallback) {
+    public void claimed(long epoch, @Nullable String owner, boolean fallback) {
         this.epoch = epoch;
         this.owner = owner;
         this.fallback = fallback;

@@ -3,6 +3,7 @@ package dev.tenure.spi;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Where leases live: Valkey, or the database in DB mode. Implementations are thread-safe and never block the
@@ -44,7 +45,7 @@ public interface LeaseStore extends AutoCloseable {
      *                 or null for a single attempt
      */
     default CompletableFuture<AcquireResult> tryAcquireFire(
-            String key, String owner, Duration ttl, boolean fencingToken, String fireKey, String queuedAs) {
+            String key, String owner, Duration ttl, boolean fencingToken, String fireKey, @Nullable String queuedAs) {
         return queuedAs == null
                 ? tryAcquire(key, owner, ttl, fencingToken)
                 : tryAcquire(key, owner, ttl, fencingToken, queuedAs);

@@ -4,6 +4,7 @@ import dev.tenure.Holder;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The run records of the job coordinator: one row per (job key, fire key), written only under the current epoch.
@@ -49,7 +50,7 @@ public interface RunLedger {
         record Started(long epoch, String runId, java.time.Duration remaining) implements FireClaim {}
 
         /** Another owner's lease is live for {@code remaining} more (zero when unknown): nothing was claimed. */
-        record Held(String owner, long epoch, java.time.Duration remaining) implements FireClaim {}
+        record Held(@Nullable String owner, long epoch, java.time.Duration remaining) implements FireClaim {}
     }
 
     /** What {@link #finish} found. */
@@ -78,7 +79,7 @@ public interface RunLedger {
      * Records the outcome, only if {@code epoch} of {@code owner} is still the job's current epoch. It leaves the job's
      * lease to its holder, who releases it right after (so that the holder's lease handle ends RELEASED, not LOST).
      */
-    Finished finish(String jobKey, long epoch, String owner, String runId, boolean succeeded, String error);
+    Finished finish(String jobKey, long epoch, String owner, String runId, boolean succeeded, @Nullable String error);
 
     /**
      * Keeps {@code traceId} (the run's trace, when a tracer made one) on run {@code runId}, for operators to find its
@@ -93,7 +94,7 @@ public interface RunLedger {
      * row, replacing an earlier attempt's. Default: the start, then {@link #recordTraceId} when there is a trace id; a
      * ledger that can write it in the start's own statement overrides this.
      */
-    default FireStart startRun(String jobKey, String fireKey, long epoch, String owner, String traceId) {
+    default FireStart startRun(String jobKey, String fireKey, long epoch, String owner, @Nullable String traceId) {
         FireStart s = startRun(jobKey, fireKey, epoch, owner);
         if (traceId != null && s instanceof FireStart.Started started) {
             keepTraceId(this, jobKey, started.runId(), traceId);
@@ -103,7 +104,7 @@ public interface RunLedger {
 
     /** {@link #claimAndStart(String, String, String, java.time.Duration)} for a traced run, as {@link #startRun(String, String, long, String, String)}. */
     default FireClaim claimAndStart(
-            String jobKey, String fireKey, String owner, java.time.Duration ttl, String traceId) {
+            String jobKey, String fireKey, String owner, java.time.Duration ttl, @Nullable String traceId) {
         FireClaim c = claimAndStart(jobKey, fireKey, owner, ttl);
         if (traceId != null && c instanceof FireClaim.Started started) {
             keepTraceId(this, jobKey, started.runId(), traceId);
@@ -177,7 +178,7 @@ public interface RunLedger {
      * @throws UnsupportedOperationException unless {@link #claimsAndStarts()}
      */
     default Finished finishAndRelease(
-            String jobKey, long epoch, String owner, String runId, boolean succeeded, String error) {
+            String jobKey, long epoch, String owner, String runId, boolean succeeded, @Nullable String error) {
         throw new UnsupportedOperationException("this run ledger does not finish and release in one step");
     }
 

@@ -5,6 +5,7 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The schedules of the jobs and the sweeper's records: which job fires when, how far each job's fires have been
@@ -15,14 +16,23 @@ import java.util.Optional;
 public interface ScheduleLedger {
 
     /** A job's schedule as it is stored: {@code policy} and {@code node} are text for operators. */
-    record ScheduleRow(String jobKey, String kind, String expression, String policy, String integration, String node) {}
+    record ScheduleRow(
+            String jobKey,
+            String kind,
+            String expression,
+            String policy,
+            String integration,
+            @Nullable String node) {}
 
     /**
      * What {@link #register} found: {@code created} for a job that had no schedule yet; otherwise the stored schedule
      * ({@code previousKind}, {@code previousExpression}, registered by {@code previousNode} at {@code previousAt}) if it
      * differed from the one registered now, which replaces it.
      */
-    record Registered(boolean created, Optional<ScheduleRow> replaced, Instant previousAt) {}
+    record Registered(
+            boolean created,
+            Optional<ScheduleRow> replaced,
+            @Nullable Instant previousAt) {}
 
     /** One fire that was due: {@code fireKey} of {@code jobKey}, due at {@code dueAt}. */
     record DueFire(String jobKey, String fireKey, Instant dueAt) {}
@@ -50,7 +60,8 @@ public interface ScheduleLedger {
     }
 
     /** A due fire's state and, for ABANDONED and REJECTED_STALE runs, the run's recorded error. */
-    record FireStatus(DueFire fire, FireState state, String error) {}
+    record FireStatus(
+            DueFire fire, FireState state, @Nullable String error) {}
 
     /** A fire to record MISSED, with why. */
     record Missed(DueFire fire, String reason) {}
@@ -59,7 +70,8 @@ public interface ScheduleLedger {
      * Where a job's sweep stands after a sweep: every fire due at or before {@code sweptUntil} is settled, the next fire
      * is due at {@code nextDue} (null: none), {@code overdue} fires are open, {@code missed} were recorded MISSED now.
      */
-    record SweepMark(String jobKey, Instant sweptUntil, Instant nextDue, int overdue, int missed) {}
+    record SweepMark(
+            String jobKey, Instant sweptUntil, @Nullable Instant nextDue, int overdue, int missed) {}
 
     /**
      * Records {@code row} as its job's schedule (an idempotent upsert), and makes sure the job has a row in the job

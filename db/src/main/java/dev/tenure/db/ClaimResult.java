@@ -2,6 +2,7 @@ package dev.tenure.db;
 
 import java.time.Duration;
 import java.time.Instant;
+import org.jspecify.annotations.Nullable;
 
 /** The answer of {@link JobLedger#claim}: the job is ours with a new epoch, or someone else's lease is live. */
 sealed interface ClaimResult {
@@ -17,5 +18,7 @@ sealed interface ClaimResult {
      * Someone else's lease is live. {@code remaining} is how long it still runs by the database clock (zero when the
      * row was locked by a transaction still open, or when it just ended), so a waiter can sleep exactly that long.
      */
-    record Held(String owner, long epoch, Instant leaseExpiresAt, Duration remaining) implements ClaimResult {}
+    record Held(
+            @Nullable String owner, long epoch, @Nullable Instant leaseExpiresAt, Duration remaining)
+            implements ClaimResult {}
 }

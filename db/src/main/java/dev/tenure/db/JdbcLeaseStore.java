@@ -7,6 +7,7 @@ import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import javax.sql.DataSource;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Leases on {@code job_execution} rows: the database leader-election mode of Tenure, a {@link LeaseStore} for
@@ -42,7 +43,7 @@ public final class JdbcLeaseStore implements LeaseStore {
     private final LeaseRows rows;
     private final AsyncCalls calls;
     private final RenewalBatches renewals;
-    private final ReleaseNotifications notifications;
+    private final @Nullable ReleaseNotifications notifications;
     private final boolean ownsNotifications;
     private final Duration queryTimeout;
 
@@ -162,8 +163,8 @@ public final class JdbcLeaseStore implements LeaseStore {
         private final DataSource dataSource;
         private final JobLedger.Builder ledger;
         private final DatabaseConfig.Builder knobs = DatabaseConfig.builder();
-        private DatabaseConfig config;
-        private ReleaseNotifications notifications;
+        private @Nullable DatabaseConfig config;
+        private @Nullable ReleaseNotifications notifications;
 
         private Builder(DataSource dataSource) {
             this.dataSource = Objects.requireNonNull(dataSource, "dataSource");

@@ -7,6 +7,7 @@ import java.sql.SQLException;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.UUID;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The job coordinator's {@link RunLedger} on the {@code job_run} and {@code job_execution} tables, through a
@@ -35,7 +36,7 @@ public final class JdbcRunLedger implements RunLedger {
 
     /** The trace id is written by the statement that starts the run. */
     @Override
-    public FireStart startRun(String jobKey, String fireKey, long epoch, String owner, String traceId) {
+    public FireStart startRun(String jobKey, String fireKey, long epoch, String owner, @Nullable String traceId) {
         RunStart s = ledger.startRun(jobKey, fireKey, epoch, owner, traceId);
         if (s instanceof RunStart.Started started) {
             return new FireStart.Started(started.runId().toString());
@@ -48,7 +49,8 @@ public final class JdbcRunLedger implements RunLedger {
     }
 
     @Override
-    public Finished finish(String jobKey, long epoch, String owner, String runId, boolean succeeded, String error) {
+    public Finished finish(
+            String jobKey, long epoch, String owner, String runId, boolean succeeded, @Nullable String error) {
         // the coordinator releases its lease handle right after: the handle, not this statement, ends the lease
         return ledger.finish(
                 jobKey,
@@ -95,13 +97,13 @@ public final class JdbcRunLedger implements RunLedger {
     /** The trace id is written by the statement that claims and starts the run: no statement of its own. */
     @Override
     public FireClaim claimAndStart(
-            String jobKey, String fireKey, String owner, java.time.Duration ttl, String traceId) {
+            String jobKey, String fireKey, String owner, java.time.Duration ttl, @Nullable String traceId) {
         return ledger.claimAndStart(jobKey, fireKey, owner, ttl, traceId);
     }
 
     @Override
     public Finished finishAndRelease(
-            String jobKey, long epoch, String owner, String runId, boolean succeeded, String error) {
+            String jobKey, long epoch, String owner, String runId, boolean succeeded, @Nullable String error) {
         return ledger.finishAndRelease(
                 jobKey,
                 epoch,

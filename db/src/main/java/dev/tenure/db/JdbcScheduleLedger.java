@@ -16,6 +16,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import javax.sql.DataSource;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The sweeper's ledger on Postgres: {@code job_schedule} (one row per scheduled job) and MISSED rows in
@@ -124,7 +125,7 @@ final class JdbcScheduleLedger implements ScheduleLedger {
         });
     }
 
-    private int update(Connection c, String sql, String... values) throws SQLException {
+    private int update(Connection c, String sql, @Nullable String... values) throws SQLException {
         try (PreparedStatement ps = jdbc.prepare(c, sql)) {
             for (int i = 0; i < values.length; i++) {
                 ps.setString(i + 1, values[i]);

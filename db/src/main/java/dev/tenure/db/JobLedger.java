@@ -13,6 +13,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.UUID;
 import javax.sql.DataSource;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The Postgres ledger of jobs: database leases with epochs ({@code job_execution}), fence checks inside the caller's
@@ -279,7 +280,7 @@ final class JobLedger {
     }
 
     /** A trace id as kept: null for none, or for one longer than 64 characters (no tracer makes such ids). */
-    private static String traceId(String traceId) {
+    private static @Nullable String traceId(@Nullable String traceId) {
         return traceId == null || traceId.length() > 64 ? null : traceId;
     }
 
@@ -347,7 +348,7 @@ final class JobLedger {
         /** The lock waits and the query timeout, checked by {@link DatabaseConfig}'s rules. */
         private final DatabaseConfig.Builder knobs = DatabaseConfig.builder();
 
-        private String nodeName;
+        private @Nullable String nodeName;
 
         private Builder(DataSource dataSource) {
             this.dataSource = Objects.requireNonNull(dataSource, "dataSource");

@@ -1,6 +1,7 @@
 package dev.tenure.db;
 
 import dev.tenure.LeaseStoreUnavailableException;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The database did not answer a ledger operation within its timeouts, or failed it: no connection within the pool's
@@ -14,18 +15,22 @@ import dev.tenure.LeaseStoreUnavailableException;
  */
 class LedgerUnavailableException extends LeaseStoreUnavailableException {
 
-    private final String sqlState;
+    private final @Nullable String sqlState;
     private final boolean outcomeUnknown;
 
     public LedgerUnavailableException(
-            String message, String key, String sqlState, boolean outcomeUnknown, Throwable cause) {
+            String message,
+            @Nullable String key,
+            @Nullable String sqlState,
+            boolean outcomeUnknown,
+            @Nullable Throwable cause) {
         super(message, key, cause);
         this.sqlState = sqlState;
         this.outcomeUnknown = outcomeUnknown;
     }
 
     /** The SQLSTATE of the underlying error (e.g. {@code 57014} statement timeout), or null if there was none. */
-    public String sqlState() {
+    public @Nullable String sqlState() {
         return sqlState;
     }
 

@@ -2,6 +2,7 @@ package dev.tenure.db;
 
 import java.time.Duration;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The connection pool Tenure's ledger runs on: small, bounded, with short timeouts, so every ledger operation fails
@@ -69,8 +70,8 @@ public record PoolConfig(
     /** Builds a {@link PoolConfig}. Not thread-safe. */
     public static final class Builder {
         private final String jdbcUrl;
-        private String user;
-        private String password;
+        private @Nullable String user;
+        private @Nullable String password;
         private int maxPoolSize = DEFAULT_MAX_POOL_SIZE;
         private Duration connectionTimeout = DEFAULT_CONNECTION_TIMEOUT;
         private Duration statementTimeout = DEFAULT_STATEMENT_TIMEOUT;

@@ -15,6 +15,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import javax.sql.DataSource;
+import org.jspecify.annotations.Nullable;
 import org.postgresql.PGConnection;
 import org.postgresql.PGNotification;
 import org.slf4j.Logger;
@@ -53,7 +54,7 @@ public final class ReleaseNotifications implements AutoCloseable {
     private boolean started;
     // confined to the listening thread
     private final Set<String> listening = new HashSet<>();
-    private Connection connection;
+    private @Nullable Connection connection;
     private long lastMarked;
 
     private ReleaseNotifications(DataSource dataSource, String schema) {

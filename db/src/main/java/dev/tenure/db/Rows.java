@@ -4,13 +4,14 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Instant;
 import java.time.OffsetDateTime;
+import org.jspecify.annotations.Nullable;
 
 /** Reading database-clock times out of result sets. */
 final class Rows {
 
     private Rows() {}
 
-    static Instant instant(ResultSet rs, int column) throws SQLException {
+    static @Nullable Instant instant(ResultSet rs, int column) throws SQLException {
         OffsetDateTime t = rs.getObject(column, OffsetDateTime.class);
         return t == null ? null : t.toInstant();
     }

@@ -10,6 +10,7 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.UUID;
+import org.jspecify.annotations.Nullable;
 
 /** The run operations on {@code job_run}: fire idempotency, start and finish. Thread-safe. */
 final class RunRows {
@@ -252,7 +253,7 @@ final class RunRows {
     }
 
     /** Started, Done or Held; the claimed epoch (a Long) when the fire completed meanwhile; null when the job has no row. */
-    private Object claimAndStartOnce(
+    private @Nullable Object claimAndStartOnce(
             Connection c,
             String key,
             String fireKey,

@@ -2,6 +2,7 @@ package dev.tenure.db;
 
 import java.time.Instant;
 import java.util.UUID;
+import org.jspecify.annotations.Nullable;
 
 /** The answer of {@link JobLedger#startRun}: whether this fire runs now, ran already, or runs elsewhere. */
 sealed interface RunStart {
@@ -10,7 +11,7 @@ sealed interface RunStart {
      * Run it: a new {@code RUNNING} row (or an earlier FAILED, ABANDONED or REJECTED_STALE row taken over, then
      * {@code attempt > 1} and {@code previousStatus} says what it was).
      */
-    record Started(UUID runId, int attempt, RunStatus previousStatus) implements RunStart {}
+    record Started(UUID runId, int attempt, @Nullable RunStatus previousStatus) implements RunStart {}
 
     /** The fire already COMPLETED (or was recorded MISSED: {@code missed}): do not run it again; report the earlier run. */
     record AlreadyCompleted(UUID runId, String owner, long epoch, Instant finishedAt, boolean missed)

@@ -6,6 +6,7 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /** The reads of {@code job_schedule} and MISSED runs behind {@link TenureAdmin}'s schedule views. Thread-safe. */
 final class ScheduleReads {
@@ -115,7 +116,7 @@ final class ScheduleReads {
         return out;
     }
 
-    List<TenureAdmin.MissedFire> missed(String jobKey, Duration within, int limit) {
+    List<TenureAdmin.MissedFire> missed(@Nullable String jobKey, Duration within, int limit) {
         return jdbc.run("list missed fires", jobKey == null ? "*" : jobKey, false, c -> {
             try (PreparedStatement ps = jdbc.prepare(c, jobKey == null ? missed : missedOfJob)) {
                 int i = 1;

@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import javax.sql.DataSource;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -38,12 +39,12 @@ public final class TenureAdmin {
     public record JobState(
             String jobKey,
             long epoch,
-            String owner,
+            @Nullable String owner,
             String status,
-            Instant claimedAt,
-            Instant leaseExpiresAt,
-            Duration leaseLeft,
-            String node) {
+            @Nullable Instant claimedAt,
+            @Nullable Instant leaseExpiresAt,
+            @Nullable Duration leaseLeft,
+            @Nullable String node) {
         /** A state without a node name. */
         public JobState(
                 String jobKey,
@@ -104,7 +105,7 @@ public final class TenureAdmin {
             long newEpoch,
             long auditId,
             ValkeyLease valkeyLease,
-            String oldNode) {
+            @Nullable String oldNode) {
         /** A result without the old holder's node name. */
         public ForceRelease(
                 String jobKey, long oldEpoch, String oldOwner, long newEpoch, long auditId, ValkeyLease valkeyLease) {
@@ -138,7 +139,7 @@ public final class TenureAdmin {
     private final ScheduleReads schedules;
     private final LeaseEviction valkey;
 
-    private TenureAdmin(DataSource dataSource, String schema, Duration lockTimeout, LeaseEviction valkey) {
+    private TenureAdmin(DataSource dataSource, String schema, Duration lockTimeout, @Nullable LeaseEviction valkey) {
         this.valkey = valkey;
         this.jdbc = new Jdbc(Objects.requireNonNull(dataSource, "dataSource"), JobLedger.Builder.DEFAULT_QUERY_TIMEOUT);
         this.lockTimeout = Long.toString(Math.max(1, lockTimeout.toMillis()));

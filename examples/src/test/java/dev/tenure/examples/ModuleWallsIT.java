@@ -59,6 +59,7 @@ class ModuleWallsIT {
             org.springframework.batch.core.job.Job.class,
             org.springframework.batch.infrastructure.item.ItemWriter.class,
             org.springframework.core.SpringVersion.class,
+            org.jspecify.annotations.NullMarked.class,
             org.springframework.jdbc.core.JdbcTemplate.class,
             org.springframework.transaction.support.TransactionTemplate.class);
 
@@ -196,9 +197,10 @@ class ModuleWallsIT {
         JavaCompiler javac = ToolProvider.getSystemJavaCompiler();
         DiagnosticCollector<JavaFileObject> diagnostics = new DiagnosticCollector<>();
         List<String> options = new ArrayList<>(List.of("-d", out.toString(), "--release", "17"));
+        // javac called in-process takes this JVM's class path when given none: the modular compile gets an empty one
         options.addAll(
                 modular
-                        ? List.of("--module-path", join(modulePath()))
+                        ? List.of("--module-path", join(modulePath()), "-cp", out.toString())
                         : List.of(
                                 "-cp",
                                 join(Stream.concat(modulePath().stream(), classPathWithoutModules().stream())

@@ -8,6 +8,7 @@ import dev.tenure.RunOutcome;
 import dev.tenure.RunPolicy;
 import java.util.Locale;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 import org.quartz.InterruptableJob;
 import org.quartz.Job;
 import org.quartz.JobExecutionContext;
@@ -105,7 +106,7 @@ final class FireGuard {
     }
 
     /** Records the outcome of a run {@link #enter} claimed ({@code error == null}: success). Never throws. */
-    void exit(JobExecutionContext context, Throwable error) {
+    void exit(JobExecutionContext context, @Nullable Throwable error) {
         Object held = context.get(RUN);
         if (!(held instanceof ActiveRun run) || run.isFinished()) {
             closeLogScope(context);
@@ -171,7 +172,7 @@ final class FireGuard {
         return Entry.SKIP;
     }
 
-    private Entry fault(JobExecutionContext context, String job, Throwable t) {
+    private Entry fault(JobExecutionContext context, @Nullable String job, Throwable t) {
         String name = job != null ? job : String.valueOf(safeKey(context));
         if (config.faultPolicy() == FaultPolicy.RUN_UNCOORDINATED) {
             report(name, "fault_ran_uncoordinated");

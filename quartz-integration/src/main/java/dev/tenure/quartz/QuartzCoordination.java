@@ -10,6 +10,7 @@ import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.function.Function;
+import org.jspecify.annotations.Nullable;
 import org.quartz.JobExecutionContext;
 import org.quartz.JobKey;
 import org.quartz.JobListener;
@@ -62,7 +63,7 @@ public final class QuartzCoordination {
     private final ScheduleCheck scheduleCheck;
     private final Matcher<TriggerKey> intendedSchedules;
     private final FireGuard guard;
-    private final dev.tenure.Tenure tenure;
+    private final dev.tenure.@Nullable Tenure tenure;
     private final dev.tenure.MissedFirePolicy missedFires;
 
     private QuartzCoordination(Builder b) {
@@ -246,7 +247,7 @@ public final class QuartzCoordination {
         private FireMetrics metrics = FireMetrics.none();
         private ScheduleCheck scheduleCheck = ScheduleCheck.WARN;
         private Matcher<TriggerKey> intendedSchedules = NotMatcher.not(EverythingMatcher.allTriggers());
-        private dev.tenure.Tenure tenure;
+        private dev.tenure.@Nullable Tenure tenure;
         private dev.tenure.MissedFirePolicy missedFires = dev.tenure.MissedFirePolicy.catchUp();
 
         private Builder(JobCoordinator coordinator) {

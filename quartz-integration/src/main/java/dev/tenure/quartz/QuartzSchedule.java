@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.stream.Collectors;
+import org.jspecify.annotations.Nullable;
 import org.quartz.CronExpression;
 import org.quartz.CronTrigger;
 import org.quartz.SimpleTrigger;
@@ -78,7 +79,7 @@ record QuartzSchedule(List<Trigger> triggers) implements Schedule {
                 .min(Comparator.naturalOrder());
     }
 
-    private static Date fireTimeAfter(Trigger t, Date from) {
+    private static @Nullable Date fireTimeAfter(Trigger t, Date from) {
         if (!(t instanceof CronTrigger c)) {
             return t.getFireTimeAfter(from);
         }

@@ -10,6 +10,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Predicate;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -40,10 +41,10 @@ final class FailoverProbe implements AutoCloseable {
         return t;
     });
     private volatile long lastRun;
-    private volatile String current;
+    private volatile @Nullable String current;
 
     /** {@code switchTo} connects to the given address and says whether that worked. */
-    FailoverProbe(ValkeyConfig cfg, String current, Predicate<String> switchTo) {
+    FailoverProbe(ValkeyConfig cfg, @Nullable String current, Predicate<String> switchTo) {
         this.cfg = cfg;
         this.switchTo = switchTo;
         this.current = current;
@@ -76,7 +77,7 @@ final class FailoverProbe implements AutoCloseable {
     }
 
     /** Where to move, or null to stay. Pure, for tests. */
-    static String choose(String current, List<Role> roles) {
+    static @Nullable String choose(@Nullable String current, List<Role> roles) {
         Role now = roles.stream()
                 .filter(r -> r.address().equals(current))
                 .findFirst()
@@ -95,7 +96,7 @@ final class FailoverProbe implements AutoCloseable {
     }
 
     /** At start: the single address that answers as primary (any offset), else null. */
-    static String findPrimary(ValkeyConfig cfg) {
+    static @Nullable String findPrimary(ValkeyConfig cfg) {
         List<String> primaries = new ArrayList<>();
         for (String a : cfg.addresses()) {
             if (role(cfg, a).primary()) {

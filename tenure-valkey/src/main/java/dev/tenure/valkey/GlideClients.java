@@ -19,6 +19,7 @@ import glide.api.models.configuration.ServerCredentials;
 import glide.api.models.configuration.StandaloneSubscriptionConfiguration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import org.jspecify.annotations.Nullable;
 
 /** Builds GLIDE clients from a {@link ValkeyConfig}: one place for timeouts, credentials, TLS and back-off. */
 final class GlideClients {
@@ -48,7 +49,7 @@ final class GlideClients {
             List<String> addresses,
             boolean lazy,
             boolean readOnly,
-            BaseSubscriptionConfiguration.MessageCallback callback) {
+            BaseSubscriptionConfiguration.@Nullable MessageCallback callback) {
         GlideExitHook.remove();
         try {
             return cfg.isCluster()
@@ -64,7 +65,7 @@ final class GlideClients {
             List<String> addresses,
             boolean lazy,
             boolean readOnly,
-            BaseSubscriptionConfiguration.MessageCallback callback) {
+            BaseSubscriptionConfiguration.@Nullable MessageCallback callback) {
         var b = GlideClientConfiguration.builder()
                 .requestTimeout((int) cfg.requestTimeout().toMillis())
                 .clientName(cfg.clientName())
@@ -94,7 +95,7 @@ final class GlideClients {
             ValkeyConfig cfg,
             List<String> addresses,
             boolean lazy,
-            BaseSubscriptionConfiguration.MessageCallback callback) {
+            BaseSubscriptionConfiguration.@Nullable MessageCallback callback) {
         var b = GlideClusterClientConfiguration.builder()
                 .requestTimeout((int) cfg.requestTimeout().toMillis())
                 .clientName(cfg.clientName())
@@ -130,7 +131,7 @@ final class GlideClients {
         return NodeAddress.builder().host(hp.host()).port(hp.port()).build();
     }
 
-    static void closeQuietly(BaseClient c) {
+    static void closeQuietly(@Nullable BaseClient c) {
         if (c == null) {
             return;
         }

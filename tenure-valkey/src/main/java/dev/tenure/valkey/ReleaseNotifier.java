@@ -12,6 +12,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -52,7 +53,7 @@ final class ReleaseNotifier implements AutoCloseable {
     /** Per channel, the last of its (un)subscriptions: each starts when the one before it has ended, in the order decided. */
     private final Map<String, CompletableFuture<Void>> changes = new ConcurrentHashMap<>();
 
-    private volatile CompletableFuture<? extends BaseClient> client;
+    private volatile @Nullable CompletableFuture<? extends BaseClient> client;
     private volatile List<String> addresses;
     private volatile boolean closed;
 
@@ -70,7 +71,7 @@ final class ReleaseNotifier implements AutoCloseable {
      * process it is for). A {@code t:<engine>} message on the lease channel (how a Tenure before per-process turn
      * channels announced a turn, during a rolling upgrade) still counts when it names {@code queuedAs}.
      */
-    AutoCloseable subscribe(String channel, String queuedAs, Runnable onRelease) {
+    AutoCloseable subscribe(String channel, @Nullable String queuedAs, Runnable onRelease) {
         Runnable offRelease = listen(channel, new Listener(queuedAs, onRelease));
         if (queuedAs == null) {
             return offRelease::run;
@@ -88,7 +89,7 @@ final class ReleaseNotifier implements AutoCloseable {
         synchronized (wants) {
             List<Listener> ls = listeners.get(channel); // kept while the channel lingers: it is still subscribed
             first = ls == null;
-            if (first) {
+            if (ls == null) {
                 ls = new CopyOnWriteArrayList<>();
                 listeners.put(channel, ls);
             }
@@ -113,7 +114,7 @@ final class ReleaseNotifier implements AutoCloseable {
      * A subscriber, and the engine it is queued as (null: every message counts). On a lease channel, a turn announced
      * the old way ({@code t:<engine>}) counts only for that engine.
      */
-    private record Listener(String queuedAs, Runnable action) {
+    private record Listener(@Nullable String queuedAs, Runnable action) {
         void on(String message) {
             if (queuedAs == null || !message.startsWith("t:") || message.equals("t:" + queuedAs)) {
                 action.run();

@@ -15,6 +15,7 @@ import java.util.Locale;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One call of the lease script for operations of one slot, in the configured {@link ScriptMode}: EVALSHA, loading
@@ -125,12 +126,12 @@ final class ScriptCall {
     }
 
     /** The script's flat reply for {@code ops} (three values each), or null if {@code res} is not one. */
-    static Object[] values(List<Op> ops, Object res) {
+    static Object @Nullable [] values(List<Op> ops, @Nullable Object res) {
         return res instanceof Object[] v && v.length == 3 * ops.size() ? v : null;
     }
 
     /** What went wrong with a call that answered {@code res} or failed with {@code err}. */
-    static Throwable errorOf(Object res, Throwable err) {
+    static Throwable errorOf(@Nullable Object res, @Nullable Throwable err) {
         return err != null ? err : new IllegalStateException("unexpected script reply " + res);
     }
 

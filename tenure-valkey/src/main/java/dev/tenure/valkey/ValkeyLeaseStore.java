@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.stream.IntStream;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Leases in Valkey (standalone or cluster) through Valkey GLIDE. Thread-safe; one instance per application,
@@ -37,7 +38,7 @@ public final class ValkeyLeaseStore implements LeaseStore {
     /** One batcher per client of the link: an operation goes to its key's lane ({@link ValkeyLink#laneOf}). */
     private final List<CallBatcher<Op>> lanes;
     /** Acquires and hand-offs when grants wait for replicas: one call at a time; else null (they go to their lane). */
-    private final CallBatcher<Op> acked;
+    private final @Nullable CallBatcher<Op> acked;
 
     private final ReleaseNotifier notifier;
     /** The thread of the link's and the notifier's delayed chores. */
@@ -159,7 +160,7 @@ public final class ValkeyLeaseStore implements LeaseStore {
      */
     @Override
     public CompletableFuture<AcquireResult> tryAcquireFire(
-            String key, String owner, Duration ttl, boolean fencingToken, String fireKey, String queuedAs) {
+            String key, String owner, Duration ttl, boolean fencingToken, String fireKey, @Nullable String queuedAs) {
         return grant(new Op(
                 Op.ACQUIRE_FIRE,
                 key,

@@ -7,12 +7,14 @@ import glide.api.GlideClusterClient;
 import glide.api.models.ClusterBatch;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import java.util.function.Predicate;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -42,9 +44,9 @@ final class ValkeyLink implements AutoCloseable {
     private final ValkeyConfig cfg;
     private final ValkeyTimer timer;
     private final ScriptCall script;
-    private final FailoverProbe probe;
+    private final @Nullable FailoverProbe probe;
     /** Null without {@link ValkeyConfig#replicaAcks()}. */
-    private final AckedGrants acked;
+    private final @Nullable AckedGrants acked;
 
     private final List<Consumer<String>> onSwitch = new CopyOnWriteArrayList<>();
     /** One client per lane; a failover replaces them all at once. */
@@ -52,7 +54,8 @@ final class ValkeyLink implements AutoCloseable {
 
     private volatile boolean closed;
 
-    private ValkeyLink(ValkeyConfig cfg, BaseClient[] clients, List<String> start, String primary, ValkeyTimer timer) {
+    private ValkeyLink(
+            ValkeyConfig cfg, BaseClient[] clients, List<String> start, @Nullable String primary, ValkeyTimer timer) {
         this.cfg = cfg;
         this.timer = timer;
         this.clients = clients;
@@ -207,7 +210,10 @@ final class ValkeyLink implements AutoCloseable {
 
     /** Runs {@code batch} (acquires and hand-offs) on the grants' own connection, each grant followed by WAIT. */
     CompletableFuture<Void> sendAcked(List<Op> batch) {
-        return closed ? closedFailure() : acked.send(batch);
+        return closed
+                ? closedFailure()
+                : Objects.requireNonNull(acked, "replica acknowledgements are off")
+                        .send(batch);
     }
 
     private static CompletableFuture<Void> closedFailure() {
@@ -257,7 +263,7 @@ final class ValkeyLink implements AutoCloseable {
                 .thenCompose(f -> f);
     }
 
-    private Void settle(List<Op> ops, Object res, Throwable err) {
+    private @Nullable Void settle(List<Op> ops, @Nullable Object res, @Nullable Throwable err) {
         Object[] values = err == null ? ScriptCall.values(ops, res) : null;
         if (values != null) {
             Op.completeAll(ops, values);
