@@ -14,8 +14,7 @@ module dev.tenure.db {
 
     exports dev.tenure.db;
     // The migrations are resources that Flyway reads through a class loader, which finds a named module's resources
-    // only
-    // in packages that are open to everyone (ClassLoader.getResource)
+    // only in packages that are open to everyone (ClassLoader.getResource)
     opens dev.tenure.db.migration;
 
     provides dev.tenure.spi.DatabaseBackend with

@@ -106,8 +106,7 @@ final class ContendedHandoff {
                     () -> {
                         try {
                             // One untimed acquisition first (threads queue up for it): per-thread set-up stays out of
-                            // the
-                            // timed phases.
+                            // the timed phases.
                             try {
                                 LockDriver.Handle h = driver.lock(key, cfg.wait, cfg.ttl);
                                 if (h != null) {

@@ -61,8 +61,7 @@ final class UncontendedPairs {
                     () -> {
                         try {
                             // One untimed pair first: per-thread set-up (connections, registries, class loading) stays
-                            // out of
-                            // the timed phases.
+                            // out of the timed phases.
                             try {
                                 LockDriver.Handle h = driver.tryLock(key, ttl);
                                 if (h != null) {

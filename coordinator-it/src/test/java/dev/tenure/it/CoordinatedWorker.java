@@ -44,8 +44,7 @@ public final class CoordinatedWorker {
             String fire = "fire-" + k;
             try {
                 // a node waits for the fire's holder generously: on a loaded machine one run can outlast the interval,
-                // and
-                // a node that gave up then would leave the fire unrun; a waiter whose holder completes it skips it
+                // and a node that gave up then would leave the fire unrun; a waiter whose holder completes it skips it
                 RunOutcome<Void> o = c.run(job, fire, RunPolicy.waitUpTo(Timing.scaled(Duration.ofSeconds(2))), ctx -> {
                     Thread.sleep(work);
                     FencedWrite.insert(ds, ctx, fire);

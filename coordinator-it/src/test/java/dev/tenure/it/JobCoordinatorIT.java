@@ -63,16 +63,14 @@ class JobCoordinatorIT {
                 runFires(JobCoordinator.Mode.VALKEY_WITH_DATABASE_FALLBACK, "settlement-fallback", nodes -> {
                     try {
                         // by the nodes' progress, not the clock: on a loaded machine the node JVMs can be ready after
-                        // the first
-                        // fire times and then run a burst of fires late
+                        // the first fire times and then run a burst of fires late
                         nodes.get(0)
                                 .awaitStdoutLine(
                                         l -> l.startsWith("OUTCOME fire-3 "), Timing.scaled(Duration.ofSeconds(60)));
                         valkey.kill();
                         int killedAfter = lastFire(nodes);
                         // 10 s, or less if the nodes got to fire 40 sooner: fires must remain for after the restart,
-                        // and on a
-                        // loaded machine 10 s of fallback runs can take the nodes to their last fire
+                        // and on a loaded machine 10 s of fallback runs can take the nodes to their last fire
                         long until = System.nanoTime() + 10_000_000_000L; // unscaled: the outage's length, not a bound
                         while (System.nanoTime() < until && lastFire(nodes) < 40) {
                             Thread.sleep(50);

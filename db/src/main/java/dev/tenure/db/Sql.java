@@ -195,12 +195,10 @@ final class Sql {
         // reason, both only under the holder's epoch and owner. A run whose completion is still uncommitted in the
         // holder's transaction is waited for (its row is locked; at most the lock timeout, as finish waits) and stays
         // COMPLETED. Parameters: 1 lock timeout, 2 job, 3 epoch, 4 owner, 5 reason, 6 run id, 7 job, 8 epoch, then the
-        // notify's. Columns: 1 leases cleared, 2 runs abandoned.
-        // The sessions that hold the job's fence tag (a shared advisory lock, see ISO) and sit idle in their
-        // transaction,
-        // for at least STALE_IDLE_MILLIS, while the job's lease has expired: terminated, if this role may (same role or
-        // pg_signal_backend; a superuser's
-        // session only by a superuser). Parameters: 1 and 2 the tag, 3 job. Column: sessions ended.
+        // notify's. Columns: 1 leases cleared, 2 runs abandoned. The sessions that hold the job's fence tag (a shared
+        // advisory lock, see ISO) and sit idle in their transaction, for at least STALE_IDLE_MILLIS, while the job's
+        // lease has expired: terminated, if this role may (same role or pg_signal_backend; a superuser's session only
+        // by a superuser). Parameters: 1 and 2 the tag, 3 job. Column: sessions ended.
         endStaleFences = "SELECT count(*) FILTER (WHERE pg_terminate_backend(a.pid)) FROM pg_locks l "
                 + "JOIN pg_stat_activity a ON a.pid = l.pid JOIN pg_roles r ON r.oid = a.usesysid "
                 + "WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 1 "

@@ -120,8 +120,7 @@ public final class QuartzNode {
             p.setProperty("org.quartz.dataSource.qz.provider", "hikaricp");
             p.setProperty("org.quartz.dataSource.qz.driver", "org.postgresql.Driver");
             // A node frozen (SIGSTOP) inside one of Quartz's short lock transactions would hold QRTZ_LOCKS and stall
-            // the
-            // other nodes' trigger acquisition and recovery until Postgres ends its session: bound that (README).
+            // the other nodes' trigger acquisition and recovery until Postgres ends its session: bound that (README).
             p.setProperty(
                     "org.quartz.dataSource.qz.URL",
                     url + (url.contains("?") ? "&" : "?") + "options=-c%20idle_in_transaction_session_timeout%3D5000");

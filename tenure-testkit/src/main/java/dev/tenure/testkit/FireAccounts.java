@@ -273,8 +273,8 @@ public record FireAccounts(
         // it when the drain released it), or after the exit within the kill's bound of the first slot's time. The
         // prompt hand-over itself is ShutdownHandOverIT's to prove (0.5-0.6 s on a quiet machine): here the survivors
         // are the nodes that were just killed, frozen 25 s and thawed, and on a machine with busy cores their own
-        // schedulers ran their next slot up to 3 s late (a run under two busy loops: 2.0 s), which is not the
-        // stopped node's doing.
+        // schedulers ran their next slot up to 3 s late (a run under two busy loops: 2.0 s), which is not the stopped
+        // node's doing.
         Duration second = Timing.scaled(Duration.ofSeconds(1));
         Fault term = faults.get(2);
         Instant first = FireAccountingTour.slotAfter(Instant.ofEpochMilli(exited().at()));

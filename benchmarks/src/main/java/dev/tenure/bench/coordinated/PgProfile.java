@@ -102,8 +102,7 @@ public final class PgProfile {
             System.exit(2);
         }
         // The idle settles would make the pool validate each connection on its next borrow (isValid: a round trip and
-        // an
-        // empty transaction that pg_stat_database counts as a commit), which the benchmark's busy pools never do.
+        // an empty transaction that pg_stat_database counts as a commit), which the benchmark's busy pools never do.
         if (System.getProperty("com.zaxxer.hikari.aliveBypassWindowMs") == null) {
             System.setProperty(
                     "com.zaxxer.hikari.aliveBypassWindowMs", Long.toString((long) (p.settle * 1000) + 60_000));

@@ -169,8 +169,7 @@ class EveryFireAccountedIT {
                     .isEqualTo(1);
         }
         // the target is TTL plus one renewal (printed above); the bound adds the claim lock timeout (2 s: how long a
-        // claim
-        // lets an expired holder's open fenced transaction finish before ending it) and a second of slack
+        // claim lets an expired holder's open fenced transaction finish before ending it) and a second of slack
         Duration killOrFreeze = Timing.scaled(TTL.plus(RENEWAL).plusSeconds(3));
         for (Fault fault : faults.subList(0, 2)) {
             Begin next = begins.stream()
@@ -184,8 +183,7 @@ class EveryFireAccountedIT {
         // after the stop the job runs on elsewhere (its next slot, or a catch-up before it): within 1 s of the SIGTERM,
         // or within the kill's bound of the first slot's time after the exit. The prompt hand-over itself is
         // ShutdownHandOverIT's to prove; the survivors here were just killed or frozen 25 s, and on busy cores their
-        // own
-        // schedules run seconds late, which is not the stopped instance's doing
+        // own schedules run seconds late, which is not the stopped instance's doing
         Fault exited = faults.get(3);
         Instant firstSlot = evenSecondAfter(Instant.ofEpochMilli(exited.at()));
         Begin after = begins.stream()
