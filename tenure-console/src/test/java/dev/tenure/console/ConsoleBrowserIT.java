@@ -120,9 +120,13 @@ class ConsoleBrowserIT {
         }
     }
 
-    /** The index of the node running {@code fire} (START printed, no OUTCOME yet); its work takes 4 s. */
+    /**
+     * The index of the node running {@code fire} (START printed, no OUTCOME yet); its work takes 4 s. Waits up to 30 s
+     * past the fire's time: under two busy loops and the rest of the suite, three nodes once took longer than 10 s to
+     * get from fire-0 to fire-3.
+     */
     private static int awaitRunning(String fire, long due) throws InterruptedException {
-        long deadline = due + Timing.scaled(Duration.ofSeconds(10)).toMillis();
+        long deadline = due + Timing.scaled(Duration.ofSeconds(30)).toMillis();
         while (System.currentTimeMillis() < deadline) {
             for (int i = 0; i < NODES.size(); i++) {
                 List<String> lines = NODES.get(i).isAlive() ? NODES.get(i).stdoutLines() : List.of();
