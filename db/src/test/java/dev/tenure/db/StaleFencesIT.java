@@ -39,6 +39,12 @@ class StaleFencesIT {
         return "stale-" + UUID.randomUUID();
     }
 
+    /**
+     * A lease that ends soon, but not before the transaction that fences it is open: a 300 ms lease once ended under two
+     * busy loops before the fence, which then refused it as stale.
+     */
+    private static final Duration SHORT = Duration.ofMillis(1500);
+
     private static long claim(String key, String owner, Duration ttl) {
         ClaimResult r = ledger.claim(key, owner, ttl);
         assertThat(r).as("claim of %s by %s", key, owner).isInstanceOf(ClaimResult.Claimed.class);
@@ -64,9 +70,9 @@ class StaleFencesIT {
     @Test
     void claim_expiredLeaseHeldUpByAnIdleFencedTransaction_endsItAndClaims_andItsWritesRollBack() throws Exception {
         String key = key();
-        long a = claim(key, "a", Duration.ofMillis(300));
+        long a = claim(key, "a", SHORT);
         try (Connection frozen = idleFenced(key, a, "a")) {
-            Thread.sleep(500); // unscaled: only needs to outlast the 300 ms lease
+            Thread.sleep(SHORT.toMillis() + 300); // outlasts the short lease
             long b = claim(key, "b", Duration.ofSeconds(30));
             assertThat(b).isGreaterThan(a);
             assertThatThrownBy(frozen::commit)
@@ -92,7 +98,7 @@ class StaleFencesIT {
     void anotherJobsOrAnUnfencedIdleTransaction_isNotEnded() throws Exception {
         String key = key();
         String other = key();
-        long o = claim(other, "o", Duration.ofMillis(300));
+        long o = claim(other, "o", SHORT);
         try (Connection otherJob = idleFenced(other, o, "o");
                 Connection unfenced = fx.connect()) {
             unfenced.setAutoCommit(false);
@@ -100,8 +106,8 @@ class StaleFencesIT {
                 s.execute("SELECT * FROM tenure.job_execution WHERE job_key = '" + other + "' FOR KEY SHARE");
                 s.execute("INSERT INTO public.fenced_write VALUES ('" + key + "')");
             }
-            claim(key, "a", Duration.ofMillis(300));
-            Thread.sleep(500); // unscaled: both leases expire
+            claim(key, "a", SHORT);
+            Thread.sleep(SHORT.toMillis() + 300); // both leases expire
             assertThat(ledger.leaseRows().endStaleFences(key))
                     .as("ends for another job")
                     .isFalse();
