@@ -69,10 +69,12 @@ class JobCoordinatorIT {
                                         l -> l.startsWith("OUTCOME fire-3 "), Timing.scaled(Duration.ofSeconds(60)));
                         valkey.kill();
                         int killedAfter = lastFire(nodes);
-                        // 10 s, or less if the nodes got to fire 40 sooner: fires must remain for after the restart,
-                        // and on a loaded machine 10 s of fallback runs can take the nodes to their last fire
+                        // 10 s, or less if the nodes got to fire 20 sooner: fires must remain for after the restart,
+                        // and on a loaded machine 10 s of fallback runs can take the nodes to their last fire. Nodes
+                        // that started late run their fires in a burst: once, under two busy loops, the 17 fires left
+                        // after a restart at fire 42 all ran within the 2 s the fallback breaker stays open
                         long until = System.nanoTime() + 10_000_000_000L; // unscaled: the outage's length, not a bound
-                        while (System.nanoTime() < until && lastFire(nodes) < 40) {
+                        while (System.nanoTime() < until && lastFire(nodes) < 20) {
                             Thread.sleep(50);
                         }
                         valkey.restart();
