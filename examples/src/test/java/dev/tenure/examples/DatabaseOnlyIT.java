@@ -3,13 +3,11 @@ package dev.tenure.examples;
 import static dev.tenure.examples.ExampleRuns.assertLinesInOrder;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.tenure.testkit.Timing;
 import java.io.File;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -36,23 +34,15 @@ class DatabaseOnlyIT {
                 .anyMatch(e -> Path.of(e).getFileName().toString().startsWith("valkey-glide-"))
                 .anyMatch(e -> !Path.of(e).getFileName().toString().startsWith("valkey-glide-"));
 
-        Process p = new ProcessBuilder(
+        ExampleRuns.Output o = ExampleRuns.runToExit(
+                dir,
+                List.of(
                         Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                         "-cp",
                         String.join(File.pathSeparator, withoutGlide),
-                        WithoutGlide.class.getName())
-                .redirectOutput(dir.resolve("out").toFile())
-                .redirectError(dir.resolve("err").toFile())
-                .start();
-        boolean exited = p.waitFor(Timing.scaledMillis(60_000), TimeUnit.MILLISECONDS);
-        if (!exited) {
-            p.destroyForcibly();
-        }
-        List<String> out = Files.readAllLines(dir.resolve("out"));
-        List<String> err = Files.readAllLines(dir.resolve("err"));
-        assertThat(exited && p.exitValue() == 0)
-                .as("exited with 0; stdout %s; stderr %s", out, err)
-                .isTrue();
+                        WithoutGlide.class.getName()));
+        List<String> out = o.stdout();
+        List<String> err = o.stderr();
         assertThat(err).isEmpty();
         assertLinesInOrder(
                 out,

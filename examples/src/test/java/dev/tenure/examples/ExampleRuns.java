@@ -54,6 +54,31 @@ final class ExampleRuns {
      * Asserts that {@code lines} hold, in this order (other lines may come between), a line matching each of
      * {@code patterns}; returns the matchers, so a test can read their groups.
      */
+    /**
+     * Runs {@code command} (a {@code java} command line) to its end, within 60 s (scaled; killed after that), with its
+     * output in {@code dir}; fails unless it exited with 0. Returns its stdout and stderr lines.
+     */
+    static Output runToExit(java.nio.file.Path dir, List<String> command) throws Exception {
+        java.nio.file.Path out = dir.resolve("stdout");
+        java.nio.file.Path err = dir.resolve("stderr");
+        Process p = new ProcessBuilder(command)
+                .redirectOutput(out.toFile())
+                .redirectError(err.toFile())
+                .start();
+        boolean exited = p.waitFor(Timing.scaledMillis(60_000), java.util.concurrent.TimeUnit.MILLISECONDS);
+        if (!exited) {
+            p.destroyForcibly();
+        }
+        Output o = new Output(java.nio.file.Files.readAllLines(out), java.nio.file.Files.readAllLines(err));
+        assertThat(exited && p.exitValue() == 0)
+                .as("exited with 0; stdout %s; stderr %s", o.stdout(), o.stderr())
+                .isTrue();
+        return o;
+    }
+
+    /** A finished child's stdout and stderr lines. */
+    record Output(List<String> stdout, List<String> stderr) {}
+
     static List<Matcher> assertLinesInOrder(List<String> lines, String... patterns) {
         Matcher[] found = new Matcher[patterns.length];
         int next = 0;

@@ -6,7 +6,6 @@ import dev.tenure.Tenure;
 import dev.tenure.batch.TenureBatch;
 import dev.tenure.db.TenureSchema;
 import dev.tenure.quartz.QuartzCoordination;
-import dev.tenure.testkit.Timing;
 import dev.tenure.valkey.ValkeyLeaseStore;
 import java.io.File;
 import java.net.URISyntaxException;
@@ -17,7 +16,6 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
-import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import javax.tools.Diagnostic;
@@ -138,19 +136,9 @@ class ModuleWallsIT {
                 "-m",
                 "app/app.Main"));
         command.addAll(servers.databaseArgs());
-        Process p = new ProcessBuilder(command)
-                .redirectOutput(dir.resolve("stdout").toFile())
-                .redirectError(dir.resolve("stderr").toFile())
-                .start();
-        boolean exited = p.waitFor(Timing.scaledMillis(60_000), TimeUnit.MILLISECONDS);
-        if (!exited) {
-            p.destroyForcibly();
-        }
-        List<String> stdout = Files.readAllLines(dir.resolve("stdout"));
-        List<String> stderr = Files.readAllLines(dir.resolve("stderr"));
-        assertThat(exited && p.exitValue() == 0)
-                .as("exited with 0; stdout %s; stderr %s", stdout, stderr)
-                .isTrue();
+        ExampleRuns.Output o = ExampleRuns.runToExit(dir, command);
+        List<String> stdout = o.stdout();
+        List<String> stderr = o.stderr();
         assertThat(stdout)
                 .as("stderr %s", stderr)
                 .containsSubsequence(
