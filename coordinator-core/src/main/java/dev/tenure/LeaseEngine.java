@@ -19,11 +19,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The lease state machine over a {@link LeaseStore}: single attempts, waiting with a local FIFO per key, hand-off to a
- * local waiter in one store call, and release. This is the one large class of the core, because waiting, hand-off and
- * release share the per-key queue and must agree on it. Its other concerns have classes of their own: renewal
- * ({@link Watchdog}), TTL changes ({@link TtlChange}) and the clean-up after calls whose outcome is unknown
- * ({@link UnknownOutcomes}).
+ * The lease state machine over a {@link LeaseStore}: single attempts, waiting with a local FIFO per key, and release.
+ * Waiting and release share the per-key queue and must agree on it. The other concerns have classes of their own:
+ * hand-off to a local waiter and the turns that bound it ({@link HandOffs}), renewal ({@link Watchdog}), TTL changes
+ * ({@link TtlChange}) and the clean-up after calls whose outcome is unknown ({@link UnknownOutcomes}).
  */
 final class LeaseEngine implements AutoCloseable {
 
@@ -38,11 +37,8 @@ final class LeaseEngine implements AutoCloseable {
     /** How long after giving up on a store call it may still take effect there (see {@link LeaseStore#longestCall()}). */
     private final long settleNanos;
 
-    private final int maxLocalHandOffs;
-    /** How long a run of local hand-offs may keep the key while other processes wait (see {@link Leases.Builder#maxTurn}). */
-    private final long maxTurnNanos;
-
     private final Watchdog watchdog;
+    private final HandOffs handOffs;
     private final TtlChange ttlChange;
     private final ScheduledExecutorService cleaner;
     private final UnknownOutcomes unknownOutcomes;
@@ -63,9 +59,8 @@ final class LeaseEngine implements AutoCloseable {
         Duration longest = store.longestCall();
         this.settleNanos =
                 (longest == null || longest.isNegative() || longest.isZero() ? callTimeout : longest).toNanos();
-        this.maxLocalHandOffs = maxLocalHandOffs;
-        this.maxTurnNanos = maxTurn.toNanos();
         this.watchdog = new Watchdog(store, ticker, metrics, settleNanos);
+        this.handOffs = new HandOffs(this, store, metrics, watchdog, owners, callTimeout, maxLocalHandOffs, maxTurn);
         this.ttlChange = new TtlChange(this, store, metrics, callTimeout, settleNanos);
         ScheduledThreadPoolExecutor c = new ScheduledThreadPoolExecutor(1, r -> {
             Thread t = new Thread(r, "tenure-cleanup");
@@ -322,12 +317,12 @@ final class LeaseEngine implements AutoCloseable {
             return lease.state() == LeaseState.LOST ? ReleaseResult.LOST : ReleaseResult.ALREADY_RELEASED;
         }
         KeyWaiters q = endHold(lease);
-        boolean yield = q != null && lease.turnHandOffs >= maxLocalHandOffs;
+        boolean yield = q != null && handOffs.turnUsedUp(lease);
         ReleaseResult r;
         if (q != null && !yield && lease.isValid()) {
             Waiter w = q.claimParkedHead();
             if (w != null) {
-                return handOff(lease, q, w);
+                return handOffs.handOff(lease, q, w);
             }
         }
         if (yield && q != null && q.queuedInStore && !q.isEmpty()) {
@@ -418,6 +413,11 @@ final class LeaseEngine implements AutoCloseable {
                         : store.releaseTurn(lease.key(), lease.owner(), requeueAs));
     }
 
+    /** A lease handed over early is released only after the store has the transfer, so store operations stay in order. */
+    void awaitHandOffSettled(DefaultLease lease) {
+        handOffs.awaitSettled(lease);
+    }
+
     private StoreRelease releaseWith(DefaultLease lease, Supplier<CompletableFuture<LeaseStore.TurnRelease>> call) {
         boolean wasLost = lease.state() == LeaseState.LOST;
         LeaseStore.TurnRelease done;
@@ -442,169 +442,12 @@ final class LeaseEngine implements AutoCloseable {
         return new StoreRelease(ReleaseResult.LOST, false);
     }
 
-    private ReleaseResult handOff(DefaultLease lease, KeyWaiters q, Waiter w) {
-        return store.atomicHandOff() && !w.options.fencingToken()
-                ? earlyHandOff(lease, q, w)
-                : confirmedHandOff(lease, q, w);
-    }
-
-    /**
-     * The waiter gets the lease before the store confirms the transfer: this process holds the key in the store
-     * without a gap (the old owner's entry stays until the transfer script replaces it), so the new lease is
-     * valid until the old one's deadline, and only the confirmation extends it. No renewal is sent before the
-     * confirmation (it would be refused). If the store says the old owner no longer held the key, or does not
-     * answer, the new lease is LOST at once. The releasing thread waits for the answer; the waiter does not.
-     */
-    private ReleaseResult earlyHandOff(DefaultLease lease, KeyWaiters q, Waiter w) {
-        long sentAt = now();
-        DefaultLease next = new DefaultLease(
-                this, lease.key(), w.owner(), w.options, OptionalLong.empty(), sentAt, w.thread, lease.validUntil());
-        next.renewAt(
-                Math.min(next.nextRenewAt(), lease.nextRenewAt())); // it holds the predecessor's term until renewed
-        next.startCall(); // no renewal before the confirmation
-        q.localHolder = next;
-        watchdog.register(next);
-        w.grant(next);
-        // The hand-off that ends a turn (the maxLocalHandOffs-th in a row, or the first after maxTurn), and one that
-        // changes the TTL, asks the store whether others wait and sets the waiter's TTL; the others only move the lease
-        // to the waiter, keeping its expiry (one command).
-        boolean due = turnDue(lease, sentAt);
-        boolean full = due || !w.options.ttl().equals(lease.options().ttl());
-        CompletableFuture<AcquireResult> transfer = full
-                ? store.handOff(lease.key(), lease.owner(), next.owner(), w.options.ttl(), false)
-                : store.handOffKeepingExpiry(lease.key(), lease.owner(), next.owner(), w.options.ttl());
-        try {
-            return settleEarlyHandOff(lease, next, w, transfer, sentAt, full, due);
-        } finally {
-            next.endCall();
-            next.handOffSettled.complete(null);
-            watchdog.rescheduled(next);
-        }
-    }
-
-    private ReleaseResult settleEarlyHandOff(
-            DefaultLease lease,
-            DefaultLease next,
-            Waiter w,
-            CompletableFuture<AcquireResult> transfer,
-            long sentAt,
-            boolean full,
-            boolean due) {
-        AcquireResult r;
-        try {
-            r = Futures.await(transfer, callTimeout, lease.key());
-        } catch (LeaseStoreUnavailableException e) {
-            metrics.releaseFailure();
-            loseNow(next, "the store did not confirm the hand-off to this owner: " + e.getMessage());
-            cleanUp(lease.key(), lease.owner(), lease.options().ttl());
-            cleanUp(lease.key(), next.owner(), w.options.ttl());
-            lease.markReleased();
-            return ReleaseResult.UNCONFIRMED;
-        }
-        if (r instanceof AcquireResult.Acquired a) {
-            if (full) {
-                countHandOff(lease, next, a, sentAt, due);
-                // the store now holds the key for the waiter's TTL from the transfer: set (not only extend) the
-                // deadline, or a waiter with a shorter TTL than its predecessor's would trust the lease past the
-                // store's expiry
-                next.ttlChanged(sentAt, w.options);
-            } else {
-                // the store kept the predecessor's expiry (same TTL): so does the deadline, until the first renewal
-                next.continueTurn(lease, lease.turnHandOffs + 1);
-            }
-            lease.markReleased();
-            metrics.acquire(LeaseMetrics.AcquireOutcome.ACQUIRED, now() - sentAt);
-            return ReleaseResult.RELEASED;
-        }
-        loseNow(next, "the previous owner no longer held the key when it was handed over");
-        if (lease.markLost("the store no longer held this owner's lease at hand-off")) {
-            metrics.lost();
-        }
-        return ReleaseResult.LOST;
-    }
-
-    /** A lease handed over early is released only after the store has the transfer, so store operations stay in order. */
-    void awaitHandOffSettled(DefaultLease lease) {
-        try {
-            Futures.await(lease.handOffSettled, callTimeout.multipliedBy(2), lease.key());
-        } catch (LeaseStoreUnavailableException e) {
-            loseNow(lease, "its hand-off was never settled");
-        }
-    }
-
-    /**
-     * Whether handing {@code lease} on at {@code at} ends this process's turn on the key, if others wait: by the count
-     * of hand-offs in the turn, or by its length. A turn travels with the leases handed from thread to thread.
-     */
-    private boolean turnDue(DefaultLease lease, long at) {
-        return lease.turnHandOffs + 1 >= maxLocalHandOffs || at - lease.turnStartedAt >= maxTurnNanos;
-    }
-
-    /**
-     * Counts the hand-off of {@code lease} to {@code next}, sent at {@code sentAt}, whose store answer said whether
-     * others wait: if they do and the turn is due, {@code next}'s release passes the key on ({@link #release}); if nobody
-     * waits, a new turn starts with {@code next}.
-     */
-    private void countHandOff(
-            DefaultLease lease, DefaultLease next, AcquireResult.Acquired a, long sentAt, boolean due) {
-        if (a.othersWaiting()) {
-            next.continueTurn(lease, due ? maxLocalHandOffs : lease.turnHandOffs + 1);
-        } else {
-            next.startTurn(sentAt);
-        }
-    }
-
     void loseNow(DefaultLease lease, String reason) {
         watchdog.unregister(lease);
         if (lease.markLost(reason)) {
             metrics.lost();
             LOG.warn("lease '{}' of owner {} LOST: {}", lease.key(), lease.owner(), reason);
         }
-    }
-
-    /**
-     * Hand-off when the waiter asked for a fencing token (or the store's hand-off is not atomic): the new lease only
-     * exists once the store has answered. If it does not answer, the waiter waits on under a fresh owner id: the
-     * clean-up of the id the hand-off used may still be pending, and would release a lease the waiter took under it.
-     */
-    private ReleaseResult confirmedHandOff(DefaultLease lease, KeyWaiters q, Waiter w) {
-        long sentAt = now();
-        String to = w.owner();
-        AcquireResult r;
-        try {
-            r = Futures.await(
-                    send(() -> store.handOff(lease.key(), lease.owner(), to, w.options.ttl(), true)),
-                    callTimeout,
-                    lease.key());
-        } catch (LeaseStoreUnavailableException e) {
-            metrics.releaseFailure();
-            cleanUp(lease.key(), lease.owner(), lease.options().ttl());
-            cleanUp(lease.key(), to, w.options.ttl());
-            w.replaceOwner(owners.next());
-            lease.markReleased();
-            backToWaiting(w);
-            return ReleaseResult.UNCONFIRMED;
-        }
-        if (r instanceof AcquireResult.Acquired a) {
-            lease.markReleased();
-            metrics.acquire(LeaseMetrics.AcquireOutcome.ACQUIRED, now() - sentAt);
-            DefaultLease next = new DefaultLease(this, lease.key(), to, w.options, a.fencingToken(), sentAt, w.thread);
-            countHandOff(lease, next, a, sentAt, turnDue(lease, sentAt));
-            q.localHolder = next;
-            watchdog.register(next);
-            w.grant(next);
-            return ReleaseResult.RELEASED;
-        }
-        if (lease.markLost("the store no longer held this owner's lease at hand-off")) {
-            metrics.lost();
-        }
-        backToWaiting(w);
-        return ReleaseResult.LOST;
-    }
-
-    private static void backToWaiting(Waiter w) {
-        w.state.set(Waiter.WAITING);
-        w.wake();
     }
 
     /** See {@link UnknownOutcomes#cleanUp}. */
