@@ -1,9 +1,12 @@
+import org.jspecify.annotations.NullMarked;
+
 /**
  * Tenure's Postgres ledger: {@link dev.tenure.Tenure} finds it as a {@link dev.tenure.spi.DatabaseBackend}. Exports
  * {@code dev.tenure.db} for the schema, the pool and the operators' {@code TenureAdmin}.
  */
+@NullMarked
 module dev.tenure.db {
-    requires static org.jspecify;
+    requires transitive org.jspecify;
     requires transitive dev.tenure.core;
     requires transitive com.zaxxer.hikari;
     requires org.postgresql.jdbc;

@@ -50,13 +50,14 @@ public final class JdbcLeaseStore implements LeaseStore {
     private JdbcLeaseStore(Builder b, JobLedger ledger) {
         this.ledger = ledger;
         this.rows = ledger.leaseRows();
-        this.calls = new AsyncCalls(b.config.threads(), b.config.maxQueued(), b.config.callTimeout());
-        this.queryTimeout = b.config.queryTimeout();
+        DatabaseConfig config = Objects.requireNonNull(b.config, "config"); // set by build()
+        this.calls = new AsyncCalls(config.threads(), config.maxQueued(), config.callTimeout());
+        this.queryTimeout = config.queryTimeout();
         this.renewals = new RenewalBatches(calls, rows, RENEWALS_IN_FLIGHT, MAX_RENEWALS_PER_STATEMENT);
-        this.ownsNotifications = b.notifications == null && b.config.listen();
+        this.ownsNotifications = b.notifications == null && config.listen();
         this.notifications = b.notifications != null
                 ? b.notifications
-                : b.config.listen() ? ReleaseNotifications.start(b.dataSource, ledger.schema()) : null;
+                : config.listen() ? ReleaseNotifications.start(b.dataSource, ledger.schema()) : null;
     }
 
     /**
@@ -153,7 +154,7 @@ public final class JdbcLeaseStore implements LeaseStore {
     @Override
     public void close() {
         calls.close();
-        if (ownsNotifications) {
+        if (ownsNotifications && notifications != null) {
             notifications.close();
         }
     }

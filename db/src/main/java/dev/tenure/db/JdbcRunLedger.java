@@ -122,6 +122,8 @@ public final class JdbcRunLedger implements RunLedger {
     /** The holder of a live database lease on {@code jobKey}, by the database clock. */
     @Override
     public Optional<Holder> holder(String jobKey) {
-        return ledger.holder(jobKey).map(h -> new Holder(h.owner(), h.epoch(), h.leaseExpiresAt()));
+        return ledger.holder(jobKey)
+                .flatMap(h ->
+                        Optional.ofNullable(h.owner()).map(owner -> new Holder(owner, h.epoch(), h.leaseExpiresAt())));
     }
 }

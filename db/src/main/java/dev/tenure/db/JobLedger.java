@@ -200,7 +200,7 @@ final class JobLedger {
     }
 
     /** {@link #startRun(String, String, long, String)} that keeps the run's {@code traceId} (null: none) on its row. */
-    public RunStart startRun(String jobKey, String fireKey, long epoch, String owner, String traceId) {
+    public RunStart startRun(String jobKey, String fireKey, long epoch, String owner, @Nullable String traceId) {
         return runs.start(key(jobKey), id("fireKey", fireKey), epoch(epoch), id("owner", owner), traceId(traceId));
     }
 
@@ -218,7 +218,7 @@ final class JobLedger {
      *                                    (nothing changed)
      */
     public Finished finishAndRelease(
-            String jobKey, long epoch, String owner, UUID runId, RunStatus outcome, String error) {
+            String jobKey, long epoch, String owner, UUID runId, RunStatus outcome, @Nullable String error) {
         return finish(jobKey, epoch, owner, runId, outcome, error, false);
     }
 
@@ -226,12 +226,19 @@ final class JobLedger {
      * Like {@link #finishAndRelease}, but the lease stays with its holder, who then releases it with {@link #release}
      * or its lease handle. For holders whose lease handle must see its own release, as the job coordinator's does.
      */
-    public Finished finish(String jobKey, long epoch, String owner, UUID runId, RunStatus outcome, String error) {
+    public Finished finish(
+            String jobKey, long epoch, String owner, UUID runId, RunStatus outcome, @Nullable String error) {
         return finish(jobKey, epoch, owner, runId, outcome, error, true);
     }
 
     private Finished finish(
-            String jobKey, long epoch, String owner, UUID runId, RunStatus outcome, String error, boolean keepLease) {
+            String jobKey,
+            long epoch,
+            String owner,
+            UUID runId,
+            RunStatus outcome,
+            @Nullable String error,
+            boolean keepLease) {
         Objects.requireNonNull(runId, "runId");
         if (outcome != RunStatus.COMPLETED && outcome != RunStatus.FAILED) {
             throw new IllegalArgumentException("outcome must be COMPLETED or FAILED (got " + outcome + ")");
@@ -269,13 +276,13 @@ final class JobLedger {
     }
 
     /** {@link #claimAndStart(String, String, String, Duration)} that keeps the run's {@code traceId} (null: none). */
-    FireClaim claimAndStart(String jobKey, String fireKey, String owner, Duration ttl, String traceId) {
+    FireClaim claimAndStart(String jobKey, String fireKey, String owner, Duration ttl, @Nullable String traceId) {
         return runs.claimAndStart(
                 key(jobKey), id("fireKey", fireKey), id("owner", owner), ttl(ttl), claimLockTimeout, traceId(traceId));
     }
 
     /** Keeps {@code traceId} on run {@code runId} of {@code jobKey}: one statement, outside any transaction of the run. */
-    public void recordTraceId(String jobKey, UUID runId, String traceId) {
+    public void recordTraceId(String jobKey, UUID runId, @Nullable String traceId) {
         runs.recordTraceId(key(jobKey), runId, traceId(traceId));
     }
 

@@ -7,6 +7,7 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The lease operations on {@code job_execution}: each one statement committed on its own. (The fence check and the
@@ -21,10 +22,15 @@ final class LeaseRows {
     private final String renewLockTimeout;
     private final StaleFences staleFences;
     /** The node name written with every owner this store sets (null: none). */
-    private final String node;
+    private final @Nullable String node;
 
     public LeaseRows(
-            Jdbc jdbc, Sql sql, String schema, Duration claimLockTimeout, Duration renewLockTimeout, String node) {
+            Jdbc jdbc,
+            Sql sql,
+            String schema,
+            Duration claimLockTimeout,
+            Duration renewLockTimeout,
+            @Nullable String node) {
         this.jdbc = jdbc;
         this.node = node;
         this.sql = sql;
@@ -35,6 +41,7 @@ final class LeaseRows {
     }
 
     /** The node name this store records with every owner it sets; null if none. */
+    @Nullable
     String node() {
         return node;
     }
@@ -55,7 +62,8 @@ final class LeaseRows {
             ClaimResult r;
             String lockTimeout = quick ? quickLockTimeout(claimLockTimeout) : claimLockTimeout;
             try {
-                r = jdbc.run("claim", key, true, c -> tryClaim(c, key, owner, ttl, lockTimeout));
+                r = jdbc.run("claim", key, true, c -> Optional.ofNullable(tryClaim(c, key, owner, ttl, lockTimeout)))
+                        .orElse(null);
             } catch (LedgerUnavailableException e) {
                 if (!Faults.LOCK_TIMEOUT.equals(e.sqlState())) {
                     throw e;
@@ -80,7 +88,7 @@ final class LeaseRows {
     }
 
     /** Claimed, Held (as of the statement's snapshot), or null when no row existed and someone else inserted it. */
-    private ClaimResult tryClaim(Connection c, String key, String owner, Duration ttl, String lockTimeout)
+    private @Nullable ClaimResult tryClaim(Connection c, String key, String owner, Duration ttl, String lockTimeout)
             throws SQLException {
         try (PreparedStatement ps = jdbc.prepare(c, sql.claim)) {
             ps.setString(1, lockTimeout);
@@ -95,7 +103,7 @@ final class LeaseRows {
                     Instant expires = Rows.instant(rs, 5);
                     Duration remaining = Jdbc.between(Rows.instant(rs, 6), expires);
                     return rs.getBoolean(1)
-                            ? new ClaimResult.Claimed(rs.getLong(2), Rows.instant(rs, 4), expires, remaining)
+                            ? new ClaimResult.Claimed(rs.getLong(2), Rows.at(rs, 4), Rows.at(rs, 5), remaining)
                             : new ClaimResult.Held(rs.getString(3), rs.getLong(2), expires, remaining);
                 }
             }
@@ -109,9 +117,9 @@ final class LeaseRows {
                 if (!rs.next()) {
                     return null;
                 }
-                Instant expires = Rows.instant(rs, 3);
+                Instant expires = Rows.at(rs, 3);
                 return new ClaimResult.Claimed(
-                        rs.getLong(1), Rows.instant(rs, 2), expires, Jdbc.between(Rows.instant(rs, 4), expires));
+                        rs.getLong(1), Rows.at(rs, 2), expires, Jdbc.between(Rows.instant(rs, 4), expires));
             }
         }
     }
@@ -247,7 +255,7 @@ final class LeaseRows {
                 who.bind(ps);
                 bindNotify(ps, notifyAt, key);
                 try (ResultSet rs = ps.executeQuery()) {
-                    return rs.next() ? Optional.of(Rows.instant(rs, 1)) : Optional.empty();
+                    return rs.next() ? Optional.of(Rows.at(rs, 1)) : Optional.empty();
                 }
             }
         });
@@ -278,8 +286,8 @@ final class LeaseRows {
                     if (!rs.next()) {
                         return Optional.empty();
                     }
-                    Instant expires = Rows.instant(rs, 2);
-                    Instant now = Rows.instant(rs, 3);
+                    Instant expires = Rows.at(rs, 2);
+                    Instant now = Rows.at(rs, 3);
                     return Optional.of(
                             new ClaimResult.Claimed(rs.getLong(1), now, expires, Jdbc.between(now, expires)));
                 }

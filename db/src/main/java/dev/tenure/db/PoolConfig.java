@@ -21,8 +21,8 @@ import org.jspecify.annotations.Nullable;
  */
 public record PoolConfig(
         String jdbcUrl,
-        String user,
-        String password,
+        @Nullable String user,
+        @Nullable String password,
         int maxPoolSize,
         Duration connectionTimeout,
         Duration statementTimeout,

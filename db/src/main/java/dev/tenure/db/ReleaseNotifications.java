@@ -118,22 +118,23 @@ public final class ReleaseNotifications implements AutoCloseable {
         boolean wasConnected = false;
         while (!closed) {
             try {
-                if (connection == null) {
-                    open();
+                Connection c = connection;
+                if (c == null) {
+                    c = open();
                     if (wasConnected) {
                         wakeAll(); // releases may have been missed while disconnected
                     }
                     wasConnected = true;
                     backoff = MIN_BACKOFF_NANOS;
                 }
-                syncChannels();
-                PGNotification[] ns = connection.unwrap(PGConnection.class).getNotifications(POLL_MILLIS);
+                syncChannels(c);
+                PGNotification[] ns = c.unwrap(PGConnection.class).getNotifications(POLL_MILLIS);
                 if (ns != null) {
                     for (PGNotification n : ns) {
                         deliver(n.getName());
                     }
                 }
-                refreshMarks();
+                refreshMarks(c);
                 failures = 0;
             } catch (SQLException | RuntimeException e) {
                 if (!closed) {
@@ -159,16 +160,18 @@ public final class ReleaseNotifications implements AutoCloseable {
         drop();
     }
 
-    private void open() throws SQLException {
-        connection = dataSource.getConnection();
-        connection.setAutoCommit(true);
+    private Connection open() throws SQLException {
+        Connection c = dataSource.getConnection();
+        connection = c;
+        c.setAutoCommit(true);
         listening.clear();
-        marks.mark(connection, listening); // drops marks a previous connection of ours may have left
+        marks.mark(c, listening); // drops marks a previous connection of ours may have left
         lastMarked = System.nanoTime();
         connected = true;
+        return c;
     }
 
-    private void syncChannels() throws SQLException {
+    private void syncChannels(Connection connection) throws SQLException {
         Set<String> wanted = subscribers.keySet();
         if (listening.equals(wanted)) {
             return;
@@ -191,7 +194,7 @@ public final class ReleaseNotifications implements AutoCloseable {
     }
 
     /** Refreshes the marks every 10 s, which also proves the connection alive. */
-    private void refreshMarks() throws SQLException {
+    private void refreshMarks(Connection connection) throws SQLException {
         if (System.nanoTime() - lastMarked > ListenerMarks.REFRESH_NANOS) {
             marks.refresh(connection, listening);
             lastMarked = System.nanoTime();

@@ -2,6 +2,7 @@ package dev.tenure.db;
 
 import java.time.Instant;
 import java.util.UUID;
+import org.jspecify.annotations.Nullable;
 
 /** One row of {@code job_run} (times by the database clock; {@code finishedAt} and {@code error} may be null). */
 record RunRecord(
@@ -13,5 +14,5 @@ record RunRecord(
         RunStatus status,
         int attempt,
         Instant startedAt,
-        Instant finishedAt,
-        String error) {}
+        @Nullable Instant finishedAt,
+        @Nullable String error) {}

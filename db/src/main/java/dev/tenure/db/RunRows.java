@@ -26,7 +26,7 @@ final class RunRows {
     }
 
     /** Keeps the run's trace id on its row (a statement of its own, committed). */
-    void recordTraceId(String key, UUID runId, String traceId) {
+    void recordTraceId(String key, UUID runId, @Nullable String traceId) {
         jdbc.run("record trace id", key, true, c -> {
             try (PreparedStatement ps = jdbc.prepare(c, sql.recordTraceId)) {
                 ps.setString(1, traceId);
@@ -43,7 +43,7 @@ final class RunRows {
      * fire's FAILED, ABANDONED or REJECTED_STALE row; if the fire already COMPLETED (or was recorded MISSED) or runs
      * under this epoch, say so.
      */
-    public RunStart start(String key, String fireKey, long epoch, String owner, String traceId) {
+    public RunStart start(String key, String fireKey, long epoch, String owner, @Nullable String traceId) {
         return jdbc.inTransaction("start run", key, c -> {
             checkHolder(c, key, epoch, owner);
             try (PreparedStatement ps = jdbc.prepare(c, sql.abandonOlderRuns)) {
@@ -115,7 +115,7 @@ final class RunRows {
             String owner,
             UUID runId,
             RunStatus outcome,
-            String error,
+            @Nullable String error,
             boolean keepLease,
             String lockTimeout) {
         return jdbc.run("finish", key, true, c -> {
@@ -194,18 +194,20 @@ final class RunRows {
      * claim waited for that lock is released again and reported done.
      */
     public FireClaim claimAndStart(
-            String key, String fireKey, String owner, Duration ttl, String lockTimeout, String traceId) {
+            String key, String fireKey, String owner, Duration ttl, String lockTimeout, @Nullable String traceId) {
         boolean quick = true;
         for (int attempt = 0; attempt < 3; attempt++) {
             UUID runId = UUID.randomUUID();
-            Object r;
+            @Nullable Object r;
             String wait = quick ? LeaseRows.quickLockTimeout(lockTimeout) : lockTimeout;
             try {
                 r = jdbc.run(
-                        "claim and start",
-                        key,
-                        true,
-                        c -> claimAndStartOnce(c, key, fireKey, owner, ttl, wait, runId, traceId));
+                                "claim and start",
+                                key,
+                                true,
+                                c -> Optional.ofNullable(
+                                        claimAndStartOnce(c, key, fireKey, owner, ttl, wait, runId, traceId)))
+                        .orElse(null);
             } catch (LedgerUnavailableException e) {
                 if (!Faults.LOCK_TIMEOUT.equals(e.sqlState())) {
                     throw e;
@@ -261,7 +263,7 @@ final class RunRows {
             Duration ttl,
             String lockTimeout,
             UUID runId,
-            String traceId)
+            @Nullable String traceId)
             throws SQLException {
         try (PreparedStatement ps = jdbc.prepare(c, sql.claimAndStart)) {
             int i = 1;
@@ -330,7 +332,7 @@ final class RunRows {
                         rs.getString(5),
                         RunStatus.valueOf(rs.getString(6)),
                         rs.getInt(7),
-                        Rows.instant(rs, 8),
+                        Rows.at(rs, 8),
                         Rows.instant(rs, 9),
                         rs.getString(10)));
             }

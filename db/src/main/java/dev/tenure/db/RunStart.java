@@ -14,8 +14,8 @@ sealed interface RunStart {
     record Started(UUID runId, int attempt, @Nullable RunStatus previousStatus) implements RunStart {}
 
     /** The fire already COMPLETED (or was recorded MISSED: {@code missed}): do not run it again; report the earlier run. */
-    record AlreadyCompleted(UUID runId, String owner, long epoch, Instant finishedAt, boolean missed)
-            implements RunStart {}
+    record AlreadyCompleted(
+            UUID runId, String owner, long epoch, @Nullable Instant finishedAt, boolean missed) implements RunStart {}
 
     /** The fire is RUNNING under the caller's own epoch (another thread of the same holder started it). */
     record InProgress(UUID runId, String owner, long epoch, Instant startedAt) implements RunStart {}

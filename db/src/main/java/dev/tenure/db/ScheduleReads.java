@@ -98,11 +98,11 @@ final class ScheduleReads {
                         rs.getString(4),
                         rs.getString(5),
                         rs.getString(6),
-                        Rows.instant(rs, 7),
+                        Rows.at(rs, 7),
                         rs.getString(8),
                         rs.getString(9),
                         Rows.instant(rs, 10),
-                        Rows.instant(rs, 11),
+                        Rows.at(rs, 11),
                         Rows.instant(rs, 12),
                         rs.getString(13),
                         Rows.instant(rs, 14),
@@ -129,11 +129,7 @@ final class ScheduleReads {
                 try (ResultSet rs = ps.executeQuery()) {
                     while (rs.next()) {
                         out.add(new TenureAdmin.MissedFire(
-                                rs.getString(1),
-                                rs.getString(2),
-                                Rows.instant(rs, 3),
-                                rs.getString(4),
-                                rs.getString(5)));
+                                rs.getString(1), rs.getString(2), Rows.at(rs, 3), rs.getString(4), rs.getString(5)));
                     }
                 }
                 return out;

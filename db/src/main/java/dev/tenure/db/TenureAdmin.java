@@ -75,17 +75,17 @@ public final class TenureAdmin {
             String integration,
             String registeredBy,
             Instant registeredAt,
-            String previousSchedule,
-            String previousBy,
-            Instant changedAt,
+            @Nullable String previousSchedule,
+            @Nullable String previousBy,
+            @Nullable Instant changedAt,
             Instant sweptUntil,
-            Instant sweptAt,
-            String sweptBy,
-            Instant nextDueAt,
+            @Nullable Instant sweptAt,
+            @Nullable String sweptBy,
+            @Nullable Instant nextDueAt,
             int overdue,
             long missedTotal,
-            Instant lastMissedAt,
-            Instant lastSuccessAt,
+            @Nullable Instant lastMissedAt,
+            @Nullable Instant lastSuccessAt,
             long missedLastHour) {}
 
     /** {@link ScheduleState#missedLastHour} counts up to this many fires (then it means "at least"). */
@@ -137,7 +137,7 @@ public final class TenureAdmin {
     private final String forceRelease;
     private final String lockTimeout;
     private final ScheduleReads schedules;
-    private final LeaseEviction valkey;
+    private final @Nullable LeaseEviction valkey;
 
     private TenureAdmin(DataSource dataSource, String schema, Duration lockTimeout, @Nullable LeaseEviction valkey) {
         this.valkey = valkey;
