@@ -250,8 +250,12 @@ class NetworkPartitionIT {
             return "fire-" + HELD_FIRE;
         }
 
-        /** Waits for the node that starts the held fire first. */
+        /** Waits for the node that starts the held fire first, once every node has started. */
         Node awaitHolderOfHeldFire() throws InterruptedException {
+            for (Node n : nodes) {
+                // a loaded machine takes a while to start three JVMs: the 30 s below count from then
+                n.process.awaitStdoutLine("READY"::equals, Timing.scaled(Duration.ofSeconds(60)));
+            }
             long deadline = System.currentTimeMillis() + Timing.scaledMillis(30_000);
             while (System.currentTimeMillis() < deadline) {
                 for (Node n : nodes) {
