@@ -15,10 +15,10 @@ import org.jspecify.annotations.Nullable;
  * that commits and then stalls past its lease, or whose outcome cannot be recorded afterwards, no longer makes the
  * next claim run the fire again. The business tables must live in the same Postgres database as Tenure's schema.
  *
- * <p><b>Effects outside the database</b> (an HTTP call, an e-mail) are at most once per lease, not per fire: a holder
- * paused past its lease may have made the call before another process runs the fire. Give the other system an
- * idempotency key ({@link #idempotencyKey()}, the same for every attempt of a fire) and, where it can compare, the
- * epoch as a fencing token ({@link #epoch()} only grows).
+ * <p><b>Effects outside the database</b>, such as an HTTP call or an e-mail, are at most once per lease, not per fire.
+ * A holder paused past its lease may have made the call before another process runs the fire. Give the other system
+ * an idempotency key: {@link #idempotencyKey()} is the same for every attempt of a fire. Where the other system can
+ * compare, give it the epoch as a fencing token too: {@link #epoch()} only grows.
  *
  * <p>Check {@link #isLeaseValid()} (or react to {@link #isCancelled()}) between units of work. Both follow the
  * database lease only.
@@ -73,16 +73,16 @@ public interface JobContext {
     boolean isLeaseValid();
 
     /**
-     * True once this run's database lease was lost (refused on renewal, force-released, or not renewed before its
-     * local deadline): stop as soon as possible; further fenced writes will be rejected. A lost Valkey lease alone
-     * does not cancel the run, in any mode.
+     * True once this run's database lease was lost: refused on renewal, force-released, or not renewed before its
+     * local deadline. Stop as soon as possible, because further fenced writes will be rejected. A lost Valkey lease
+     * alone does not cancel the run, in any mode.
      */
     boolean isCancelled();
 
     /**
-     * The fence check for the caller's open transaction on {@code connection}: locks the job's row (so that a new
-     * owner's claim waits until this transaction ends) and throws a {@link TenureException} subclass
-     * ({@code StaleOwnerException}) if this run's epoch is no longer current, so the transaction rolls back.
+     * The fence check for the caller's open transaction on {@code connection}. It locks the job's row, so that a new
+     * owner's claim waits until this transaction ends. It throws {@link StaleOwnerException} if this run's epoch is no
+     * longer current, so the transaction rolls back.
      */
     void fence(Connection connection) throws SQLException;
 
@@ -107,7 +107,7 @@ public interface JobContext {
      * transaction ends (see {@link ActiveRun#finish}). Any isolation level works; at REPEATABLE READ and SERIALIZABLE the
      * transaction must begin inside the run (an older one is refused with SQLSTATE 40001).
      *
-     * @throws TenureException      (the db module's {@code StaleOwnerException}) when the epoch is stale: nothing committed
+     * @throws StaleOwnerException  when the epoch is stale: nothing committed
      * @throws IllegalStateException if Spring's active transaction is not on {@code dataSource}
      */
     default <T> @Nullable T completeInTransaction(DataSource dataSource, ConnectionWork<T> work) throws SQLException {

@@ -73,15 +73,15 @@ public interface LeaderElection extends AutoCloseable {
     Optional<Holder> currentLeader();
 
     /**
-     * The fence check of the current term inside the caller's open transaction on {@code connection} (same database as
-     * Tenure's tables): the role's row is locked and its epoch and owner compared, so the transaction commits only if
-     * this term is still current, and a successor's claim waits for it to end.
+     * The fence check of the current term inside the caller's open transaction on {@code connection}, which must be on
+     * the database of Tenure's tables. The role's row is locked and its epoch and owner compared. So the transaction
+     * commits only if this term is still current, and a successor's claim waits for it to end.
      *
-     * @throws LeaseLostException if this participant does not hold a valid term now (nothing is sent)
-     * @throws TenureException    if the database says the term is no longer current (the database module's
-     *                            {@code StaleOwnerException}): roll the transaction back and stop writing
-     * @throws IllegalStateException if {@code connection} is in autocommit mode (there is no transaction to protect)
-     * @throws SQLException       as the caller's own statements would (the caller handles its transaction)
+     * @throws LeaseLostException    if this participant does not hold a valid term now; nothing is sent then
+     * @throws StaleOwnerException   if the database says the term is no longer current: roll the transaction back and
+     *                               stop writing
+     * @throws IllegalStateException if {@code connection} is in autocommit mode: there is no transaction to protect
+     * @throws SQLException          as the caller's own statements would; the caller handles its transaction
      */
     void fence(Connection connection) throws SQLException;
 

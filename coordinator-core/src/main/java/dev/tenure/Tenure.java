@@ -37,11 +37,12 @@ import org.slf4j.LoggerFactory;
  *         ctx -> ctx.completeInTransaction(dataSource, c -> settle(c)));
  * }</pre>
  *
- * <p>The database is mandatory (module {@code tenure-db}, found with {@link java.util.ServiceLoader}): it holds the
- * epochs, the fences and the run records, in every mode. Valkey (module {@code tenure-valkey}) is an optional fast
- * filter in front of it: with it, coordinated runs use Valkey and fall back to the database alone while Valkey is
- * unreachable ({@link JobCoordinator.Mode#VALKEY_WITH_DATABASE_FALLBACK}); without it, they use the database alone
- * ({@link JobCoordinator.Mode#DATABASE}). {@link #inMemory()} is a single-process Tenure for users' unit tests.
+ * <p>The database is mandatory. It holds the epochs, the fences and the run records in every mode, and module
+ * {@code tenure-db} provides it, found with {@link java.util.ServiceLoader}. Valkey, from module {@code tenure-valkey},
+ * is an optional fast filter in front of it. With Valkey, coordinated runs use it and fall back to the database alone
+ * while it is unreachable: {@link JobCoordinator.Mode#VALKEY_WITH_DATABASE_FALLBACK}. Without Valkey, they use the
+ * database alone: {@link JobCoordinator.Mode#DATABASE}. {@link #inMemory()} is a single-process Tenure for users' unit
+ * tests.
  *
  * <p>Thread-safe. The data source stays the caller's: {@link #close()} does not close it.
  */
@@ -197,15 +198,16 @@ public final class Tenure implements AutoCloseable {
     }
 
     /**
-     * A leader election for the role {@code name} (a valid key), not started yet ({@link LeaderElection#start()}). The
-     * role's database lease decides and its epoch is the term; with Valkey configured, the role's Valkey lease filters
-     * the candidates in front of it (and is skipped while Valkey is unreachable). Stopped by {@link #close()} if still
-     * running. Participants are processes (one Tenure each), or several elections of one Tenure.
+     * A leader election for the role {@code name}, which must be a valid key. It is not started yet: call
+     * {@link LeaderElection#start()}. The role's database lease decides, and its epoch is the term. With Valkey
+     * configured, the role's Valkey lease filters the candidates in front of it, and is skipped while Valkey is
+     * unreachable. {@link #close()} stops the election if it still runs. Participants are processes with one Tenure
+     * each, or several elections of one Tenure.
      *
-     * @param options  the TTL of the role's leases (a crashed leader is replaced within about one TTL; a stopped one at
-     *                 once), their renewal period and safety margin; renewal and the fencing token are always on
-     * @param label    how this participant names itself in {@link LeaderElection#participantId()} and the logs (a random
-     *                 suffix keeps ids unique, so equal labels never share a lease); null = {@code pid@host}
+     * @param options  the TTL of the role's leases, their renewal period and safety margin. A crashed leader is replaced
+     *                 within about one TTL, a stopped one at once. Renewal and the fencing token are always on.
+     * @param label    how this participant names itself in {@link LeaderElection#participantId()} and the logs. A random
+     *                 suffix keeps ids unique, so equal labels never share a lease. Null means {@code pid@host}.
      * @param listener told on the election's thread when this participant is elected and when it stops leading
      * @throws IllegalArgumentException if {@code name} is not a valid key, or {@code label} is blank or over 100 characters
      * @throws IllegalStateException    if this Tenure is closed
@@ -220,10 +222,10 @@ public final class Tenure implements AutoCloseable {
     }
 
     /**
-     * The fence check for a database lease ({@link #databaseLeases()}) inside the caller's open transaction on
-     * {@code connection}: throws if the lease's epoch or owner is no longer current, so the transaction rolls back.
+     * The fence check for a lease of {@link #databaseLeases()}, inside the caller's open transaction on
+     * {@code connection}. It throws if the lease's epoch or owner is no longer current, so the transaction rolls back.
      *
-     * @throws IllegalArgumentException if {@code lease} has no fencing token (not a database lease taken with one)
+     * @throws IllegalArgumentException if {@code lease} has no fencing token: it is not a database lease taken with one
      */
     public void fence(Connection connection, Lease lease) throws SQLException {
         OptionalLong epoch = lease.fencingToken();
@@ -235,12 +237,14 @@ public final class Tenure implements AutoCloseable {
     }
 
     /**
-     * Records {@code job}'s schedule in Tenure's ledger (an idempotent upsert: a schedule that differs from the stored
-     * one replaces it with a warning that names both, as in a rolling deploy) and accounts for its fires from now on:
-     * the process that leads the sweeper election (among those that registered jobs) looks for fires that were due and
-     * did not complete, and applies the job's {@link MissedFirePolicy}. The integrations register their jobs
-     * themselves (the Spring Boot starter its {@code @Coordinated} methods, the Quartz integration its triggers); call
-     * this for jobs that you run through {@link #coordinator()} yourself. Registering a job key again replaces it.
+     * Records {@code job}'s schedule in Tenure's ledger and accounts for its fires from now on. The record is an
+     * idempotent upsert. A schedule that differs from the stored one replaces it, with a warning that names both, as in
+     * a rolling deploy. Of the processes that registered jobs, the one that leads the sweeper election looks for fires
+     * that were due and did not complete, and applies the job's {@link MissedFirePolicy}.
+     *
+     * <p>The integrations register their jobs themselves: the Spring Boot starter its {@code @Coordinated} methods, the
+     * Quartz integration its triggers. Call this for jobs that you run through {@link #coordinator()} yourself.
+     * Registering a job key again replaces it.
      *
      * @throws IllegalStateException          if this Tenure is closed
      * @throws LeaseStoreUnavailableException if the database cannot be reached
@@ -350,11 +354,18 @@ public final class Tenure implements AutoCloseable {
     }
 
     /**
-     * Closes what it created, in order, so that no lease outlives it: the sweeper and the elections (stopped, so
-     * successors take over at once); the coordinator, which refuses new runs, waits up to {@code drainTimeout} for the runs in progress and
-     * abandons the rest (ABANDONED, reason shutdown; both leases released; see {@link JobCoordinator#close(Duration)});
-     * then the Valkey leases and store, and the database leases and store. Every lease is released before the client
-     * that holds it closes. Idempotent: a second call returns at once. The data source stays open.
+     * Closes what it created, in order, so that no lease outlives it:
+     *
+     * <ol>
+     *   <li>the sweeper and the elections, which stop, so successors take over at once;
+     *   <li>the coordinator, which refuses new runs and waits up to {@code drainTimeout} for the runs in progress. It
+     *       abandons the rest: ABANDONED with reason shutdown, both leases released. See
+     *       {@link JobCoordinator#close(Duration)}.
+     *   <li>the Valkey leases and store, then the database leases and store.
+     * </ol>
+     *
+     * <p>Every lease is released before the client that holds it closes. Idempotent: a second call returns at once. The
+     * data source stays open.
      */
     public void close(Duration drainTimeout) {
         JobCoordinator.checkDrain(drainTimeout);
@@ -403,10 +414,10 @@ public final class Tenure implements AutoCloseable {
         private Builder() {}
 
         /**
-         * The name of this node as people read it, recorded on every run and election term next to the owner id and
-         * shown by the console, the CLI and the actuator endpoint (default {@link NodeName#defaultName()},
-         * {@code <host>/<pid>}; the Spring Boot starter adds {@code spring.application.name}). Fencing never reads it:
-         * two nodes may share a name, but then people cannot tell them apart.
+         * The name of this node as people read it. It is recorded on every run and election term next to the owner id,
+         * and shown by the console, the CLI and the actuator endpoint. The default is {@link NodeName#defaultName()},
+         * {@code <host>/<pid>}, and the Spring Boot starter adds {@code spring.application.name}. Fencing never reads
+         * it: two nodes may share a name, but then people cannot tell them apart.
          *
          * @throws IllegalArgumentException if blank, longer than {@value NodeName#MAX_LENGTH} characters or with control
          *                                  characters
@@ -447,8 +458,8 @@ public final class Tenure implements AutoCloseable {
         }
 
         /**
-         * With Valkey: {@link JobCoordinator.Mode#VALKEY_WITH_DATABASE_FALLBACK} (the default) or
-         * {@link JobCoordinator.Mode#VALKEY} (Valkey unreachable = runs refused). Without Valkey the mode is
+         * With Valkey, the default {@link JobCoordinator.Mode#VALKEY_WITH_DATABASE_FALLBACK}, or
+         * {@link JobCoordinator.Mode#VALKEY}, which refuses runs while Valkey is unreachable. Without Valkey the mode is
          * {@link JobCoordinator.Mode#DATABASE}, whatever is set here.
          */
         public Builder mode(JobCoordinator.Mode mode) {
