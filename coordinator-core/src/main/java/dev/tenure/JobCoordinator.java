@@ -19,7 +19,7 @@ import org.jspecify.annotations.Nullable;
 /**
  * Runs a job at most once per fire across processes: the protocol of DESIGN.md.
  * <ol>
- * <li>Valkey lease (contention filter): the losers learn it in one round trip and never touch the database. So does a
+ * <li>Valkey lease, the contention filter: the losers learn it in one round trip and never touch the database. So does a
  *     process that arrives after the fire completed: the winner leaves a marker of the completed fire in place of its
  *     lease for one TTL, and an acquire for that fire answers "done".</li>
  * <li>The fire's state is read first: a completed fire is final, and is reported without a claim.</li>
@@ -28,21 +28,21 @@ import org.jspecify.annotations.Nullable;
  * <li>The work, with a {@link JobContext} that exposes the epoch, the lease state, cancellation, the fence check
  *     for the work's own transactions and the completion of the fire inside them
  *     ({@link JobContext#completeInTransaction}).</li>
- * <li>The outcome, recorded only under the current epoch and owner (a fire completed in its own transaction
- *     stays completed); then the database lease is released, and the Valkey lease after that (never before
- *     the commit).</li>
+ * <li>The outcome, recorded only under the current epoch and owner. A fire completed in its own transaction stays
+ *     completed. Then the database lease is released, and the Valkey lease after that, never before the commit.</li>
  * </ol>
  * Both leases are renewed by their watchdogs. Losing the database lease cancels the context and gives the Valkey lease
  * back at once; losing the Valkey lease alone cancels nothing, since the database lease still keeps every other
  * process out.
  *
  * <p><b>Why switching modes cannot let two processes run one job.</b> The database lease is taken in every
- * mode, and it is the authority: a process runs work only while it holds the job's database lease (claimed by
- * the database's own clock, only where no other owner's lease is live), and records its outcome only under the
- * epoch that lease gave it. The Valkey lease is a filter in front of it. In {@link Mode#VALKEY_WITH_DATABASE_FALLBACK}
- * a process that cannot reach Valkey skips the filter and goes straight to the database claim, which still
- * refuses it while any other process (with or without Valkey) holds the job. So a Valkey outage, a failover
- * that loses the lease key, or two processes in different modes can only cost contention, never exclusion.
+ * mode, and it is the authority. A process runs work only while it holds the job's database lease, and records its
+ * outcome only under the epoch that lease gave it. The lease is claimed by the database's own clock, and only where no
+ * other owner's lease is live. The Valkey lease is a filter in front of it. In
+ * {@link Mode#VALKEY_WITH_DATABASE_FALLBACK} a process that cannot reach Valkey skips the filter and goes straight to
+ * the database claim. That claim still refuses it while any other process holds the job, with or without Valkey. So a
+ * Valkey outage, a failover that loses the lease key, or two processes in different modes can only cost contention,
+ * never exclusion.
  *
  * <p>Thread-safe; one per application.
  */
@@ -51,14 +51,15 @@ public final class JobCoordinator implements AutoCloseable {
     /** Which layers a run uses. */
     public enum Mode {
         /**
-         * Valkey lease, then database; Valkey unreachable = a typed error (fail closed): no run starts without Valkey.
+         * Valkey lease, then database. While Valkey is unreachable, a run fails closed with a typed error: no run starts
+         * without Valkey.
          * A run that started goes on through a later outage while its database lease holds, as in every mode: the
          * database lease, not the Valkey lease, keeps the other processes out.
          */
         VALKEY,
-        /** Database only (the DB leader-election mode). */
+        /** Database only: the DB leader-election mode. */
         DATABASE,
-        /** Valkey lease, then database; while Valkey is unreachable (circuit open), database only. The default. */
+        /** Valkey lease, then database. While Valkey is unreachable and the breaker is open, database only. The default. */
         VALKEY_WITH_DATABASE_FALLBACK
     }
 
@@ -149,10 +150,11 @@ public final class JobCoordinator implements AutoCloseable {
 
     /**
      * Runs {@code work} for fire {@code fireKey} of job {@code jobKey}, at most once at a time across all processes,
-     * and never again once the fire completed. Faults of the database (and of Valkey in {@link Mode#VALKEY}) are
+     * and never again once the fire completed. Faults of the database, and of Valkey in {@link Mode#VALKEY}, are
      * {@link LeaseStoreUnavailableException}s: no lease, no run. A thread interrupted before it holds the leases runs
-     * nothing ({@link RunOutcome.Status#SKIPPED_HELD_ELSEWHERE} or {@link RunOutcome.Status#TIMED_OUT_WAITING}, the
-     * flag kept); its interrupted Valkey acquire is not counted as a Valkey failure. If the work throws
+     * nothing. Its outcome is {@link RunOutcome.Status#SKIPPED_HELD_ELSEWHERE} or
+     * {@link RunOutcome.Status#TIMED_OUT_WAITING}, and the flag stays set. Its interrupted Valkey acquire is not counted
+     * as a Valkey failure. If the work throws
      * {@link InterruptedException}, the outcome is FAILED and the thread's interrupt flag is set again. Log lines written
      * on the calling thread while the work runs and its outcome is recorded carry the run's {@link RunMdc} keys.
      */
@@ -594,15 +596,17 @@ public final class JobCoordinator implements AutoCloseable {
     }
 
     /**
-     * Hands the coordinator's runs over, so that no lease outlives it: refuses new runs from now on ({@link #begin} and
-     * {@link #run} throw {@link IllegalStateException}), waits up to {@code drainTimeout} for the runs in progress to
-     * finish (they record their outcomes and release as usual), then abandons those still going: each run's row turns
-     * ABANDONED with a reason that starts with {@code shutdown}, its database lease is cleared under its epoch and its
+     * Hands the coordinator's runs over, so that no lease outlives it. From now on it refuses new runs: {@link #begin}
+     * and {@link #run} throw {@link IllegalStateException}. It waits up to {@code drainTimeout} for the runs in progress,
+     * which record their outcomes and release as usual. Then it abandons those still going. Each such run's row turns
+     * ABANDONED with a reason that starts with {@code shutdown}. Its database lease is cleared under its epoch and its
      * Valkey lease released, so another process can claim the job at once rather than after the TTL. An abandoned run's
-     * thread is not interrupted: its fenced writes are refused from then on, and its outcome is
-     * {@link RunOutcome.Status#LEASE_LOST}. Finally closes the {@link Leases} it was given, only if it was built with
+     * thread is not interrupted, but its fenced writes are refused from then on, and its outcome is
+     * {@link RunOutcome.Status#LEASE_LOST}.
+     *
+     * <p>Last, it closes the {@link Leases} it was given, only if it was built with
      * {@link Builder#closesLeases(boolean) closesLeases(true)}. Idempotent: a second call returns at once. An interrupt
-     * ends the wait early (the runs still going are abandoned).
+     * ends the wait early, and the runs still going are abandoned.
      *
      * @throws IllegalArgumentException if {@code drainTimeout} is negative
      */
