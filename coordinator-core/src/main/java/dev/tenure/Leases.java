@@ -30,11 +30,11 @@ import org.jspecify.annotations.Nullable;
  * }</pre>
  *
  * Expected results are values: a key held elsewhere gives {@code Optional.empty()}. Faults are
- * {@link LeaseStoreUnavailableException}s (fail closed: no lease); an acquire that was sent but failed or went
- * unanswered is its subclass {@link LeaseOutcomeUnknownException}. Bad input is an
+ * {@link LeaseStoreUnavailableException}s, and they fail closed: no lease. An acquire that was sent but failed or went
+ * unanswered throws its subclass {@link LeaseOutcomeUnknownException}. Bad input is an
  * {@link IllegalArgumentException} naming the value and the rule.
  *
- * <p>Interrupts: a thread whose interrupt flag is set sends no acquire (it would not wait for the answer); the
+ * <p>Interrupts: a thread whose interrupt flag is set sends no acquire, because it would not wait for the answer. The
  * acquire returns empty and the flag stays set. A thread interrupted while its attempt is in flight gets a
  * {@link LeaseOutcomeUnknownException}, again with the flag kept.
  */
@@ -76,13 +76,13 @@ public final class Leases implements AutoCloseable {
     }
 
     /**
-     * One attempt: empty if held elsewhere, or if the calling thread is interrupted (nothing is sent; the flag stays
-     * set).
+     * One attempt: empty if held elsewhere, or if the calling thread is interrupted. An interrupted thread sends
+     * nothing, and its flag stays set.
      *
      * @throws LeaseOutcomeUnknownException if the store failed, did not answer within the call timeout, or the thread
-     *                                      was interrupted while waiting for the answer (the flag stays set): no lease is
-     *                                      held, and a release-if-mine for {@link LeaseOutcomeUnknownException#owner()}
-     *                                      is already scheduled
+     *                                      was interrupted while waiting for the answer. No lease is held then, and a
+     *                                      release-if-mine for {@link LeaseOutcomeUnknownException#owner()} is already
+     *                                      scheduled. An interrupt flag stays set.
      * @throws IllegalArgumentException     if {@code key} is not a valid key
      */
     public Optional<Lease> tryAcquire(String key, LeaseOptions options) {
@@ -90,17 +90,17 @@ public final class Leases implements AutoCloseable {
     }
 
     /**
-     * Waits up to {@code wait} for a lease on {@code key}; {@link Duration#ZERO} makes one attempt, exactly like
+     * Waits up to {@code wait} for a lease on {@code key}. {@link Duration#ZERO} makes one attempt, exactly like
      * {@link #tryAcquire(String, LeaseOptions)}.
      *
      * <p>Empty on timeout, or when the calling thread is interrupted: from then on nothing more is sent to the store,
-     * and the interrupt flag stays set. (A lease that another thread's release hands over before the waiting thread
-     * notices the interrupt is returned, with the flag set.)
+     * and the interrupt flag stays set. A lease that another thread's release hands over before the waiting thread
+     * notices the interrupt is returned, with the flag set.
      *
      * @throws LeaseOutcomeUnknownException if an attempt failed, went unanswered within the call timeout, or the thread
-     *                                      was interrupted while waiting for its answer (the flag stays set): no lease
-     *                                      is held, and a release-if-mine for
-     *                                      {@link LeaseOutcomeUnknownException#owner()} is already scheduled
+     *                                      was interrupted while waiting for its answer. No lease is held then, and a
+     *                                      release-if-mine for {@link LeaseOutcomeUnknownException#owner()} is already
+     *                                      scheduled. An interrupt flag stays set.
      * @throws IllegalArgumentException     if {@code key} is not a valid key or {@code wait} is negative
      */
     public Optional<Lease> acquire(String key, Duration wait, LeaseOptions options) {
@@ -117,8 +117,8 @@ public final class Leases implements AutoCloseable {
     }
 
     /**
-     * Leases on all {@code keys} or none: taken in sorted order within {@code wait}, and on any failure
-     * (timeout or fault) every lease already taken is released, in reverse order.
+     * Leases on all {@code keys} or none. They are taken in sorted order within {@code wait}. On a timeout or a fault,
+     * every lease already taken is released, in reverse order.
      */
     public Optional<LeaseGroup> acquireAll(Collection<String> keys, Duration wait, LeaseOptions options) {
         Objects.requireNonNull(keys, "keys");
