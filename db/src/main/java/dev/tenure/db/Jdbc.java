@@ -16,7 +16,7 @@ final class Jdbc {
 
     /** Work on a connection. */
     @FunctionalInterface
-    public interface Work<T extends @Nullable Object> {
+    public interface Work<T> {
         T apply(Connection c) throws SQLException;
     }
 
@@ -34,12 +34,12 @@ final class Jdbc {
      * {@code autoCommit=false} connections would otherwise roll the statement back on close while Tenure reports
      * success. {@code writes}: whether a broken connection leaves the outcome unknown.
      */
-    public <T extends @Nullable Object> T run(String op, String key, boolean writes, Work<T> work) {
+    public <T> T run(String op, String key, boolean writes, Work<T> work) {
         return onConnection(op, key, writes, c -> c.getAutoCommit() ? work.apply(c) : committed(c, work));
     }
 
     /** A short transaction: committed if {@code work} returns, rolled back if it throws; autocommit restored after. */
-    public <T extends @Nullable Object> T inTransaction(String op, String key, Work<T> work) {
+    public <T> T inTransaction(String op, String key, Work<T> work) {
         return onConnection(op, key, true, c -> {
             boolean auto = c.getAutoCommit();
             if (auto) {
@@ -55,7 +55,7 @@ final class Jdbc {
         });
     }
 
-    private <T extends @Nullable Object> T onConnection(String op, String key, boolean writes, Work<T> work) {
+    private <T> T onConnection(String op, String key, boolean writes, Work<T> work) {
         Connection c = connect(op, key);
         try (c) {
             return work.apply(c);
@@ -69,7 +69,7 @@ final class Jdbc {
         }
     }
 
-    private static <T extends @Nullable Object> T committed(Connection c, Work<T> work) throws SQLException {
+    private static <T> T committed(Connection c, Work<T> work) throws SQLException {
         try {
             T result = work.apply(c);
             c.commit();

@@ -62,7 +62,7 @@ final class LeaseRows {
             ClaimResult r;
             String lockTimeout = quick ? quickLockTimeout(claimLockTimeout) : claimLockTimeout;
             try {
-                r = jdbc.run("claim", key, true, c -> Optional.ofNullable(tryClaim(c, key, owner, ttl, lockTimeout)))
+                r = jdbc.run("claim", key, true, c -> tryClaim(c, key, owner, ttl, lockTimeout))
                         .orElse(null);
             } catch (LedgerUnavailableException e) {
                 if (!Faults.LOCK_TIMEOUT.equals(e.sqlState())) {
@@ -87,8 +87,8 @@ final class LeaseRows {
         return heldBy(key);
     }
 
-    /** Claimed, Held (as of the statement's snapshot), or null when no row existed and someone else inserted it. */
-    private @Nullable ClaimResult tryClaim(Connection c, String key, String owner, Duration ttl, String lockTimeout)
+    /** Claimed, Held (as of the statement's snapshot), or empty when no row existed and someone else inserted it. */
+    private Optional<ClaimResult> tryClaim(Connection c, String key, String owner, Duration ttl, String lockTimeout)
             throws SQLException {
         try (PreparedStatement ps = jdbc.prepare(c, sql.claim)) {
             ps.setString(1, lockTimeout);
@@ -102,9 +102,10 @@ final class LeaseRows {
                 if (rs.next()) {
                     Instant expires = Rows.instant(rs, 5);
                     Duration remaining = Jdbc.between(Rows.instant(rs, 6), expires);
-                    return rs.getBoolean(1)
-                            ? new ClaimResult.Claimed(rs.getLong(2), Rows.at(rs, 4), Rows.at(rs, 5), remaining)
-                            : new ClaimResult.Held(rs.getString(3), rs.getLong(2), expires, remaining);
+                    return Optional.of(
+                            rs.getBoolean(1)
+                                    ? new ClaimResult.Claimed(rs.getLong(2), Rows.at(rs, 4), Rows.at(rs, 5), remaining)
+                                    : new ClaimResult.Held(rs.getString(3), rs.getLong(2), expires, remaining));
                 }
             }
         }
@@ -115,11 +116,11 @@ final class LeaseRows {
             ps.setLong(4, ttl.toMillis());
             try (ResultSet rs = ps.executeQuery()) {
                 if (!rs.next()) {
-                    return null;
+                    return Optional.empty();
                 }
                 Instant expires = Rows.at(rs, 3);
-                return new ClaimResult.Claimed(
-                        rs.getLong(1), Rows.at(rs, 2), expires, Jdbc.between(Rows.instant(rs, 4), expires));
+                return Optional.of(new ClaimResult.Claimed(
+                        rs.getLong(1), Rows.at(rs, 2), expires, Jdbc.between(Rows.instant(rs, 4), expires)));
             }
         }
     }

@@ -198,16 +198,14 @@ final class RunRows {
         boolean quick = true;
         for (int attempt = 0; attempt < 3; attempt++) {
             UUID runId = UUID.randomUUID();
-            @Nullable Object r;
+            Object r;
             String wait = quick ? LeaseRows.quickLockTimeout(lockTimeout) : lockTimeout;
             try {
                 r = jdbc.run(
-                                "claim and start",
-                                key,
-                                true,
-                                c -> Optional.ofNullable(
-                                        claimAndStartOnce(c, key, fireKey, owner, ttl, wait, runId, traceId)))
-                        .orElse(null);
+                        "claim and start",
+                        key,
+                        true,
+                        c -> claimAndStartOnce(c, key, fireKey, owner, ttl, wait, runId, traceId));
             } catch (LedgerUnavailableException e) {
                 if (!Faults.LOCK_TIMEOUT.equals(e.sqlState())) {
                     throw e;
@@ -239,7 +237,7 @@ final class RunRows {
                 }
                 continue;
             }
-            if (r == null) {
+            if (r == NO_ROW) {
                 jdbc.run("insert job", key, true, c -> {
                     try (PreparedStatement ps = jdbc.prepare(c, sql.insertIdle)) {
                         ps.setString(1, key);
@@ -254,8 +252,14 @@ final class RunRows {
                 .orElseGet(() -> new FireClaim.Held(null, 0, Duration.ZERO));
     }
 
-    /** Started, Done or Held; the claimed epoch (a Long) when the fire completed meanwhile; null when the job has no row. */
-    private @Nullable Object claimAndStartOnce(
+    /** What {@link #claimAndStartOnce} answers when the job has no row yet. */
+    private static final Object NO_ROW = new Object();
+
+    /**
+     * Started, Done or Held; the claimed epoch (a Long) when the fire completed meanwhile; {@link #NO_ROW} when the job
+     * has no row.
+     */
+    private Object claimAndStartOnce(
             Connection c,
             String key,
             String fireKey,
@@ -287,7 +291,7 @@ final class RunRows {
             ps.setString(i, key);
             try (ResultSet rs = ps.executeQuery()) {
                 if (!rs.next()) {
-                    return null;
+                    return NO_ROW;
                 }
                 String kind = rs.getString(1);
                 long epoch = rs.getLong(2);
