@@ -492,13 +492,7 @@ final class LeaseEngine implements AutoCloseable {
         if (!lease.startRelease()) {
             return false;
         }
-        watchdog.unregister(lease);
-        metrics.held(
-                Duration.ofNanos(now() - lease.acquiredAt()), lease.options().ttl());
-        KeyWaiters q = waiters.get(lease.key());
-        if (q != null && q.localHolder == lease) {
-            q.localHolder = null;
-        }
+        KeyWaiters q = endHold(lease);
         boolean released = lease.markReleased();
         if (q != null) {
             q.wakeHead();

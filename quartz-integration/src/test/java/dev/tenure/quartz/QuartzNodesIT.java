@@ -73,7 +73,7 @@ class QuartzNodesIT {
                     .as("no lease was lost, so no job was interrupted")
                     .doesNotContain("INTERRUPTED");
         }
-        for (Instant slot = first; !slot.isAfter(last); slot = slot.plusSeconds(1)) {
+        for (Instant slot : slots(first, last)) {
             assertThat(perSlot.get(slot))
                     .as("executions of slot %s (store %s)", slot, store)
                     .isEqualTo(1);
