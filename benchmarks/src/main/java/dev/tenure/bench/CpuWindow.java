@@ -1,6 +1,7 @@
 package dev.tenure.bench;
 
 import dev.tenure.bench.coordinated.Proc;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -17,7 +18,7 @@ final class CpuWindow {
     private static final long PID = ProcessHandle.current().pid();
 
     private final List<Long> pids;
-    private final Map<String, Double> threads;
+    private final Map<Long, Proc.Task> threads;
     private final double server;
 
     private CpuWindow(List<Long> pids, ValkeyAdmin admin) throws Exception {
@@ -36,22 +37,20 @@ final class CpuWindow {
         return new CpuWindow(pids, admin);
     }
 
-    private static Map<String, Double> threadCpu(List<Long> pids) {
-        Map<String, Double> m = new TreeMap<>();
+    private static Map<Long, Proc.Task> threadCpu(List<Long> pids) {
+        Map<Long, Proc.Task> m = new HashMap<>();
         for (long pid : pids) {
-            Proc.threadCpu(pid).forEach((k, v) -> m.merge(k, v, Double::sum));
+            m.putAll(Proc.tasks(pid));
         }
         return m;
     }
 
     /** The CPU used since {@link #start}. */
     Usage stop(ValkeyAdmin admin) throws Exception {
-        Map<String, Double> now = threadCpu(pids);
         Map<String, Double> d = new TreeMap<>();
-        now.forEach((k, v) -> {
-            double delta = v - threads.getOrDefault(k, 0.0);
-            if (delta > 0) {
-                d.put(k, delta);
+        Proc.groupDelta(threads, threadCpu(pids)).forEach((k, v) -> {
+            if (v > 0) {
+                d.put(k, v);
             }
         });
         return new Usage(d, admin == null ? 0 : admin.serverCpuSeconds() - server);

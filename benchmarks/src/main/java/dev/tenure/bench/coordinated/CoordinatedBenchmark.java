@@ -283,7 +283,12 @@ public final class CoordinatedBenchmark {
                     ? pg.count("SELECT count(*) FROM scheduled_tasks")
                     : sc.kind().equals("quartz") ? pg.count("SELECT count(*) FROM qrtz_triggers") : -1;
             Map<String, Double> threadDelta = new LinkedHashMap<>();
-            b.threads.forEach((k, v) -> threadDelta.put(k, v - a.threads.getOrDefault(k, 0.0)));
+            threadDelta.putAll(Proc.groupDelta(a.threads, b.threads));
+            int ended = Proc.ended(a.pgCpu, b.pgCpu);
+            if (ended > 0) {
+                System.out.println("#   " + ended + " Postgres backend(s) ended inside the window: their CPU there is"
+                        + " not counted");
+            }
             Map<String, Double> pgDelta = new LinkedHashMap<>();
             b.pg.forEach((k, v) -> pgDelta.put(k, v - a.pg.getOrDefault(k, 0.0)));
             return new Row(
@@ -307,7 +312,7 @@ public final class CoordinatedBenchmark {
                     (b.machine[1] - a.machine[1]) / window,
                     b.nodes - a.nodes,
                     threadDelta,
-                    b.pgCpu - a.pgCpu,
+                    Proc.delta(a.pgCpu, b.pgCpu),
                     b.valkeyCpu - a.valkeyCpu,
                     effects[0],
                     effects[1],
@@ -329,9 +334,9 @@ public final class CoordinatedBenchmark {
             Map<String, Long> valkey,
             double[] machine,
             double nodes,
-            Map<String, Double> threads,
+            Map<Long, Proc.Task> threads,
             List<Long> backends,
-            double pgCpu,
+            Map<Long, Double> pgCpu,
             double valkeyCpu) {}
 
     private Snapshot snapshot(PgAdmin pg, ValkeyAdmin valkey, List<NodeProcess> ps, List<Long> backends)
@@ -339,17 +344,19 @@ public final class CoordinatedBenchmark {
         long at = System.nanoTime();
         double[] machine = Proc.machine();
         double nodesCpu = 0;
-        Map<String, Double> threads = new java.util.TreeMap<>();
+        Map<Long, Proc.Task> threads = new java.util.HashMap<>();
         for (NodeProcess p : ps) {
             nodesCpu += Proc.cpuSeconds(p.pid());
-            Proc.threadCpu(p.pid()).forEach((k, v) -> threads.merge(k, v, Double::sum));
+            threads.putAll(Proc.tasks(p.pid()));
         }
-        List<Long> pids = backends != null ? backends : pg.backendPids();
-        double pgCpu = Proc.cpuSeconds(pids);
+        // the window's end also reads the backends that started inside it (counted from zero)
+        java.util.Set<Long> pids = new java.util.LinkedHashSet<>(backends != null ? backends : List.of());
+        pids.addAll(pg.backendPids());
+        Map<Long, Double> pgCpu = Proc.cpuByPid(pids);
         double valkeyCpu = valkeyPid > 0 ? Proc.cpuSeconds(valkeyPid) : 0;
         Map<String, Double> counters = pg.counters();
         Map<String, Long> commands = valkey.commandCalls();
-        return new Snapshot(at, counters, commands, machine, nodesCpu, threads, pids, pgCpu, valkeyCpu);
+        return new Snapshot(at, counters, commands, machine, nodesCpu, threads, List.copyOf(pids), pgCpu, valkeyCpu);
     }
 
     private static void progress(Row r) {

@@ -4,6 +4,10 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Collection;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.stream.Stream;
 
 /** CPU time from /proc (Linux): per process (all its threads) and for the whole machine. */
 public final class Proc {
@@ -24,20 +28,22 @@ public final class Proc {
         }
     }
 
-    /**
-     * CPU seconds per thread group of a process: threads named alike (digits dropped, as Linux shows the first 15
-     * characters of the name) are added up, so "tenure-jobs-3" and "tenure-jobs-7" count as "tenure-jobs-".
-     */
-    public static java.util.Map<String, Double> threadCpu(long pid) {
-        java.util.Map<String, Double> m = new java.util.TreeMap<>();
-        try (java.util.stream.Stream<Path> tasks = Files.list(Path.of("/proc/" + pid + "/task"))) {
+    /** One thread: its group (the name Linux keeps, digits as {@code #}) and the CPU seconds it has used. */
+    public record Task(String group, double seconds) {}
+
+    /** The threads of a process by Linux thread id (none if the process is gone). */
+    public static Map<Long, Task> tasks(long pid) {
+        Map<Long, Task> m = new HashMap<>();
+        try (Stream<Path> tasks = Files.list(Path.of("/proc/" + pid + "/task"))) {
             for (Path t : (Iterable<Path>) tasks::iterator) {
                 try {
                     String s = Files.readString(t.resolve("stat"));
                     String name =
                             s.substring(s.indexOf('(') + 1, s.lastIndexOf(')')).replaceAll("[0-9]+", "#");
                     String[] f = s.substring(s.lastIndexOf(')') + 2).split(" ");
-                    m.merge(name, (Long.parseLong(f[11]) + Long.parseLong(f[12])) / TICKS, Double::sum);
+                    m.put(
+                            Long.parseLong(t.getFileName().toString()),
+                            new Task(name, (Long.parseLong(f[11]) + Long.parseLong(f[12])) / TICKS));
                 } catch (IOException | RuntimeException e) {
                     // the thread ended
                 }
@@ -46,6 +52,63 @@ public final class Proc {
             // the process ended
         }
         return m;
+    }
+
+    /**
+     * CPU seconds per thread group of a process: threads named alike (digits dropped, as Linux shows the first 15
+     * characters of the name) are added up, so "tenure-jobs-3" and "tenure-jobs-7" count as "tenure-jobs-".
+     */
+    public static Map<String, Double> threadCpu(long pid) {
+        Map<String, Double> m = new TreeMap<>();
+        tasks(pid).values().forEach(t -> m.merge(t.group(), t.seconds(), Double::sum));
+        return m;
+    }
+
+    /**
+     * CPU seconds per thread group between two readings of {@link #tasks}: the sum of each thread's own change. A
+     * thread that started in between counts from zero and one that ended in between loses its share, so a group never
+     * goes negative (subtracting the groups' totals did, when a pool retired threads inside a window).
+     */
+    public static Map<String, Double> groupDelta(Map<Long, Task> before, Map<Long, Task> after) {
+        Map<String, Double> m = new TreeMap<>();
+        after.forEach((tid, t) -> {
+            Task was = before.get(tid);
+            double d = was != null && was.group().equals(t.group()) ? t.seconds() - was.seconds() : t.seconds();
+            m.merge(t.group(), d, Double::sum);
+        });
+        return m;
+    }
+
+    /** CPU seconds of each process of {@code pids} that is still there, by pid. */
+    public static Map<Long, Double> cpuByPid(Collection<Long> pids) {
+        Map<Long, Double> m = new HashMap<>();
+        for (long p : pids) {
+            try {
+                String s = Files.readString(Path.of("/proc/" + p + "/stat"));
+                String[] f = s.substring(s.lastIndexOf(')') + 2).split(" ");
+                m.put(p, (Long.parseLong(f[11]) + Long.parseLong(f[12])) / TICKS);
+            } catch (IOException | RuntimeException e) {
+                // the process ended
+            }
+        }
+        return m;
+    }
+
+    /**
+     * CPU seconds between two readings of {@link #cpuByPid}: the sum of each process's own change, a process that
+     * started in between counted from zero. A process that ended in between is left out (see {@link #ended}).
+     */
+    public static double delta(Map<Long, Double> before, Map<Long, Double> after) {
+        double sum = 0;
+        for (Map.Entry<Long, Double> e : after.entrySet()) {
+            sum += e.getValue() - before.getOrDefault(e.getKey(), 0.0);
+        }
+        return sum;
+    }
+
+    /** How many processes of the first reading were gone at the second: their CPU after the first is not counted. */
+    public static int ended(Map<Long, Double> before, Map<Long, Double> after) {
+        return (int) before.keySet().stream().filter(p -> !after.containsKey(p)).count();
     }
 
     static double cpuSeconds(Collection<Long> pids) {

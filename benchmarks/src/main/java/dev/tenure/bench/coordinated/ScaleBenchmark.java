@@ -227,8 +227,7 @@ public final class ScaleBenchmark {
                 n.close();
             }
             ScaleLedger.Account account = ledger.account(schedules, w0, w1, table);
-            Map<String, Double> threads = new TreeMap<>();
-            b.threads().forEach((k, v) -> threads.put(k, v - a.threads().getOrDefault(k, 0.0)));
+            Map<String, Double> threads = Proc.groupDelta(a.threads(), b.threads());
             Map<String, Double> pgDelta = new LinkedHashMap<>();
             b.pg().forEach((k, v) -> pgDelta.put(k, v - a.pg().getOrDefault(k, 0.0)));
             return new ScaleRow(
@@ -244,7 +243,7 @@ public final class ScaleBenchmark {
                     new double[] {b.machine()[0] - a.machine()[0], b.machine()[1] - a.machine()[1]},
                     b.nodesCpu() - a.nodesCpu(),
                     threads,
-                    b.pgCpu() - a.pgCpu(),
+                    Proc.delta(a.pgCpu(), b.pgCpu()),
                     b.valkeyCpu() - a.valkeyCpu(),
                     settled,
                     account);
@@ -260,9 +259,9 @@ public final class ScaleBenchmark {
             long at,
             double[] machine,
             double nodesCpu,
-            Map<String, Double> threads,
+            Map<Long, Proc.Task> threads,
             List<Long> backends,
-            double pgCpu,
+            Map<Long, Double> pgCpu,
             double valkeyCpu,
             Map<String, Double> pg,
             Map<String, Long> valkey) {
@@ -272,19 +271,21 @@ public final class ScaleBenchmark {
             long at = System.nanoTime();
             double[] machine = Proc.machine();
             double nodesCpu = 0;
-            Map<String, Double> threads = new TreeMap<>();
+            Map<Long, Proc.Task> threads = new java.util.HashMap<>();
             for (NodeProcess p : ps) {
                 nodesCpu += Proc.cpuSeconds(p.pid());
-                Proc.threadCpu(p.pid()).forEach((k, v) -> threads.merge(k, v, Double::sum));
+                threads.putAll(Proc.tasks(p.pid()));
             }
-            List<Long> pids = backends != null ? backends : pg.backendPids();
+            java.util.Set<Long> set = new java.util.LinkedHashSet<>(backends != null ? backends : List.of());
+            set.addAll(pg.backendPids());
+            List<Long> pids = List.copyOf(set);
             return new Snapshot(
                     at,
                     machine,
                     nodesCpu,
                     threads,
                     pids,
-                    Proc.cpuSeconds(pids),
+                    Proc.cpuByPid(pids),
                     valkeyPid > 0 ? Proc.cpuSeconds(valkeyPid) : 0,
                     pg.counters(),
                     valkey.commandCalls());
