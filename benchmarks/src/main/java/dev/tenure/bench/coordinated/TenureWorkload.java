@@ -56,6 +56,8 @@ final class TenureWorkload implements Node.Workload {
         if (valkey) {
             b.valkey(ValkeyConfig.standalone(n.arg("valkey"))
                             .clientName("bench-node-" + n.node)
+                            // -Dtenure.inflight=N through --node-opts: script calls in flight per node (default 2)
+                            .maxInFlightBatches(Integer.getInteger("tenure.inflight", 2))
                             .build())
                     .mode(JobCoordinator.Mode.VALKEY);
         }
