@@ -20,7 +20,7 @@ fi
 command -v taskset >/dev/null || { echo "taskset not found: install util-linux" >&2; exit 2; }
 pg_bin="${PG_BIN:-$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1 || true)}"
 if [ -z "$pg_bin" ] || [ ! -x "$pg_bin/initdb" ]; then
-  echo "no Postgres server binaries (initdb) under /usr/lib/postgresql/*/bin: apt-get install postgresql, or set PG_BIN" >&2
+  echo "no Postgres server binaries: no initdb in '${pg_bin:-/usr/lib/postgresql/*/bin}' (apt-get install postgresql, or set PG_BIN)" >&2
   exit 2
 fi
 as_pg=()
