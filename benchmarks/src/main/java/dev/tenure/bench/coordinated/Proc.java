@@ -19,13 +19,23 @@ public final class Proc {
 
     /** CPU seconds (user + system) a process has used, or 0 if it is gone. */
     public static double cpuSeconds(long pid) {
+        String stat = stat(Path.of("/proc/" + pid + "/stat"));
+        return stat == null ? 0 : cpu(stat);
+    }
+
+    /** A {@code stat} file of /proc, or null if it cannot be read (its process or thread ended). */
+    private static String stat(Path file) {
         try {
-            String s = Files.readString(Path.of("/proc/" + pid + "/stat"));
-            String[] f = s.substring(s.lastIndexOf(')') + 2).split(" ");
-            return (Long.parseLong(f[11]) + Long.parseLong(f[12])) / TICKS;
-        } catch (IOException | RuntimeException e) {
-            return 0;
+            return Files.readString(file);
+        } catch (IOException e) {
+            return null;
         }
+    }
+
+    /** The user + system CPU seconds of a {@code stat} line. */
+    private static double cpu(String stat) {
+        String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+        return (Long.parseLong(f[11]) + Long.parseLong(f[12])) / TICKS;
     }
 
     /** One thread: its group (the name Linux keeps, digits as {@code #}) and the CPU seconds it has used. */
@@ -36,16 +46,11 @@ public final class Proc {
         Map<Long, Task> m = new HashMap<>();
         try (Stream<Path> tasks = Files.list(Path.of("/proc/" + pid + "/task"))) {
             for (Path t : (Iterable<Path>) tasks::iterator) {
-                try {
-                    String s = Files.readString(t.resolve("stat"));
+                String s = stat(t.resolve("stat"));
+                if (s != null) { // else the thread ended
                     String name =
                             s.substring(s.indexOf('(') + 1, s.lastIndexOf(')')).replaceAll("[0-9]+", "#");
-                    String[] f = s.substring(s.lastIndexOf(')') + 2).split(" ");
-                    m.put(
-                            Long.parseLong(t.getFileName().toString()),
-                            new Task(name, (Long.parseLong(f[11]) + Long.parseLong(f[12])) / TICKS));
-                } catch (IOException | RuntimeException e) {
-                    // the thread ended
+                    m.put(Long.parseLong(t.getFileName().toString()), new Task(name, cpu(s)));
                 }
             }
         } catch (IOException e) {
@@ -83,12 +88,9 @@ public final class Proc {
     public static Map<Long, Double> cpuByPid(Collection<Long> pids) {
         Map<Long, Double> m = new HashMap<>();
         for (long p : pids) {
-            try {
-                String s = Files.readString(Path.of("/proc/" + p + "/stat"));
-                String[] f = s.substring(s.lastIndexOf(')') + 2).split(" ");
-                m.put(p, (Long.parseLong(f[11]) + Long.parseLong(f[12])) / TICKS);
-            } catch (IOException | RuntimeException e) {
-                // the process ended
+            String s = stat(Path.of("/proc/" + p + "/stat"));
+            if (s != null) {
+                m.put(p, cpu(s));
             }
         }
         return m;
