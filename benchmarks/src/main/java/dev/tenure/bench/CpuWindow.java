@@ -1,7 +1,6 @@
 package dev.tenure.bench;
 
 import dev.tenure.bench.coordinated.Proc;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -23,7 +22,7 @@ final class CpuWindow {
 
     private CpuWindow(List<Long> pids, ValkeyAdmin admin) throws Exception {
         this.pids = pids;
-        this.threads = threadCpu(pids);
+        this.threads = Proc.tasks(pids);
         this.server = admin == null ? 0 : admin.serverCpuSeconds();
     }
 
@@ -37,18 +36,10 @@ final class CpuWindow {
         return new CpuWindow(pids, admin);
     }
 
-    private static Map<Long, Proc.Task> threadCpu(List<Long> pids) {
-        Map<Long, Proc.Task> m = new HashMap<>();
-        for (long pid : pids) {
-            m.putAll(Proc.tasks(pid));
-        }
-        return m;
-    }
-
     /** The CPU used since {@link #start}. */
     Usage stop(ValkeyAdmin admin) throws Exception {
         Map<String, Double> d = new TreeMap<>();
-        Proc.groupDelta(threads, threadCpu(pids)).forEach((k, v) -> {
+        Proc.groupDelta(threads, Proc.tasks(pids)).forEach((k, v) -> {
             if (v > 0) {
                 d.put(k, v);
             }

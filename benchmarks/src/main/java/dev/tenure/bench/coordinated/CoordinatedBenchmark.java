@@ -13,6 +13,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import org.HdrHistogram.Histogram;
 
 /**
@@ -231,12 +232,12 @@ public final class CoordinatedBenchmark {
                 p.go(warmEnd, end);
             }
             Tally.sleepUntil(warmEnd);
-            Snapshot a = snapshot(pg, valkey, ps, null);
+            Snapshot a = snapshot(pg, valkey, ps, Set.of());
             java.util.concurrent.FutureTask<Map<String, Long>> backendStates =
                     new java.util.concurrent.FutureTask<>(() -> waits.sample(warmEnd, end, 50));
             new Thread(backendStates, "bench-backend-states").start();
             Tally.sleepUntil(end);
-            Snapshot b = snapshot(pg, valkey, ps, a.backends);
+            Snapshot b = snapshot(pg, valkey, ps, a.pgCpu.keySet());
             double window = (b.at - a.at) / 1e9;
             long units = 0;
             long held = 0;
@@ -335,28 +336,25 @@ public final class CoordinatedBenchmark {
             double[] machine,
             double nodes,
             Map<Long, Proc.Task> threads,
-            List<Long> backends,
             Map<Long, Double> pgCpu,
             double valkeyCpu) {}
 
-    private Snapshot snapshot(PgAdmin pg, ValkeyAdmin valkey, List<NodeProcess> ps, List<Long> backends)
+    /** {@code backends}: the Postgres processes of the window's start, read again at its end. */
+    private Snapshot snapshot(PgAdmin pg, ValkeyAdmin valkey, List<NodeProcess> ps, Set<Long> backends)
             throws Exception {
         long at = System.nanoTime();
         double[] machine = Proc.machine();
         double nodesCpu = 0;
-        Map<Long, Proc.Task> threads = new java.util.HashMap<>();
         for (NodeProcess p : ps) {
             nodesCpu += Proc.cpuSeconds(p.pid());
-            threads.putAll(Proc.tasks(p.pid()));
         }
-        // the window's end also reads the backends that started inside it (counted from zero)
-        java.util.Set<Long> pids = new java.util.LinkedHashSet<>(backends != null ? backends : List.of());
-        pids.addAll(pg.backendPids());
-        Map<Long, Double> pgCpu = Proc.cpuByPid(pids);
+        Map<Long, Proc.Task> threads =
+                Proc.tasks(ps.stream().map(NodeProcess::pid).toList());
+        Map<Long, Double> pgCpu = pg.backendCpu(backends);
         double valkeyCpu = valkeyPid > 0 ? Proc.cpuSeconds(valkeyPid) : 0;
         Map<String, Double> counters = pg.counters();
         Map<String, Long> commands = valkey.commandCalls();
-        return new Snapshot(at, counters, commands, machine, nodesCpu, threads, List.copyOf(pids), pgCpu, valkeyCpu);
+        return new Snapshot(at, counters, commands, machine, nodesCpu, threads, pgCpu, valkeyCpu);
     }
 
     private static void progress(Row r) {

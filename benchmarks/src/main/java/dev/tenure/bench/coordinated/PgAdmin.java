@@ -223,6 +223,16 @@ final class PgAdmin implements AutoCloseable {
         return false;
     }
 
+    /**
+     * The CPU seconds of {@link #backendPids} and of the processes of an earlier reading ({@code earlier}), by pid: a
+     * backend that started since then counts from zero in {@link Proc#delta}, one that ended is left out.
+     */
+    Map<Long, Double> backendCpu(java.util.Collection<Long> earlier) throws SQLException {
+        java.util.Set<Long> pids = new java.util.LinkedHashSet<>(earlier);
+        pids.addAll(backendPids());
+        return Proc.cpuByPid(pids);
+    }
+
     /** Server processes serving the benchmark database (client backends), plus the WAL writer. */
     List<Long> backendPids() throws SQLException {
         List<Long> pids = new ArrayList<>();

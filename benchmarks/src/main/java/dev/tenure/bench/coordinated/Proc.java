@@ -59,6 +59,15 @@ public final class Proc {
         return m;
     }
 
+    /** The threads of the processes {@code pids} by Linux thread id (thread ids are unique across processes). */
+    public static Map<Long, Task> tasks(Collection<Long> pids) {
+        Map<Long, Task> m = new HashMap<>();
+        for (long pid : pids) {
+            m.putAll(tasks(pid));
+        }
+        return m;
+    }
+
     /**
      * CPU seconds per thread group of a process: threads named alike (digits dropped, as Linux shows the first 15
      * characters of the name) are added up, so "tenure-jobs-3" and "tenure-jobs-7" count as "tenure-jobs-".
@@ -111,14 +120,6 @@ public final class Proc {
     /** How many processes of the first reading were gone at the second: their CPU after the first is not counted. */
     public static int ended(Map<Long, Double> before, Map<Long, Double> after) {
         return (int) before.keySet().stream().filter(p -> !after.containsKey(p)).count();
-    }
-
-    static double cpuSeconds(Collection<Long> pids) {
-        double sum = 0;
-        for (long p : pids) {
-            sum += cpuSeconds(p);
-        }
-        return sum;
     }
 
     /** {busy, total} CPU seconds of the whole machine since boot (all cores; iowait counts as idle). */

@@ -6,8 +6,9 @@ import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.util.HashMap;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -127,13 +128,13 @@ final class ProfileWindow {
 
     private Reading read(Map<String, Double> pg) throws Exception {
         long nanos = System.nanoTime();
-        Map<Long, Double> cpu = new HashMap<>();
+        List<Long> pids = new ArrayList<>();
         try (PreparedStatement ps = stats.prepareStatement(
                 "SELECT pid FROM pg_stat_activity WHERE datname = ? AND backend_type = 'client backend'")) {
             ps.setString(1, db);
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
-                    cpu.put(rs.getLong(1), Proc.cpuSeconds(rs.getLong(1)));
+                    pids.add(rs.getLong(1));
                 }
             }
         }
@@ -141,7 +142,7 @@ final class ProfileWindow {
         return new Reading(
                 nanos,
                 Proc.cpuSeconds(ProcessHandle.current().pid()),
-                cpu,
+                Proc.cpuByPid(pids),
                 lsn,
                 RoundTripSocketFactory.ROUND_TRIPS.sum(),
                 RoundTripSocketFactory.BYTES_OUT.sum(),
@@ -190,11 +191,7 @@ final class ProfileWindow {
 
     /** Backend CPU seconds over the window: backends alive at the end, less what they had used at the start. */
     double backendCpu() {
-        double sum = 0;
-        for (Map.Entry<Long, Double> e : end.backendCpu().entrySet()) {
-            sum += e.getValue() - begin.backendCpu().getOrDefault(e.getKey(), 0.0);
-        }
-        return sum;
+        return Proc.delta(begin.backendCpu(), end.backendCpu());
     }
 
     private static void sleep(long millis) {

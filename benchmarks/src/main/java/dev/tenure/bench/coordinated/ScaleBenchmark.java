@@ -11,6 +11,7 @@ import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -211,9 +212,9 @@ public final class ScaleBenchmark {
                 n.send("GO " + warmEnd + " " + end + " " + w0 + " " + w1 + " " + origin);
             }
             Tally.sleepUntil(warmEnd);
-            Snapshot a = Snapshot.take(pg, valkey, ps, null, Long.parseLong(get("valkey-pid", "-1")));
+            Snapshot a = Snapshot.take(pg, valkey, ps, Set.of(), Long.parseLong(get("valkey-pid", "-1")));
             Tally.sleepUntil(end);
-            Snapshot b = Snapshot.take(pg, valkey, ps, a.backends(), Long.parseLong(get("valkey-pid", "-1")));
+            Snapshot b = Snapshot.take(pg, valkey, ps, a.pgCpu().keySet(), Long.parseLong(get("valkey-pid", "-1")));
             ScaleLedger ledger = new ScaleLedger(pg.url(), get("pg-user", "postgres"));
             double settled = ledger.awaitSwept(schedules, w1, Duration.ofSeconds(num("settle-s", 30)));
             for (NodeProcess n : ps) {
@@ -260,32 +261,26 @@ public final class ScaleBenchmark {
             double[] machine,
             double nodesCpu,
             Map<Long, Proc.Task> threads,
-            List<Long> backends,
             Map<Long, Double> pgCpu,
             double valkeyCpu,
             Map<String, Double> pg,
             Map<String, Long> valkey) {
 
-        static Snapshot take(PgAdmin pg, ValkeyAdmin valkey, List<NodeProcess> ps, List<Long> backends, long valkeyPid)
+        /** {@code backends}: the Postgres processes of the window's start, read again at its end. */
+        static Snapshot take(PgAdmin pg, ValkeyAdmin valkey, List<NodeProcess> ps, Set<Long> backends, long valkeyPid)
                 throws Exception {
             long at = System.nanoTime();
             double[] machine = Proc.machine();
             double nodesCpu = 0;
-            Map<Long, Proc.Task> threads = new java.util.HashMap<>();
             for (NodeProcess p : ps) {
                 nodesCpu += Proc.cpuSeconds(p.pid());
-                threads.putAll(Proc.tasks(p.pid()));
             }
-            java.util.Set<Long> set = new java.util.LinkedHashSet<>(backends != null ? backends : List.of());
-            set.addAll(pg.backendPids());
-            List<Long> pids = List.copyOf(set);
             return new Snapshot(
                     at,
                     machine,
                     nodesCpu,
-                    threads,
-                    pids,
-                    Proc.cpuByPid(pids),
+                    Proc.tasks(ps.stream().map(NodeProcess::pid).toList()),
+                    pg.backendCpu(backends),
                     valkeyPid > 0 ? Proc.cpuSeconds(valkeyPid) : 0,
                     pg.counters(),
                     valkey.commandCalls());

@@ -150,12 +150,12 @@ public final class SweepBenchmark {
                         Instant.ofEpochMilli((System.currentTimeMillis() / rate.toMillis() + 2) * rate.toMillis());
                 sleepUntil(start);
                 List<Long> pids = backends(driverPool, pool);
-                double pg0 = Proc.cpuSeconds(pids);
+                Map<Long, Double> pg0 = Proc.cpuByPid(pids);
                 double sw0 = sweeperCpu();
                 Map<String, Long> k0 = counts.snapshot();
                 long fires0 = firesSettled(driverPool);
                 sleepUntil(start.plus(rate.multipliedBy(periods)));
-                double pg = Proc.cpuSeconds(pids) - pg0;
+                double pg = Proc.delta(pg0, Proc.cpuByPid(pids));
                 double sw = sweeperCpu() - sw0;
                 Map<String, Long> kinds = counts.since(k0);
                 long fires = firesSettled(driverPool) - fires0;
