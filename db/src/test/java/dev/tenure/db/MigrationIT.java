@@ -52,12 +52,12 @@ class MigrationIT {
     void emptyDatabase_appliesOnce_thenIdempotent() {
         try (PostgresDatabase db = PostgresDatabases.forClass(MigrationIT.class)) {
             TenureSchema.Migration first = TenureSchema.migrate(db.dataSource());
-            assertThat(first.applied()).isEqualTo(6);
-            assertThat(first.version()).isEqualTo("6");
+            assertThat(first.applied()).isEqualTo(7);
+            assertThat(first.version()).isEqualTo("7");
             assertThat(first.schema()).isEqualTo("tenure");
             TenureSchema.Migration second = TenureSchema.migrate(db.dataSource());
             assertThat(second.applied()).isZero();
-            assertThat(second.version()).isEqualTo("6");
+            assertThat(second.version()).isEqualTo("7");
 
             assertThat(
                             query(
@@ -67,8 +67,12 @@ class MigrationIT {
                             "audit_log",
                             "job_execution",
                             "job_run",
+                            "job_catch_up",
                             "job_schedule",
+                            "job_schedule_span",
+                            "job_schedule_version",
                             "release_listener",
+                            "tenure_ledger",
                             "tenure_schema_history");
             assertThat(query(db, "SELECT count(*) FROM information_schema.tables WHERE table_schema = 'public'"))
                     .containsExactly("0");
@@ -93,7 +97,7 @@ class MigrationIT {
                 elsewhere.setPassword(db.password());
             }
             elsewhere.setOptions("-c search_path=nowhere");
-            assertThat(TenureSchema.migrate(elsewhere, "jobs").applied()).isEqualTo(6);
+            assertThat(TenureSchema.migrate(elsewhere, "jobs").applied()).isEqualTo(7);
             JobLedger ledger = JobLedger.builder(elsewhere).schema("jobs").build();
             ClaimResult.Claimed c = (ClaimResult.Claimed) ledger.claim("k", "o", Duration.ofSeconds(5));
             assertThat(ledger.startRun("k", "f", c.epoch(), "o")).isInstanceOf(RunStart.Started.class);
@@ -115,9 +119,9 @@ class MigrationIT {
                 applied += f.get(Timing.scaledMillis(60_000), TimeUnit.MILLISECONDS)
                         .applied();
             }
-            assertThat(applied).isEqualTo(6);
+            assertThat(applied).isEqualTo(7);
             assertThat(query(db, "SELECT count(*) FROM tenure.tenure_schema_history WHERE success AND type = 'SQL'"))
-                    .containsExactly("6");
+                    .containsExactly("7");
         }
     }
 
@@ -126,7 +130,7 @@ class MigrationIT {
         try (PostgresDatabase db = PostgresDatabases.forClass(MigrationIT.class)) {
             DataSource ds = db.dataSource();
             assertThat(host(ds, "app", false).migrate().migrationsExecuted).isEqualTo(2);
-            assertThat(TenureSchema.migrate(ds, "app").applied()).isEqualTo(6);
+            assertThat(TenureSchema.migrate(ds, "app").applied()).isEqualTo(7);
             assertThat(TenureSchema.migrate(ds, "app").applied()).isZero();
             assertThat(host(ds, "app", false).migrate().migrationsExecuted).isZero();
             host(ds, "app", false).validate();
@@ -159,7 +163,7 @@ class MigrationIT {
     void tenureFirst_sameSchema_hostNeedsBaselineOnMigrate_asFlywayRequiresForAnyNonEmptySchema() {
         try (PostgresDatabase db = PostgresDatabases.forClass(MigrationIT.class)) {
             DataSource ds = db.dataSource();
-            assertThat(TenureSchema.migrate(ds, "app").applied()).isEqualTo(6);
+            assertThat(TenureSchema.migrate(ds, "app").applied()).isEqualTo(7);
             assertThatThrownBy(() -> host(ds, "app", false).migrate())
                     .isInstanceOf(FlywayException.class)
                     .hasMessageContaining("non-empty schema");
