@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.function.Function;
 
 /**
  * When a job's fires are due, as the host scheduler fires them: Tenure's sweeper walks it to find fires that were due
@@ -27,6 +28,16 @@ public interface Schedule {
      * @throws NullPointerException if {@code after} is null
      */
     Optional<Instant> nextAfter(Instant after);
+
+    /**
+     * How to read a schedule of this kind back from its {@link #expression()} as the ledger stores it. A sweeper walks
+     * an earlier version of a job's schedule with it, and a job that only another process of the application
+     * registered. Empty by default: a schedule of this kind is then walked only by a process that registered it. The
+     * reader throws {@link IllegalArgumentException} for an expression it cannot read.
+     */
+    default Optional<Function<String, Schedule>> reader() {
+        return Optional.empty();
+    }
 
     /** The fire key of the fire due at {@code fireTime}: by default the ISO-8601 instant, e.g. {@code 2026-12-02T02:00:00Z}. */
     default String fireKey(Instant fireTime) {
@@ -62,6 +73,21 @@ public interface Schedule {
         @Override
         public String expression() {
             return period.toString();
+        }
+
+        @Override
+        public Optional<Function<String, Schedule>> reader() {
+            return Optional.of(FixedRate::read);
+        }
+
+        /** A fixed rate from its expression, an ISO-8601 duration such as {@code PT2S}. */
+        static Schedule read(String expression) {
+            try {
+                return new FixedRate(Duration.parse(expression));
+            } catch (java.time.format.DateTimeParseException e) {
+                throw new IllegalArgumentException(
+                        "not a fixed rate: '" + expression + "' (expected an ISO-8601 " + "duration such as PT2S)", e);
+            }
         }
 
         @Override

@@ -3,18 +3,15 @@ package dev.tenure;
 import dev.tenure.metrics.RunMetrics;
 import dev.tenure.spi.ScheduleLedger;
 import dev.tenure.spi.ScheduleLedger.DueFire;
-import dev.tenure.spi.ScheduleLedger.FireState;
-import dev.tenure.spi.ScheduleLedger.FireStatus;
-import dev.tenure.spi.ScheduleLedger.Missed;
+import dev.tenure.spi.ScheduleLedger.Span;
+import dev.tenure.spi.ScheduleLedger.Tracked;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.HashMap;
-import java.util.HashSet;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -32,74 +29,92 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Accounts for every fire of the {@link ScheduledJob}s registered in this process: while this process leads the
- * sweeper election, it walks each job's schedule from where the last sweep stopped to {@code now - grace}, reads the
- * state of those fires in one statement, and applies the job's {@link MissedFirePolicy}: catch-ups go to Tenure's
- * catch-up thread, fires that will not run are recorded MISSED (one statement), and each job's position, next fire and
- * overdue count are stored (one statement). At most three statements per sweep, whatever the number of jobs: the
- * positions are read once per term and then kept, the fires are read only when some are due, and only jobs whose
- * position, next fire or count changed are written.
+ * Accounts for every fire of every schedule in the ledger. Each process registers its jobs' schedules
+ * ({@link #register}), keeps its registrations alive, and runs the catch-ups that a sweeper asks of the jobs it has. The
+ * process that leads the sweeper election of its application sweeps that application's schedules as the ledger holds
+ * them ({@link SweepRound}), those that other processes registered too: catch-ups of its own jobs run on its catch-up
+ * thread, those of jobs it does not have are asked of the processes that have them. It also retires schedules that no
+ * live process registered for a while, and reports schedules that nobody sweeps.
  *
  * <p>Two threads, both owned here and stopped by {@link #close()}: the sweep timer and the catch-up thread. Thread-safe.
  */
 final class Sweeper implements AutoCloseable {
 
-    private static final Logger LOG = LoggerFactory.getLogger("dev.tenure.MissedFires");
-    /** Fires examined per job and sweep at most: a long outage is worked through over several sweeps. */
-    static final int MAX_FIRES_PER_JOB = 5000;
+    static final Logger LOG = LoggerFactory.getLogger("dev.tenure.MissedFires");
 
-    private static final long FAULT_LOG_EVERY_NANOS = TimeUnit.MINUTES.toNanos(1);
+    /** The default application of schedules whose registrar names none. */
+    static final String DEFAULT_APPLICATION = "default";
 
-    /** What one sweep did (for tests and logs). */
-    record Sweep(int due, int overdue, List<DueFire> missed, List<DueFire> catchUps) {
-        static final Sweep NONE = new Sweep(0, 0, List.of(), List.of());
-    }
+    private static final long LOG_EVERY_NANOS = TimeUnit.MINUTES.toNanos(1);
+    private static final long HOUSEKEEPING_EVERY_NANOS = TimeUnit.SECONDS.toNanos(30);
+    /** How long a leader works through a backlog in one tick before it lets the next tick come. */
+    private static final long BACKLOG_NANOS = TimeUnit.SECONDS.toNanos(20);
+    /** Catch-up requests a process takes per tick at most. */
+    private static final int TAKE_LIMIT = 50;
 
     private final ScheduleLedger ledger;
     private final Clock clock;
     private final Duration interval;
+    private final Duration retireAfter;
     private final RunMetrics metrics;
+    private final String application;
+    private final String node;
     private final Function<LeaderElection.Listener, LeaderElection> elections;
     private final Map<String, ScheduledJob> jobs = new ConcurrentHashMap<>();
+    private final Map<String, Function<String, Schedule>> readers = new ConcurrentHashMap<>();
     /**
      * Catch-ups asked for and not settled yet: the fire, and the earliest time (nanoTime) it may be asked for again (0
      * while it is queued or runs). A catch-up that reaches the job asynchronously has that long to start.
      */
     private final Map<DueFire, Long> requested = new ConcurrentHashMap<>();
+    /** The ledger's time of the last sweep that found each local job active: where a pause found later starts. */
+    private final Map<String, Instant> lastActive = new ConcurrentHashMap<>();
+    /** When each broken job was last logged (nanoTime). */
+    private final Map<String, Long> brokenLogged = new ConcurrentHashMap<>();
 
     private final ScheduledExecutorService timer;
     private final ExecutorService catchUps;
     private final Object lifecycle = new Object();
     private @Nullable LeaderElection election; // guarded by lifecycle
     private boolean closed; // guarded by lifecycle
-    private volatile String node = "sweeper";
-    /** The epoch of this node's current sweeper term; what it wrote in that term (sweep thread only). */
-    private volatile long term;
+    private long ledAt; // nanoTime of this term's start (sweep thread)
+    private volatile boolean leading;
 
-    private long positionsTerm = -1;
-    private final Map<String, ScheduleLedger.SweepMark> written = new HashMap<>();
-    private long lastFaultLog = System.nanoTime() - FAULT_LOG_EVERY_NANOS;
+    private long lastFaultLog = System.nanoTime() - LOG_EVERY_NANOS;
+    private long lastSkewLog = System.nanoTime() - 10 * LOG_EVERY_NANOS;
+    private long lastHousekeeping = System.nanoTime() - HOUSEKEEPING_EVERY_NANOS;
+    private long lastSeen = System.nanoTime() - HOUSEKEEPING_EVERY_NANOS;
+    private Set<String> lastUnswept = Set.of();
 
     /**
-     * @param elections makes the sweeper election (not started) with the given listener; started at the first
-     *                  {@link #register}
+     * @param clock       this node's wall clock: only compared with the ledger's, to warn of skew
+     * @param retireAfter how long a schedule that no live process registers stays in the sweeps and health checks
+     * @param elections   makes the sweeper election of this application (not started) with the given listener; started
+     *                    at the first {@link #register}
      */
     Sweeper(
             ScheduleLedger ledger,
             Clock clock,
             Duration interval,
+            Duration retireAfter,
             RunMetrics metrics,
+            String application,
+            String node,
             Function<LeaderElection.Listener, LeaderElection> elections) {
         this.ledger = ledger;
         this.clock = clock;
         this.interval = interval;
+        this.retireAfter = retireAfter;
         this.metrics = metrics;
+        this.application = application;
+        this.node = node;
         this.elections = elections;
+        readers.put("fixed-rate", Schedule.FixedRate::read);
         ScheduledThreadPoolExecutor t = new ScheduledThreadPoolExecutor(1, daemon("tenure-sweeper"));
         t.setRemoveOnCancelPolicy(true);
         this.timer = t;
         this.catchUps = new ThreadPoolExecutor(
-                1, 1, 0, TimeUnit.MILLISECONDS, new LinkedBlockingQueue<>(10_000), daemon("tenure-catch-up"));
+                1, 1, 0, TimeUnit.MILLISECONDS, new LinkedBlockingQueue<>(100_000), daemon("tenure-catch-up"));
     }
 
     private static java.util.concurrent.ThreadFactory daemon(String name) {
@@ -110,20 +125,27 @@ final class Sweeper implements AutoCloseable {
         };
     }
 
-    /** Records the job's schedule and sweeps its fires from now on (in the process that leads the sweeper election). */
-    ScheduleLedger.Registered register(ScheduledJob job, @Nullable String node) {
+    /** The name of the sweeper election of {@code application}. */
+    static String electionName(String application) {
+        return DEFAULT_APPLICATION.equals(application) ? "tenure-sweeper" : "tenure-sweeper:" + application;
+    }
+
+    /** Records the job's schedule in the ledger and takes part in accounting for its fires from now on. */
+    ScheduleLedger.Registered register(ScheduledJob job) {
         ScheduleLedger.Registered r = ledger.register(new ScheduleLedger.ScheduleRow(
                 job.jobKey(),
+                application,
                 job.schedule().kind(),
                 job.schedule().expression(),
+                job.policy(),
                 describe(job.policy()),
                 job.integration(),
                 node));
         r.replaced()
                 .ifPresent(old -> LOG.warn(
-                        "job '{}': its schedule changes from {} {} (registered by {} at {}) to {} {} "
-                                + "(this node, {}). Instances still running the old version fire by the old schedule until they "
-                                + "are replaced; the sweeper follows the new one.",
+                        "job '{}': its schedule changes from {} {} (registered by {} at {}) to {} {} (this node, {}), "
+                                + "version {} from now on. Each version's fires are accounted for while it is in force; "
+                                + "instances still running the old version fire by the old schedule until they are replaced.",
                         job.jobKey(),
                         old.kind(),
                         old.expression(),
@@ -131,7 +153,14 @@ final class Sweeper implements AutoCloseable {
                         r.previousAt(),
                         job.schedule().kind(),
                         job.schedule().expression(),
-                        node));
+                        node,
+                        r.version()));
+        if (r.reactivated()) {
+            LOG.info("job '{}': its schedule was retired and is active again", job.jobKey());
+        }
+        job.schedule()
+                .reader()
+                .ifPresent(reader -> readers.putIfAbsent(job.schedule().kind(), reader));
         jobs.put(job.jobKey(), job);
         synchronized (lifecycle) {
             if (closed) {
@@ -139,7 +168,6 @@ final class Sweeper implements AutoCloseable {
             }
             if (election == null) {
                 election = elections.apply(new Leading());
-                this.node = election.participantId();
                 election.start();
                 long period = interval.toMillis();
                 timer.scheduleWithFixedDelay(this::tick, period, period, TimeUnit.MILLISECONDS);
@@ -165,13 +193,19 @@ final class Sweeper implements AutoCloseable {
     private final class Leading implements LeaderElection.Listener {
         @Override
         public void elected(long epoch) {
-            term = epoch;
-            LOG.info("this node ({}) sweeps the fires of {} scheduled job(s) (epoch {})", node, jobs.size(), epoch);
+            leading = true;
+            LOG.info(
+                    "this node ({}) sweeps the fires of application '{}' (epoch {}); it has {} of its job(s)",
+                    node,
+                    application,
+                    epoch,
+                    jobs.size());
         }
 
         @Override
         public void revoked(String reason) {
-            LOG.info("this node ({}) no longer sweeps: {}", node, reason);
+            leading = false;
+            LOG.info("this node ({}) no longer sweeps the fires of application '{}': {}", node, application, reason);
         }
     }
 
@@ -180,14 +214,28 @@ final class Sweeper implements AutoCloseable {
         synchronized (lifecycle) {
             e = election;
         }
-        if (e == null || !e.isLeader()) {
+        if (e == null || isClosed()) {
             return;
         }
         try {
-            sweep(clock.instant());
+            keepRegistrations();
+            takeCatchUps();
+            if (!e.isLeader()) {
+                ledAt = 0;
+                return;
+            }
+            if (ledAt == 0) {
+                ledAt = System.nanoTime();
+            }
+            long until = System.nanoTime() + BACKLOG_NANOS;
+            SweepRound.Result r;
+            do {
+                r = sweep();
+            } while (r.more() && System.nanoTime() - until < 0 && !isClosed() && e.isLeader());
+            housekeeping();
         } catch (RuntimeException ex) {
             long now = System.nanoTime();
-            if (now - lastFaultLog >= FAULT_LOG_EVERY_NANOS) {
+            if (now - lastFaultLog >= LOG_EVERY_NANOS) {
                 lastFaultLog = now;
                 LOG.warn(
                         "a sweep for missed fires failed; the next one tries again in {} (logged at most once a minute): {}",
@@ -197,251 +245,274 @@ final class Sweeper implements AutoCloseable {
         }
     }
 
-    /** One sweep at {@code now} over the jobs registered here. */
-    Sweep sweep(Instant now) {
-        List<ScheduledJob> all = jobs();
-        if (all.isEmpty()) {
-            return Sweep.NONE;
+    /** One sweep of this application's schedules that need one now. */
+    SweepRound.Result sweep() {
+        SweepRound.Result r = new SweepRound(this, ledger).run();
+        report(r);
+        return r;
+    }
+
+    /** One line per sweep about what it recorded and caught up, however many fires. */
+    private void report(SweepRound.Result r) {
+        if (!r.missed().isEmpty() || r.summarised() > 0) {
+            Map<String, Long> byJob = new java.util.TreeMap<>();
+            r.missed().forEach(f -> byJob.merge(f.jobKey(), 1L, Long::sum));
+            missedSummaries.forEach((job, n) -> byJob.merge(job, n, Long::sum));
+            LOG.warn(
+                    "recorded {} fire(s) of {} job(s) MISSED{}: {} (each with why in the ledger: `tenure-console missed`)",
+                    r.missed().size() + r.summarised(),
+                    byJob.size(),
+                    r.summarised() > 0 ? " (" + r.summarised() + " of them in summary records)" : "",
+                    first(byJob, 10));
         }
-        Map<String, Instant> swept = positions(all);
-        Map<String, List<DueFire>> dueByJob = new HashMap<>();
-        List<DueFire> due = new ArrayList<>();
-        for (ScheduledJob job : all) {
-            List<DueFire> fires = dueBetween(
-                    job,
-                    swept.getOrDefault(job.jobKey(), now),
-                    now.minus(job.policy().grace()));
-            dueByJob.put(job.jobKey(), fires);
-            due.addAll(fires);
+        missedSummaries.clear();
+        if (!r.catchUps().isEmpty()) {
+            Map<String, Long> byJob = new java.util.TreeMap<>();
+            r.catchUps().forEach(f -> byJob.merge(f.jobKey(), 1L, Long::sum));
+            LOG.info("catching up {} fire(s) of {} job(s): {}", r.catchUps().size(), byJob.size(), first(byJob, 10));
         }
-        Map<DueFire, FireStatus> states = new HashMap<>();
-        if (!due.isEmpty()) {
-            ledger.states(due).forEach(s -> states.put(s.fire(), s));
-        }
-        Map<String, Plan> plans = new HashMap<>();
-        List<Missed> toRecord = new ArrayList<>();
-        for (ScheduledJob job : all) {
-            Plan p = plan(job, dueByJob.getOrDefault(job.jobKey(), List.of()), states, now);
-            plans.put(job.jobKey(), p);
-            toRecord.addAll(p.missed);
-        }
-        Set<DueFire> recorded = new HashSet<>(toRecord.isEmpty() ? List.of() : ledger.recordMissed(toRecord, node));
-        List<ScheduleLedger.SweepMark> marks = new ArrayList<>();
-        List<DueFire> catchUpsNow = new ArrayList<>();
-        Set<DueFire> stillOpen = new HashSet<>();
-        int overdueTotal = 0;
-        for (ScheduledJob job : all) {
-            Plan p = Objects.requireNonNull(plans.get(job.jobKey()));
-            int missedNow = 0;
-            for (Missed m : p.missed) {
-                if (recorded.contains(m.fire())) {
-                    missedNow++;
-                    metrics.fireMissed(job.jobKey(), Objects.requireNonNull(p.reasonCode.get(m.fire())));
-                    LOG.warn("job '{}': fire {} is recorded MISSED: {}", job.jobKey(), label(m.fire()), m.reason());
-                }
+    }
+
+    private final Map<String, Long> missedSummaries = new java.util.TreeMap<>();
+
+    /** Called by a sweep round for each plan it settled (sweep thread). */
+    void missedNow(FirePlan p, Set<DueFire> recorded, boolean summariesWritten) {
+        if (summariesWritten) {
+            long n = p.summaries().stream()
+                    .mapToLong(ScheduleLedger.Summary::fires)
+                    .sum();
+            if (n > 0) {
+                missedSummaries.merge(p.jobKey(), n, Long::sum);
             }
-            int overdue =
-                    (int) p.overdue.stream().filter(f -> !recorded.contains(f)).count();
-            overdueTotal += overdue;
-            metrics.firesOverdue(job.jobKey(), overdue);
-            Instant until = sweptUntil(
-                    swept.getOrDefault(job.jobKey(), now),
-                    dueByJob.getOrDefault(job.jobKey(), List.of()),
-                    states,
-                    recorded);
-            ScheduleLedger.SweepMark mark = new ScheduleLedger.SweepMark(
-                    job.jobKey(), until, job.schedule().nextAfter(now).orElse(null), overdue, missedNow);
-            if (!mark.equals(written.get(job.jobKey()))) {
-                marks.add(mark);
-            }
-            for (DueFire f : p.catchUps) {
-                if (catchUp(job, f, Objects.requireNonNull(p.reasonText.get(f)))) {
-                    catchUpsNow.add(f);
-                }
-            }
-            stillOpen.addAll(p.overdue);
         }
-        requested.keySet().retainAll(stillOpen);
-        if (!marks.isEmpty()) {
-            ledger.swept(marks, node);
-            marks.forEach(m -> written.put(m.jobKey(), m));
+        for (var m : p.rows()) {
+            if (recorded.contains(m.fire())) {
+                LOG.debug("job '{}': fire {} is recorded MISSED: {}", p.jobKey(), label(m.fire()), m.reason());
+            }
         }
-        return new Sweep(due.size(), overdueTotal, List.copyOf(recorded), catchUpsNow);
+    }
+
+    private static String first(Map<String, Long> counts, int max) {
+        StringBuilder b = new StringBuilder();
+        int i = 0;
+        for (Map.Entry<String, Long> e : counts.entrySet()) {
+            if (i == max) {
+                b.append(", and ").append(counts.size() - max).append(" more");
+                break;
+            }
+            b.append(i++ == 0 ? "" : ", ")
+                    .append(e.getKey())
+                    .append(" (")
+                    .append(e.getValue())
+                    .append(')');
+        }
+        return b.toString();
+    }
+
+    // ---- what a sweep round asks of the sweeper
+
+    String application() {
+        return application;
+    }
+
+    String node() {
+        return node;
+    }
+
+    Duration interval() {
+        return interval;
+    }
+
+    RunMetrics metrics() {
+        return metrics;
+    }
+
+    @Nullable
+    ScheduledJob local(String jobKey) {
+        return jobs.get(jobKey);
     }
 
     /**
-     * Where each job's sweep stands: read from the ledger at the first sweep of a term (another node may have swept
-     * meanwhile), then known from this node's own writes. A job registered during the term is read once.
+     * The schedule of a version: this process's own if it registered the job with that schedule, else read from the
+     * ledger's text by the reader of its kind.
+     *
+     * @throws IllegalStateException if no reader of the kind is known here
      */
-    private Map<String, Instant> positions(List<ScheduledJob> all) {
-        long t = term;
-        if (t != positionsTerm) {
-            written.clear();
-            positionsTerm = t;
+    Schedule schedule(String jobKey, String kind, String expression, @Nullable ScheduledJob local) {
+        if (local != null
+                && local.schedule().kind().equals(kind)
+                && local.schedule().expression().equals(expression)) {
+            return local.schedule();
         }
-        List<String> unknown = all.stream()
-                .map(ScheduledJob::jobKey)
-                .filter(k -> !written.containsKey(k))
-                .toList();
-        Map<String, Instant> out = new HashMap<>();
-        if (!unknown.isEmpty()) {
-            out.putAll(ledger.sweptUntil(unknown));
+        Function<String, Schedule> reader = readers.get(kind);
+        if (reader == null) {
+            throw new IllegalStateException("this node (" + node + ") cannot read schedules of kind '" + kind
+                    + "' (" + expression + "): only a process that registered a job of that kind can sweep job '"
+                    + jobKey + "'");
         }
-        for (ScheduledJob job : all) {
-            ScheduleLedger.SweepMark m = written.get(job.jobKey());
-            if (m != null) {
-                out.put(job.jobKey(), m.sweptUntil());
-            }
-        }
-        return out;
+        return reader.apply(expression);
     }
 
-    /** The fires of {@code job} due after {@code from} and at or before {@code to}, oldest first. */
-    static List<DueFire> dueBetween(ScheduledJob job, Instant from, Instant to) {
+    /**
+     * The spans of a local job with what its host scheduler says now: a pause found now is recorded in the ledger from
+     * the last sweep that found the job active (or where its account stands), a resumption ends the open span now.
+     */
+    List<Span> pauses(Tracked t, ScheduledJob local, Instant now, List<Span> spans) {
+        Optional<String> why = pausedBecause(local);
+        boolean open =
+                spans.stream().anyMatch(s -> s.until() == null && s.state().equals(ScheduleLedger.PAUSED));
+        if (why.isPresent()) {
+            if (!open && t.state().equals(ScheduleLedger.ACTIVE)) {
+                Instant from = lastActive.getOrDefault(t.jobKey(), t.sweptUntil());
+                if (from.isBefore(t.sweptUntil())) {
+                    from = t.sweptUntil();
+                }
+                ledger.pause(t.jobKey(), from, why.get(), node);
+                LOG.info(
+                        "job '{}' is paused ({}): its fires from {} on are not due until it resumes",
+                        t.jobKey(),
+                        why.get(),
+                        from);
+                List<Span> out = new ArrayList<>(spans);
+                out.add(new Span(ScheduleLedger.PAUSED, from, null, why.get()));
+                return out;
+            }
+            return spans;
+        }
+        lastActive.put(t.jobKey(), now);
+        if (open && t.state().equals(ScheduleLedger.PAUSED)) {
+            ledger.resume(t.jobKey(), now, node);
+            LOG.info("job '{}' resumed: its fires from {} on are due again", t.jobKey(), now);
+            List<Span> out = new ArrayList<>();
+            for (Span s : spans) {
+                out.add(
+                        s.until() == null && s.state().equals(ScheduleLedger.PAUSED)
+                                ? new Span(s.state(), s.from(), now, s.reason())
+                                : s);
+            }
+            return out;
+        }
+        return spans;
+    }
+
+    private static Optional<String> pausedBecause(ScheduledJob job) {
+        try {
+            return job.pause().pausedBecause();
+        } catch (RuntimeException e) {
+            return Optional.empty(); // a pause check that throws counts as active: its fires stay accounted for
+        }
+    }
+
+    /** A job whose sweep failed: logged at most once a minute per job. */
+    void broken(String jobKey, RuntimeException e) {
+        long now = System.nanoTime();
+        Long last = brokenLogged.get(jobKey);
+        if (last == null || now - last >= LOG_EVERY_NANOS) {
+            brokenLogged.put(jobKey, now);
+            LOG.warn(
+                    "job '{}': its sweep failed, its fires are not accounted for until it works (the other jobs are "
+                            + "swept as usual; logged at most once a minute): {}",
+                    jobKey,
+                    e.toString());
+        }
+    }
+
+    /** Warns when this node's clock is more than half the smallest grace off the ledger's. */
+    void checkClock(Instant ledgerNow, long sentMillis, long receivedMillis) {
+        long local = sentMillis + (receivedMillis - sentMillis) / 2;
+        long skew = local - ledgerNow.toEpochMilli();
+        metrics.clockSkew(Duration.ofMillis(skew));
+        long bound = jobs.values().stream()
+                        .map(j -> j.policy().grace())
+                        .min(Comparator.naturalOrder())
+                        .orElse(MissedFirePolicy.DEFAULT_GRACE)
+                        .toMillis()
+                / 2;
+        long now = System.nanoTime();
+        if (Math.abs(skew) > bound && now - lastSkewLog >= 10 * LOG_EVERY_NANOS) {
+            lastSkewLog = now;
+            LOG.warn(
+                    "this node's clock is {} ms {} the database's, more than half the smallest grace ({} ms): fire keys "
+                            + "computed from it may name the wrong slot. The database's clock decides what is due; "
+                            + "synchronise this node's clock (NTP). Logged at most every 10 minutes.",
+                    Math.abs(skew),
+                    skew > 0 ? "ahead of" : "behind",
+                    bound * 2);
+        }
+    }
+
+    // ---- catch-ups
+
+    /** Hands out a plan's catch-ups: to the catch-up thread for a local job, to the ledger for another process's. */
+    List<DueFire> catchUps(@Nullable ScheduledJob local, Tracked t, FirePlan p) {
         List<DueFire> out = new ArrayList<>();
-        Instant t = from;
-        while (out.size() < MAX_FIRES_PER_JOB) {
-            Optional<Instant> next = job.schedule().nextAfter(t);
-            if (next.isEmpty() || next.get().isAfter(to)) {
-                break;
-            }
-            if (!next.get().isAfter(t)) {
-                throw new IllegalStateException("the schedule of job '" + job.jobKey() + "' ("
-                        + job.schedule().kind() + " " + job.schedule().expression() + ") does not move forward after "
-                        + t);
-            }
-            t = next.get();
-            out.add(new DueFire(job.jobKey(), job.schedule().fireKey(t), t));
-        }
-        return out;
-    }
-
-    /** What to do with one job's due fires. */
-    record Plan(
-            List<DueFire> overdue,
-            List<Missed> missed,
-            List<DueFire> catchUps,
-            Map<DueFire, String> reasonText,
-            Map<DueFire, String> reasonCode) {}
-
-    static Plan plan(ScheduledJob job, List<DueFire> fires, Map<DueFire, FireStatus> states, Instant now) {
-        MissedFirePolicy policy = job.policy();
-        List<DueFire> overdue = new ArrayList<>();
-        Map<DueFire, String> text = new HashMap<>();
-        Map<DueFire, String> code = new HashMap<>();
-        for (DueFire f : fires) {
-            FireStatus s = states.get(f);
-            FireState state = s == null ? FireState.NONE : s.state();
-            if (state.settled() || state == FireState.RUNNING) {
+        List<DueFire> remote = new ArrayList<>();
+        for (DueFire f : p.catchUps()) {
+            if (!due(f)) {
                 continue;
             }
-            overdue.add(f);
-            text.put(f, why(state, s == null ? null : s.error()));
-            code.put(f, code(state, s == null ? null : s.error()));
-        }
-        Instant oldest = now.minus(policy.maxAge());
-        List<Missed> missed = new ArrayList<>();
-        List<DueFire> catchUps = new ArrayList<>();
-        List<DueFire> young = new ArrayList<>();
-        for (DueFire f : overdue) {
-            if (f.dueAt().isBefore(oldest)) {
-                missed.add(new Missed(f, text.get(f) + "; older than the policy's max age " + policy.maxAge()));
-            } else {
-                young.add(f);
-            }
-        }
-        switch (policy.action()) {
-            case SKIP -> young.forEach(f -> missed.add(new Missed(f, text.get(f) + "; policy SKIP")));
-            case ALERT_ONLY -> {}
-            case CATCH_UP -> {
-                int keep = Math.min(policy.maxCatchUps(), young.size());
-                for (int i = 0; i < young.size() - keep; i++) {
-                    DueFire f = young.get(i);
-                    missed.add(new Missed(
-                            f,
-                            text.get(f) + "; not caught up: only the newest " + policy.maxCatchUps()
-                                    + " overdue fires are"));
+            if (local != null) {
+                if (catchUp(local, f, p.catchUpReasons().getOrDefault(f, ""))) {
+                    out.add(f);
                 }
-                catchUps.addAll(young.subList(young.size() - keep, young.size()));
+            } else {
+                requested.put(f, System.nanoTime() + retryNanos(t.policy()));
+                remote.add(f);
             }
         }
-        return new Plan(overdue, missed, catchUps, text, code);
-    }
-
-    private static String why(FireState state, @Nullable String error) {
-        return switch (state) {
-            case NONE -> "no node ran it";
-            case RUNNING_LEASE_ENDED -> "its holder's lease ended while it ran (the holder died, froze or was cut off)";
-            case ABANDONED -> "its run was abandoned" + (error == null ? "" : ": " + error);
-            case REJECTED_STALE ->
-                "its holder lost its lease (paused or cut off) and was refused" + (error == null ? "" : ": " + error);
-            default -> state.name();
-        };
-    }
-
-    /** A short tag for meters: not_run, holder_lost, shutdown, force_released, abandoned or rejected_stale. */
-    static String code(FireState state, @Nullable String error) {
-        return switch (state) {
-            case NONE -> "not_run";
-            case RUNNING_LEASE_ENDED -> "holder_lost";
-            case ABANDONED ->
-                error != null && error.contains("shut down")
-                        ? "shutdown"
-                        : error != null && error.contains("force-released") ? "force_released" : "abandoned";
-            case REJECTED_STALE -> "rejected_stale";
-            default -> state.name().toLowerCase(java.util.Locale.ROOT);
-        };
-    }
-
-    /** The latest fire time up to which every examined fire is settled (or recorded MISSED now). */
-    private static Instant sweptUntil(
-            Instant from, List<DueFire> fires, Map<DueFire, FireStatus> states, Set<DueFire> recorded) {
-        Instant until = from;
-        for (DueFire f : fires) {
-            FireStatus s = states.get(f);
-            boolean settled = recorded.contains(f) || (s != null && s.state().settled());
-            if (!settled) {
-                break;
-            }
-            until = f.dueAt();
+        if (!remote.isEmpty()) {
+            ledger.requestCatchUps(remote, node);
+            out.addAll(remote);
         }
-        return until;
+        Set<DueFire> open = new java.util.HashSet<>(p.open());
+        for (DueFire f : p.fires()) {
+            if (!open.contains(f)) {
+                requested.remove(f); // settled: a later catch-up of it would be refused anyway
+            }
+        }
+        return out;
     }
 
-    private static String label(DueFire f) {
-        return f.fireKey().equals(f.dueAt().toString()) ? f.fireKey() : f.fireKey() + " (due " + f.dueAt() + ")";
+    /** False while a catch-up of the fire is queued or runs, or ended less than a grace period ago. */
+    private boolean due(DueFire fire) {
+        Long notBefore = requested.get(fire);
+        return notBefore == null || (notBefore != 0 && System.nanoTime() - notBefore >= 0);
+    }
+
+    private static long retryNanos(MissedFirePolicy p) {
+        long grace = p.grace().toNanos();
+        return grace + ThreadLocalRandom.current().nextLong(grace + 1);
     }
 
     /**
-     * Hands a catch-up to the catch-up thread, unless one of this fire runs, or ended less than a grace period ago (plus
-     * a random share of another, so that a catch-up refused because the job was busy is not asked again in step with the
-     * schedule, at the moment the next regular fire holds the job).
+     * Hands a catch-up to the catch-up thread. After it ran (or failed), it may be asked for again a grace period later,
+     * plus a random share of another, so that a catch-up refused because the job was busy is not asked again in step
+     * with the schedule, at the moment the next regular fire holds the job. A job paused meanwhile is not run.
      */
     private boolean catchUp(ScheduledJob job, DueFire fire, String why) {
-        long now = System.nanoTime();
-        Long notBefore = requested.get(fire);
-        if (notBefore != null && (notBefore == 0 || now - notBefore < 0)) {
-            return false;
-        }
         requested.put(fire, 0L);
         try {
             catchUps.execute(() -> {
                 try {
-                    if (!isClosed()) {
-                        LOG.info("job '{}': catching up fire {}: {}", job.jobKey(), label(fire), why);
+                    Optional<String> pause = pausedBecause(job);
+                    if (pause.isPresent()) {
+                        LOG.debug(
+                                "job '{}': fire {} is not caught up: the job is paused ({})",
+                                job.jobKey(),
+                                label(fire),
+                                pause.get());
+                    } else if (!isClosed()) {
+                        LOG.debug("job '{}': catching up fire {}: {}", job.jobKey(), label(fire), why);
                         job.catchUp().run(fire.fireKey());
                     }
                 } catch (Exception | AssertionError e) {
                     LOG.warn(
-                            "job '{}': the catch-up of fire {} failed; the next sweep looks again",
+                            "job '{}': the catch-up of fire {} failed; the next sweep looks again: {}",
                             job.jobKey(),
                             fire.fireKey(),
-                            e);
+                            e.toString());
                 } finally {
-                    long grace = job.policy().grace().toNanos();
-                    long next = System.nanoTime()
-                            + grace
-                            + ThreadLocalRandom.current().nextLong(grace + 1);
+                    long next = System.nanoTime() + retryNanos(job.policy());
                     requested.replace(fire, 0L, next == 0 ? 1 : next);
                 }
             });
@@ -450,6 +521,82 @@ final class Sweeper implements AutoCloseable {
             requested.remove(fire);
             return false;
         }
+    }
+
+    /** Runs the catch-ups that a sweeper asked of jobs this process has. */
+    private void takeCatchUps() {
+        if (jobs.isEmpty()) {
+            return;
+        }
+        for (DueFire f : ledger.takeCatchUps(jobs.keySet(), TAKE_LIMIT)) {
+            ScheduledJob job = jobs.get(f.jobKey());
+            if (job != null && due(f)) {
+                catchUp(job, f, "asked by the sweeper of application '" + application + "'");
+            }
+        }
+    }
+
+    // ---- registrations, retirement, unswept schedules
+
+    private Duration seenEvery() {
+        Duration d = retireAfter.dividedBy(4);
+        return d.compareTo(Duration.ofMinutes(1)) < 0 ? d : Duration.ofMinutes(1);
+    }
+
+    /** Marks this process's registrations alive, once every {@link #seenEvery()}. */
+    private void keepRegistrations() {
+        long now = System.nanoTime();
+        if (jobs.isEmpty() || now - lastSeen < seenEvery().toNanos()) {
+            return;
+        }
+        ledger.seen(List.copyOf(jobs.keySet()), seenEvery().dividedBy(2));
+        lastSeen = now;
+    }
+
+    /** The leader's chores every 30 s: retire what nobody registers, report what nobody sweeps. */
+    private void housekeeping() {
+        long now = System.nanoTime();
+        if (now - lastHousekeeping < HOUSEKEEPING_EVERY_NANOS) {
+            return;
+        }
+        lastHousekeeping = now;
+        if (now - ledAt >= 2 * seenEvery().toNanos()) {
+            // the processes alive now had time to mark their registrations since this term began
+            List<String> retired = ledger.retireUnseen(retireAfter, node);
+            if (!retired.isEmpty()) {
+                LOG.info(
+                        "retired {} schedule(s) that no live process registered for {}: {} (they leave the sweeps and "
+                                + "health checks until a process registers them again)",
+                        retired.size(),
+                        retireAfter,
+                        retired.size() > 10 ? retired.subList(0, 10) + " and more" : retired);
+            }
+        }
+        Duration behind = interval.multipliedBy(3).compareTo(Duration.ofMinutes(1)) > 0
+                ? interval.multipliedBy(3)
+                : Duration.ofMinutes(1);
+        List<ScheduleLedger.Unswept> unswept = ledger.unswept(behind, 100);
+        metrics.schedulesUnswept(unswept.size());
+        Set<String> keys = new java.util.TreeSet<>();
+        unswept.forEach(
+                u -> keys.add(u.jobKey() + " (application " + u.application() + ", due since " + u.dueSince() + ")"));
+        if (!keys.isEmpty() && !keys.equals(lastUnswept)) {
+            LOG.warn(
+                    "{} schedule(s) have not been swept for more than {}: their missed fires are not accounted for. Is "
+                            + "a process of their application running, and can it read their schedules? {}",
+                    keys.size(),
+                    behind,
+                    keys.size() > 10 ? List.copyOf(keys).subList(0, 10) + " and more" : keys);
+        }
+        lastUnswept = keys;
+    }
+
+    private static String label(DueFire f) {
+        return f.fireKey().equals(f.dueAt().toString()) ? f.fireKey() : f.fireKey() + " (due " + f.dueAt() + ")";
+    }
+
+    boolean isLeading() {
+        return leading;
     }
 
     private boolean isClosed() {

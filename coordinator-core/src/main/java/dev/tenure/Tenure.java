@@ -2,6 +2,7 @@ package dev.tenure;
 
 import dev.tenure.memory.InMemoryLeaseStore;
 import dev.tenure.memory.InMemoryRunLedger;
+import dev.tenure.memory.InMemoryScheduleLedger;
 import dev.tenure.metrics.LeaseMetrics;
 import dev.tenure.metrics.RunMetrics;
 import dev.tenure.spi.DatabaseBackend;
@@ -50,6 +51,8 @@ public final class Tenure implements AutoCloseable {
 
     /** How often the sweeper looks for missed fires by default. */
     public static final Duration DEFAULT_SWEEP_INTERVAL = Duration.ofSeconds(5);
+    /** How long a schedule that no live process registers stays in the sweeps and health checks, by default. */
+    public static final Duration DEFAULT_RETIRE_SCHEDULES_AFTER = Duration.ofDays(1);
     /** Valkey failures in a row that open the fallback breaker, by default ({@link Builder#fallbackBreaker}). */
     public static final int DEFAULT_BREAKER_FAILURES = CircuitBreaker.DEFAULT_FAILURES;
     /** How long the fallback breaker stays open, by default ({@link Builder#fallbackBreaker}). */
@@ -63,6 +66,7 @@ public final class Tenure implements AutoCloseable {
     private final JobCoordinator coordinator;
     private final LeaseOptions defaults;
     private final String nodeName;
+    private final String application;
     /** How Valkey is reached ("standalone [10.0.0.5:6379], namespace tenure"), or null in the database mode. */
     private final @Nullable String valkeyAddress;
 
@@ -118,17 +122,25 @@ public final class Tenure implements AutoCloseable {
         if (b.meterRegistry != null) {
             MeterBinding.bind(b.meterRegistry, coordinator);
         }
+        this.application = b.application;
         this.sweeper = new Sweeper(
                 schedules,
                 b.clock,
                 b.sweepInterval,
+                b.retireSchedulesAfter,
                 metrics.runs,
+                b.application,
+                nodeName,
                 listener -> new LeaseElection(
-                        SWEEPER_ELECTION, null, database, valkey, ledger, b.defaults, electionBreaker.get(), listener));
+                        Sweeper.electionName(b.application),
+                        null,
+                        database,
+                        valkey,
+                        ledger,
+                        b.defaults,
+                        electionBreaker.get(),
+                        listener));
     }
-
-    /** The name of the election whose leader sweeps for missed fires. */
-    static final String SWEEPER_ELECTION = "tenure-sweeper";
 
     /** Where the lease and run meters go. */
     record Metrics(LeaseMetrics leases, RunMetrics runs) {}
@@ -167,6 +179,11 @@ public final class Tenure implements AutoCloseable {
      */
     public String nodeName() {
         return nodeName;
+    }
+
+    /** The application whose schedules this process registers and may sweep ({@link Builder#application}). */
+    public String application() {
+        return application;
     }
 
     /** The coordinator of job runs (one per Tenure). */
@@ -252,7 +269,7 @@ public final class Tenure implements AutoCloseable {
     public void register(ScheduledJob job) {
         Objects.requireNonNull(job, "job");
         requireOpen();
-        sweeper.register(job, nodeName);
+        sweeper.register(job);
     }
 
     /** The jobs registered with {@link #register} in this process. */
@@ -406,6 +423,8 @@ public final class Tenure implements AutoCloseable {
         private int breakerFailures = DEFAULT_BREAKER_FAILURES;
         private Duration breakerOpenFor = DEFAULT_BREAKER_OPEN_FOR;
         private Duration sweepInterval = DEFAULT_SWEEP_INTERVAL;
+        private Duration retireSchedulesAfter = DEFAULT_RETIRE_SCHEDULES_AFTER;
+        private String application = Sweeper.DEFAULT_APPLICATION;
         private Clock clock = Clock.systemUTC();
         private boolean valkeyRequired;
         private Duration drainTimeout = JobCoordinator.DEFAULT_DRAIN_TIMEOUT;
@@ -536,7 +555,47 @@ public final class Tenure implements AutoCloseable {
             return this;
         }
 
-        /** The wall clock that schedules are read with (default UTC system clock). */
+        /**
+         * The application this process belongs to (default {@code default}; the Spring Boot starter uses
+         * {@code spring.application.name}). Schedules are recorded with it, and the processes of one application elect
+         * one sweeper that accounts for every schedule of the application in the ledger, including jobs that only some
+         * of its processes register (another version in a rolling deploy, another role): their catch-ups go to a process
+         * that has the job. Applications that share a schema sweep apart.
+         *
+         * @throws IllegalArgumentException if it is not a valid key (non-empty, at most 100 characters, no whitespace
+         *                                  or braces)
+         */
+        public Builder application(String name) {
+            dev.tenure.spi.LeaseKeys.validate(name);
+            if (name.length() > 100) {
+                throw new IllegalArgumentException("application name '" + name.substring(0, 32) + "...' is "
+                        + name.length() + " characters long; the limit is 100");
+            }
+            this.application = name;
+            return this;
+        }
+
+        /**
+         * How long a schedule stays in the sweeps and health checks after the last live process that registered it
+         * stopped (default 1 day). Then it is retired: a removed job stops alarming. A process that registers it again
+         * makes it active again, with the retired span recorded (its fires were not due). Processes mark their
+         * registrations alive once a minute (or every quarter of this, if shorter).
+         *
+         * @throws IllegalArgumentException if under 1 second
+         */
+        public Builder retireSchedulesAfter(Duration after) {
+            Objects.requireNonNull(after, "after");
+            if (after.compareTo(Duration.ofSeconds(1)) < 0) {
+                throw new IllegalArgumentException("retireSchedulesAfter must be at least 1 s (got " + after + ")");
+            }
+            this.retireSchedulesAfter = after;
+            return this;
+        }
+
+        /**
+         * This node's wall clock (default UTC system clock). The database's clock decides what is due and overdue; this
+         * one is only compared with it, and a node more than half a grace period off gets a warning.
+         */
         public Builder clock(Clock clock) {
             this.clock = Objects.requireNonNull(clock, "clock");
             return this;
@@ -625,7 +684,7 @@ public final class Tenure implements AutoCloseable {
                 }
                 InMemoryLeaseStore store = new InMemoryLeaseStore(ticker);
                 InMemoryRunLedger runs = new InMemoryRunLedger(store, clock);
-                return new Tenure(this, store, runs, runs, null).started(false);
+                return new Tenure(this, store, runs, new InMemoryScheduleLedger(runs), null).started(false);
             }
             if (dataSource == null) {
                 throw new IllegalStateException("Tenure needs a dataSource (the Postgres database of its epochs and "

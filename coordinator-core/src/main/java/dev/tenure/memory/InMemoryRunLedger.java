@@ -9,11 +9,7 @@ import dev.tenure.spi.ScheduleLedger;
 import java.sql.Connection;
 import java.time.Clock;
 import java.time.Duration;
-import java.time.Instant;
-import java.util.ArrayList;
-import java.util.Collection;
 import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
@@ -32,7 +28,7 @@ import org.jspecify.annotations.Nullable;
  * epoch or another owner is refused; RUNNING runs of older epochs are ABANDONED when a newer epoch starts one; finish
  * and complete touch only the run of the presented epoch) and passes the same contract. Thread-safe.
  */
-public final class InMemoryRunLedger implements RunLedger, ScheduleLedger {
+public final class InMemoryRunLedger implements RunLedger {
 
     private record Row(String jobKey, String runId, String owner, long epoch, String status) {
 
@@ -46,10 +42,7 @@ public final class InMemoryRunLedger implements RunLedger, ScheduleLedger {
         }
     }
 
-    private record Scheduled(ScheduleRow row, Instant registeredAt, Instant sweptUntil) {}
-
     private final Map<String, Row> runs = new ConcurrentHashMap<>();
-    private final Map<String, Scheduled> schedules = new ConcurrentHashMap<>();
     private final Clock clock;
     private final InMemoryLeaseStore leases;
 
@@ -266,85 +259,49 @@ public final class InMemoryRunLedger implements RunLedger, ScheduleLedger {
         return null;
     }
 
-    @Override
-    public Registered register(ScheduleRow row) {
-        Instant now = clock.instant();
-        @Nullable Scheduled[] before = new Scheduled[1];
-        schedules.compute(row.jobKey(), (k, old) -> {
-            before[0] = old;
-            return new Scheduled(row, now, old == null ? now : old.sweptUntil());
-        });
-        Scheduled old = before[0];
-        boolean differs = old != null
-                && !(old.row().kind().equals(row.kind())
-                        && old.row().expression().equals(row.expression()));
-        return new Registered(
-                old == null,
-                differs ? Optional.of(old.row()) : Optional.empty(),
-                old == null ? null : old.registeredAt());
+    /** The state of a fire's run as the sweeper reads it (package-private: the in-memory schedule ledger's). */
+    synchronized ScheduleLedger.FireState fireState(String jobKey, String fireKey) {
+        Row r = runs.get(id(jobKey, fireKey));
+        return r == null ? ScheduleLedger.FireState.NONE : state(r);
     }
 
-    @Override
-    public Map<String, Instant> sweptUntil(Collection<String> jobKeys) {
-        Map<String, Instant> out = new HashMap<>();
-        for (String k : jobKeys) {
-            Scheduled s = schedules.get(k);
-            if (s != null) {
-                out.put(k, s.sweptUntil());
+    /** The fire keys of every run of {@code jobKey}, with their states. */
+    synchronized Map<String, ScheduleLedger.FireState> fireStates(String jobKey) {
+        Map<String, ScheduleLedger.FireState> out = new HashMap<>();
+        runs.forEach((id, r) -> {
+            if (r.jobKey().equals(jobKey)) {
+                out.put(id.substring(jobKey.length() + 1), state(r));
             }
-        }
+        });
         return out;
     }
 
-    @Override
-    public synchronized List<FireStatus> states(List<DueFire> fires) {
-        List<FireStatus> out = new ArrayList<>(fires.size());
-        for (DueFire f : fires) {
-            Row r = runs.get(id(f.jobKey(), f.fireKey()));
-            out.add(new FireStatus(f, r == null ? FireState.NONE : state(r), null));
-        }
-        return out;
-    }
-
-    private FireState state(Row r) {
+    private ScheduleLedger.FireState state(Row r) {
         if (r.status().equals("RUNNING")) {
             return current(r.jobKey(), r.epoch(), r.owner())
                             && leases.holder(r.jobKey())
                                     .filter(r.owner()::equals)
                                     .isPresent()
-                    ? FireState.RUNNING
-                    : FireState.RUNNING_LEASE_ENDED;
+                    ? ScheduleLedger.FireState.RUNNING
+                    : ScheduleLedger.FireState.RUNNING_LEASE_ENDED;
         }
-        return FireState.valueOf(r.status());
+        return ScheduleLedger.FireState.valueOf(r.status());
     }
 
-    @Override
-    public synchronized List<DueFire> recordMissed(List<Missed> fires, String sweeper) {
-        List<DueFire> recorded = new ArrayList<>();
-        for (Missed m : fires) {
-            DueFire f = m.fire();
-            Row r = runs.get(id(f.jobKey(), f.fireKey()));
-            FireState s = r == null ? FireState.NONE : state(r);
-            if (s.settled() || s == FireState.RUNNING) {
-                continue;
-            }
-            runs.put(
-                    id(f.jobKey(), f.fireKey()),
-                    new Row(
-                            f.jobKey(),
-                            UUID.randomUUID().toString(),
-                            sweeper,
-                            leases.fencingToken(f.jobKey()),
-                            "MISSED"));
-            recorded.add(f);
+    /** Records the fire MISSED unless a run of it is live or settled; true if it did. */
+    synchronized boolean recordMissed(String jobKey, String fireKey, String sweeper) {
+        ScheduleLedger.FireState s = fireState(jobKey, fireKey);
+        if (s.settled() || s == ScheduleLedger.FireState.RUNNING) {
+            return false;
         }
-        return recorded;
+        runs.put(
+                id(jobKey, fireKey),
+                new Row(jobKey, UUID.randomUUID().toString(), sweeper, leases.fencingToken(jobKey), "MISSED"));
+        return true;
     }
 
-    @Override
-    public void swept(List<SweepMark> marks, String sweeper) {
-        for (SweepMark m : marks) {
-            schedules.computeIfPresent(m.jobKey(), (k, s) -> new Scheduled(s.row(), s.registeredAt(), m.sweptUntil()));
-        }
+    /** The wall clock of this ledger: the in-memory schedule ledger's "database clock". */
+    Clock clock() {
+        return clock;
     }
 }

@@ -27,6 +27,13 @@ public final class MetricNames {
     public static final String FIRE_MISSED = "tenure.fire.missed";
     /** Fires due and neither completed nor running at the last sweep (a gauge on the sweeping node), tagged {@code job}. */
     public static final String FIRE_OVERDUE = "tenure.fire.overdue";
+    /**
+     * Schedules (of any application) whose check time passed minutes ago and that nobody swept: their missed fires are
+     * not accounted for (a gauge on the sweeping node).
+     */
+    public static final String SCHEDULES_UNSWEPT = "tenure.schedule.unswept";
+    /** How far this node's clock is ahead of the database's, in seconds (negative: behind), as the sweeper measured. */
+    public static final String CLOCK_SKEW = "tenure.clock.skew";
 
     /**
      * 1 while the coordinator's runs bypass an unreachable Valkey and use the database alone, else 0 (a gauge), tagged

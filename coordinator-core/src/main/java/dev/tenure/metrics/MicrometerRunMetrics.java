@@ -16,6 +16,9 @@ public final class MicrometerRunMetrics implements RunMetrics {
 
     private final MeterRegistry registry;
     private final Map<String, AtomicInteger> overdue = new ConcurrentHashMap<>();
+    private final AtomicInteger unswept = new AtomicInteger();
+    private final java.util.concurrent.atomic.AtomicLong skewMillis = new java.util.concurrent.atomic.AtomicLong();
+    private volatile boolean gauges;
 
     public MicrometerRunMetrics(MeterRegistry registry) {
         this.registry = registry;
@@ -32,6 +35,41 @@ public final class MicrometerRunMetrics implements RunMetrics {
     public void fireMissed(String jobKey, String reason) {
         registry.counter(MetricNames.FIRE_MISSED, "job", jobKey, "reason", reason)
                 .increment();
+    }
+
+    @Override
+    public void firesMissed(String jobKey, String reason, long count) {
+        registry.counter(MetricNames.FIRE_MISSED, "job", jobKey, "reason", reason)
+                .increment(count);
+    }
+
+    @Override
+    public void schedulesUnswept(int count) {
+        registerGauges();
+        unswept.set(count);
+    }
+
+    @Override
+    public void clockSkew(java.time.Duration skew) {
+        registerGauges();
+        skewMillis.set(skew.toMillis());
+    }
+
+    private void registerGauges() {
+        if (!gauges) {
+            synchronized (this) {
+                if (!gauges) {
+                    registry.gauge(MetricNames.SCHEDULES_UNSWEPT, unswept);
+                    io.micrometer.core.instrument.Gauge.builder(
+                                    MetricNames.CLOCK_SKEW, skewMillis, v -> v.get() / 1000.0)
+                            .baseUnit("seconds")
+                            .description(
+                                    "how far this node's clock is ahead of the database's, as the sweeper measured")
+                            .register(registry);
+                    gauges = true;
+                }
+            }
+        }
     }
 
     @Override

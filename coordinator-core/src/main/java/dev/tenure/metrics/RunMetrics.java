@@ -18,8 +18,21 @@ public interface RunMetrics {
     /** The sweeper recorded a fire of {@code jobKey} MISSED; {@code reason} is a short tag (see {@code MetricNames}). */
     default void fireMissed(String jobKey, String reason) {}
 
+    /** The sweeper recorded {@code count} fires of {@code jobKey} MISSED at once (in a summary record). */
+    default void firesMissed(String jobKey, String reason, long count) {
+        for (long i = 0; i < count; i++) {
+            fireMissed(jobKey, reason);
+        }
+    }
+
     /** After a sweep, {@code count} fires of {@code jobKey} are overdue: due, not completed, not running. */
     default void firesOverdue(String jobKey, int count) {}
+
+    /** The sweeper found {@code count} schedules (of any application) that nobody swept for a while. */
+    default void schedulesUnswept(int count) {}
+
+    /** How far this node's clock is ahead of the database's (negative: behind), as the sweeper last measured it. */
+    default void clockSkew(java.time.Duration skew) {}
 
     /** A metrics sink that records nothing. */
     static RunMetrics none() {

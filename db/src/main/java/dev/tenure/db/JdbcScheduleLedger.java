@@ -1,5 +1,6 @@
 package dev.tenure.db;
 
+import dev.tenure.MissedFirePolicy;
 import dev.tenure.spi.ScheduleLedger;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -11,144 +12,298 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Function;
 import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The sweeper's ledger on Postgres: {@code job_schedule} (one row per scheduled job) and MISSED rows in
- * {@code job_run}. Each sweep costs three statements whatever the number of jobs (arrays through {@code unnest}), a
- * fourth and fifth only when fires are recorded MISSED. Thread-safe; holds no resources of its own.
+ * The ledger of schedules on Postgres: {@code job_schedule} (one row per job: its current version, state, policy and
+ * where its account stands), {@code job_schedule_version}, {@code job_schedule_span}, {@code job_catch_up}, and MISSED
+ * rows in {@code job_run}. Every instant that decides what is due is the database's clock. Thread-safe; holds no
+ * resources of its own.
  *
- * <p><b>Why recording MISSED cannot hide a run.</b> It locks the jobs' rows in {@code job_execution} FOR NO KEY UPDATE
- * first (SKIP LOCKED: a job whose row is busy waits for the next sweep), which a claim (FOR UPDATE) waits for, and a
- * fence check (FOR KEY SHARE) does not. Its second statement then sees every claim committed before the lock, and no
- * claim can commit before it ends; it records a fire MISSED only where no run of it exists, or where its run was
- * ABANDONED, REJECTED_STALE, or is RUNNING under a lease that has ended. A claim that comes after it finds the fire
- * MISSED and does not run it.
+ * <p><b>Why recording MISSED cannot hide a run, and never waits.</b> {@link #settle} locks the jobs' rows in
+ * {@code job_execution} FOR NO KEY UPDATE SKIP LOCKED first (a job whose row is busy waits for the next sweep), which a
+ * claim (FOR UPDATE) waits for and a fence check (FOR KEY SHARE) does not. It then locks the existing run rows of the
+ * fires SKIP LOCKED: a run row locked by an open transaction (a holder completing its fire, or stalled before its
+ * commit) is left for the next sweep, so one stuck session delays only its own fire. It records a fire MISSED only
+ * where no run of it exists, or where its run was ABANDONED, REJECTED_STALE, or is RUNNING under a lease that has
+ * ended; in that last case the holder is fenced off in the same transaction (the job's epoch moves on).
  */
 final class JdbcScheduleLedger implements ScheduleLedger {
 
+    /** A lock the settle's statements may wait for at most: a backstop, since they skip locked rows. */
+    private static final String LOCK_TIMEOUT = "1000";
+
     private final Jdbc jdbc;
-    private final String insertIdle;
-    private final String insertSchedule;
-    private final String readSchedule;
-    private final String sameSchedule;
-    private final String replaceSchedule;
-    private final String sweptUntil;
-    private final String states;
-    private final String lockJobs;
-    private final String recordMissed;
-    private final String swept;
+    private final ScheduleSql sql;
 
     /** {@code queryTimeout}: the backstop per statement, the lease store's too ({@link dev.tenure.DatabaseConfig}). */
     JdbcScheduleLedger(DataSource dataSource, String schema, Duration queryTimeout) {
         this.jdbc = new Jdbc(dataSource, queryTimeout);
-        String q = TenureSchema.quoted(schema);
-        String js = q + ".job_schedule";
-        String je = q + ".job_execution";
-        String jr = q + ".job_run";
-        insertIdle = "INSERT INTO " + je + " (job_key) VALUES (?) ON CONFLICT (job_key) DO NOTHING";
-        insertSchedule = "INSERT INTO " + js + " (job_key, kind, expression, policy, integration, registered_by) "
-                + "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (job_key) DO NOTHING";
-        readSchedule = "SELECT kind, expression, policy, integration, registered_by, registered_at FROM " + js
-                + " WHERE job_key = ? FOR UPDATE";
-        sameSchedule = "UPDATE " + js + " SET policy = ?, integration = ?, registered_by = ?, "
-                + "registered_at = clock_timestamp() WHERE job_key = ?";
-        replaceSchedule = "UPDATE " + js + " SET previous_kind = kind, previous_expression = expression, "
-                + "previous_by = registered_by, changed_at = clock_timestamp(), kind = ?, expression = ?, policy = ?, "
-                + "integration = ?, registered_by = ?, registered_at = clock_timestamp() WHERE job_key = ?";
-        sweptUntil = "SELECT job_key, swept_until FROM " + js + " WHERE job_key = ANY(?)";
-        states = "SELECT d.ord, r.status, r.error, (je.fencing_token = r.epoch AND je.owner = r.owner "
-                + "AND je.lease_expires_at > clock_timestamp()) "
-                + "FROM unnest(?::text[], ?::text[]) WITH ORDINALITY AS d(job_key, fire_key, ord) "
-                + "LEFT JOIN " + jr + " r ON r.job_key = d.job_key AND r.fire_key = d.fire_key "
-                + "LEFT JOIN " + je + " je ON je.job_key = d.job_key";
-        lockJobs = "SELECT job_key FROM " + je + " WHERE job_key = ANY(?) FOR NO KEY UPDATE SKIP LOCKED";
-        recordMissed = "INSERT INTO " + jr + " AS r (run_id, job_key, fire_key, epoch, owner, status, started_at, "
-                + "finished_at, error) "
-                + "SELECT gen_random_uuid(), m.job_key, m.fire_key, je.fencing_token, ?, 'MISSED', clock_timestamp(), "
-                + "clock_timestamp(), m.reason "
-                + "FROM unnest(?::text[], ?::text[], ?::text[]) AS m(job_key, fire_key, reason) "
-                + "JOIN " + je + " je ON je.job_key = m.job_key WHERE m.job_key = ANY(?) "
-                + "ON CONFLICT (job_key, fire_key) DO UPDATE SET status = 'MISSED', run_id = excluded.run_id, "
-                + "owner = excluded.owner, previous_run_id = r.run_id, previous_status = r.status, "
-                + "finished_at = clock_timestamp(), error = excluded.error "
-                + "WHERE r.status IN ('ABANDONED', 'REJECTED_STALE') OR (r.status = 'RUNNING' AND NOT EXISTS ("
-                + "SELECT 1 FROM " + je + " x WHERE x.job_key = r.job_key AND x.fencing_token = r.epoch "
-                + "AND x.owner = r.owner AND x.lease_expires_at > clock_timestamp())) "
-                + "RETURNING r.job_key, r.fire_key";
-        swept = "UPDATE " + js + " AS s SET swept_until = greatest(s.swept_until, m.until), next_due_at = m.next, "
-                + "overdue = m.overdue, missed_total = s.missed_total + m.missed, last_missed_at = CASE WHEN m.missed > 0 "
-                + "THEN clock_timestamp() ELSE s.last_missed_at END, swept_at = clock_timestamp(), swept_by = ? "
-                + "FROM unnest(?::text[], ?::timestamptz[], ?::timestamptz[], ?::int[], ?::int[]) "
-                + "AS m(job_key, until, next, overdue, missed) WHERE s.job_key = m.job_key";
+        this.sql = new ScheduleSql(TenureSchema.quoted(schema));
     }
 
     @Override
     public Registered register(ScheduleRow row) {
         String key = JobLedger.key(row.jobKey());
         return jdbc.inTransaction("register schedule", key, c -> {
-            update(c, insertIdle, key);
+            String now = databaseNow(c).toString();
+            update(c, sql.insertIdle, key);
+            MissedFirePolicy p = row.policy();
+            Object[] policy = {
+                row.policyText(),
+                row.integration(),
+                row.node() == null ? "unknown" : row.node(),
+                row.application(),
+                p.action().name(),
+                p.maxCatchUps(),
+                p.maxAge().toMillis(),
+                p.grace().toMillis()
+            };
             if (update(
                             c,
-                            insertSchedule,
+                            sql.insertSchedule,
                             key,
                             row.kind(),
                             row.expression(),
-                            row.policy(),
-                            row.integration(),
-                            row.node())
+                            policy[0],
+                            policy[1],
+                            policy[2],
+                            policy[3],
+                            policy[4],
+                            policy[5],
+                            policy[6],
+                            policy[7],
+                            now,
+                            now,
+                            now,
+                            now,
+                            now)
                     == 1) {
-                return new Registered(true, Optional.empty(), null);
+                update(c, sql.insertVersion, key, 1, row.kind(), row.expression(), row.policyText(), policy[2], now);
+                return new Registered(true, 1, Optional.empty(), null, false);
             }
             ScheduleRow old;
             Instant at;
-            try (PreparedStatement ps = jdbc.prepare(c, readSchedule)) {
+            int version;
+            boolean retired;
+            try (PreparedStatement ps = jdbc.prepare(c, sql.readSchedule)) {
                 ps.setString(1, key);
                 try (ResultSet rs = ps.executeQuery()) {
                     rs.next();
                     old = new ScheduleRow(
-                            key, rs.getString(1), rs.getString(2), rs.getString(3), rs.getString(4), rs.getString(5));
+                            key,
+                            rs.getString(9),
+                            rs.getString(1),
+                            rs.getString(2),
+                            row.policy(),
+                            rs.getString(3),
+                            rs.getString(4),
+                            rs.getString(5));
                     at = Rows.instant(rs, 6);
+                    version = rs.getInt(7);
+                    retired = RETIRED.equals(rs.getString(8));
                 }
             }
-            if (old.kind().equals(row.kind()) && old.expression().equals(row.expression())) {
-                update(c, sameSchedule, row.policy(), row.integration(), row.node(), key);
-                return new Registered(false, Optional.empty(), at);
+            if (retired) {
+                update(c, sql.endSpans, now, key, RETIRED);
             }
-            update(c, replaceSchedule, row.kind(), row.expression(), row.policy(), row.integration(), row.node(), key);
-            return new Registered(false, Optional.of(old), at);
+            if (old.kind().equals(row.kind()) && old.expression().equals(row.expression())) {
+                update(
+                        c,
+                        sql.refresh,
+                        policy[0],
+                        policy[1],
+                        policy[2],
+                        policy[3],
+                        policy[4],
+                        policy[5],
+                        policy[6],
+                        policy[7],
+                        now,
+                        now,
+                        now,
+                        now,
+                        key);
+                return new Registered(false, version, Optional.empty(), at, retired);
+            }
+            update(c, sql.endVersion, now, key, version);
+            update(
+                    c,
+                    sql.insertVersion,
+                    key,
+                    version + 1,
+                    row.kind(),
+                    row.expression(),
+                    row.policyText(),
+                    policy[2],
+                    now);
+            update(
+                    c,
+                    sql.replace,
+                    now,
+                    now,
+                    row.kind(),
+                    row.expression(),
+                    policy[0],
+                    policy[1],
+                    policy[2],
+                    policy[3],
+                    policy[4],
+                    policy[5],
+                    policy[6],
+                    policy[7],
+                    now,
+                    now,
+                    now,
+                    now,
+                    key);
+            return new Registered(false, version + 1, Optional.of(old), at, retired);
         });
     }
 
-    private int update(Connection c, String sql, @Nullable String... values) throws SQLException {
-        try (PreparedStatement ps = jdbc.prepare(c, sql)) {
+    private Instant databaseNow(Connection c) throws SQLException {
+        try (PreparedStatement ps = jdbc.prepare(c, sql.now);
+                ResultSet rs = ps.executeQuery()) {
+            rs.next();
+            return Rows.at(rs, 1);
+        }
+    }
+
+    private int update(Connection c, String statement, @Nullable Object... values) throws SQLException {
+        try (PreparedStatement ps = jdbc.prepare(c, statement)) {
             for (int i = 0; i < values.length; i++) {
-                ps.setString(i + 1, values[i]);
+                ps.setObject(i + 1, values[i]);
             }
             return ps.executeUpdate();
         }
     }
 
     @Override
-    public Map<String, Instant> sweptUntil(Collection<String> jobKeys) {
+    public void seen(Collection<String> jobKeys, Duration every) {
         String[] keys = jobKeys.toArray(String[]::new);
-        return jdbc.run("read sweep positions", "*", false, c -> {
-            Map<String, Instant> out = new HashMap<>();
-            try (PreparedStatement ps = jdbc.prepare(c, sweptUntil)) {
+        jdbc.run("mark schedules seen", "*", true, c -> {
+            try (PreparedStatement ps = jdbc.prepare(c, sql.seen)) {
                 ps.setArray(1, c.createArrayOf("text", keys));
+                ps.setLong(2, every.toMillis());
+                return ps.executeUpdate();
+            }
+        });
+    }
+
+    @Override
+    public Due due(String application, int limit) {
+        return jdbc.run("read due schedules", "*", false, c -> {
+            List<Object[]> read = new ArrayList<>();
+            Instant now = null;
+            Set<String> withHistory = new LinkedHashSet<>();
+            try (PreparedStatement ps = jdbc.prepare(c, sql.due)) {
+                ps.setString(1, application);
+                ps.setInt(2, limit + 1);
                 try (ResultSet rs = ps.executeQuery()) {
                     while (rs.next()) {
-                        out.put(rs.getString(1), Rows.instant(rs, 2));
+                        now = Rows.at(rs, 13);
+                        read.add(new Object[] {
+                            rs.getString(1),
+                            rs.getString(2),
+                            rs.getString(3),
+                            rs.getInt(4),
+                            rs.getString(5),
+                            rs.getString(6),
+                            Rows.instant(rs, 7),
+                            new MissedFirePolicy(
+                                    MissedFirePolicy.Action.valueOf(rs.getString(8)),
+                                    rs.getInt(9),
+                                    Duration.ofMillis(rs.getLong(10)),
+                                    Duration.ofMillis(rs.getLong(11))),
+                            Rows.at(rs, 12)
+                        });
+                        if (rs.getBoolean(14) || rs.getBoolean(15)) {
+                            withHistory.add(rs.getString(1));
+                        }
                     }
                 }
             }
-            return out;
+            if (now == null) {
+                now = databaseNow(c);
+            }
+            boolean more = read.size() > limit;
+            List<Object[]> taken = more ? read.subList(0, limit) : read;
+            Map<String, List<Version>> versions = new HashMap<>();
+            Map<String, List<Span>> spans = new HashMap<>();
+            if (!withHistory.isEmpty()) {
+                history(c, taken, withHistory, versions, spans);
+            }
+            List<Tracked> out = new ArrayList<>();
+            for (Object[] r : taken) {
+                String job = (String) r[0];
+                out.add(new Tracked(
+                        job,
+                        (String) r[1],
+                        (String) r[2],
+                        (Integer) r[3],
+                        (String) r[4],
+                        (String) r[5],
+                        (Instant) r[6],
+                        (MissedFirePolicy) r[7],
+                        (Instant) r[8],
+                        versions.getOrDefault(job, List.of()),
+                        spans.getOrDefault(job, List.of())));
+            }
+            return new Due(now, out, more);
         });
+    }
+
+    /** The earlier versions and the spans that matter after each position, for the jobs that have some. */
+    private void history(
+            Connection c,
+            List<Object[]> taken,
+            Set<String> withHistory,
+            Map<String, List<Version>> versions,
+            Map<String, List<Span>> spans)
+            throws SQLException {
+        List<String> jobs = new ArrayList<>();
+        List<String> since = new ArrayList<>();
+        List<Integer> current = new ArrayList<>();
+        for (Object[] r : taken) {
+            if (withHistory.contains((String) r[0])) {
+                jobs.add((String) r[0]);
+                since.add(r[8].toString());
+                current.add((Integer) r[3]);
+            }
+        }
+        try (PreparedStatement ps = jdbc.prepare(c, sql.versions)) {
+            ps.setArray(1, c.createArrayOf("text", jobs.toArray()));
+            ps.setArray(2, c.createArrayOf("text", since.toArray()));
+            ps.setArray(3, c.createArrayOf("int4", current.toArray()));
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    versions.computeIfAbsent(rs.getString(1), k -> new ArrayList<>())
+                            .add(new Version(
+                                    rs.getInt(2),
+                                    rs.getString(3),
+                                    rs.getString(4),
+                                    Rows.instant(rs, 5),
+                                    Rows.at(rs, 6)));
+                }
+            }
+        }
+        try (PreparedStatement ps = jdbc.prepare(c, sql.spans)) {
+            ps.setArray(1, c.createArrayOf("text", jobs.toArray()));
+            ps.setArray(2, c.createArrayOf("text", since.toArray()));
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    spans.computeIfAbsent(rs.getString(1), k -> new ArrayList<>())
+                            .add(new Span(rs.getString(2), Rows.at(rs, 3), Rows.instant(rs, 4), rs.getString(5)));
+                }
+            }
+        }
     }
 
     @Override
@@ -157,7 +312,7 @@ final class JdbcScheduleLedger implements ScheduleLedger {
         String[] keys = fires.stream().map(DueFire::fireKey).toArray(String[]::new);
         return jdbc.run("read fire states", "*", false, c -> {
             FireStatus[] out = new FireStatus[fires.size()];
-            try (PreparedStatement ps = jdbc.prepare(c, states)) {
+            try (PreparedStatement ps = jdbc.prepare(c, sql.states)) {
                 ps.setArray(1, c.createArrayOf("text", jobs));
                 ps.setArray(2, c.createArrayOf("text", keys));
                 try (ResultSet rs = ps.executeQuery()) {
@@ -172,7 +327,32 @@ final class JdbcScheduleLedger implements ScheduleLedger {
         });
     }
 
-    private static FireState state(String status, boolean live) {
+    @Override
+    public Map<String, List<RunState>> runsSince(Map<String, Instant> since) {
+        List<String> jobs = new ArrayList<>();
+        List<String> times = new ArrayList<>();
+        since.forEach((job, at) -> {
+            jobs.add(job);
+            times.add(at.toString());
+        });
+        return jdbc.run("read runs since", "*", false, c -> {
+            Map<String, List<RunState>> out = new HashMap<>();
+            try (PreparedStatement ps = jdbc.prepare(c, sql.runsSince)) {
+                ps.setArray(1, c.createArrayOf("text", jobs.toArray()));
+                ps.setArray(2, c.createArrayOf("text", times.toArray()));
+                try (ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        out.computeIfAbsent(rs.getString(1), k -> new ArrayList<>())
+                                .add(new RunState(
+                                        rs.getString(2), state(rs.getString(3), rs.getBoolean(5)), rs.getString(4)));
+                    }
+                }
+            }
+            return out;
+        });
+    }
+
+    private static FireState state(@Nullable String status, boolean live) {
         if (status == null) {
             return FireState.NONE;
         }
@@ -183,47 +363,148 @@ final class JdbcScheduleLedger implements ScheduleLedger {
     }
 
     @Override
-    public List<DueFire> recordMissed(List<Missed> fires, String sweeper) {
-        String[] jobs = fires.stream().map(m -> m.fire().jobKey()).toArray(String[]::new);
-        String[] keys = fires.stream().map(m -> m.fire().fireKey()).toArray(String[]::new);
-        String[] reasons = fires.stream().map(m -> truncate(m.reason())).toArray(String[]::new);
+    public Settled settle(
+            List<Missed> missed, List<Summary> summaries, Function<Settled, List<SweepMark>> marks, String sweeper) {
         String owner = truncate(sweeper, JobLedger.MAX_ID_LENGTH);
-        Set<List<String>> done = jdbc.inTransaction("record missed fires", "*", c -> {
-            List<String> locked = new ArrayList<>();
-            try (PreparedStatement ps = jdbc.prepare(c, lockJobs)) {
-                ps.setArray(1, c.createArrayOf("text", new HashSet<>(List.of(jobs)).toArray(String[]::new)));
-                try (ResultSet rs = ps.executeQuery()) {
-                    while (rs.next()) {
-                        locked.add(rs.getString(1));
-                    }
+        return jdbc.inTransaction("record missed fires", "*", c -> {
+            Set<String> jobs = new LinkedHashSet<>();
+            missed.forEach(m -> jobs.add(m.fire().jobKey()));
+            summaries.forEach(s -> jobs.add(s.jobKey()));
+            Set<String> locked = lockJobs(c, jobs);
+            Set<DueFire> recorded = new HashSet<>();
+            List<Missed> candidates = missed.stream()
+                    .filter(m -> locked.contains(m.fire().jobKey()))
+                    .toList();
+            if (!candidates.isEmpty()) {
+                Set<List<String>> busy = busyRuns(c, candidates);
+                List<Missed> free = candidates.stream()
+                        .filter(m -> !busy.contains(
+                                List.of(m.fire().jobKey(), m.fire().fireKey())))
+                        .toList();
+                recorded.addAll(record(c, free, owner));
+            }
+            List<Summary> written =
+                    summaries.stream().filter(s -> locked.contains(s.jobKey())).toList();
+            if (!written.isEmpty()) {
+                try (PreparedStatement ps = jdbc.prepare(c, sql.summaries)) {
+                    ps.setString(1, owner);
+                    ps.setArray(
+                            2,
+                            c.createArrayOf(
+                                    "text",
+                                    written.stream().map(Summary::jobKey).toArray()));
+                    ps.setArray(
+                            3,
+                            c.createArrayOf(
+                                    "text",
+                                    written.stream().map(Summary::fireKey).toArray()));
+                    ps.setArray(
+                            4,
+                            c.createArrayOf(
+                                    "text",
+                                    written.stream()
+                                            .map(s -> truncate(s.reason(), 2000))
+                                            .toArray()));
+                    ps.executeUpdate();
                 }
             }
-            Set<List<String>> recorded = new HashSet<>();
-            if (locked.isEmpty()) {
-                return recorded;
-            }
-            try (PreparedStatement ps = jdbc.prepare(c, recordMissed)) {
-                ps.setString(1, owner);
-                ps.setArray(2, c.createArrayOf("text", jobs));
-                ps.setArray(3, c.createArrayOf("text", keys));
-                ps.setArray(4, c.createArrayOf("text", reasons));
-                ps.setArray(5, c.createArrayOf("text", locked.toArray(String[]::new)));
-                try (ResultSet rs = ps.executeQuery()) {
-                    while (rs.next()) {
-                        recorded.add(List.of(rs.getString(1), rs.getString(2)));
-                    }
-                }
-            }
-            return recorded;
+            Set<String> busyJobs = new HashSet<>(jobs);
+            busyJobs.removeAll(locked);
+            Settled settled = new Settled(recorded, busyJobs);
+            swept(c, marks.apply(settled), sweeper);
+            return settled;
         });
-        return fires.stream()
-                .map(Missed::fire)
-                .filter(f -> done.contains(List.of(f.jobKey(), f.fireKey())))
-                .toList();
     }
 
-    private static String truncate(String s) {
-        return truncate(s, 2000);
+    private Set<String> lockJobs(Connection c, Set<String> jobs) throws SQLException {
+        try (PreparedStatement timeout = c.prepareStatement("SELECT set_config('lock_timeout', ?, true)")) {
+            timeout.setString(1, LOCK_TIMEOUT);
+            timeout.execute();
+        }
+        Set<String> locked = new HashSet<>();
+        try (PreparedStatement ps = jdbc.prepare(c, sql.lockJobs)) {
+            ps.setArray(1, c.createArrayOf("text", jobs.toArray()));
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    locked.add(rs.getString(1));
+                }
+            }
+        }
+        return locked;
+    }
+
+    /** The run rows of these fires that exist but that an open transaction holds: they are left alone. */
+    private Set<List<String>> busyRuns(Connection c, List<Missed> fires) throws SQLException {
+        Object[] jobs = fires.stream().map(m -> m.fire().jobKey()).toArray();
+        Object[] keys = fires.stream().map(m -> m.fire().fireKey()).toArray();
+        Set<List<String>> existing = pairs(c, sql.existingRuns, jobs, keys);
+        if (existing.isEmpty()) {
+            return existing;
+        }
+        existing.removeAll(pairs(c, sql.lockRuns, jobs, keys));
+        return existing;
+    }
+
+    private Set<List<String>> pairs(Connection c, String statement, Object[] jobs, Object[] keys) throws SQLException {
+        Set<List<String>> out = new HashSet<>();
+        try (PreparedStatement ps = jdbc.prepare(c, statement)) {
+            ps.setArray(1, c.createArrayOf("text", jobs));
+            ps.setArray(2, c.createArrayOf("text", keys));
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    out.add(List.of(rs.getString(1), rs.getString(2)));
+                }
+            }
+        }
+        return out;
+    }
+
+    /** Records the fires MISSED and fences off the holders of RUNNING runs among them; returns those recorded. */
+    private Set<DueFire> record(Connection c, List<Missed> fires, String owner) throws SQLException {
+        Set<DueFire> out = new HashSet<>();
+        if (fires.isEmpty()) {
+            return out;
+        }
+        Map<List<String>, DueFire> byKey = new HashMap<>();
+        fires.forEach(m -> byKey.put(List.of(m.fire().jobKey(), m.fire().fireKey()), m.fire()));
+        List<String> fencedJobs = new ArrayList<>();
+        List<Long> fencedEpochs = new ArrayList<>();
+        try (PreparedStatement ps = jdbc.prepare(c, sql.recordMissed)) {
+            ps.setString(1, owner);
+            ps.setArray(
+                    2,
+                    c.createArrayOf(
+                            "text", fires.stream().map(m -> m.fire().jobKey()).toArray()));
+            ps.setArray(
+                    3,
+                    c.createArrayOf(
+                            "text", fires.stream().map(m -> m.fire().fireKey()).toArray()));
+            ps.setArray(
+                    4,
+                    c.createArrayOf(
+                            "text",
+                            fires.stream().map(m -> truncate(m.reason(), 2000)).toArray()));
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    DueFire f = byKey.get(List.of(rs.getString(1), rs.getString(2)));
+                    if (f != null) {
+                        out.add(f);
+                    }
+                    if ("RUNNING".equals(rs.getString(4))) {
+                        fencedJobs.add(rs.getString(1));
+                        fencedEpochs.add(rs.getLong(3));
+                    }
+                }
+            }
+        }
+        if (!fencedJobs.isEmpty()) {
+            try (PreparedStatement ps = jdbc.prepare(c, sql.fence)) {
+                ps.setArray(1, c.createArrayOf("text", fencedJobs.toArray()));
+                ps.setArray(2, c.createArrayOf("int8", fencedEpochs.toArray()));
+                ps.executeUpdate();
+            }
+        }
+        return out;
     }
 
     private static String truncate(String s, int max) {
@@ -235,23 +516,168 @@ final class JdbcScheduleLedger implements ScheduleLedger {
         if (marks.isEmpty()) {
             return;
         }
-        String[] jobs = marks.stream().map(SweepMark::jobKey).toArray(String[]::new);
-        String[] until = marks.stream().map(m -> m.sweptUntil().toString()).toArray(String[]::new);
-        String[] next = marks.stream()
-                .map(m -> m.nextDue() == null ? null : m.nextDue().toString())
-                .toArray(String[]::new);
-        Integer[] overdue = marks.stream().map(SweepMark::overdue).toArray(Integer[]::new);
-        Integer[] missed = marks.stream().map(SweepMark::missed).toArray(Integer[]::new);
         jdbc.run("record sweep", "*", true, c -> {
-            try (PreparedStatement ps = jdbc.prepare(c, swept)) {
-                ps.setString(1, truncate(sweeper, JobLedger.MAX_ID_LENGTH));
-                ps.setArray(2, c.createArrayOf("text", jobs));
-                ps.setArray(3, c.createArrayOf("text", until));
-                ps.setArray(4, c.createArrayOf("text", next));
-                ps.setArray(5, c.createArrayOf("int4", overdue));
-                ps.setArray(6, c.createArrayOf("int4", missed));
+            swept(c, marks, sweeper);
+            return marks.size();
+        });
+    }
+
+    private void swept(Connection c, List<SweepMark> marks, String sweeper) throws SQLException {
+        if (marks.isEmpty()) {
+            return;
+        }
+        try (PreparedStatement ps = jdbc.prepare(c, sql.swept)) {
+            ps.setString(1, truncate(sweeper, JobLedger.MAX_ID_LENGTH));
+            ps.setArray(
+                    2,
+                    c.createArrayOf(
+                            "text", marks.stream().map(SweepMark::jobKey).toArray()));
+            ps.setArray(
+                    3,
+                    c.createArrayOf(
+                            "int4", marks.stream().map(SweepMark::version).toArray()));
+            ps.setArray(
+                    4,
+                    c.createArrayOf("text", marks.stream().map(SweepMark::state).toArray()));
+            ps.setArray(
+                    5,
+                    c.createArrayOf(
+                            "text",
+                            marks.stream().map(m -> text(m.sweptUntil())).toArray()));
+            ps.setArray(
+                    6,
+                    c.createArrayOf(
+                            "text", marks.stream().map(m -> text(m.checkAt())).toArray()));
+            ps.setArray(
+                    7,
+                    c.createArrayOf(
+                            "text", marks.stream().map(m -> text(m.nextDue())).toArray()));
+            ps.setArray(
+                    8,
+                    c.createArrayOf(
+                            "int4", marks.stream().map(SweepMark::overdue).toArray()));
+            ps.setArray(
+                    9,
+                    c.createArrayOf(
+                            "int8", marks.stream().map(SweepMark::missed).toArray()));
+            ps.setArray(
+                    10,
+                    c.createArrayOf(
+                            "text",
+                            marks.stream()
+                                    .map(m -> m.error() == null ? null : truncate(m.error(), 1000))
+                                    .toArray()));
+            ps.executeUpdate();
+        }
+    }
+
+    private static @Nullable String text(@Nullable Instant t) {
+        return t == null ? null : t.toString();
+    }
+
+    @Override
+    public void pause(String jobKey, Instant from, String reason, String by) {
+        String key = JobLedger.key(jobKey);
+        String r = truncate(reason, 500);
+        String b = truncate(by, JobLedger.MAX_ID_LENGTH);
+        jdbc.run(
+                "pause schedule",
+                key,
+                true,
+                c -> update(c, sql.pause, from.toString(), r, b, key, from.toString(), r, b));
+    }
+
+    @Override
+    public void resume(String jobKey, Instant at, String by) {
+        String key = JobLedger.key(jobKey);
+        String b = truncate(by, JobLedger.MAX_ID_LENGTH);
+        jdbc.run(
+                "resume schedule",
+                key,
+                true,
+                c -> update(c, sql.resume, at.toString(), b, at.toString(), key, at.toString()));
+    }
+
+    @Override
+    public List<String> retireUnseen(Duration unseenFor, String by) {
+        String b = truncate(by, JobLedger.MAX_ID_LENGTH);
+        String reason = "no live process registered it for " + unseenFor;
+        return jdbc.run("retire schedules", "*", true, c -> {
+            List<String> out = new ArrayList<>();
+            try (PreparedStatement ps = jdbc.prepare(c, sql.retire)) {
+                ps.setString(1, unseenFor.toString());
+                ps.setString(2, b);
+                ps.setLong(3, unseenFor.toMillis());
+                ps.setString(4, reason);
+                ps.setString(5, b);
+                try (ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        out.add(rs.getString(1));
+                    }
+                }
+            }
+            return out;
+        });
+    }
+
+    @Override
+    public List<Unswept> unswept(Duration behind, int limit) {
+        return jdbc.run("list unswept schedules", "*", false, c -> {
+            List<Unswept> out = new ArrayList<>();
+            try (PreparedStatement ps = jdbc.prepare(c, sql.unswept)) {
+                ps.setLong(1, behind.toMillis());
+                ps.setInt(2, limit);
+                try (ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        out.add(new Unswept(rs.getString(1), rs.getString(2), Rows.instant(rs, 3), Rows.at(rs, 4)));
+                    }
+                }
+            }
+            return out;
+        });
+    }
+
+    @Override
+    public void requestCatchUps(List<DueFire> fires, String by) {
+        if (fires.isEmpty()) {
+            return;
+        }
+        jdbc.run("request catch-ups", "*", true, c -> {
+            try (PreparedStatement ps = jdbc.prepare(c, sql.requestCatchUps)) {
+                ps.setString(1, truncate(by, JobLedger.MAX_ID_LENGTH));
+                ps.setArray(
+                        2,
+                        c.createArrayOf(
+                                "text", fires.stream().map(DueFire::jobKey).toArray()));
+                ps.setArray(
+                        3,
+                        c.createArrayOf(
+                                "text", fires.stream().map(DueFire::fireKey).toArray()));
+                ps.setArray(
+                        4,
+                        c.createArrayOf(
+                                "text",
+                                fires.stream().map(f -> f.dueAt().toString()).toArray()));
                 return ps.executeUpdate();
             }
+        });
+    }
+
+    @Override
+    public List<DueFire> takeCatchUps(Collection<String> jobKeys, int limit) {
+        Object[] keys = jobKeys.toArray();
+        return jdbc.run("take catch-ups", "*", true, c -> {
+            List<DueFire> out = new ArrayList<>();
+            try (PreparedStatement ps = jdbc.prepare(c, sql.takeCatchUps)) {
+                ps.setArray(1, c.createArrayOf("text", keys));
+                ps.setInt(2, limit);
+                try (ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        out.add(new DueFire(rs.getString(1), rs.getString(2), Rows.at(rs, 3)));
+                    }
+                }
+            }
+            return out;
         });
     }
 }

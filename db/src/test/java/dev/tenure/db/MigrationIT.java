@@ -65,9 +65,9 @@ class MigrationIT {
                                     "SELECT table_name FROM information_schema.tables WHERE table_schema = 'tenure' ORDER BY 1"))
                     .containsExactly(
                             "audit_log",
+                            "job_catch_up",
                             "job_execution",
                             "job_run",
-                            "job_catch_up",
                             "job_schedule",
                             "job_schedule_span",
                             "job_schedule_version",
@@ -143,7 +143,7 @@ class MigrationIT {
                             query(
                                     db,
                                     "SELECT coalesce(version, '-') || ' ' || type FROM app.tenure_schema_history ORDER BY installed_rank"))
-                    .containsExactly("0 BASELINE", "1 SQL", "2 SQL", "3 SQL", "4 SQL", "5 SQL", "6 SQL");
+                    .containsExactly("0 BASELINE", "1 SQL", "2 SQL", "3 SQL", "4 SQL", "5 SQL", "6 SQL", "7 SQL");
             assertThat(query(
                             db,
                             "SELECT table_name FROM information_schema.tables WHERE table_schema = 'app' ORDER BY 1"))

@@ -34,7 +34,7 @@ ALTER TABLE ${schema}.job_schedule
     ADD COLUMN sweep_error    text,
     ADD CONSTRAINT job_schedule_state_ck CHECK (state IN ('ACTIVE', 'PAUSED', 'RETIRED')),
     ADD CONSTRAINT job_schedule_action_ck CHECK (policy_action IN ('CATCH_UP', 'SKIP', 'ALERT_ONLY'));
-UPDATE ${schema}.job_schedule SET seen_at = registered_at;
+UPDATE ${schema}.job_schedule SET seen_at = registered_at, check_at = clock_timestamp();
 
 CREATE INDEX job_schedule_check_idx ON ${schema}.job_schedule (application, check_at) WHERE state <> 'RETIRED';
 
