@@ -150,11 +150,15 @@ class MigrationIT {
                     .containsExactly(
                             "audit_log",
                             "flyway_schema_history",
+                            "job_catch_up",
                             "job_execution",
                             "job_run",
                             "job_schedule",
+                            "job_schedule_span",
+                            "job_schedule_version",
                             "orders",
                             "release_listener",
+                            "tenure_ledger",
                             "tenure_schema_history");
         }
     }
