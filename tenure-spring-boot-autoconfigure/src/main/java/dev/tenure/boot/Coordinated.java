@@ -32,8 +32,9 @@ import java.lang.annotation.Target;
  * transaction, and the lease is taken before it begins and released after it commits.
  *
  * <p>The method must be {@code void}, take no arguments (Spring's rule for {@code @Scheduled}), and be public on a
- * bean that Spring proxies (not final, not private, not static). A method breaking a rule stops the application at
- * start-up with a {@link TenureConfigurationException} naming it. When the method throws, the exception reaches
+ * bean that Spring proxies (not final, not private, not static). Neither it nor its class may be {@code @Async}: the
+ * body would run outside its fire. A method breaking a rule stops the application at start-up with a
+ * {@link TenureConfigurationException} naming it. When the method throws, the exception reaches
  * Spring's scheduler as without Tenure (the fire is recorded FAILED and runs again on the next claim); faults of
  * Tenure's stores skip the fire (fail closed) with a warning. A fault after the method ran (its outcome could not be
  * recorded) is a warning that says so, and the method's own exception, if any, still reaches the scheduler.

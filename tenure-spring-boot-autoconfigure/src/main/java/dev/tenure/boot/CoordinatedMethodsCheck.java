@@ -14,14 +14,16 @@ import org.springframework.core.MethodIntrospector;
 import org.springframework.core.Ordered;
 import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.core.annotation.AnnotationUtils;
+import org.springframework.scheduling.annotation.Async;
 import org.springframework.transaction.interceptor.TransactionAspectSupport;
 import org.springframework.util.ReflectionUtils;
 
 /**
  * Checks every bean with {@link Coordinated} methods as it is created, so nothing runs uncoordinated by mistake: each
- * method follows the rules ({@link Coordinated}), the bean is proxied with the {@link CoordinatedAdvisor}, and that
- * advisor comes before (outside) any transaction advisor on it. Any failure stops the application with a
- * {@link TenureConfigurationException} naming the method. Runs after the auto-proxy creator (its order is the lowest).
+ * method follows the rules ({@link Coordinated}) and is not {@code @Async}, the bean is proxied with the
+ * {@link CoordinatedAdvisor}, and that advisor comes before (outside) any transaction advisor on it. Any failure stops
+ * the application with a {@link TenureConfigurationException} naming the method. Runs after the auto-proxy creator (its
+ * order is the lowest).
  */
 public final class CoordinatedMethodsCheck implements BeanPostProcessor, Ordered {
 
@@ -48,6 +50,7 @@ public final class CoordinatedMethodsCheck implements BeanPostProcessor, Ordered
         }
         CoordinatedAdvisor ours = advisor.getObject();
         coordinated.forEach(ours::check);
+        coordinated.forEach(m -> refuseAsync(type, m));
         coordinated.forEach(m -> ours.found(bean, AopUtils.selectInvocableMethod(m, bean.getClass())));
         String where =
                 type.getSimpleName() + "." + coordinated.iterator().next().getName();
@@ -71,6 +74,25 @@ public final class CoordinatedMethodsCheck implements BeanPostProcessor, Ordered
             }
         }
         return bean;
+    }
+
+    /**
+     * Refuses {@code @Async} on a coordinated method or its class. The body would run on another thread after the call
+     * returned: the fire would be recorded as completed before it ran, uncoordinated, and a catch-up would run the
+     * current slot instead of the missed fire.
+     */
+    private static void refuseAsync(Class<?> type, Method method) {
+        if (AnnotatedElementUtils.hasAnnotation(method, Async.class)
+                || AnnotatedElementUtils.hasAnnotation(type, Async.class)) {
+            String where = type.getSimpleName() + "." + method.getName();
+            throw new TenureConfigurationException(
+                    where,
+                    "a @Coordinated method is @Async (on the method or its class). Its body would run on another "
+                            + "thread, outside its fire: the fire would be recorded before the body ran, and a catch-up "
+                            + "would run the current slot instead of the missed fire",
+                    "Drop @Async from " + where + " and its class. If the work must run on another thread, hand it to "
+                            + "an executor inside the method and wait for it there.");
+        }
     }
 
     @Override

@@ -5,7 +5,6 @@ import java.time.DateTimeException;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneId;
-import java.time.ZonedDateTime;
 import java.util.Optional;
 import java.util.function.UnaryOperator;
 import org.springframework.boot.convert.DurationStyle;
@@ -17,14 +16,13 @@ import org.springframework.util.StringValueResolver;
  * The slot of a fire of a {@code @Scheduled} method: a function of the time of the fire that every instance computes
  * alike. Cron: the latest time of the expression (in its zone) at or before the fire; fixed rate: the fire's time
  * rounded down to a multiple of the rate (since the epoch). A fire up to {@link #EARLY} before its slot (Spring's
- * scheduler may wake a little early) counts for that slot.
+ * scheduler may wake a little early) counts for that slot. Cron slots are found by a bounded {@link CronWalk}, which
+ * also moves past the DST overlaps where Spring's own {@code CronExpression.next} does not.
  */
 final class ScheduleSlots {
 
     /** How early a fire may come and still count for the slot it was scheduled for. */
     static final Duration EARLY = Duration.ofMillis(100);
-
-    private static final Duration LONGEST_LOOK_BACK = Duration.ofDays(800);
 
     private ScheduleSlots() {}
 
@@ -89,24 +87,14 @@ final class ScheduleSlots {
                     "bad cron \"" + expression + "\" or zone \"" + zoneName + "\": " + e.getMessage(),
                     "Fix the @Scheduled cron or zone of " + where + ".");
         }
-        return now -> latestAtOrBefore(cron, now.plus(EARLY).atZone(zone), where);
-    }
-
-    /** The latest time of {@code cron} at or before {@code at}, looking back in doubling windows. */
-    static Instant latestAtOrBefore(CronExpression cron, ZonedDateTime at, String where) {
-        for (Duration back = Duration.ofSeconds(1);
-                back.compareTo(LONGEST_LOOK_BACK) <= 0;
-                back = back.multipliedBy(2)) {
-            ZonedDateTime slot = cron.next(at.minus(back));
-            if (slot != null && !slot.isAfter(at)) {
-                for (ZonedDateTime next = cron.next(slot); next != null && !next.isAfter(at); next = cron.next(slot)) {
-                    slot = next;
-                }
-                return slot.toInstant();
-            }
-        }
-        throw new IllegalStateException(where + ": its cron has no time in the " + LONGEST_LOOK_BACK.toDays()
-                + " days before " + at + ", so this fire has no slot");
+        CronWalk walk = new CronWalk(cron, zone);
+        return now -> {
+            Instant at = now.plus(EARLY);
+            return walk.latestAtOrBefore(at)
+                    .orElseThrow(() -> new IllegalStateException(
+                            where + ": its cron has no time in the " + CronWalk.LONGEST_LOOK_BACK.toDays()
+                                    + " days before " + at + ", so this fire has no slot"));
+        };
     }
 
     private static UnaryOperator<Instant> fixedRate(Duration rate, String where) {

@@ -3,7 +3,6 @@ package dev.tenure.boot;
 import dev.tenure.Schedule;
 import java.time.Instant;
 import java.time.ZoneId;
-import java.time.ZonedDateTime;
 import java.util.Objects;
 import java.util.Optional;
 import org.springframework.scheduling.support.CronExpression;
@@ -35,9 +34,14 @@ record SpringCronSchedule(String cron, ZoneId zone, CronExpression expressionPar
         return cron + " (" + zone.getId() + ")";
     }
 
+    /**
+     * The first time strictly after {@code after}, also where Spring's own {@code next} does not move forward
+     * ({@link CronWalk}).
+     *
+     * @throws IllegalStateException if no answer is found within {@link CronWalk#MAX_STEPS} steps
+     */
     @Override
     public Optional<Instant> nextAfter(Instant after) {
-        ZonedDateTime next = expressionParsed.next(after.atZone(zone));
-        return Optional.ofNullable(next).map(ZonedDateTime::toInstant);
+        return new CronWalk(expressionParsed, zone).nextAfter(after);
     }
 }
