@@ -44,6 +44,8 @@ final class LeaseEngine implements AutoCloseable {
     private final UnknownOutcomes unknownOutcomes;
     private final ConcurrentMap<String, KeyWaiters> waiters = new ConcurrentHashMap<>();
     private final Owners owners = new Owners();
+    /** The ledger whose completed-fire markers this engine writes and reads ({@link #markerKey}). */
+    private final String ledgerId;
 
     public LeaseEngine(
             LeaseStore store,
@@ -51,8 +53,10 @@ final class LeaseEngine implements AutoCloseable {
             LeaseMetrics metrics,
             Duration callTimeout,
             int maxLocalHandOffs,
-            Duration maxTurn) {
+            Duration maxTurn,
+            String ledgerId) {
         this.store = store;
+        this.ledgerId = ledgerId;
         this.ticker = ticker;
         this.metrics = metrics;
         this.callTimeout = callTimeout;
@@ -122,10 +126,12 @@ final class LeaseEngine implements AutoCloseable {
 
     /**
      * The filter of a coordinated run of fire {@code fireKey}: {@link #acquire}, where the store may also answer that
-     * the fire is done ({@link LeaseStore#tryAcquireFire}); that ends a wait at once.
+     * the fire is done ({@link LeaseStore#tryAcquireFire}, with this ledger's {@link #markerKey}); that ends a wait at
+     * once.
      */
     FilterAnswer acquireFire(String key, @Nullable String fireKey, Duration wait, LeaseOptions o) {
-        Attempt r = wait.isZero() ? attempt(key, owners.next(), o, null, fireKey) : await(key, wait, o, fireKey);
+        String marker = fireKey == null ? null : markerKey(fireKey);
+        Attempt r = wait.isZero() ? attempt(key, owners.next(), o, null, marker) : await(key, wait, o, marker);
         if (r instanceof Attempt.Granted g) {
             return new FilterAnswer(g.lease(), false);
         }
@@ -362,7 +368,7 @@ final class LeaseEngine implements AutoCloseable {
                         () -> store.releaseCompleted(
                                         lease.key(),
                                         lease.owner(),
-                                        fireKey,
+                                        markerKey(fireKey),
                                         lease.options().ttl())
                                 .thenApply(ok -> ok ? LeaseStore.TurnRelease.FREED : LeaseStore.TurnRelease.NOT_OURS))
                 .result();
@@ -370,6 +376,15 @@ final class LeaseEngine implements AutoCloseable {
             q.wakeHead();
         }
         return r;
+    }
+
+    /**
+     * The fire key a completed-fire marker names in the store: {@code <ledgerId>/<fireKey>}. A marker that another
+     * ledger left on a key of a shared Valkey names another fire, so it is no marker of this one: the store takes it as a
+     * free key, and this ledger decides.
+     */
+    private String markerKey(String fireKey) {
+        return ledgerId + "/" + fireKey;
     }
 
     /** The first steps of every release: the lease leaves the watchdog and its key's local holder. */

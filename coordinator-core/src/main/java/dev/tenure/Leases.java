@@ -3,6 +3,7 @@ package dev.tenure;
 import dev.tenure.metrics.LeaseMetrics;
 import dev.tenure.spi.LeaseKeys;
 import dev.tenure.spi.LeaseStore;
+import dev.tenure.spi.RunLedger;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -53,7 +54,8 @@ public final class Leases implements AutoCloseable {
         this.store = b.store;
         this.defaults = b.defaults;
         this.ownsStore = b.ownsStore;
-        this.engine = new LeaseEngine(b.store, b.ticker, b.metrics, b.callTimeout, b.maxLocalHandOffs, b.maxTurn);
+        this.engine =
+                new LeaseEngine(b.store, b.ticker, b.metrics, b.callTimeout, b.maxLocalHandOffs, b.maxTurn, b.ledgerId);
     }
 
     /** Leases over {@code store} with default options; closing the result closes the store too. */
@@ -301,6 +303,7 @@ public final class Leases implements AutoCloseable {
         private int maxLocalHandOffs = 64;
         private Duration maxTurn = Duration.ofMillis(100);
         private boolean ownsStore = true;
+        private String ledgerId = "";
 
         private Builder(LeaseStore store) {
             this.store = Objects.requireNonNull(store, "store");
@@ -374,6 +377,21 @@ public final class Leases implements AutoCloseable {
                 throw new IllegalArgumentException("maxTurn must be zero or positive (got " + max + ")");
             }
             return max;
+        }
+
+        /**
+         * The ledger whose completed-fire markers these leases write and read ({@link RunLedger#ledgerId()}; default
+         * none): a marker names {@code <ledgerId>/<fireKey>}. {@link Tenure} sets its ledger's.
+         *
+         * @throws IllegalArgumentException if the id contains {@code /}
+         */
+        Builder ledgerId(String id) {
+            Objects.requireNonNull(id, "ledgerId");
+            if (id.indexOf('/') >= 0) {
+                throw new IllegalArgumentException("ledgerId must not contain '/' (got '" + id + "')");
+            }
+            this.ledgerId = id;
+            return this;
         }
 
         /** Whether {@link Leases#close()} closes the store (default true). */

@@ -100,8 +100,8 @@ public final class Tenure implements AutoCloseable {
                 ? new Metrics(LeaseMetrics.none(), RunMetrics.none())
                 : MeterBinding.bind(b.meterRegistry);
         this.ledger = ledger;
-        this.database = leases(b, databaseStore, metrics.leases);
-        this.valkey = valkeyStore == null ? null : leases(b, valkeyStore, metrics.leases);
+        this.database = leases(b, databaseStore, metrics.leases, ledger);
+        this.valkey = valkeyStore == null ? null : leases(b, valkeyStore, metrics.leases, ledger);
         JobCoordinator.Builder c = JobCoordinator.builder(database, ledger)
                 .leaseOptions(b.defaults)
                 .ticker(b.ticker)
@@ -145,9 +145,12 @@ public final class Tenure implements AutoCloseable {
     /** Where the lease and run meters go. */
     record Metrics(LeaseMetrics leases, RunMetrics runs) {}
 
-    private static Leases leases(Builder b, LeaseStore store, LeaseMetrics metrics) {
-        Leases.Builder l =
-                Leases.builder(store).defaults(b.defaults).ticker(b.ticker).metrics(metrics);
+    private static Leases leases(Builder b, LeaseStore store, LeaseMetrics metrics, RunLedger ledger) {
+        Leases.Builder l = Leases.builder(store)
+                .defaults(b.defaults)
+                .ticker(b.ticker)
+                .metrics(metrics)
+                .ledgerId(ledger.ledgerId());
         if (b.leaseCallTimeout != null) {
             l.callTimeout(b.leaseCallTimeout);
         }

@@ -21,7 +21,9 @@ import org.jspecify.annotations.Nullable;
  * <tr><td>reconnect back-off</td><td>10, 20, 40, 80, 160 ms then 160 ms</td><td>short, so leases work again
  *     within about 0.2 s of Valkey coming back</td></tr>
  * <tr><td>namespace</td><td>{@code tenure}</td><td>prefix inside every key's hash tag:
- *     {@code {<namespace>:<key>}:lease}</td></tr>
+ *     {@code {<namespace>:<key>}:lease}. A namespace belongs to a ledger (a Tenure database and schema) only in what
+ *     it holds: completed-fire markers carry their ledger's id and answer for it alone, but leases of one key exclude
+ *     each other whatever ledger their holders use. Give each ledger its own namespace</td></tr>
  * <tr><td>maxInFlightBatches</td><td>2</td><td>script calls in flight at once, per client; further operations
  *     wait and are coalesced into the next call</td></tr>
  * <tr><td>maxBatchSize</td><td>128</td><td>operations per script call</td></tr>
@@ -121,6 +123,7 @@ public final class ValkeyConfig {
         return connectionTimeout;
     }
 
+    /** The prefix inside every key's hash tag; see the knob table for what two ledgers sharing it share. */
     public String namespace() {
         return namespace;
     }

@@ -45,6 +45,7 @@ public final class InMemoryRunLedger implements RunLedger {
     private final Map<String, Row> runs = new ConcurrentHashMap<>();
     private final Clock clock;
     private final InMemoryLeaseStore leases;
+    private final String ledgerId = UUID.randomUUID().toString();
 
     /** @param leases the store the coordinator's database leases are taken from */
     public InMemoryRunLedger(InMemoryLeaseStore leases) {
@@ -70,6 +71,12 @@ public final class InMemoryRunLedger implements RunLedger {
     private boolean current(String jobKey, long epoch, String owner) {
         return epoch == leases.fencingToken(jobKey)
                 && leases.epochOwner(jobKey).filter(owner::equals).isPresent();
+    }
+
+    /** A random id per instance: each in-memory ledger is a ledger of its own. */
+    @Override
+    public String ledgerId() {
+        return ledgerId;
     }
 
     @Override

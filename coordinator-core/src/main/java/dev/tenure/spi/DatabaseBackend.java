@@ -16,9 +16,11 @@ public interface DatabaseBackend {
     /**
      * Opens the stores on {@code dataSource}, in {@code schema}; migrates the schema first when {@code migrate}. The
      * stores record {@code nodeName} ({@link dev.tenure.NodeName}; null: none) next to the owner id on every claim and
-     * run, and take their lock waits, timeouts and threads from {@code config}.
+     * run, and take their lock waits, timeouts and threads from {@code config}. The run ledger reads its
+     * {@linkplain RunLedger#ledgerId() id} here, once.
      *
      * @throws dev.tenure.LeaseStoreUnavailableException if the database cannot be reached or migrated
+     * @throws dev.tenure.TenureException                if the schema (not migrated here) is older than the library
      */
     Stores open(DataSource dataSource, String schema, boolean migrate, String nodeName, DatabaseConfig config);
 }

@@ -41,6 +41,10 @@ public interface LeaseStore extends AutoCloseable {
      * {@link AcquireResult.AlreadyCompleted} when the key holds the marker of this fire, and treats a marker of another fire
      * as a free key. The default ignores {@code fireKey}.
      *
+     * <p>The coordinator names the fire with its ledger's id, {@code <ledgerId>/<fireKey>}
+     * ({@link RunLedger#ledgerId()}), here and in {@link #releaseCompleted}: a marker that another ledger left on the same
+     * key names another fire. A store compares the fire keys it is given, nothing more.
+     *
      * @param queuedAs the waiting process's id as for {@link #tryAcquire(String, String, Duration, boolean, String)},
      *                 or null for a single attempt
      */

@@ -198,6 +198,18 @@ public interface RunLedger {
         throw new UnsupportedOperationException("this run ledger does not complete and release in one step");
     }
 
+    /**
+     * This ledger's own id: the same for every process on this ledger (its database and schema), different for any
+     * other ledger. The completed-fire markers that the coordinator leaves in a Valkey shared by several ledgers carry
+     * it, so that a marker answers only for the ledger that wrote it ({@link LeaseStore#releaseCompleted}). Read once
+     * when the ledger opens; never null; never contains {@code /}. Default: empty, for a ledger without an id. Ledgers
+     * without an id tell their markers apart from each other's by fire key alone: do not let two of them share a
+     * Valkey namespace.
+     */
+    default String ledgerId() {
+        return "";
+    }
+
     /** Who holds the job's database lease now, as the database sees it (empty if nobody). Default: unknown. */
     default Optional<Holder> holder(String jobKey) {
         return Optional.empty();

@@ -35,7 +35,7 @@ import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * The Valkey filter filters late arrivals too (issue 23, item 2): after a run completes its fire, its Valkey lease key
- * holds {@code d:<fireKey>} for one TTL, so another node that fires the same job and fire later learns that the fire is
+ * holds {@code d:<ledgerId>/<fireKey>} for one TTL, so another node that fires the same job and fire later learns that the fire is
  * done from Valkey in its one round trip, and touches Postgres not at all. Two nodes (two {@link Tenure}s, each with its
  * own clients and engines) on a real valkey-server and Postgres, in both script modes; the second node's
  * {@link DataSource} counts the connections and statements that the calling thread asks for.
@@ -45,10 +45,12 @@ class CompletedFireMarkerIT {
     private static final Duration TTL = Duration.ofSeconds(5);
 
     private static CoordinatorServers servers;
+    private static String ledgerId;
 
     @BeforeAll
     static void start() throws Exception {
         servers = new CoordinatorServers(CompletedFireMarkerIT.class);
+        ledgerId = servers.one("SELECT id::text FROM tenure.tenure_ledger");
         ValkeyLeaseStore.installFunction(
                 ValkeyConfig.standalone(servers.valkey.address()).build());
     }
@@ -75,6 +77,11 @@ class CompletedFireMarkerIT {
         return "{tenure:" + job + "}:lease";
     }
 
+    /** The marker of a completed fire of the class's ledger (another ledger's is no marker of this fire). */
+    private static String marker(String fireKey) {
+        return "d:" + ledgerId + "/" + fireKey;
+    }
+
     private static double doneAnswers(SimpleMeterRegistry registry) {
         var t = registry.find(MetricNames.ACQUIRE).tag("result", "done").timer();
         return t == null ? 0 : t.count();
@@ -92,7 +99,7 @@ class CompletedFireMarkerIT {
                             .run(job, "f1", RunPolicy.skipFire(), ctx -> null)
                             .status())
                     .isEqualTo(RunOutcome.Status.EXECUTED);
-            assertThat(servers.valkey.command("GET", leaseKey(job))).isEqualTo("d:f1");
+            assertThat(servers.valkey.command("GET", leaseKey(job))).isEqualTo(marker("f1"));
             assertThat((Long) servers.valkey.command("PTTL", leaseKey(job))).isBetween(1L, TTL.toMillis());
 
             counted.watch();
@@ -107,7 +114,7 @@ class CompletedFireMarkerIT {
                     .isEqualTo(1.0);
             assertThat(servers.valkey.command("GET", leaseKey(job)))
                     .as("the marker stays")
-                    .isEqualTo("d:f1");
+                    .isEqualTo(marker("f1"));
         }
     }
 
@@ -124,7 +131,7 @@ class CompletedFireMarkerIT {
                                     job, "f1", RunPolicy.skipFire(), servers.db.dataSource(), (ctx, c) -> null)
                             .status())
                     .isEqualTo(RunOutcome.Status.EXECUTED);
-            assertThat(servers.valkey.command("GET", leaseKey(job))).isEqualTo("d:f1");
+            assertThat(servers.valkey.command("GET", leaseKey(job))).isEqualTo(marker("f1"));
 
             counted.watch();
             RunOutcome<Object> late = b.coordinator()
@@ -229,7 +236,7 @@ class CompletedFireMarkerIT {
             RunOutcome<Object> next = b.coordinator().run(job, "f2", RunPolicy.skipFire(), ctx -> "f2");
             assertThat(counted.stop()).as("JDBC calls of a new fire's run").isNotEmpty();
             assertThat(next.status()).isEqualTo(RunOutcome.Status.EXECUTED);
-            assertThat(servers.valkey.command("GET", leaseKey(job))).isEqualTo("d:f2");
+            assertThat(servers.valkey.command("GET", leaseKey(job))).isEqualTo(marker("f2"));
 
             counted.watch();
             RunOutcome<Object> older = b.coordinator().run(job, "f1", RunPolicy.skipFire(), ctx -> "f1 again");
@@ -237,7 +244,7 @@ class CompletedFireMarkerIT {
             assertThat(older.status()).isEqualTo(RunOutcome.Status.SKIPPED_ALREADY_DONE);
             assertThat(servers.valkey.command("GET", leaseKey(job)))
                     .as("left by the database's answer")
-                    .isEqualTo("d:f1");
+                    .isEqualTo(marker("f1"));
 
             // a run that reports the earlier run asks Postgres for it (the marker knows no epoch)
             RunOutcome<Object> reported =
@@ -276,7 +283,7 @@ class CompletedFireMarkerIT {
                             .run(job, "f1", RunPolicy.skipFire(), ctx -> null)
                             .status())
                     .isEqualTo(RunOutcome.Status.EXECUTED);
-            assertThat(servers.valkey.command("GET", leaseKey(job))).isEqualTo("d:f1");
+            assertThat(servers.valkey.command("GET", leaseKey(job))).isEqualTo(marker("f1"));
             Optional<Lease> lock = a.leases().acquire(job, Duration.ZERO, TTL);
             assertThat(lock).isPresent();
             assertThat(servers.valkey.command("GET", leaseKey(job)))

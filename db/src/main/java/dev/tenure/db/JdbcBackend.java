@@ -7,7 +7,8 @@ import javax.sql.DataSource;
 /**
  * Tenure's database on Postgres, for {@link dev.tenure.Tenure} (registered in
  * {@code META-INF/services/dev.tenure.spi.DatabaseBackend}): migrates the schema if asked, then a {@link JdbcLeaseStore}
- * (with its release notifications) and a {@link JdbcRunLedger} on the same rows.
+ * (with its release notifications) and a {@link JdbcRunLedger} on the same rows, which reads the ledger's
+ * id once.
  */
 public final class JdbcBackend implements DatabaseBackend {
 
@@ -22,7 +23,13 @@ public final class JdbcBackend implements DatabaseBackend {
             b.nodeName(nodeName);
         }
         JdbcLeaseStore store = b.build();
-        return new Stores(
-                store, new JdbcRunLedger(store), new JdbcScheduleLedger(dataSource, schema, config.queryTimeout()));
+        JdbcRunLedger runs;
+        try {
+            runs = new JdbcRunLedger(store);
+        } catch (RuntimeException | Error e) {
+            store.close();
+            throw e;
+        }
+        return new Stores(store, runs, new JdbcScheduleLedger(dataSource, schema, config.queryTimeout()));
     }
 }

@@ -16,10 +16,23 @@ import org.jspecify.annotations.Nullable;
 public final class JdbcRunLedger implements RunLedger {
 
     private final JobLedger ledger;
+    private final String ledgerId;
 
-    /** The run ledger on the rows (and schema) of {@code store}. */
+    /**
+     * The run ledger on the rows (and schema) of {@code store}. Reads the ledger's id once (one statement).
+     *
+     * @throws dev.tenure.TenureException if the schema is older than version 7 or has no ledger id, saying what to do;
+     *                                    a {@link LedgerUnavailableException} if the database cannot be read
+     */
     public JdbcRunLedger(JdbcLeaseStore store) {
         this.ledger = Objects.requireNonNull(store, "store").ledger();
+        this.ledgerId = ledger.readLedgerId();
+    }
+
+    /** The id in the schema's {@code tenure_ledger} table, as read when this ledger was made. */
+    @Override
+    public String ledgerId() {
+        return ledgerId;
     }
 
     @Override

@@ -48,6 +48,7 @@ final class JobLedger {
     public static final int MAX_ID_LENGTH = 200;
 
     private final String schema;
+    private final Jdbc jdbc;
     private final String claimLockTimeout;
     private final LeaseRows leases;
     private final RunRows runs;
@@ -58,7 +59,7 @@ final class JobLedger {
         DatabaseConfig knobs = b.knobs.build();
         this.claimLockTimeout =
                 Long.toString(Math.max(1, knobs.claimLockTimeout().toMillis()));
-        Jdbc jdbc = new Jdbc(b.dataSource, knobs.queryTimeout());
+        this.jdbc = new Jdbc(b.dataSource, knobs.queryTimeout());
         Sql sql = new Sql("\"" + b.schema + "\"");
         this.leases =
                 new LeaseRows(jdbc, sql, b.schema, knobs.claimLockTimeout(), knobs.renewLockTimeout(), b.nodeName);
@@ -78,6 +79,11 @@ final class JobLedger {
     /** The schema holding the ledger's tables. */
     public String schema() {
         return schema;
+    }
+
+    /** The ledger's own id, read from the database: one statement each call (see {@link LedgerIds}). */
+    public String readLedgerId() {
+        return LedgerIds.read(jdbc, schema);
     }
 
     /**
