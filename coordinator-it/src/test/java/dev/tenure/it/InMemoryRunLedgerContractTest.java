@@ -6,9 +6,12 @@ import dev.tenure.memory.InMemoryLeaseStore;
 import dev.tenure.memory.InMemoryRunLedger;
 import dev.tenure.spi.AcquireResult;
 import dev.tenure.spi.RunLedger;
+import dev.tenure.spi.ScheduleLedger;
 import dev.tenure.testkit.RunLedgerContract;
 import java.sql.Connection;
 import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -50,6 +53,16 @@ class InMemoryRunLedgerContractTest extends RunLedgerContract {
     @Override
     protected boolean transactional() {
         return false;
+    }
+
+    /** As its sweeper does: the ledger is also the in-memory {@link dev.tenure.spi.ScheduleLedger}. */
+    @Override
+    protected boolean recordMissed(String jobKey, String fireKey) {
+        ScheduleLedger.DueFire fire = new ScheduleLedger.DueFire(jobKey, fireKey, Instant.now());
+        assertThat(LEDGER.recordMissed(List.of(new ScheduleLedger.Missed(fire, "contract: missed")), "sweeper"))
+                .as("recorded MISSED")
+                .containsExactly(fire);
+        return true;
     }
 
     /** Beyond the SPI: the statuses it shows follow the database's (older RUNNING runs of the job are ABANDONED). */
