@@ -84,6 +84,14 @@ public interface RunLedger {
      * handle ends RELEASED, not LOST). The run's row decides the answer: a COMPLETED run stays COMPLETED
      * ({@link Finished#COMPLETED_EARLIER}, whatever {@code succeeded} says); a run the sweeper recorded MISSED stays
      * MISSED ({@link Finished#STALE}).
+     *
+     * <p><b>After a completion.</b> A completion counts only if the run's row is COMPLETED after its commit. So a holder
+     * whose work called {@link #complete} never asks for a success: it passes {@code succeeded = false} with an
+     * {@code error} that says the completion was rolled back. If the completion committed, the answer is
+     * COMPLETED_EARLIER; if it was rolled back (with its transaction, or to a savepoint), the run is still RUNNING and is
+     * recorded FAILED ({@link Finished#RECORDED}), so that the next claim takes the fire over. A completion whose
+     * transaction is still open when this runs is waited for (a database ledger waits for the run row's lock) and
+     * answered by how it ended.
      */
     Finished finish(String jobKey, long epoch, String owner, String runId, boolean succeeded, @Nullable String error);
 

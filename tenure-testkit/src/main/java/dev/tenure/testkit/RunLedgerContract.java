@@ -354,6 +354,26 @@ public abstract class RunLedgerContract {
     }
 
     /**
+     * A holder whose work called {@link RunLedger#complete} finishes a success as a failure that names the rolled-back
+     * completion: where the ledger is transactional, the completion rolled back with its transaction leaves the run
+     * RUNNING, so the run is recorded FAILED and a newer epoch takes the fire over; otherwise it counted at once.
+     */
+    @Test
+    void finish_failedAfterTheCompletionRolledBack_recordedFailedAndTheFireRunsAgain() throws SQLException {
+        Holder a = claimFresh();
+        String runId = start(a, "f");
+        inTransaction(false, c -> ledger().complete(c, a.job(), a.epoch(), a.owner(), runId));
+        Finished f = ledger().finish(a.job(), a.epoch(), a.owner(), runId, false, "its completion was rolled back");
+        if (!transactional()) {
+            assertThat(f).isEqualTo(Finished.COMPLETED_EARLIER);
+            return;
+        }
+        assertThat(f).isEqualTo(Finished.RECORDED);
+        assertThat(ledger().completedRun(a.job(), "f")).isEmpty();
+        assertThat(start(takeOver(a), "f")).isNotEqualTo(runId);
+    }
+
+    /**
      * A finish that meets the run's completion in a transaction still open waits for that transaction: after its commit
      * the run is {@link Finished#COMPLETED_EARLIER}, whatever the finish was asked to record.
      */
