@@ -19,8 +19,11 @@ import org.jspecify.annotations.Nullable;
  * alone decides whether the run is cancelled: a lost Valkey lease (an outage, a failover) leaves the run going. A lost
  * database lease gives the Valkey lease back at once, in the background, so a stuck work does not keep other nodes
  * out through it. A run that
- * {@link #complete completed} in its own transaction is EXECUTED whatever happened after that commit. It may be
- * called from any thread, once; later calls return the first outcome. {@link #close()} finishes a run that was not
+ * {@link #complete completed} in its own transaction is EXECUTED whatever happened after that commit. A completion
+ * counts only if the run's row is COMPLETED after the commit, whatever the transaction's propagation: a run whose work
+ * called {@link #complete} but whose completion was rolled back (with its transaction, or to a savepoint) is FAILED,
+ * so that the fire runs again. {@link #finish} may be called from any thread, once; later calls return the first
+ * outcome. {@link #close()} finishes a run that was not
  * finished as FAILED ("closed without an outcome"). A coordinator that closes while the run is still going abandons it
  * after its drain timeout ({@link JobCoordinator#close(Duration)}): ABANDONED, both leases released at once. If the
  * process dies instead, the leases expire by their TTL and the next claim marks the run ABANDONED (unless it
@@ -48,6 +51,9 @@ public final class ActiveRun implements JobContext, AutoCloseable {
     private final AtomicBoolean cancelled = new AtomicBoolean();
     private final AtomicBoolean finishing = new AtomicBoolean();
     private final AtomicInteger fenceChecks = new AtomicInteger();
+    /** True once the work asked to {@link #complete} the fire: only a committed completion then makes it a success. */
+    private volatile boolean completionAsked;
+
     private @Nullable RunOutcome<?> outcome;
     /** Spring transactions that completed this run's fire and have not ended yet ({@link #completionPending}). */
     private int openCompletions;
@@ -164,6 +170,7 @@ public final class ActiveRun implements JobContext, AutoCloseable {
 
     @Override
     public void complete(Connection connection) throws SQLException {
+        completionAsked = true;
         checked(() -> ledger.complete(connection, jobKey, epoch, db.owner(), runId));
     }
 
@@ -210,8 +217,11 @@ public final class ActiveRun implements JobContext, AutoCloseable {
      * ({@link RunOutcome.Status#EXECUTED}); otherwise {@link RunOutcome.Status#FAILED}; either becomes
      * {@link RunOutcome.Status#LEASE_LOST} if the database no longer has this run's epoch and owner (the outcome is
      * rejected as stale). A run that completed in its own committed transaction is {@link RunOutcome.Status#EXECUTED}
-     * in any case (with {@code error}, if the work threw after that commit). Idempotent: a second call returns the
-     * first call's outcome.
+     * in any case (with {@code error}, if the work threw after that commit). A run whose work called {@link #complete}
+     * succeeds only that way: if its run row is not COMPLETED now, its completion was rolled back (with its
+     * transaction, or to a savepoint such as Spring's {@code PROPAGATION_NESTED} rolls back to), and the run is
+     * recorded {@link RunOutcome.Status#FAILED} with an error that says so, so that the fire runs again. Idempotent: a
+     * second call returns the first call's outcome.
      *
      * <p>If the fire was completed in a Spring transaction that has not ended yet (the run was called inside it), the
      * outcome is recorded and the leases released when that transaction ends: its completion holds the fire's run row
@@ -241,22 +251,26 @@ public final class ActiveRun implements JobContext, AutoCloseable {
         boolean released = false;
         boolean completed = false;
         try {
-            String why = error == null ? null : String.valueOf(error);
+            // after a completion, success is the ledger's COMPLETED row alone: asked as a failure, it answers
+            // COMPLETED_EARLIER if the completion committed, and records FAILED if it was rolled back
+            Throwable failure = error == null && completionAsked ? completionRolledBack() : error;
+            String why = failure == null ? null : String.valueOf(failure);
             RunLedger.Finished f;
             if (releasedByOutcome != null) {
                 // one statement records the outcome and clears the lease (unless it is no longer ours)
-                f = ledger.finishAndRelease(jobKey, epoch, db.owner(), runId, error == null, why);
+                f = ledger.finishAndRelease(jobKey, epoch, db.owner(), runId, failure == null, why);
                 released = f != RunLedger.Finished.STALE && releasedByOutcome.releasedInStore(db);
             } else {
-                f = ledger.finish(jobKey, epoch, db.owner(), runId, error == null, why);
+                f = ledger.finish(jobKey, epoch, db.owner(), runId, failure == null, why);
             }
             RunOutcome.Status status = f == RunLedger.Finished.STALE
                     ? RunOutcome.Status.LEASE_LOST
-                    : f == RunLedger.Finished.COMPLETED_EARLIER || error == null
+                    : f == RunLedger.Finished.COMPLETED_EARLIER || failure == null
                             ? RunOutcome.Status.EXECUTED
                             : RunOutcome.Status.FAILED;
             completed = status == RunOutcome.Status.EXECUTED;
-            return ended(outcome(status, ran, result, error, f == RunLedger.Finished.COMPLETED_EARLIER));
+            Throwable reported = status == RunOutcome.Status.FAILED ? failure : error;
+            return ended(outcome(status, ran, result, reported, f == RunLedger.Finished.COMPLETED_EARLIER));
         } catch (RuntimeException e) {
             if (error != null && error != e) {
                 e.addSuppressed(error); // the work's own exception travels with the fault
@@ -266,6 +280,13 @@ public final class ActiveRun implements JobContext, AutoCloseable {
         } finally {
             releaseLeases(released, completed);
         }
+    }
+
+    /** Why a run whose work called {@link #complete} failed although the work returned: its completion did not count. */
+    private IllegalStateException completionRolledBack() {
+        return new IllegalStateException("the completion of fire '" + fireKey + "' of job '" + jobKey + "' was rolled "
+                + "back (with its transaction, or to a savepoint): the run row is not COMPLETED after the work, so the "
+                + "run is FAILED and the fire runs again");
     }
 
     private record Deferred(
@@ -409,6 +430,7 @@ public final class ActiveRun implements JobContext, AutoCloseable {
      */
     boolean completeAndRelease(Connection connection) throws SQLException {
         observation.completing(null); // the completion and the commit are the run's last step
+        completionAsked = true;
         holdRenewals();
         boolean[] released = new boolean[1];
         checked(() -> released[0] = ledger.completeAndRelease(connection, jobKey, epoch, db.owner(), runId));

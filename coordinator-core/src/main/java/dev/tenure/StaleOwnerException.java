@@ -21,6 +21,8 @@ public class StaleOwnerException extends LeaseLostException {
     private final long currentEpoch;
     private final @Nullable String currentOwner;
     private final @Nullable Instant leaseExpiresAt;
+    /** True when the job's row still named the caller but its run was no longer theirs. */
+    private final boolean runTaken;
 
     public StaleOwnerException(
             String jobKey,
@@ -38,6 +40,25 @@ public class StaleOwnerException extends LeaseLostException {
         this.currentEpoch = currentEpoch;
         this.currentOwner = currentOwner;
         this.leaseExpiresAt = leaseExpiresAt;
+        this.runTaken = false;
+    }
+
+    /**
+     * The job's epoch and owner are still the caller's, but its run is not: {@code why} says what became of it (the
+     * sweeper recorded its fire MISSED, say). Refused as any stale owner is: the caller rolls back and stops.
+     */
+    public StaleOwnerException(String jobKey, long epoch, String owner, String why) {
+        super(
+                jobKey,
+                owner,
+                "Stale owner of job '" + jobKey + "': presented epoch " + epoch + " as " + owner + ", but " + why
+                        + ". Roll back this transaction and stop working on the job.",
+                null);
+        this.expectedEpoch = epoch;
+        this.currentEpoch = epoch;
+        this.currentOwner = owner;
+        this.leaseExpiresAt = null;
+        this.runTaken = true;
     }
 
     private static String message(
@@ -82,6 +103,6 @@ public class StaleOwnerException extends LeaseLostException {
 
     /** True when the epoch and owner still matched but the lease had expired (nobody had claimed it yet). */
     public boolean expired() {
-        return expectedEpoch == currentEpoch && currentOwner != null && currentOwner.equals(owner());
+        return !runTaken && expectedEpoch == currentEpoch && currentOwner != null && currentOwner.equals(owner());
     }
 }

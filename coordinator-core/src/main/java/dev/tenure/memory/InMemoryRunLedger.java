@@ -26,14 +26,22 @@ import org.jspecify.annotations.Nullable;
  * not commit. In the test kit's {@code RunLedgerContract} this is the one rule it follows differently, declared as
  * {@code transactional() == false}. Otherwise it follows the database ledger's rules (a completed fire is final; a stale
  * epoch or another owner is refused; RUNNING runs of older epochs are ABANDONED when a newer epoch starts one; finish
- * and complete touch only the run of the presented epoch) and passes the same contract. Thread-safe.
+ * and complete touch only the run of the presented epoch; a fire recorded MISSED stays MISSED, its holder's finish is
+ * STALE and its completion refused) and passes the same contract. Thread-safe.
  */
 public final class InMemoryRunLedger implements RunLedger {
 
-    private record Row(String jobKey, String runId, String owner, long epoch, String status) {
+    /** {@code previousRunId}: the run a MISSED record replaced (as the database's {@code previous_run_id}), or null. */
+    private record Row(
+            String jobKey,
+            String runId,
+            String owner,
+            long epoch,
+            String status,
+            @Nullable String previousRunId) {
 
         Row withStatus(String newStatus) {
-            return new Row(jobKey, runId, owner, epoch, newStatus);
+            return new Row(jobKey, runId, owner, epoch, newStatus, previousRunId);
         }
 
         /** A run of {@code job} under {@code epochOf}, still RUNNING: the only kind finish and complete change. */
@@ -99,7 +107,7 @@ public final class InMemoryRunLedger implements RunLedger {
             return new FireStart.InProgress(r.runId(), r.owner(), r.epoch());
         }
         String runId = UUID.randomUUID().toString();
-        runs.put(id(jobKey, fireKey), new Row(jobKey, runId, owner, epoch, "RUNNING"));
+        runs.put(id(jobKey, fireKey), new Row(jobKey, runId, owner, epoch, "RUNNING", null));
         return new FireStart.Started(runId);
     }
 
@@ -116,6 +124,10 @@ public final class InMemoryRunLedger implements RunLedger {
                         : r);
     }
 
+    /**
+     * As the database ledger, from the run's row: COMPLETED_EARLIER if it completed; STALE if it is no longer the
+     * holder's RUNNING run (recorded MISSED, taken over, gone), and then nothing changes.
+     */
     @Override
     public synchronized Finished finish(
             String jobKey, long epoch, String owner, String runId, boolean succeeded, @Nullable String error) {
@@ -123,33 +135,34 @@ public final class InMemoryRunLedger implements RunLedger {
         if (e != null && e.getValue().status().equals("COMPLETED")) {
             return Finished.COMPLETED_EARLIER;
         }
-        boolean ok = current(jobKey, epoch, owner);
-        if (e != null && e.getValue().runningUnder(jobKey, epoch)) {
-            runs.put(e.getKey(), e.getValue().withStatus(!ok ? "REJECTED_STALE" : succeeded ? "COMPLETED" : "FAILED"));
+        if (e == null || !e.getValue().runningUnder(jobKey, epoch)) {
+            return Finished.STALE;
         }
+        boolean ok = current(jobKey, epoch, owner);
+        runs.put(e.getKey(), e.getValue().withStatus(!ok ? "REJECTED_STALE" : succeeded ? "COMPLETED" : "FAILED"));
         return ok ? Finished.RECORDED : Finished.STALE;
     }
 
     /**
      * A RUNNING run of the current epoch and owner turns ABANDONED, and the job's lease is cleared in the same step, as
-     * the database ledger does.
+     * the database ledger does; a run no longer the holder's (recorded MISSED, taken over, gone) is STALE, and its lease
+     * is left to the holder's release.
      */
     @Override
     public synchronized Finished abandon(String jobKey, long epoch, String owner, String runId, String reason) {
         Map.@Nullable Entry<String, Row> e = find(runId);
+        boolean completed = e != null && e.getValue().status().equals("COMPLETED");
         boolean ok = current(jobKey, epoch, owner);
-        if (ok) {
+        if (ok && (completed || (e != null && e.getValue().status().equals("RUNNING")))) {
             release(jobKey, owner);
         }
-        if (e != null && e.getValue().status().equals("COMPLETED")) {
+        if (completed) {
             return Finished.COMPLETED_EARLIER;
         }
-        if (!ok) {
+        if (!ok || e == null || !e.getValue().runningUnder(jobKey, epoch)) {
             return Finished.STALE;
         }
-        if (e != null && e.getValue().runningUnder(jobKey, epoch)) {
-            runs.put(e.getKey(), e.getValue().withStatus("ABANDONED"));
-        }
+        runs.put(e.getKey(), e.getValue().withStatus("ABANDONED"));
         return Finished.RECORDED;
     }
 
@@ -184,12 +197,15 @@ public final class InMemoryRunLedger implements RunLedger {
                 + "epoch " + epoch + ": " + started);
     }
 
-    /** {@link #finish}, and the job's lease cleared where {@code epoch} of {@code owner} is still current. */
+    /**
+     * {@link #finish}, and the job's lease cleared where {@code epoch} of {@code owner} is still current and the run was
+     * still theirs (not STALE).
+     */
     @Override
     public synchronized Finished finishAndRelease(
             String jobKey, long epoch, String owner, String runId, boolean succeeded, @Nullable String error) {
         Finished f = finish(jobKey, epoch, owner, runId, succeeded, error);
-        if (current(jobKey, epoch, owner)) {
+        if (f != Finished.STALE && current(jobKey, epoch, owner)) {
             release(jobKey, owner);
         }
         return f;
@@ -243,6 +259,14 @@ public final class InMemoryRunLedger implements RunLedger {
         if (e != null && e.getValue().runningUnder(jobKey, epoch)) {
             runs.put(e.getKey(), e.getValue().withStatus("COMPLETED"));
         } else if (e == null || !e.getValue().status().equals("COMPLETED")) {
+            if (missed(e, runId)) {
+                throw new StaleOwnerException(
+                        jobKey,
+                        epoch,
+                        owner,
+                        "the sweeper recorded its fire MISSED (run " + runId + "): the fire is no longer this run's "
+                                + "to complete");
+            }
             throw new IllegalStateException("run " + runId + " of job '" + jobKey + "' cannot complete under epoch "
                     + epoch + ": its row is "
                     + (e == null
@@ -255,6 +279,19 @@ public final class InMemoryRunLedger implements RunLedger {
     @Override
     public Optional<Holder> holder(String jobKey) {
         return leases.holder(jobKey).map(o -> new Holder(o, leases.fencingToken(jobKey), null));
+    }
+
+    /** The run's row is MISSED, or was replaced by a MISSED record ({@link #recordMissed}). */
+    private boolean missed(Map.@Nullable Entry<String, Row> e, String runId) {
+        if (e != null) {
+            return e.getValue().status().equals("MISSED");
+        }
+        for (Row r : runs.values()) {
+            if (runId.equals(r.previousRunId()) && r.status().equals("MISSED")) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private Map.@Nullable Entry<String, Row> find(String runId) {
@@ -297,13 +334,20 @@ public final class InMemoryRunLedger implements RunLedger {
 
     /** Records the fire MISSED unless a run of it is live or settled; true if it did. */
     synchronized boolean recordMissed(String jobKey, String fireKey, String sweeper) {
-        ScheduleLedger.FireState s = fireState(jobKey, fireKey);
+        Row r = runs.get(id(jobKey, fireKey));
+        ScheduleLedger.FireState s = r == null ? ScheduleLedger.FireState.NONE : state(r);
         if (s.settled() || s == ScheduleLedger.FireState.RUNNING) {
             return false;
         }
         runs.put(
                 id(jobKey, fireKey),
-                new Row(jobKey, UUID.randomUUID().toString(), sweeper, leases.fencingToken(jobKey), "MISSED"));
+                new Row(
+                        jobKey,
+                        UUID.randomUUID().toString(),
+                        sweeper,
+                        r == null ? leases.fencingToken(jobKey) : r.epoch(),
+                        "MISSED",
+                        r == null ? null : r.runId()));
         return true;
     }
 

@@ -62,7 +62,10 @@ public interface RunLedger {
          * the epoch is now.
          */
         COMPLETED_EARLIER,
-        /** The epoch (or owner) is no longer current: nothing was recorded; a RUNNING run is marked rejected as stale. */
+        /**
+         * The epoch (or owner) is no longer current, or the run is no longer its holder's (the sweeper recorded its fire
+         * MISSED): nothing was recorded; a RUNNING run of a stale epoch is marked rejected as stale.
+         */
         STALE
     }
 
@@ -76,8 +79,19 @@ public interface RunLedger {
     FireStart startRun(String jobKey, String fireKey, long epoch, String owner);
 
     /**
-     * Records the outcome, only if {@code epoch} of {@code owner} is still the job's current epoch. It leaves the job's
-     * lease to its holder, who releases it right after (so that the holder's lease handle ends RELEASED, not LOST).
+     * Records the outcome, only if {@code epoch} of {@code owner} is still the job's current epoch and run {@code runId}
+     * is still theirs. It leaves the job's lease to its holder, who releases it right after (so that the holder's lease
+     * handle ends RELEASED, not LOST). The run's row decides the answer: a COMPLETED run stays COMPLETED
+     * ({@link Finished#COMPLETED_EARLIER}, whatever {@code succeeded} says); a run the sweeper recorded MISSED stays
+     * MISSED ({@link Finished#STALE}).
+     *
+     * <p><b>After a completion.</b> A completion counts only if the run's row is COMPLETED after its commit. So a holder
+     * whose work called {@link #complete} never asks for a success: it passes {@code succeeded = false} with an
+     * {@code error} that says the completion was rolled back. If the completion committed, the answer is
+     * COMPLETED_EARLIER; if it was rolled back (with its transaction, or to a savepoint), the run is still RUNNING and is
+     * recorded FAILED ({@link Finished#RECORDED}), so that the next claim takes the fire over. A completion whose
+     * transaction is still open when this runs is waited for (a database ledger waits for the run row's lock) and
+     * answered by how it ended.
      */
     Finished finish(String jobKey, long epoch, String owner, String runId, boolean succeeded, @Nullable String error);
 
@@ -125,8 +139,9 @@ public interface RunLedger {
      * Records that the run {@code runId} of {@code epoch} of {@code owner} was cut short because its holder shuts down:
      * a RUNNING run turns ABANDONED with {@code reason}, so that the next claim takes the fire over at once. Only under
      * the current epoch and owner, as {@link #finish}; a run that completed in its own transaction stays COMPLETED
-     * ({@link Finished#COMPLETED_EARLIER}). When {@link #claimsAndStarts()}, the job's lease is cleared in the same step,
-     * as {@link #finishAndRelease} does; otherwise the holder releases it next.
+     * ({@link Finished#COMPLETED_EARLIER}), and one recorded MISSED stays MISSED ({@link Finished#STALE}). When
+     * {@link #claimsAndStarts()}, the job's lease is cleared in the same step, as {@link #finishAndRelease} does;
+     * otherwise the holder releases it next.
      *
      * <p>Default: {@link #finishAndRelease} or {@link #finish} as a failure with {@code reason}, for a ledger that has no
      * ABANDONED state.
@@ -148,7 +163,9 @@ public interface RunLedger {
     /**
      * The fence check plus "this fire is done", in the caller's open transaction on {@code connection}: marks run
      * {@code runId} COMPLETED under {@code epoch} of {@code owner}, so that the caller's one commit makes its business
-     * writes and the completion durable together, or neither. Throws as {@link #fence} does when the epoch is stale.
+     * writes and the completion durable together, or neither. Throws as {@link #fence} does when the epoch is stale,
+     * and throws the same {@link dev.tenure.StaleOwnerException} when the run is no longer the holder's because the
+     * sweeper recorded its fire MISSED, even if the epoch is still current.
      */
     void complete(Connection connection, String jobKey, long epoch, String owner, String runId) throws SQLException;
 
@@ -186,9 +203,9 @@ public interface RunLedger {
      * {@link #complete} and the release of the database lease of {@code epoch} of {@code owner}, in the caller's open
      * transaction on {@code connection}, for a run whose work is that one transaction
      * ({@link dev.tenure.JobCoordinator#runInTransaction}): the caller's commit makes the business writes, the completion
-     * and the release durable together, or none of them. Throws as {@link #fence} does when the epoch is stale. Where the
-     * transaction cannot release the lease (at REPEATABLE READ or SERIALIZABLE, after a renewal committed since its
-     * snapshot), it completes the run only and returns false: the holder then releases the lease after the commit.
+     * and the release durable together, or none of them. Throws as {@link #complete} does. Where the transaction cannot
+     * release the lease (at REPEATABLE READ or SERIALIZABLE, after a renewal committed since its snapshot), it completes
+     * the run only and returns false: the holder then releases the lease after the commit.
      *
      * @return true if the caller's commit releases the lease; false if it only completes the run
      * @throws UnsupportedOperationException unless {@link #claimsAndStarts()}

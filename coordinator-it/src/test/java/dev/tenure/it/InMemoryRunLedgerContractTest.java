@@ -4,11 +4,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tenure.memory.InMemoryLeaseStore;
 import dev.tenure.memory.InMemoryRunLedger;
+import dev.tenure.memory.InMemoryScheduleLedger;
 import dev.tenure.spi.AcquireResult;
 import dev.tenure.spi.RunLedger;
+import dev.tenure.spi.ScheduleLedger;
 import dev.tenure.testkit.RunLedgerContract;
 import java.sql.Connection;
 import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -50,6 +54,20 @@ class InMemoryRunLedgerContractTest extends RunLedgerContract {
     @Override
     protected boolean transactional() {
         return false;
+    }
+
+    /** As its sweeper does, through the in-memory {@link dev.tenure.spi.ScheduleLedger} over this ledger. */
+    @Override
+    protected boolean recordMissed(String jobKey, String fireKey) {
+        ScheduleLedger.DueFire fire = new ScheduleLedger.DueFire(jobKey, fireKey, Instant.now());
+        ScheduleLedger.Settled settled = new InMemoryScheduleLedger(LEDGER)
+                .settle(
+                        List.of(new ScheduleLedger.Missed(fire, "contract: missed")),
+                        List.of(),
+                        s -> List.of(),
+                        "sweeper");
+        assertThat(settled.recorded()).as("recorded MISSED").containsExactly(fire);
+        return true;
     }
 
     /** Beyond the SPI: the statuses it shows follow the database's (older RUNNING runs of the job are ABANDONED). */

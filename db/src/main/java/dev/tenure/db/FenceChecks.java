@@ -112,6 +112,7 @@ final class FenceChecks {
                 boolean readCommitted = checkLocked(rs, 7, key, epoch, owner);
                 String before = rs.getString(6);
                 if (rs.getLong(5) == 0 && !"COMPLETED".equals(before)) {
+                    refuseIfMissed(c, key, epoch, owner, runId, before);
                     throw new IllegalStateException("run " + runId + " of job '" + key
                             + "' cannot complete: its row is " + (before == null ? "missing" : before)
                             + " (complete only the run this context belongs to)");
@@ -122,6 +123,35 @@ final class FenceChecks {
                 }
                 return release && readCommitted;
             }
+        }
+    }
+
+    /**
+     * A completion that found its run not RUNNING ({@code before}, as the statement's snapshot had it): if the sweeper
+     * recorded the fire MISSED (its row MISSED, or replaced by the MISSED record), the run is no longer the holder's even
+     * though the job's row still names them, and the holder is refused as a stale owner, so the caller rolls back. A
+     * row RUNNING in the snapshot or missing from it is read again (at READ COMMITTED, the latest committed one).
+     */
+    private void refuseIfMissed(Connection c, String key, long epoch, String owner, UUID runId, String before)
+            throws SQLException {
+        String now = before;
+        if (before == null || "RUNNING".equals(before)) {
+            try (PreparedStatement ps = jdbc.prepare(c, sql.runOrMissed)) {
+                ps.setObject(1, runId);
+                ps.setString(2, key);
+                ps.setObject(3, runId);
+                try (ResultSet rs = query(ps, key)) {
+                    now = rs.next() ? rs.getString(1) : null;
+                }
+            }
+        }
+        if ("MISSED".equals(now)) {
+            throw new StaleOwnerException(
+                    key,
+                    epoch,
+                    owner,
+                    "the sweeper recorded its fire MISSED (run " + runId + "): the fire is no longer this run's to "
+                            + "complete");
         }
     }
 

@@ -142,7 +142,8 @@ final class JobLedger {
      * it as completed, whatever happened to the lease, and {@link #finish} or {@link #finishAndRelease} keeps it. Every
      * isolation level works, as for {@link #fence}.
      *
-     * @throws StaleOwnerException   as {@link #fence}: roll the transaction back
+     * @throws StaleOwnerException   as {@link #fence}, or if the sweeper recorded the fire MISSED (the run is no longer
+     *                               the holder's): roll the transaction back
      * @throws IllegalStateException in autocommit mode, or if the run row is not {@code runId}'s RUNNING (or COMPLETED) row
      */
     public void complete(Connection connection, String jobKey, long epoch, String owner, UUID runId)
@@ -165,7 +166,7 @@ final class JobLedger {
      * {@link #fence} is, and returns false: release the lease after the commit ({@link #finishAndRelease} does).
      *
      * @return true if the lease is released by the caller's commit; false if only the run is completed
-     * @throws StaleOwnerException   as {@link #fence}: roll the transaction back
+     * @throws StaleOwnerException   as {@link #complete}: roll the transaction back
      * @throws IllegalStateException in autocommit mode, or if the run row is not {@code runId}'s RUNNING (or COMPLETED) row
      */
     public boolean completeAndRelease(Connection connection, String jobKey, long epoch, String owner, UUID runId)
@@ -219,7 +220,8 @@ final class JobLedger {
      * completed the run has not ended (a completion joined to a caller's transaction that is still open, say).
      *
      * @return RECORDED; COMPLETED_EARLIER; or STALE if fenced out (the run, if still RUNNING or ABANDONED by a
-     *         successor, is marked REJECTED_STALE)
+     *         successor, is marked REJECTED_STALE) or if the sweeper recorded the fire MISSED (the run stays MISSED and
+     *         the lease is not cleared: release it)
      * @throws LedgerUnavailableException on faults; SQLSTATE 55P03 when a row lock outlasted the claim lock timeout
      *                                    (nothing changed)
      */
@@ -260,7 +262,8 @@ final class JobLedger {
      * completed in its own transaction stays COMPLETED; a completion not yet committed is waited for, up to the claim
      * lock timeout (then a {@link LedgerUnavailableException}, SQLSTATE 55P03, and nothing changed).
      *
-     * @return RECORDED; COMPLETED_EARLIER; or STALE if the epoch was no longer {@code owner}'s (nothing changed)
+     * @return RECORDED; COMPLETED_EARLIER; or STALE if the epoch was no longer {@code owner}'s, or the sweeper recorded
+     *         the fire MISSED (nothing changed)
      */
     public Finished abandon(String jobKey, long epoch, String owner, UUID runId, String reason) {
         Objects.requireNonNull(runId, "runId");

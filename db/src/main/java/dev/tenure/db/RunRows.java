@@ -104,10 +104,11 @@ final class RunRows {
 
     /**
      * Records {@code outcome} of the run and clears the lease (unless {@code keepLease}: then its holder releases it
-     * next), in one statement, only if {@code epoch} of {@code owner} is still the job's; otherwise marks the run
-     * REJECTED_STALE (if it is still RUNNING) and changes nothing else. A run that COMPLETED in its own transaction
-     * stays COMPLETED whatever the epoch is now. A row lock held longer than {@code lockTimeout} (milliseconds) fails it
-     * with SQLSTATE 55P03, nothing changed.
+     * next), in one statement, only if {@code epoch} of {@code owner} is still the job's and the run is still theirs;
+     * otherwise marks the run REJECTED_STALE (if it is still RUNNING) and changes nothing else. The run row decides what
+     * is reported: a run that COMPLETED in its own transaction stays COMPLETED whatever the epoch is now
+     * (COMPLETED_EARLIER); a run the sweeper recorded MISSED stays MISSED, and so does the lease (STALE). A row lock held
+     * longer than {@code lockTimeout} (milliseconds) fails it with SQLSTATE 55P03, nothing changed.
      */
     public Finished finish(
             String key,
@@ -118,62 +119,75 @@ final class RunRows {
             @Nullable String error,
             boolean keepLease,
             String lockTimeout) {
-        return jdbc.run("finish", key, true, c -> {
+        Optional<Finished> f = jdbc.run("finish", key, true, c -> {
             try (PreparedStatement ps = jdbc.prepare(c, keepLease ? sql.finish : sql.finishAndRelease)) {
                 ps.setString(1, lockTimeout);
-                ps.setString(2, key);
-                ps.setLong(3, epoch);
-                ps.setString(4, owner);
-                ps.setString(5, outcome.name());
-                ps.setString(6, error);
-                ps.setObject(7, runId);
-                ps.setString(8, key);
-                ps.setLong(9, epoch);
-                ps.setObject(10, runId);
+                ps.setObject(2, runId);
+                ps.setString(3, key);
+                ps.setLong(4, epoch);
+                ps.setString(5, owner);
+                ps.setString(6, outcome.name());
+                ps.setString(7, error);
+                ps.setObject(8, runId);
+                ps.setString(9, key);
+                ps.setLong(10, epoch);
                 if (!keepLease) {
                     leases.bindNotify(ps, 11, key);
                 }
                 try (ResultSet rs = ps.executeQuery()) {
                     rs.next();
-                    if ("COMPLETED".equals(rs.getString(3))) {
-                        return Finished.COMPLETED_EARLIER;
+                    String before = rs.getString(3);
+                    if ("COMPLETED".equals(before)) {
+                        return Optional.of(Finished.COMPLETED_EARLIER);
                     }
-                    return rs.getLong(1) > 0 ? Finished.RECORDED : Finished.STALE;
+                    if (rs.getString(2) != null) {
+                        return Optional.of(rs.getLong(1) > 0 ? Finished.RECORDED : Finished.STALE);
+                    }
+                    // nothing recorded: a RUNNING run changed while the statement waited for its lock (read it again),
+                    // or the run is not the holder's (MISSED, taken over, gone)
+                    return "RUNNING".equals(before) ? Optional.<Finished>empty() : Optional.of(Finished.STALE);
                 }
             }
         });
+        return f.orElseGet(() -> completedOrStale(key, runId));
     }
 
     /**
      * Ends a run cut short by its holder's shutdown, in one statement: clears the lease and turns the run ABANDONED with
-     * {@code reason}, only if {@code epoch} of {@code owner} is still the job's. RECORDED; COMPLETED_EARLIER if the run
-     * had completed in its own transaction (the lease is cleared all the same); STALE if the epoch was no longer theirs.
+     * {@code reason}, only if {@code epoch} of {@code owner} is still the job's and the run still theirs. RECORDED;
+     * COMPLETED_EARLIER if the run had completed in its own transaction (the lease is cleared all the same); STALE if the
+     * epoch was no longer theirs, or the run was recorded MISSED (then the lease is left to its holder's release).
      */
     public Finished abandon(String key, long epoch, String owner, UUID runId, String reason, String lockTimeout) {
-        long[] counts = jdbc.run("abandon", key, true, c -> {
+        Optional<Finished> f = jdbc.run("abandon", key, true, c -> {
             try (PreparedStatement ps = jdbc.prepare(c, sql.abandon)) {
                 ps.setString(1, lockTimeout);
-                ps.setString(2, key);
-                ps.setLong(3, epoch);
-                ps.setString(4, owner);
-                ps.setString(5, reason);
-                ps.setObject(6, runId);
-                ps.setString(7, key);
-                ps.setLong(8, epoch);
-                leases.bindNotify(ps, 9, key);
+                ps.setObject(2, runId);
+                ps.setString(3, key);
+                ps.setLong(4, epoch);
+                ps.setString(5, owner);
+                ps.setString(6, reason);
+                ps.setObject(7, runId);
+                ps.setString(8, key);
+                ps.setLong(9, epoch);
+                leases.bindNotify(ps, 10, key);
                 try (ResultSet rs = ps.executeQuery()) {
                     rs.next();
-                    return new long[] {rs.getLong(1), rs.getLong(2)};
+                    if (rs.getLong(2) > 0) {
+                        return Optional.of(Finished.RECORDED);
+                    }
+                    return "COMPLETED".equals(rs.getString(3))
+                            ? Optional.of(Finished.COMPLETED_EARLIER)
+                            : Optional.<Finished>empty();
                 }
             }
         });
-        if (counts[1] > 0) {
-            return Finished.RECORDED;
-        }
-        if (counts[0] > 0) {
-            return Finished.COMPLETED_EARLIER; // under a current epoch, a run not RUNNING is one that completed
-        }
-        // not ours any more; the run may have completed (and released) in its own transaction meanwhile: a new read
+        // not abandoned: the run may have completed (and released) in its own transaction meanwhile: a new read
+        return f.orElseGet(() -> completedOrStale(key, runId));
+    }
+
+    /** COMPLETED_EARLIER if run {@code runId} is COMPLETED now (a read of its own, after the statement); else STALE. */
+    private Finished completedOrStale(String key, UUID runId) {
         return jdbc.run("read run", key, false, c -> {
             try (PreparedStatement ps = jdbc.prepare(c, sql.runStatus)) {
                 ps.setObject(1, runId);

@@ -59,6 +59,12 @@ final class Sql {
     private static final String ISO = "iso AS (SELECT " + READ_COMMITTED + " AS rc, "
             + "(SELECT pg_try_advisory_xact_lock_shared(t.k) FROM (SELECT ?::bigint AS k) t) AS tagged)";
 
+    /**
+     * In finish and abandon, after a {@code prior} CTE that reads the run's row: the run is still its holder's, RUNNING
+     * or COMPLETED (not MISSED, not taken over, not gone).
+     */
+    private static final String HOLDERS_RUN = "EXISTS (SELECT 1 FROM prior WHERE status IN ('RUNNING', 'COMPLETED'))";
+
     private static final String CLEAR_LEASE = "owner = NULL, node = NULL, status = 'IDLE', lease_expires_at = NULL, "
             + "current_run_id = NULL, updated_at = clock_timestamp()";
 
@@ -84,6 +90,12 @@ final class Sql {
     final String recordTraceId;
     /** The status of run {@code run_id = ?}. */
     final String runStatus;
+    /**
+     * The status of run {@code run_id = ?}; for a run whose row the sweeper replaced with its MISSED record (a run id of
+     * its own, the holder's kept as the previous one: job {@code ?}, run {@code ?}), {@code MISSED}; else null. For a
+     * refused completion only: the second part reads the job's runs.
+     */
+    final String runOrMissed;
     /** One statement: the fire's completion read, the claim and the fire's start; see {@link #claimAndStart}. */
     final String claimAndStart;
     /** A job row with no holder yet (epoch 0), so that the next claim has a row to lock. */
@@ -186,16 +198,20 @@ final class Sql {
         runOf = "SELECT run_id, job_key, fire_key, epoch, owner, status, attempt, started_at, finished_at, error FROM "
                 + jr + " WHERE job_key = ? AND fire_key = ?";
         runStatus = "SELECT status FROM " + jr + " WHERE run_id = ?";
+        runOrMissed = "SELECT coalesce((SELECT status FROM " + jr + " WHERE run_id = ?), (SELECT status FROM " + jr
+                + " WHERE job_key = ? AND previous_run_id = ? AND status = 'MISSED' LIMIT 1))";
         finishAndRelease = finish(je, jr, CLEAR_LEASE, notifyIfListened(quotedSchema, "cleared, "));
         // The completion and the release, in the caller's (business) transaction, for a run that is that one
         // transaction; see completion().
         completeAndRelease = completion(je, jr, holderColumns, true, notifyIfListened(quotedSchema, "cleared, "));
         finish = finish(je, jr, "status = 'HELD', current_run_id = NULL, updated_at = clock_timestamp()", "0");
         // The holder shuts down before its run ended: the lease is cleared and a RUNNING run turns ABANDONED with the
-        // reason, both only under the holder's epoch and owner. A run whose completion is still uncommitted in the
-        // holder's transaction is waited for (its row is locked; at most the lock timeout, as finish waits) and stays
-        // COMPLETED. Parameters: 1 lock timeout, 2 job, 3 epoch, 4 owner, 5 reason, 6 run id, 7 job, 8 epoch, then the
-        // notify's. Columns: 1 leases cleared, 2 runs abandoned. The sessions that hold the job's fence tag (a shared
+        // reason, both only under the holder's epoch and owner, and only while the run is the holder's (see finish()):
+        // a run recorded MISSED is left so, and so is the lease, for its holder to release. A run whose completion is
+        // still uncommitted in the holder's transaction is waited for (its row is locked; at most the lock timeout, as
+        // finish waits) and stays COMPLETED. Parameters: 1 lock timeout, 2 run id, 3 job, 4 epoch, 5 owner, 6 reason,
+        // 7 run id, 8 job, 9 epoch, then the notify's. Columns: 1 leases cleared, 2 runs abandoned, 3 the run's status
+        // before this statement (null: no row has its id). The sessions that hold the job's fence tag (a shared
         // advisory lock, see ISO) and sit idle in their transaction, for at least STALE_IDLE_MILLIS, while the job's
         // lease has expired: terminated, if this role may (same role or pg_signal_backend; a superuser's session only
         // by a superuser). Parameters: 1 and 2 the tag, 3 job. Column: sessions ended.
@@ -211,13 +227,14 @@ final class Sql {
                 + "AND EXISTS (SELECT 1 FROM " + je + " WHERE job_key = ? AND (lease_expires_at IS NULL "
                 + "OR lease_expires_at <= clock_timestamp()))";
         abandon = "WITH cfg AS (SELECT set_config('lock_timeout', ?, true) AS lt), "
+                + "prior AS (SELECT status FROM " + jr + " WHERE run_id = ?), "
                 + "cleared AS (UPDATE " + je + " SET " + CLEAR_LEASE
                 + " FROM cfg WHERE job_key = ? AND fencing_token = ? "
-                + "AND owner = ? RETURNING job_key), "
+                + "AND owner = ? AND " + HOLDERS_RUN + " RETURNING job_key), "
                 + "run AS (UPDATE " + jr + " SET status = 'ABANDONED', finished_at = clock_timestamp(), error = ? "
                 + "FROM cfg WHERE run_id = ? AND job_key = ? AND epoch = ? AND status = 'RUNNING' "
                 + "AND EXISTS (SELECT 1 FROM cleared) RETURNING run_id) "
-                + "SELECT (SELECT count(*) FROM cleared), (SELECT count(*) FROM run), "
+                + "SELECT (SELECT count(*) FROM cleared), (SELECT count(*) FROM run), (SELECT status FROM prior), "
                 + notifyIfListened(quotedSchema, "cleared, ");
     }
 
@@ -313,26 +330,34 @@ final class Sql {
     }
 
     /**
-     * A run still RUNNING under an epoch that is no longer current, or ABANDONED by a successor's claim (its holder
-     * was paused or cut off, not dead: it reports back), turns REJECTED_STALE, so the history tells a refused stale
-     * holder from a dead one (a killed holder's run stays ABANDONED); the abandon reason is kept in {@code error}.
-     * The statement waits for a row lock at most its lock timeout (set first, as the claim's is): a completion of the
-     * run in a transaction that has not ended holds the run row. Parameters: 1 lock timeout, 2 job, 3 epoch, 4 owner,
-     * 5 outcome, 6 error, 7 run id, 8 job, 9 epoch, 10 run id (then the notify's).
-     * Columns: 1 lease rows matched (0 = fenced out), 2 the status recorded now (null if none), 3 the run's status
-     * before this statement ({@code COMPLETED} = completed earlier in the run's own business transaction).
+     * The outcome of a run, recorded from its run row: the lease is cleared (or, for {@code finish}, its run pointer)
+     * only under the holder's epoch and owner and only while the run is the holder's, RUNNING or COMPLETED. A run the
+     * sweeper recorded MISSED (its row MISSED, or replaced by the MISSED record's own run id) is not: nothing is
+     * recorded, and the lease is left to its holder's release. A run still RUNNING under an epoch that is no longer
+     * current, or ABANDONED by a successor's claim (its holder was paused or cut off, not dead: it reports back), turns
+     * REJECTED_STALE, so the history tells a refused stale holder from a dead one (a killed holder's run stays
+     * ABANDONED); the abandon reason is kept in {@code error}. The statement waits for a row lock at most its lock
+     * timeout (set first, as the claim's is): a completion of the run in a transaction that has not ended holds the run
+     * row. Parameters: 1 lock timeout, 2 run id, 3 job, 4 epoch, 5 owner, 6 outcome, 7 error, 8 run id, 9 job, 10 epoch
+     * (then the notify's). Columns: 1 lease rows matched (0 = fenced out, or the run is not the holder's), 2 the status
+     * recorded now (null if none), 3 the run's status before this statement (null: no row has its id; {@code COMPLETED}
+     * = completed earlier in the run's own business transaction). The status before is the statement's snapshot: a run
+     * that changed while the statement waited for its lock is neither recorded nor reported, and the caller reads it
+     * again.
      */
     private static String finish(String je, String jr, String set, String notify) {
         return "WITH cfg AS (SELECT set_config('lock_timeout', ?, true) AS lt), "
+                + "prior AS (SELECT status FROM " + jr + " WHERE run_id = ?), "
                 + "cleared AS (UPDATE " + je + " SET " + set
-                + " FROM cfg WHERE job_key = ? AND fencing_token = ? AND owner = ? RETURNING job_key), "
+                + " FROM cfg WHERE job_key = ? AND fencing_token = ? AND owner = ? AND " + HOLDERS_RUN
+                + " RETURNING job_key), "
                 + "run AS (UPDATE " + jr + " SET status = CASE WHEN EXISTS (SELECT 1 FROM cleared) THEN ? "
                 + "ELSE 'REJECTED_STALE' END, finished_at = clock_timestamp(), "
                 + "error = nullif(concat_ws('; then its holder came back and was refused: ', "
                 + "CASE WHEN status = 'ABANDONED' THEN error END, ?::text), '') "
                 + "FROM cfg WHERE run_id = ? AND job_key = ? AND epoch = ? AND (status = 'RUNNING' "
                 + "OR (status = 'ABANDONED' AND NOT EXISTS (SELECT 1 FROM cleared))) RETURNING status) "
-                + "SELECT (SELECT count(*) FROM cleared), (SELECT status FROM run), "
-                + "(SELECT status FROM " + jr + " WHERE run_id = ?), " + notify;
+                + "SELECT (SELECT count(*) FROM cleared), (SELECT status FROM run), (SELECT status FROM prior), "
+                + notify;
     }
 }

@@ -61,6 +61,26 @@ class JdbcRunLedgerContractIT extends RunLedgerContract {
         }
     }
 
+    /**
+     * The row the sweeper writes over a RUNNING run whose lease ended (JdbcScheduleLedger's recordMissed): MISSED under a
+     * run id of its own, the holder's run id kept as the previous one, the epoch left as it was.
+     */
+    @Override
+    protected boolean recordMissed(String jobKey, String fireKey) throws SQLException {
+        try (Connection c = fx.pool.getConnection();
+                PreparedStatement ps = c.prepareStatement("UPDATE \"" + fx.ledger.schema()
+                        + "\".job_run SET status = 'MISSED', previous_run_id = run_id, run_id = gen_random_uuid(), "
+                        + "previous_status = status, owner = 'sweeper', finished_at = clock_timestamp(), "
+                        + "error = 'contract: missed' WHERE job_key = ? AND fire_key = ? AND status = 'RUNNING'")) {
+            ps.setString(1, jobKey);
+            ps.setString(2, fireKey);
+            if (ps.executeUpdate() != 1) {
+                throw new AssertionError("fire " + fireKey + " of " + jobKey + " has no RUNNING run");
+            }
+        }
+        return true;
+    }
+
     @Override
     protected Connection openTransaction() throws SQLException {
         Connection c = fx.pool.getConnection();

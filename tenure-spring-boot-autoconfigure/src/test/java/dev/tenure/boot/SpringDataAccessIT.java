@@ -7,6 +7,7 @@ import static org.awaitility.Awaitility.await;
 import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
+import dev.tenure.JobContext;
 import dev.tenure.RunOutcome;
 import dev.tenure.RunPolicy;
 import dev.tenure.Tenure;
@@ -20,6 +21,7 @@ import dev.tenure.db.TenureAdmin;
 import dev.tenure.testkit.Timing;
 import java.sql.Connection;
 import java.sql.ResultSet;
+import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.List;
@@ -27,11 +29,14 @@ import javax.sql.DataSource;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 import org.slf4j.LoggerFactory;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.TransactionAwareDataSourceProxy;
 import org.springframework.transaction.PlatformTransactionManager;
+import org.springframework.transaction.TransactionDefinition;
 import org.springframework.transaction.UnexpectedRollbackException;
 import org.springframework.transaction.support.TransactionTemplate;
 
@@ -267,6 +272,141 @@ class SpringDataAccessIT {
         assertFireCompletedAndJobFree("outer-template", "t1");
         assertThat(servers.queryLong("SELECT count(*) FROM settlement_entry WHERE instance = 'outer-template'"))
                 .isEqualTo(1);
+    }
+
+    /** How the nested scope (a savepoint) that completed the fire ends. */
+    enum NestedEnd {
+        THROWS,
+        MARKED_ROLLBACK_ONLY
+    }
+
+    /**
+     * A completion rolled back to its savepoint does not count. The nested scope ({@code PROPAGATION_NESTED}) completes
+     * the fire through {@code completeInTransaction} and then rolls back to its savepoint; the outer transaction
+     * commits. After that commit the fire's run row is still RUNNING, so the run is FAILED and the fire runs again,
+     * its completion's row written once.
+     */
+    @ParameterizedTest
+    @EnumSource(NestedEnd.class)
+    void aCompletionRolledBackToItsSavepoint_isNotCounted_theRunFails_andTheFireRunsAgain(NestedEnd end)
+            throws Exception {
+        Tenure tenure = app.getBean(Tenure.class);
+        DataSource dataSource = app.getBean(DataSource.class);
+        JdbcTemplate jdbc = new JdbcTemplate(dataSource);
+        TransactionTemplate outer = new TransactionTemplate(app.getBean(PlatformTransactionManager.class));
+        TransactionTemplate nested = new TransactionTemplate(app.getBean(PlatformTransactionManager.class));
+        nested.setPropagationBehavior(TransactionDefinition.PROPAGATION_NESTED);
+        String job = "nested-" + end.name().toLowerCase(java.util.Locale.ROOT);
+        RunOutcome<Object> first = tenure.coordinator()
+                .run(
+                        job,
+                        "n1",
+                        RunPolicy.skipFire(),
+                        run -> outer.execute(s -> {
+                            jdbc.update(
+                                    "INSERT INTO settlement_entry (slot, epoch, instance) VALUES (?, ?, ?)",
+                                    run.fireKey(),
+                                    run.epoch(),
+                                    job + "-outer");
+                            try {
+                                nested.executeWithoutResult(n -> {
+                                    settle(run, dataSource, jdbc, job);
+                                    if (end == NestedEnd.THROWS) {
+                                        throw new NestedStepFailed();
+                                    }
+                                    n.setRollbackOnly();
+                                });
+                            } catch (NestedStepFailed e) {
+                                // the outer transaction goes on without the nested step, as a savepoint allows
+                            }
+                            return null;
+                        }));
+        System.out.println("completion rolled back to its savepoint (" + end + "): " + first.status() + " ("
+                + first.error() + "), run row " + runStatus(job, "n1"));
+        assertThat(servers.queryLong("SELECT count(*) FROM settlement_entry WHERE instance = '" + job + "-outer'"))
+                .as("the outer transaction committed")
+                .isEqualTo(1);
+        assertThat(servers.queryLong("SELECT count(*) FROM settlement_entry WHERE instance = '" + job + "'"))
+                .as("the completion's business row, rolled back with its savepoint")
+                .isZero();
+        assertThat(runStatus(job, "n1")).as("the ledger").isEqualTo("FAILED");
+        assertThat(first.status()).isEqualTo(RunOutcome.Status.FAILED);
+        assertThat(first.error()).hasMessageContaining("rolled back");
+
+        RunOutcome<Object> again = tenure.coordinator().run(job, "n1", RunPolicy.skipFire(), run -> {
+            settle(run, dataSource, jdbc, job);
+            return null;
+        });
+        assertThat(again.status()).as("the same fire, run again").isEqualTo(RunOutcome.Status.EXECUTED);
+        assertThat(runStatus(job, "n1")).isEqualTo("COMPLETED");
+        assertThat(servers.queryLong("SELECT count(*) FROM settlement_entry WHERE instance = '" + job + "'"))
+                .as("the completion's business row, written once")
+                .isEqualTo(1);
+    }
+
+    /**
+     * As above, with the run inside the outer transaction: the outcome is recorded when that transaction ends, and
+     * the completion rolled back to its savepoint leaves the fire FAILED, to run again.
+     */
+    @Test
+    void aRunInsideTheOuterTransaction_itsCompletionRolledBackToASavepoint_leavesTheFireFailed() throws Exception {
+        Tenure tenure = app.getBean(Tenure.class);
+        DataSource dataSource = app.getBean(DataSource.class);
+        JdbcTemplate jdbc = new JdbcTemplate(dataSource);
+        TransactionTemplate outer = new TransactionTemplate(app.getBean(PlatformTransactionManager.class));
+        TransactionTemplate nested = new TransactionTemplate(app.getBean(PlatformTransactionManager.class));
+        nested.setPropagationBehavior(TransactionDefinition.PROPAGATION_NESTED);
+        String job = "nested-inside";
+        RunOutcome<Object> meanwhile =
+                outer.execute(s -> tenure.coordinator().run(job, "n1", RunPolicy.skipFire(), run -> {
+                    nested.executeWithoutResult(n -> {
+                        settle(run, dataSource, jdbc, job);
+                        n.setRollbackOnly();
+                    });
+                    return null;
+                }));
+        System.out.println("run inside the outer transaction, completion rolled back to its savepoint: returned "
+                + meanwhile.status() + " before the commit, run row " + runStatus(job, "n1"));
+        assertThat(servers.queryLong("SELECT count(*) FROM settlement_entry WHERE instance = '" + job + "'"))
+                .isZero();
+        assertThat(runStatus(job, "n1")).as("the ledger").isEqualTo("FAILED");
+        RunOutcome<Object> again = tenure.coordinator().run(job, "n1", RunPolicy.skipFire(), run -> {
+            settle(run, dataSource, jdbc, job);
+            return null;
+        });
+        assertThat(again.status()).isEqualTo(RunOutcome.Status.EXECUTED);
+        assertThat(servers.queryLong("SELECT count(*) FROM settlement_entry WHERE instance = '" + job + "'"))
+                .isEqualTo(1);
+    }
+
+    /** The fire's business row and its completion, through {@code completeInTransaction} and {@code JdbcTemplate}. */
+    private static void settle(JobContext run, DataSource dataSource, JdbcTemplate jdbc, String instance) {
+        try {
+            run.completeInTransaction(
+                    dataSource,
+                    c -> jdbc.update(
+                            "INSERT INTO settlement_entry (slot, epoch, instance) VALUES (?, ?, ?)",
+                            run.fireKey(),
+                            run.epoch(),
+                            instance));
+        } catch (SQLException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private static final class NestedStepFailed extends RuntimeException {
+        NestedStepFailed() {
+            super("the nested step fails after the completion");
+        }
+    }
+
+    private static String runStatus(String job, String fire) throws SQLException {
+        try (Connection c = servers.db().dataSource().getConnection();
+                Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery("SELECT status FROM tenure.job_run WHERE job_key = '" + job
+                        + "' AND fire_key = '" + fire + "'")) {
+            return rs.next() ? rs.getString(1) : null;
+        }
     }
 
     @Test

@@ -9,7 +9,10 @@ import dev.tenure.spi.RunLedger.Finished;
 import dev.tenure.spi.RunLedger.FireStart;
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.time.Duration;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
 import org.junit.jupiter.api.Test;
 
@@ -22,7 +25,8 @@ import org.junit.jupiter.api.Test;
  *
  * <p><b>Capabilities.</b> {@link #transactional()} says whether a completion rolled back with its transaction is undone
  * (a database ledger) or counts at once (a ledger that takes no connection, as the in-memory one). The contract checks
- * whichever the ledger declares; it skips nothing.
+ * whichever the ledger declares; it skips nothing. {@link #recordMissed} says whether the ledger records fires MISSED
+ * (a sweeper's record); where it does, a holder whose fire was recorded MISSED is refused.
  */
 public abstract class RunLedgerContract {
 
@@ -49,6 +53,15 @@ public abstract class RunLedgerContract {
 
     /** Whether a completion rolled back with its transaction is undone (true for a database ledger). */
     protected abstract boolean transactional();
+
+    /**
+     * Records fire {@code fireKey} of {@code jobKey} MISSED over its RUNNING run, as the ledger's sweeper does once the
+     * run's lease has ended (the contract calls {@link #expire} first), and returns true. A ledger that records no MISSED
+     * fires returns false (the default), and then the contract has nothing to check about them.
+     */
+    protected boolean recordMissed(String jobKey, String fireKey) throws SQLException {
+        return false;
+    }
 
     protected String freshJobKey() {
         return "run-contract-" + UUID.randomUUID();
@@ -338,6 +351,85 @@ public abstract class RunLedgerContract {
             assertThat(ledger().finish(a.job(), a.epoch(), a.owner(), runId, true, null))
                     .isEqualTo(Finished.COMPLETED_EARLIER);
         }
+    }
+
+    /**
+     * A holder whose work called {@link RunLedger#complete} finishes a success as a failure that names the rolled-back
+     * completion: where the ledger is transactional, the completion rolled back with its transaction leaves the run
+     * RUNNING, so the run is recorded FAILED and a newer epoch takes the fire over; otherwise it counted at once.
+     */
+    @Test
+    void finish_failedAfterTheCompletionRolledBack_recordedFailedAndTheFireRunsAgain() throws SQLException {
+        Holder a = claimFresh();
+        String runId = start(a, "f");
+        inTransaction(false, c -> ledger().complete(c, a.job(), a.epoch(), a.owner(), runId));
+        Finished f = ledger().finish(a.job(), a.epoch(), a.owner(), runId, false, "its completion was rolled back");
+        if (!transactional()) {
+            assertThat(f).isEqualTo(Finished.COMPLETED_EARLIER);
+            return;
+        }
+        assertThat(f).isEqualTo(Finished.RECORDED);
+        assertThat(ledger().completedRun(a.job(), "f")).isEmpty();
+        assertThat(start(takeOver(a), "f")).isNotEqualTo(runId);
+    }
+
+    /**
+     * A finish that meets the run's completion in a transaction still open waits for that transaction: after its commit
+     * the run is {@link Finished#COMPLETED_EARLIER}, whatever the finish was asked to record.
+     */
+    @Test
+    void finish_whileTheCompletionsTransactionIsOpen_completedEarlierOnceItCommits() throws Exception {
+        Holder a = claimFresh();
+        String runId = start(a, "f");
+        Connection c = openTransaction();
+        CompletableFuture<Finished> finished;
+        try {
+            ledger().complete(c, a.job(), a.epoch(), a.owner(), runId);
+            finished = CompletableFuture.supplyAsync(() ->
+                    ledger().finish(a.job(), a.epoch(), a.owner(), runId, false, "its completion was rolled back"));
+            Thread.sleep(200); // the finish meets the completion's open transaction (either order gives one answer)
+            if (c != null) {
+                c.commit();
+            }
+        } finally {
+            if (c != null) {
+                c.close();
+            }
+        }
+        assertThat(finished.get(Timing.scaled(Duration.ofSeconds(10)).toMillis(), TimeUnit.MILLISECONDS))
+                .isEqualTo(Finished.COMPLETED_EARLIER);
+        assertThat(ledger().completedRun(a.job(), "f"))
+                .contains(new FireStart.AlreadyCompleted(runId, a.owner(), a.epoch()));
+    }
+
+    /**
+     * The sweeper recorded the fire MISSED after the run's lease ended, and the holder comes back: its finish (and
+     * release, and abandon) is stale and its completion refused, even though nobody claimed the job since; the fire stays
+     * MISSED.
+     */
+    @Test
+    void finishAbandonAndComplete_afterTheFireWasRecordedMissed_staleAndTheFireStaysMissed() throws SQLException {
+        Holder a = claimFresh();
+        String runId = start(a, "f");
+        expire(a.job());
+        if (!recordMissed(a.job(), "f")) {
+            return; // this ledger records no MISSED fires
+        }
+        assertThat(ledger().finish(a.job(), a.epoch(), a.owner(), runId, true, null))
+                .as("finish")
+                .isEqualTo(Finished.STALE);
+        if (ledger().claimsAndStarts()) {
+            assertThat(ledger().finishAndRelease(a.job(), a.epoch(), a.owner(), runId, true, null))
+                    .as("finishAndRelease")
+                    .isEqualTo(Finished.STALE);
+        }
+        assertThat(ledger().abandon(a.job(), a.epoch(), a.owner(), runId, "shutdown: contract"))
+                .as("abandon")
+                .isEqualTo(Finished.STALE);
+        assertRefused(a, () -> complete(a, runId));
+        assertThat(ledger().completedRun(a.job(), "f"))
+                .as("the fire's record")
+                .hasValueSatisfying(d -> assertThat(d.missed()).isTrue());
     }
 
     @Test
