@@ -60,6 +60,21 @@ record FirePlan(
             Map<String, RunState> states,
             Instant now,
             boolean cut) {
+        return of(jobKey, policy, fires, states, now, cut, null);
+    }
+
+    /**
+     * As above; {@code orphanedSince} non-null: no live process has had the job since then, so none of its fires can be
+     * caught up: a catch-up policy records them MISSED with that reason instead.
+     */
+    static FirePlan of(
+            String jobKey,
+            MissedFirePolicy policy,
+            List<DueFire> fires,
+            Map<String, RunState> states,
+            Instant now,
+            boolean cut,
+            @Nullable Instant orphanedSince) {
         List<DueFire> overdue = new ArrayList<>();
         boolean running = false;
         for (DueFire f : fires) {
@@ -82,7 +97,14 @@ record FirePlan(
         }
         List<DueFire> catchUps = new ArrayList<>();
         List<DueFire> open = new ArrayList<>();
-        switch (policy.action()) {
+        MissedFirePolicy.Action action = policy.action();
+        if (orphanedSince != null && action == MissedFirePolicy.Action.CATCH_UP) {
+            young.forEach(f -> suffix.put(
+                    f,
+                    "no live process has registered the job since " + orphanedSince + ", so nobody can catch it up"));
+            young.clear();
+        }
+        switch (action) {
             case SKIP -> young.forEach(f -> suffix.put(f, "policy SKIP"));
             case ALERT_ONLY -> open.addAll(young);
             case CATCH_UP -> {

@@ -110,13 +110,16 @@ final class SweepRound {
         Map<String, Map<String, RunState>> states = states(walks);
         List<FirePlan> plans = new ArrayList<>();
         for (Walk w : walks) {
+            Instant seen = w.tracked().seenAt();
+            boolean orphan = w.local() == null && (seen == null || seen.isBefore(now.minus(sweeper.orphanedAfter())));
             plans.add(FirePlan.of(
                     w.tracked().jobKey(),
                     w.tracked().policy(),
                     w.result().fires(),
                     states.getOrDefault(w.tracked().jobKey(), Map.of()),
                     now,
-                    w.result().cut()));
+                    w.result().cut(),
+                    orphan ? (seen == null ? w.tracked().sweptUntil() : seen) : null));
         }
         return settle(now, walks, plans, more);
     }
@@ -142,7 +145,10 @@ final class SweepRound {
                 : new FireWalk.Result(List.of(), t.sweptUntil(), false, 0);
         boolean paused =
                 spans.stream().anyMatch(s -> s.until() == null && s.state().equals(ScheduleLedger.PAUSED));
-        return new Walk(t, local, paused ? ScheduleLedger.PAUSED : ScheduleLedger.ACTIVE, current, r);
+        String state = t.state().equals(ScheduleLedger.RETIRED)
+                ? ScheduleLedger.RETIRED
+                : paused ? ScheduleLedger.PAUSED : ScheduleLedger.ACTIVE;
+        return new Walk(t, local, state, current, r);
     }
 
     /** The run states of every walked fire: by fire key for short walks, by the job's runs since for long ones. */
@@ -287,6 +293,9 @@ final class SweepRound {
      */
     private @Nullable Instant checkAt(Walk w, Instant until, Instant now) {
         Tracked t = w.tracked();
+        if (w.state().equals(ScheduleLedger.RETIRED)) {
+            return null; // its account reached its retirement: it leaves the sweeps until it is registered again
+        }
         if (w.state().equals(ScheduleLedger.PAUSED)) {
             return now.plus(w.local() != null ? sweeper.interval() : BROKEN_RETRY);
         }

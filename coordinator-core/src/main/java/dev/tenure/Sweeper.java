@@ -538,6 +538,11 @@ final class Sweeper implements AutoCloseable {
 
     // ---- registrations, retirement, unswept schedules
 
+    /** How long after a registration was last marked alive no live process is taken to have the job. */
+    Duration orphanedAfter() {
+        return seenEvery().multipliedBy(3).plus(interval);
+    }
+
     private Duration seenEvery() {
         Duration d = retireAfter.dividedBy(4);
         return d.compareTo(Duration.ofMinutes(1)) < 0 ? d : Duration.ofMinutes(1);

@@ -133,6 +133,19 @@ class FirePlanTest {
     }
 
     @Test
+    void catchUp_ofAJobNoLiveProcessHas_recordsItsFiresMissedWithWhy() {
+        List<DueFire> f = fires(3);
+        Instant seen = NOW.minusSeconds(600);
+        var plan = FirePlan.of("job", MissedFirePolicy.catchUp(), f, Map.of(), NOW, false, seen);
+        assertThat(plan.catchUps()).isEmpty();
+        assertThat(plan.open()).isEmpty();
+        assertThat(plan.rows()).hasSize(3);
+        assertThat(plan.rows().get(0).reason())
+                .isEqualTo("no node ran it; no live process has registered the job since " + seen
+                        + ", so nobody can catch it up");
+    }
+
+    @Test
     void policy_refusesBoundsThatCannotWork() {
         assertThatThrownBy(() -> MissedFirePolicy.catchUp().withMaxCatchUps(-1))
                 .isInstanceOf(IllegalArgumentException.class)

@@ -107,6 +107,14 @@ public final class InMemoryScheduleLedger implements ScheduleLedger {
         return new Registered(false, e.version, differs ? Optional.of(old) : Optional.empty(), previousAt, reactivated);
     }
 
+    private static Instant retiredSince(Entry e) {
+        return e.spans.stream()
+                .filter(s -> s.until() == null && s.state().equals(RETIRED))
+                .map(Span::from)
+                .findFirst()
+                .orElse(Instant.MIN);
+    }
+
     private static void closeSpan(Entry e, Instant at) {
         for (int i = 0; i < e.spans.size(); i++) {
             Span s = e.spans.get(i);
@@ -132,7 +140,8 @@ public final class InMemoryScheduleLedger implements ScheduleLedger {
         Instant now = now();
         List<Map.Entry<String, Entry>> ready = schedules.entrySet().stream()
                 .filter(x -> x.getValue().row.application().equals(application)
-                        && !x.getValue().state.equals(RETIRED)
+                        && (!x.getValue().state.equals(RETIRED)
+                                || retiredSince(x.getValue()).isAfter(x.getValue().sweptUntil))
                         && x.getValue().checkAt != null
                         && !x.getValue().checkAt.isAfter(now))
                 .sorted(Comparator.comparing(x -> x.getValue().checkAt))
@@ -155,7 +164,8 @@ public final class InMemoryScheduleLedger implements ScheduleLedger {
                             .toList(),
                     e.spans.stream()
                             .filter(s -> s.until() == null || s.until().isAfter(e.sweptUntil))
-                            .toList()));
+                            .toList(),
+                    e.seenAt));
         }
         return new Due(now, out, ready.size() > limit);
     }
@@ -237,6 +247,7 @@ public final class InMemoryScheduleLedger implements ScheduleLedger {
                 closeSpan(e, now);
                 e.state = RETIRED;
                 e.spans.add(new Span(RETIRED, now, null, "no live process registered it for " + unseenFor));
+                e.checkAt = now;
                 out.add(k);
             }
         });

@@ -74,7 +74,8 @@ public interface ScheduleLedger {
     /**
      * A schedule as the sweeper reads it: its current version ({@code kind}, {@code expression}, accounted for from
      * {@code versionFrom}, null: the start), the earlier versions and spans that still matter after {@code sweptUntil}
-     * (every fire due at or before it is accounted for), and its policy.
+     * (every fire due at or before it is accounted for), its policy, and when a live process last marked its
+     * registration ({@code seenAt}, null: unknown). A RETIRED schedule is read until its account reaches its retirement.
      */
     record Tracked(
             String jobKey,
@@ -87,7 +88,8 @@ public interface ScheduleLedger {
             MissedFirePolicy policy,
             Instant sweptUntil,
             List<Version> earlier,
-            List<Span> spans) {}
+            List<Span> spans,
+            @Nullable Instant seenAt) {}
 
     /**
      * One sweep's view: the ledger's clock at the read, and the schedules of the application that need looking at
@@ -178,7 +180,10 @@ public interface ScheduleLedger {
     /** Marks the schedules of {@code jobKeys} as registered by a live process now (those not marked for {@code every}). */
     void seen(Collection<String> jobKeys, Duration every);
 
-    /** The schedules of {@code application} that need a sweep now, at most {@code limit}, with the ledger's clock. */
+    /**
+     * The schedules of {@code application} that need a sweep now, at most {@code limit}, with the ledger's clock: ACTIVE
+     * and PAUSED ones whose check time has come, and RETIRED ones whose account has not reached their retirement.
+     */
     Due due(String application, int limit);
 
     /** The state of each fire, in the order given. */

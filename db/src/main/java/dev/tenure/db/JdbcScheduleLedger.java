@@ -222,9 +222,10 @@ final class JdbcScheduleLedger implements ScheduleLedger {
                                     rs.getInt(9),
                                     Duration.ofMillis(rs.getLong(10)),
                                     Duration.ofMillis(rs.getLong(11))),
-                            Rows.at(rs, 12)
+                            Rows.at(rs, 12),
+                            Rows.instant(rs, 14)
                         });
-                        if (rs.getBoolean(14) || rs.getBoolean(15)) {
+                        if (rs.getBoolean(15) || rs.getBoolean(16)) {
                             withHistory.add(rs.getString(1));
                         }
                     }
@@ -254,7 +255,8 @@ final class JdbcScheduleLedger implements ScheduleLedger {
                         (MissedFirePolicy) r[7],
                         (Instant) r[8],
                         versions.getOrDefault(job, List.of()),
-                        spans.getOrDefault(job, List.of())));
+                        spans.getOrDefault(job, List.of()),
+                        (Instant) r[9]));
             }
             return new Due(now, out, more);
         });

@@ -95,10 +95,11 @@ final class ScheduleSql {
         // 1 application, 2 limit + 1
         due = """
                 WITH t AS (SELECT clock_timestamp() AS now),
-                ready AS (SELECT s.* FROM %1$s s, t WHERE s.application = ? AND s.state <> 'RETIRED'
+                ready AS (SELECT s.* FROM %1$s s, t WHERE s.application = ?
+                    AND (s.state <> 'RETIRED' OR s.swept_until < s.state_since)
                     AND s.check_at <= t.now ORDER BY s.check_at LIMIT ?)
                 SELECT r.job_key, r.application, r.state, r.version, r.kind, r.expression, r.version_from,
-                    r.policy_action, r.max_catch_ups, r.max_age_ms, r.grace_ms, r.swept_until, t.now,
+                    r.policy_action, r.max_catch_ups, r.max_age_ms, r.grace_ms, r.swept_until, t.now, r.seen_at,
                     EXISTS (SELECT 1 FROM %2$s v WHERE v.job_key = r.job_key AND v.version < r.version
                         AND v.valid_until > r.swept_until),
                     EXISTS (SELECT 1 FROM %3$s p WHERE p.job_key = r.job_key
@@ -192,7 +193,8 @@ final class ScheduleSql {
         // 1 unseen for (text), 2 by, 3 unseen for (ms); then 4 reason, 5 by
         retire = """
                 WITH r AS (UPDATE %1$s SET state = 'RETIRED', state_since = clock_timestamp(),
-                    state_reason = 'no live process registered it for ' || ?, state_by = ?, check_at = NULL,
+                    state_reason = 'no live process registered it for ' || ?, state_by = ?,
+                    check_at = clock_timestamp(),
                     overdue = 0
                     WHERE state <> 'RETIRED' AND seen_at < clock_timestamp() - ? * interval '1 millisecond'
                     RETURNING job_key),

@@ -34,6 +34,32 @@ record SpringCronSchedule(String cron, ZoneId zone, CronExpression expressionPar
         return cron + " (" + zone.getId() + ")";
     }
 
+    /** Reads {@code <cron> (<zone>)}, as {@link #expression()} writes it. */
+    @Override
+    public Optional<java.util.function.Function<String, Schedule>> reader() {
+        return Optional.of(SpringCronSchedule::read);
+    }
+
+    /**
+     * A schedule from its {@link #expression()}.
+     *
+     * @throws IllegalArgumentException if the text is not {@code <cron> (<zone>)} with a valid cron and zone
+     */
+    static SpringCronSchedule read(String expression) {
+        int open = expression.lastIndexOf(" (");
+        if (open < 0 || !expression.endsWith(")")) {
+            throw new IllegalArgumentException(
+                    "not a Spring cron schedule: '" + expression + "' (expected " + "'<cron> (<zone>)')");
+        }
+        try {
+            return of(
+                    expression.substring(0, open), ZoneId.of(expression.substring(open + 2, expression.length() - 1)));
+        } catch (java.time.DateTimeException e) {
+            throw new IllegalArgumentException(
+                    "not a Spring cron schedule: '" + expression + "': " + e.getMessage(), e);
+        }
+    }
+
     /**
      * The first time strictly after {@code after}, also where Spring's own {@code next} does not move forward
      * ({@link CronWalk}).

@@ -31,6 +31,24 @@ class SpringCronScheduleTest {
             SpringCronSchedule.of("0 */15 * * * *", ZoneId.of("Pacific/Chatham"));
 
     @Test
+    void reader_readsTheExpressionBack_sameFireTimes_refusesOtherText() {
+        SpringCronSchedule original = SpringCronSchedule.of("0 */15 * * * *", ZoneId.of("Pacific/Chatham"));
+        dev.tenure.Schedule read = original.reader().orElseThrow().apply(original.expression());
+        assertThat(read.expression()).isEqualTo("0 */15 * * * * (Pacific/Chatham)");
+        Instant t = Instant.parse("2026-04-04T12:00:00Z");
+        for (int i = 0; i < 10; i++) {
+            Instant next = original.nextAfter(t).orElseThrow();
+            assertThat(read.nextAfter(t)).contains(next);
+            t = next;
+        }
+        assertThat(catchThrowable(() -> original.reader().orElseThrow().apply("0 0 * * * *")))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("not a Spring cron schedule");
+        assertThat(catchThrowable(() -> original.reader().orElseThrow().apply("0 0 * * * * (Mars/Base)")))
+                .isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
     void springsOwnNext_doesNotMoveForward_atTheseInstants() {
         CronExpression hourly = CronExpression.parse("0 0 * * * *");
         Instant lordHowe = Instant.parse("2026-04-04T14:00:00Z");

@@ -38,6 +38,7 @@ public final class SweepBenchmark {
     private static final String USAGE = """
             usage: SweepBenchmark --db NAME [--pg-host H --pg-port P --pg-user U] [--jobs 1000,10000]
                                   [--rate-seconds 10] [--periods 3] [--sweep-ms 1000]
+                                  [--backlog-jobs 1000 --backlog-days 8 --backlog-rate-seconds 60]
             """;
 
     public static void main(String[] args) throws Exception {
@@ -57,6 +58,18 @@ public final class SweepBenchmark {
         Duration rate = Duration.ofSeconds(Long.parseLong(a.getOrDefault("--rate-seconds", "10")));
         int periods = Integer.parseInt(a.getOrDefault("--periods", "3"));
         Duration sweep = Duration.ofMillis(Long.parseLong(a.getOrDefault("--sweep-ms", "1000")));
+        if (a.containsKey("--backlog-jobs")) {
+            Backlog.Result r = Backlog.run(
+                    url,
+                    user,
+                    Integer.parseInt(a.get("--backlog-jobs")),
+                    Duration.ofDays(Long.parseLong(a.getOrDefault("--backlog-days", "8"))),
+                    Duration.ofSeconds(Long.parseLong(a.getOrDefault("--backlog-rate-seconds", "60"))),
+                    sweep);
+            System.out.println();
+            System.out.println(r);
+            return;
+        }
         List<Row> rows = new ArrayList<>();
         for (String n : a.getOrDefault("--jobs", "1000,10000").split(",")) {
             for (boolean healthy : new boolean[] {true, false}) {
@@ -265,7 +278,7 @@ public final class SweepBenchmark {
     }
 
     /** Statement executions on Tenure's pool, by what they are. */
-    private static final class Counts {
+    static final class Counts {
         private final Map<String, LongAdder> byKind = new ConcurrentHashMap<>();
 
         Map<String, Long> snapshot() {
@@ -281,16 +294,24 @@ public final class SweepBenchmark {
         }
 
         static String kind(String sql) {
-            if (sql.startsWith("SELECT job_key, swept_until")) {
+            if (sql.startsWith("WITH t AS (SELECT clock_timestamp() AS now)")) {
                 return "read-pos";
             }
-            if (sql.contains("WITH ORDINALITY")) {
+            if (sql.contains("WITH ORDINALITY") || sql.contains("r.started_at >= q.since")) {
                 return "states";
             }
-            if (sql.contains("'MISSED'") || sql.contains("SKIP LOCKED")) {
+            if (sql.contains("job_catch_up")) {
+                return "catch-up";
+            }
+            if (sql.startsWith("SELECT set_config('lock_timeout'")
+                    || sql.contains("FOR NO KEY UPDATE SKIP LOCKED")
+                    || sql.contains("SKIP LOCKED")
+                    || sql.contains("r.fire_key = q.fire_key")
+                    || sql.contains("'MISSED', clock_timestamp()")
+                    || sql.contains("AS m(job_key, epoch)")) {
                 return "missed";
             }
-            if (sql.startsWith("UPDATE") && sql.contains("job_schedule")) {
+            if (sql.startsWith("UPDATE") && sql.contains("job_schedule AS s SET swept_until")) {
                 return "write";
             }
             return "other";

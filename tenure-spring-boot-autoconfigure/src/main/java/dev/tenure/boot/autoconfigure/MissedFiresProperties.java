@@ -20,6 +20,8 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param sweepInterval  how often the sweeping instance looks for overdue fires
  * @param overdueHealth  the status of health component {@code tenureFires} while fires are overdue or were missed in
  *                       the last hour: up (with the details) or down
+ * @param retireAfter    how long a schedule stays in the sweeps and health checks after the last instance that
+ *                       registered it stopped; then it is retired, so a removed job stops alarming
  */
 public record MissedFiresProperties(
         @DefaultValue("true") boolean enabled,
@@ -31,7 +33,8 @@ public record MissedFiresProperties(
         @DefaultValue("1h") Duration maxAge,
         @DefaultValue("5s") Duration grace,
         @DefaultValue("5s") Duration sweepInterval,
-        @DefaultValue("up") OverdueHealth overdueHealth) {
+        @DefaultValue("up") OverdueHealth overdueHealth,
+        @DefaultValue("1d") Duration retireAfter) {
 
     /** The status health reports while fires are overdue or missed. */
     public enum OverdueHealth {
@@ -49,6 +52,9 @@ public record MissedFiresProperties(
         if (maxAge == null || maxAge.compareTo(grace) <= 0) {
             throw property(
                     "tenure.missed-fires.max-age", maxAge, "longer than tenure.missed-fires.grace (" + grace + ")");
+        }
+        if (retireAfter == null || retireAfter.compareTo(Duration.ofSeconds(1)) < 0) {
+            throw property("tenure.missed-fires.retire-after", retireAfter, "at least 1s");
         }
         if (sweepInterval == null || sweepInterval.toMillis() < 10) {
             throw property("tenure.missed-fires.sweep-interval", sweepInterval, "at least 10ms");

@@ -79,7 +79,9 @@ public final class TenureAutoConfiguration {
                 .fallbackBreaker(
                         properties.fallback().failures(), properties.fallback().openFor())
                 .database(properties.database().toConfig())
-                .sweepInterval(properties.missedFires().sweepInterval());
+                .application(properties.effectiveApplication(environment.getProperty("spring.application.name")))
+                .sweepInterval(properties.missedFires().sweepInterval())
+                .retireSchedulesAfter(properties.missedFires().retireAfter());
         properties.valkey().toConfig().ifPresent(b::valkey);
         if (properties.mode() != null && properties.valkey().toConfig().isPresent()) {
             b.mode(properties.mode());

@@ -34,6 +34,9 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param nodeName      this instance's name as people read it, recorded on every run and election term and shown by
  *                      the console, the CLI and the actuator endpoint (default: host/spring.application.name/pid, or
  *                      host/pid without an application name; see dev.tenure.NodeName)
+ * @param application   the application whose schedules this instance registers, and whose instances elect one
+ *                      sweeper for all of them (default: spring.application.name, else {@code default}); instances of
+ *                      another version of the same application belong to it, another service sharing the schema does not
  */
 @ConfigurationProperties("tenure")
 public record TenureProperties(
@@ -50,7 +53,8 @@ public record TenureProperties(
         @DefaultValue QuartzProperties quartz,
         @DefaultValue BatchProperties batch,
         @DefaultValue @NestedConfigurationProperty MissedFiresProperties missedFires,
-        String nodeName) {
+        String nodeName,
+        String application) {
 
     public TenureProperties {
         try {
@@ -68,6 +72,9 @@ public record TenureProperties(
                         "1 to " + NodeName.MAX_LENGTH + " characters, not only " + "blanks, no control characters ("
                                 + e.getMessage() + ")");
             }
+        }
+        if (application != null) {
+            checkApplication("tenure.application", application);
         }
         boolean hasValkey = !valkey.addresses().isEmpty();
         if (mode == JobCoordinator.Mode.DATABASE && hasValkey) {
@@ -91,6 +98,28 @@ public record TenureProperties(
      */
     public String effectiveNodeName(String applicationName) {
         return nodeName != null ? nodeName : NodeName.defaultName(applicationName);
+    }
+
+    /** The application in effect: tenure.application, else {@code applicationName} (spring.application.name), else "default". */
+    public String effectiveApplication(String applicationName) {
+        if (application != null) {
+            return application;
+        }
+        if (applicationName == null || applicationName.isBlank()) {
+            return "default";
+        }
+        // spring.application.name is free text: whitespace and braces become '-', and it is cut at 100 characters
+        String name = applicationName.strip().replaceAll("[\\s{}\\p{Cntrl}]+", "-");
+        return name.length() <= 100 ? name : name.substring(0, 100);
+    }
+
+    private static String checkApplication(String property, String name) {
+        try {
+            dev.tenure.Tenure.builder().application(name);
+            return name;
+        } catch (IllegalArgumentException e) {
+            throw property(property, name, "1 to 100 characters without whitespace or braces (" + e.getMessage() + ")");
+        }
     }
 
     /** The mode in effect: the configured one, else a Valkey mode with addresses, else the database mode. */
