@@ -209,6 +209,9 @@ final class JdbcScheduleLedger implements ScheduleLedger {
                 try (ResultSet rs = ps.executeQuery()) {
                     while (rs.next()) {
                         now = Rows.at(rs, 13);
+                        if (rs.getString(1) == null) {
+                            continue; // the one row of the clock when no schedule is due
+                        }
                         read.add(new Object[] {
                             rs.getString(1),
                             rs.getString(2),

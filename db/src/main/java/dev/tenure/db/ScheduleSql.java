@@ -104,7 +104,7 @@ final class ScheduleSql {
                         AND v.valid_until > r.swept_until),
                     EXISTS (SELECT 1 FROM %3$s p WHERE p.job_key = r.job_key
                         AND (p.until_at IS NULL OR p.until_at > r.swept_until))
-                FROM ready r, t ORDER BY r.check_at""".formatted(js, jsv, jss);
+                FROM t LEFT JOIN ready r ON true ORDER BY r.check_at""".formatted(js, jsv, jss);
         // 1 jobs, 2 positions, 3 current versions
         versions = """
                 SELECT v.job_key, v.version, v.kind, v.expression, v.valid_from, v.valid_until
