@@ -16,8 +16,9 @@ import org.springframework.scheduling.concurrent.ExecutorConfigurationSupport;
  * Then {@link Tenure#close(Duration)} waits for the runs still going until the shutdown phase timeout
  * ({@code spring.lifecycle.timeout-per-shutdown-phase}, 30 s by default), counted from the start of the shutdown,
  * abandons the rest (ABANDONED, reason shutdown), releases both leases of every run and only then closes its clients.
- * The {@code Tenure} bean's own {@code close()} at destruction then has nothing left to do. Tenure does not start again
- * after this stop. Thread-safe.
+ * The {@code Tenure} bean's own {@code close()} at destruction then has nothing left to do. A stop that is no shutdown
+ * ({@code ConfigurableApplicationContext.stop()}, which pauses Spring's scheduler) leaves Tenure running: this instance's
+ * coordinated jobs then answer paused until {@code start()} ({@link dev.tenure.boot.CoordinatedSchedules}). Thread-safe.
  */
 final class TenureShutdown implements SmartLifecycle, ApplicationListener<ContextClosedEvent> {
 
@@ -51,10 +52,13 @@ final class TenureShutdown implements SmartLifecycle, ApplicationListener<Contex
         running = true;
     }
 
-    /** Closes Tenure with what is left of the drain (all of it if the context is stopped without closing). */
+    /** In a shutdown, closes Tenure with what is left of the drain; a stop without a close is a pause. */
     @Override
     public void stop() {
         running = false;
+        if (!shuttingDown) {
+            return;
+        }
         Duration spent = shuttingDown ? Duration.ofNanos(System.nanoTime() - shutdownBegan) : Duration.ZERO;
         Duration left = drain.minus(spent);
         tenure.close(left.isNegative() ? Duration.ZERO : left);
