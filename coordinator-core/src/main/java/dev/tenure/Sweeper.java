@@ -381,13 +381,17 @@ final class Sweeper implements AutoCloseable {
         }
         lastActive.put(t.jobKey(), now);
         if (open && t.state().equals(ScheduleLedger.PAUSED)) {
-            ledger.resume(t.jobKey(), now, node);
-            LOG.info("job '{}' resumed: its fires from {} on are due again", t.jobKey(), now);
+            // the pause is known to have lasted until the last sweep that found it (a sweep looks at a paused job every
+            // interval): if the sweeper that saw it stopped, the time nobody looked is not excused
+            Instant confirmed = t.sweptAt() == null ? now : t.sweptAt().plus(interval.multipliedBy(2));
+            Instant until = confirmed.isBefore(now) ? confirmed : now;
+            ledger.resume(t.jobKey(), until, node);
+            LOG.info("job '{}' resumed: its fires from {} on are due again", t.jobKey(), until);
             List<Span> out = new ArrayList<>();
             for (Span s : spans) {
                 out.add(
                         s.until() == null && s.state().equals(ScheduleLedger.PAUSED)
-                                ? new Span(s.state(), s.from(), now, s.reason())
+                                ? new Span(s.state(), s.from(), until.isBefore(s.from()) ? s.from() : until, s.reason())
                                 : s);
             }
             return out;

@@ -40,6 +40,9 @@ public final class InMemoryScheduleLedger implements ScheduleLedger {
         @Nullable
         Instant checkAt;
 
+        @Nullable
+        Instant sweptAt;
+
         final List<Version> earlier = new ArrayList<>();
         final List<Span> spans = new ArrayList<>();
 
@@ -165,7 +168,8 @@ public final class InMemoryScheduleLedger implements ScheduleLedger {
                     e.spans.stream()
                             .filter(s -> s.until() == null || s.until().isAfter(e.sweptUntil))
                             .toList(),
-                    e.seenAt));
+                    e.seenAt,
+                    e.sweptAt));
         }
         return new Due(now, out, ready.size() > limit);
     }
@@ -213,6 +217,7 @@ public final class InMemoryScheduleLedger implements ScheduleLedger {
                 if (m.sweptUntil().isAfter(e.sweptUntil)) {
                     e.sweptUntil = m.sweptUntil();
                 }
+                e.sweptAt = now();
                 boolean changed = e.version != m.version() || !e.state.equals(m.state());
                 e.checkAt = changed ? now() : m.checkAt();
             }

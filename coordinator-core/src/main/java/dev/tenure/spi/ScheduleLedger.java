@@ -75,7 +75,8 @@ public interface ScheduleLedger {
      * A schedule as the sweeper reads it: its current version ({@code kind}, {@code expression}, accounted for from
      * {@code versionFrom}, null: the start), the earlier versions and spans that still matter after {@code sweptUntil}
      * (every fire due at or before it is accounted for), its policy, and when a live process last marked its
-     * registration ({@code seenAt}, null: unknown). A RETIRED schedule is read until its account reaches its retirement.
+     * registration ({@code seenAt}, null: unknown), and when a sweep last looked at it ({@code sweptAt}, null: never). A
+     * RETIRED schedule is read until its account reaches its retirement.
      */
     record Tracked(
             String jobKey,
@@ -89,7 +90,8 @@ public interface ScheduleLedger {
             Instant sweptUntil,
             List<Version> earlier,
             List<Span> spans,
-            @Nullable Instant seenAt) {}
+            @Nullable Instant seenAt,
+            @Nullable Instant sweptAt) {}
 
     /**
      * One sweep's view: the ledger's clock at the read, and the schedules of the application that need looking at

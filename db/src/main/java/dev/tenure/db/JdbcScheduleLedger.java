@@ -226,9 +226,10 @@ final class JdbcScheduleLedger implements ScheduleLedger {
                                     Duration.ofMillis(rs.getLong(10)),
                                     Duration.ofMillis(rs.getLong(11))),
                             Rows.at(rs, 12),
-                            Rows.instant(rs, 14)
+                            Rows.instant(rs, 14),
+                            Rows.instant(rs, 15)
                         });
-                        if (rs.getBoolean(15) || rs.getBoolean(16)) {
+                        if (rs.getBoolean(16) || rs.getBoolean(17)) {
                             withHistory.add(rs.getString(1));
                         }
                     }
@@ -259,7 +260,8 @@ final class JdbcScheduleLedger implements ScheduleLedger {
                         (Instant) r[8],
                         versions.getOrDefault(job, List.of()),
                         spans.getOrDefault(job, List.of()),
-                        (Instant) r[9]));
+                        (Instant) r[9],
+                        (Instant) r[10]));
             }
             return new Due(now, out, more);
         });

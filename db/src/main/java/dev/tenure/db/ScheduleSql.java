@@ -99,7 +99,7 @@ final class ScheduleSql {
                     AND (s.state <> 'RETIRED' OR s.swept_until < s.state_since)
                     AND s.check_at <= t.now ORDER BY s.check_at LIMIT ?)
                 SELECT r.job_key, r.application, r.state, r.version, r.kind, r.expression, r.version_from,
-                    r.policy_action, r.max_catch_ups, r.max_age_ms, r.grace_ms, r.swept_until, t.now, r.seen_at,
+                    r.policy_action, r.max_catch_ups, r.max_age_ms, r.grace_ms, r.swept_until, t.now, r.seen_at, r.swept_at,
                     EXISTS (SELECT 1 FROM %2$s v WHERE v.job_key = r.job_key AND v.version < r.version
                         AND v.valid_until > r.swept_until),
                     EXISTS (SELECT 1 FROM %3$s p WHERE p.job_key = r.job_key
