@@ -132,7 +132,7 @@ public final class QuartzCoordination {
      */
     public void checkSchedules(Scheduler scheduler) throws SchedulerException {
         if (tenure != null) {
-            QuartzSchedules.install(this, tenure, missedFires, scheduler);
+            QuartzSchedules.install(this, tenure, scheduler);
         }
         ScheduleWatch.install(this, guard::coordinates, scheduler);
     }
