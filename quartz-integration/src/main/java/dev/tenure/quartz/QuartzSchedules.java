@@ -1,9 +1,13 @@
 package dev.tenure.quartz;
 
+import dev.tenure.MissedFirePolicy;
 import dev.tenure.ScheduledJob;
 import dev.tenure.Tenure;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import org.quartz.JobKey;
 import org.quartz.ListenerManager;
@@ -23,7 +27,8 @@ import org.slf4j.LoggerFactory;
  * registered with a {@link QuartzPause}, which reads the scheduler whenever the sweeper asks: a job that is paused,
  * unscheduled or deleted in Quartz, or whose scheduler stands by, is not caught up, and the ledger keeps the span. A job
  * left without a recurring trigger keeps its last registration, which its pause check then answers. Catch-ups run
- * through {@link QuartzCatchUps}. The listener callbacks never throw.
+ * through {@link QuartzCatchUps}. The policy of a job whose triggers never fire late is SKIP ({@link MisfireRule}). The
+ * listener callbacks never throw.
  */
 final class QuartzSchedules extends SchedulerListenerSupport {
 
@@ -35,6 +40,8 @@ final class QuartzSchedules extends SchedulerListenerSupport {
     private final QuartzCatchUps catchUps;
     /** The recurring triggers of the jobs registered last, so that an unscheduled one names its job. */
     private final Map<TriggerKey, JobKey> registered = new ConcurrentHashMap<>();
+    /** The Tenure job keys registered with SKIP because their triggers never fire late (logged once each). */
+    private final Set<String> neverLate = ConcurrentHashMap.newKeySet();
 
     private volatile boolean shuttingDown;
 
@@ -55,34 +62,52 @@ final class QuartzSchedules extends SchedulerListenerSupport {
         QuartzSchedules watch = new QuartzSchedules(config, tenure, scheduler);
         listeners.addSchedulerListener(watch);
         listeners.addJobListener(watch.catchUps, EverythingMatcher.allJobs());
+        List<String> neverLate = new ArrayList<>();
         for (JobKey job : scheduler.getJobKeys(GroupMatcher.anyJobGroup())) {
-            watch.register(job);
+            watch.register(job).ifPresent(neverLate::add);
         }
+        logNeverLate(neverLate);
         LOG.info(tenure.scheduledJobsSummary());
     }
 
-    /** Registers the job's recurring triggers as its schedule, if it is coordinated and has any. */
-    private void register(JobKey job) throws SchedulerException {
+    /**
+     * Registers the job's recurring triggers as its schedule, if it is coordinated and has any.
+     *
+     * @return the job's Tenure key if it is registered with SKIP for its triggers now and was not before
+     */
+    private Optional<String> register(JobKey job) throws SchedulerException {
         if (!config.coordinates(job)) {
-            return;
+            return Optional.empty();
         }
         List<Trigger> recurring = scheduler.getTriggersOfJob(job).stream()
                 .filter(QuartzSchedule::recurring)
                 .map(t -> (Trigger) t)
                 .toList();
         if (recurring.isEmpty()) {
-            return; // its last registration stays: its pause check says why it has no fires
+            return Optional.empty(); // its last registration stays: its pause check says why it has no fires
         }
+        String key = config.jobKey(job);
+        MissedFirePolicy policy = MisfireRule.policyFor(config.missedFires(), recurring);
         QuartzPause pause = new QuartzPause(scheduler, job, () -> shuttingDown);
         tenure.register(new ScheduledJob(
-                config.jobKey(job),
-                new QuartzSchedule(recurring),
-                config.missedFires(),
-                fire -> catchUps.run(job, pause, fire),
-                "quartz",
-                pause));
+                key, new QuartzSchedule(recurring), policy, fire -> catchUps.run(job, pause, fire), "quartz", pause));
         registered.values().removeIf(job::equals);
         recurring.forEach(t -> registered.put(t.getKey(), job));
+        if (policy.equals(config.missedFires())) {
+            neverLate.remove(key);
+            return Optional.empty();
+        }
+        return neverLate.add(key) ? Optional.of(key) : Optional.empty();
+    }
+
+    private static void logNeverLate(List<String> jobs) {
+        if (!jobs.isEmpty()) {
+            LOG.info(
+                    "Tenure: the recurring triggers of Quartz job(s) {} never fire late (misfire instruction DO_NOTHING "
+                            + "or RESCHEDULE_NEXT_WITH_*): their missed fires are recorded MISSED, never caught up "
+                            + "(missed-fire policy SKIP instead of CATCH_UP)",
+                    jobs);
+        }
     }
 
     /** A new recurring trigger changes the job's schedule; a one-shot trigger (a catch-up, say) does not. */
@@ -132,7 +157,7 @@ final class QuartzSchedules extends SchedulerListenerSupport {
 
     private void changed(JobKey job) {
         try {
-            register(job);
+            register(job).ifPresent(key -> logNeverLate(List.of(key)));
         } catch (Throwable t) {
             LOG.warn(
                     "Tenure could not record the schedule of Quartz job {}: its missed fires are not accounted for "
