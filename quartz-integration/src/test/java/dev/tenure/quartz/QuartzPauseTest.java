@@ -3,13 +3,13 @@ package dev.tenure.quartz;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.lang.reflect.Proxy;
-import java.util.Date;
 import java.util.Properties;
 import java.util.TimeZone;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.quartz.CronScheduleBuilder;
+import org.quartz.DateBuilder;
 import org.quartz.Job;
 import org.quartz.JobBuilder;
 import org.quartz.JobKey;
@@ -62,7 +62,7 @@ class QuartzPauseTest {
         return TriggerBuilder.newTrigger()
                 .withIdentity("once", "g")
                 .forJob(JOB)
-                .startAt(new Date(System.currentTimeMillis() + 3_600_000))
+                .startAt(DateBuilder.futureDate(1, DateBuilder.IntervalUnit.HOUR))
                 .build();
     }
 
