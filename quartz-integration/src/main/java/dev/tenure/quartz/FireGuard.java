@@ -77,7 +77,7 @@ final class FireGuard {
                 return refuse(context, job, refused.get());
             }
             // a recovery or a catch-up waits for the job rather than skipping the fire it exists for
-            RunPolicy policy = context.isRecovering() || QuartzSchedules.isCatchUp(context.getTrigger())
+            RunPolicy policy = context.isRecovering() || QuartzCatchUps.isCatchUp(context.getTrigger())
                     ? config.recoveryPolicy()
                     : config.runPolicy();
             JobCoordinator coordinator = config.coordinator();

@@ -34,7 +34,7 @@ final class FireKeys {
 
     static String fireKey(JobExecutionContext context) {
         JobDataMap fired = context.getTrigger().getJobDataMap();
-        String caughtUp = fired == null ? null : fired.getString(QuartzSchedules.CATCH_UP_FIRE_KEY);
+        String caughtUp = fired == null ? null : fired.getString(QuartzCatchUps.FIRE_KEY);
         if (caughtUp != null) {
             return caughtUp;
         }

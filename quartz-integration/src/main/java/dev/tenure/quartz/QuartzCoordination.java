@@ -132,7 +132,7 @@ public final class QuartzCoordination {
      */
     public void checkSchedules(Scheduler scheduler) throws SchedulerException {
         if (tenure != null) {
-            QuartzSchedules.install(this, tenure, missedFires, scheduler);
+            QuartzSchedules.install(this, tenure, scheduler);
         }
         ScheduleWatch.install(this, guard::coordinates, scheduler);
     }
@@ -335,7 +335,10 @@ public final class QuartzCoordination {
         /**
          * What happens to a fire of a coordinated job that was due and did not complete (default
          * {@link dev.tenure.MissedFirePolicy#catchUp()}: a catch-up is {@code scheduler.triggerJob} with the missed
-         * fire's key). Only with {@link QuartzCoordination#builder(dev.tenure.Tenure)}.
+         * fire's key). A job whose recurring triggers all say "never fire late" ({@code MISFIRE_INSTRUCTION_DO_NOTHING},
+         * or a simple trigger's {@code RESCHEDULE_NEXT_WITH_*}) is never caught up: under a catch-up policy it is
+         * registered with action SKIP, its bounds kept. A job paused, unscheduled or deleted in Quartz, or whose
+         * scheduler stands by, has no due fires meanwhile. Only with {@link QuartzCoordination#builder(dev.tenure.Tenure)}.
          */
         public Builder missedFires(dev.tenure.MissedFirePolicy policy) {
             this.missedFires = Objects.requireNonNull(policy, "policy");

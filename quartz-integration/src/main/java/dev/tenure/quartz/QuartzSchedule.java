@@ -9,6 +9,7 @@ import java.util.Date;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.function.Function;
 import java.util.stream.Collectors;
 import org.jspecify.annotations.Nullable;
 import org.quartz.CronExpression;
@@ -49,16 +50,32 @@ record QuartzSchedule(List<Trigger> triggers) implements Schedule {
                 .collect(Collectors.joining("; "));
     }
 
+    /**
+     * A trigger as text: {@code cron <expression> (<zone>)} or {@code every <ISO duration> from <instant>[, <n>
+     * repeats]}, then {@code , until <instant>} if it has an end time; other triggers by type and key.
+     */
     private static String describe(Trigger t) {
+        String until = t.getEndTime() == null ? "" : ", until " + t.getEndTime().toInstant();
         if (t instanceof CronTrigger c) {
-            return "cron " + c.getCronExpression() + " (" + c.getTimeZone().getID() + ")";
+            return "cron " + c.getCronExpression() + " (" + c.getTimeZone().getID() + ")" + until;
         }
         if (t instanceof SimpleTrigger s) {
             return "every " + Duration.ofMillis(s.getRepeatInterval()) + " from "
                     + s.getStartTime().toInstant()
-                    + (s.getRepeatCount() < 0 ? "" : ", " + s.getRepeatCount() + " repeats");
+                    + (s.getRepeatCount() < 0 ? "" : ", " + s.getRepeatCount() + " repeats")
+                    + until;
         }
         return t.getClass().getSimpleName() + " " + t.getKey();
+    }
+
+    /**
+     * Reads schedules of kind {@code quartz} back from their {@link #expression()}, for a sweeper that walks an earlier
+     * version or a job another process registered ({@link QuartzScheduleText}). Only cron and simple triggers are
+     * readable; the reader throws {@link IllegalArgumentException} for other triggers and for text it cannot read.
+     */
+    @Override
+    public Optional<Function<String, Schedule>> reader() {
+        return Optional.of(QuartzScheduleText::read);
     }
 
     /**

@@ -3,15 +3,12 @@ package dev.tenure.quartz;
 import dev.tenure.MissedFirePolicy;
 import dev.tenure.ScheduledJob;
 import dev.tenure.Tenure;
-import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
-import org.quartz.JobDataMap;
-import org.quartz.JobExecutionContext;
-import org.quartz.JobExecutionException;
 import org.quartz.JobKey;
 import org.quartz.ListenerManager;
 import org.quartz.Scheduler;
@@ -20,42 +17,43 @@ import org.quartz.Trigger;
 import org.quartz.TriggerKey;
 import org.quartz.impl.matchers.EverythingMatcher;
 import org.quartz.impl.matchers.GroupMatcher;
-import org.quartz.listeners.JobListenerSupport;
 import org.quartz.listeners.SchedulerListenerSupport;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * Records the schedules of coordinated Quartz jobs with {@link Tenure#register}: those already in the scheduler when
- * installed, and again whenever a trigger is scheduled or unscheduled. A catch-up of a missed fire is
- * {@link Scheduler#triggerJob(JobKey, JobDataMap)} with the fire key in the trigger's data, so it runs as a Quartz
- * execution of the job, through Tenure's job factory or listeners, as the missed fire ({@link FireKeys}), waiting for the
- * job like a recovery fire ({@code recoveryPolicy}); the catch-up returns once that execution ended. The listener
- * callbacks never throw.
+ * installed, and again whenever a recurring trigger of theirs is scheduled, unscheduled or finalized. Each job is
+ * registered with a {@link QuartzPause}, which reads the scheduler whenever the sweeper asks: a job that is paused,
+ * unscheduled or deleted in Quartz, or whose scheduler stands by, is not caught up, and the ledger keeps the span. A job
+ * left without a recurring trigger keeps its last registration, which its pause check then answers. Catch-ups run
+ * through {@link QuartzCatchUps}. The policy of a job whose triggers never fire late is SKIP ({@link MisfireRule}). The
+ * listener callbacks never throw.
  */
 final class QuartzSchedules extends SchedulerListenerSupport {
 
-    /** The trigger data key that carries a catch-up's fire key. */
-    static final String CATCH_UP_FIRE_KEY = "dev.tenure.quartz.catchUpFireKey";
-
     private static final Logger LOG = LoggerFactory.getLogger(QuartzCoordination.class);
-    /** How long a catch-up waits for its execution to end at most. */
-    static final Duration LONGEST_CATCH_UP = Duration.ofMinutes(5);
 
     private final QuartzCoordination config;
     private final Tenure tenure;
     private final Scheduler scheduler;
-    private final Map<String, CountDownLatch> running = new ConcurrentHashMap<>();
+    private final QuartzCatchUps catchUps;
+    /** The recurring triggers of the jobs registered last, so that an unscheduled one names its job. */
+    private final Map<TriggerKey, JobKey> registered = new ConcurrentHashMap<>();
+    /** The Tenure job keys registered with SKIP because their triggers never fire late (logged once each). */
+    private final Set<String> neverLate = ConcurrentHashMap.newKeySet();
+
+    private volatile boolean shuttingDown;
 
     private QuartzSchedules(QuartzCoordination config, Tenure tenure, Scheduler scheduler) {
         this.config = config;
         this.tenure = tenure;
         this.scheduler = scheduler;
+        this.catchUps = new QuartzCatchUps(scheduler);
     }
 
     /** Registers the coordinated jobs of {@code scheduler} now and on every change of their triggers (once per config). */
-    static void install(QuartzCoordination config, Tenure tenure, MissedFirePolicy policy, Scheduler scheduler)
-            throws SchedulerException {
+    static void install(QuartzCoordination config, Tenure tenure, Scheduler scheduler) throws SchedulerException {
         ListenerManager listeners = scheduler.getListenerManager();
         if (listeners.getSchedulerListeners().stream()
                 .anyMatch(l -> l instanceof QuartzSchedules s && s.config == config)) {
@@ -63,116 +61,110 @@ final class QuartzSchedules extends SchedulerListenerSupport {
         }
         QuartzSchedules watch = new QuartzSchedules(config, tenure, scheduler);
         listeners.addSchedulerListener(watch);
-        listeners.addJobListener(watch.new CatchUpEnds(), EverythingMatcher.allJobs());
+        listeners.addJobListener(watch.catchUps, EverythingMatcher.allJobs());
+        List<String> neverLate = new ArrayList<>();
         for (JobKey job : scheduler.getJobKeys(GroupMatcher.anyJobGroup())) {
-            watch.register(job, policy);
+            watch.register(job).ifPresent(neverLate::add);
         }
+        logNeverLate(neverLate);
         LOG.info(tenure.scheduledJobsSummary());
     }
 
-    private void register(JobKey job, MissedFirePolicy policy) throws SchedulerException {
+    /**
+     * Registers the job's recurring triggers as its schedule, if it is coordinated and has any.
+     *
+     * @return the job's Tenure key if it is registered with SKIP for its triggers now and was not before
+     */
+    private Optional<String> register(JobKey job) throws SchedulerException {
         if (!config.coordinates(job)) {
-            return;
+            return Optional.empty();
         }
         List<Trigger> recurring = scheduler.getTriggersOfJob(job).stream()
                 .filter(QuartzSchedule::recurring)
                 .map(t -> (Trigger) t)
                 .toList();
         if (recurring.isEmpty()) {
-            return;
+            return Optional.empty(); // its last registration stays: its pause check says why it has no fires
         }
+        String key = config.jobKey(job);
+        MissedFirePolicy policy = MisfireRule.policyFor(config.missedFires(), recurring);
+        QuartzPause pause = new QuartzPause(scheduler, job, () -> shuttingDown);
         tenure.register(new ScheduledJob(
-                config.jobKey(job), new QuartzSchedule(recurring), policy, fireKey -> catchUp(job, fireKey), "quartz"));
+                key, new QuartzSchedule(recurring), policy, fire -> catchUps.run(job, pause, fire), "quartz", pause));
+        registered.values().removeIf(job::equals);
+        recurring.forEach(t -> registered.put(t.getKey(), job));
+        if (policy.equals(config.missedFires())) {
+            neverLate.remove(key);
+            return Optional.empty();
+        }
+        return neverLate.add(key) ? Optional.of(key) : Optional.empty();
     }
 
-    /** A catch-up's one-shot trigger names its fire in its data. */
-    static boolean isCatchUp(Trigger trigger) {
-        return trigger != null
-                && trigger.getJobDataMap() != null
-                && trigger.getJobDataMap().containsKey(CATCH_UP_FIRE_KEY);
-    }
-
-    /**
-     * Triggers the job as fire {@code fireKey} and waits until that execution ended (or was vetoed), at most
-     * {@link #LONGEST_CATCH_UP}: the sweeper runs one catch-up at a time, and catch-ups triggered all at once would
-     * only compete with each other and with the regular fires.
-     */
-    private void catchUp(JobKey job, String fireKey) throws SchedulerException, InterruptedException {
-        String id = job + "\n" + fireKey;
-        CountDownLatch ended = new CountDownLatch(1);
-        running.put(id, ended);
-        try {
-            scheduler.triggerJob(job, new JobDataMap(Map.of(CATCH_UP_FIRE_KEY, fireKey)));
-            if (!ended.await(LONGEST_CATCH_UP.toMillis(), TimeUnit.MILLISECONDS)) {
-                LOG.info(
-                        "the catch-up of fire {} of Quartz job {} still runs after {}; the sweeper goes on",
-                        fireKey,
-                        job,
-                        LONGEST_CATCH_UP);
-            }
-        } finally {
-            running.remove(id, ended);
+    private static void logNeverLate(List<String> jobs) {
+        if (!jobs.isEmpty()) {
+            LOG.info(
+                    "Tenure: the recurring triggers of Quartz job(s) {} never fire late (misfire instruction DO_NOTHING "
+                            + "or RESCHEDULE_NEXT_WITH_*): their missed fires are recorded MISSED, never caught up "
+                            + "(missed-fire policy SKIP instead of CATCH_UP)",
+                    jobs);
         }
     }
 
-    /** Ends a catch-up's wait when its execution ended or was vetoed. Never throws. */
-    private final class CatchUpEnds extends JobListenerSupport {
-        @Override
-        public String getName() {
-            return "tenure-catch-ups-" + System.identityHashCode(QuartzSchedules.this);
-        }
-
-        @Override
-        public void jobWasExecuted(JobExecutionContext context, JobExecutionException error) {
-            ended(context);
-        }
-
-        @Override
-        public void jobExecutionVetoed(JobExecutionContext context) {
-            ended(context);
-        }
-
-        private void ended(JobExecutionContext context) {
-            try {
-                if (isCatchUp(context.getTrigger())) {
-                    CountDownLatch l = running.get(context.getJobDetail().getKey() + "\n"
-                            + context.getTrigger().getJobDataMap().getString(CATCH_UP_FIRE_KEY));
-                    if (l != null) {
-                        l.countDown();
-                    }
-                }
-            } catch (Throwable t) {
-                LOG.debug("Tenure could not read a finished catch-up", t);
-            }
-        }
-    }
-
+    /** A new recurring trigger changes the job's schedule; a one-shot trigger (a catch-up, say) does not. */
     @Override
     public void jobScheduled(Trigger trigger) {
-        changed(trigger.getJobKey());
+        try {
+            if (QuartzSchedule.recurring(trigger) && !QuartzCatchUps.isCatchUp(trigger)) {
+                changed(trigger.getJobKey());
+            }
+        } catch (Throwable t) {
+            LOG.debug("Tenure could not read scheduled trigger {}", trigger, t);
+        }
     }
 
     @Override
     public void jobUnscheduled(TriggerKey key) {
-        try {
-            Trigger t = scheduler.getTrigger(key);
-            if (t != null) {
-                changed(t.getJobKey());
-            }
-        } catch (Throwable e) {
-            LOG.debug("Tenure could not read unscheduled trigger {}", key, e);
+        JobKey job = registered.remove(key);
+        if (job != null) {
+            changed(job);
         }
+    }
+
+    /** A trigger that will not fire again left the scheduler. */
+    @Override
+    public void triggerFinalized(Trigger trigger) {
+        try {
+            JobKey job = registered.remove(trigger.getKey());
+            if (job != null) {
+                changed(job);
+            }
+        } catch (Throwable t) {
+            LOG.debug("Tenure could not read finalized trigger {}", trigger, t);
+        }
+    }
+
+    /** The job keeps its registration: its pause check answers that it is not in the scheduler. */
+    @Override
+    public void jobDeleted(JobKey job) {
+        registered.values().removeIf(job::equals);
+    }
+
+    /** From now on a standby is the scheduler's end, not a pause. */
+    @Override
+    public void schedulerShuttingdown() {
+        shuttingDown = true;
     }
 
     private void changed(JobKey job) {
         try {
-            register(job, config.missedFires());
+            register(job).ifPresent(key -> logNeverLate(List.of(key)));
         } catch (Throwable t) {
             LOG.warn(
                     "Tenure could not record the schedule of Quartz job {}: its missed fires are not accounted for "
-                            + "until it is recorded",
+                            + "until it is recorded: {}",
                     job,
-                    t);
+                    t.toString());
+            LOG.debug("the failed registration of Quartz job {}", job, t);
         }
     }
 }

@@ -96,7 +96,7 @@ final class ScheduleWatch extends SchedulerListenerSupport {
     }
 
     private static Optional<ScheduleRisk> risk(QuartzCoordination config, Trigger trigger, boolean clustered) {
-        if (config.intendedSchedule(trigger.getKey()) || QuartzSchedules.isCatchUp(trigger)) {
+        if (config.intendedSchedule(trigger.getKey()) || QuartzCatchUps.isCatchUp(trigger)) {
             return Optional.empty();
         }
         return ScheduleRisk.of(trigger, clustered, TimeZone.getDefault());
