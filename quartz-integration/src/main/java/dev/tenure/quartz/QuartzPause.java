@@ -31,8 +31,7 @@ import org.slf4j.LoggerFactory;
  * the job stay due, for the next sweeper to catch up or record MISSED. A catch-up is not triggered in any of these
  * states ({@link #notRunnable}). Every answer reads the scheduler (with a JDBC job store, a few queries). Never throws:
  * a fault counts as active, logged at DEBUG. Thread-safe.
- */
-/**
+ *
  * @param shuttingDown true once the scheduler's {@code shutdown()} began (a scheduler listener sees it)
  */
 record QuartzPause(Scheduler scheduler, JobKey job, BooleanSupplier shuttingDown) implements ScheduledJob.Pause {
