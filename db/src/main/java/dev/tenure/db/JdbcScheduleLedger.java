@@ -33,7 +33,9 @@ import org.jspecify.annotations.Nullable;
  * fires SKIP LOCKED: a run row locked by an open transaction (a holder completing its fire, or stalled before its
  * commit) is left for the next sweep, so one stuck session delays only its own fire. It records a fire MISSED only
  * where no run of it exists, or where its run was ABANDONED, REJECTED_STALE, or is RUNNING under a lease that has
- * ended; in that last case the holder is fenced off in the same transaction (the job's epoch moves on).
+ * ended; in that last case the holder is fenced off in the same transaction (the job's epoch moves on), after the job's
+ * row is locked FOR UPDATE SKIP LOCKED: an open fenced transaction of the holder (its KEY SHARE lock) makes the fire
+ * wait for the next sweep, so the holder's writes commit before the fence moves on or not at all, as with a claim.
  */
 final class JdbcScheduleLedger implements ScheduleLedger {
 
@@ -441,25 +443,55 @@ final class JdbcScheduleLedger implements ScheduleLedger {
     }
 
     /** The run rows of these fires that exist but that an open transaction holds: they are left alone. */
+    /**
+     * The fires to leave for the next sweep: those whose run row an open transaction holds, and RUNNING ones whose job
+     * has an open fenced transaction (the holder's fence check passed; its writes commit before the fence moves on, or
+     * not at all, as with a claim).
+     */
     private Set<List<String>> busyRuns(Connection c, List<Missed> fires) throws SQLException {
         Object[] jobs = fires.stream().map(m -> m.fire().jobKey()).toArray();
         Object[] keys = fires.stream().map(m -> m.fire().fireKey()).toArray();
-        Set<List<String>> existing = pairs(c, sql.existingRuns, jobs, keys);
+        Map<List<String>, String> existing = runs(c, sql.existingRuns, jobs, keys);
         if (existing.isEmpty()) {
-            return existing;
+            return new HashSet<>();
         }
-        existing.removeAll(pairs(c, sql.lockRuns, jobs, keys));
-        return existing;
+        Map<List<String>, String> locked = runs(c, sql.lockRuns, jobs, keys);
+        Set<List<String>> busy = new HashSet<>(existing.keySet());
+        busy.removeAll(locked.keySet());
+        Set<String> toFence = new HashSet<>();
+        locked.forEach((run, status) -> {
+            if ("RUNNING".equals(status)) {
+                toFence.add(run.get(0));
+            }
+        });
+        if (!toFence.isEmpty()) {
+            Set<String> free = new HashSet<>();
+            try (PreparedStatement ps = jdbc.prepare(c, sql.lockForFence)) {
+                ps.setArray(1, c.createArrayOf("text", toFence.toArray()));
+                try (ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        free.add(rs.getString(1));
+                    }
+                }
+            }
+            locked.forEach((run, status) -> {
+                if ("RUNNING".equals(status) && !free.contains(run.get(0))) {
+                    busy.add(run);
+                }
+            });
+        }
+        return busy;
     }
 
-    private Set<List<String>> pairs(Connection c, String statement, Object[] jobs, Object[] keys) throws SQLException {
-        Set<List<String>> out = new HashSet<>();
+    private Map<List<String>, String> runs(Connection c, String statement, Object[] jobs, Object[] keys)
+            throws SQLException {
+        Map<List<String>, String> out = new HashMap<>();
         try (PreparedStatement ps = jdbc.prepare(c, statement)) {
             ps.setArray(1, c.createArrayOf("text", jobs));
             ps.setArray(2, c.createArrayOf("text", keys));
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
-                    out.add(List.of(rs.getString(1), rs.getString(2)));
+                    out.put(List.of(rs.getString(1), rs.getString(2)), rs.getString(3));
                 }
             }
         }

@@ -26,6 +26,7 @@ final class ScheduleSql {
     final String lockJobs;
     final String existingRuns;
     final String lockRuns;
+    final String lockForFence;
     final String recordMissed;
     final String fence;
     final String summaries;
@@ -130,9 +131,12 @@ final class ScheduleSql {
                 LEFT JOIN %2$s je ON je.job_key = q.job_key""".formatted(jr, je, live);
         lockJobs = "SELECT job_key FROM %s WHERE job_key = ANY(?) FOR NO KEY UPDATE SKIP LOCKED".formatted(je);
         existingRuns = """
-                SELECT r.job_key, r.fire_key FROM unnest(?::text[], ?::text[]) AS q(job_key, fire_key)
+                SELECT r.job_key, r.fire_key, r.status FROM unnest(?::text[], ?::text[]) AS q(job_key, fire_key)
                 JOIN %s r ON r.job_key = q.job_key AND r.fire_key = q.fire_key""".formatted(jr);
         lockRuns = existingRuns + " FOR UPDATE OF r SKIP LOCKED";
+        // a job whose RUNNING run is about to be fenced off: FOR UPDATE, which an open fenced transaction's KEY SHARE
+        // lock holds back, as it holds back a claim (SKIP LOCKED: the job waits for the next sweep instead)
+        lockForFence = "SELECT job_key FROM %s WHERE job_key = ANY(?) FOR UPDATE SKIP LOCKED".formatted(je);
         // 1 sweeper, 2 jobs, 3 fires, 4 reasons. A row is turned MISSED only where it exists and is ABANDONED,
         // REJECTED_STALE or RUNNING under a lease that has ended; epoch is kept, previous_status tells what it was.
         recordMissed = """
@@ -210,7 +214,7 @@ final class ScheduleSql {
                 SELECT job_key, application, swept_at, check_at FROM %s
                 WHERE state = 'ACTIVE' AND check_at < clock_timestamp() - ? * interval '1 millisecond'
                 ORDER BY check_at LIMIT ?""".formatted(js);
-        // 1 jobs, 2 fire keys, 3 due times, 4 by
+        // 1 by, 2 jobs, 3 fire keys, 4 due times
         requestCatchUps = """
                 INSERT INTO %s (job_key, fire_key, due_at, requested_by)
                 SELECT m.job_key, m.fire_key, m.due_at, ? FROM unnest(?::text[], ?::text[], ?::timestamptz[])
