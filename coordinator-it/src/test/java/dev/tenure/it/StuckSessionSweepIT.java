@@ -2,7 +2,6 @@ package dev.tenure.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.zaxxer.hikari.HikariDataSource;
 import dev.tenure.DatabaseConfig;
 import dev.tenure.LeaseOptions;
 import dev.tenure.MissedFirePolicy;
@@ -11,9 +10,7 @@ import dev.tenure.RunPolicy;
 import dev.tenure.Schedule;
 import dev.tenure.ScheduledJob;
 import dev.tenure.Tenure;
-import dev.tenure.db.TenureDataSources;
 import dev.tenure.testkit.PacketFilter;
-import dev.tenure.testkit.TcpRelay;
 import dev.tenure.testkit.Timing;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -248,36 +245,17 @@ class StuckSessionSweepIT {
     }
 
     /**
-     * A holder whose Tenure reaches Postgres through a relay of its own (its renewals can be cut), and whose business
-     * transaction goes straight to the database. Its work completes the fire in that transaction and then stalls there,
-     * uncommitted, until {@link #commit}.
+     * A holder whose Tenure reaches Postgres through a relay of its own ({@link RelayedTenure}: its renewals can be cut),
+     * and whose business transaction goes straight to the database. Its work completes the fire in that transaction and
+     * then stalls there, uncommitted, until {@link #commit}.
      */
     private static final class Holder implements AutoCloseable {
-        private final TcpRelay relay;
-        private final HikariDataSource pool;
-        private final Tenure tenure;
+        private final RelayedTenure relayed = new RelayedTenure(servers, filter, TTL);
+        private final Tenure tenure = relayed.tenure();
         private final ExecutorService thread = Executors.newSingleThreadExecutor();
         private final CountDownLatch completed = new CountDownLatch(1);
         private final CountDownLatch release = new CountDownLatch(1);
         private Future<RunOutcome<Object>> outcome;
-
-        Holder() {
-            String url = servers.db.jdbcUrl();
-            String hostPort = url.replaceFirst("^jdbc:postgresql://([^/]*)/.*$", "$1");
-            relay = TcpRelay.to(
-                    hostPort.substring(0, hostPort.lastIndexOf(':')),
-                    Integer.parseInt(hostPort.substring(hostPort.lastIndexOf(':') + 1)));
-            pool = TenureDataSources.hikari(
-                    relay.jdbcUrl(url),
-                    servers.db.username(),
-                    servers.db.password() == null ? "" : servers.db.password());
-            tenure = Tenure.builder()
-                    .dataSource(pool)
-                    .migrateSchema(false)
-                    .database(DatabaseConfig.builder().listen(false).build())
-                    .leaseDefaults(LeaseOptions.ofTtl(TTL))
-                    .build();
-        }
 
         /** Runs the job's next slot and returns its fire key once the work has completed it, uncommitted. */
         String runAndStall(String job) throws Exception {
@@ -310,11 +288,11 @@ class StuckSessionSweepIT {
         }
 
         void cut() {
-            filter.cut(relay.port());
+            relayed.cut();
         }
 
         void heal() {
-            filter.heal(relay.port());
+            relayed.heal();
         }
 
         RunOutcome<Object> commit() throws Exception {
@@ -325,11 +303,8 @@ class StuckSessionSweepIT {
         @Override
         public void close() {
             release.countDown();
-            heal();
-            tenure.close();
-            pool.close();
+            relayed.close();
             thread.shutdownNow();
-            relay.close();
         }
     }
 }
