@@ -270,19 +270,36 @@ final class SweepRound {
                     || p.running()
                     || !p.open().isEmpty()
                     || !until.equals(w.result().walkedTo());
-            Instant checkAt = again ? now : checkAt(w, until, now);
-            Instant nextDue =
-                    FireWalk.next(t.jobKey(), w.current().schedule(), now).orElse(null);
-            marks.add(new SweepMark(
-                    t.jobKey(),
-                    t.version(),
-                    w.state(),
-                    until,
-                    checkAt,
-                    nextDue,
-                    p.open().size(),
-                    p.missedCount(settled.recorded(), true),
-                    null));
+            long missed = p.missedCount(settled.recorded(), true);
+            try {
+                Instant checkAt = again ? now : checkAt(w, until, now);
+                Instant nextDue =
+                        FireWalk.next(t.jobKey(), w.current().schedule(), now).orElse(null);
+                marks.add(new SweepMark(
+                        t.jobKey(),
+                        t.version(),
+                        w.state(),
+                        until,
+                        checkAt,
+                        nextDue,
+                        p.open().size(),
+                        missed,
+                        null));
+            } catch (RuntimeException e) {
+                // its schedule threw (or stood still) after the walk, e.g. in a sweep with no fire to walk yet: this
+                // job's sweep fails, not the batch's, and what was recorded for it stays recorded
+                marks.add(new SweepMark(
+                        t.jobKey(),
+                        t.version(),
+                        w.state(),
+                        until,
+                        now.plus(BROKEN_RETRY),
+                        null,
+                        p.open().size(),
+                        missed,
+                        String.valueOf(e.getMessage())));
+                sweeper.broken(t.jobKey(), e);
+            }
         }
         return marks;
     }
