@@ -153,6 +153,88 @@ class MissedRunningFireIT {
         }
     }
 
+    /**
+     * The fence check passed before the cut and its transaction stays open past the TTL: its KEY SHARE lock holds the
+     * sweeper's fence back as it holds back a claim, so the fire is not recorded MISSED and the epoch does not move
+     * while the transaction is open; its write commits first, and only then is the fire recorded MISSED (a fence-only
+     * write: the business row and the MISSED record, as in the case above). Before, the sweeper moved the epoch on
+     * under the open transaction, whose write then committed after the fence had moved.
+     */
+    @Test
+    void aFencedTransactionOpenPastTheTtl_holdsTheSweepersFenceBack_itsWriteCommitsBeforeTheFenceMoves()
+            throws Exception {
+        String job = "open-fenced";
+        CountDownLatch fenced = new CountDownLatch(1);
+        CountDownLatch commit = new CountDownLatch(1);
+        long[] epochs = new long[1];
+        ExecutorService thread = Executors.newSingleThreadExecutor();
+        try (Tenure sweeper = sweeper(job);
+                RelayedTenure relayed = new RelayedTenure(servers, filter, TTL)) {
+            long period = RATE.toMillis();
+            long slot = (System.currentTimeMillis() / period + 2) * period;
+            String fire = Instant.ofEpochMilli(slot).toString();
+            Future<RunOutcome<Object>> outcome = thread.submit(() -> {
+                Thread.sleep(Math.max(0, slot - System.currentTimeMillis()));
+                return relayed.tenure().coordinator().run(job, fire, RunPolicy.skipFire(), ctx -> {
+                    epochs[0] = ctx.epoch();
+                    try (Connection c = servers.db.dataSource().getConnection()) {
+                        c.setAutoCommit(false);
+                        ctx.fence(c);
+                        try (PreparedStatement ps =
+                                c.prepareStatement("INSERT INTO business_ledger(fire_key, epoch) VALUES (?, ?)")) {
+                            ps.setString(1, job + "/" + fire);
+                            ps.setLong(2, ctx.epoch());
+                            ps.executeUpdate();
+                        }
+                        fenced.countDown();
+                        commit.await();
+                        c.commit();
+                    }
+                    return null;
+                });
+            });
+            assertThat(fenced.await(Timing.scaledMillis(10_000), TimeUnit.MILLISECONDS))
+                    .as("the holder's fence check passed")
+                    .isTrue();
+            relayed.cut(); // renewals fail: the lease ends while the fenced transaction is open
+            Awaitility.await()
+                    .atMost(Timing.scaled(Duration.ofSeconds(8)))
+                    .until(() -> "t"
+                            .equals(servers.one(
+                                    "SELECT lease_expires_at IS NULL OR lease_expires_at < clock_timestamp() "
+                                            + "FROM tenure.job_execution WHERE job_key = '" + job + "'")));
+            // the sweeper walks past it while the transaction is open: later fires are recorded, this one is not
+            Awaitility.await()
+                    .atMost(Timing.scaled(Duration.ofSeconds(6)))
+                    .until(() -> servers.count("SELECT count(*) FROM tenure.job_run WHERE job_key = '" + job
+                                    + "' AND status = 'MISSED' AND fire_key > '" + fire + "'")
+                            >= 2);
+            assertThat(runRow(job, fire))
+                    .as("the fire of the open fenced transaction")
+                    .isEqualTo("RUNNING");
+            assertThat(epoch(job))
+                    .as("the job's epoch while the fenced transaction is open")
+                    .isEqualTo(epochs[0]);
+            commit.countDown();
+            awaitRunRow(job, fire, "MISSED", Duration.ofSeconds(6));
+            assertThat(epoch(job))
+                    .as("the job's epoch after the commit and the MISSED record")
+                    .isGreaterThan(epochs[0]);
+            relayed.heal();
+            RunOutcome<Object> o = outcome.get(Timing.scaledMillis(30_000), TimeUnit.MILLISECONDS);
+            System.out.printf(
+                    "fenced transaction open past the TTL: not recorded MISSED while open; after its commit %s, holder %s%n",
+                    runRow(job, fire), o.status());
+            assertThat(o.status()).isEqualTo(RunOutcome.Status.LEASE_LOST);
+            assertThat(businessRows(job, fire))
+                    .as("the write committed before the fence moved")
+                    .isEqualTo(1);
+        } finally {
+            commit.countDown();
+            thread.shutdownNow();
+        }
+    }
+
     /** The only Tenure that registers the job (SKIP): it sweeps, and runs nothing. */
     private static Tenure sweeper(String job) {
         Tenure t = Tenure.builder()
