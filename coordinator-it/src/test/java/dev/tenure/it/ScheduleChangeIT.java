@@ -202,6 +202,66 @@ class ScheduleChangeIT {
         assertThat(book.summaries).isEmpty();
     }
 
+    /**
+     * A rolling deploy changes job {@code rare} from every 2 s to daily 0.3 s after a 2 s slot F, which nobody runs: the
+     * old version's process still leads the sweeper. F is not overdue yet at the first sweep of the new version (1.5 s of
+     * grace); it must be caught up once its grace has passed. The sweeper once set the job's next check from the new
+     * version alone (its first fire, at midnight, plus the grace): F waited until then, and was recorded MISSED then, as
+     * older than the policy's max age, instead of being caught up.
+     */
+    @Test
+    void aChangeToADailySchedule_theOldVersionsLastFire_isCaughtUpOnceItsGraceHasPassed() throws Exception {
+        MissedFirePolicy policy = MissedFirePolicy.catchUp().withGrace(Duration.ofMillis(1500));
+        try (Tenure old = tenure("old")) {
+            old.register(ScheduledJob.of("rare", Schedule.fixedRate(V2), fire -> effect(old, "rare", fire, "old"))
+                    .withPolicy(policy));
+            Instant f = next(Instant.now().plusSeconds(1), V2);
+            Thread.sleep(Math.max(0, f.toEpochMilli() + 300 - System.currentTimeMillis()));
+            try (Tenure deploy = tenure("new")) {
+                deploy.register(ScheduledJob.of(
+                                "rare",
+                                Schedule.fixedRate(Duration.ofDays(1)),
+                                fire -> effect(deploy, "rare", fire, "new"))
+                        .withPolicy(policy));
+                Instant change = micros("SELECT changed_at FROM tenure.job_schedule WHERE job_key = 'rare'");
+                assertThat(change).as("the change comes after F").isAfter(f);
+                try {
+                    Awaitility.await()
+                            .atMost(Timing.scaled(Duration.ofSeconds(8)))
+                            .until(() -> servers.count("SELECT count(*) FROM tenure.job_run WHERE job_key = 'rare' "
+                                            + "AND fire_key = '" + f + "' AND status IN ('COMPLETED', 'MISSED')")
+                                    == 1);
+                } catch (ConditionTimeoutException e) {
+                    System.out.println("F (" + f + ") was not settled: " + e.getMessage());
+                }
+            }
+            FireBook book = FireBook.read(servers, "rare");
+            System.out.println(book);
+            assertThat(book.status.get(f))
+                    .as("F, the old version's last fire (%s), caught up: %s", f, book)
+                    .isEqualTo("COMPLETED");
+            assertThat(book.effectsOf(f)).hasSize(1);
+        }
+    }
+
+    /** One catch-up of {@code job}: one row in {@code fire_effect}, written in its fenced completion. */
+    private static void effect(Tenure tenure, String job, String fire, String node) {
+        tenure.coordinator()
+                .run(
+                        job,
+                        fire,
+                        RunPolicy.waitUpTo(TTL),
+                        ctx -> ctx.completeInTransaction(servers.db.dataSource(), c -> {
+                            try (PreparedStatement ps = c.prepareStatement(
+                                    "INSERT INTO fire_effect (job, fire_key, node, via) VALUES (?, ?, ?, 'catch-up')")) {
+                                ps.setString(1, job);
+                                ps.setString(2, fire);
+                                ps.setString(3, node);
+                                return ps.executeUpdate();
+                            }
+                        }));
+    }
+
     private static Tenure tenure(String node) {
         return Tenure.builder()
                 .dataSource(servers.db.dataSource())
