@@ -123,19 +123,21 @@ class JobsOfOtherProcessesIT {
         Instant apiFrom = backlog("api-report", "api", "CATCH_UP", Duration.ofSeconds(8));
         Instant workerFrom = backlog("worker-report", "worker", "CATCH_UP", Duration.ofSeconds(8));
         Instant end;
+        String apiTerm;
+        String workerTerm;
         try (JvmProcess a = node("A2", "api", job("api-report", "catch-up"));
                 JvmProcess b = node("B2", "worker", job("worker-report", "catch-up"))) {
             a.awaitStdoutLine("READY"::equals, Timing.scaled(Duration.ofSeconds(30)));
             b.awaitStdoutLine("READY"::equals, Timing.scaled(Duration.ofSeconds(30)));
             end = dbNow().plus(Duration.ofSeconds(4));
             awaitSwept(end, "api-report", "worker-report");
-            assertThat(liveLeader("tenure-sweeper:api")).as("api's sweeper").isNotNull();
-            assertThat(liveLeader("tenure-sweeper:worker"))
-                    .as("worker's sweeper")
-                    .isNotNull();
+            apiTerm = liveLeader("tenure-sweeper:api");
+            workerTerm = liveLeader("tenure-sweeper:worker");
         }
         assertSweptBy("api-report", "A2");
         assertSweptBy("worker-report", "B2");
+        assertThat(apiTerm).as("api's sweeper election has a live term").isNotNull();
+        assertThat(workerTerm).as("worker's sweeper election has a live term").isNotNull();
         FireBook api = FireBook.read(servers, "api-report");
         System.out.println(api);
         assertEveryFireOnceOrMissed(api, slots(apiFrom, end), "A2/catch-up");
