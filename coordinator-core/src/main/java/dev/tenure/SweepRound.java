@@ -56,13 +56,18 @@ final class SweepRound {
             List<DueFire> catchUps,
             boolean more) {}
 
-    /** One job's walk, before its states are known. */
+    /** One job's walk, before its states are known: its versions oldest first, the current one last. */
     private record Walk(
             Tracked tracked,
             @Nullable ScheduledJob local,
             String state,
-            FireWalk.Segment current,
-            FireWalk.Result result) {}
+            List<FireWalk.Segment> segments,
+            FireWalk.Result result) {
+
+        FireWalk.Segment current() {
+            return segments.get(segments.size() - 1);
+        }
+    }
 
     private final Sweeper sweeper;
     private final ScheduleLedger ledger;
@@ -148,7 +153,7 @@ final class SweepRound {
         String state = t.state().equals(ScheduleLedger.RETIRED)
                 ? ScheduleLedger.RETIRED
                 : paused ? ScheduleLedger.PAUSED : ScheduleLedger.ACTIVE;
-        return new Walk(t, local, state, current, r);
+        return new Walk(t, local, state, segments, r);
     }
 
     /** The run states of every walked fire: by fire key for short walks, by the job's runs since for long ones. */
@@ -305,7 +310,8 @@ final class SweepRound {
     }
 
     /**
-     * When the job needs a sweep next: when its next fire after {@code until} is overdue; every sweep while it is
+     * When the job needs a sweep next: when its next fire after {@code until} is overdue, in whichever version it falls
+     * (an earlier version's fire due just before a change comes before the new version's first); every sweep while it is
      * paused (a process that has the job tells when it resumes); null when it has no next fire.
      */
     private @Nullable Instant checkAt(Walk w, Instant until, Instant now) {
@@ -316,10 +322,17 @@ final class SweepRound {
         if (w.state().equals(ScheduleLedger.PAUSED)) {
             return now.plus(w.local() != null ? sweeper.interval() : BROKEN_RETRY);
         }
-        Instant after = t.versionFrom() != null && t.versionFrom().isAfter(until)
-                ? t.versionFrom().minusNanos(1)
-                : until;
-        Optional<Instant> next = FireWalk.next(t.jobKey(), w.current().schedule(), after);
-        return next.map(n -> n.plus(t.policy().grace())).orElse(null);
+        for (FireWalk.Segment s : w.segments()) {
+            if (s.until() != null && !s.until().isAfter(until)) {
+                continue;
+            }
+            Instant after =
+                    s.from() != null && s.from().isAfter(until) ? s.from().minusNanos(1) : until;
+            Optional<Instant> next = FireWalk.next(t.jobKey(), s.schedule(), after);
+            if (next.isPresent() && (s.until() == null || next.get().isBefore(s.until()))) {
+                return next.get().plus(t.policy().grace());
+            }
+        }
+        return null;
     }
 }
