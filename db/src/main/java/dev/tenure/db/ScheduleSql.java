@@ -84,7 +84,7 @@ final class ScheduleSql {
                     state_since = CASE WHEN state = 'RETIRED' THEN ?::timestamptz ELSE state_since END,
                     state_reason = CASE WHEN state = 'RETIRED' THEN NULL ELSE state_reason END,
                     state = CASE WHEN state = 'RETIRED' THEN 'ACTIVE' ELSE state END
-                WHERE job_key = ? RETURNING version""".formatted(js);
+                WHERE job_key = ?""".formatted(js);
         // 1 until, 2 job, 3 state
         endSpans = "UPDATE %s SET until_at = ?::timestamptz WHERE job_key = ? AND until_at IS NULL AND state = ?"
                 .formatted(jss);
