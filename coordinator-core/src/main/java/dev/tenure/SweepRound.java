@@ -312,11 +312,21 @@ final class SweepRound {
     /**
      * When the job needs a sweep next: when its next fire after {@code until} is overdue, in whichever version it falls
      * (an earlier version's fire due just before a change comes before the new version's first); every sweep while it is
-     * paused (a process that has the job tells when it resumes); null when it has no next fire.
+     * paused (a process that has the job tells when it resumes); null when it has no next fire. A retired job: when the
+     * fires due before its retirement are past their grace, while its account has not reached the retirement (this
+     * sweep walked only up to now minus the grace); then null, it leaves the sweeps.
      */
     private @Nullable Instant checkAt(Walk w, Instant until, Instant now) {
         Tracked t = w.tracked();
         if (w.state().equals(ScheduleLedger.RETIRED)) {
+            Optional<Instant> retired = t.spans().stream()
+                    .filter(s -> s.until() == null && s.state().equals(ScheduleLedger.RETIRED))
+                    .map(Span::from)
+                    .findFirst();
+            if (retired.isPresent() && until.isBefore(retired.get())) {
+                Instant at = retired.get().plus(t.policy().grace());
+                return at.isAfter(now) ? at : now;
+            }
             return null; // its account reached its retirement: it leaves the sweeps until it is registered again
         }
         if (w.state().equals(ScheduleLedger.PAUSED)) {

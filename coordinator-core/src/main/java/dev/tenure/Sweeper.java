@@ -562,10 +562,14 @@ final class Sweeper implements AutoCloseable {
         lastSeen = now;
     }
 
-    /** The leader's chores every 30 s: retire what nobody registers, report what nobody sweeps. */
+    /**
+     * The leader's chores every 30 s, or every mark period if that is shorter (a short retire-after is kept within a
+     * mark): retire what nobody registers, report what nobody sweeps.
+     */
     private void housekeeping() {
         long now = System.nanoTime();
-        if (now - lastHousekeeping < HOUSEKEEPING_EVERY_NANOS) {
+        if (now - lastHousekeeping
+                < Math.min(HOUSEKEEPING_EVERY_NANOS, seenEvery().toNanos())) {
             return;
         }
         lastHousekeeping = now;

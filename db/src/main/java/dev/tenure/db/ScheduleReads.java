@@ -38,9 +38,9 @@ final class ScheduleReads {
         schedules = columns + "ORDER BY s.job_key LIMIT ?";
         schedule = columns + "WHERE s.job_key = ?";
         schedulesOf = columns + "WHERE s.job_key = ANY(?) ORDER BY s.job_key";
-        attention =
-                columns + "WHERE s.overdue > 0 OR s.last_missed_at > clock_timestamp() - ? * interval '1 millisecond' "
-                        + "ORDER BY s.job_key LIMIT ?";
+        attention = columns + "WHERE s.state <> 'RETIRED' AND (s.overdue > 0 "
+                + "OR s.last_missed_at > clock_timestamp() - ? * interval '1 millisecond') "
+                + "ORDER BY s.job_key LIMIT ?";
         String missedColumns =
                 "SELECT job_key, fire_key, finished_at, error, owner FROM " + jr + " WHERE status = 'MISSED' ";
         missed = missedColumns + "AND finished_at > clock_timestamp() - ? * interval '1 millisecond' "

@@ -238,7 +238,8 @@ public final class TenureAdmin {
 
     /**
      * Up to {@code limit} scheduled jobs that need an operator's eye: fires overdue at the last sweep, or a fire recorded
-     * MISSED within the last {@code within}. One statement over {@code job_schedule}.
+     * MISSED within the last {@code within}. A retired schedule is not listed: its job is gone. One statement over
+     * {@code job_schedule}.
      */
     public List<ScheduleState> overdueOrMissed(Duration within, int limit) {
         Objects.requireNonNull(within, "within");

@@ -11,7 +11,7 @@ import org.springframework.boot.health.contributor.Health;
 /**
  * Whether every fire of the scheduled jobs is accounted for (health component {@code tenureFires}): jobs with fires
  * overdue at the sweeper's last sweep, or with a fire recorded MISSED in the last hour, are listed with the counts and
- * the last missed time. The status is UP with those details, or DOWN while there are any (configurable), since a missed
+ * the last missed time; a job whose schedule is retired is not. The status is UP with those details, or DOWN while there are any (configurable), since a missed
  * fire is something an operator must look at but the application itself may be fine. Reads one statement of Tenure's
  * ledger, so every instance reports the same. Thread-safe.
  */

@@ -1,0 +1,93 @@
+package dev.tenure;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.tenure.memory.InMemoryLeaseStore;
+import dev.tenure.memory.InMemoryRunLedger;
+import dev.tenure.memory.InMemoryScheduleLedger;
+import dev.tenure.metrics.RunMetrics;
+import dev.tenure.spi.ScheduleLedger;
+import dev.tenure.spi.ScheduleLedger.ScheduleRow;
+import java.sql.Connection;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.OptionalLong;
+import org.awaitility.Awaitility;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A schedule that no live process registers is retired about {@code retireAfter} after its last mark, also when that
+ * is shorter than the leader's 30 s chores: the leader retires schedules every mark period (a quarter of
+ * {@code retireAfter}, at most a minute).
+ */
+class RetireAfterTest {
+
+    /** Always the leader. */
+    private static final class Leading implements LeaderElection {
+        @Override
+        public String name() {
+            return "tenure-sweeper:app";
+        }
+
+        @Override
+        public String participantId() {
+            return "node";
+        }
+
+        @Override
+        public void start() {}
+
+        @Override
+        public void stop() {}
+
+        @Override
+        public boolean isLeader() {
+            return true;
+        }
+
+        @Override
+        public OptionalLong term() {
+            return OptionalLong.of(1);
+        }
+
+        @Override
+        public Optional<Holder> currentLeader() {
+            return Optional.empty();
+        }
+
+        @Override
+        public void fence(Connection connection) {}
+    }
+
+    @Test
+    void aScheduleNobodyRegisters_isRetiredSoonAfterRetireAfter_notAtTheNext30sChores() {
+        InMemoryRunLedger runs = new InMemoryRunLedger(new InMemoryLeaseStore(), Clock.systemUTC());
+        InMemoryScheduleLedger ledger = new InMemoryScheduleLedger(runs);
+        ledger.register(new ScheduleRow(
+                "gone",
+                "app",
+                "fixed-rate",
+                "PT1H",
+                MissedFirePolicy.catchUp(),
+                "catch-up",
+                "scheduled",
+                "old-version"));
+        try (Sweeper sweeper = new Sweeper(
+                ledger,
+                Clock.systemUTC(),
+                Duration.ofMillis(50),
+                Duration.ofSeconds(1),
+                RunMetrics.none(),
+                "app",
+                "node",
+                listener -> new Leading())) {
+            sweeper.register(ScheduledJob.of("here", Schedule.fixedRate(Duration.ofHours(1)), fire -> {}));
+
+            Awaitility.await()
+                    .atMost(Timing.scaled(Duration.ofSeconds(5)))
+                    .until(() -> ledger.stateOf("gone").orElseThrow().equals(ScheduleLedger.RETIRED));
+            assertThat(ledger.stateOf("here")).as("the job this process has").contains(ScheduleLedger.ACTIVE);
+        }
+    }
+}
