@@ -447,7 +447,11 @@ final class Sweeper implements AutoCloseable {
 
     // ---- catch-ups
 
-    /** Hands out a plan's catch-ups: to the catch-up thread for a local job, to the ledger for another process's. */
+    /**
+     * Hands out a plan's catch-ups: to the catch-up thread for a local job, to the ledger for another process's.
+     *
+     * @return the fires asked for the first time (a fire asked again after a grace period is not reported again)
+     */
     List<DueFire> catchUps(@Nullable ScheduledJob local, Tracked t, FirePlan p) {
         List<DueFire> out = new ArrayList<>();
         List<DueFire> remote = new ArrayList<>();
@@ -455,18 +459,21 @@ final class Sweeper implements AutoCloseable {
             if (!due(f)) {
                 continue;
             }
+            boolean first = !requested.containsKey(f);
             if (local != null) {
-                if (catchUp(local, f, p.catchUpReasons().getOrDefault(f, ""))) {
+                if (catchUp(local, f, p.catchUpReasons().getOrDefault(f, "")) && first) {
                     out.add(f);
                 }
             } else {
                 requested.put(f, System.nanoTime() + retryNanos(t.policy()));
                 remote.add(f);
+                if (first) {
+                    out.add(f);
+                }
             }
         }
         if (!remote.isEmpty()) {
             ledger.requestCatchUps(remote, node);
-            out.addAll(remote);
         }
         Set<DueFire> open = new java.util.HashSet<>(p.open());
         for (DueFire f : p.fires()) {
