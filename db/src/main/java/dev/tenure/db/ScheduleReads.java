@@ -1,5 +1,6 @@
 package dev.tenure.db;
 
+import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -8,8 +9,15 @@ import java.util.ArrayList;
 import java.util.List;
 import org.jspecify.annotations.Nullable;
 
-/** The reads of {@code job_schedule} and MISSED runs behind {@link TenureAdmin}'s schedule views. Thread-safe. */
+/**
+ * The reads of {@code job_schedule}, its versions and spans, and MISSED runs behind {@link TenureAdmin}'s schedule
+ * views. Thread-safe.
+ */
 final class ScheduleReads {
+
+    /** The fires a MISSED row stands for: a summary's count (see {@link MissedSummary}), else 1. */
+    private static final String FIRES_OF_ROW = "CASE WHEN m.fire_key LIKE '%..%' AND m.error ~ '"
+            + MissedSummary.ERROR_PREFIX + "' THEN split_part(m.error, ' ', 1)::bigint ELSE 1 END";
 
     private final Jdbc jdbc;
     private final String schedules;
@@ -18,29 +26,36 @@ final class ScheduleReads {
     private final String attention;
     private final String missed;
     private final String missedOfJob;
+    private final String versions;
+    private final String spans;
 
     ScheduleReads(Jdbc jdbc, String quotedSchema) {
         this.jdbc = jdbc;
         String js = quotedSchema + ".job_schedule";
         String jr = quotedSchema + ".job_run";
-        String columns =
-                "SELECT s.job_key, s.kind, s.expression, s.policy, s.integration, s.registered_by, s.registered_at, "
-                        + "s.previous_kind || ' ' || s.previous_expression, s.previous_by, s.changed_at, s.swept_until, s.swept_at, "
-                        + "s.swept_by, s.next_due_at, s.overdue, s.missed_total, s.last_missed_at, "
-                        + "(SELECT r.finished_at FROM " + jr
-                        + " r WHERE r.job_key = s.job_key AND r.status = 'COMPLETED' "
-                        + "ORDER BY r.started_at DESC LIMIT 1), "
-                        + "(SELECT count(*) FROM (SELECT 1 FROM " + jr
-                        + " m WHERE m.job_key = s.job_key AND m.status = 'MISSED' "
-                        + "AND m.finished_at > clock_timestamp() - interval '1 hour' LIMIT " + TenureAdmin.MISSED_CAP
-                        + ") x) "
-                        + "FROM " + js + " s ";
+        String columns = """
+                SELECT s.job_key, s.kind, s.expression, s.policy, s.integration, s.registered_by, s.registered_at,
+                    s.previous_kind || ' ' || s.previous_expression, s.previous_by, s.changed_at, s.swept_until,
+                    s.swept_at, s.swept_by, s.next_due_at, s.overdue, s.missed_total, s.last_missed_at,
+                    (SELECT r.finished_at FROM %1$s r WHERE r.job_key = s.job_key AND r.status = 'COMPLETED'
+                        ORDER BY r.started_at DESC LIMIT 1),
+                    (SELECT least(coalesce(sum(x.n), 0), %3$d) FROM (SELECT %4$s AS n FROM %1$s m
+                        WHERE m.job_key = s.job_key AND m.status = 'MISSED'
+                        AND m.finished_at > clock_timestamp() - interval '1 hour' LIMIT %3$d) x),
+                    s.application, s.state, s.state_since, s.state_reason, s.state_by, s.version, s.version_from,
+                    s.seen_at, s.check_at, s.sweep_error, clock_timestamp()
+                FROM %2$s s
+                """.formatted(jr, js, TenureAdmin.MISSED_CAP, FIRES_OF_ROW);
         schedules = columns + "ORDER BY s.job_key LIMIT ?";
         schedule = columns + "WHERE s.job_key = ?";
         schedulesOf = columns + "WHERE s.job_key = ANY(?) ORDER BY s.job_key";
-        attention = columns + "WHERE s.state <> 'RETIRED' AND (s.overdue > 0 "
-                + "OR s.last_missed_at > clock_timestamp() - ? * interval '1 millisecond') "
-                + "ORDER BY s.job_key LIMIT ?";
+        // 1 missed within ms, 2 unswept after ms, 3 limit. Paused ones last: the limit keeps those that alarm.
+        attention = columns + """
+                WHERE s.state <> 'RETIRED' AND (s.state = 'PAUSED' OR s.overdue > 0
+                    OR s.last_missed_at > clock_timestamp() - ? * interval '1 millisecond'
+                    OR s.sweep_error IS NOT NULL
+                    OR (s.state = 'ACTIVE' AND s.check_at < clock_timestamp() - ? * interval '1 millisecond'))
+                ORDER BY s.state = 'PAUSED', s.job_key LIMIT ?""";
         String missedColumns =
                 "SELECT job_key, fire_key, finished_at, error, owner FROM " + jr + " WHERE status = 'MISSED' ";
         missed = missedColumns + "AND finished_at > clock_timestamp() - ? * interval '1 millisecond' "
@@ -48,6 +63,12 @@ final class ScheduleReads {
         missedOfJob =
                 missedColumns + "AND job_key = ? AND finished_at > clock_timestamp() - ? * interval '1 millisecond' "
                         + "ORDER BY finished_at DESC, fire_key DESC LIMIT ?";
+        versions = """
+                SELECT version, kind, expression, policy, registered_by, valid_from, valid_until
+                FROM %s.job_schedule_version WHERE job_key = ? ORDER BY version DESC LIMIT %d""".formatted(quotedSchema, ScheduleHistory.MAX);
+        spans = """
+                SELECT state, from_at, until_at, reason, set_by
+                FROM %s.job_schedule_span WHERE job_key = ? ORDER BY from_at DESC LIMIT %d""".formatted(quotedSchema, ScheduleHistory.MAX);
     }
 
     List<TenureAdmin.ScheduleState> schedules(int limit) {
@@ -77,14 +98,50 @@ final class ScheduleReads {
         });
     }
 
-    List<TenureAdmin.ScheduleState> attention(Duration within, int limit) {
-        return jdbc.run("list overdue schedules", "*", false, c -> {
+    List<TenureAdmin.ScheduleState> attention(Duration within, Duration unsweptAfter, int limit) {
+        return jdbc.run("list schedules that need attention", "*", false, c -> {
             try (PreparedStatement ps = jdbc.prepare(c, attention)) {
                 ps.setLong(1, within.toMillis());
-                ps.setInt(2, limit);
+                ps.setLong(2, unsweptAfter.toMillis());
+                ps.setInt(3, limit);
                 return states(ps);
             }
         });
+    }
+
+    /** The versions and spans of {@code jobKey}'s schedule, newest first, in one read. */
+    ScheduleHistory history(String jobKey) {
+        return jdbc.run("read schedule history", jobKey, false, c -> {
+            List<ScheduleHistory.Version> vs = new ArrayList<>();
+            try (ResultSet rs = query(c, versions, jobKey)) {
+                while (rs.next()) {
+                    vs.add(new ScheduleHistory.Version(
+                            rs.getInt(1),
+                            rs.getString(2),
+                            rs.getString(3),
+                            rs.getString(4),
+                            rs.getString(5),
+                            Rows.instant(rs, 6),
+                            Rows.instant(rs, 7)));
+                }
+            }
+            List<ScheduleHistory.Span> ss = new ArrayList<>();
+            try (ResultSet rs = query(c, spans, jobKey)) {
+                while (rs.next()) {
+                    ss.add(new ScheduleHistory.Span(
+                            rs.getString(1), Rows.at(rs, 2), Rows.instant(rs, 3), rs.getString(4), rs.getString(5)));
+                }
+            }
+            return new ScheduleHistory(jobKey, vs, ss);
+        });
+    }
+
+    /** The rows of {@code sql} for {@code jobKey}; closing the result set closes the statement. */
+    private ResultSet query(Connection c, String sql, String jobKey) throws SQLException {
+        PreparedStatement ps = jdbc.prepare(c, sql);
+        ps.closeOnCompletion();
+        ps.setString(1, jobKey);
+        return ps.executeQuery();
     }
 
     private static List<TenureAdmin.ScheduleState> states(PreparedStatement ps) throws SQLException {
@@ -110,7 +167,18 @@ final class ScheduleReads {
                         rs.getLong(16),
                         Rows.instant(rs, 17),
                         Rows.instant(rs, 18),
-                        rs.getLong(19)));
+                        rs.getLong(19),
+                        rs.getString(20),
+                        rs.getString(21),
+                        Rows.instant(rs, 22),
+                        rs.getString(23),
+                        rs.getString(24),
+                        rs.getInt(25),
+                        Rows.instant(rs, 26),
+                        Rows.instant(rs, 27),
+                        Rows.instant(rs, 28),
+                        rs.getString(29),
+                        Rows.at(rs, 30)));
             }
         }
         return out;

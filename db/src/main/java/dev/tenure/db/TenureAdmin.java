@@ -1,6 +1,7 @@
 package dev.tenure.db;
 
 import dev.tenure.spi.LeaseEviction;
+import dev.tenure.spi.ScheduleLedger;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.time.Duration;
@@ -16,8 +17,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * What operators need of Tenure's tables: who holds which job, and the one safe write, a force-release with a
- * reason. For the ops console, the Spring Boot actuator endpoint and scripts.
+ * What operators need of Tenure's tables: who holds which job, the schedules as the ledger holds them (state, versions,
+ * spans, the sweeper's account), and two audited writes: a force-release with a reason, and the retirement of a
+ * schedule ({@link #retire}). For the ops console, the Spring Boot actuator endpoint and scripts.
  *
  * <p>{@link #forceRelease} bumps the job's epoch and clears its lease in one statement, marks its RUNNING run
  * ABANDONED and writes an audit row: the old holder's next fence check, renewal, completion or outcome is refused (it
@@ -60,12 +62,23 @@ public final class TenureAdmin {
 
     /**
      * A scheduled job as the ledger records it: its schedule and policy, who registered it and when, the schedule it
-     * replaced (if two versions disagreed), and the sweeper's account: fires are settled up to {@code sweptUntil}, the
+     * replaced (its previous version), and the sweeper's account: fires are settled up to {@code sweptUntil}, the
      * next is due at {@code nextDueAt}, {@code overdue} are open, {@code missedTotal} were recorded MISSED (the last at
      * {@code lastMissedAt}); {@code lastSuccessAt} is the end of the job's latest COMPLETED run;
-     * {@code missedLastHour} counts its fires recorded MISSED in the last hour (database clock), up to
-     * {@value #MISSED_CAP}. Nullable: the previous schedule's fields, the sweep's fields before the first sweep,
-     * {@code nextDueAt}, {@code lastMissedAt}, {@code lastSuccessAt}.
+     * {@code missedLastHour} counts its fires recorded MISSED in the last hour (database clock), a summary record by
+     * its fires ({@link MissedSummary}), up to {@value #MISSED_CAP}.
+     *
+     * <p>Schedules are data: {@code application} registers it (its sweeper accounts for the fires); {@code state} is
+     * ACTIVE, PAUSED or RETIRED, since {@code stateSince}, why ({@code stateReason}) and set by whom ({@code stateBy});
+     * {@code version} is the current version, accounted for from {@code versionFrom} (null: from the start; the others
+     * are in {@link TenureAdmin#scheduleHistory}); {@code seenAt} is the last time a live process marked its
+     * registration; the sweeper looks at it next at {@code checkAt} (null: a RETIRED one, which it does not look at);
+     * {@code sweepError} says why its last sweep failed (null: it did not). {@code readAt} is the database clock when
+     * the row was read (null for a value made without a read).
+     *
+     * <p>Nullable: the previous schedule's fields, the sweep's fields before the first sweep, {@code nextDueAt},
+     * {@code lastMissedAt}, {@code lastSuccessAt}, the state's fields of a schedule that never changed state,
+     * {@code versionFrom}, {@code seenAt}, {@code checkAt}, {@code sweepError}, {@code readAt}.
      */
     public record ScheduleState(
             String jobKey,
@@ -86,13 +99,174 @@ public final class TenureAdmin {
             long missedTotal,
             @Nullable Instant lastMissedAt,
             @Nullable Instant lastSuccessAt,
-            long missedLastHour) {}
+            long missedLastHour,
+            String application,
+            String state,
+            @Nullable Instant stateSince,
+            @Nullable String stateReason,
+            @Nullable String stateBy,
+            int version,
+            @Nullable Instant versionFrom,
+            @Nullable Instant seenAt,
+            @Nullable Instant checkAt,
+            @Nullable String sweepError,
+            @Nullable Instant readAt) {
+
+        /** A state as before schedules were data: ACTIVE, version 1, application {@code default}. */
+        public ScheduleState(
+                String jobKey,
+                String kind,
+                String expression,
+                String policy,
+                String integration,
+                String registeredBy,
+                Instant registeredAt,
+                @Nullable String previousSchedule,
+                @Nullable String previousBy,
+                @Nullable Instant changedAt,
+                Instant sweptUntil,
+                @Nullable Instant sweptAt,
+                @Nullable String sweptBy,
+                @Nullable Instant nextDueAt,
+                int overdue,
+                long missedTotal,
+                @Nullable Instant lastMissedAt,
+                @Nullable Instant lastSuccessAt,
+                long missedLastHour) {
+            this(
+                    jobKey,
+                    kind,
+                    expression,
+                    policy,
+                    integration,
+                    registeredBy,
+                    registeredAt,
+                    previousSchedule,
+                    previousBy,
+                    changedAt,
+                    sweptUntil,
+                    sweptAt,
+                    sweptBy,
+                    nextDueAt,
+                    overdue,
+                    missedTotal,
+                    lastMissedAt,
+                    lastSuccessAt,
+                    missedLastHour,
+                    "default",
+                    ScheduleLedger.ACTIVE,
+                    null,
+                    null,
+                    null,
+                    1,
+                    null,
+                    null,
+                    null,
+                    null,
+                    null);
+        }
+
+        /** True while an operator (or the host scheduler) has it paused: it has no due fires. */
+        public boolean paused() {
+            return ScheduleLedger.PAUSED.equals(state);
+        }
+
+        /** True once retired: it leaves the sweeps and the health checks until a process registers it again. */
+        public boolean retired() {
+            return ScheduleLedger.RETIRED.equals(state);
+        }
+
+        /**
+         * True if it is ACTIVE and its check time passed more than {@code after} before the read (database clock):
+         * nobody sweeps it, so its missed fires are not accounted for.
+         */
+        public boolean unswept(Duration after) {
+            return ScheduleLedger.ACTIVE.equals(state)
+                    && checkAt != null
+                    && readAt != null
+                    && checkAt.isBefore(readAt.minus(after));
+        }
+
+        /**
+         * What an operator should look at, in words, e.g. {@code "3 fires overdue at the last sweep"}, {@code "not swept
+         * since 2026-12-07T10:00:00Z"}, {@code "its sweep fails: ..."}, {@code "paused since ... by ...: ..."}; empty
+         * when nothing. A RETIRED schedule needs nothing. Fires count as recently missed when the last was recorded
+         * within {@code missedWithin}; the schedule as unswept per {@link #unswept}.
+         */
+        public List<String> attention(Duration missedWithin, Duration unsweptAfter) {
+            List<String> why = new ArrayList<>();
+            if (retired()) {
+                return why;
+            }
+            if (paused()) {
+                why.add("paused since " + stateSince + " by " + stateBy + ": " + stateReason);
+            }
+            if (overdue > 0) {
+                why.add(overdue + (overdue == 1 ? " fire" : " fires") + " overdue at the last sweep");
+            }
+            Instant now = readAt != null ? readAt : Instant.now();
+            if (lastMissedAt != null && lastMissedAt.isAfter(now.minus(missedWithin))) {
+                why.add("fires recorded MISSED, the last at " + lastMissedAt);
+            }
+            if (sweepError != null) {
+                why.add("its sweep fails: " + sweepError);
+            }
+            if (unswept(unsweptAfter)) {
+                why.add((sweptAt == null ? "never swept" : "not swept since " + sweptAt) + "; due for a sweep since "
+                        + checkAt + " (is a process of application '" + application + "' running?)");
+            }
+            return why;
+        }
+    }
+
+    /**
+     * What {@link #retire} did: {@code retired} is false when the schedule was already RETIRED (nothing changed, no
+     * audit row: {@code since}, {@code reason} and {@code by} are then the earlier retirement's). {@code previousState}
+     * is its state before; {@code auditId} the audit row (0 when none); {@code catchUpsDropped} the catch-ups that were
+     * still asked of processes; {@code seenAt} the last time a live process marked its registration (such a process
+     * keeps running the job's fires, unaccounted for, and makes the schedule ACTIVE again when it registers the job);
+     * {@code at} the database clock.
+     */
+    public record Retirement(
+            String jobKey,
+            boolean retired,
+            String previousState,
+            @Nullable Instant since,
+            @Nullable String reason,
+            @Nullable String by,
+            long auditId,
+            int catchUpsDropped,
+            @Nullable Instant seenAt,
+            Instant at) {}
+
+    /**
+     * How long an ACTIVE schedule's check time may lie in the past before it counts as unswept, for a sweeper that
+     * sweeps every {@code sweepInterval}: 3 intervals, at least a minute (the sweeper's own rule for its warning).
+     */
+    public static Duration unsweptAfter(Duration sweepInterval) {
+        Duration three = sweepInterval.multipliedBy(3);
+        return three.compareTo(Duration.ofMinutes(1)) > 0 ? three : Duration.ofMinutes(1);
+    }
 
     /** {@link ScheduleState#missedLastHour} counts up to this many fires (then it means "at least"). */
     public static final int MISSED_CAP = 10_000;
 
-    /** A fire the sweeper recorded MISSED: when, why, and which sweeper. */
-    public record MissedFire(String jobKey, String fireKey, Instant recordedAt, String reason, String sweeper) {}
+    /**
+     * A fire the sweeper recorded MISSED: when, why, and which sweeper; or a summary record of many fires after a long
+     * outage ({@link #summary()}).
+     */
+    public record MissedFire(String jobKey, String fireKey, Instant recordedAt, String reason, String sweeper) {
+
+        /** The run of fires this record stands for, if it is a summary record. */
+        public Optional<MissedSummary> summary() {
+            return MissedSummary.of(fireKey, reason);
+        }
+
+        /** How many fires it stands for: 1, or a summary record's count. */
+        public long fires() {
+            return MissedSummary.firesOf(fireKey, reason);
+        }
+    }
 
     /**
      * The result of a {@link #forceRelease}: the epoch, owner and node name before (the node null when none was
@@ -137,6 +311,7 @@ public final class TenureAdmin {
     private final String forceRelease;
     private final String lockTimeout;
     private final ScheduleReads schedules;
+    private final ScheduleRetirement retirement;
     private final @Nullable LeaseEviction valkey;
 
     private TenureAdmin(DataSource dataSource, String schema, Duration lockTimeout, @Nullable LeaseEviction valkey) {
@@ -146,6 +321,7 @@ public final class TenureAdmin {
         this.schema = TenureSchema.checkName(schema);
         String q = "\"" + this.schema + "\"";
         this.schedules = new ScheduleReads(jdbc, q);
+        this.retirement = new ScheduleRetirement(jdbc, q);
         String columns = "job_key, fencing_token, owner, status, claimed_at, lease_expires_at, clock_timestamp(), node";
         this.jobs = "SELECT " + columns + " FROM " + q + ".job_execution ORDER BY job_key LIMIT ?";
         this.job = "SELECT " + columns + " FROM " + q + ".job_execution WHERE job_key = ?";
@@ -237,13 +413,52 @@ public final class TenureAdmin {
     }
 
     /**
-     * Up to {@code limit} scheduled jobs that need an operator's eye: fires overdue at the last sweep, or a fire recorded
-     * MISSED within the last {@code within}. A retired schedule is not listed: its job is gone. One statement over
-     * {@code job_schedule}.
+     * {@link #overdueOrMissed(Duration, Duration, int)} for the default sweep interval ({@code unswept} after a
+     * minute).
      */
     public List<ScheduleState> overdueOrMissed(Duration within, int limit) {
+        return overdueOrMissed(within, unsweptAfter(dev.tenure.Tenure.DEFAULT_SWEEP_INTERVAL), limit);
+    }
+
+    /**
+     * Up to {@code limit} scheduled jobs that need an operator's eye ({@link ScheduleState#attention} says why): fires
+     * overdue at the last sweep, a fire recorded MISSED within the last {@code within} (a summary record too), a sweep
+     * that fails, or an ACTIVE schedule whose check time passed more than {@code unsweptAfter} ago (nobody sweeps it;
+     * see {@link #unsweptAfter}); and every PAUSED schedule, listed last. RETIRED schedules never appear. One
+     * statement over {@code job_schedule}, by key.
+     */
+    public List<ScheduleState> overdueOrMissed(Duration within, Duration unsweptAfter, int limit) {
         Objects.requireNonNull(within, "within");
-        return schedules.attention(within, limit(limit));
+        Objects.requireNonNull(unsweptAfter, "unsweptAfter");
+        return schedules.attention(within, unsweptAfter, limit(limit));
+    }
+
+    /**
+     * The versions of {@code jobKey}'s schedule and the spans in which it had no due fires, newest first (at most
+     * {@value ScheduleHistory#MAX} of each); both empty when it has no schedule.
+     */
+    public ScheduleHistory scheduleHistory(String jobKey) {
+        return schedules.history(JobLedger.key(jobKey));
+    }
+
+    /**
+     * Retires {@code jobKey}'s schedule by hand, in one statement: state RETIRED with {@code reason} and {@code actor},
+     * its open span ended and a RETIRED span opened, {@code check_at} cleared (the sweeper and the health checks leave
+     * it), its pending catch-ups dropped, and an audit row ({@code action = 'retire'}). A schedule already RETIRED is
+     * left as it is ({@link Retirement#retired()} false, no audit row). A process that registers the job again makes it
+     * ACTIVE again. Needs UPDATE on {@code job_schedule} and {@code job_schedule_span}, INSERT on {@code job_schedule_span}
+     * and {@code audit_log}, DELETE on {@code job_catch_up}.
+     *
+     * @throws IllegalArgumentException for a bad key, an empty or over-long reason or actor, or a job without a schedule
+     */
+    public Retirement retire(String jobKey, String reason, String actor) {
+        String key = JobLedger.key(jobKey);
+        String why = text("reason", reason, 500);
+        String who = text("actor", actor, 200);
+        return retirement
+                .retire(key, why, who)
+                .orElseThrow(() -> new IllegalArgumentException(
+                        "job '" + key + "' has no schedule in Tenure's ledger (job_schedule): nothing to retire"));
     }
 
     /** One job's schedule, if it has one. */

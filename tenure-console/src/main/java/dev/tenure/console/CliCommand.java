@@ -2,7 +2,10 @@ package dev.tenure.console;
 
 import com.zaxxer.hikari.HikariDataSource;
 import dev.tenure.db.TenureAdmin;
+import java.io.BufferedReader;
+import java.io.IOException;
 import java.io.PrintWriter;
+import java.io.UncheckedIOException;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -39,6 +42,33 @@ abstract class CliCommand implements Callable<Integer> {
     }
 
     abstract Output execute(Context ctx);
+
+    /**
+     * Asks {@code question} on the terminal (on stderr, so --json output stays clean) unless {@code yes}; refuses
+     * (an {@link IllegalArgumentException}, nothing changed) without a terminal or without a yes.
+     */
+    void confirm(ConsoleMain main, boolean yes, String command, String question) {
+        if (yes) {
+            return;
+        }
+        BufferedReader terminal = main.terminal();
+        if (terminal == null) {
+            throw new IllegalArgumentException(command + " needs a confirmation: run it at a terminal, or add --yes");
+        }
+        PrintWriter err = spec.commandLine().getErr();
+        err.print(question + " Type yes to confirm: ");
+        err.flush();
+        String answer;
+        try {
+            answer = terminal.readLine();
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read the confirmation: " + e.getMessage(), e);
+        }
+        if (answer == null
+                || !(answer.strip().equalsIgnoreCase("yes") || answer.strip().equalsIgnoreCase("y"))) {
+            throw new IllegalArgumentException("not confirmed: nothing changed");
+        }
+    }
 
     /** {@code value} if it is 1..{@code max}, else an error naming the option. */
     static int limit(String option, int value, int max) {

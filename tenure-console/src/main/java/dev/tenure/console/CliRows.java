@@ -29,6 +29,7 @@ final class CliRows {
     static Map<String, Object> run(Views.Run r, TraceLink traces) {
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("fire", r.fireKey());
+        m.put("missedFires", r.missed() ? r.missedFires() : null);
         m.put("runId", r.runId());
         m.put("owner", r.owner());
         m.put("node", r.node());
@@ -51,6 +52,7 @@ final class CliRows {
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("job", f.jobKey());
         m.put("fire", f.fireKey());
+        m.put("fires", f.fires());
         m.put("recordedAt", f.recordedAt());
         m.put("sweeper", f.sweeper());
         m.put("reason", f.reason());
@@ -78,6 +80,17 @@ final class CliRows {
         m.put("sweptUntil", s.sweptUntil());
         m.put("sweptAt", s.sweptAt());
         m.put("sweptBy", s.sweptBy());
+        m.put("application", s.application());
+        m.put("state", s.state());
+        m.put("stateSince", s.stateSince());
+        m.put("stateReason", s.stateReason());
+        m.put("stateBy", s.stateBy());
+        m.put("version", s.version());
+        m.put("versionFrom", s.versionFrom());
+        m.put("seenAt", s.seenAt());
+        m.put("checkAt", s.checkAt());
+        m.put("sweepError", s.sweepError());
+        m.put("attention", ScheduleSection.attention(s));
         return m;
     }
 

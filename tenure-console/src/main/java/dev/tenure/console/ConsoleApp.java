@@ -1,6 +1,7 @@
 package dev.tenure.console;
 
 import dev.tenure.TenureException;
+import dev.tenure.db.ScheduleHistory;
 import dev.tenure.db.TenureAdmin;
 import java.io.IOException;
 import java.io.InputStream;
@@ -16,7 +17,7 @@ import org.slf4j.LoggerFactory;
 /**
  * The console's web application, independent of the server that carries it: routes a {@link WebRequest} to a page or
  * the one write action and returns a {@link WebResponse}. GET {@code /} (jobs with their schedules, and elections),
- * GET {@code /job?key=} (one job, its schedule; {@code &before=} pages back), GET {@code /signin?next=} (asks for the operator's Basic credentials, opens a
+ * GET {@code /job?key=} (one job, its schedule with its state, versions and spans; {@code &before=} pages back), GET {@code /signin?next=} (asks for the operator's Basic credentials, opens a
  * session, returns to {@code next}), POST {@code /release} (force-release: only when actions are enabled, with valid
  * Basic credentials, the operator's session, a CSRF token issued in that session and, if the browser sends one, a
  * same-host {@code Origin}), GET {@code /static/…}. Thread-safe.
@@ -133,18 +134,21 @@ final class ConsoleApp {
                 : session(r)
                         .map(s -> JobPage.Actions.signedIn(s.operator(), csrf.issue("release", key, s)))
                         .orElse(JobPage.Actions.SIGN_IN);
+        Optional<TenureAdmin.ScheduleState> schedule =
+                admin.schedules(List.of(key)).stream().findFirst();
         JobPage.Model m = new JobPage.Model(
                 r.base(),
                 j,
                 Modes.of(j, lease, valkey != null),
-                admin.schedules(List.of(key)).stream().findFirst(),
+                schedule,
                 queries.summary(key),
                 queries.runs(key, before, runsPerPage),
                 before.isEmpty(),
                 queries.audit(key, 5),
                 actions,
                 refresh,
-                Instant.now());
+                Instant.now(),
+                schedule.isPresent() ? admin.scheduleHistory(key) : new ScheduleHistory(key, List.of(), List.of()));
         return WebResponse.html(200, JobPage.render(m, traces));
     }
 

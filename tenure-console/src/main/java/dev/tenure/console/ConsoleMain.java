@@ -10,20 +10,21 @@ import picocli.CommandLine.Command;
 
 /**
  * The console's command line: {@code status}, {@code runs JOB}, {@code schedules}, {@code missed}, {@code leaders},
- * {@code release JOB --reason …},
+ * {@code release JOB --reason …}, {@code retire JOB --reason …},
  * {@code migrate}, {@code ttl-advice}, {@code prune --older-than …} (tables, or JSON with {@code --json}) and
  * {@code serve} (the web page). The executable jar's main class:
  * {@code java -jar tenure-console.jar status --jdbc-url jdbc:postgresql://db/app --user ops}.
  *
- * <p>Exit codes: 0 done, 1 a fault or refusal (the message on stderr), 2 bad usage. The one command that changes
- * state, {@code release}, needs {@code --actions} and a confirmation typed at the terminal (or {@code --yes}).
+ * <p>Exit codes: 0 done, 1 a fault or refusal (the message on stderr), 2 bad usage. The commands that change state,
+ * {@code release} and {@code retire}, need {@code --actions} and a confirmation typed at the terminal (or
+ * {@code --yes}).
  */
 @Command(
         name = "tenure-console",
         mixinStandardHelpOptions = true,
         version = "tenure-console 0.1.0",
         description = "Tenure's ops console: who holds which job, every fire's outcome, schedules and missed fires, "
-                + "leader elections, force-release, retention.",
+                + "leader elections, force-release, retiring a schedule, retention.",
         subcommands = {
             StatusCommand.class,
             RunsCommand.class,
@@ -31,6 +32,7 @@ import picocli.CommandLine.Command;
             MissedCommand.class,
             LeadersCommand.class,
             ReleaseCommand.class,
+            RetireCommand.class,
             MigrateCommand.class,
             TtlAdviceCommand.class,
             PruneCommand.class,

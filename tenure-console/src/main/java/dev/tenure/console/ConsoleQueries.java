@@ -122,7 +122,7 @@ final class ConsoleQueries {
                 (int) recent.stream().filter(Views.Run::staleRejected).count(),
                 (int) recent.stream().filter(Views.Run::abandoned).count(),
                 (int) recent.stream().filter(r -> "FAILED".equals(r.status())).count(),
-                (int) recent.stream().filter(Views.Run::missed).count());
+                recent.stream().mapToLong(Views.Run::missedFires).sum());
     }
 
     /** Up to {@code limit} roles: rows without runs or a schedule (leader elections, plain database leases), by name. */
@@ -155,9 +155,9 @@ final class ConsoleQueries {
                         rs.getString(2),
                         rs.getString(3),
                         rs.getString(4),
-                        rs.getLong(5),
+                        rs.getObject(5, Long.class),
                         rs.getString(6),
-                        rs.getLong(7),
+                        rs.getObject(7, Long.class),
                         rs.getString(8)));
     }
 

@@ -1,5 +1,6 @@
 package dev.tenure.console;
 
+import dev.tenure.db.ScheduleHistory;
 import dev.tenure.db.TenureAdmin;
 import java.time.Duration;
 import java.time.Instant;
@@ -16,7 +17,7 @@ final class JobPage {
         "fire key", "node", "epoch", "status", "duration", "attempt", "started", "what happened", "trace"
     };
 
-    /** What the page shows. */
+    /** What the page shows; {@code history} holds the versions and spans of the job's schedule (empty without one). */
     record Model(
             String base,
             Views.Job job,
@@ -28,7 +29,37 @@ final class JobPage {
             List<Views.Audit> audit,
             Actions actions,
             int refresh,
-            Instant now) {}
+            Instant now,
+            ScheduleHistory history) {
+
+        /** A page without the schedule's history. */
+        Model(
+                String base,
+                Views.Job job,
+                String mode,
+                Optional<TenureAdmin.ScheduleState> schedule,
+                Views.Summary summary,
+                Views.RunPage page,
+                boolean firstPage,
+                List<Views.Audit> audit,
+                Actions actions,
+                int refresh,
+                Instant now) {
+            this(
+                    base,
+                    job,
+                    mode,
+                    schedule,
+                    summary,
+                    page,
+                    firstPage,
+                    audit,
+                    actions,
+                    refresh,
+                    now,
+                    new ScheduleHistory(job.jobKey(), List.of(), List.of()));
+        }
+    }
 
     /** A run that started more than this after its fire time says how late it started. */
     static final Duration LATE = Duration.ofSeconds(1);
@@ -61,7 +92,10 @@ final class JobPage {
                 + item("epoch", j.epoch()) + item("lease left", j.held() ? Html.duration(j.leaseLeft()) : "")
                 + item("mode", m.mode()) + item("last outcome", j.lastStatus())
                 + item("fires in the last hour", OverviewPage.fires(j))
-                + "</dl></section>" + m.schedule().map(ScheduleSection::render).orElse("")
+                + "</dl></section>"
+                + m.schedule()
+                        .map(st -> ScheduleSection.render(st, m.history()))
+                        .orElse("")
                 + "<section class=\"summary\"><h2>In the latest " + s.recent().size() + " runs</h2><ul>"
                 + count(
                         "rotations",
@@ -80,7 +114,10 @@ final class JobPage {
                         "ABANDONED: the holder's lease ended mid-run (killed, or "
                                 + "not back yet); the next holder took the job over")
                 + count("failed runs", s.failed(), "FAILED: the work threw")
-                + count("missed fires", s.missed(), "MISSED: due and not run; the sweeper recorded why")
+                + count(
+                        "missed fires",
+                        s.missed(),
+                        "MISSED: due and not run; the sweeper recorded why (a summary record counts its fires)")
                 + "</ul></section><section><h2>Timeline</h2>"
                 + TimelineSvg.render(m.page().runs(), m.now())
                 + "<p class=\"legend\"><span class=\"badge st-COMPLETED\">COMPLETED</span> <span class=\"badge st-RUNNING\">"
@@ -101,7 +138,7 @@ final class JobPage {
                                     ? " class=\"missed\""
                                     : r.incident() ? " class=\"incident\"" : r.rotation() ? " class=\"rotation\"" : "")
                     .append(">")
-                    .append(Layout.td(r.fireKey(), null))
+                    .append(Layout.td(r.fireLabel(), null))
                     .append(Layout.td(missed ? "not run" : r.node(), missed ? "muted" : null))
                     .append(Layout.td(missed ? "" : r.epoch(), "num"))
                     .append(Layout.status(r.status()))
@@ -172,10 +209,7 @@ final class JobPage {
                     .append(Html.esc(a.action()))
                     .append(" by ")
                     .append(Html.esc(a.actor()))
-                    .append(": epoch ")
-                    .append(a.oldEpoch())
-                    .append(" → ")
-                    .append(a.newEpoch())
+                    .append(a.oldEpoch() == null ? "" : ": epoch " + a.oldEpoch() + " → " + a.newEpoch())
                     .append(
                             a.oldOwner() == null
                                     ? ""
@@ -212,12 +246,12 @@ final class JobPage {
     }
 
     /** An incident count: red when not 0. */
-    private static String count(String name, int n, String meaning) {
+    private static String count(String name, long n, String meaning) {
         return count(name, n, true, meaning);
     }
 
     /** A count, red when an {@code incident} count is not 0 ({@code some}); neutral otherwise. */
-    private static String count(String name, int n, boolean incident, String meaning) {
+    private static String count(String name, long n, boolean incident, String meaning) {
         String css = !incident ? "neutral" : n > 0 ? "some" : "none";
         return "<li class=\"" + css + "\"><b>" + n + "</b> " + Html.esc(name) + " <span class=\"note\">"
                 + Html.esc(meaning) + "</span></li>";

@@ -1,5 +1,6 @@
 package dev.tenure.console;
 
+import dev.tenure.db.MissedSummary;
 import dev.tenure.db.TenureAdmin;
 import java.time.Duration;
 import java.util.LinkedHashMap;
@@ -8,7 +9,10 @@ import java.util.Map;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
-/** {@code missed [--job J] [--since D] [--limit N]}: the fires the sweeper recorded MISSED, newest first, and why. */
+/**
+ * {@code missed [--job J] [--since D] [--limit N]}: the fires the sweeper recorded MISSED, newest first, and why; a
+ * summary record of many fires is one line ({@code 11460 fires <first>..<last> missed}).
+ */
 @Command(
         name = "missed",
         description = "Fires the sweeper recorded MISSED (due, and never run), newest first: job, "
@@ -38,7 +42,12 @@ final class MissedCommand extends CliCommand {
         List<TenureAdmin.MissedFire> fires = ctx.admin().missedFires(job, since, max);
         TextTable t = new TextTable("JOB", "FIRE", "RECORDED", "SWEEPER", "REASON");
         for (TenureAdmin.MissedFire m : fires) {
-            t.row(m.jobKey(), m.fireKey(), Html.time(m.recordedAt()), m.sweeper(), m.reason());
+            t.row(
+                    m.jobKey(),
+                    m.summary().map(MissedSummary::line).orElse(m.fireKey()),
+                    Html.time(m.recordedAt()),
+                    m.sweeper(),
+                    m.reason());
         }
         Map<String, Object> json = new LinkedHashMap<>();
         json.put("job", job);

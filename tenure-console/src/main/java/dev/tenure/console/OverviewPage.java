@@ -8,8 +8,8 @@ import java.util.Optional;
 
 /**
  * The overview: every job (holder, epoch, lease left, mode, last outcome, fires per hour; for a scheduled job its last
- * success, next fire due, fires recorded MISSED in the last hour and fires overdue, highlighted when either is not 0)
- * and the leader elections.
+ * success, next fire due (PAUSED or RETIRED instead when it has none), fires recorded MISSED in the last hour and fires
+ * overdue, highlighted when something needs a look: {@link ScheduleSection#needsAttention}) and the leader elections.
  */
 final class OverviewPage {
 
@@ -46,7 +46,8 @@ final class OverviewPage {
         StringBuilder rows = new StringBuilder();
         for (Views.Job j : jobs) {
             TenureAdmin.ScheduleState st = schedules.get(j.jobKey());
-            boolean attention = st != null && (st.overdue() > 0 || st.missedLastHour() > 0);
+            boolean attention = st != null && ScheduleSection.needsAttention(st);
+            boolean due = st != null && !st.paused() && !st.retired(); // a paused or retired schedule has no due fires
             rows.append("<tr class=\"")
                     .append(j.held() ? "held" : "free")
                     .append(attention ? " attention" : "")
@@ -66,11 +67,12 @@ final class OverviewPage {
                     .append(Layout.td(j.lastFireKey(), null))
                     .append(Layout.td(fires(j), "num"))
                     .append(Layout.td(st == null ? "" : Html.time(st.lastSuccessAt()), null))
-                    .append(Layout.td(st == null ? "" : Html.time(st.nextDueAt()), null))
+                    .append(Layout.td(
+                            st == null ? "" : due ? Html.time(st.nextDueAt()) : st.state(),
+                            st != null && !due ? "muted" : null))
                     .append(Layout.td(
                             st == null ? "" : missed(st), st != null && st.missedLastHour() > 0 ? "num alert" : "num"))
-                    .append(Layout.td(
-                            st == null ? "" : st.overdue(), st != null && st.overdue() > 0 ? "num alert" : "num"))
+                    .append(Layout.td(st == null ? "" : st.overdue(), due && st.overdue() > 0 ? "num alert" : "num"))
                     .append("</tr>");
         }
         StringBuilder live = new StringBuilder("<section><h2>Jobs</h2>")

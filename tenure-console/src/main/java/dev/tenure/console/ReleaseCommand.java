@@ -1,10 +1,6 @@
 package dev.tenure.console;
 
 import dev.tenure.db.TenureAdmin;
-import java.io.BufferedReader;
-import java.io.IOException;
-import java.io.PrintWriter;
-import java.io.UncheckedIOException;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -101,30 +97,14 @@ final class ReleaseCommand extends CliCommand {
         };
     }
 
-    /** Asks on the terminal (the question on stderr, so --json output stays clean) unless --yes was given. */
+    /** Asks on the terminal unless --yes was given. */
     private void confirm(TenureAdmin.JobState state) {
-        if (yes) {
-            return;
-        }
-        BufferedReader terminal = main.terminal();
-        if (terminal == null) {
-            throw new IllegalArgumentException("release needs a confirmation: run it at a terminal, or add --yes");
-        }
-        PrintWriter err = spec.commandLine().getErr();
-        err.print("Force-release job '" + job + "', held by " + Nodes.named(state.node(), state.owner()) + " at epoch "
-                + state.epoch()
-                + " (lease left " + Html.duration(state.leaseLeft()) + ")? Its next fence check fails and its running "
-                + "run is abandoned. Type yes to confirm: ");
-        err.flush();
-        String answer;
-        try {
-            answer = terminal.readLine();
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot read the confirmation: " + e.getMessage(), e);
-        }
-        if (answer == null
-                || !(answer.strip().equalsIgnoreCase("yes") || answer.strip().equalsIgnoreCase("y"))) {
-            throw new IllegalArgumentException("not confirmed: nothing changed");
-        }
+        confirm(
+                main,
+                yes,
+                "release",
+                "Force-release job '" + job + "', held by " + Nodes.named(state.node(), state.owner()) + " at epoch "
+                        + state.epoch() + " (lease left " + Html.duration(state.leaseLeft()) + ")? Its next fence "
+                        + "check fails and its running run is abandoned.");
     }
 }

@@ -39,7 +39,7 @@ final class RunsCommand extends CliCommand {
                 "FIRE", "NODE", "EPOCH", "STATUS", "DURATION", "ATTEMPT", "STARTED", "WHAT HAPPENED", "TRACE");
         for (Views.Run r : page.runs()) {
             t.row(
-                    r.fireKey(),
+                    r.fireLabel(),
                     r.node(),
                     r.epoch(),
                     r.status(),

@@ -1,41 +1,71 @@
 package dev.tenure.console;
 
+import dev.tenure.Tenure;
+import dev.tenure.db.ScheduleHistory;
 import dev.tenure.db.TenureAdmin;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
 
 /**
- * The job page's schedule section: the job's schedule as the ledger records it (kind and expression, policy,
- * integration, who registered it and when, a replaced schedule when two versions of the application disagreed) and
- * the sweeper's account of its fires (last success, next due, overdue, missed in the last hour and in all, how far it
- * swept). Every value is escaped.
+ * The job page's schedule section: the job's schedule as the ledger records it (its state, since when, why and by
+ * whom; the application that registers it; kind and expression and its version; policy, integration, who registered
+ * it and when, the schedule that the current version replaced; when a live process last marked
+ * it), what needs an operator's eye, the sweeper's account of its fires (last success, next due, overdue, missed in
+ * the last hour and in all, how far it swept, when it looks next, why its sweep fails), and its history: every version
+ * and the spans in which it was paused or retired. Every value is escaped.
  */
 final class ScheduleSection {
 
+    /** Fires recorded MISSED this recently, and a check time this far behind, are shown as needing attention. */
+    static final Duration MISSED_WITHIN = Duration.ofHours(1);
+
+    static final Duration UNSWEPT_AFTER = TenureAdmin.unsweptAfter(Tenure.DEFAULT_SWEEP_INTERVAL);
+
+    private static final String[] VERSION_HEADERS = {"version", "schedule", "from", "until", "registered by"};
+    private static final String[] SPAN_HEADERS = {"state", "from", "until", "why", "set by"};
+
     private ScheduleSection() {}
 
-    /** The section for {@code st}: highlighted when fires are overdue or were missed in the last hour. */
+    /** The section for {@code st} without its history. */
     static String render(TenureAdmin.ScheduleState st) {
-        boolean attention = st.overdue() > 0 || st.missedLastHour() > 0;
+        return render(st, new ScheduleHistory(st.jobKey(), List.of(), List.of()));
+    }
+
+    /** The section for {@code st}: highlighted when something needs attention ({@link #attention}). */
+    static String render(TenureAdmin.ScheduleState st, ScheduleHistory history) {
+        List<String> why = attention(st);
         StringBuilder s = new StringBuilder("<section class=\"schedule")
-                .append(attention ? " attention" : "")
+                .append(needsAttention(st) ? " attention" : "")
                 .append("\"><h2>Schedule</h2><dl>")
+                .append("<dt>state</dt><dd class=\"state-")
+                .append(Html.esc(st.state()))
+                .append("\">")
+                .append(Html.esc(state(st)))
+                .append("</dd>")
+                .append(item("application", st.application()))
                 .append(item("schedule", st.kind() + " " + st.expression()))
+                .append(item("version", version(st)))
                 .append(item("policy", st.policy()))
                 .append(item("integration", st.integration()))
                 .append(item("registered by", st.registeredBy()))
-                .append(item("registered at", Html.time(st.registeredAt())));
+                .append(item("registered at", Html.time(st.registeredAt())))
+                .append(item("last seen", seen(st)));
         if (st.previousSchedule() != null) {
-            s.append("<dt>replaced schedule</dt><dd class=\"alert\">")
+            s.append("<dt>replaced schedule</dt><dd>")
                     .append(Html.esc(st.previousSchedule()))
                     .append(" (registered by ")
                     .append(Html.esc(st.previousBy()))
                     .append("; replaced at ")
                     .append(Html.esc(Html.time(st.changedAt())))
-                    .append(": two versions of the application disagree)</dd>");
+                    .append(" by version ")
+                    .append(st.version())
+                    .append(": instances still on the earlier version fire by it until they are replaced)</dd>");
         }
         s.append(item("last success", Html.time(st.lastSuccessAt())))
                 .append(item("next due", Html.time(st.nextDueAt())))
-                .append(alert("overdue at the last sweep", st.overdue()))
-                .append(alert("missed in the last hour", OverviewPage.missed(st)))
+                .append(alert("overdue at the last sweep", st.overdue(), !st.retired()))
+                .append(alert("missed in the last hour", OverviewPage.missed(st), !st.retired()))
                 .append(item("missed in all", st.missedTotal()))
                 .append(item("last missed", Html.time(st.lastMissedAt())))
                 .append(item(
@@ -43,20 +73,113 @@ final class ScheduleSection {
                         Html.time(st.sweptUntil())
                                 + (st.sweptAt() == null
                                         ? ""
-                                        : " (at " + Html.time(st.sweptAt()) + " by " + st.sweptBy() + ")")));
-        return s.append(
-                        "</dl><p class=\"note\">Every fire due up to \"swept until\" is accounted for: COMPLETED, FAILED "
-                                + "or MISSED. The sweeper catches overdue fires up or records them MISSED by the policy.</p></section>")
+                                        : " (at " + Html.time(st.sweptAt()) + " by " + st.sweptBy() + ")")))
+                .append(item("next sweep", st.checkAt() == null ? "none (retired)" : Html.time(st.checkAt())));
+        if (st.sweepError() != null) {
+            s.append("<dt>sweep error</dt><dd class=\"alert\">")
+                    .append(Html.esc(st.sweepError()))
+                    .append("</dd>");
+        }
+        s.append("</dl>");
+        if (!why.isEmpty()) {
+            s.append("<ul class=\"why\">");
+            why.forEach(w -> s.append("<li>").append(Html.esc(w)).append("</li>"));
+            s.append("</ul>");
+        }
+        return s.append("<p class=\"note\">Every fire due up to \"swept until\" is accounted for: COMPLETED, FAILED "
+                        + "or MISSED. The sweeper catches overdue fires up or records them MISSED by the policy. "
+                        + "A paused or retired schedule has no due fires; a process that registers a retired "
+                        + "one makes it active again.</p>")
+                .append(versions(history.versions()))
+                .append(spans(history.spans()))
+                .append("</section>")
                 .toString();
+    }
+
+    /**
+     * What an operator should look at, in words ({@link TenureAdmin.ScheduleState#attention}): fires missed in the
+     * last hour, a check time more than {@link #UNSWEPT_AFTER} behind (the console does not know the application's
+     * sweep interval: the default one's rule), a failing sweep, a pause. Nothing for a retired schedule.
+     */
+    static List<String> attention(TenureAdmin.ScheduleState st) {
+        return st.attention(MISSED_WITHIN, UNSWEPT_AFTER);
+    }
+
+    /** True when the section (and the job's row in the list) is highlighted: something but a pause needs a look. */
+    static boolean needsAttention(TenureAdmin.ScheduleState st) {
+        return !st.retired()
+                && !st.paused()
+                && (st.missedLastHour() > 0 || !attention(st).isEmpty());
+    }
+
+    /** {@code ACTIVE}, or e.g. {@code PAUSED since 2026-12-07 10:00:00Z by web-1/billing/11: paused in Quartz}. */
+    static String state(TenureAdmin.ScheduleState st) {
+        if (st.stateSince() == null) {
+            return st.state();
+        }
+        return st.state() + " since " + Html.time(st.stateSince())
+                + (st.stateBy() == null ? "" : " by " + st.stateBy())
+                + (st.stateReason() == null ? "" : ": " + st.stateReason());
+    }
+
+    private static String version(TenureAdmin.ScheduleState st) {
+        return st.version()
+                + (st.versionFrom() == null ? " (from the start)" : " (since " + Html.time(st.versionFrom()) + ")");
+    }
+
+    private static String seen(TenureAdmin.ScheduleState st) {
+        Instant seen = st.seenAt();
+        if (seen == null) {
+            return "never";
+        }
+        Instant now = st.readAt();
+        return Html.time(seen)
+                + (now == null || now.isBefore(seen)
+                        ? ""
+                        : " (" + Html.duration(Duration.between(seen, now)) + " ago)");
+    }
+
+    private static String versions(List<ScheduleHistory.Version> versions) {
+        if (versions.isEmpty()) {
+            return "";
+        }
+        StringBuilder rows = new StringBuilder();
+        for (ScheduleHistory.Version v : versions) {
+            rows.append("<tr>")
+                    .append(Layout.td(v.version(), "num"))
+                    .append(Layout.td(v.kind() + " " + v.expression(), null))
+                    .append(Layout.td(v.validFrom() == null ? "the start" : Html.time(v.validFrom()), null))
+                    .append(Layout.td(v.validUntil() == null ? "now" : Html.time(v.validUntil()), null))
+                    .append(Layout.td(v.registeredBy(), null))
+                    .append("</tr>");
+        }
+        return "<h3>Versions</h3>" + Layout.table("versions", VERSION_HEADERS, rows, "");
+    }
+
+    private static String spans(List<ScheduleHistory.Span> spans) {
+        if (spans.isEmpty()) {
+            return "";
+        }
+        StringBuilder rows = new StringBuilder();
+        for (ScheduleHistory.Span p : spans) {
+            rows.append("<tr>")
+                    .append(Layout.td(p.state(), null))
+                    .append(Layout.td(Html.time(p.from()), null))
+                    .append(Layout.td(p.until() == null ? "now" : Html.time(p.until()), null))
+                    .append(Layout.td(p.reason(), "story"))
+                    .append(Layout.td(p.setBy(), null))
+                    .append("</tr>");
+        }
+        return "<h3>Paused and retired</h3>" + Layout.table("spans", SPAN_HEADERS, rows, "");
     }
 
     private static String item(String name, Object value) {
         return JobPage.item(name, value);
     }
 
-    /** A value that is highlighted unless it is 0. */
-    private static String alert(String name, Object value) {
-        boolean some = !"0".equals(String.valueOf(value));
+    /** A value that is highlighted unless it is 0 (or the schedule is retired: a removed job does not alarm). */
+    private static String alert(String name, Object value, boolean alarms) {
+        boolean some = alarms && !"0".equals(String.valueOf(value));
         return "<dt>" + Html.esc(name) + "</dt><dd" + (some ? " class=\"alert\"" : "") + ">" + Html.esc(value)
                 + "</dd>";
     }

@@ -7,13 +7,17 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /**
- * {@code schedules}: every scheduled job as the ledger records it, with the sweeper's account of its fires: last
- * success, next due, fires recorded MISSED in the last hour and in all, fires overdue at the last sweep.
+ * {@code schedules}: every scheduled job as the ledger records it (the application that registers it, its state and
+ * version), with the sweeper's account of its fires: last success, next due, fires recorded MISSED in the last hour
+ * and in all (a summary record by its fires), fires overdue at the last sweep. The JSON adds the state's since, why and
+ * by whom, the version's start, when a live process last marked it, when the sweeper looks next, why its sweep fails,
+ * and what needs attention in words.
  */
 @Command(
         name = "schedules",
-        description = "Scheduled jobs: schedule, policy, integration, last success, next due, "
-                + "missed in the last hour and in all, overdue, who registered it, a replaced schedule.")
+        description = "Scheduled jobs: application, state (ACTIVE, PAUSED, RETIRED), version, schedule, policy, "
+                + "integration, last success, next due, missed in the last hour and in all, overdue, who registered "
+                + "it, a replaced schedule.")
 final class SchedulesCommand extends CliCommand {
 
     @Option(
@@ -27,6 +31,9 @@ final class SchedulesCommand extends CliCommand {
         List<TenureAdmin.ScheduleState> all = ctx.admin().schedules(limit("--limit", limit, 10_000));
         TextTable t = new TextTable(
                 "JOB",
+                "APP",
+                "STATE",
+                "VERSION",
                 "SCHEDULE",
                 "POLICY",
                 "INTEGRATION",
@@ -40,11 +47,14 @@ final class SchedulesCommand extends CliCommand {
         for (TenureAdmin.ScheduleState s : all) {
             t.row(
                     s.jobKey(),
+                    s.application(),
+                    s.state(),
+                    s.version(),
                     s.kind() + " " + s.expression(),
                     s.policy(),
                     s.integration(),
                     Html.time(s.lastSuccessAt()),
-                    Html.time(s.nextDueAt()),
+                    s.paused() || s.retired() ? "-" : Html.time(s.nextDueAt()),
                     OverviewPage.missed(s),
                     s.missedTotal(),
                     s.overdue(),

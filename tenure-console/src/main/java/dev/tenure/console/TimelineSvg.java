@@ -134,7 +134,7 @@ final class TimelineSvg {
                     y + CROSS,
                     x + CROSS,
                     y - CROSS,
-                    Html.esc(r.fireKey()),
+                    Html.esc(r.fireLabel()),
                     Html.esc(r.error())));
         }
         return s.append("</svg>").toString();

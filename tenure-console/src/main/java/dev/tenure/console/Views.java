@@ -1,5 +1,6 @@
 package dev.tenure.console;
 
+import dev.tenure.db.MissedSummary;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -115,6 +116,21 @@ final class Views {
             return "MISSED".equals(status);
         }
 
+        /** The run of fires this MISSED row stands for, if it is a summary record ({@link MissedSummary}). */
+        Optional<MissedSummary> summary() {
+            return missed() ? MissedSummary.of(fireKey, error) : Optional.empty();
+        }
+
+        /** The fires it counts as missed: 0 unless MISSED, a summary record's count, else 1. */
+        long missedFires() {
+            return missed() ? MissedSummary.firesOf(fireKey, error) : 0;
+        }
+
+        /** Its fire key, or a summary record's one line ({@code 11460 fires <first>..<last> missed}). */
+        String fireLabel() {
+            return summary().map(MissedSummary::line).orElse(fireKey);
+        }
+
         /**
          * When the fire was due, if its key is an ISO-8601 instant ({@code 2026-12-03T10:00:00Z}), as the fire keys of
          * Tenure's schedules are; null for other keys.
@@ -137,10 +153,17 @@ final class Views {
     /**
      * A job's latest runs (at most {@link ConsoleQueries#RECENT}, oldest first) and what happened in them. Rotations
      * count node changes between consecutive runs (not incidents: healthy nodes share the fires); stale writes rejected,
-     * abandoned, failed runs and missed fires are the incidents. MISSED fires were run by nobody and count apart.
+     * abandoned, failed runs and missed fires are the incidents. MISSED fires were run by nobody and count apart, a
+     * summary record by the fires it stands for.
      */
     record Summary(
-            String jobKey, List<Run> recent, int rotations, int staleRejected, int abandoned, int failed, int missed) {}
+            String jobKey,
+            List<Run> recent,
+            int rotations,
+            int staleRejected,
+            int abandoned,
+            int failed,
+            long missed) {}
 
     /**
      * A role without runs: its current leader's owner id (null if none is live) and node ({@code leaderNode}: its name,
@@ -148,14 +171,17 @@ final class Views {
      */
     record Leader(String role, long term, String leader, String leaderNode, Instant since, Duration leaseLeft) {}
 
-    /** An operator's action from {@code audit_log}; {@code oldNode} is null when no node name was recorded. */
+    /**
+     * An operator's action from {@code audit_log}; {@code oldNode} is null when no node name was recorded; the epochs
+     * are null for an action that moved none (a retirement).
+     */
     record Audit(
             Instant at,
             String actor,
             String action,
             String reason,
-            long oldEpoch,
+            Long oldEpoch,
             String oldOwner,
-            long newEpoch,
+            Long newEpoch,
             String oldNode) {}
 }

@@ -84,6 +84,18 @@ final class CliFixture {
         }
     }
 
+    /** The first column of the first row of {@code query}, as text. */
+    String query(String query) throws SQLException {
+        try (Connection c = pool.getConnection();
+                Statement s = c.createStatement();
+                java.sql.ResultSet rs = s.executeQuery(query)) {
+            if (!rs.next()) {
+                throw new AssertionError("no row from " + query);
+            }
+            return rs.getString(1);
+        }
+    }
+
     void close() throws IOException {
         pool.close();
         Files.deleteIfExists(passwordFile);

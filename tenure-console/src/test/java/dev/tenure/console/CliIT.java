@@ -315,8 +315,8 @@ class CliIT {
         assertThat(rows)
                 .hasSizeGreaterThanOrEqualTo(2)
                 .allSatisfy(l -> assertThat(l)
-                        .matches("skipped +20\\d\\d-\\d\\d-\\d\\dT\\S+Z +20\\d\\d-\\d\\d-\\d\\d \\S+Z +\\d+@\\S+ +"
-                                + reason));
+                        .matches("skipped +20\\d\\d-\\d\\d-\\d\\dT\\S+Z +20\\d\\d-\\d\\d-\\d\\d \\S+Z +\\S+/"
+                                + ProcessHandle.current().pid() + " +" + reason));
         assertThat(rows)
                 .extracting(l -> l.split(" +")[1])
                 .as("newest first")
@@ -329,7 +329,9 @@ class CliIT {
         assertThat(json.get("missed")).hasSize(rows.size()).allSatisfy(m -> {
             assertThat(m.get("job").asText()).isEqualTo("skipped");
             assertThat(m.get("reason").asText()).isEqualTo(reason);
-            assertThat(m.get("sweeper").asText()).matches("\\d+@.+");
+            assertThat(m.get("sweeper").asText())
+                    .as("the sweeping node's name")
+                    .endsWith("/" + ProcessHandle.current().pid());
             assertThat(java.time.Instant.parse(m.get("recordedAt").asText())).isBefore(java.time.Instant.now());
         });
         assertThat(json.get("missed"))
@@ -354,14 +356,19 @@ class CliIT {
 
         CliFixture.Result s = ok(cli.run("schedules"));
         assertThat(s.lines().get(0))
-                .matches("JOB +SCHEDULE +POLICY +INTEGRATION +LAST SUCCESS +NEXT DUE +MISSED/H +MISSED "
-                        + "+OVERDUE +REGISTERED BY +REPLACED");
+                .matches("JOB +APP +STATE +VERSION +SCHEDULE +POLICY +INTEGRATION +LAST SUCCESS +NEXT DUE +MISSED/H "
+                        + "+MISSED +OVERDUE +REGISTERED BY +REPLACED");
         assertThat(s.lines())
                 .anySatisfy(l -> assertThat(l)
-                        .matches("skipped +fixed-rate PT1S +skip \\(max age PT1H, "
+                        .matches("skipped +default +ACTIVE +1 +fixed-rate PT1S +skip \\(max age PT1H, "
                                 + "grace PT0\\.3S\\) +coordinator +20\\S+ \\S+Z +" + rows.size() + " +\\d+ +0 +\\S+/"
                                 + ProcessHandle.current().pid()));
         JsonNode skipped = find(ok(cli.run("schedules", "--json")).json().get("schedules"), "job", "skipped");
+        assertThat(skipped.get("application").asText()).isEqualTo("default");
+        assertThat(skipped.get("state").asText()).isEqualTo("ACTIVE");
+        assertThat(skipped.get("version").asInt()).isEqualTo(1);
+        assertThat(skipped.get("seenAt").asText()).startsWith("20");
+        assertThat(skipped.get("sweepError").isNull()).isTrue();
         assertThat(skipped.get("missedLastHour").asLong()).isEqualTo(rows.size());
         assertThat(skipped.get("missedTotal").asLong()).isGreaterThanOrEqualTo(rows.size());
         assertThat(skipped.get("lastSuccessAt").isNull()).as("it never ran").isTrue();
@@ -442,6 +449,100 @@ class CliIT {
                 .startsWith("released guarded: epoch " + guarded + " -> ")
                 .contains("(was held by " + NODE + ")");
         assertThat(epoch("guarded")).isGreaterThan(guarded);
+    }
+
+    /**
+     * {@code retire} retires a schedule by hand: state RETIRED with the reason and actor, a RETIRED span, its pending
+     * catch-ups dropped, an audit row; refused without {@code --actions} or a confirmation; an unknown job is an error
+     * naming it; a retired one is reported and left as it is; a process that registers the job again makes it ACTIVE.
+     */
+    @Test
+    void retire_withActions_retiresTheSchedule_audited_andSchedulesShowsIt_asTableAndJson() throws Exception {
+        try (Tenure invoicing = Tenure.builder()
+                .dataSource(cli.pool())
+                .application("invoicing")
+                .nodeName(NODE)
+                .build()) {
+            invoicing.register(ScheduledJob.of("retiring", Schedule.fixedRate(Duration.ofMinutes(1)), fire -> {}));
+        }
+        cli.sql("INSERT INTO tenure.job_catch_up (job_key, fire_key, due_at, requested_by) "
+                + "VALUES ('retiring', '2026-12-07T10:00:00Z', clock_timestamp(), 'sweeper')");
+
+        CliFixture.Result noActions = cli.run("retire", "retiring", "--reason", "x", "--yes");
+        assertThat(noActions.exit()).isEqualTo(1);
+        assertThat(noActions.err()).contains("error: retire changes Tenure's state", "--actions");
+        CliFixture.Result unconfirmed = cli.run("retire", "retiring", "--reason", "x", "--actions");
+        assertThat(unconfirmed.exit()).isEqualTo(1);
+        assertThat(unconfirmed.err()).contains("error: retire needs a confirmation", "--yes");
+        CliFixture.Result declined = cli.runTyping("no\n", "retire", "retiring", "--reason", "x", "--actions");
+        assertThat(declined.err())
+                .contains(
+                        "Retire the schedule of job 'retiring' (ACTIVE, application invoicing, version 1",
+                        "error: not confirmed: nothing changed");
+        assertThat(cli.query("SELECT state FROM tenure.job_schedule WHERE job_key = 'retiring'"))
+                .isEqualTo("ACTIVE");
+        assertThat(auditRows("retiring")).isZero();
+
+        CliFixture.Result t = ok(cli.run(
+                "retire",
+                "retiring",
+                "--reason",
+                "moved to the ledger service",
+                "--actor",
+                "ops:ann",
+                "--actions",
+                "--yes"));
+        assertThat(t.lines().get(0))
+                .matches("retired retiring \\(was ACTIVE\\): RETIRED since 20\\S+ \\S+Z by ops:ann: moved to the "
+                        + "ledger service, audit #\\d+, 1 pending catch-up\\(s\\) dropped");
+        assertThat(t.lines().get(1)).startsWith("note: a process marked this registration at ");
+        assertThat(cli.query("SELECT state || '|' || state_reason || '|' || state_by || '|' || (check_at IS NULL) "
+                        + "FROM tenure.job_schedule WHERE job_key = 'retiring'"))
+                .isEqualTo("RETIRED|moved to the ledger service|ops:ann|true");
+        assertThat(cli.query("SELECT string_agg(state || '|' || reason || '|' || set_by || '|' || (until_at IS NULL), "
+                        + "',') FROM tenure.job_schedule_span WHERE job_key = 'retiring'"))
+                .isEqualTo("RETIRED|moved to the ledger service|ops:ann|true");
+        assertThat(cli.query("SELECT count(*) FROM tenure.job_catch_up WHERE job_key = 'retiring'"))
+                .isEqualTo("0");
+        assertThat(cli.query("SELECT actor || '|' || action || '|' || reason FROM tenure.audit_log "
+                        + "WHERE job_key = 'retiring'"))
+                .isEqualTo("ops:ann|retire|moved to the ledger service");
+
+        assertThat(ok(cli.run("schedules")).lines())
+                .anySatisfy(l -> assertThat(l).matches("retiring +invoicing +RETIRED +1 +fixed-rate PT1M .*"));
+        JsonNode retired = find(ok(cli.run("schedules", "--json")).json().get("schedules"), "job", "retiring");
+        assertThat(retired.get("state").asText()).isEqualTo("RETIRED");
+        assertThat(retired.get("stateReason").asText()).isEqualTo("moved to the ledger service");
+        assertThat(retired.get("stateBy").asText()).isEqualTo("ops:ann");
+        assertThat(retired.get("checkAt").isNull()).isTrue();
+
+        CliFixture.Result again = ok(cli.run("retire", "retiring", "--reason", "again", "--actions", "--yes"));
+        assertThat(again.out().strip())
+                .matches("retiring is already RETIRED since 20\\S+ \\S+Z by ops:ann: moved to the ledger service; "
+                        + "nothing changed");
+        JsonNode j = ok(cli.run("retire", "retiring", "--reason", "again", "--actions", "--yes", "--json"))
+                .json();
+        assertThat(j.get("retired").asBoolean()).isFalse();
+        assertThat(j.get("auditId").isNull()).isTrue();
+        assertThat(auditRows("retiring")).as("nothing changed").isEqualTo(1);
+
+        for (String job : List.of("no-such-job", "settle")) {
+            CliFixture.Result none = cli.run("retire", job, "--reason", "x", "--actions", "--yes");
+            assertThat(none.exit()).isEqualTo(1);
+            assertThat(none.err())
+                    .contains("error: job '" + job + "' has no schedule in Tenure's ledger (job_schedule): "
+                            + "nothing to retire");
+        }
+
+        try (Tenure invoicing =
+                Tenure.builder().dataSource(cli.pool()).application("invoicing").build()) {
+            invoicing.register(ScheduledJob.of("retiring", Schedule.fixedRate(Duration.ofMinutes(1)), fire -> {}));
+        }
+        assertThat(find(ok(cli.run("schedules", "--json")).json().get("schedules"), "job", "retiring")
+                        .get("state")
+                        .asText())
+                .as("registered again")
+                .isEqualTo("ACTIVE");
     }
 
     private static long epoch(String job) {

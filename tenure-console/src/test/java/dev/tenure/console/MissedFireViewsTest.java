@@ -196,8 +196,9 @@ class MissedFireViewsTest {
                         "<section class=\"schedule attention\"><h2>Schedule</h2>",
                         "<dt>schedule</dt><dd>fixed-rate PT1S</dd>",
                         "<dt>registered by</dt><dd>100@node-a</dd>",
-                        "<dt>replaced schedule</dt><dd class=\"alert\">fixed-rate PT2S (registered by 200@node-b; replaced at "
-                                + Html.time(T0.plusSeconds(1)) + ": two versions of the application disagree)</dd>",
+                        "<dt>replaced schedule</dt><dd>fixed-rate PT2S (registered by 200@node-b; replaced at "
+                                + Html.time(T0.plusSeconds(1)) + " by version 1: instances still on the earlier "
+                                + "version fire by it until they are replaced)</dd>",
                         "<dt>missed in the last hour</dt><dd class=\"alert\">3</dd>",
                         "<b>3</b> missed fires");
         assertThat(html)
@@ -217,6 +218,83 @@ class MissedFireViewsTest {
                 0,
                 T0.plusSeconds(7)));
         assertThat(without).doesNotContain("<h2>Schedule</h2>");
+    }
+
+    private static TenureAdmin.ScheduleState stateOf(
+            String state, String reason, java.time.Instant checkAt, String sweepError, java.time.Instant readAt) {
+        return new TenureAdmin.ScheduleState(
+                "billing",
+                "fixed-rate",
+                "PT5M",
+                "catch-up",
+                "coordinator",
+                "web-2/shop/9",
+                T0,
+                null,
+                null,
+                null,
+                T0,
+                T0,
+                "300@host#0badf00d",
+                null,
+                0,
+                0,
+                null,
+                null,
+                0,
+                "shop",
+                state,
+                reason == null ? null : T0.plusSeconds(60),
+                reason,
+                reason == null ? null : "web-1/shop/7",
+                2,
+                T0.minusSeconds(3600),
+                T0.plusSeconds(30),
+                checkAt,
+                sweepError,
+                readAt);
+    }
+
+    @Test
+    void scheduleSection_showsAPausedStateWithWhy_theVersionsAndSpans_andAnUnsweptOneNeedsAttention() {
+        dev.tenure.db.ScheduleHistory history = new dev.tenure.db.ScheduleHistory(
+                "billing",
+                List.of(
+                        new dev.tenure.db.ScheduleHistory.Version(
+                                2, "fixed-rate", "PT5M", "catch-up", "web-2/shop/9", T0.minusSeconds(3600), null),
+                        new dev.tenure.db.ScheduleHistory.Version(
+                                1, "fixed-rate", "PT1M", "catch-up", "web-1/shop/7", null, T0.minusSeconds(3600))),
+                List.of(new dev.tenure.db.ScheduleHistory.Span(
+                        "PAUSED", T0.plusSeconds(60), null, "paused in Quartz", "web-1/shop/7")));
+        String paused = ScheduleSection.render(
+                stateOf("PAUSED", "paused in Quartz", T0.plusSeconds(60), null, T0.plusSeconds(120)), history);
+        assertThat(paused)
+                .startsWith("<section class=\"schedule\">")
+                .contains(
+                        "<dt>state</dt><dd class=\"state-PAUSED\">PAUSED since " + Html.time(T0.plusSeconds(60))
+                                + " by web-1/shop/7: paused in Quartz</dd>",
+                        "<dt>application</dt><dd>shop</dd>",
+                        "<dt>version</dt><dd>2 (since " + Html.time(T0.minusSeconds(3600)) + ")</dd>",
+                        "<dt>last seen</dt><dd>" + Html.time(T0.plusSeconds(30)) + " (1 min 30 s ago)</dd>",
+                        "<li>paused since " + T0.plusSeconds(60) + " by web-1/shop/7: paused in Quartz</li>",
+                        "<table class=\"versions\">",
+                        "<tr><td class=\"num\">2</td><td>fixed-rate PT5M</td><td>" + Html.time(T0.minusSeconds(3600))
+                                + "</td><td>now</td><td>web-2/shop/9</td></tr>",
+                        "<tr><td class=\"num\">1</td><td>fixed-rate PT1M</td><td>the start</td>",
+                        "<table class=\"spans\">",
+                        "<tr><td>PAUSED</td><td>" + Html.time(T0.plusSeconds(60))
+                                + "</td><td>now</td><td class=\"story\">paused in Quartz</td><td>web-1/shop/7</td></tr>");
+
+        String unswept = ScheduleSection.render(
+                stateOf("ACTIVE", null, T0.plusSeconds(60), "cron expression 'x' does not parse", T0.plusSeconds(600)),
+                history);
+        assertThat(unswept)
+                .startsWith("<section class=\"schedule attention\">")
+                .contains(
+                        "<dt>state</dt><dd class=\"state-ACTIVE\">ACTIVE</dd>",
+                        "<dt>sweep error</dt><dd class=\"alert\">cron expression &#39;x&#39; does not parse</dd>",
+                        "<li>its sweep fails: cron expression &#39;x&#39; does not parse</li>",
+                        "<li>not swept since " + T0 + "; due for a sweep since " + T0.plusSeconds(60));
     }
 
     private static String rowOf(String html, String job) {

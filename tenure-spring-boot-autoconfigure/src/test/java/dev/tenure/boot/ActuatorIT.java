@@ -153,6 +153,24 @@ class ActuatorIT {
                 .anySatisfy(events -> assertThat(events).contains("finished LEASE_LOST: lease held false"));
     }
 
+    @Test
+    void theEndpoint_showsEachScheduleAsData_andTheFiresHealthIsUp() throws Exception {
+        JsonNode held = null;
+        for (JsonNode s : json.readTree(get(a, "/actuator/tenure").body()).path("schedules")) {
+            held = s.path("jobKey").asString().equals("held-settlement") ? s : held;
+        }
+        assertThat(held).as("the @Coordinated @Scheduled method's schedule").isNotNull();
+        assertThat(held.path("state").asString()).isEqualTo("ACTIVE");
+        assertThat(held.path("version").asInt()).isEqualTo(1);
+        assertThat(held.path("application").asString()).isNotBlank();
+        assertThat(held.path("seenAt").asString()).startsWith("20");
+        assertThat(held.path("checkAt").asString()).startsWith("20");
+        JsonNode fires = json.readTree(get(a, "/actuator/health").body())
+                .path("components")
+                .path("tenureFires");
+        assertThat(fires.path("status").asString()).isEqualTo("UP");
+    }
+
     private static JsonNode job(JsonNode list, String jobKey) {
         for (JsonNode j : list.path("jobs")) {
             if (j.path("jobKey").asString().equals(jobKey)) {

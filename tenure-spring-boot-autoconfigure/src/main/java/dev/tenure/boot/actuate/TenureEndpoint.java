@@ -33,8 +33,8 @@ public class TenureEndpoint {
     static final int RUNS_OF_ONE_JOB = 20;
 
     /**
-     * Every job, the coordinator's state, the scheduled jobs with the sweeper's account of their fires, and the fires
-     * recorded MISSED in the last hour (newest first).
+     * Every job, the coordinator's state, the scheduled jobs with their state and the sweeper's account of their fires,
+     * and the fires recorded MISSED in the last hour (newest first; a summary record as one).
      */
     public record Jobs(
             String mode,
@@ -43,7 +43,12 @@ public class TenureEndpoint {
             List<Scheduled> schedules,
             List<Missed> missedLastHour) {}
 
-    /** A scheduled job: its schedule and policy, the next fire due, fires overdue now, MISSED in all, last success. */
+    /**
+     * A scheduled job: its schedule and policy, the next fire due, fires overdue now, MISSED in all, last success, and
+     * the schedule as data: the application that registers it, its state (ACTIVE, PAUSED or RETIRED) since when, why
+     * and by whom, its version and since when it counts, the last time a live process marked its registration, when
+     * the sweeper looks next (null for a retired one) and why its last sweep failed (null: it did not).
+     */
     public record Scheduled(
             String jobKey,
             String kind,
@@ -55,10 +60,23 @@ public class TenureEndpoint {
             long missedTotal,
             String lastMissedAt,
             String lastSuccessAt,
-            String previousSchedule) {}
+            String previousSchedule,
+            String application,
+            String state,
+            String stateSince,
+            String stateReason,
+            String stateBy,
+            int version,
+            String versionFrom,
+            String seenAt,
+            String checkAt,
+            String sweepError) {}
 
-    /** A fire the sweeper recorded MISSED, and why. */
-    public record Missed(String jobKey, String fireKey, String recordedAt, String reason) {}
+    /**
+     * A fire the sweeper recorded MISSED, and why; {@code fires} is 1, or the number of fires a summary record stands
+     * for (its {@code fireKey} is {@code <first>..<last>}).
+     */
+    public record Missed(String jobKey, String fireKey, String recordedAt, String reason, long fires) {}
 
     /**
      * One job as the database sees it now; {@code holder} is the holder's node name (its owner id when it recorded
@@ -131,7 +149,7 @@ public class TenureEndpoint {
                         .toList(),
                 admin.schedules(JOBS).stream().map(TenureEndpoint::scheduled).toList(),
                 admin.missedFires(null, java.time.Duration.ofHours(1), JOBS).stream()
-                        .map(m -> new Missed(m.jobKey(), m.fireKey(), iso(m.recordedAt()), m.reason()))
+                        .map(m -> new Missed(m.jobKey(), m.fireKey(), iso(m.recordedAt()), m.reason(), m.fires()))
                         .toList());
     }
 
@@ -147,7 +165,17 @@ public class TenureEndpoint {
                 s.missedTotal(),
                 iso(s.lastMissedAt()),
                 iso(s.lastSuccessAt()),
-                s.previousSchedule());
+                s.previousSchedule(),
+                s.application(),
+                s.state(),
+                iso(s.stateSince()),
+                s.stateReason(),
+                s.stateBy(),
+                s.version(),
+                iso(s.versionFrom()),
+                iso(s.seenAt()),
+                iso(s.checkAt()),
+                s.sweepError());
     }
 
     /** One job; no job = 404. */

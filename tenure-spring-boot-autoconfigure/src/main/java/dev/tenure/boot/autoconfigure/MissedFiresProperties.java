@@ -19,7 +19,9 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param grace          how long after its time a fire may still be starting before it counts as overdue
  * @param sweepInterval  how often the sweeping instance looks for overdue fires
  * @param overdueHealth  the status of health component {@code tenureFires} while fires are overdue or were missed in
- *                       the last hour: up (with the details) or down
+ *                       the last hour, a sweep fails, or nobody sweeps a schedule for 3 sweep intervals (at least a
+ *                       minute): up (with the details) or down. Paused schedules are listed and never make it down;
+ *                       retired ones are not listed
  * @param retireAfter    how long a schedule stays in the sweeps and health checks after the last instance that
  *                       registered it stopped; then it is retired, so a removed job stops alarming
  */

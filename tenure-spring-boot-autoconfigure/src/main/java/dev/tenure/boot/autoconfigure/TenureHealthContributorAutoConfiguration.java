@@ -32,7 +32,8 @@ public final class TenureHealthContributorAutoConfiguration {
     @ConditionalOnEnabledHealthIndicator("tenureFires")
     @ConditionalOnMissingBean(name = "tenureFiresHealthIndicator")
     TenureFiresHealthIndicator tenureFiresHealthIndicator(TenureAdmin admin, TenureProperties properties) {
+        MissedFiresProperties missed = properties.missedFires();
         return new TenureFiresHealthIndicator(
-                admin, properties.missedFires().overdueHealth() == MissedFiresProperties.OverdueHealth.DOWN);
+                admin, missed.overdueHealth() == MissedFiresProperties.OverdueHealth.DOWN, missed.sweepInterval());
     }
 }
