@@ -121,7 +121,7 @@ class ValkeyLeasesIT {
                             .status())
                     .isEqualTo(RunOutcome.Status.EXECUTED);
             ValkeyLeases leases = new ValkeyLeases(valkey.address(), "tenure", null, null);
-            assertThat(valkey.command("GET", leases.leaseKey("marked")))
+            assertThat(String.valueOf(valkey.command("GET", leases.leaseKey("marked"))))
                     .startsWith("d:")
                     .endsWith("/f-1");
             assertThat(leases.leases(List.of("marked"))).isEmpty();
