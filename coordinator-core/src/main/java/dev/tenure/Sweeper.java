@@ -51,6 +51,8 @@ final class Sweeper implements AutoCloseable {
     private static final long BACKLOG_NANOS = TimeUnit.SECONDS.toNanos(20);
     /** Catch-up requests a process takes per tick at most. */
     private static final int TAKE_LIMIT = 50;
+    /** Every how many ticks the leader looks for catch-up requests of its jobs (other processes do every tick). */
+    private static final int LEADER_TAKES_EVERY = 10;
 
     private final ScheduleLedger ledger;
     private final Clock clock;
@@ -78,6 +80,7 @@ final class Sweeper implements AutoCloseable {
     private @Nullable LeaderElection election; // guarded by lifecycle
     private boolean closed; // guarded by lifecycle
     private long ledAt; // nanoTime of this term's start (sweep thread)
+    private long ticks; // sweep thread
     private volatile boolean leading;
 
     private long lastFaultLog = System.nanoTime() - LOG_EVERY_NANOS;
@@ -219,8 +222,12 @@ final class Sweeper implements AutoCloseable {
         }
         try {
             keepRegistrations();
-            takeCatchUps();
-            if (!e.isLeader()) {
+            boolean leader = e.isLeader();
+            // the leader catches its own jobs up directly: requests for them are left by an earlier leader only
+            if (!leader || ++ticks % LEADER_TAKES_EVERY == 0) {
+                takeCatchUps();
+            }
+            if (!leader) {
                 ledAt = 0;
                 return;
             }
