@@ -95,8 +95,10 @@ class ScheduleStateBrowserIT {
                     .containsEntry("missed in the last hour", "≥ " + TenureAdmin.MISSED_CAP);
             assertThat(tab.evaluate("document.querySelectorAll('section.schedule dd.alert').length")
                             .asInt())
-                    .as("a retired schedule's counts do not alarm; the replaced schedule is still pointed out")
-                    .isEqualTo(1);
+                    .as(
+                            "a retired schedule's counts do not alarm, nor does a replaced schedule: it is an earlier version")
+                    .isZero();
+            assertThat(schedule.get("replaced schedule")).contains("by version 2");
             assertThat(schedule.get("version")).matches("2 \\(since 20\\S+ \\S+Z\\)");
             assertThat(tab.evaluate("document.querySelector('section.schedule').className")
                             .asText())
