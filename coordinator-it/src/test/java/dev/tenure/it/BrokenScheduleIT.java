@@ -7,6 +7,7 @@ import dev.tenure.MissedFirePolicy;
 import dev.tenure.Schedule;
 import dev.tenure.ScheduledJob;
 import dev.tenure.Tenure;
+import dev.tenure.testkit.StderrCapture;
 import dev.tenure.testkit.Timing;
 import java.time.Duration;
 import java.time.Instant;

@@ -9,6 +9,7 @@ import dev.tenure.Tenure;
 import dev.tenure.db.TenureSchema;
 import dev.tenure.testkit.PostgresDatabase;
 import dev.tenure.testkit.PostgresDatabases;
+import dev.tenure.testkit.StderrCapture;
 import dev.tenure.testkit.Timing;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;

@@ -10,6 +10,7 @@ import dev.tenure.db.TenureSchema;
 import dev.tenure.quartz.PausedJobScenarios.Execution;
 import dev.tenure.testkit.PostgresDatabase;
 import dev.tenure.testkit.PostgresDatabases;
+import dev.tenure.testkit.StderrCapture;
 import dev.tenure.testkit.Timing;
 import java.sql.Connection;
 import java.sql.PreparedStatement;

@@ -11,7 +11,6 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.UUID;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
 import org.junit.jupiter.api.Test;
@@ -382,10 +381,11 @@ public abstract class RunLedgerContract {
         Holder a = claimFresh();
         String runId = start(a, "f");
         Connection c = openTransaction();
-        CompletableFuture<Finished> finished;
+        java.util.concurrent.ExecutorService thread = java.util.concurrent.Executors.newSingleThreadExecutor();
+        java.util.concurrent.Future<Finished> finished;
         try {
             ledger().complete(c, a.job(), a.epoch(), a.owner(), runId);
-            finished = CompletableFuture.supplyAsync(() ->
+            finished = thread.submit(() ->
                     ledger().finish(a.job(), a.epoch(), a.owner(), runId, false, "its completion was rolled back"));
             Thread.sleep(200); // the finish meets the completion's open transaction (either order gives one answer)
             if (c != null) {
@@ -396,8 +396,12 @@ public abstract class RunLedgerContract {
                 c.close();
             }
         }
-        assertThat(finished.get(Timing.scaled(Duration.ofSeconds(10)).toMillis(), TimeUnit.MILLISECONDS))
-                .isEqualTo(Finished.COMPLETED_EARLIER);
+        try {
+            assertThat(finished.get(Timing.scaled(Duration.ofSeconds(10)).toMillis(), TimeUnit.MILLISECONDS))
+                    .isEqualTo(Finished.COMPLETED_EARLIER);
+        } finally {
+            thread.shutdownNow();
+        }
         assertThat(ledger().completedRun(a.job(), "f"))
                 .contains(new FireStart.AlreadyCompleted(runId, a.owner(), a.epoch()));
     }

@@ -1,4 +1,4 @@
-package dev.tenure.it;
+package dev.tenure.testkit;
 
 import java.io.ByteArrayOutputStream;
 import java.io.OutputStream;
@@ -6,13 +6,17 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 
-/** Copies what is written to {@code System.err} (where slf4j-simple logs) while open, and still passes it on. */
-final class StderrCapture implements AutoCloseable {
+/**
+ * Copies what is written to {@code System.err} (where slf4j-simple logs) while open, and still passes it on: how a test
+ * counts the log lines of the code it runs in its own JVM. One at a time per JVM; not thread-safe to open or close.
+ */
+public final class StderrCapture implements AutoCloseable {
 
     private final PrintStream original = System.err;
     private final ByteArrayOutputStream copy = new ByteArrayOutputStream();
 
-    StderrCapture() {
+    /** Starts copying {@code System.err}. */
+    public StderrCapture() {
         System.setErr(new PrintStream(
                 new OutputStream() {
                     @Override
@@ -32,7 +36,7 @@ final class StderrCapture implements AutoCloseable {
     }
 
     /** The lines written so far. */
-    List<String> lines() {
+    public List<String> lines() {
         return copy.toString(StandardCharsets.UTF_8).lines().toList(); // ByteArrayOutputStream is synchronized
     }
 
