@@ -32,7 +32,7 @@ import org.jspecify.annotations.Nullable;
 final class SweepRound {
 
     /** Schedules read per sweep at most. */
-    static final int MAX_JOBS = 500;
+    static final int MAX_JOBS = 2_000;
     /** Fire steps per sweep at most, all jobs together. */
     static final int MAX_STEPS = 1_000_000;
     /** A walk of up to this many fires reads their states by fire key; a longer one reads its job's runs since. */
@@ -42,7 +42,7 @@ final class SweepRound {
     /** MISSED rows per transaction at most. */
     static final int SETTLE_ROWS = 5_000;
     /** Jobs per transaction at most. */
-    static final int SETTLE_JOBS = 200;
+    static final int SETTLE_JOBS = 1_000;
     /** How long a job whose sweep failed waits for the next try. */
     static final Duration BROKEN_RETRY = Duration.ofMinutes(1);
 

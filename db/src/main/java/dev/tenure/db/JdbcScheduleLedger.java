@@ -426,13 +426,10 @@ final class JdbcScheduleLedger implements ScheduleLedger {
     }
 
     private Set<String> lockJobs(Connection c, Set<String> jobs) throws SQLException {
-        try (PreparedStatement timeout = c.prepareStatement("SELECT set_config('lock_timeout', ?, true)")) {
-            timeout.setString(1, LOCK_TIMEOUT);
-            timeout.execute();
-        }
         Set<String> locked = new HashSet<>();
         try (PreparedStatement ps = jdbc.prepare(c, sql.lockJobs)) {
-            ps.setArray(1, c.createArrayOf("text", jobs.toArray()));
+            ps.setString(1, LOCK_TIMEOUT);
+            ps.setArray(2, c.createArrayOf("text", jobs.toArray()));
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
                     locked.add(rs.getString(1));

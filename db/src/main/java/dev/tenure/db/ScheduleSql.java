@@ -129,7 +129,10 @@ final class ScheduleSql {
                 FROM unnest(?::text[], ?::timestamptz[]) AS q(job_key, since)
                 JOIN %1$s r ON r.job_key = q.job_key AND r.started_at >= q.since
                 LEFT JOIN %2$s je ON je.job_key = q.job_key""".formatted(jr, je, live);
-        lockJobs = "SELECT job_key FROM %s WHERE job_key = ANY(?) FOR NO KEY UPDATE SKIP LOCKED".formatted(je);
+        // the lock timeout of the settle's transaction is set first, in the same statement (a backstop: it skips locks)
+        lockJobs = """
+                WITH cfg AS (SELECT set_config('lock_timeout', ?, true) AS lt)
+                SELECT je.job_key FROM %s je, cfg WHERE je.job_key = ANY(?) FOR NO KEY UPDATE OF je SKIP LOCKED""".formatted(je);
         existingRuns = """
                 SELECT r.job_key, r.fire_key, r.status FROM unnest(?::text[], ?::text[]) AS q(job_key, fire_key)
                 JOIN %s r ON r.job_key = q.job_key AND r.fire_key = q.fire_key""".formatted(jr);
