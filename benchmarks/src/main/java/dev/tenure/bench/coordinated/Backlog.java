@@ -172,9 +172,14 @@ final class Backlog {
                                     == jobs) {
                         current = t;
                     }
+                    // every job ran its newest 10 overdue fires (one of them may be a fire due after the outage's end,
+                    // if a minute began while the sweeps went on)
                     if (catchUps < 0
-                            && count(driverPool, "SELECT count(*) FROM bench_caught_up WHERE fire_key <= '" + end + "'")
-                                    >= jobs * 10L) {
+                            && count(
+                                            driverPool,
+                                            "SELECT count(*) FROM (SELECT job FROM bench_caught_up GROUP BY job "
+                                                    + "HAVING count(*) >= 10) x")
+                                    == jobs) {
                         catchUps = t;
                     }
                 }
