@@ -241,7 +241,7 @@ final class SweepRound {
                     }
                 }
                 sweeper.metrics().firesOverdue(p.jobKey(), p.open().size());
-                sweeper.missedNow(p, settled.recorded(), written);
+                sweeper.missedNow(ws.get(i).tracked(), p, settled.recorded(), written);
                 catchUps.addAll(sweeper.catchUps(ws.get(i).local(), ws.get(i).tracked(), p));
             }
             start = end;

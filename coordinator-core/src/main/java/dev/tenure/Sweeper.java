@@ -208,6 +208,7 @@ final class Sweeper implements AutoCloseable {
         @Override
         public void revoked(String reason) {
             leading = false;
+            metrics.notSweeping();
             LOG.info("this node ({}) no longer sweeps the fires of application '{}': {}", node, application, reason);
         }
     }
@@ -228,6 +229,9 @@ final class Sweeper implements AutoCloseable {
                 takeCatchUps();
             }
             if (!leader) {
+                if (ledAt != 0) {
+                    metrics.notSweeping(); // this node's figures are the live sweeper's no more
+                }
                 ledAt = 0;
                 return;
             }
@@ -259,20 +263,26 @@ final class Sweeper implements AutoCloseable {
         return r;
     }
 
-    /** One line per sweep about what it recorded and caught up, however many fires. */
+    /**
+     * What a sweep recorded, one WARN line per job (at most {@value #JOB_LINES} jobs a sweep, then one line for the
+     * rest), and one INFO line for its catch-ups, however many fires.
+     */
     private void report(SweepRound.Result r) {
-        if (!r.missed().isEmpty() || r.summarised() > 0) {
-            Map<String, Long> byJob = new java.util.TreeMap<>();
-            r.missed().forEach(f -> byJob.merge(f.jobKey(), 1L, Long::sum));
-            missedSummaries.forEach((job, n) -> byJob.merge(job, n, Long::sum));
-            LOG.warn(
-                    "recorded {} fire(s) of {} job(s) MISSED{}: {} (each with why in the ledger: `tenure-console missed`)",
-                    r.missed().size() + r.summarised(),
-                    byJob.size(),
-                    r.summarised() > 0 ? " (" + r.summarised() + " of them in summary records)" : "",
-                    first(byJob, 10));
+        List<MissedReport> reports = new ArrayList<>(missedReports.values());
+        missedReports.clear();
+        reports.sort(Comparator.comparingLong(MissedReport::fires).reversed().thenComparing(MissedReport::jobKey));
+        for (int i = 0; i < reports.size() && i < JOB_LINES; i++) {
+            LOG.warn("{}", reports.get(i));
         }
-        missedSummaries.clear();
+        if (reports.size() > JOB_LINES) {
+            List<MissedReport> rest = reports.subList(JOB_LINES, reports.size());
+            LOG.warn(
+                    "and {} fire(s) of {} more job(s) recorded MISSED in this sweep: {} (each with why in the ledger: "
+                            + "`tenure-console missed`)",
+                    rest.stream().mapToLong(MissedReport::fires).sum(),
+                    rest.size(),
+                    first(rest, 10));
+        }
         if (!r.catchUps().isEmpty()) {
             Map<String, Long> byJob = new java.util.TreeMap<>();
             r.catchUps().forEach(f -> byJob.merge(f.jobKey(), 1L, Long::sum));
@@ -280,23 +290,128 @@ final class Sweeper implements AutoCloseable {
         }
     }
 
-    private final Map<String, Long> missedSummaries = new java.util.TreeMap<>();
+    /** Jobs a sweep logs a line each for. */
+    static final int JOB_LINES = 10;
+
+    /** What one sweep recorded MISSED of one job (sweep thread). */
+    private static final class MissedReport {
+        private final String jobKey;
+        private final String policy;
+        private long fires;
+        private @Nullable Instant first;
+        private @Nullable Instant last;
+        private final Map<String, Long> reasons = new java.util.LinkedHashMap<>();
+
+        MissedReport(String jobKey, String policy) {
+            this.jobKey = jobKey;
+            this.policy = policy;
+        }
+
+        String jobKey() {
+            return jobKey;
+        }
+
+        long fires() {
+            return fires;
+        }
+
+        void add(Instant from, Instant until, long n, String reason) {
+            fires += n;
+            first = first == null || from.isBefore(first) ? from : first;
+            last = last == null || until.isAfter(last) ? until : last;
+            // a row says "ran it", a summary "ran them": one reason
+            reasons.merge(reason.replace("no node ran it;", "no node ran them;"), n, Long::sum);
+        }
+
+        @Override
+        public String toString() {
+            StringBuilder b = new StringBuilder()
+                    .append(fires)
+                    .append(fires == 1 ? " fire of '" : " fires of '")
+                    .append(jobKey)
+                    .append("' recorded MISSED, ")
+                    .append(first)
+                    .append(fires == 1 ? "" : ".." + last)
+                    .append(", policy ")
+                    .append(policy)
+                    .append(", ");
+            int i = 0;
+            for (Map.Entry<String, Long> e : reasons.entrySet()) {
+                if (i == 3) {
+                    b.append(" | and ").append(reasons.size() - 3).append(" other reason(s)");
+                    break;
+                }
+                b.append(i++ == 0 ? "why: " : " | ");
+                if (reasons.size() > 1) {
+                    b.append('[').append(e.getValue()).append("] ");
+                }
+                b.append(e.getKey());
+            }
+            return b.append(" (each fire with why in the ledger: `tenure-console missed`)")
+                    .toString();
+        }
+    }
+
+    private final Map<String, MissedReport> missedReports = new java.util.HashMap<>();
+    /** When each job's overdue fires under ALERT_ONLY were last logged (nanoTime; sweep thread). */
+    private final Map<String, Long> alertLogged = new java.util.HashMap<>();
 
     /** Called by a sweep round for each plan it settled (sweep thread). */
-    void missedNow(FirePlan p, Set<DueFire> recorded, boolean summariesWritten) {
+    void missedNow(Tracked t, FirePlan p, Set<DueFire> recorded, boolean summariesWritten) {
+        MissedReport report = null;
         if (summariesWritten) {
-            long n = p.summaries().stream()
-                    .mapToLong(ScheduleLedger.Summary::fires)
-                    .sum();
-            if (n > 0) {
-                missedSummaries.merge(p.jobKey(), n, Long::sum);
+            for (ScheduleLedger.Summary s : p.summaries()) {
+                if (s.fires() > 0) {
+                    report = missedReports.computeIfAbsent(p.jobKey(), k -> new MissedReport(k, describe(t.policy())));
+                    String why = s.reason();
+                    int cut = why.indexOf(" missed: ");
+                    report.add(
+                            s.first(), s.last(), s.fires(), cut < 0 ? why : why.substring(cut + " missed: ".length()));
+                }
             }
         }
         for (var m : p.rows()) {
             if (recorded.contains(m.fire())) {
                 LOG.debug("job '{}': fire {} is recorded MISSED: {}", p.jobKey(), label(m.fire()), m.reason());
+                missedReports
+                        .computeIfAbsent(p.jobKey(), k -> new MissedReport(k, describe(t.policy())))
+                        .add(m.fire().dueAt(), m.fire().dueAt(), 1, m.reason());
             }
         }
+        if (t.policy().action() == MissedFirePolicy.Action.ALERT_ONLY) {
+            alertOnly(p);
+        }
+    }
+
+    /**
+     * ALERT_ONLY runs nothing: its overdue fires are logged, at most once a minute per job, so that someone runs them
+     * by hand (the meter {@code tenure.fire.overdue} and health say it between the lines).
+     */
+    private void alertOnly(FirePlan p) {
+        if (p.open().isEmpty()) {
+            alertLogged.remove(p.jobKey());
+            return;
+        }
+        long now = System.nanoTime();
+        Long last = alertLogged.get(p.jobKey());
+        if (last != null && now - last < LOG_EVERY_NANOS) {
+            return;
+        }
+        alertLogged.put(p.jobKey(), now);
+        List<DueFire> open = p.open();
+        LOG.warn(
+                "job '{}': {} fire(s) overdue and not run, {}{}: policy alert-only runs none of them; run them by hand "
+                        + "(`tenure-console missed`, the console's job page lists them). Logged at most once a minute.",
+                p.jobKey(),
+                open.size(),
+                label(open.get(0)),
+                open.size() == 1 ? "" : ".." + label(open.get(open.size() - 1)));
+    }
+
+    private static String first(List<MissedReport> reports, int max) {
+        Map<String, Long> counts = new java.util.LinkedHashMap<>();
+        reports.forEach(r -> counts.put(r.jobKey(), r.fires()));
+        return first(counts, max);
     }
 
     private static String first(Map<String, Long> counts, int max) {
@@ -650,6 +765,7 @@ final class Sweeper implements AutoCloseable {
         if (e != null) {
             e.stop();
         }
+        metrics.notSweeping();
         catchUps.shutdown();
         try {
             if (!catchUps.awaitTermination(interval.toMillis() + 5_000, TimeUnit.MILLISECONDS)) {

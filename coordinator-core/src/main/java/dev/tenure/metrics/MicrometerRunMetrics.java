@@ -1,6 +1,7 @@
 package dev.tenure.metrics;
 
 import dev.tenure.RunOutcome;
+import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
 import java.util.Map;
@@ -15,6 +16,9 @@ import java.util.concurrent.atomic.AtomicInteger;
 public final class MicrometerRunMetrics implements RunMetrics {
 
     private final MeterRegistry registry;
+    /** The live sweeper's gauges, by name and job: removed when this node stops sweeping. */
+    private final Map<String, Gauge> sweeperGauges = new ConcurrentHashMap<>();
+
     private final Map<String, AtomicInteger> overdue = new ConcurrentHashMap<>();
     private final AtomicInteger unswept = new AtomicInteger();
     private final java.util.concurrent.atomic.AtomicLong skewMillis = new java.util.concurrent.atomic.AtomicLong();
@@ -44,9 +48,21 @@ public final class MicrometerRunMetrics implements RunMetrics {
     }
 
     @Override
-    public void schedulesUnswept(int count) {
-        registerGauges();
+    public synchronized void schedulesUnswept(int count) {
         unswept.set(count);
+        sweeperGauges.computeIfAbsent(
+                MetricNames.SCHEDULES_UNSWEPT,
+                k -> Gauge.builder(k, unswept, AtomicInteger::get)
+                        .description(
+                                "schedules (of any application) that nobody swept for a while, as the live sweeper counts")
+                        .register(registry));
+    }
+
+    @Override
+    public synchronized void notSweeping() {
+        sweeperGauges.values().forEach(registry::remove);
+        sweeperGauges.clear();
+        overdue.clear();
     }
 
     @Override
@@ -59,7 +75,6 @@ public final class MicrometerRunMetrics implements RunMetrics {
         if (!gauges) {
             synchronized (this) {
                 if (!gauges) {
-                    registry.gauge(MetricNames.SCHEDULES_UNSWEPT, unswept);
                     io.micrometer.core.instrument.Gauge.builder(
                                     MetricNames.CLOCK_SKEW, skewMillis, v -> v.get() / 1000.0)
                             .baseUnit("seconds")
@@ -73,9 +88,18 @@ public final class MicrometerRunMetrics implements RunMetrics {
     }
 
     @Override
-    public void firesOverdue(String jobKey, int count) {
-        overdue.computeIfAbsent(
-                        jobKey, k -> registry.gauge(MetricNames.FIRE_OVERDUE, Tags.of("job", k), new AtomicInteger()))
+    public synchronized void firesOverdue(String jobKey, int count) {
+        overdue.computeIfAbsent(jobKey, k -> {
+                    AtomicInteger value = new AtomicInteger();
+                    sweeperGauges.put(
+                            MetricNames.FIRE_OVERDUE + "/" + k,
+                            Gauge.builder(MetricNames.FIRE_OVERDUE, value, AtomicInteger::get)
+                                    .tags(Tags.of("job", k))
+                                    .description("fires of the job that are due, not completed and not running, as "
+                                            + "the live sweeper counts")
+                                    .register(registry));
+                    return value;
+                })
                 .set(count);
     }
 

@@ -31,6 +31,13 @@ public interface RunMetrics {
     /** The sweeper found {@code count} schedules (of any application) that nobody swept for a while. */
     default void schedulesUnswept(int count) {}
 
+    /**
+     * This node stopped sweeping (it lost or left the sweeper election, or closed): the gauges that only the live sweeper
+     * publishes ({@code tenure.fire.overdue}, {@code tenure.schedule.unswept}) must go, so that a {@code sum()} over
+     * the nodes counts the live sweeper's figures once, not a former sweeper's last ones too.
+     */
+    default void notSweeping() {}
+
     /** How far this node's clock is ahead of the database's (negative: behind), as the sweeper last measured it. */
     default void clockSkew(java.time.Duration skew) {}
 
