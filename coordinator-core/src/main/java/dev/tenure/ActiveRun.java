@@ -351,6 +351,9 @@ public final class ActiveRun implements JobContext, AutoCloseable {
         outcome = o;
         try {
             metrics.runEnded(jobKey, o.status(), o.fenceChecks());
+            if (o.status() == RunOutcome.Status.EXECUTED) {
+                metrics.runTook(jobKey, o.ran());
+            }
         } catch (RuntimeException e) {
             // metrics never break a run
         }

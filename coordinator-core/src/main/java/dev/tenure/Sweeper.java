@@ -59,6 +59,7 @@ final class Sweeper implements AutoCloseable {
     private final Duration interval;
     private final Duration retireAfter;
     private final RunMetrics metrics;
+    private final @Nullable RunTimes runTimes;
     private final String application;
     private final String node;
     private final Function<LeaderElection.Listener, LeaderElection> elections;
@@ -109,6 +110,7 @@ final class Sweeper implements AutoCloseable {
         this.interval = interval;
         this.retireAfter = retireAfter;
         this.metrics = metrics;
+        this.runTimes = metrics instanceof RunTimes t ? t : null;
         this.application = application;
         this.node = node;
         this.elections = elections;
@@ -133,8 +135,11 @@ final class Sweeper implements AutoCloseable {
         return DEFAULT_APPLICATION.equals(application) ? "tenure-sweeper" : "tenure-sweeper:" + application;
     }
 
-    /** Records the job's schedule in the ledger and takes part in accounting for its fires from now on. */
-    ScheduleLedger.Registered register(ScheduledJob job) {
+    /**
+     * Records the job's schedule in the ledger and takes part in accounting for its fires from now on (a schedule new
+     * to the ledger: from {@code firstFire}, the first fire the host scheduler fires, if known).
+     */
+    ScheduleLedger.Registered register(ScheduledJob job, @Nullable Instant firstFire) {
         ScheduleLedger.Registered r = ledger.register(new ScheduleLedger.ScheduleRow(
                 job.jobKey(),
                 application,
@@ -143,7 +148,8 @@ final class Sweeper implements AutoCloseable {
                 job.policy(),
                 describe(job.policy()),
                 job.integration(),
-                node));
+                node,
+                firstFire));
         r.replaced()
                 .ifPresent(old -> LOG.warn(
                         "job '{}': its schedule changes from {} {} (registered by {} at {}) to {} {} (this node, {}), "
@@ -625,35 +631,117 @@ final class Sweeper implements AutoCloseable {
     private boolean catchUp(ScheduledJob job, DueFire fire, String why) {
         requested.put(fire, 0L);
         try {
-            catchUps.execute(() -> {
-                try {
-                    Optional<String> pause = pausedBecause(job);
-                    if (pause.isPresent()) {
-                        LOG.debug(
-                                "job '{}': fire {} is not caught up: the job is paused ({})",
-                                job.jobKey(),
-                                label(fire),
-                                pause.get());
-                    } else if (!isClosed()) {
-                        LOG.debug("job '{}': catching up fire {}: {}", job.jobKey(), label(fire), why);
-                        job.catchUp().run(fire.fireKey());
-                    }
-                } catch (Exception | AssertionError e) {
-                    LOG.warn(
-                            "job '{}': the catch-up of fire {} failed; the next sweep looks again: {}",
-                            job.jobKey(),
-                            fire.fireKey(),
-                            e.toString());
-                } finally {
-                    long next = System.nanoTime() + retryNanos(job.policy());
-                    requested.replace(fire, 0L, next == 0 ? 1 : next);
-                }
-            });
+            catchUps.execute(new CatchUpRun(job, fire, why, 0));
             return true;
         } catch (RejectedExecutionException e) {
             requested.remove(fire);
             return false;
         }
+    }
+
+    /** How many times a catch-up waits for a gap before it goes back to the sweeper (which asks again later). */
+    private static final int MAX_YIELDS = 3;
+
+    /** One catch-up on the catch-up thread; it yields to the job's regular fires (see {@link #yieldNanos}). */
+    private final class CatchUpRun implements Runnable {
+        private final ScheduledJob job;
+        private final DueFire fire;
+        private final String why;
+        private final int yields;
+
+        CatchUpRun(ScheduledJob job, DueFire fire, String why, int yields) {
+            this.job = job;
+            this.fire = fire;
+            this.why = why;
+            this.yields = yields;
+        }
+
+        @Override
+        public void run() {
+            long retry = retryNanos(job.policy());
+            try {
+                Optional<String> pause = pausedBecause(job);
+                long yield = pause.isPresent() ? 0 : yieldNanos(job);
+                if (pause.isPresent()) {
+                    LOG.debug(
+                            "job '{}': fire {} is not caught up: the job is paused ({})",
+                            job.jobKey(),
+                            label(fire),
+                            pause.get());
+                } else if (yield > 0) {
+                    LOG.debug(
+                            "job '{}': the catch-up of fire {} waits for a gap: the next regular fire comes before it "
+                                    + "would end",
+                            job.jobKey(),
+                            label(fire));
+                    if (yields < MAX_YIELDS && later(yield)) {
+                        return; // still queued: requested stays 0
+                    }
+                    retry = yield;
+                } else if (!isClosed()) {
+                    LOG.debug("job '{}': catching up fire {}: {}", job.jobKey(), label(fire), why);
+                    job.catchUp().run(fire.fireKey());
+                }
+            } catch (Exception | AssertionError e) {
+                LOG.warn(
+                        "job '{}': the catch-up of fire {} failed; the next sweep looks again: {}",
+                        job.jobKey(),
+                        fire.fireKey(),
+                        e.toString());
+            }
+            long next = System.nanoTime() + retry;
+            requested.replace(fire, 0L, next == 0 ? 1 : next);
+        }
+
+        /** Runs this catch-up again after {@code nanos}, on the catch-up thread; false if this sweeper is closing. */
+        private boolean later(long nanos) {
+            try {
+                timer.schedule(
+                        () -> {
+                            try {
+                                catchUps.execute(new CatchUpRun(job, fire, why, yields + 1));
+                            } catch (RejectedExecutionException e) {
+                                requested.remove(fire);
+                            }
+                        },
+                        nanos,
+                        TimeUnit.NANOSECONDS);
+                return true;
+            } catch (RejectedExecutionException e) {
+                return false;
+            }
+        }
+    }
+
+    /**
+     * Catch-ups never starve the regular fires: a catch-up starts only in a gap long enough for it, going by how long the
+     * job's last run took here (plus a quarter, at least 100 ms; the wait for the job not counted), before the job's next
+     * regular fire. Otherwise it
+     * yields: it may be asked again once that fire had the time to run. A job that has not run here yet, whose length is not
+     * known, catches up at once. A regular fire that comes while a catch-up runs anyway waits for it as its run policy
+     * says (Spring's {@code @Coordinated(maxWait)}, Quartz's wait), or is skipped and caught up in turn.
+     *
+     * @return 0 to start now; else how long to wait before asking again (nanoseconds)
+     */
+    private long yieldNanos(ScheduledJob job) {
+        Duration last = runTimes == null ? null : runTimes.last(job.jobKey());
+        if (last == null) {
+            return 0;
+        }
+        long took = last.toNanos();
+        long need = took + Math.max(TimeUnit.MILLISECONDS.toNanos(100), took / 4);
+        Instant now = clock.instant();
+        Optional<Instant> next;
+        try {
+            next = job.schedule().nextAfter(now);
+        } catch (RuntimeException e) {
+            return 0; // a schedule that cannot say: the sweep of the job reports it
+        }
+        if (next.isEmpty()) {
+            return 0;
+        }
+        long until = Duration.between(now, next.get()).toNanos();
+        return until >= need ? 0 : until + need;
     }
 
     /** Runs the catch-ups that a sweeper asked of jobs this process has. */

@@ -14,6 +14,7 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -96,9 +97,11 @@ public final class Tenure implements AutoCloseable {
         Duration breakerOpenFor = b.breakerOpenFor;
         Ticker ticker = b.ticker;
         this.electionBreaker = () -> new CircuitBreaker(breakerFailures, breakerOpenFor, ticker);
-        Metrics metrics = b.meterRegistry == null
+        Metrics bound = b.meterRegistry == null
                 ? new Metrics(LeaseMetrics.none(), RunMetrics.none())
                 : MeterBinding.bind(b.meterRegistry);
+        RunTimes runTimes = new RunTimes(bound.runs);
+        Metrics metrics = new Metrics(bound.leases, runTimes);
         this.ledger = ledger;
         this.database = leases(b, databaseStore, metrics.leases, ledger);
         this.valkey = valkeyStore == null ? null : leases(b, valkeyStore, metrics.leases, ledger);
@@ -128,7 +131,7 @@ public final class Tenure implements AutoCloseable {
                 b.clock,
                 b.sweepInterval,
                 b.retireSchedulesAfter,
-                metrics.runs,
+                runTimes,
                 b.application,
                 nodeName,
                 listener -> new LeaseElection(
@@ -272,7 +275,24 @@ public final class Tenure implements AutoCloseable {
     public void register(ScheduledJob job) {
         Objects.requireNonNull(job, "job");
         requireOpen();
-        sweeper.register(job);
+        sweeper.register(job, null);
+    }
+
+    /**
+     * As {@link #register(ScheduledJob)}, for a host scheduler that has already computed the first fire it will fire:
+     * a schedule new to the ledger is accounted for from {@code firstFire} on, so that a slot that passed between the
+     * registration and the scheduler's start (an application context that is still starting, say) is not due. A
+     * schedule already in the ledger keeps its account as it stands. The integrations use this; see the Spring Boot
+     * starter's {@code @Coordinated} registration.
+     *
+     * @throws IllegalStateException          if this Tenure is closed
+     * @throws LeaseStoreUnavailableException if the database cannot be reached
+     */
+    public void register(ScheduledJob job, Instant firstFire) {
+        Objects.requireNonNull(job, "job");
+        Objects.requireNonNull(firstFire, "firstFire");
+        requireOpen();
+        sweeper.register(job, firstFire);
     }
 
     /** The jobs registered with {@link #register} in this process. */

@@ -82,7 +82,7 @@ class RetireAfterTest {
                 "app",
                 "node",
                 listener -> new Leading())) {
-            sweeper.register(ScheduledJob.of("here", Schedule.fixedRate(Duration.ofHours(1)), fire -> {}));
+            sweeper.register(ScheduledJob.of("here", Schedule.fixedRate(Duration.ofHours(1)), fire -> {}), null);
 
             Awaitility.await()
                     .atMost(Timing.scaled(Duration.ofSeconds(5)))

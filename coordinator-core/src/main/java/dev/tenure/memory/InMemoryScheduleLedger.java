@@ -49,7 +49,7 @@ public final class InMemoryScheduleLedger implements ScheduleLedger {
         Entry(ScheduleRow row, Instant now) {
             this.row = row;
             this.registeredAt = now;
-            this.sweptUntil = now;
+            this.sweptUntil = row.firstFire() == null ? now : row.firstFire().minusMillis(1);
             this.seenAt = now;
             this.checkAt = now;
             this.versionFrom = now;

@@ -12,6 +12,12 @@ public interface RunMetrics {
     /** A run that this process executed ended with {@code status}, after {@code fenceChecks} passed fence checks. */
     default void runEnded(String jobKey, RunOutcome.Status status, int fenceChecks) {}
 
+    /**
+     * A run of {@code jobKey} that this process executed took {@code ran}, from the claim to its end (the wait for the
+     * job not counted). The sweeper goes by it to start catch-ups only in gaps between regular fires.
+     */
+    default void runTook(String jobKey, java.time.Duration ran) {}
+
     /** A fence check (or completion) of a run of {@code jobKey} was rejected: its epoch was stale. */
     default void fenceRejected(String jobKey) {}
 

@@ -30,7 +30,9 @@ public interface ScheduleLedger {
 
     /**
      * A job's schedule as a process registers it. {@code policyText} and {@code node} are text for operators;
-     * {@code policy} is what a sweeper that does not have the job's code applies.
+     * {@code policy} is what a sweeper that does not have the job's code applies. {@code firstFire}: the first fire
+     * that the registering process's scheduler fires; a schedule new to the ledger is accounted for from it, not from
+     * the registration (null: from the registration).
      */
     record ScheduleRow(
             String jobKey,
@@ -40,7 +42,22 @@ public interface ScheduleLedger {
             MissedFirePolicy policy,
             String policyText,
             String integration,
-            @Nullable String node) {}
+            @Nullable String node,
+            @Nullable Instant firstFire) {
+
+        /** A row accounted for from its registration. */
+        public ScheduleRow(
+                String jobKey,
+                String application,
+                String kind,
+                String expression,
+                MissedFirePolicy policy,
+                String policyText,
+                String integration,
+                @Nullable String node) {
+            this(jobKey, application, kind, expression, policy, policyText, integration, node, null);
+        }
+    }
 
     /**
      * What {@link #register} found: {@code created} for a job that had no schedule yet; otherwise the stored schedule

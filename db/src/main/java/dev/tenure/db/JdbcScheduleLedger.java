@@ -86,7 +86,9 @@ final class JdbcScheduleLedger implements ScheduleLedger {
                             now,
                             now,
                             now,
-                            now)
+                            row.firstFire() == null
+                                    ? now
+                                    : row.firstFire().minusMillis(1).toString())
                     == 1) {
                 update(c, sql.insertVersion, key, 1, row.kind(), row.expression(), row.policyText(), policy[2], now);
                 return new Registered(true, 1, Optional.empty(), null, false);

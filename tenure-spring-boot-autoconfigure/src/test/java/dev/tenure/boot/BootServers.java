@@ -72,6 +72,19 @@ public final class BootServers implements AutoCloseable {
         }
     }
 
+    /** The first column of every row of {@code sql}, on the database. */
+    public List<String> queryStrings(String sql) throws SQLException {
+        List<String> out = new ArrayList<>();
+        try (Connection c = db.dataSource().getConnection();
+                Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery(sql)) {
+            while (rs.next()) {
+                out.add(rs.getString(1));
+            }
+        }
+        return out;
+    }
+
     /** Runs {@code sql} on the database. */
     public void execute(String sql) throws SQLException {
         try (Connection c = db.dataSource().getConnection();

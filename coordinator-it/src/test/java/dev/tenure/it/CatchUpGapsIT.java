@@ -1,0 +1,139 @@
+package dev.tenure.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.tenure.LeaseOptions;
+import dev.tenure.MissedFirePolicy;
+import dev.tenure.RunOutcome;
+import dev.tenure.RunPolicy;
+import dev.tenure.Schedule;
+import dev.tenure.ScheduledJob;
+import dev.tenure.Tenure;
+import dev.tenure.testkit.Timing;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.awaitility.Awaitility;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Issue 35, item 5, on real Postgres: catch-ups never starve the regular fires. A job on a 1-second rate whose runs take
+ * 250 ms comes back from an outage with ten fires to catch up. Its host scheduler fires every slot on time and skips a
+ * fire whose job is held (as {@code @Coordinated} without {@code maxWait} does). Before, the ten catch-ups ran back to
+ * back (about 3 s holding the job), so the regular fires inside that time were skipped and became catch-ups in turn, late.
+ * Now a catch-up starts only in a gap long enough for it: at most the first (whose length nobody knew yet) meets a
+ * regular fire; every catch-up still runs, and every fire is run once.
+ */
+class CatchUpGapsIT {
+
+    private static final Duration RATE = Duration.ofSeconds(1);
+    private static final long WORK_MS = 250;
+
+    private static CoordinatorServers servers;
+
+    @BeforeAll
+    static void start() throws Exception {
+        servers = new CoordinatorServers(CatchUpGapsIT.class);
+    }
+
+    @AfterAll
+    static void stop() {
+        servers.close();
+    }
+
+    @Test
+    void tenCatchUpsOfA250msJobOnA1sRate_runInTheGaps_theRegularFiresAreNotSkipped() throws Exception {
+        Map<String, String> ran = new ConcurrentHashMap<>(); // fire key -> "regular" or "catch-up"
+        Map<String, RunOutcome.Status> regular = new ConcurrentHashMap<>();
+        Schedule schedule = Schedule.fixedRate(RATE);
+        ScheduledExecutorService host = Executors.newSingleThreadScheduledExecutor();
+        try (Tenure tenure = Tenure.builder()
+                .dataSource(servers.db.dataSource())
+                .leaseDefaults(LeaseOptions.ofTtl(Duration.ofSeconds(3)))
+                .sweepInterval(Duration.ofMillis(200))
+                .build()) {
+            Instant now = Instant.parse(servers.one("SELECT to_char(date_trunc('second', clock_timestamp()) AT TIME "
+                    + "ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"')"));
+            // an outage of the whole fleet left the position 20 s back
+            servers.execute("INSERT INTO tenure.job_execution (job_key) VALUES ('gappy')");
+            servers.execute("INSERT INTO tenure.job_schedule (job_key, kind, expression, policy, integration, "
+                    + "registered_by, swept_until, seen_at, check_at) VALUES ('gappy', 'fixed-rate', 'PT1S', "
+                    + "'catch-up', 'coordinator', 'gone', '" + now.minusSeconds(20) + "', clock_timestamp(), "
+                    + "clock_timestamp())");
+            // the host scheduler fires each slot on time, and skips it if the job is held
+            Runnable[] slot = new Runnable[1];
+            slot[0] = () -> {
+                try {
+                    Instant at = Instant.now().truncatedTo(java.time.temporal.ChronoUnit.SECONDS);
+                    String fire = schedule.fireKey(at);
+                    RunOutcome<Void> o = tenure.coordinator()
+                            .run("gappy", fire, RunPolicy.skipFire(), ctx -> work(ran, fire, "regular"));
+                    regular.put(fire, o.status());
+                } catch (RuntimeException | Error e) {
+                    e.printStackTrace();
+                } finally {
+                    host.schedule(slot[0], 1000 - Instant.now().toEpochMilli() % 1000 + 20, TimeUnit.MILLISECONDS);
+                }
+            };
+            Instant started = Instant.now();
+            host.schedule(slot[0], 1000 - started.toEpochMilli() % 1000 + 20, TimeUnit.MILLISECONDS);
+            tenure.register(ScheduledJob.of(
+                            "gappy",
+                            schedule,
+                            fire -> tenure.coordinator()
+                                    .run(
+                                            "gappy",
+                                            fire,
+                                            RunPolicy.waitUpTo(Duration.ofSeconds(3)),
+                                            ctx -> work(ran, fire, "catch-up")))
+                    .withPolicy(MissedFirePolicy.catchUp().withMaxCatchUps(10).withGrace(Duration.ofMillis(300))));
+
+            Awaitility.await()
+                    .atMost(Timing.scaled(Duration.ofSeconds(40)))
+                    .conditionEvaluationListener(c -> {
+                        if (c.getRemainingTimeInMS() < 1000) {
+                            System.out.println("regular fires: " + regular + "; ran: " + ran);
+                        }
+                    })
+                    .until(() ->
+                            ran.values().stream().filter("catch-up"::equals).count() >= 10 && regular.size() >= 8);
+            host.shutdownNow();
+            host.awaitTermination(5, TimeUnit.SECONDS);
+            System.out.println("regular fires: " + new java.util.TreeMap<>(regular));
+            System.out.println("ran: " + new java.util.TreeMap<>(ran));
+            long skipped = regular.values().stream()
+                    .filter(s -> s == RunOutcome.Status.SKIPPED_HELD_ELSEWHERE)
+                    .count();
+            assertThat(skipped)
+                    .as("regular fires skipped because a catch-up held the job (only the first catch-up may meet one)")
+                    .isLessThanOrEqualTo(1);
+            // the ten newest overdue fires were caught up, and a regular fire that was skipped was caught up in turn
+            assertThat(ran.values().stream().filter("catch-up"::equals).count()).isGreaterThanOrEqualTo(10);
+            regular.forEach((fire, status) -> {
+                if (status == RunOutcome.Status.SKIPPED_HELD_ELSEWHERE) {
+                    assertThat(ran).as("the skipped regular fire " + fire).containsEntry(fire, "catch-up");
+                }
+            });
+            assertThat(servers.count("SELECT count(*) FROM tenure.job_run WHERE job_key = 'gappy' AND status = "
+                            + "'COMPLETED'"))
+                    .as("completed fires, each once")
+                    .isEqualTo(ran.size());
+        } finally {
+            host.shutdownNow();
+        }
+    }
+
+    private static Void work(Map<String, String> ran, String fire, String how) throws InterruptedException {
+        Thread.sleep(WORK_MS);
+        if (ran.putIfAbsent(fire, how) != null) {
+            throw new AssertionError("fire " + fire + " ran twice");
+        }
+        return null;
+    }
+}
