@@ -154,7 +154,8 @@ final class ConsoleApp {
 
     /**
      * Sign-in: without the operator's valid credentials, a Basic challenge (the browser asks for them); with them, a
-     * new session in a cookie and a redirect back to {@code next}, a path inside the console.
+     * new session in a cookie and a redirect back to {@code next} when it is a plain path of the console, otherwise to
+     * the overview ({@link ReturnPath}).
      */
     private WebResponse signIn(WebRequest r) {
         if (credentials == null) {
@@ -164,11 +165,7 @@ final class ConsoleApp {
         if (user.isEmpty()) {
             return challenge(r, "sign in as the console's operator to force-release");
         }
-        String next = r.query().getOrDefault("next", "/");
-        if (!next.startsWith("/") || next.startsWith("//") || next.contains("\\")) {
-            throw new IllegalArgumentException("next must be a path inside the console, e.g. /job?key=nightly");
-        }
-        return WebResponse.seeOther(r.base() + next)
+        return WebResponse.seeOther(r.base() + ReturnPath.sameOrigin(r.query().get("next")))
                 .with("Set-Cookie", Sessions.setCookie(sessions.open(user.get()), r.base()));
     }
 
