@@ -1,5 +1,6 @@
 package dev.tenure.console;
 
+import dev.tenure.db.OverdueFires;
 import dev.tenure.db.ScheduleHistory;
 import dev.tenure.db.TenureAdmin;
 import java.time.Duration;
@@ -30,7 +31,40 @@ final class JobPage {
             Actions actions,
             int refresh,
             Instant now,
-            ScheduleHistory history) {
+            ScheduleHistory history,
+            Optional<OverdueFires> overdue,
+            List<TenureAdmin.MissedFire> missed) {
+
+        /** A page with the schedule's history, without the fires overdue now and the MISSED ones listed. */
+        Model(
+                String base,
+                Views.Job job,
+                String mode,
+                Optional<TenureAdmin.ScheduleState> schedule,
+                Views.Summary summary,
+                Views.RunPage page,
+                boolean firstPage,
+                List<Views.Audit> audit,
+                Actions actions,
+                int refresh,
+                Instant now,
+                ScheduleHistory history) {
+            this(
+                    base,
+                    job,
+                    mode,
+                    schedule,
+                    summary,
+                    page,
+                    firstPage,
+                    audit,
+                    actions,
+                    refresh,
+                    now,
+                    history,
+                    Optional.empty(),
+                    List.of());
+        }
 
         /** A page without the schedule's history. */
         Model(
@@ -94,7 +128,8 @@ final class JobPage {
                 + item("fires in the last hour", OverviewPage.fires(j))
                 + "</dl></section>"
                 + m.schedule()
-                        .map(st -> ScheduleSection.render(st, m.history()))
+                        .map(st -> ScheduleSection.render(
+                                st, m.history(), m.overdue().orElse(null), m.missed()))
                         .orElse("")
                 + "<section class=\"summary\"><h2>In the latest " + s.recent().size() + " runs</h2><ul>"
                 + count(
