@@ -139,7 +139,7 @@ class CliIT {
 
         CliFixture.Result bad = cli.run("runs", "settle", "--before", "yesterday");
         assertThat(bad.exit()).isEqualTo(1);
-        assertThat(bad.err()).contains("error: cursor must be <microseconds>_<run id>");
+        assertThat(bad.err()).contains("error: cursor must be k<fire key in base64url>");
     }
 
     @Test
