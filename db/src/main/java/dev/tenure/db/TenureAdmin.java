@@ -475,14 +475,54 @@ public final class TenureAdmin {
      * Up to {@code limit} scheduled jobs that need an operator's eye ({@link ScheduleState#attention} says why): fires
      * overdue at the last sweep, a fire recorded MISSED within the last {@code within} (a summary record too), a sweep
      * that fails, or an ACTIVE schedule whose check time passed more than {@code unsweptAfter} ago (nobody sweeps it;
-     * see {@link #unsweptAfter}), or whose next fire is past its grace (it may be overdue: {@link #overdue} tells); and
-     * every PAUSED schedule, listed last. RETIRED schedules never appear. One
+     * see {@link #unsweptAfter}); and every PAUSED schedule, listed last. {@link #needingAttention} adds the fires
+     * overdue now, which need no sweeper. RETIRED schedules never appear. One
      * statement over {@code job_schedule}, by key.
      */
     public List<ScheduleState> overdueOrMissed(Duration within, Duration unsweptAfter, int limit) {
         Objects.requireNonNull(within, "within");
         Objects.requireNonNull(unsweptAfter, "unsweptAfter");
-        return schedules.attention(within, unsweptAfter, limit(limit));
+        return schedules.attention(within, unsweptAfter, limit(limit), false);
+    }
+
+    /**
+     * A schedule that needs an operator's eye ({@link #needingAttention}): its state, its fires overdue now, and why in
+     * words (never empty).
+     */
+    public record Attention(ScheduleState schedule, OverdueFires overdue, List<String> why) {
+        public Attention {
+            why = List.copyOf(why);
+        }
+    }
+
+    /**
+     * {@link #overdueOrMissed(Duration, Duration, int)} with the fires overdue now ({@link #overdue(Collection, Map)}),
+     * counted with the database clock whether or not a sweeper runs: also an ACTIVE schedule whose only trouble is that
+     * no live sweeper counted its overdue fires (a stopped fleet) is listed. Up to {@code limit}, paused ones last;
+     * {@code readers} as in {@link #overdue(Collection, Map)}.
+     */
+    public List<Attention> needingAttention(
+            Duration within,
+            Duration unsweptAfter,
+            int limit,
+            Map<String, Function<String, dev.tenure.Schedule>> readers) {
+        Objects.requireNonNull(within, "within");
+        Objects.requireNonNull(unsweptAfter, "unsweptAfter");
+        List<ScheduleState> read = schedules.attention(within, unsweptAfter, 10_000, true);
+        Map<String, OverdueFires> late =
+                overdue(read.stream().map(ScheduleState::jobKey).toList(), readers);
+        List<Attention> out = new ArrayList<>();
+        for (ScheduleState s : read) {
+            OverdueFires o = late.get(s.jobKey());
+            if (o == null || out.size() == limit(limit)) {
+                continue;
+            }
+            List<String> why = s.attention(within, unsweptAfter, o);
+            if (!why.isEmpty()) { // a fire past its grace that ran after all needs nothing
+                out.add(new Attention(s, o, why));
+            }
+        }
+        return out;
     }
 
     /**

@@ -27,7 +27,7 @@ import org.junit.jupiter.api.Test;
  * process runs. Without any sweeper, the console (job list and job page, in a real headless Chromium) and the CLI's
  * {@code schedules} show the fires overdue now, counted by the database clock, in red and with since when: exactly for
  * the fixed-rate job, at least one for a kind the console cannot read (a Spring cron); never for a paused or a retired
- * schedule. Screenshots: {@code target/console-fleet-down.png} and {@code target/console-fleet-down-job.png}.
+ * schedule. The job page lists which fires are overdue and which were recorded MISSED. Screenshots: {@code target/console-fleet-down.png} and {@code target/console-fleet-down-job.png}.
  */
 class FleetDownBrowserIT {
 
@@ -70,6 +70,13 @@ class FleetDownBrowserIT {
                 SELECT gen_random_uuid(), 'invoicing', to_char(s.next_due_at AT TIME ZONE 'UTC',
                     'YYYY-MM-DD"T"HH24:MI:SS"Z"'), 1, 'b6e8c8afe99a7511-4446-1.1', '%1$s', 'COMPLETED',
                     s.next_due_at, s.next_due_at + interval '40 milliseconds'
+                FROM tenure.job_schedule s WHERE s.job_key = 'invoicing'""".formatted(NODE),
+                """
+                INSERT INTO tenure.job_run (run_id, job_key, fire_key, epoch, owner, status, started_at, finished_at,
+                    error)
+                SELECT gen_random_uuid(), 'invoicing', to_char((s.swept_until - interval '1 minute') AT TIME ZONE 'UTC',
+                    'YYYY-MM-DD"T"HH24:MI:SS"Z"'), 1, '%1$s', 'MISSED', s.swept_at, s.swept_at,
+                    'no node ran it; policy SKIP'
                 FROM tenure.job_schedule s WHERE s.job_key = 'invoicing'""".formatted(NODE),
                 """
                 UPDATE tenure.job_schedule SET state = 'PAUSED', state_since = swept_until,
@@ -147,12 +154,20 @@ class FleetDownBrowserIT {
             tab.evaluate("[...document.querySelectorAll('section.schedule ul.overdue-fires li')]"
                             + ".map(li => li.textContent)")
                     .forEach(s -> slots.add(s.asText()));
-            String ran = test.query("SELECT fire_key FROM tenure.job_run WHERE job_key = 'invoicing'");
+            String ran = test.query(
+                    "SELECT fire_key FROM tenure.job_run WHERE job_key = 'invoicing' AND status = 'COMPLETED'");
             assertThat(slots)
                     .as("which slots are overdue, oldest first")
                     .startsWith(first)
                     .doesNotContain(ran);
             assertThat(tab.text()).contains(described(expected, since).get(0).replaceAll("^\\d+", ""));
+            String missed = test.query("SELECT fire_key FROM tenure.job_run WHERE status = 'MISSED'");
+            assertThat(tab.evaluate("[...document.querySelectorAll('section.schedule ul.missed-fires li')]"
+                                    + ".map(li => li.textContent)")
+                            .get(0)
+                            .asText())
+                    .as("which fires were recorded MISSED, with why")
+                    .isEqualTo(missed + " — no node ran it; policy SKIP");
             tab.screenshotFullPage(target.resolve("console-fleet-down-job.png"));
         }
 

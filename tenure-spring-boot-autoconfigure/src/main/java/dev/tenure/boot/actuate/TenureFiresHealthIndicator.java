@@ -32,9 +32,6 @@ public final class TenureFiresHealthIndicator extends AbstractHealthIndicator {
 
     private static final int MAX_LISTED = 50;
 
-    /** Schedules read per check at most: those whose next fire is past its grace are read, then counted. */
-    private static final int MAX_READ = 500;
-
     private final TenureAdmin admin;
     private final boolean downWhenOverdue;
     private final Duration unsweptAfter;
@@ -77,26 +74,21 @@ public final class TenureFiresHealthIndicator extends AbstractHealthIndicator {
 
     @Override
     protected void doHealthCheck(Health.Builder builder) {
-        List<TenureAdmin.ScheduleState> read = admin.overdueOrMissed(WINDOW, unsweptAfter, MAX_READ);
         // overdue now, by the database clock: a stopped fleet's fires too, which no live sweeper counts
-        Map<String, OverdueFires> late = admin.overdue(
-                read.stream().map(TenureAdmin.ScheduleState::jobKey).toList(), readers.get());
+        List<TenureAdmin.Attention> listed = admin.needingAttention(WINDOW, unsweptAfter, MAX_LISTED, readers.get());
         Map<String, Object> details = new LinkedHashMap<>();
         long overdue = 0;
         boolean atLeast = false;
         int paused = 0;
         int alarming = 0;
-        for (TenureAdmin.ScheduleState s : read) {
-            OverdueFires o = late.get(s.jobKey());
-            List<String> why = s.attention(WINDOW, unsweptAfter, o);
-            if (why.isEmpty() || details.size() == MAX_LISTED) {
-                continue; // a fire past its grace that ran after all
-            }
-            overdue += o == null ? 0 : o.count();
-            atLeast |= o != null && o.any() && !o.exact();
+        for (TenureAdmin.Attention a : listed) {
+            TenureAdmin.ScheduleState s = a.schedule();
+            OverdueFires o = a.overdue();
+            overdue += o.count();
+            atLeast |= o.any() && !o.exact();
             paused += s.paused() ? 1 : 0;
             alarming += s.paused() ? 0 : 1;
-            details.put(s.jobKey(), job(s, o, why));
+            details.put(s.jobKey(), job(s, o, a.why()));
         }
         String summary = alarming == 0
                 ? "every fire accounted for"
