@@ -24,6 +24,7 @@ final class ScheduleReads {
     private final String schedule;
     private final String schedulesOf;
     private final String attention;
+    private final String mayBeOverdue;
     private final String missed;
     private final String missedOfJob;
     private final String versions;
@@ -49,12 +50,22 @@ final class ScheduleReads {
         schedules = columns + "ORDER BY s.job_key LIMIT ?";
         schedule = columns + "WHERE s.job_key = ?";
         schedulesOf = columns + "WHERE s.job_key = ANY(?) ORDER BY s.job_key";
-        // 1 missed within ms, 2 unswept after ms, 3 limit. Paused ones last: the limit keeps those that alarm.
+        // 1 missed within ms, 2 unswept after ms, 3 limit. Paused ones last: the limit keeps those that alarm. A fire
+        // due
+        // (past its grace) after the account may be overdue with no sweeper running: TenureAdmin.overdue tells.
         attention = columns + """
                 WHERE s.state <> 'RETIRED' AND (s.state = 'PAUSED' OR s.overdue > 0
                     OR s.last_missed_at > clock_timestamp() - ? * interval '1 millisecond'
                     OR s.sweep_error IS NOT NULL
                     OR (s.state = 'ACTIVE' AND s.check_at < clock_timestamp() - ? * interval '1 millisecond'))
+                ORDER BY s.state = 'PAUSED', s.job_key LIMIT ?""";
+        mayBeOverdue = columns + """
+                WHERE s.state <> 'RETIRED' AND (s.state = 'PAUSED' OR s.overdue > 0
+                    OR s.last_missed_at > clock_timestamp() - ? * interval '1 millisecond'
+                    OR s.sweep_error IS NOT NULL
+                    OR (s.state = 'ACTIVE' AND s.check_at < clock_timestamp() - ? * interval '1 millisecond')
+                    OR (s.state = 'ACTIVE' AND coalesce(s.next_due_at, s.swept_until)
+                        <= clock_timestamp() - s.grace_ms * interval '1 millisecond'))
                 ORDER BY s.state = 'PAUSED', s.job_key LIMIT ?""";
         String missedColumns =
                 "SELECT job_key, fire_key, finished_at, error, owner FROM " + jr + " WHERE status = 'MISSED' ";
@@ -98,9 +109,10 @@ final class ScheduleReads {
         });
     }
 
-    List<TenureAdmin.ScheduleState> attention(Duration within, Duration unsweptAfter, int limit) {
+    List<TenureAdmin.ScheduleState> attention(
+            Duration within, Duration unsweptAfter, int limit, boolean andMaybeOverdue) {
         return jdbc.run("list schedules that need attention", "*", false, c -> {
-            try (PreparedStatement ps = jdbc.prepare(c, attention)) {
+            try (PreparedStatement ps = jdbc.prepare(c, andMaybeOverdue ? mayBeOverdue : attention)) {
                 ps.setLong(1, within.toMillis());
                 ps.setLong(2, unsweptAfter.toMillis());
                 ps.setInt(3, limit);

@@ -8,9 +8,12 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.function.Function;
 import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -194,6 +197,15 @@ public final class TenureAdmin {
          * within {@code missedWithin}; the schedule as unswept per {@link #unswept}.
          */
         public List<String> attention(Duration missedWithin, Duration unsweptAfter) {
+            return attention(missedWithin, unsweptAfter, null);
+        }
+
+        /**
+         * {@link #attention(Duration, Duration)} with the fires overdue now ({@link TenureAdmin#overdue}) in place of
+         * those overdue at the last sweep, e.g. {@code "22 fires overdue since 2026-12-07T06:10:00Z"}; {@code overdueNow}
+         * null: the last sweep's count.
+         */
+        public List<String> attention(Duration missedWithin, Duration unsweptAfter, @Nullable OverdueFires overdueNow) {
             List<String> why = new ArrayList<>();
             if (retired()) {
                 return why;
@@ -201,7 +213,11 @@ public final class TenureAdmin {
             if (paused()) {
                 why.add("paused since " + stateSince + " by " + stateBy + ": " + stateReason);
             }
-            if (overdue > 0) {
+            if (overdueNow != null) {
+                if (overdueNow.any()) {
+                    why.add(overdueNow.describe());
+                }
+            } else if (overdue > 0) {
                 why.add(overdue + (overdue == 1 ? " fire" : " fires") + " overdue at the last sweep");
             }
             Instant now = readAt != null ? readAt : Instant.now();
@@ -311,6 +327,7 @@ public final class TenureAdmin {
     private final String forceRelease;
     private final String lockTimeout;
     private final ScheduleReads schedules;
+    private final OverdueReads overdueReads;
     private final ScheduleRetirement retirement;
     private final @Nullable LeaseEviction valkey;
 
@@ -321,6 +338,7 @@ public final class TenureAdmin {
         this.schema = TenureSchema.checkName(schema);
         String q = "\"" + this.schema + "\"";
         this.schedules = new ScheduleReads(jdbc, q);
+        this.overdueReads = new OverdueReads(jdbc, q);
         this.retirement = new ScheduleRetirement(jdbc, q);
         String columns = "job_key, fencing_token, owner, status, claimed_at, lease_expires_at, clock_timestamp(), node";
         this.jobs = "SELECT " + columns + " FROM " + q + ".job_execution ORDER BY job_key LIMIT ?";
@@ -413,6 +431,39 @@ public final class TenureAdmin {
     }
 
     /**
+     * The overdue fires of these jobs' schedules now, by the database clock, whether or not any sweeper runs
+     * ({@link OverdueFires}): walked exactly for fixed-rate schedules, a lower bound ("1+") for kinds this process
+     * cannot read. PAUSED and RETIRED schedules have none; jobs without a schedule are left out. Three statements.
+     *
+     * @throws IllegalArgumentException for more than 10,000 keys
+     */
+    public Map<String, OverdueFires> overdue(Collection<String> jobKeys) {
+        return overdue(jobKeys, Map.of());
+    }
+
+    /**
+     * {@link #overdue(Collection)}, with {@code readers} that read schedules of more kinds from the ledger's text (by
+     * kind, e.g. from {@link dev.tenure.Schedule#reader()} of the schedules a process registered): their fires are
+     * counted exactly too.
+     */
+    public Map<String, OverdueFires> overdue(
+            Collection<String> jobKeys, Map<String, Function<String, dev.tenure.Schedule>> readers) {
+        if (jobKeys.size() > 10_000) {
+            throw new IllegalArgumentException("at most 10000 job keys at once (got " + jobKeys.size() + ")");
+        }
+        if (jobKeys.isEmpty()) {
+            return Map.of();
+        }
+        Map<String, Function<String, dev.tenure.Schedule>> all = new HashMap<>(readers);
+        all.putIfAbsent("fixed-rate", FIXED_RATE);
+        return overdueReads.overdue(
+                jobKeys.stream().map(k -> Objects.requireNonNull(k, "job key")).toArray(String[]::new), all);
+    }
+
+    private static final Function<String, dev.tenure.Schedule> FIXED_RATE =
+            dev.tenure.Schedule.fixedRate(Duration.ofSeconds(1)).reader().orElseThrow();
+
+    /**
      * {@link #overdueOrMissed(Duration, Duration, int)} for the default sweep interval ({@code unswept} after a
      * minute).
      */
@@ -424,13 +475,54 @@ public final class TenureAdmin {
      * Up to {@code limit} scheduled jobs that need an operator's eye ({@link ScheduleState#attention} says why): fires
      * overdue at the last sweep, a fire recorded MISSED within the last {@code within} (a summary record too), a sweep
      * that fails, or an ACTIVE schedule whose check time passed more than {@code unsweptAfter} ago (nobody sweeps it;
-     * see {@link #unsweptAfter}); and every PAUSED schedule, listed last. RETIRED schedules never appear. One
+     * see {@link #unsweptAfter}); and every PAUSED schedule, listed last. {@link #needingAttention} adds the fires
+     * overdue now, which need no sweeper. RETIRED schedules never appear. One
      * statement over {@code job_schedule}, by key.
      */
     public List<ScheduleState> overdueOrMissed(Duration within, Duration unsweptAfter, int limit) {
         Objects.requireNonNull(within, "within");
         Objects.requireNonNull(unsweptAfter, "unsweptAfter");
-        return schedules.attention(within, unsweptAfter, limit(limit));
+        return schedules.attention(within, unsweptAfter, limit(limit), false);
+    }
+
+    /**
+     * A schedule that needs an operator's eye ({@link #needingAttention}): its state, its fires overdue now, and why in
+     * words (never empty).
+     */
+    public record Attention(ScheduleState schedule, OverdueFires overdue, List<String> why) {
+        public Attention {
+            why = List.copyOf(why);
+        }
+    }
+
+    /**
+     * {@link #overdueOrMissed(Duration, Duration, int)} with the fires overdue now ({@link #overdue(Collection, Map)}),
+     * counted with the database clock whether or not a sweeper runs: also an ACTIVE schedule whose only trouble is that
+     * no live sweeper counted its overdue fires (a stopped fleet) is listed. Up to {@code limit}, paused ones last;
+     * {@code readers} as in {@link #overdue(Collection, Map)}.
+     */
+    public List<Attention> needingAttention(
+            Duration within,
+            Duration unsweptAfter,
+            int limit,
+            Map<String, Function<String, dev.tenure.Schedule>> readers) {
+        Objects.requireNonNull(within, "within");
+        Objects.requireNonNull(unsweptAfter, "unsweptAfter");
+        List<ScheduleState> read = schedules.attention(within, unsweptAfter, 10_000, true);
+        Map<String, OverdueFires> late =
+                overdue(read.stream().map(ScheduleState::jobKey).toList(), readers);
+        List<Attention> out = new ArrayList<>();
+        for (ScheduleState s : read) {
+            OverdueFires o = late.get(s.jobKey());
+            if (o == null || out.size() == limit(limit)) {
+                continue;
+            }
+            List<String> why = s.attention(within, unsweptAfter, o);
+            if (!why.isEmpty()) { // a fire past its grace that ran after all needs nothing
+                out.add(new Attention(s, o, why));
+            }
+        }
+        return out;
     }
 
     /**

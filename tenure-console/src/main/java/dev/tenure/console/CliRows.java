@@ -1,5 +1,6 @@
 package dev.tenure.console;
 
+import dev.tenure.db.OverdueFires;
 import dev.tenure.db.TenureAdmin;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -60,6 +61,15 @@ final class CliRows {
     }
 
     static Map<String, Object> schedule(TenureAdmin.ScheduleState s) {
+        return schedule(s, null);
+    }
+
+    /**
+     * A schedule; with {@code overdue}, the fires overdue now: {@code overdueNow} (a lower bound unless
+     * {@code overdueExact}), {@code overdueSince}, {@code overdueFires} (the oldest fire keys); {@code overdue} stays
+     * the sweeper's count at its last sweep.
+     */
+    static Map<String, Object> schedule(TenureAdmin.ScheduleState s, OverdueFires overdue) {
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("job", s.jobKey());
         m.put("kind", s.kind());
@@ -74,6 +84,12 @@ final class CliRows {
         m.put("lastSuccessAt", s.lastSuccessAt());
         m.put("nextDueAt", s.nextDueAt());
         m.put("overdue", s.overdue());
+        if (overdue != null) {
+            m.put("overdueNow", overdue.count());
+            m.put("overdueExact", overdue.exact());
+            m.put("overdueSince", overdue.since());
+            m.put("overdueFires", overdue.fireKeys());
+        }
         m.put("missedLastHour", s.missedLastHour());
         m.put("missedTotal", s.missedTotal());
         m.put("lastMissedAt", s.lastMissedAt());
@@ -90,7 +106,7 @@ final class CliRows {
         m.put("seenAt", s.seenAt());
         m.put("checkAt", s.checkAt());
         m.put("sweepError", s.sweepError());
-        m.put("attention", ScheduleSection.attention(s));
+        m.put("attention", ScheduleSection.attention(s, overdue));
         return m;
     }
 

@@ -109,6 +109,7 @@ final class ConsoleApp {
                         r.base(),
                         jobs,
                         schedules,
+                        admin.overdue(schedules.keySet()),
                         leases,
                         valkey != null,
                         queries.leaders(JOBS_PER_PAGE),
@@ -148,7 +149,13 @@ final class ConsoleApp {
                 actions,
                 refresh,
                 Instant.now(),
-                schedule.isPresent() ? admin.scheduleHistory(key) : new ScheduleHistory(key, List.of(), List.of()));
+                schedule.isPresent() ? admin.scheduleHistory(key) : new ScheduleHistory(key, List.of(), List.of()),
+                schedule.isPresent()
+                        ? Optional.ofNullable(admin.overdue(List.of(key)).get(key))
+                        : Optional.empty(),
+                schedule.isPresent()
+                        ? admin.missedFires(key, ScheduleSection.MISSED_LISTED_WITHIN, ScheduleSection.LISTED)
+                        : List.of());
         return WebResponse.html(200, JobPage.render(m, traces));
     }
 

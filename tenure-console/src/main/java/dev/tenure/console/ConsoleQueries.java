@@ -17,8 +17,9 @@ import javax.sql.DataSource;
 
 /**
  * The console's reads of Tenure's tables, each one bounded statement on an index: jobs by key (keyset on the primary
- * key), one job's runs newest first (keyset on {@code job_run_history_idx (job_key, started_at DESC, run_id DESC)}),
- * its latest {@value #RECENT} runs, roles without runs. Needs only SELECT. SQL is fixed at construction from the
+ * key), one job's fires in slot order (keyset on {@code job_run_fire_uq (job_key, fire_key)}), its latest
+ * {@value #RECENT} runs by start ({@code job_run_history_idx (job_key, started_at DESC, run_id DESC)}), roles without
+ * runs. Needs only SELECT. SQL is fixed at construction from the
  * validated schema name; every input is a bind parameter. Thread-safe.
  */
 final class ConsoleQueries {
@@ -38,6 +39,7 @@ final class ConsoleQueries {
     private final String job;
     final String firstPageSql;
     final String nextPageSql;
+    final String recentSql;
     final String rolesSql;
     private final String audit;
 
@@ -55,9 +57,11 @@ final class ConsoleQueries {
         this.jobsSql = jobColumns + "WHERE je.job_key > ? ORDER BY je.job_key LIMIT ?";
         this.job = jobColumns + "WHERE je.job_key = ?";
         String runs = "SELECT " + RUN_COLUMNS + " FROM " + q + ".job_run WHERE job_key = ? ";
-        String order = "ORDER BY started_at DESC, run_id DESC LIMIT ?";
-        this.firstPageSql = runs + order;
-        this.nextPageSql = runs + "AND (started_at, run_id) < (?, ?) " + order;
+        // pages in slot order: by fire key, the latest first (ISO-8601 fire keys sort as their times)
+        String bySlot = "ORDER BY fire_key DESC LIMIT ?";
+        this.firstPageSql = runs + bySlot;
+        this.nextPageSql = runs + "AND fire_key < ? " + bySlot;
+        this.recentSql = runs + "ORDER BY started_at DESC, run_id DESC LIMIT ?";
         this.rolesSql = "SELECT je.job_key, je.fencing_token, je.owner, je.claimed_at, " + MILLIS_LEFT + ", je.node "
                 + "FROM " + q + ".job_execution je WHERE NOT EXISTS (SELECT 1 FROM " + q + ".job_run r "
                 + "WHERE r.job_key = je.job_key) AND NOT EXISTS (SELECT 1 FROM " + q + ".job_schedule s "
@@ -85,7 +89,10 @@ final class ConsoleQueries {
                 .findFirst();
     }
 
-    /** Up to {@code limit} runs of {@code jobKey}, newest first, before {@code before} (empty: from the newest). */
+    /**
+     * Up to {@code limit} fires of {@code jobKey} in slot order (by fire key, the latest first), before {@code before}
+     * (empty: from the latest).
+     */
     Views.RunPage runs(String jobKey, Optional<Cursor> before, int limit) {
         List<Views.Run> rows = read(
                 "list runs",
@@ -95,8 +102,7 @@ final class ConsoleQueries {
                     ps.setString(1, jobKey);
                     int i = 2;
                     if (before.isPresent()) {
-                        ps.setObject(i++, OffsetDateTime.ofInstant(before.get().startedAt(), java.time.ZoneOffset.UTC));
-                        ps.setObject(i++, before.get().runId());
+                        ps.setString(i++, before.get().fireKey());
                     }
                     ps.setInt(i, limit + 1); // one more: is there a next page, and was the last one a rotation
                 },
@@ -106,21 +112,34 @@ final class ConsoleQueries {
             return new Views.RunPage(jobKey, page, Optional.empty());
         }
         Views.Run last = page.get(limit - 1);
-        return new Views.RunPage(
-                jobKey, page.subList(0, limit), Optional.of(new Cursor(last.startedAt(), last.runId())));
+        return new Views.RunPage(jobKey, page.subList(0, limit), Optional.of(new Cursor(last.fireKey())));
     }
 
-    /** The latest {@value #RECENT} runs of {@code jobKey}, oldest first, with what happened in them. */
+    /**
+     * The latest {@value #RECENT} runs of {@code jobKey} by start, oldest first, with what happened in them: each fire
+     * in exactly one bucket by how its row ended ({@link Views.Summary}).
+     */
     Views.Summary summary(String jobKey) {
-        List<Views.Run> recent =
-                new ArrayList<>(runs(jobKey, Optional.empty(), RECENT).runs());
+        List<Views.Run> recent = new ArrayList<>(withRotations(read(
+                "list recent runs",
+                jobKey,
+                recentSql,
+                ps -> {
+                    ps.setString(1, jobKey);
+                    ps.setInt(2, RECENT);
+                },
+                ConsoleQueries::run)));
         java.util.Collections.reverse(recent);
         return new Views.Summary(
                 jobKey,
                 recent,
                 (int) recent.stream().filter(Views.Run::rotation).count(),
-                (int) recent.stream().filter(Views.Run::staleRejected).count(),
-                (int) recent.stream().filter(Views.Run::abandoned).count(),
+                (int) recent.stream()
+                        .filter(r -> "REJECTED_STALE".equals(r.status()))
+                        .count(),
+                (int) recent.stream()
+                        .filter(r -> "ABANDONED".equals(r.status()))
+                        .count(),
                 (int) recent.stream().filter(r -> "FAILED".equals(r.status())).count(),
                 recent.stream().mapToLong(Views.Run::missedFires).sum());
     }

@@ -1,19 +1,23 @@
 package dev.tenure.console;
 
-import java.time.Instant;
-import java.util.UUID;
+import java.nio.charset.StandardCharsets;
+import java.util.Base64;
+import java.util.Objects;
 
 /**
- * Where a page of runs continues: the last run's {@code started_at} (microseconds) and {@code run_id}, the keys of
- * {@code job_run_history_idx}. Written {@code <micros>_<uuid>} in URLs and the CLI's {@code --before}.
+ * Where a page of fires continues: the last fire key shown (pages are in slot order, by fire key, the latest first:
+ * {@code job_run_fire_uq (job_key, fire_key)}). Written {@code k<base64url of the key>} in URLs and the CLI's
+ * {@code --before}, so any key survives a URL and a shell.
  */
-record Cursor(Instant startedAt, UUID runId) {
+record Cursor(String fireKey) {
+
+    Cursor {
+        Objects.requireNonNull(fireKey, "fireKey");
+    }
 
     /** The text form. */
     String encode() {
-        long micros =
-                Math.addExact(Math.multiplyExact(startedAt.getEpochSecond(), 1_000_000L), startedAt.getNano() / 1000);
-        return micros + "_" + runId;
+        return "k" + Base64.getUrlEncoder().withoutPadding().encodeToString(fireKey.getBytes(StandardCharsets.UTF_8));
     }
 
     /**
@@ -22,15 +26,14 @@ record Cursor(Instant startedAt, UUID runId) {
      * @throws IllegalArgumentException naming the text and the form expected
      */
     static Cursor parse(String text) {
-        int sep = text == null ? -1 : text.indexOf('_');
         try {
-            long micros = Long.parseLong(text.substring(0, sep));
-            return new Cursor(
-                    Instant.ofEpochSecond(Math.floorDiv(micros, 1_000_000L), Math.floorMod(micros, 1_000_000L) * 1000),
-                    UUID.fromString(text.substring(sep + 1)));
-        } catch (RuntimeException e) {
+            if (text == null || !text.startsWith("k") || text.length() < 2) {
+                throw new IllegalArgumentException("no key");
+            }
+            return new Cursor(new String(Base64.getUrlDecoder().decode(text.substring(1)), StandardCharsets.UTF_8));
+        } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException(
-                    "cursor must be <microseconds>_<run id> as printed after a page (got '" + text + "')");
+                    "cursor must be k<fire key in base64url> as printed after a page (got '" + text + "')");
         }
     }
 }

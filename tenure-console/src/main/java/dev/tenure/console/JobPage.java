@@ -1,5 +1,6 @@
 package dev.tenure.console;
 
+import dev.tenure.db.OverdueFires;
 import dev.tenure.db.ScheduleHistory;
 import dev.tenure.db.TenureAdmin;
 import java.time.Duration;
@@ -30,7 +31,40 @@ final class JobPage {
             Actions actions,
             int refresh,
             Instant now,
-            ScheduleHistory history) {
+            ScheduleHistory history,
+            Optional<OverdueFires> overdue,
+            List<TenureAdmin.MissedFire> missed) {
+
+        /** A page with the schedule's history, without the fires overdue now and the MISSED ones listed. */
+        Model(
+                String base,
+                Views.Job job,
+                String mode,
+                Optional<TenureAdmin.ScheduleState> schedule,
+                Views.Summary summary,
+                Views.RunPage page,
+                boolean firstPage,
+                List<Views.Audit> audit,
+                Actions actions,
+                int refresh,
+                Instant now,
+                ScheduleHistory history) {
+            this(
+                    base,
+                    job,
+                    mode,
+                    schedule,
+                    summary,
+                    page,
+                    firstPage,
+                    audit,
+                    actions,
+                    refresh,
+                    now,
+                    history,
+                    Optional.empty(),
+                    List.of());
+        }
 
         /** A page without the schedule's history. */
         Model(
@@ -94,44 +128,78 @@ final class JobPage {
                 + item("fires in the last hour", OverviewPage.fires(j))
                 + "</dl></section>"
                 + m.schedule()
-                        .map(st -> ScheduleSection.render(st, m.history()))
+                        .map(st -> ScheduleSection.render(
+                                st, m.history(), m.overdue().orElse(null), m.missed()))
                         .orElse("")
-                + "<section class=\"summary\"><h2>In the latest " + s.recent().size() + " runs</h2><ul>"
-                + count(
-                        "rotations",
-                        s.rotations(),
-                        false,
-                        "a fire run by another node than the fire before it: "
-                                + "healthy nodes sharing the fires, not an incident")
-                + count(
-                        "stale writes rejected",
-                        s.staleRejected(),
-                        "REJECTED_STALE: the holder lost its lease mid-run "
-                                + "and came back; its fenced writes rolled back and its outcome was refused")
-                + count(
-                        "abandoned runs",
-                        s.abandoned(),
-                        "ABANDONED: the holder's lease ended mid-run (killed, or "
-                                + "not back yet); the next holder took the job over")
-                + count("failed runs", s.failed(), "FAILED: the work threw")
-                + count(
-                        "missed fires",
-                        s.missed(),
-                        "MISSED: due and not run; the sweeper recorded why (a summary record counts its fires)")
-                + "</ul></section><section><h2>Timeline</h2>"
+                + summary(s)
+                + "<section><h2>Timeline</h2>"
                 + TimelineSvg.render(m.page().runs(), m.now())
                 + "<p class=\"legend\"><span class=\"badge st-COMPLETED\">COMPLETED</span> <span class=\"badge st-RUNNING\">"
                 + "RUNNING</span> <span class=\"badge st-FAILED\">FAILED</span> <span class=\"badge st-ABANDONED\">ABANDONED"
                 + "</span> <span class=\"badge st-REJECTED_STALE\">REJECTED_STALE</span> <span class=\"badge st-MISSED\">"
-                + "MISSED</span> (a cross at its fire time) dashed line: the lease changed hands (new epoch)</p></section>"
+                + "MISSED</span> (a cross at its fire time); a grey line: a rotation (another node took the next fire, "
+                + "healthy); a red dashed line: the lease changed hands after a lost attempt (a fault)</p></section>"
                 + "<section><h2>Fires</h2>" + runs(m, traces) + "</section>" + audit(m.audit());
         return Layout.page(m.base(), j.jobKey(), live, actions(m), m.refresh(), m.now());
+    }
+
+    /**
+     * What happened in the latest runs: each fire in exactly one bucket, so the buckets add up to the fires; rotations
+     * apart, in neutral colours.
+     */
+    private static String summary(Views.Summary s) {
+        return "<section class=\"summary\"><h2>In the latest " + s.recent().size() + " runs: <span class=\"fires\">"
+                + s.fires() + "</span> fires</h2><p class=\"note\">Each fire is in exactly one bucket, by how its "
+                + "row ended; the buckets add up to the fires (a summary record of missed fires counts its fires).</p><ul>"
+                + bucket("completed", "completed", s.completed(), false, "COMPLETED on its first attempt")
+                + bucket(
+                        "caught-up",
+                        "caught up after a lost attempt",
+                        s.caughtUp(),
+                        true,
+                        "COMPLETED by a later attempt after an earlier one was fenced off (its holder's lease "
+                                + "ended mid-run: killed, frozen or cut off) or failed")
+                + bucket(
+                        "rejected-stale",
+                        "stale writes rejected",
+                        s.staleRejected(),
+                        true,
+                        "REJECTED_STALE: the holder lost its lease mid-run and came back; its fenced writes rolled "
+                                + "back and its outcome was refused; not run again yet")
+                + bucket(
+                        "abandoned",
+                        "abandoned runs",
+                        s.abandoned(),
+                        true,
+                        "ABANDONED: the holder's lease ended mid-run (killed, frozen, cut off or force-released) and "
+                                + "it is fenced off; not run again yet")
+                + bucket("failed", "failed runs", s.failed(), true, "FAILED: the work threw")
+                + bucket(
+                        "missed",
+                        "missed fires",
+                        s.missed(),
+                        true,
+                        "MISSED: due and not completed; the sweeper recorded why (a summary record counts its fires)")
+                + bucket("running", "running", s.running(), false, "RUNNING now")
+                + "</ul><ul>"
+                + count(
+                        "rotations",
+                        s.rotations(),
+                        false,
+                        "not a bucket: a fire run by another node than the fire before it: "
+                                + "healthy nodes sharing the fires, not an incident")
+                + "</ul></section>";
+    }
+
+    private static String bucket(String id, String name, long n, boolean incident, String meaning) {
+        return count(name, n, incident, meaning).replaceFirst("<li ", "<li data-bucket=\"" + id + "\" ");
     }
 
     private static String runs(Model m, TraceLink traces) {
         StringBuilder rows = new StringBuilder();
         for (Views.Run r : m.page().runs()) {
             boolean missed = r.missed();
+            boolean started = r.startedBeforeMissed();
             rows.append("<tr")
                     .append(
                             missed
@@ -139,11 +207,11 @@ final class JobPage {
                                     : r.incident() ? " class=\"incident\"" : r.rotation() ? " class=\"rotation\"" : "")
                     .append(">")
                     .append(Layout.td(r.fireLabel(), null))
-                    .append(Layout.td(missed ? "not run" : r.node(), missed ? "muted" : null))
-                    .append(Layout.td(missed ? "" : r.epoch(), "num"))
+                    .append(Layout.td(missed && !started ? "not run" : r.node(), missed && !started ? "muted" : null))
+                    .append(Layout.td(missed && !started ? "" : r.epoch(), "num"))
                     .append(Layout.status(r.status()))
                     .append(Layout.td(missed ? "" : Html.duration(r.duration()), "num"))
-                    .append(Layout.td(missed ? "" : r.attempt(), "num"))
+                    .append(Layout.td(missed && !started ? "" : r.attempt(), "num"))
                     .append(Layout.td(Html.time(r.startedAt()), null))
                     .append(Layout.td(story(r), "story"))
                     .append(traces.cell(r.traceId()))
@@ -175,18 +243,35 @@ final class JobPage {
         if (r.rotation()) {
             s.append("rotation: another node than the last fire's ran it. ");
         }
-        if (r.previousStatus() != null && !r.missed()) { // a MISSED fire's reason says how its run ended
-            s.append("took over attempt ")
-                    .append(r.attempt() - 1)
-                    .append(" (")
-                    .append(r.previousStatus())
+        if (r.missed() && r.startedBeforeMissed()) {
+            s.append("started by ")
+                    .append(r.node())
+                    .append(", then its holder lost its lease (")
+                    .append(lost(r.previousStatus()))
                     .append("). ");
+        } else if (r.previousStatus() != null && !r.missed()) {
+            s.append("attempt ")
+                    .append(r.attempt() - 1)
+                    .append(' ')
+                    .append(earlier(r.previousStatus()))
+                    .append("; ");
         }
         Instant due = r.fireTime();
-        if (!r.missed() && due != null && Duration.between(due, r.startedAt()).compareTo(LATE) > 0) {
+        boolean late = !r.missed()
+                && due != null
+                && Duration.between(due, r.startedAt()).compareTo(LATE) > 0;
+        if (r.previousStatus() != null && !r.missed()) {
+            s.append(late ? "caught up: " : "run again: ");
+        }
+        if (late) {
             s.append("started ")
                     .append(Html.duration(Duration.between(due, r.startedAt())))
                     .append(" after its fire time. ");
+        } else if (r.previousStatus() != null && !r.missed()) {
+            s.append("attempt ").append(r.attempt()).append(". ");
+        }
+        if ("ABANDONED".equals(r.status()) || "REJECTED_STALE".equals(r.status())) {
+            s.append("fenced off: ").append(lost(r.status())).append("; not run again yet. ");
         }
         if (r.missed()) {
             s.append("recorded MISSED by the sweeper ").append(r.owner()).append(": ");
@@ -195,6 +280,27 @@ final class JobPage {
             s.append(r.error());
         }
         return s.toString().trim();
+    }
+
+    /** How an earlier attempt ended, as the row that took it over records it. */
+    private static String earlier(String status) {
+        return switch (status) {
+            case "ABANDONED", "RUNNING" ->
+                "fenced off (its holder's lease ended mid-run: killed, frozen or cut off; a frozen holder that came "
+                        + "back was refused, so nothing it wrote committed)";
+            case "REJECTED_STALE" -> "fenced off (its holder lost its lease mid-run, came back and was refused)";
+            case "FAILED" -> "failed";
+            default -> "ended " + status;
+        };
+    }
+
+    /** Why a run that started lost its lease, from its status. */
+    private static String lost(String status) {
+        return switch (status) {
+            case "REJECTED_STALE" -> "REJECTED_STALE: it came back after losing its lease and was refused";
+            case "RUNNING" -> "its lease ended while it ran";
+            default -> "ABANDONED: its lease ended while it ran; killed, frozen, cut off or force-released";
+        };
     }
 
     private static String audit(List<Views.Audit> audit) {

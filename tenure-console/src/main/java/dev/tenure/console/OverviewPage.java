@@ -1,5 +1,6 @@
 package dev.tenure.console;
 
+import dev.tenure.db.OverdueFires;
 import dev.tenure.db.TenureAdmin;
 import java.time.Instant;
 import java.util.List;
@@ -9,7 +10,7 @@ import java.util.Optional;
 /**
  * The overview: every job (holder, epoch, lease left, mode, last outcome, fires per hour; for a scheduled job its last
  * success, next fire due (PAUSED or RETIRED instead when it has none), fires recorded MISSED in the last hour and fires
- * overdue, highlighted when something needs a look: {@link ScheduleSection#needsAttention}) and the leader elections.
+ * overdue now with since when (by the database clock, whether or not a sweeper runs), highlighted when something needs a look: {@link ScheduleSection#needsAttention}) and the leader elections.
  */
 final class OverviewPage {
 
@@ -32,7 +33,7 @@ final class OverviewPage {
 
     private OverviewPage() {}
 
-    /** The page; {@code schedules} holds the schedules of those {@code jobs} that have one, by job key. */
+    /** The page with the sweeper's overdue counts (as its last sweep left them). */
     static String render(
             String base,
             List<Views.Job> jobs,
@@ -43,10 +44,30 @@ final class OverviewPage {
             Optional<String> nextAfter,
             int refresh,
             Instant now) {
+        return render(base, jobs, schedules, Map.of(), valkey, valkeyGiven, leaders, nextAfter, refresh, now);
+    }
+
+    /**
+     * The page; {@code schedules} holds the schedules of those {@code jobs} that have one, by job key, and
+     * {@code overdue} their fires overdue now ({@link TenureAdmin#overdue}: by the database clock, with or without a
+     * live sweeper; a job missing from it shows the last sweep's count).
+     */
+    static String render(
+            String base,
+            List<Views.Job> jobs,
+            Map<String, TenureAdmin.ScheduleState> schedules,
+            Map<String, OverdueFires> overdue,
+            Map<String, ValkeyLeases.Lease> valkey,
+            boolean valkeyGiven,
+            List<Views.Leader> leaders,
+            Optional<String> nextAfter,
+            int refresh,
+            Instant now) {
         StringBuilder rows = new StringBuilder();
         for (Views.Job j : jobs) {
             TenureAdmin.ScheduleState st = schedules.get(j.jobKey());
-            boolean attention = st != null && ScheduleSection.needsAttention(st);
+            OverdueFires late = overdue.get(j.jobKey());
+            boolean attention = st != null && ScheduleSection.needsAttention(st, late);
             boolean due = st != null && !st.paused() && !st.retired(); // a paused or retired schedule has no due fires
             rows.append("<tr class=\"")
                     .append(j.held() ? "held" : "free")
@@ -72,7 +93,7 @@ final class OverviewPage {
                             st != null && !due ? "muted" : null))
                     .append(Layout.td(
                             st == null ? "" : missed(st), st != null && st.missedLastHour() > 0 ? "num alert" : "num"))
-                    .append(Layout.td(st == null ? "" : st.overdue(), due && st.overdue() > 0 ? "num alert" : "num"))
+                    .append(overdueCell(st, late, due))
                     .append("</tr>");
         }
         StringBuilder live = new StringBuilder("<section><h2>Jobs</h2>")
@@ -86,6 +107,22 @@ final class OverviewPage {
                 .append(leaders(leaders))
                 .append("</section>");
         return Layout.page(base, "jobs", live.toString(), "", refresh, now);
+    }
+
+    /** The overdue cell: {@code 22 since <time>} (or {@code 1+ since …}) in red; the last sweep's count without one. */
+    private static String overdueCell(TenureAdmin.ScheduleState st, OverdueFires late, boolean due) {
+        if (st == null) {
+            return Layout.td("", "num");
+        }
+        if (late == null) {
+            return Layout.td(st.overdue(), due && st.overdue() > 0 ? "num alert" : "num");
+        }
+        return Layout.td(overdue(late), due && late.any() ? "num alert" : "num");
+    }
+
+    /** {@code 0}, {@code 22 since 2026-12-07 05:51:00.000Z}, or {@code 1+ since …} for a lower bound. */
+    static String overdue(OverdueFires late) {
+        return !late.any() ? "0" : late.shown() + (late.since() == null ? "" : " since " + Html.time(late.since()));
     }
 
     /** Fires recorded MISSED in the last hour, "≥ cap" when capped. */

@@ -7,10 +7,12 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
-/** {@code runs JOB}: one page of a job's fires, newest first; {@code --before} continues where a page ended. */
+/** {@code runs JOB}: one page of a job's fires in slot order (by fire key, the latest first); {@code --before} continues. */
 @Command(
         name = "runs",
-        description = "A job's fires, newest first: fire key, node, epoch, status, duration, rotations, " + "trace id.")
+        description =
+                "A job's fires in slot order (the latest fire key first): fire key, node, epoch, status, duration, "
+                        + "rotations, what happened, trace id.")
 final class RunsCommand extends CliCommand {
 
     @Parameters(index = "0", paramLabel = "JOB", description = "the job key")

@@ -1,6 +1,7 @@
 package dev.tenure.console;
 
 import dev.tenure.Tenure;
+import dev.tenure.db.OverdueFires;
 import dev.tenure.db.ScheduleHistory;
 import dev.tenure.db.TenureAdmin;
 import java.time.Duration;
@@ -32,11 +33,24 @@ final class ScheduleSection {
         return render(st, new ScheduleHistory(st.jobKey(), List.of(), List.of()));
     }
 
-    /** The section for {@code st}: highlighted when something needs attention ({@link #attention}). */
+    /** The section for {@code st} with the last sweep's overdue count. */
     static String render(TenureAdmin.ScheduleState st, ScheduleHistory history) {
-        List<String> why = attention(st);
+        return render(st, history, null, List.of());
+    }
+
+    /**
+     * The section for {@code st}: highlighted when something needs attention ({@link #attention}); {@code overdue}: the
+     * fires overdue now (null: only the last sweep's count is known), listed by fire key; {@code missed}: the latest
+     * fires recorded MISSED, listed with why.
+     */
+    static String render(
+            TenureAdmin.ScheduleState st,
+            ScheduleHistory history,
+            OverdueFires overdue,
+            List<TenureAdmin.MissedFire> missed) {
+        List<String> why = attention(st, overdue);
         StringBuilder s = new StringBuilder("<section class=\"schedule")
-                .append(needsAttention(st) ? " attention" : "")
+                .append(needsAttention(st, overdue) ? " attention" : "")
                 .append("\"><h2>Schedule</h2><dl>")
                 .append("<dt>state</dt><dd class=\"state-")
                 .append(Html.esc(st.state()))
@@ -64,7 +78,8 @@ final class ScheduleSection {
         }
         s.append(item("last success", Html.time(st.lastSuccessAt())))
                 .append(item("next due", Html.time(st.nextDueAt())))
-                .append(alert("overdue at the last sweep", st.overdue(), !st.retired()))
+                .append(overdueNow(st, overdue))
+                .append(alert("overdue at the last sweep", st.overdue(), !st.retired() && overdue == null))
                 .append(alert("missed in the last hour", OverviewPage.missed(st), !st.retired()))
                 .append(item("missed in all", st.missedTotal()))
                 .append(item("last missed", Html.time(st.lastMissedAt())))
@@ -86,10 +101,12 @@ final class ScheduleSection {
             why.forEach(w -> s.append("<li>").append(Html.esc(w)).append("</li>"));
             s.append("</ul>");
         }
+        s.append(overdueFires(overdue)).append(missedFires(missed));
         return s.append("<p class=\"note\">Every fire due up to \"swept until\" is accounted for: COMPLETED, FAILED "
-                        + "or MISSED. The sweeper catches overdue fires up or records them MISSED by the policy. "
-                        + "A paused or retired schedule has no due fires; a process that registers a retired "
-                        + "one makes it active again.</p>")
+                        + "or MISSED. A fire due after it, past its grace, and not run is overdue: counted here by the "
+                        + "database clock, whether or not a sweeper runs. The sweeper catches overdue fires up or "
+                        + "records them MISSED by the policy. A paused or retired schedule has no due fires; a "
+                        + "process that registers a retired one makes it active again.</p>")
                 .append(versions(history.versions()))
                 .append(spans(history.spans()))
                 .append("</section>")
@@ -105,11 +122,76 @@ final class ScheduleSection {
         return st.attention(MISSED_WITHIN, UNSWEPT_AFTER);
     }
 
+    /** {@link #attention(TenureAdmin.ScheduleState)} with the fires overdue now (null: the last sweep's count). */
+    static List<String> attention(TenureAdmin.ScheduleState st, OverdueFires overdue) {
+        return st.attention(MISSED_WITHIN, UNSWEPT_AFTER, overdue);
+    }
+
     /** True when the section (and the job's row in the list) is highlighted: something but a pause needs a look. */
     static boolean needsAttention(TenureAdmin.ScheduleState st) {
+        return needsAttention(st, null);
+    }
+
+    /** {@link #needsAttention(TenureAdmin.ScheduleState)} with the fires overdue now (null: the last sweep's count). */
+    static boolean needsAttention(TenureAdmin.ScheduleState st, OverdueFires overdue) {
         return !st.retired()
                 && !st.paused()
-                && (st.missedLastHour() > 0 || !attention(st).isEmpty());
+                && (st.missedLastHour() > 0 || !attention(st, overdue).isEmpty());
+    }
+
+    /** Fires recorded MISSED are listed from this far back. */
+    static final Duration MISSED_LISTED_WITHIN = Duration.ofDays(1);
+
+    /** How many overdue and MISSED fires the section lists. */
+    static final int LISTED = OverdueFires.LISTED;
+
+    private static String overdueNow(TenureAdmin.ScheduleState st, OverdueFires overdue) {
+        if (overdue == null) {
+            return "";
+        }
+        boolean alarms = overdue.any() && !st.retired() && !st.paused();
+        String text = !overdue.any()
+                ? "0"
+                : overdue.shown() + (overdue.count() == 1 && overdue.exact() ? " fire" : " fires") + " overdue"
+                        + (overdue.since() == null ? "" : " since " + Html.time(overdue.since()))
+                        + (overdue.exact() ? "" : " (at least: this console cannot walk " + st.kind() + " schedules)");
+        return "<dt>overdue now</dt><dd class=\"overdue" + (alarms ? " alert" : "") + "\">" + Html.esc(text) + "</dd>";
+    }
+
+    /** The overdue fires by fire key, oldest first. */
+    private static String overdueFires(OverdueFires overdue) {
+        if (overdue == null || overdue.fireKeys().isEmpty()) {
+            return "";
+        }
+        StringBuilder s = new StringBuilder("<h3>Overdue fires</h3><ul class=\"overdue-fires\">");
+        overdue.fireKeys().forEach(k -> s.append("<li>").append(Html.esc(k)).append("</li>"));
+        s.append("</ul>");
+        long more = overdue.count() - overdue.fireKeys().size();
+        if (more > 0) {
+            s.append("<p class=\"note\">and ")
+                    .append(more)
+                    .append(overdue.exact() ? "" : "+")
+                    .append(" more</p>");
+        }
+        return s.toString();
+    }
+
+    /** The latest fires recorded MISSED, newest first, with why. */
+    private static String missedFires(List<TenureAdmin.MissedFire> missed) {
+        if (missed.isEmpty()) {
+            return "";
+        }
+        StringBuilder s = new StringBuilder("<h3>Fires recorded MISSED (the latest, in the last "
+                + Html.duration(MISSED_LISTED_WITHIN) + ")</h3><ul class=\"missed-fires\">");
+        for (TenureAdmin.MissedFire f : missed) {
+            s.append("<li><b>")
+                    .append(Html.esc(
+                            f.summary().map(dev.tenure.db.MissedSummary::line).orElse(f.fireKey())))
+                    .append("</b> — ")
+                    .append(Html.esc(f.reason()))
+                    .append("</li>");
+        }
+        return s.append("</ul>").toString();
     }
 
     /** {@code ACTIVE}, or e.g. {@code PAUSED since 2026-12-07 10:00:00Z by web-1/billing/11: paused in Quartz}. */

@@ -1,5 +1,6 @@
 package dev.tenure.console;
 
+import dev.tenure.db.OverdueFires;
 import dev.tenure.db.TenureAdmin;
 import java.util.List;
 import java.util.Map;
@@ -9,7 +10,8 @@ import picocli.CommandLine.Option;
 /**
  * {@code schedules}: every scheduled job as the ledger records it (the application that registers it, its state and
  * version), with the sweeper's account of its fires: last success, next due, fires recorded MISSED in the last hour
- * and in all (a summary record by its fires), fires overdue at the last sweep. The JSON adds the state's since, why and
+ * and in all (a summary record by its fires), fires overdue now with since when (by the database clock, whether or not
+ * a sweeper runs; a line under the table names each job that has some). The JSON adds the state's since, why and
  * by whom, the version's start, when a live process last marked it, when the sweeper looks next, why its sweep fails,
  * and what needs attention in words.
  */
@@ -29,6 +31,8 @@ final class SchedulesCommand extends CliCommand {
     @Override
     Output execute(Context ctx) {
         List<TenureAdmin.ScheduleState> all = ctx.admin().schedules(limit("--limit", limit, 10_000));
+        Map<String, OverdueFires> overdue = ctx.admin()
+                .overdue(all.stream().map(TenureAdmin.ScheduleState::jobKey).toList());
         TextTable t = new TextTable(
                 "JOB",
                 "APP",
@@ -57,11 +61,31 @@ final class SchedulesCommand extends CliCommand {
                     s.paused() || s.retired() ? "-" : Html.time(s.nextDueAt()),
                     OverviewPage.missed(s),
                     s.missedTotal(),
-                    s.overdue(),
+                    overdue.containsKey(s.jobKey()) ? OverviewPage.overdue(overdue.get(s.jobKey())) : s.overdue(),
                     s.registeredBy(),
                     s.previousSchedule() == null ? "" : s.previousSchedule() + " (by " + s.previousBy() + ")");
         }
+        StringBuilder text = new StringBuilder(t.render("no scheduled jobs"));
+        for (TenureAdmin.ScheduleState s : all) {
+            OverdueFires late = overdue.get(s.jobKey());
+            if (late != null && late.any()) {
+                text.append("overdue: ")
+                        .append(s.jobKey())
+                        .append(": ")
+                        .append(late.shown())
+                        .append(late.count() == 1 && late.exact() ? " fire" : " fires")
+                        .append(" overdue")
+                        .append(late.since() == null ? "" : " since " + Html.time(late.since()))
+                        .append(" (database clock; no sweeper has accounted for them)")
+                        .append(System.lineSeparator());
+            }
+        }
         return new Output(
-                Map.of("schedules", all.stream().map(CliRows::schedule).toList()), t.render("no scheduled jobs"));
+                Map.of(
+                        "schedules",
+                        all.stream()
+                                .map(s -> CliRows.schedule(s, overdue.get(s.jobKey())))
+                                .toList()),
+                text.toString());
     }
 }

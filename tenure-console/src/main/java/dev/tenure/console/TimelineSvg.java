@@ -11,12 +11,13 @@ import java.util.Locale;
 
 /**
  * The timeline picture of a job's runs, rendered on the server as inline SVG: one lane per node (process), one bar
- * per run from its start to its end (to now while it runs), coloured by status, and a dashed line with the new epoch
- * where the lease changed hands (a run by another node than the run before it). Fires recorded MISSED were run by
+ * per run from its start to its end (to now while it runs), coloured by status, and a line where another node ran the
+ * next run: grey for a rotation (healthy nodes sharing the fires), red and dashed where it followed a fault (the run took
+ * over an attempt whose holder lost its lease, or the run before ended so). Fires recorded MISSED were run by
  * nobody: each is a cross in a lane of its own, "missed", at its fire time when its key is one (the fire keys of
  * Tenure's schedules are ISO-8601 instants), else at the time the sweeper recorded it; they take no part in hand-overs.
- * Every text is escaped; colours come from the page's style sheet (classes {@code st-<STATUS>}, {@code handover},
- * {@code missed-mark}).
+ * Every text is escaped; colours come from the page's style sheet (classes {@code st-<STATUS>}, {@code rotation},
+ * {@code handover}, {@code missed-mark}).
  */
 final class TimelineSvg {
 
@@ -91,14 +92,17 @@ final class TimelineSvg {
             double w = Math.max(2, Duration.between(r.startedAt(), end(r, now)).toMillis() * scale);
             int y = TOP + lanes.indexOf(r.node()) * LANE + 4;
             if (previous != null && !previous.node().equals(r.node())) {
+                boolean fault = fault(previous, r);
                 s.append(String.format(
                         Locale.ROOT,
-                        "<line class=\"handover\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%d\" y2=\"%d\">"
-                                + "<title>lease changed hands: %s → %s, epoch %d</title></line>",
+                        "<line class=\"%s\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%d\" y2=\"%d\">"
+                                + "<title>%s: %s → %s, epoch %d</title></line>",
+                        fault ? "handover" : "rotation",
                         x,
                         x,
                         TOP - 4,
                         height - 4,
+                        fault ? "lease changed hands after a lost attempt" : "rotation",
                         Html.esc(previous.node()),
                         Html.esc(r.node()),
                         r.epoch()));
@@ -138,6 +142,18 @@ final class TimelineSvg {
                     Html.esc(r.error())));
         }
         return s.append("</svg>").toString();
+    }
+
+    /**
+     * True if the node change from {@code previous} to {@code r} follows a fault: {@code r} took over an attempt whose
+     * holder lost its lease, or {@code previous} ended so. A plain rotation (healthy nodes sharing the fires) is not.
+     */
+    static boolean fault(Views.Run previous, Views.Run r) {
+        return lost(r.previousStatus()) || lost(previous.status());
+    }
+
+    private static boolean lost(String status) {
+        return "ABANDONED".equals(status) || "REJECTED_STALE".equals(status) || "RUNNING".equals(status);
     }
 
     /** Where a MISSED fire is drawn: at its fire time if its key is one, else when it was recorded. */

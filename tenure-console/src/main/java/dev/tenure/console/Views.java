@@ -111,9 +111,18 @@ final class Views {
             return "ABANDONED".equals(status) || "ABANDONED".equals(previousStatus);
         }
 
-        /** True for a fire the sweeper recorded MISSED: nobody ran it, and {@code owner} is the sweeper's id. */
+        /** True for a fire the sweeper recorded MISSED: it did not complete, and {@code owner} is the sweeper's id. */
         boolean missed() {
             return "MISSED".equals(status);
+        }
+
+        /**
+         * True for a MISSED fire whose run did start: the sweeper turned its row MISSED after its holder lost its lease
+         * ({@code previousStatus} is how it stood: RUNNING, ABANDONED or REJECTED_STALE; {@code nodeName} the node that
+         * ran it). False for a fire nobody started.
+         */
+        boolean startedBeforeMissed() {
+            return missed() && previousStatus != null;
         }
 
         /** The run of fires this MISSED row stands for, if it is a summary record ({@link MissedSummary}). */
@@ -151,19 +160,43 @@ final class Views {
     record RunPage(String jobKey, List<Run> runs, Optional<Cursor> next) {}
 
     /**
-     * A job's latest runs (at most {@link ConsoleQueries#RECENT}, oldest first) and what happened in them. Rotations
-     * count node changes between consecutive runs (not incidents: healthy nodes share the fires); stale writes rejected,
-     * abandoned, failed runs and missed fires are the incidents. MISSED fires were run by nobody and count apart, a
-     * summary record by the fires it stands for.
+     * A job's latest runs (at most {@link ConsoleQueries#RECENT}, oldest first) and what happened in them. Each fire is
+     * in exactly one bucket, by how its row ended, so the buckets add up to {@link #fires()}: {@link #completed()} (on
+     * its first attempt), {@link #caughtUp()} (completed after an earlier attempt was lost or failed), {@code
+     * staleRejected} (REJECTED_STALE: its holder came back after losing its lease and was refused), {@code abandoned}
+     * (ABANDONED: its holder's lease ended mid-run and nobody ran it again yet), {@code failed}, {@code missed} (MISSED,
+     * a summary record by the fires it stands for) and {@link #running()}. Rotations count node changes between
+     * consecutive runs apart from the buckets (not incidents: healthy nodes share the fires).
      */
     record Summary(
-            String jobKey,
-            List<Run> recent,
-            int rotations,
-            int staleRejected,
-            int abandoned,
-            int failed,
-            long missed) {}
+            String jobKey, List<Run> recent, int rotations, int staleRejected, int abandoned, int failed, long missed) {
+
+        /** The fires the runs stand for: one a row, a summary record's count for one. */
+        long fires() {
+            return recent.stream()
+                    .mapToLong(r -> r.missed() ? r.missedFires() : 1)
+                    .sum();
+        }
+
+        /** COMPLETED on the first attempt. */
+        long completed() {
+            return recent.stream()
+                    .filter(r -> "COMPLETED".equals(r.status()) && r.previousStatus() == null)
+                    .count();
+        }
+
+        /** COMPLETED by a later attempt, after an earlier one was lost (fenced off) or failed. */
+        long caughtUp() {
+            return recent.stream()
+                    .filter(r -> "COMPLETED".equals(r.status()) && r.previousStatus() != null)
+                    .count();
+        }
+
+        /** RUNNING now (or its holder's lease ended and nobody took it over yet). */
+        long running() {
+            return recent.stream().filter(r -> "RUNNING".equals(r.status())).count();
+        }
+    }
 
     /**
      * A role without runs: its current leader's owner id (null if none is live) and node ({@code leaderNode}: its name,

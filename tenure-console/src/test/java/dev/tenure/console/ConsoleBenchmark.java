@@ -128,10 +128,10 @@ public final class ConsoleBenchmark {
     }
 
     private static void plans(HikariDataSource pool, ConsoleQueries q, Cursor deep) throws Exception {
-        OffsetDateTime at = OffsetDateTime.ofInstant(deep.startedAt(), ZoneOffset.UTC);
         explain(pool, "job list", q.jobsSql, "", 200);
         explain(pool, "history page 1", q.firstPageSql, "job-000", 51);
-        explain(pool, "history page 5,000 deep", q.nextPageSql, "job-000", at, deep.runId(), 51);
+        explain(pool, "history page 5,000 deep", q.nextPageSql, "job-000", deep.fireKey(), 51);
+        explain(pool, "latest 1,000 runs", q.recentSql, "job-000", 1000);
         explain(pool, "leader elections", q.rolesSql, 200);
         Retention r = new Retention(pool, "tenure", q);
         explain(

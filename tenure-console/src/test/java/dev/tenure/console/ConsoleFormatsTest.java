@@ -14,12 +14,16 @@ import org.junit.jupiter.api.Test;
 class ConsoleFormatsTest {
 
     @Test
-    void cursor_roundTripsToTheMicrosecond_andRejectsJunk() {
-        Cursor c = new Cursor(Instant.parse("2026-12-03T04:31:16.123456Z"), UUID.randomUUID());
-        assertThat(Cursor.parse(c.encode())).isEqualTo(c);
+    void cursor_roundTripsAnyFireKey_andRejectsJunk() {
+        for (String key : java.util.List.of("2026-12-03T04:31:16.123456Z", "day-5", "a b/c?d&e=é", "x..y")) {
+            Cursor c = new Cursor(key);
+            assertThat(Cursor.parse(c.encode())).isEqualTo(c);
+            assertThat(c.encode()).matches("k[A-Za-z0-9_-]+");
+        }
         assertThatThrownBy(() -> Cursor.parse("12_x"))
                 .isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("cursor must be <microseconds>_<run id>");
+                .hasMessageContaining("cursor must be k<fire key in base64url>");
+        assertThatThrownBy(() -> Cursor.parse("k!!")).isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> Cursor.parse(null)).isInstanceOf(IllegalArgumentException.class);
     }
 

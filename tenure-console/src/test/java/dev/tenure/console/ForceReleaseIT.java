@@ -240,7 +240,7 @@ class ForceReleaseIT {
             assertThat(Http.get(server.url() + "/job?key=nope").statusCode()).isEqualTo(404);
             HttpResponse<String> junk = Http.get(server.url() + "/job?key=nope&before=junk");
             assertThat(junk.statusCode()).isEqualTo(400);
-            assertThat(junk.body()).contains("cursor must be &lt;microseconds&gt;_&lt;run id&gt;");
+            assertThat(junk.body()).contains("cursor must be k&lt;fire key in base64url&gt;");
         }
     }
 

@@ -78,12 +78,12 @@ class MissedFireViewsTest {
     }
 
     @Test
-    void timeline_handsOverBetweenRunsOfTwoNodes_acrossMissedFires() {
+    void timeline_drawsARotationBetweenRunsOfTwoNodes_acrossMissedFires_neutrally() {
         List<Views.Run> runs = outage();
         runs.set(5, run(5, NODE_B, "COMPLETED", T0.plusMillis(6300), null));
         String svg = TimelineSvg.render(runs, T0.plusSeconds(7));
-        assertThat(svg.split("class=\"handover\"", -1)).hasSize(2);
-        assertThat(svg).contains("lease changed hands: pid 100 (3f9a) → pid 200 (77aa)");
+        assertThat(svg.split("class=\"rotation\"", -1)).hasSize(2);
+        assertThat(svg).doesNotContain("class=\"handover\"").contains("rotation: pid 100 (3f9a) → pid 200 (77aa)");
     }
 
     @Test

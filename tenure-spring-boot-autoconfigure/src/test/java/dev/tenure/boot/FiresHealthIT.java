@@ -61,7 +61,7 @@ class FiresHealthIT {
     private static void register(String... jobs) {
         try (Tenure shop = Tenure.builder().dataSource(pool).application("shop").build()) {
             for (String job : jobs) {
-                shop.register(ScheduledJob.of(job, Schedule.fixedRate(Duration.ofMinutes(1)), fire -> {}));
+                shop.register(ScheduledJob.of(job, Schedule.fixedRate(Duration.ofHours(1)), fire -> {}));
             }
         }
     }

@@ -2,6 +2,7 @@ package dev.tenure.boot.actuate;
 
 import dev.tenure.JobCoordinator;
 import dev.tenure.Tenure;
+import dev.tenure.db.OverdueFires;
 import dev.tenure.db.TenureAdmin;
 import java.security.Principal;
 import java.sql.SQLException;
@@ -44,7 +45,9 @@ public class TenureEndpoint {
             List<Missed> missedLastHour) {}
 
     /**
-     * A scheduled job: its schedule and policy, the next fire due, fires overdue now, MISSED in all, last success, and
+     * A scheduled job: its schedule and policy, the next fire due, fires overdue now (by the database clock, whether or
+     * not a sweeper runs: {@link TenureAdmin#overdue}; since {@code overdueSince}, null when none is; a lower bound
+     * unless {@code overdueExact}), MISSED in all, last success, and
      * the schedule as data: the application that registers it, its state (ACTIVE, PAUSED or RETIRED) since when, why
      * and by whom, its version and since when it counts, the last time a live process marked its registration, when
      * the sweeper looks next (null for a retired one) and why its last sweep failed (null: it did not).
@@ -70,7 +73,59 @@ public class TenureEndpoint {
             String versionFrom,
             String seenAt,
             String checkAt,
-            String sweepError) {}
+            String sweepError,
+            String overdueSince,
+            boolean overdueExact) {
+
+        /** A scheduled job without since when its fires are overdue (an exact count). */
+        public Scheduled(
+                String jobKey,
+                String kind,
+                String expression,
+                String policy,
+                String integration,
+                String nextDueAt,
+                int overdue,
+                long missedTotal,
+                String lastMissedAt,
+                String lastSuccessAt,
+                String previousSchedule,
+                String application,
+                String state,
+                String stateSince,
+                String stateReason,
+                String stateBy,
+                int version,
+                String versionFrom,
+                String seenAt,
+                String checkAt,
+                String sweepError) {
+            this(
+                    jobKey,
+                    kind,
+                    expression,
+                    policy,
+                    integration,
+                    nextDueAt,
+                    overdue,
+                    missedTotal,
+                    lastMissedAt,
+                    lastSuccessAt,
+                    previousSchedule,
+                    application,
+                    state,
+                    stateSince,
+                    stateReason,
+                    stateBy,
+                    version,
+                    versionFrom,
+                    seenAt,
+                    checkAt,
+                    sweepError,
+                    null,
+                    true);
+        }
+    }
 
     /**
      * A fire the sweeper recorded MISSED, and why; {@code fires} is 1, or the number of fires a summary record stands
@@ -147,13 +202,19 @@ public class TenureEndpoint {
                 states.stream()
                         .map(s -> job(s, latest.getOrDefault(s.jobKey(), List.of())))
                         .toList(),
-                admin.schedules(JOBS).stream().map(TenureEndpoint::scheduled).toList(),
+                scheduled(admin.schedules(JOBS)),
                 admin.missedFires(null, java.time.Duration.ofHours(1), JOBS).stream()
                         .map(m -> new Missed(m.jobKey(), m.fireKey(), iso(m.recordedAt()), m.reason(), m.fires()))
                         .toList());
     }
 
-    private static Scheduled scheduled(TenureAdmin.ScheduleState s) {
+    private List<Scheduled> scheduled(List<TenureAdmin.ScheduleState> all) {
+        Map<String, OverdueFires> late = admin.overdue(
+                all.stream().map(TenureAdmin.ScheduleState::jobKey).toList(), ScheduleReaders.of(tenure));
+        return all.stream().map(s -> scheduled(s, late.get(s.jobKey()))).toList();
+    }
+
+    private static Scheduled scheduled(TenureAdmin.ScheduleState s, OverdueFires late) {
         return new Scheduled(
                 s.jobKey(),
                 s.kind(),
@@ -161,7 +222,7 @@ public class TenureEndpoint {
                 s.policy(),
                 s.integration(),
                 iso(s.nextDueAt()),
-                s.overdue(),
+                late == null ? s.overdue() : (int) Math.min(Integer.MAX_VALUE, late.count()),
                 s.missedTotal(),
                 iso(s.lastMissedAt()),
                 iso(s.lastSuccessAt()),
@@ -175,7 +236,9 @@ public class TenureEndpoint {
                 iso(s.versionFrom()),
                 iso(s.seenAt()),
                 iso(s.checkAt()),
-                s.sweepError());
+                s.sweepError(),
+                late == null ? null : iso(late.since()),
+                late == null || late.exact());
     }
 
     /** One job; no job = 404. */

@@ -31,9 +31,13 @@ public final class TenureHealthContributorAutoConfiguration {
     @Bean
     @ConditionalOnEnabledHealthIndicator("tenureFires")
     @ConditionalOnMissingBean(name = "tenureFiresHealthIndicator")
-    TenureFiresHealthIndicator tenureFiresHealthIndicator(TenureAdmin admin, TenureProperties properties) {
+    TenureFiresHealthIndicator tenureFiresHealthIndicator(
+            TenureAdmin admin, TenureProperties properties, Tenure tenure) {
         MissedFiresProperties missed = properties.missedFires();
-        return new TenureFiresHealthIndicator(
-                admin, missed.overdueHealth() == MissedFiresProperties.OverdueHealth.DOWN, missed.sweepInterval());
+        return TenureFiresHealthIndicator.of(
+                admin,
+                missed.overdueHealth() == MissedFiresProperties.OverdueHealth.DOWN,
+                missed.sweepInterval(),
+                tenure);
     }
 }
