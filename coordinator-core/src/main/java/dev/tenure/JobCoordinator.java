@@ -133,19 +133,37 @@ public final class JobCoordinator implements AutoCloseable {
         return options;
     }
 
-    /** True while runs bypass Valkey because it was unreachable. */
+    /**
+     * True while a Valkey outage lasts in {@link Mode#VALKEY_WITH_DATABASE_FALLBACK}: from the first failure to the first
+     * call Valkey answers after it, however many retries fail inside it. Runs then use the database alone.
+     */
     public boolean inFallback() {
+        return mode == Mode.VALKEY_WITH_DATABASE_FALLBACK && fallbackLog.inOutage();
+    }
+
+    /** True while runs skip Valkey: the breaker is open after failures (between its retries). */
+    private boolean bypassesValkey() {
         return mode == Mode.VALKEY_WITH_DATABASE_FALLBACK && breaker.isOpen();
     }
 
-    /** Where this coordinator says that Valkey fails, and when the fallback starts and ends. */
-    FallbackLog fallbackLog() {
-        return fallbackLog;
+    /**
+     * What a probe of Valkey found ({@link Tenure#valkeyProblem()}): a problem counts as a failure (it may start an
+     * outage, with its WARN), an answer ends an outage.
+     */
+    void valkeyProbed(Optional<String> problem) {
+        if (problem.isPresent()) {
+            fallbackLog.unreachable(problem.get(), breaker.openFor());
+        } else {
+            fallbackLog.valkeyAnswered();
+        }
     }
 
-    /** How many times Valkey was bypassed after failures (circuit opened). */
+    /**
+     * How many Valkey outages sent runs to the database alone ({@link #inFallback()}): each counted once when it starts,
+     * however many retries fail inside it.
+     */
     public long fallbacks() {
-        return breaker.timesOpened();
+        return fallbackLog.outages();
     }
 
     /**
@@ -358,7 +376,7 @@ public final class JobCoordinator implements AutoCloseable {
         long deadline = start + policy.maxWait().toNanos();
         boolean fallback = false;
         Lease filter = null;
-        if (mode != Mode.DATABASE && !inFallback()) {
+        if (mode != Mode.DATABASE && !bypassesValkey()) {
             try {
                 // a filter: losing it must not interrupt the work (the database lease decides). A run that reports the
                 // earlier run of a done fire asks the database for it, so it does not ask the filter about the fire.
@@ -390,14 +408,11 @@ public final class JobCoordinator implements AutoCloseable {
                     // the caller's interrupt, not Valkey's fault: as an acquire interrupted before it was sent
                     return notObtained(jobKey, fireKey, policy, start, false);
                 }
-                String problem = Objects.requireNonNull(valkey).describe(e);
-                fallbackLog.unreachable(problem);
+                fallbackLog.unreachable(Objects.requireNonNull(valkey).describe(e), breaker.openFor());
                 if (mode == Mode.VALKEY) {
                     throw e;
                 }
-                if (breaker.failure()) {
-                    fallbackLog.fallbackStarted(problem, breaker.openFor());
-                }
+                breaker.failure();
                 fallback = true;
             }
         } else if (mode != Mode.DATABASE) {

@@ -283,15 +283,16 @@ public final class Tenure implements AutoCloseable {
     /**
      * Asks Valkey whether it answers now: one read that changes nothing, bounded by the Valkey timeouts. Empty when it
      * answers or when Valkey is not configured; else what is wrong in one line that names the server, e.g.
-     * {@code "Valkey 10.0.0.5:6379: WRONGPASS: invalid username-password pair or user is disabled."}. A problem is
-     * also logged as a WARN, at most once a minute.
+     * {@code "Valkey 10.0.0.5:6379: WRONGPASS: invalid username-password pair or user is disabled."}. A problem
+     * starts a Valkey outage if none is on (one WARN, counted in {@link JobCoordinator#fallbacks()}); an answer ends
+     * one (one INFO).
      */
     public Optional<String> valkeyProblem() {
         if (valkey == null) {
             return Optional.empty();
         }
         Optional<String> problem = valkey.problem();
-        problem.ifPresent(coordinator.fallbackLog()::unreachable);
+        coordinator.valkeyProbed(problem);
         return problem;
     }
 
@@ -351,7 +352,7 @@ public final class Tenure implements AutoCloseable {
                 close();
                 throw new ValkeyUnavailableException(problem.get());
             }
-            problem.ifPresent(coordinator.fallbackLog()::unreachable);
+            coordinator.valkeyProbed(problem);
         }
         return this;
     }
