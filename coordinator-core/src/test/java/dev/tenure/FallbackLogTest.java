@@ -85,7 +85,10 @@ class FallbackLogTest {
         assertThat(c.inFallback()).isFalse();
         assertThat(lines("Valkey fallback ended"))
                 .hasSize(1)
-                .allSatisfy(l -> assertThat(l).contains("INFO").contains("Valkey answers again").contains(" ms"));
+                .allSatisfy(l -> assertThat(l)
+                        .contains("INFO")
+                        .contains("Valkey answers again")
+                        .contains(" ms"));
         assertThat(lines("WARN")).hasSize(1);
 
         valkeyStore.down.set(true);

@@ -61,8 +61,8 @@ class ValkeyOutageCountIT {
             long end = System.nanoTime() + RETRY.multipliedBy(8).toNanos();
             int i = 0;
             while (System.nanoTime() < end) {
-                RunOutcome<Object> o = tenure.coordinator()
-                        .run("outage-job", "fire-" + i++, RunPolicy.skipFire(), c -> null);
+                RunOutcome<Object> o =
+                        tenure.coordinator().run("outage-job", "fire-" + i++, RunPolicy.skipFire(), c -> null);
                 assertThat(o.status()).isEqualTo(RunOutcome.Status.EXECUTED);
                 assertThat(o.viaFallback()).isTrue();
                 Thread.sleep(50);
@@ -71,15 +71,17 @@ class ValkeyOutageCountIT {
                     .atMost(Timing.scaled(Duration.ofSeconds(10)))
                     .until(election::isLeader);
             assertThat(tenure.coordinator().inFallback()).isTrue();
-            assertThat(started(registry)).as("tenure.fallback.started during the outage").isEqualTo(1);
+            assertThat(started(registry))
+                    .as("tenure.fallback.started during the outage")
+                    .isEqualTo(1);
 
             valkey.command("CONFIG", "SET", "requirepass", "a-wrong-one");
             await("the end of the outage")
                     .atMost(Timing.scaled(Duration.ofSeconds(20)))
                     .pollInterval(Duration.ofMillis(100))
                     .until(() -> {
-                        tenure.coordinator().run("outage-job", "after-" + System.nanoTime(), RunPolicy.skipFire(),
-                                c -> null);
+                        tenure.coordinator()
+                                .run("outage-job", "after-" + System.nanoTime(), RunPolicy.skipFire(), c -> null);
                         return !tenure.coordinator().inFallback();
                     });
             election.stop();
@@ -106,7 +108,9 @@ class ValkeyOutageCountIT {
                     .satisfies(l -> assertThat(l)
                             .contains("election 'outage-role'", server, "the database decides the election alone")
                             .doesNotContain("unknown outcome", "release-if-mine"));
-            assertThat(started(registry)).as("tenure.fallback.started after the outage").isEqualTo(1);
+            assertThat(started(registry))
+                    .as("tenure.fallback.started after the outage")
+                    .isEqualTo(1);
             assertThat(tenure.coordinator().fallbacks()).isEqualTo(1);
         }
     }
