@@ -372,10 +372,12 @@ public final class ActiveRun implements JobContext, AutoCloseable {
      * stopped: its later fenced writes are refused, and its {@link #finish} returns this call's outcome,
      * {@link RunOutcome.Status#LEASE_LOST} (or EXECUTED if the fire completed). A store fault is kept as a suppressed
      * exception of the outcome's error; the leases are released all the same. No-op if the run has ended.
+     *
+     * @return the outcome this call gave the run, or null if it had ended already
      */
-    synchronized void abandon(String reason) {
+    synchronized @Nullable RunOutcome<?> abandon(String reason) {
         if (outcome != null) {
-            return;
+            return null;
         }
         finishing.set(true);
         LeaseLostException why = new LeaseLostException(
@@ -390,12 +392,13 @@ public final class ActiveRun implements JobContext, AutoCloseable {
             why.addSuppressed(e);
         }
         boolean completed = f == RunLedger.Finished.COMPLETED_EARLIER;
-        ended(outcome(
+        RunOutcome<?> o = ended(outcome(
                 completed ? RunOutcome.Status.EXECUTED : RunOutcome.Status.LEASE_LOST,
                 null,
                 completed ? null : why,
                 completed));
         releaseLeases(released, completed);
+        return o;
     }
 
     /**

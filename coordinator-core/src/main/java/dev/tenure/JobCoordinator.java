@@ -15,6 +15,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Runs a job at most once per fire across processes: the protocol of DESIGN.md.
@@ -69,6 +71,8 @@ public final class JobCoordinator implements AutoCloseable {
     public static final String SHUTDOWN = "shutdown";
     /** The integration of runs begun through this class's own methods, as their observations name it. */
     public static final String INTEGRATION = "coordinator";
+
+    private static final Logger LOG = LoggerFactory.getLogger(JobCoordinator.class);
 
     private final @Nullable Leases valkey;
     private final Leases database;
@@ -636,7 +640,7 @@ public final class JobCoordinator implements AutoCloseable {
         awaitRuns(drainTimeout);
         abandoning = true;
         for (ActiveRun run : List.copyOf(active)) {
-            run.abandon(SHUTDOWN + ": its holder stopped, and the run did not end within the drain timeout");
+            cutShort(run);
         }
         if (closesLeases) {
             if (valkey != null) {
@@ -644,6 +648,35 @@ public final class JobCoordinator implements AutoCloseable {
             }
             database.close();
         }
+    }
+
+    /**
+     * Abandons {@code run}, which did not end within the drain, and says so in one INFO line: this node is the one that
+     * knows, and the next node to look at the fire only finds its row.
+     */
+    private static void cutShort(ActiveRun run) {
+        RunOutcome<?> o =
+                run.abandon(SHUTDOWN + ": its holder stopped, and the run did not end within the drain timeout");
+        if (o == null) {
+            return; // it ended meanwhile
+        }
+        if (o.status() == RunOutcome.Status.EXECUTED) {
+            LOG.info(
+                    "{}: fire {} was still running when this node's drain timeout ran out; it had completed its fire "
+                            + "in its own transaction, so the fire is done",
+                    run.jobKey(),
+                    run.fireKey());
+            return;
+        }
+        LOG.info(
+                "{}: fire {} cut short by this node's shutdown: it had run {} ms when the drain timeout ran out. "
+                        + "Recorded ABANDONED (reason shutdown) under epoch {} and its leases released: nothing it did "
+                        + "not commit itself is kept, another node may claim the job at once, and the fire is caught "
+                        + "up or recorded MISSED by its job's missed-fire policy",
+                run.jobKey(),
+                run.fireKey(),
+                o.ran().toMillis(),
+                run.epoch());
     }
 
     /** Waits up to {@code drain} for every tracked run to end. */
