@@ -170,11 +170,14 @@ final class CoordinatedInterceptor implements MethodInterceptor {
                     return null;
                 }
                 log.warn(
-                        "{}: fire {} lost its lease (epoch {}) while it ran: its fenced writes were " + "rolled back{}",
+                        "{}: fire {} was fenced off: {}",
                         m.jobKey(),
                         o.fireKey(),
-                        o.epoch(),
-                        o.error() == null ? "" : " (" + o.error() + ")");
+                        o.error() == null
+                                ? "its lease of epoch " + o.epoch() + " ended while it ran; nothing it wrote in its "
+                                        + "fenced transactions was committed"
+                                : o.error().getMessage());
+                log.debug("{}: fire {} was fenced off; the run's exceptions", m.jobKey(), o.fireKey(), o.error());
             }
             case EXECUTED -> {
                 if (o.error() != null) {
