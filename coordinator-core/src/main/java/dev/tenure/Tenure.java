@@ -133,13 +133,18 @@ public final class Tenure implements AutoCloseable {
                 nodeName,
                 listener -> new LeaseElection(
                         Sweeper.electionName(b.application),
-                        null,
+                        electionLabel(nodeName),
                         database,
                         valkey,
                         ledger,
                         b.defaults,
                         electionBreaker.get(),
                         listener));
+    }
+
+    /** The node name as an election's label: what its participant id and log lines begin with. */
+    private static String electionLabel(String nodeName) {
+        return nodeName.length() <= 100 ? nodeName : nodeName.substring(0, 100);
     }
 
     /** Where the lease and run meters go. */
@@ -211,7 +216,7 @@ public final class Tenure implements AutoCloseable {
 
     /**
      * {@link #leaderElection(String, LeaseOptions, String, LeaderElection.Listener)} with the lease defaults of this
-     * Tenure and the label {@code pid@host}.
+     * Tenure and this node's name as the label.
      */
     public LeaderElection leaderElection(String name, LeaderElection.Listener listener) {
         return leaderElection(name, defaults, null, listener);
@@ -227,7 +232,8 @@ public final class Tenure implements AutoCloseable {
      * @param options  the TTL of the role's leases, their renewal period and safety margin. A crashed leader is replaced
      *                 within about one TTL, a stopped one at once. Renewal and the fencing token are always on.
      * @param label    how this participant names itself in {@link LeaderElection#participantId()} and the logs. A random
-     *                 suffix keeps ids unique, so equal labels never share a lease. Null means {@code pid@host}.
+     *                 suffix keeps ids unique, so equal labels never share a lease. Null means this node's name
+     *                 ({@link #nodeName()}, its first 100 characters).
      * @param listener told on the election's thread when this participant is elected and when it stops leading
      * @throws IllegalArgumentException if {@code name} is not a valid key, or {@code label} is blank or over 100 characters
      * @throws IllegalStateException    if this Tenure is closed
@@ -235,8 +241,15 @@ public final class Tenure implements AutoCloseable {
     public synchronized LeaderElection leaderElection(
             String name, LeaseOptions options, @Nullable String label, LeaderElection.Listener listener) {
         requireOpen();
-        LeaderElection e =
-                new LeaseElection(name, label, database, valkey, ledger, options, electionBreaker.get(), listener);
+        LeaderElection e = new LeaseElection(
+                name,
+                label == null ? electionLabel(nodeName) : label,
+                database,
+                valkey,
+                ledger,
+                options,
+                electionBreaker.get(),
+                listener);
         elections.add(e);
         return e;
     }
