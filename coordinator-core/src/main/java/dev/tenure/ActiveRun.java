@@ -269,7 +269,9 @@ public final class ActiveRun implements JobContext, AutoCloseable {
                             ? RunOutcome.Status.EXECUTED
                             : RunOutcome.Status.FAILED;
             completed = status == RunOutcome.Status.EXECUTED;
-            Throwable reported = status == RunOutcome.Status.FAILED ? failure : error;
+            Throwable reported = status == RunOutcome.Status.FAILED
+                    ? failure
+                    : status == RunOutcome.Status.LEASE_LOST ? fencedOff(error) : error;
             return ended(outcome(status, ran, result, reported, f == RunLedger.Finished.COMPLETED_EARLIER));
         } catch (RuntimeException e) {
             if (error != null && error != e) {
@@ -280,6 +282,36 @@ public final class ActiveRun implements JobContext, AutoCloseable {
         } finally {
             releaseLeases(released, completed);
         }
+    }
+
+    /**
+     * Why a run was fenced off, as its outcome's error: the true cause (its epoch ended, and what holds the fire and the
+     * job now), with the work's own exception, if any, as the cause. The work's exception (a rollback that failed on a
+     * connection the fence ended, say) is a consequence, not the cause. A refused fence check already says it.
+     */
+    private LeaseLostException fencedOff(@Nullable Throwable error) {
+        if (error instanceof LeaseLostException l) {
+            return l;
+        }
+        String now;
+        try {
+            now = ledger.completedRun(jobKey, fireKey)
+                    .map(d -> d.missed()
+                            ? "the fire was since recorded MISSED"
+                            : "the fire was since completed under epoch " + d.epoch() + " by owner " + d.owner())
+                    .orElseGet(() -> ledger.holder(jobKey)
+                            .map(h -> "the job is now held under epoch " + h.epoch() + " by owner " + h.owner())
+                            .orElse("nobody holds the job now"));
+        } catch (RuntimeException e) {
+            now = "what holds the job now could not be read (" + e.getMessage() + ")";
+        }
+        return new LeaseLostException(
+                jobKey,
+                db.owner(),
+                "its lease of epoch " + epoch + " ended while it ran (its node was paused or cut off for longer than "
+                        + "the lease TTL) and " + now + ": the run was fenced off, and nothing it wrote in its fenced "
+                        + "transactions was committed",
+                error);
     }
 
     /** Why a run whose work called {@link #complete} failed although the work returned: its completion did not count. */
@@ -375,10 +407,12 @@ public final class ActiveRun implements JobContext, AutoCloseable {
      * stopped: its later fenced writes are refused, and its {@link #finish} returns this call's outcome,
      * {@link RunOutcome.Status#LEASE_LOST} (or EXECUTED if the fire completed). A store fault is kept as a suppressed
      * exception of the outcome's error; the leases are released all the same. No-op if the run has ended.
+     *
+     * @return the outcome this call gave the run, or null if it had ended already
      */
-    synchronized void abandon(String reason) {
+    synchronized @Nullable RunOutcome<?> abandon(String reason) {
         if (outcome != null) {
-            return;
+            return null;
         }
         finishing.set(true);
         LeaseLostException why = new LeaseLostException(
@@ -393,12 +427,13 @@ public final class ActiveRun implements JobContext, AutoCloseable {
             why.addSuppressed(e);
         }
         boolean completed = f == RunLedger.Finished.COMPLETED_EARLIER;
-        ended(outcome(
+        RunOutcome<?> o = ended(outcome(
                 completed ? RunOutcome.Status.EXECUTED : RunOutcome.Status.LEASE_LOST,
                 null,
                 completed ? null : why,
                 completed));
         releaseLeases(released, completed);
+        return o;
     }
 
     /**

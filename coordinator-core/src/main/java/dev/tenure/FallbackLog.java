@@ -6,14 +6,17 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * What a coordinator says about Valkey in its log: one INFO line when the fallback starts (runs go to the database
- * alone) and one when it ends (Valkey answers again), each with the reason; and a WARN whenever Valkey refuses Tenure
- * or cannot be reached, at most once per {@link #WARN_EVERY} however often it fails. The limit is a timestamp checked
- * on the paths that fail: no thread, no timer. Thread-safe.
+ * What a coordinator says about Valkey in its log and meters, one outage at a time. In
+ * {@link JobCoordinator.Mode#VALKEY_WITH_DATABASE_FALLBACK} the first failure (of a run's acquire or of a probe) starts
+ * an outage: one WARN with the cause, and {@link #outages()} counts it. The breaker's retries inside it are logged at
+ * DEBUG only, however many there are. The first call Valkey answers ends the outage with one INFO that gives its
+ * duration and the retries that failed. In the other modes there is no fallback: a WARN whenever Valkey fails, at most
+ * once per {@link #WARN_EVERY}. The state is a few atomics updated on the paths that
+ * fail or answer: no thread, no timer. Thread-safe.
  */
 final class FallbackLog {
 
-    /** The shortest time between two WARN lines about an unreachable Valkey. */
+    /** The shortest time between two WARN lines about an unreachable Valkey outside the fallback mode. */
     static final Duration WARN_EVERY = Duration.ofMinutes(1);
 
     private static final long NEVER = Long.MIN_VALUE;
@@ -22,45 +25,70 @@ final class FallbackLog {
     private final Ticker ticker;
     private final JobCoordinator.Mode mode;
     private final AtomicLong lastWarn = new AtomicLong(NEVER);
-    private final AtomicLong fallbackSince = new AtomicLong(NEVER);
+    private final AtomicLong outageSince = new AtomicLong(NEVER);
+    private final AtomicLong outages = new AtomicLong();
+    private final AtomicLong failures = new AtomicLong();
 
     FallbackLog(Ticker ticker, JobCoordinator.Mode mode) {
         this.ticker = ticker;
         this.mode = mode;
     }
 
-    /** Valkey refused Tenure or could not be reached: a WARN, unless one went out less than a minute ago. */
-    void unreachable(String problem) {
+    /**
+     * Valkey refused Tenure or could not be reached. With the fallback: the first failure of an outage starts it (one
+     * WARN, counted); later ones are DEBUG lines. Other modes: a WARN, unless one went out less than a minute ago.
+     *
+     * @param retryEvery how long the breaker waits before it tries Valkey again, for the WARN
+     */
+    void unreachable(String problem, Duration retryEvery) {
         long now = ticker.nanoTime();
-        long last = lastWarn.get();
-        if ((last == NEVER || now - last >= WARN_EVERY.toNanos()) && lastWarn.compareAndSet(last, now)) {
+        if (mode != JobCoordinator.Mode.VALKEY_WITH_DATABASE_FALLBACK) {
+            long last = lastWarn.get();
+            if ((last == NEVER || now - last >= WARN_EVERY.toNanos()) && lastWarn.compareAndSet(last, now)) {
+                LOG.warn(
+                        "{}; {}. Said at most once a minute while it lasts",
+                        problem,
+                        mode == JobCoordinator.Mode.VALKEY
+                                ? "coordinated runs are refused: the mode is VALKEY (fail closed)"
+                                : "coordinated runs do not use Valkey (database mode)");
+            } else {
+                LOG.debug("{} (still)", problem);
+            }
+            return;
+        }
+        if (outageSince.compareAndSet(NEVER, now)) {
+            outages.incrementAndGet();
+            failures.set(1);
             LOG.warn(
-                    "{}; {} (said at most once a minute while it lasts)",
+                    "Valkey fallback started: {}; coordinated runs use the database alone, which decides as always. "
+                            + "Valkey is tried again every {} ms; one line when it answers again",
                     problem,
-                    mode == JobCoordinator.Mode.VALKEY
-                            ? "coordinated runs are refused: the mode is VALKEY (fail closed)"
-                            : "coordinated runs use the database alone, which decides as always");
-        }
-    }
-
-    /** Runs now go to the database alone because of {@code reason}: one INFO line, until {@link #valkeyAnswered}. */
-    void fallbackStarted(String reason, Duration retryEvery) {
-        if (fallbackSince.compareAndSet(NEVER, ticker.nanoTime())) {
-            LOG.info(
-                    "Valkey fallback started: {}; coordinated runs use the database alone, Valkey is tried again every "
-                            + "{} ms",
-                    reason,
                     retryEvery.toMillis());
+        } else {
+            failures.incrementAndGet();
+            LOG.debug("Valkey still unreachable, the fallback goes on: {}", problem);
         }
     }
 
-    /** A Valkey call succeeded: ends the fallback, with one INFO line, if one was on. Cheap when none is. */
+    /** A Valkey call succeeded: ends the outage, with one INFO line, if one was on. Cheap when none is. */
     void valkeyAnswered() {
-        long since = fallbackSince.get();
-        if (since != NEVER && fallbackSince.compareAndSet(since, NEVER)) {
+        long since = outageSince.get();
+        if (since != NEVER && outageSince.compareAndSet(since, NEVER)) {
             LOG.info(
-                    "Valkey fallback ended after {} ms: Valkey answers again, coordinated runs use it again",
-                    Duration.ofNanos(ticker.nanoTime() - since).toMillis());
+                    "Valkey fallback ended after {} ms ({} failed call(s) meanwhile): Valkey answers again, "
+                            + "coordinated runs use it again",
+                    Duration.ofNanos(ticker.nanoTime() - since).toMillis(),
+                    failures.get());
         }
+    }
+
+    /** True from the first failure of an outage to the first call Valkey answers after it. */
+    boolean inOutage() {
+        return outageSince.get() != NEVER;
+    }
+
+    /** The outages so far: each counted once, however many retries failed inside it. */
+    long outages() {
+        return outages.get();
     }
 }

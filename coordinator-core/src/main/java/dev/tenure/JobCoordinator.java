@@ -15,6 +15,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Runs a job at most once per fire across processes: the protocol of DESIGN.md.
@@ -69,6 +71,8 @@ public final class JobCoordinator implements AutoCloseable {
     public static final String SHUTDOWN = "shutdown";
     /** The integration of runs begun through this class's own methods, as their observations name it. */
     public static final String INTEGRATION = "coordinator";
+
+    private static final Logger LOG = LoggerFactory.getLogger(JobCoordinator.class);
 
     private final @Nullable Leases valkey;
     private final Leases database;
@@ -133,19 +137,37 @@ public final class JobCoordinator implements AutoCloseable {
         return options;
     }
 
-    /** True while runs bypass Valkey because it was unreachable. */
+    /**
+     * True while a Valkey outage lasts in {@link Mode#VALKEY_WITH_DATABASE_FALLBACK}: from the first failure to the first
+     * call Valkey answers after it, however many retries fail inside it. Runs then use the database alone.
+     */
     public boolean inFallback() {
+        return mode == Mode.VALKEY_WITH_DATABASE_FALLBACK && fallbackLog.inOutage();
+    }
+
+    /** True while runs skip Valkey: the breaker is open after failures (between its retries). */
+    private boolean bypassesValkey() {
         return mode == Mode.VALKEY_WITH_DATABASE_FALLBACK && breaker.isOpen();
     }
 
-    /** Where this coordinator says that Valkey fails, and when the fallback starts and ends. */
-    FallbackLog fallbackLog() {
-        return fallbackLog;
+    /**
+     * What a probe of Valkey found ({@link Tenure#valkeyProblem()}): a problem counts as a failure (it may start an
+     * outage, with its WARN), an answer ends an outage.
+     */
+    void valkeyProbed(Optional<String> problem) {
+        if (problem.isPresent()) {
+            fallbackLog.unreachable(problem.get(), breaker.openFor());
+        } else {
+            fallbackLog.valkeyAnswered();
+        }
     }
 
-    /** How many times Valkey was bypassed after failures (circuit opened). */
+    /**
+     * How many Valkey outages sent runs to the database alone ({@link #inFallback()}): each counted once when it starts,
+     * however many retries fail inside it.
+     */
     public long fallbacks() {
-        return breaker.timesOpened();
+        return fallbackLog.outages();
     }
 
     /**
@@ -358,7 +380,7 @@ public final class JobCoordinator implements AutoCloseable {
         long deadline = start + policy.maxWait().toNanos();
         boolean fallback = false;
         Lease filter = null;
-        if (mode != Mode.DATABASE && !inFallback()) {
+        if (mode != Mode.DATABASE && !bypassesValkey()) {
             try {
                 // a filter: losing it must not interrupt the work (the database lease decides). A run that reports the
                 // earlier run of a done fire asks the database for it, so it does not ask the filter about the fire.
@@ -390,14 +412,11 @@ public final class JobCoordinator implements AutoCloseable {
                     // the caller's interrupt, not Valkey's fault: as an acquire interrupted before it was sent
                     return notObtained(jobKey, fireKey, policy, start, false);
                 }
-                String problem = Objects.requireNonNull(valkey).describe(e);
-                fallbackLog.unreachable(problem);
+                fallbackLog.unreachable(Objects.requireNonNull(valkey).describe(e), breaker.openFor());
                 if (mode == Mode.VALKEY) {
                     throw e;
                 }
-                if (breaker.failure()) {
-                    fallbackLog.fallbackStarted(problem, breaker.openFor());
-                }
+                breaker.failure();
                 fallback = true;
             }
         } else if (mode != Mode.DATABASE) {
@@ -621,7 +640,7 @@ public final class JobCoordinator implements AutoCloseable {
         awaitRuns(drainTimeout);
         abandoning = true;
         for (ActiveRun run : List.copyOf(active)) {
-            run.abandon(SHUTDOWN + ": its holder stopped, and the run did not end within the drain timeout");
+            cutShort(run);
         }
         if (closesLeases) {
             if (valkey != null) {
@@ -629,6 +648,35 @@ public final class JobCoordinator implements AutoCloseable {
             }
             database.close();
         }
+    }
+
+    /**
+     * Abandons {@code run}, which did not end within the drain, and says so in one INFO line: this node is the one that
+     * knows, and the next node to look at the fire only finds its row.
+     */
+    private static void cutShort(ActiveRun run) {
+        RunOutcome<?> o =
+                run.abandon(SHUTDOWN + ": its holder stopped, and the run did not end within the drain timeout");
+        if (o == null) {
+            return; // it ended meanwhile
+        }
+        if (o.status() == RunOutcome.Status.EXECUTED) {
+            LOG.info(
+                    "{}: fire {} was still running when this node's drain timeout ran out; it had completed its fire "
+                            + "in its own transaction, so the fire is done",
+                    run.jobKey(),
+                    run.fireKey());
+            return;
+        }
+        LOG.info(
+                "{}: fire {} cut short by this node's shutdown: it had run {} ms when the drain timeout ran out. "
+                        + "Recorded ABANDONED (reason shutdown) under epoch {} and its leases released: nothing it did "
+                        + "not commit itself is kept, another node may claim the job at once, and the fire is caught "
+                        + "up or recorded MISSED by its job's missed-fire policy",
+                run.jobKey(),
+                run.fireKey(),
+                o.ran().toMillis(),
+                run.epoch());
     }
 
     /** Waits up to {@code drain} for every tracked run to end. */

@@ -54,6 +54,8 @@ final class LeaseElection implements LeaderElection {
     private boolean waiting; // guarded by lifecycle: stop() may interrupt the thread now
     private volatile boolean stopped;
     private volatile @Nullable Lease term;
+    /** True from a failed Valkey call of the election's thread to the next one Valkey answers (that thread only). */
+    private boolean valkeyFailing;
 
     /**
      * @param label   names the participant in its id and the logs; null = {@code pid@host}
@@ -221,19 +223,33 @@ final class LeaseElection implements LeaderElection {
         }
     }
 
-    /** The Valkey lease, or null when it stayed held elsewhere or Valkey failed (counted by the breaker). */
+    /**
+     * The Valkey lease, or null when it stayed held elsewhere or Valkey failed (counted by the breaker). The first
+     * failure of an outage is one WARN in plain words, the retries inside it DEBUG lines, and its end one INFO.
+     */
     private @Nullable Lease valkeyLease() {
+        Leases v = Objects.requireNonNull(valkey);
         try {
-            Lease v = waitFor(Objects.requireNonNull(valkey), valkeyOptions);
+            Lease lease = waitFor(v, valkeyOptions);
             breaker.success();
-            return v;
+            if (valkeyFailing) {
+                valkeyFailing = false;
+                LOG.info("election '{}': Valkey answers {} again; the election uses it again", name, participant);
+            }
+            return lease;
         } catch (LeaseStoreUnavailableException e) {
             breaker.failure();
-            LOG.warn(
-                    "election '{}': Valkey unavailable ({}); {}",
-                    name,
-                    e.getMessage(),
-                    breaker.isOpen() ? "the database decides alone for now" : "trying again");
+            if (!valkeyFailing) {
+                valkeyFailing = true;
+                LOG.warn(
+                        "election '{}': {} could not ask Valkey for the role ({}); the database decides the election "
+                                + "alone until Valkey answers again, one line when it does",
+                        name,
+                        participant,
+                        v.describe(e));
+            } else {
+                LOG.debug("election '{}': Valkey still fails: {}", name, e.toString());
+            }
             return null;
         }
     }

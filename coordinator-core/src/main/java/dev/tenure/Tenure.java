@@ -136,13 +136,18 @@ public final class Tenure implements AutoCloseable {
                 nodeName,
                 listener -> new LeaseElection(
                         Sweeper.electionName(b.application),
-                        null,
+                        electionLabel(nodeName),
                         database,
                         valkey,
                         ledger,
                         b.defaults,
                         electionBreaker.get(),
                         listener));
+    }
+
+    /** The node name as an election's label: what its participant id and log lines begin with. */
+    private static String electionLabel(String nodeName) {
+        return nodeName.length() <= 100 ? nodeName : nodeName.substring(0, 100);
     }
 
     /** Where the lease and run meters go. */
@@ -214,7 +219,7 @@ public final class Tenure implements AutoCloseable {
 
     /**
      * {@link #leaderElection(String, LeaseOptions, String, LeaderElection.Listener)} with the lease defaults of this
-     * Tenure and the label {@code pid@host}.
+     * Tenure and this node's name as the label.
      */
     public LeaderElection leaderElection(String name, LeaderElection.Listener listener) {
         return leaderElection(name, defaults, null, listener);
@@ -230,7 +235,8 @@ public final class Tenure implements AutoCloseable {
      * @param options  the TTL of the role's leases, their renewal period and safety margin. A crashed leader is replaced
      *                 within about one TTL, a stopped one at once. Renewal and the fencing token are always on.
      * @param label    how this participant names itself in {@link LeaderElection#participantId()} and the logs. A random
-     *                 suffix keeps ids unique, so equal labels never share a lease. Null means {@code pid@host}.
+     *                 suffix keeps ids unique, so equal labels never share a lease. Null means this node's name
+     *                 ({@link #nodeName()}, its first 100 characters).
      * @param listener told on the election's thread when this participant is elected and when it stops leading
      * @throws IllegalArgumentException if {@code name} is not a valid key, or {@code label} is blank or over 100 characters
      * @throws IllegalStateException    if this Tenure is closed
@@ -238,8 +244,15 @@ public final class Tenure implements AutoCloseable {
     public synchronized LeaderElection leaderElection(
             String name, LeaseOptions options, @Nullable String label, LeaderElection.Listener listener) {
         requireOpen();
-        LeaderElection e =
-                new LeaseElection(name, label, database, valkey, ledger, options, electionBreaker.get(), listener);
+        LeaderElection e = new LeaseElection(
+                name,
+                label == null ? electionLabel(nodeName) : label,
+                database,
+                valkey,
+                ledger,
+                options,
+                electionBreaker.get(),
+                listener);
         elections.add(e);
         return e;
     }
@@ -303,15 +316,16 @@ public final class Tenure implements AutoCloseable {
     /**
      * Asks Valkey whether it answers now: one read that changes nothing, bounded by the Valkey timeouts. Empty when it
      * answers or when Valkey is not configured; else what is wrong in one line that names the server, e.g.
-     * {@code "Valkey 10.0.0.5:6379: WRONGPASS: invalid username-password pair or user is disabled."}. A problem is
-     * also logged as a WARN, at most once a minute.
+     * {@code "Valkey 10.0.0.5:6379: WRONGPASS: invalid username-password pair or user is disabled."}. A problem
+     * starts a Valkey outage if none is on (one WARN, counted in {@link JobCoordinator#fallbacks()}); an answer ends
+     * one (one INFO).
      */
     public Optional<String> valkeyProblem() {
         if (valkey == null) {
             return Optional.empty();
         }
         Optional<String> problem = valkey.problem();
-        problem.ifPresent(coordinator.fallbackLog()::unreachable);
+        coordinator.valkeyProbed(problem);
         return problem;
     }
 
@@ -371,7 +385,7 @@ public final class Tenure implements AutoCloseable {
                 close();
                 throw new ValkeyUnavailableException(problem.get());
             }
-            problem.ifPresent(coordinator.fallbackLog()::unreachable);
+            coordinator.valkeyProbed(problem);
         }
         return this;
     }

@@ -73,7 +73,7 @@ class ValkeyFallbackLinesIT {
                     .hasSize(1);
             assertThat(stderr(node, "Valkey fallback started"))
                     .hasSize(1)
-                    .allSatisfy(l -> assertThat(l).contains("INFO").contains("Valkey " + address + ": "));
+                    .allSatisfy(l -> assertThat(l).contains("WARN").contains("Valkey " + address + ": "));
             assertThat(stderr(node, "Valkey fallback ended"))
                     .hasSize(1)
                     .allSatisfy(l -> assertThat(l).contains("INFO").contains("Valkey answers again"));

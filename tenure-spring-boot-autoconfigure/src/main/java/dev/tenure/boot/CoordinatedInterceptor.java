@@ -2,6 +2,7 @@ package dev.tenure.boot;
 
 import dev.tenure.JobContext;
 import dev.tenure.JobCoordinator;
+import dev.tenure.LeaseLostException;
 import dev.tenure.RunMdc;
 import dev.tenure.RunOutcome;
 import dev.tenure.RunPolicy;
@@ -162,13 +163,22 @@ final class CoordinatedInterceptor implements MethodInterceptor {
                     throw o.error();
                 }
             }
-            case LEASE_LOST ->
+            case LEASE_LOST -> {
+                if (abandonedForShutdown(o.error())) {
+                    // this node's shutdown cut the run short, and JobCoordinator.close said so in one INFO line
+                    log.debug("{}: fire {} ended by this node's shutdown", m.jobKey(), o.fireKey(), o.error());
+                    return null;
+                }
                 log.warn(
-                        "{}: fire {} lost its lease (epoch {}) while it ran: its fenced writes were " + "rolled back{}",
+                        "{}: fire {} was fenced off: {}",
                         m.jobKey(),
                         o.fireKey(),
-                        o.epoch(),
-                        o.error() == null ? "" : " (" + o.error() + ")");
+                        o.error() == null
+                                ? "its lease of epoch " + o.epoch() + " ended while it ran; nothing it wrote in its "
+                                        + "fenced transactions was committed"
+                                : o.error().getMessage());
+                log.debug("{}: fire {} was fenced off; the run's exceptions", m.jobKey(), o.fireKey(), o.error());
+            }
             case EXECUTED -> {
                 if (o.error() != null) {
                     log.warn("{}: fire {} completed, then threw", m.jobKey(), o.fireKey(), o.error());
@@ -178,6 +188,12 @@ final class CoordinatedInterceptor implements MethodInterceptor {
             default -> log.debug("{}: fire {} not run here: {}", m.jobKey(), o.fireKey(), o.status());
         }
         return null;
+    }
+
+    /** True if the run was abandoned by this node's {@link JobCoordinator#close} after its drain timeout. */
+    private static boolean abandonedForShutdown(Throwable error) {
+        return error instanceof LeaseLostException
+                && String.valueOf(error.getMessage()).contains("was abandoned: " + JobCoordinator.SHUTDOWN);
     }
 
     private void tell(Consumer<CoordinatedRunListener> event) {

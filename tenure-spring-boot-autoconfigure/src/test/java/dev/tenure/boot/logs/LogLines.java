@@ -48,6 +48,17 @@ public final class LogLines implements AutoCloseable {
         return found;
     }
 
+    /** Every event captured so far as {@code LEVEL logger: message}, in order. */
+    public List<String> lines() {
+        List<String> found = new ArrayList<>();
+        synchronized (appender) {
+            for (ILoggingEvent e : List.copyOf(appender.list)) {
+                found.add(e.getLevel() + " " + e.getLoggerName() + ": " + e.getFormattedMessage());
+            }
+        }
+        return found;
+    }
+
     @Override
     public void close() {
         for (int i = 0; i < loggers.size(); i++) {
