@@ -104,7 +104,7 @@ class CatchUpGapsIT {
                     .until(() ->
                             ran.values().stream().filter("catch-up"::equals).count() >= 10 && regular.size() >= 8);
             host.shutdownNow();
-            host.awaitTermination(5, TimeUnit.SECONDS);
+            host.awaitTermination(Timing.scaled(Duration.ofSeconds(5)).toMillis(), TimeUnit.MILLISECONDS);
             System.out.println("regular fires: " + new java.util.TreeMap<>(regular));
             System.out.println("ran: " + new java.util.TreeMap<>(ran));
             long skipped = regular.values().stream()
