@@ -40,6 +40,12 @@ package dev.tenure.db;
 final class Sql {
 
     /**
+     * A run row's holder as people read it: its node name and the first 4 characters of its owner id (which tell two
+     * processes of one name apart), or the owner id of a run whose node is not known.
+     */
+    static final String HOLDER = "coalesce(node || '#' || left(owner, 4), owner)";
+
+    /**
      * How long a session must have sat idle in a fenced transaction of a job whose lease has expired before a claim ends
      * it: a holder frozen at that point has been idle since before its lease ran out (about a TTL), while one that is
      * merely between two statements gets the claim's full lock timeout to commit.
@@ -179,7 +185,8 @@ final class Sql {
                 + "RETURNING je.fencing_token, je.lease_expires_at, clock_timestamp()";
         lockForRun = "SELECT " + holderColumns + " FROM " + je + " WHERE job_key = ? FOR NO KEY UPDATE";
         abandonOlderRuns = "UPDATE " + jr + " SET status = 'ABANDONED', finished_at = clock_timestamp(), "
-                + "error = 'the lease of ' || owner || ' (epoch ' || epoch || ') ended while the run was RUNNING' "
+                + "error = 'the lease of ' || " + HOLDER
+                + " || ' (epoch ' || epoch || ') ended while the run was RUNNING' "
                 + "WHERE job_key = ? AND status = 'RUNNING' AND epoch < ?";
         upsertRun = "INSERT INTO " + jr
                 + " AS r (run_id, job_key, fire_key, epoch, owner, node, trace_id, status, started_at) "
@@ -267,7 +274,8 @@ final class Sql {
                 + "lease_expires_at = clock_timestamp() + " + INTERVAL + ", updated_at = clock_timestamp() FROM free "
                 + "WHERE je.job_key = free.job_key RETURNING je.fencing_token, je.lease_expires_at), "
                 + "abandoned AS (UPDATE " + jr + " SET status = 'ABANDONED', finished_at = clock_timestamp(), "
-                + "error = 'the lease of ' || owner || ' (epoch ' || epoch || ') ended while the run was RUNNING' "
+                + "error = 'the lease of ' || " + HOLDER
+                + " || ' (epoch ' || epoch || ') ended while the run was RUNNING' "
                 + "WHERE job_key = ? AND fire_key <> ? AND status = 'RUNNING' AND epoch < (SELECT fencing_token FROM won)), "
                 + "run AS (INSERT INTO " + jr
                 + " AS r (run_id, job_key, fire_key, epoch, owner, node, trace_id, status, "

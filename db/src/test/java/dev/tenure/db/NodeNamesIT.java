@@ -89,6 +89,26 @@ class NodeNamesIT {
     }
 
     @Test
+    void aRunAbandonedByASuccessor_saysWhichNodeHeldIt_byItsNodeNameAndAShortId() {
+        String key = "nodes-" + UUID.randomUUID();
+        String owner = "b6e8c8afe99a7511-4441-1.10";
+        web1.claimAndStart(key, "f1", owner, Duration.ofMillis(200));
+        org.awaitility.Awaitility.await()
+                .atMost(dev.tenure.testkit.Timing.scaled(Duration.ofSeconds(5)))
+                .until(() -> fx.query("SELECT count(*) FROM tenure.job_execution WHERE job_key = '" + key
+                                + "' AND lease_expires_at <= clock_timestamp()")
+                        .equals(List.of("1")));
+        web2.claimAndStart(key, "f2", "B", Duration.ofSeconds(30));
+        assertThat(fx.query("SELECT status || ': ' || error FROM tenure.job_run WHERE job_key = '" + key
+                        + "' AND fire_key = 'f1'"))
+                .as("the reason people read names the node, not only the owner id")
+                .singleElement()
+                .asString()
+                .startsWith("ABANDONED: the lease of " + WEB_1 + "#b6e8 (epoch ")
+                .doesNotContain(owner);
+    }
+
+    @Test
     void aBadNodeName_isRefused_namingTheProblem() {
         assertThatThrownBy(() -> JobLedger.builder(fx.pool).nodeName(" "))
                 .isInstanceOf(IllegalArgumentException.class)
