@@ -59,7 +59,10 @@ class LeaseElectionTest {
         LeaderElection a = election("ids", "node-a");
         LeaderElection b = election("ids", "node-a");
         assertThat(a.participantId()).startsWith("node-a#").isNotEqualTo(b.participantId());
-        assertThat(election("ids", null).participantId()).contains("@").contains("#");
+        // without a label, the node's name (<host>/<pid> by default) and a short random id
+        assertThat(election("ids", null).participantId())
+                .matches(".+/\\d+#[0-9a-f]{8}")
+                .isNotEqualTo(election("ids", null).participantId());
     }
 
     @Test
