@@ -127,6 +127,15 @@ public final class JobCoordinator implements AutoCloseable {
         return mode;
     }
 
+    /**
+     * True once {@link #close()} began: from then on {@code run} refuses new runs with an
+     * {@link IllegalStateException}. A host scheduler that still fires while its application shuts down can ask this
+     * first and skip the fire quietly: another node, or the sweeper, takes it.
+     */
+    public boolean isClosed() {
+        return closed;
+    }
+
     /** This node's name, as the runs' log lines and observations carry it ({@link Builder#nodeName}); null if none. */
     public @Nullable String nodeName() {
         return nodeName;

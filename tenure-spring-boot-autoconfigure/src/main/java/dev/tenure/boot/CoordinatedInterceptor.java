@@ -16,6 +16,7 @@ import java.util.function.Consumer;
 import java.util.function.Supplier;
 import org.aopalliance.intercept.MethodInterceptor;
 import org.aopalliance.intercept.MethodInvocation;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.aop.support.AopUtils;
@@ -58,16 +59,23 @@ final class CoordinatedInterceptor implements MethodInterceptor {
         String fireKey = caughtUp != null ? caughtUp : m.fireKey(clock.instant());
         Call call = new Call();
         RunOutcome<Object> o;
+        JobCoordinator c = coordinator.get();
+        if (c.isClosed()) {
+            return shuttingDown(m, fireKey);
+        }
         try {
-            o = coordinator
-                    .get()
-                    .run(
-                            m.jobKey(),
-                            fireKey,
-                            caughtUp != null ? catchUpPolicy(m) : m.policy(),
-                            m.options(),
-                            INTEGRATION,
-                            run -> call.proceed(invocation, run));
+            o = c.run(
+                    m.jobKey(),
+                    fireKey,
+                    caughtUp != null ? catchUpPolicy(m) : m.policy(),
+                    m.options(),
+                    INTEGRATION,
+                    run -> call.proceed(invocation, run));
+        } catch (IllegalStateException e) {
+            if (!call.ran && c.isClosed()) {
+                return shuttingDown(m, fireKey); // closed between the check and the claim
+            }
+            throw e;
         } catch (TenureException e) {
             tell(l -> l.faulted(m.jobKey(), fireKey, e));
             if (!call.ran) {
@@ -101,6 +109,20 @@ final class CoordinatedInterceptor implements MethodInterceptor {
             tell(l -> l.finished(o));
             return report(m, o);
         }
+    }
+
+    /**
+     * A fire that Spring's scheduler still started while this instance shuts down, after Tenure closed: not run here, one
+     * INFO line, no exception (it would reach Spring's scheduler as an ERROR with a stack trace). Another instance runs
+     * it, or the sweeper catches it up or records it MISSED.
+     */
+    private @Nullable Object shuttingDown(CoordinatedMethod m, String fireKey) {
+        log.info(
+                "{}: fire {} not started here: this instance is shutting down (Tenure is closed); another instance runs "
+                        + "it, or the sweeper catches it up or records it MISSED",
+                m.jobKey(),
+                fireKey);
+        return null;
     }
 
     /** True if this node ran the fire: then the lines about its outcome carry the run's MDC keys, as the run's did. */
