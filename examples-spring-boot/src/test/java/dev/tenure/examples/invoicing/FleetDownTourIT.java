@@ -51,7 +51,13 @@ import org.junit.jupiter.api.Test;
 class FleetDownTourIT {
 
     private static final Duration TTL = Duration.ofSeconds(4);
-    private static final Duration GRACE = Duration.ofSeconds(2);
+    /**
+     * The policy's grace, {@code -Dtour.grace} (the starter's default is 5 s). With a grace longer than the time a fire
+     * takes to complete, a fleet stopped just after a fire completed leaves {@code next_due_at} on that fire, and the
+     * console and the CLI, which cannot walk a Spring cron, then show 0 overdue: {@code -Dtour.grace=PT5S} shows it.
+     */
+    private static final Duration GRACE = Duration.parse(System.getProperty("tour.grace", "PT2S"));
+
     private static final Duration SLOT = Duration.ofSeconds(2);
     private static final int MAX_CATCH_UPS = 3;
     private static final String CATCH_UP = "invoicing-catch-up";
@@ -218,8 +224,10 @@ class FleetDownTourIT {
                         .as("the job list's overdue cell of %s is red", job)
                         .contains("alert");
             }
-            String[] dd = ConsoleReading.overdueNow(jobPages.get(job))
-                    .orElseThrow(() -> new AssertionError("no overdue line on the job page of " + job));
+            String[] dd = ConsoleReading.overdueNow(jobPages.get(job)).orElse(new String[] {"0 (no line)", ""});
+            softly.assertThat(dd[0])
+                    .as("the job page's overdue line of %s", job)
+                    .isNotEqualTo("0 (no line)");
             ConsoleReading.Shown onPage = ConsoleReading.Shown.parse(dd[0]);
             page.put(job, onPage);
             checkShown(softly, "the job page's overdue line of " + job, onPage, low, high);
@@ -469,7 +477,7 @@ class FleetDownTourIT {
                 "--spring.main.banner-mode=off",
                 "--spring.task.scheduling.pool.size=2",
                 "--tenure.lease.ttl=" + TTL.toSeconds() + "s",
-                "--tenure.missed-fires.grace=" + GRACE.toSeconds() + "s",
+                "--tenure.missed-fires.grace=" + GRACE.toMillis() + "ms",
                 "--tenure.missed-fires.sweep-interval=500ms",
                 "--tenure.missed-fires.max-catch-ups=" + MAX_CATCH_UPS,
                 "--logging.level.dev.tenure=info", // Tenure's INFO lines too: the return is told in a few lines
