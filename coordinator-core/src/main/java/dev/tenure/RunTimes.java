@@ -8,13 +8,17 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * The run metrics of one {@link Tenure}, passed on to the user's sink, that also keep how long each job's last run took
- * here, for the sweeper to start catch-ups in the gaps between regular fires. Every method of {@link RunMetrics} is
+ * here and when a regular (not caught-up) run of it last ended here, for the sweeper to start catch-ups in the gaps
+ * between regular fires. Every method of {@link RunMetrics} is
  * passed on ({@code RunTimesTest} checks that none is left to its default). Thread-safe.
  */
 final class RunTimes implements RunMetrics {
 
     private final RunMetrics sink;
     private final Map<String, Duration> last = new ConcurrentHashMap<>();
+    private final Map<String, Long> lastRegular = new ConcurrentHashMap<>();
+    /** Set on the thread that runs a catch-up, while it runs: its runs are not regular fires. */
+    private static final ThreadLocal<Boolean> CATCHING_UP = new ThreadLocal<>();
 
     RunTimes(RunMetrics sink) {
         this.sink = sink;
@@ -26,9 +30,28 @@ final class RunTimes implements RunMetrics {
         return last.get(jobKey);
     }
 
+    /** When (nanoTime) a regular run of {@code jobKey} last ended here; null if none did. */
+    @Nullable
+    Long lastRegular(String jobKey) {
+        return lastRegular.get(jobKey);
+    }
+
+    /** Runs {@code catchUp} on this thread as a catch-up: the runs it makes do not count as regular fires. */
+    static void asCatchUp(ScheduledJob.CatchUp catchUp, String fireKey) throws Exception {
+        CATCHING_UP.set(Boolean.TRUE);
+        try {
+            catchUp.run(fireKey);
+        } finally {
+            CATCHING_UP.remove();
+        }
+    }
+
     @Override
     public void runTook(String jobKey, Duration ran) {
         last.put(jobKey, ran);
+        if (CATCHING_UP.get() == null) {
+            lastRegular.put(jobKey, System.nanoTime());
+        }
         sink.runTook(jobKey, ran);
     }
 

@@ -639,6 +639,9 @@ final class Sweeper implements AutoCloseable {
         }
     }
 
+    /** How recently a regular run of a job must have ended here for its catch-ups to yield to its regular fires. */
+    private static final long REGULAR_SEEN_NANOS = TimeUnit.MINUTES.toNanos(5);
+
     /** How many times a catch-up waits for a gap before it goes back to the sweeper (which asks again later). */
     private static final int MAX_YIELDS = 3;
 
@@ -680,7 +683,7 @@ final class Sweeper implements AutoCloseable {
                     retry = yield;
                 } else if (!isClosed()) {
                     LOG.debug("job '{}': catching up fire {}: {}", job.jobKey(), label(fire), why);
-                    job.catchUp().run(fire.fireKey());
+                    RunTimes.asCatchUp(job.catchUp(), fire.fireKey());
                 }
             } catch (Exception | AssertionError e) {
                 LOG.warn(
@@ -718,15 +721,19 @@ final class Sweeper implements AutoCloseable {
      * job's last run took here (plus a quarter, at least 100 ms; the wait for the job not counted), before the job's next
      * regular fire. Otherwise it
      * yields: it may be asked again once that fire had the time to run. A job that has not run here yet, whose length is not
-     * known, catches up at once. A regular fire that comes while a catch-up runs anyway waits for it as its run policy
+     * known, catches up at once. So does a job registered by your own code (not by Spring's scheduler or Quartz here)
+     * whose regular fires did not run here in the last five minutes: there is nothing here to yield to. A regular fire that comes while a catch-up runs anyway waits for it as its run policy
      * says (Spring's {@code @Coordinated(maxWait)}, Quartz's wait), or is skipped and caught up in turn.
      *
      * @return 0 to start now; else how long to wait before asking again (nanoseconds)
      */
     private long yieldNanos(ScheduledJob job) {
         Duration last = runTimes == null ? null : runTimes.last(job.jobKey());
-        if (last == null) {
-            return 0;
+        Long regular = runTimes == null ? null : runTimes.lastRegular(job.jobKey());
+        boolean hostFires =
+                job.integration().equals("scheduled") || job.integration().equals("quartz");
+        if (last == null || (!hostFires && (regular == null || System.nanoTime() - regular > REGULAR_SEEN_NANOS))) {
+            return 0; // no regular fire of the job is known to run here: there is nothing to yield to
         }
         long took = last.toNanos();
         long need = took + Math.max(TimeUnit.MILLISECONDS.toNanos(100), took / 4);

@@ -44,5 +44,16 @@ class RunTimesTest {
         assertThat(times.last("a")).isEqualTo(Duration.ofMillis(300));
         assertThat(times.last("b")).isNull();
         assertThat(seen[0]).isEqualTo(Duration.ofMillis(300));
+        assertThat(times.lastRegular("a")).as("a regular run ended").isNotNull();
+    }
+
+    @Test
+    void aRunMadeByACatchUp_isNotARegularFire() throws Exception {
+        RunTimes times = new RunTimes(RunMetrics.none());
+        RunTimes.asCatchUp(fire -> times.runTook("j", Duration.ofMillis(250)), "f1");
+        assertThat(times.last("j")).isEqualTo(Duration.ofMillis(250));
+        assertThat(times.lastRegular("j")).as("only catch-ups ran").isNull();
+        times.runTook("j", Duration.ofMillis(200));
+        assertThat(times.lastRegular("j")).isNotNull();
     }
 }

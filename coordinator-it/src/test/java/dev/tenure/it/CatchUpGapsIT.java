@@ -83,6 +83,9 @@ class CatchUpGapsIT {
             };
             Instant started = Instant.now();
             host.schedule(slot[0], 1000 - started.toEpochMilli() % 1000 + 20, TimeUnit.MILLISECONDS);
+            // the job is registered once its scheduler fires it here (a job you register yourself: Tenure yields to
+            // the regular fires it has seen run here)
+            Awaitility.await().atMost(Timing.scaled(Duration.ofSeconds(5))).until(() -> !regular.isEmpty());
             tenure.register(ScheduledJob.of(
                             "gappy",
                             schedule,
