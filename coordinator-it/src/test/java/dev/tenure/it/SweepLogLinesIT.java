@@ -219,9 +219,14 @@ class SweepLogLinesIT {
     private static void outage(String job, Instant since, String policy) throws Exception {
         servers.execute("INSERT INTO tenure.job_execution (job_key) VALUES ('" + job + "')");
         servers.execute(
+                // the whole policy, as the registration wrote it: a sweep before this process registers the job
+                // reads the policy from these columns
                 "INSERT INTO tenure.job_schedule (job_key, kind, expression, policy, integration, registered_by, "
-                        + "swept_until, seen_at, check_at) VALUES ('" + job + "', 'fixed-rate', 'PT1M', '" + policy
-                        + "', 'coordinator', 'gone', '" + since + "', clock_timestamp(), clock_timestamp())");
+                        + "swept_until, seen_at, check_at, policy_action, grace_ms) VALUES ('" + job + "', "
+                        + "'fixed-rate', 'PT1M', '" + policy + "', 'coordinator', 'gone', '" + since + "', "
+                        + "clock_timestamp(), clock_timestamp(), '"
+                        + policy.toUpperCase().replace('-', '_')
+                        + "', 1000)");
     }
 
     private static Instant minute() throws Exception {

@@ -39,8 +39,8 @@ class ExamplesIT {
     void missedFires_theCatchUpJobRunsThem_theSkipJobRecordsThemMissed() {
         List<String> out = ExampleRuns.runWarning(
                 MissedFiresExample.class,
-                "WARN MissedFires - recorded \\d+ fire\\(s\\) of 1 job\\(s\\) MISSED: reports \\(\\d+\\) \\(each with why in the "
-                        + "ledger: `tenure-console missed`\\)");
+                "WARN MissedFires - \\d+ fires? of 'reports' recorded MISSED, \\S+, policy skip \\(.*\\), why: .* \\(each "
+                        + "fire with why in the ledger: `tenure-console missed`\\)");
         List<String> caughtUp =
                 out.stream().filter(l -> l.startsWith("caught up ")).toList();
         assertThat(caughtUp)
@@ -59,7 +59,8 @@ class ExamplesIT {
         // one WARN line per sweep that recorded fires, however many: their counts add up to the fires recorded
         assertThat(out.stream()
                         .filter(l -> l.startsWith("WARN MissedFires"))
-                        .mapToLong(l -> Long.parseLong(l.replaceAll(".*MISSED: reports \\((\\d+)\\).*", "$1")))
+                        .mapToLong(l ->
+                                Long.parseLong(l.replaceAll("WARN MissedFires - (\\d+) fires? of 'reports'.*", "$1")))
                         .sum())
                 .as("fires in the WARN lines")
                 .isEqualTo(missed);
