@@ -32,4 +32,5 @@ module dev.tenure.core {
 
     uses dev.tenure.spi.DatabaseBackend;
     uses dev.tenure.spi.ValkeyBackend;
+    uses dev.tenure.spi.ScheduleReader;
 }

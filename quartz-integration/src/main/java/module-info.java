@@ -11,4 +11,7 @@ module dev.tenure.quartz {
     requires static micrometer.core;
 
     exports dev.tenure.quartz;
+
+    provides dev.tenure.spi.ScheduleReader with
+            dev.tenure.quartz.QuartzScheduleReader;
 }

@@ -12,7 +12,10 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>{@code count} is exact when the reading process could walk the schedule's slots (it has a reader of its kind and
  * the walk stayed within {@value #MAX_WALK} fires); otherwise it is a lower bound ({@code exact} false, shown
- * {@code "1+"}): at least the fire due at {@code next_due_at}, or the sweeper's own count if that is larger.
+ * {@code "1+"}): at least the fire due at {@code next_due_at}, or the sweeper's own count if that is larger; and
+ * {@code "0+"} when that fire ran but no sweeper has moved the account past it since, so fires after it may be overdue
+ * that this process cannot name. Readers of more kinds come from {@link dev.tenure.spi.ScheduleReader}s on the class
+ * path.
  * {@code since} is when the oldest of them was due (null when none); {@code fireKeys} are the fire keys of the oldest
  * {@value #LISTED} (empty when they were not walked); {@code atLastSweep} is the sweeper's own count at its last sweep;
  * {@code at} is the database clock of the read. Immutable.
@@ -48,7 +51,7 @@ public record OverdueFires(
         return count > 0;
     }
 
-    /** The count as shown: {@code 3}, or {@code 1+} for a lower bound. */
+    /** The count as shown: {@code 3}, or {@code 1+} (or {@code 0+}) for a lower bound. */
     public String shown() {
         return count + (exact ? "" : "+");
     }

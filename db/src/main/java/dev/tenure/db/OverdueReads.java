@@ -142,7 +142,13 @@ final class OverdueReads {
                     : null;
             // a lower bound: at least the fire at next_due_at, or what the last sweep counted if that is more
             long n = Math.max(r.stored, due != null ? 1 : 0);
-            return n == 0
+            // the fire at next_due_at ran, but the account stands before it (no sweeper moved it on): fires after it
+            // may be overdue, and without a reader nobody here can name them: "0+", not a plain 0
+            boolean behind = next != null
+                    && next.isAfter(r.sweptUntil)
+                    && !next.isAfter(r.at.minus(r.grace))
+                    && accounted.contains(next.toString());
+            return n == 0 && !behind
                     ? OverdueFires.none(r.jobKey, r.stored, r.at)
                     : new OverdueFires(
                             r.jobKey, n, false, due, due != null ? List.of(due.toString()) : List.of(), r.stored, r.at);

@@ -432,8 +432,9 @@ public final class TenureAdmin {
 
     /**
      * The overdue fires of these jobs' schedules now, by the database clock, whether or not any sweeper runs
-     * ({@link OverdueFires}): walked exactly for fixed-rate schedules, a lower bound ("1+") for kinds this process
-     * cannot read. PAUSED and RETIRED schedules have none; jobs without a schedule are left out. Three statements.
+     * ({@link OverdueFires}): walked exactly for fixed-rate schedules and the kinds whose
+     * {@link dev.tenure.spi.ScheduleReader} is on the class path (Spring cron with the Boot auto-configuration, Quartz
+     * with the Quartz integration), a lower bound ("1+") for kinds this process cannot read. PAUSED and RETIRED schedules have none; jobs without a schedule are left out. Three statements.
      *
      * @throws IllegalArgumentException for more than 10,000 keys
      */
@@ -455,9 +456,16 @@ public final class TenureAdmin {
             return Map.of();
         }
         Map<String, Function<String, dev.tenure.Schedule>> all = new HashMap<>(readers);
+        ClassPathReaders.READERS.forEach(all::putIfAbsent);
         all.putIfAbsent("fixed-rate", FIXED_RATE);
         return overdueReads.overdue(
                 jobKeys.stream().map(k -> Objects.requireNonNull(k, "job key")).toArray(String[]::new), all);
+    }
+
+    /** The {@link dev.tenure.spi.ScheduleReader}s on this class path (Spring cron, Quartz), loaded once when used. */
+    private static final class ClassPathReaders {
+        static final Map<String, Function<String, dev.tenure.Schedule>> READERS =
+                dev.tenure.spi.ScheduleReader.onClassPath(TenureAdmin.class.getClassLoader());
     }
 
     private static final Function<String, dev.tenure.Schedule> FIXED_RATE =

@@ -120,9 +120,14 @@ final class OverviewPage {
         return Layout.td(overdue(late), due && late.any() ? "num alert" : "num");
     }
 
-    /** {@code 0}, {@code 22 since 2026-12-07 05:51:00.000Z}, or {@code 1+ since …} for a lower bound. */
+    /**
+     * {@code 0}, {@code 22 since 2026-12-07 05:51:00.000Z}, or {@code 1+ since …} for a lower bound ({@code 0+} when the
+     * account is behind and this process cannot walk the schedule).
+     */
     static String overdue(OverdueFires late) {
-        return !late.any() ? "0" : late.shown() + (late.since() == null ? "" : " since " + Html.time(late.since()));
+        return !late.any()
+                ? late.shown()
+                : late.shown() + (late.since() == null ? "" : " since " + Html.time(late.since()));
     }
 
     /** Fires recorded MISSED in the last hour, "≥ cap" when capped. */

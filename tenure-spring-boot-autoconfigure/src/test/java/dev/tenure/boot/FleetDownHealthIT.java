@@ -8,6 +8,7 @@ import dev.tenure.ScheduledJob;
 import dev.tenure.Tenure;
 import dev.tenure.boot.actuate.TenureEndpoint;
 import dev.tenure.boot.actuate.TenureFiresHealthIndicator;
+import dev.tenure.db.OverdueFires;
 import dev.tenure.db.TenureAdmin;
 import dev.tenure.db.TenureDataSources;
 import dev.tenure.db.TenureSchema;
@@ -107,6 +108,20 @@ class FleetDownHealthIT {
                 .orElseThrow();
         assertThat(fixed.overdue()).isBetween(before, after);
         assertThat(fixed.overdueSince()).isEqualTo(firstSlot(0));
+    }
+
+    @Test
+    void theOverdueCount_ofAProcessThatPassesNoReaders_walksTheSpringCronWithTheReaderOnItsClassPath()
+            throws Exception {
+        // what the ops console and the CLI do: TenureAdmin.overdue with no readers of their own
+        int beforeCron = slots(60, 30);
+        OverdueFires reports = admin.overdue(List.of("reports")).get("reports");
+        int afterCron = slots(60, 30);
+        assertThat(reports.exact())
+                .as("walked with the spring-cron reader of the class path")
+                .isTrue();
+        assertThat(reports.count()).isBetween((long) beforeCron, (long) afterCron);
+        assertThat(reports.since()).hasToString(firstSlot(30));
     }
 
     /**

@@ -53,8 +53,9 @@ class FleetDownTourIT {
     private static final Duration TTL = Duration.ofSeconds(4);
     /**
      * The policy's grace, {@code -Dtour.grace} (the starter's default is 5 s). With a grace longer than the time a fire
-     * takes to complete, a fleet stopped just after a fire completed leaves {@code next_due_at} on that fire, and the
-     * console and the CLI, which cannot walk a Spring cron, then show 0 overdue: {@code -Dtour.grace=PT5S} shows it.
+     * takes to complete, a fleet stopped just after a fire completed leaves {@code next_due_at} on that fire: a console
+     * or CLI that cannot walk a Spring cron then shows {@code 0+}; these have the auto-configuration's
+     * {@code SpringCronScheduleReader} on their class path and count exactly.
      */
     private static final Duration GRACE = Duration.parse(System.getProperty("tour.grace", "PT2S"));
 
@@ -255,14 +256,17 @@ class FleetDownTourIT {
     }
 
     /**
-     * The count shown is the ledger's, from the time of the read: exact between the counts walked before and after it,
-     * or (a lower bound, "1+") at least one; since when is the oldest overdue fire.
+     * The count shown is the ledger's, from the time of the read: exact (the Spring cron reader is on this class path)
+     * and between the counts walked before and after it; since when is the oldest overdue fire.
      */
     private static void checkShown(
             SoftAssertions softly, String what, ConsoleReading.Shown shown, Overdue low, Overdue high) {
         System.out.printf(
                 "%s: '%s' (the ledger: %d..%d since %s)%n", what, shown.text(), low.count(), high.count(), low.since());
         softly.assertThat(shown.count()).as("%s: '%s'", what, shown.text()).isPositive();
+        softly.assertThat(shown.exact())
+                .as("%s: '%s' counted exactly with the spring-cron reader of the class path", what, shown.text())
+                .isTrue();
         if (shown.exact()) {
             softly.assertThat(shown.count()).as("%s: '%s'", what, shown.text()).isBetween(low.count(), high.count());
         } else {
