@@ -151,7 +151,10 @@ final class ScheduleSection {
         }
         boolean alarms = overdue.any() && !st.retired() && !st.paused();
         String text = !overdue.any()
-                ? "0"
+                ? (overdue.exact()
+                        ? "0"
+                        : "0+ (a fire at the next due time ran and no sweeper has moved the account on since: this "
+                                + "console cannot walk " + st.kind() + " schedules)")
                 : overdue.shown() + (overdue.count() == 1 && overdue.exact() ? " fire" : " fires") + " overdue"
                         + (overdue.since() == null ? "" : " since " + Html.time(overdue.since()))
                         + (overdue.exact() ? "" : " (at least: this console cannot walk " + st.kind() + " schedules)");
