@@ -46,6 +46,8 @@ final class LeaseEngine implements AutoCloseable {
     private final Owners owners = new Owners();
     /** The ledger whose completed-fire markers this engine writes and reads ({@link #markerKey}). */
     private final String ledgerId;
+    /** This node's name, for log lines ({@link #shown}); null: the owner id. */
+    private final @Nullable String nodeName;
 
     public LeaseEngine(
             LeaseStore store,
@@ -54,16 +56,18 @@ final class LeaseEngine implements AutoCloseable {
             Duration callTimeout,
             int maxLocalHandOffs,
             Duration maxTurn,
-            String ledgerId) {
+            String ledgerId,
+            @Nullable String nodeName) {
         this.store = store;
         this.ledgerId = ledgerId;
+        this.nodeName = nodeName;
         this.ticker = ticker;
         this.metrics = metrics;
         this.callTimeout = callTimeout;
         Duration longest = store.longestCall();
         this.settleNanos =
                 (longest == null || longest.isNegative() || longest.isZero() ? callTimeout : longest).toNanos();
-        this.watchdog = new Watchdog(store, ticker, metrics, settleNanos);
+        this.watchdog = new Watchdog(store, ticker, metrics, settleNanos, nodeName);
         this.handOffs = new HandOffs(this, store, metrics, watchdog, owners, callTimeout, maxLocalHandOffs, maxTurn);
         this.ttlChange = new TtlChange(this, store, metrics, callTimeout, settleNanos);
         ScheduledThreadPoolExecutor c = new ScheduledThreadPoolExecutor(1, r -> {
@@ -461,8 +465,16 @@ final class LeaseEngine implements AutoCloseable {
         watchdog.unregister(lease);
         if (lease.markLost(reason)) {
             metrics.lost();
-            LOG.warn("lease '{}' of owner {} LOST: {}", lease.key(), lease.owner(), reason);
+            LOG.warn("lease '{}' of {} LOST: {}", lease.key(), shown(nodeName, lease.owner()), reason);
         }
+    }
+
+    /**
+     * How a log line names the owner of a lease: this node's name and the owner id's first four characters
+     * ({@code web-1/invoicing/22418#b6e8}), as the ledger's reasons and the console do; the owner id without a node name.
+     */
+    static String shown(@Nullable String nodeName, String owner) {
+        return nodeName == null ? "owner " + owner : nodeName + "#" + owner.substring(0, Math.min(4, owner.length()));
     }
 
     /** See {@link UnknownOutcomes#cleanUp}. */

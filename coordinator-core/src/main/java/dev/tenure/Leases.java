@@ -54,8 +54,8 @@ public final class Leases implements AutoCloseable {
         this.store = b.store;
         this.defaults = b.defaults;
         this.ownsStore = b.ownsStore;
-        this.engine =
-                new LeaseEngine(b.store, b.ticker, b.metrics, b.callTimeout, b.maxLocalHandOffs, b.maxTurn, b.ledgerId);
+        this.engine = new LeaseEngine(
+                b.store, b.ticker, b.metrics, b.callTimeout, b.maxLocalHandOffs, b.maxTurn, b.ledgerId, b.nodeName);
     }
 
     /** Leases over {@code store} with default options; closing the result closes the store too. */
@@ -304,6 +304,7 @@ public final class Leases implements AutoCloseable {
         private Duration maxTurn = Duration.ofMillis(100);
         private boolean ownsStore = true;
         private String ledgerId = "";
+        private @Nullable String nodeName;
 
         private Builder(LeaseStore store) {
             this.store = Objects.requireNonNull(store, "store");
@@ -397,6 +398,16 @@ public final class Leases implements AutoCloseable {
         /** Whether {@link Leases#close()} closes the store (default true). */
         public Builder ownsStore(boolean owns) {
             this.ownsStore = owns;
+            return this;
+        }
+
+        /**
+         * The node's name ({@link Tenure#nodeName()}): log lines name a lease's owner by it plus the owner id's first
+         * four characters ({@code web-1/invoicing/22418#b6e8}), as the console and the ledger's reasons do. Default:
+         * the owner id.
+         */
+        Builder nodeName(@Nullable String name) {
+            this.nodeName = name;
             return this;
         }
 

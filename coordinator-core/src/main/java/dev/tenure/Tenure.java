@@ -103,8 +103,8 @@ public final class Tenure implements AutoCloseable {
         RunTimes runTimes = new RunTimes(bound.runs);
         Metrics metrics = new Metrics(bound.leases, runTimes);
         this.ledger = ledger;
-        this.database = leases(b, databaseStore, metrics.leases, ledger);
-        this.valkey = valkeyStore == null ? null : leases(b, valkeyStore, metrics.leases, ledger);
+        this.database = leases(b, databaseStore, metrics.leases, ledger, nodeName);
+        this.valkey = valkeyStore == null ? null : leases(b, valkeyStore, metrics.leases, ledger, nodeName);
         JobCoordinator.Builder c = JobCoordinator.builder(database, ledger)
                 .leaseOptions(b.defaults)
                 .ticker(b.ticker)
@@ -153,12 +153,13 @@ public final class Tenure implements AutoCloseable {
     /** Where the lease and run meters go. */
     record Metrics(LeaseMetrics leases, RunMetrics runs) {}
 
-    private static Leases leases(Builder b, LeaseStore store, LeaseMetrics metrics, RunLedger ledger) {
+    private static Leases leases(Builder b, LeaseStore store, LeaseMetrics metrics, RunLedger ledger, String nodeName) {
         Leases.Builder l = Leases.builder(store)
                 .defaults(b.defaults)
                 .ticker(b.ticker)
                 .metrics(metrics)
-                .ledgerId(ledger.ledgerId());
+                .ledgerId(ledger.ledgerId())
+                .nodeName(nodeName);
         if (b.leaseCallTimeout != null) {
             l.callTimeout(b.leaseCallTimeout);
         }

@@ -5,6 +5,7 @@ import dev.tenure.spi.LeaseStore;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.locks.LockSupport;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One daemon thread per engine that renews every registered lease and declares it LOST when a renewal is
@@ -37,7 +38,11 @@ final class Watchdog implements AutoCloseable {
     /** When the watchdog thread means to look next; registering a lease due earlier wakes it. */
     private volatile long plannedWake = Long.MIN_VALUE;
 
-    Watchdog(LeaseStore store, Ticker ticker, LeaseMetrics metrics, long settleNanos) {
+    /** This node's name, for log lines; null: the owner id. */
+    private final @Nullable String nodeName;
+
+    Watchdog(LeaseStore store, Ticker ticker, LeaseMetrics metrics, long settleNanos, @Nullable String nodeName) {
+        this.nodeName = nodeName;
         this.store = store;
         this.ticker = ticker;
         this.metrics = metrics;
@@ -131,7 +136,8 @@ final class Watchdog implements AutoCloseable {
         leases.remove(lease);
         if (lease.markLost(reason)) {
             metrics.lost();
-            LeaseEngine.LOG.warn("lease '{}' of owner {} LOST: {}", lease.key(), lease.owner(), reason);
+            LeaseEngine.LOG.warn(
+                    "lease '{}' of {} LOST: {}", lease.key(), LeaseEngine.shown(nodeName, lease.owner()), reason);
         }
     }
 
