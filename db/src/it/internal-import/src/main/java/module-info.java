@@ -1,0 +1,3 @@
+module consumer {
+    requires dev.tenure.db;
+}
