@@ -45,8 +45,8 @@ public final class QuartzExample {
                 Scheduler nodeA = ramScheduler("node-a");
                 Scheduler nodeB = ramScheduler("node-b");
                 // tag::quartz-plug-in[]
-                QuartzCoordination.builder(tenureA.coordinator()).build().registerListeners(nodeA);   // way 1: listeners
-                nodeB.setJobFactory(QuartzCoordination.builder(tenureB.coordinator()).build().jobFactory());   // way 2
+                QuartzCoordination.builder(tenureA).build().registerListeners(nodeA);   // way 1: listeners
+                nodeB.setJobFactory(QuartzCoordination.builder(tenureB).build().jobFactory());   // way 2
                 // end::quartz-plug-in[]
                 for (Scheduler node : new Scheduler[] {nodeA, nodeB}) {
                     schedule(node, Report.class);

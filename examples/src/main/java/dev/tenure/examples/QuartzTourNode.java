@@ -20,7 +20,7 @@ public final class QuartzTourNode {
         QuartzExample.dataSource = TourNodes.pool(a, 2);
         Tenure tenure = TourNodes.tenure(QuartzExample.dataSource, a[1], a[0]);
         Scheduler scheduler = QuartzExample.ramScheduler(a[0]);
-        QuartzCoordination.builder(tenure.coordinator()).build().registerListeners(scheduler);
+        QuartzCoordination.builder(tenure).build().registerListeners(scheduler);
         QuartzExample.schedule(scheduler, SlowReport.class);
         scheduler.start();
         System.out.println("READY");
