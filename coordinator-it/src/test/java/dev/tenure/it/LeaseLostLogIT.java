@@ -42,9 +42,11 @@ class LeaseLostLogIT {
             assertThat(lost.await(Timing.scaledMillis(10_000), TimeUnit.MILLISECONDS))
                     .as("the watchdog finds the lease lost at its next renewal")
                     .isTrue();
-            List<String> lines = log.lines().stream()
-                    .filter(l -> l.contains("lease 'nightly-export'") && l.contains("LOST"))
-                    .toList();
+            // the lease's listeners run as it is marked LOST, just before the watchdog writes its line
+            org.awaitility.Awaitility.await()
+                    .atMost(Timing.scaled(Duration.ofSeconds(5)))
+                    .until(() -> !lines(log).isEmpty());
+            List<String> lines = lines(log);
             lines.forEach(System.out::println);
             assertThat(lines)
                     .singleElement()
@@ -54,5 +56,11 @@ class LeaseLostLogIT {
                             + lease.owner().substring(0, 4) + " LOST: ")
                     .doesNotContain(lease.owner());
         }
+    }
+
+    private static List<String> lines(StderrCapture log) {
+        return log.lines().stream()
+                .filter(l -> l.contains("lease 'nightly-export'") && l.contains("LOST"))
+                .toList();
     }
 }
