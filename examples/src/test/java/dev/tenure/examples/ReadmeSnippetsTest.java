@@ -24,7 +24,7 @@ import org.xml.sax.InputSource;
 /**
  * Every README snippet compiles: each {@code ```java}, {@code ```xml} or {@code ```properties} block of a Markdown
  * file of the project (every {@code README*.md}, every page under {@code docs/}, any other {@code .md}) is preceded by {@code <!-- snippet: examples/src/...#name -->} (or
- * {@code examples-spring-boot/src/...}) and equals the region
+ * {@code examples-spring-boot/src/...}, or the Boot example's {@code examples-spring-boot/pom.xml}) and equals the region
  * {@code tag::name[]} ... {@code end::name[]} of that file (marker lines left out, indentation made common), a file
  * that the build compiles and a test runs. The only blocks without a marker are Tenure's own dependency snippets,
  * whose coordinates are checked against the modules of this build instead.
@@ -35,7 +35,7 @@ class ReadmeSnippetsTest {
             .toAbsolutePath()
             .normalize();
     private static final Pattern MARKER =
-            Pattern.compile("<!-- snippet: (examples(?:-spring-boot)?/src/\\S+)#([\\w-]+) -->");
+            Pattern.compile("<!-- snippet: (examples(?:-spring-boot)?/(?:src/\\S+|pom\\.xml))#([\\w-]+) -->");
     private static final Pattern FENCE = Pattern.compile("```(\\w*)");
 
     /** A fenced code block of a Markdown file: where it is, its language, its text and its marker (or null). */
