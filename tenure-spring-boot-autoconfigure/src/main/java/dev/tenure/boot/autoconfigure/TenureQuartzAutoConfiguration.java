@@ -45,8 +45,8 @@ public final class TenureQuartzAutoConfiguration {
     @ConditionalOnMissingBean
     QuartzCoordination tenureQuartzCoordination(
             Tenure tenure, TenureProperties properties, ObjectProvider<FireMetrics> metrics) {
-        // built from the Tenure, the coordination records the jobs' schedules for the sweeper; from its coordinator,
-        // not
+        // built from the Tenure, the coordination records the jobs' schedules for the sweeper; with missed-fire
+        // accounting turned off (tenure.missed-fires.enabled=false), from its coordinator, which records none
         QuartzCoordination.Builder b = properties.missedFires().enabled()
                 ? QuartzCoordination.builder(tenure)
                 : QuartzCoordination.builder(tenure.coordinator());
