@@ -645,6 +645,40 @@ final class Sweeper implements AutoCloseable {
     /** How many times a catch-up waits for a gap before it goes back to the sweeper (which asks again later). */
     private static final int MAX_YIELDS = 3;
 
+    /** Periods of a job with none of its catch-ups started after which a waiting one runs anyway ({@link #starved}). */
+    private static final int STARVED_PERIODS = 3;
+
+    /** By job: since when (nanoTime) its catch-ups wait for a gap with none of them started. */
+    private final Map<String, Long> waiting = new ConcurrentHashMap<>();
+
+    /**
+     * True when the job's catch-ups have waited for a gap for {@value #STARVED_PERIODS} of its periods and none of them
+     * started: a job whose runs take most of its period leaves no gap, and its catch-ups then run anyway (late, each
+     * meeting at most one regular fire) rather than wait until their fires pass {@code maxAge}. While catch-ups find
+     * gaps, the wait starts again at each one.
+     */
+    private boolean starved(ScheduledJob job) {
+        long now = System.nanoTime();
+        long period = periodNanos(job);
+        Long since =
+                waiting.compute(job.jobKey(), (k, v) -> v == null || now - v > 10 * STARVED_PERIODS * period ? now : v);
+        return now - since > STARVED_PERIODS * period;
+    }
+
+    /** The gap between the job's next two fires; a second if its schedule cannot say. */
+    private long periodNanos(ScheduledJob job) {
+        long second = TimeUnit.SECONDS.toNanos(1);
+        try {
+            Optional<Instant> a = job.schedule().nextAfter(clock.instant());
+            Optional<Instant> b = a.isPresent() ? job.schedule().nextAfter(a.get()) : Optional.empty();
+            return a.isPresent() && b.isPresent()
+                    ? Math.max(second / 10, Duration.between(a.get(), b.get()).toNanos())
+                    : second;
+        } catch (RuntimeException e) {
+            return second;
+        }
+    }
+
     /** One catch-up on the catch-up thread; it yields to the job's regular fires (see {@link #yieldNanos}). */
     private final class CatchUpRun implements Runnable {
         private final ScheduledJob job;
@@ -671,7 +705,7 @@ final class Sweeper implements AutoCloseable {
                             job.jobKey(),
                             label(fire),
                             pause.get());
-                } else if (yield > 0) {
+                } else if (yield > 0 && !starved(job)) {
                     LOG.debug(
                             "job '{}': the catch-up of fire {} waits for a gap: the next regular fire comes before it "
                                     + "would end",
@@ -682,6 +716,7 @@ final class Sweeper implements AutoCloseable {
                     }
                     retry = yield;
                 } else if (!isClosed()) {
+                    waiting.remove(job.jobKey());
                     LOG.debug("job '{}': catching up fire {}: {}", job.jobKey(), label(fire), why);
                     RunTimes.asCatchUp(job.catchUp(), fire.fireKey());
                 }
