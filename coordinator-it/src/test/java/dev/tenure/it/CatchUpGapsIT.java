@@ -132,8 +132,80 @@ class CatchUpGapsIT {
         }
     }
 
+    /**
+     * A job whose runs take 800 ms of each 1 s slot leaves no gap long enough for a catch-up: its catch-ups wait for
+     * three of its periods with none of them started, then run anyway (late, each meeting at most one regular fire),
+     * instead of waiting until their fires pass {@code maxAge} (an hour) with the fires neither run nor reported.
+     */
+    @Test
+    void catchUpsOfAJobThatLeavesNoGap_runAnyway_afterThreeOfItsPeriods() throws Exception {
+        Map<String, String> ran = new ConcurrentHashMap<>();
+        Map<String, RunOutcome.Status> regular = new ConcurrentHashMap<>();
+        Schedule schedule = Schedule.fixedRate(RATE);
+        ScheduledExecutorService host = Executors.newSingleThreadScheduledExecutor();
+        try (Tenure tenure = Tenure.builder()
+                .dataSource(servers.db.dataSource())
+                .leaseDefaults(LeaseOptions.ofTtl(Duration.ofSeconds(3)))
+                .sweepInterval(Duration.ofMillis(200))
+                .build()) {
+            Instant now = Instant.parse(servers.one("SELECT to_char(date_trunc('second', clock_timestamp()) AT TIME "
+                    + "ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"')"));
+            servers.execute("INSERT INTO tenure.job_execution (job_key) VALUES ('busy')");
+            servers.execute("INSERT INTO tenure.job_schedule (job_key, kind, expression, policy, integration, "
+                    + "registered_by, swept_until, seen_at, check_at) VALUES ('busy', 'fixed-rate', 'PT1S', "
+                    + "'catch-up', 'coordinator', 'gone', '" + now.minusSeconds(10) + "', clock_timestamp(), "
+                    + "clock_timestamp())");
+            Runnable[] slot = new Runnable[1];
+            slot[0] = () -> {
+                try {
+                    Instant at = Instant.now().truncatedTo(java.time.temporal.ChronoUnit.SECONDS);
+                    String fire = schedule.fireKey(at);
+                    RunOutcome<Void> o = tenure.coordinator()
+                            .run("busy", fire, RunPolicy.skipFire(), ctx -> work(ran, fire, "regular", 800));
+                    regular.put(fire, o.status());
+                } catch (RuntimeException | Error e) {
+                    e.printStackTrace();
+                } finally {
+                    host.schedule(slot[0], 1000 - Instant.now().toEpochMilli() % 1000 + 20, TimeUnit.MILLISECONDS);
+                }
+            };
+            host.schedule(slot[0], 1000 - Instant.now().toEpochMilli() % 1000 + 20, TimeUnit.MILLISECONDS);
+            Awaitility.await().atMost(Timing.scaled(Duration.ofSeconds(5))).until(() -> !regular.isEmpty());
+            tenure.register(ScheduledJob.of(
+                            "busy",
+                            schedule,
+                            fire -> tenure.coordinator()
+                                    .run(
+                                            "busy",
+                                            fire,
+                                            RunPolicy.waitUpTo(Duration.ofSeconds(3)),
+                                            ctx -> work(ran, fire, "catch-up", 800)))
+                    .withPolicy(MissedFirePolicy.catchUp().withMaxCatchUps(3).withGrace(Duration.ofMillis(300))));
+            // three overdue fires, each after about three periods of waiting: well within 30 s (scaled); before, none
+            // ran until their fires were an hour old
+            Awaitility.await()
+                    .atMost(Timing.scaled(Duration.ofSeconds(30)))
+                    .until(() ->
+                            ran.values().stream().filter("catch-up"::equals).count() >= 3);
+            host.shutdownNow();
+            host.awaitTermination(Timing.scaled(Duration.ofSeconds(5)).toMillis(), TimeUnit.MILLISECONDS);
+            System.out.println("busy: regular fires: " + new java.util.TreeMap<>(regular));
+            System.out.println("busy: ran: " + new java.util.TreeMap<>(ran));
+            assertThat(servers.count(
+                            "SELECT count(*) FROM tenure.job_run WHERE job_key = 'busy' AND status = " + "'COMPLETED'"))
+                    .as("completed fires, each once")
+                    .isEqualTo(ran.size());
+        } finally {
+            host.shutdownNow();
+        }
+    }
+
     private static Void work(Map<String, String> ran, String fire, String how) throws InterruptedException {
-        Thread.sleep(WORK_MS);
+        return work(ran, fire, how, WORK_MS);
+    }
+
+    private static Void work(Map<String, String> ran, String fire, String how, long ms) throws InterruptedException {
+        Thread.sleep(ms);
         if (ran.putIfAbsent(fire, how) != null) {
             throw new AssertionError("fire " + fire + " ran twice");
         }
