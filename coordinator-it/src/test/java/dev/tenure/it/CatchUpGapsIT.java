@@ -61,28 +61,9 @@ class CatchUpGapsIT {
             Instant now = Instant.parse(servers.one("SELECT to_char(date_trunc('second', clock_timestamp()) AT TIME "
                     + "ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"')"));
             // an outage of the whole fleet left the position 20 s back
-            servers.execute("INSERT INTO tenure.job_execution (job_key) VALUES ('gappy')");
-            servers.execute("INSERT INTO tenure.job_schedule (job_key, kind, expression, policy, integration, "
-                    + "registered_by, swept_until, seen_at, check_at) VALUES ('gappy', 'fixed-rate', 'PT1S', "
-                    + "'catch-up', 'coordinator', 'gone', '" + now.minusSeconds(20) + "', clock_timestamp(), "
-                    + "clock_timestamp())");
+            outage("gappy", now.minusSeconds(20));
             // the host scheduler fires each slot on time, and skips it if the job is held
-            Runnable[] slot = new Runnable[1];
-            slot[0] = () -> {
-                try {
-                    Instant at = Instant.now().truncatedTo(java.time.temporal.ChronoUnit.SECONDS);
-                    String fire = schedule.fireKey(at);
-                    RunOutcome<Void> o = tenure.coordinator()
-                            .run("gappy", fire, RunPolicy.skipFire(), ctx -> work(ran, fire, "regular"));
-                    regular.put(fire, o.status());
-                } catch (RuntimeException | Error e) {
-                    e.printStackTrace();
-                } finally {
-                    host.schedule(slot[0], 1000 - Instant.now().toEpochMilli() % 1000 + 20, TimeUnit.MILLISECONDS);
-                }
-            };
-            Instant started = Instant.now();
-            host.schedule(slot[0], 1000 - started.toEpochMilli() % 1000 + 20, TimeUnit.MILLISECONDS);
+            hostFires(host, tenure, schedule, "gappy", WORK_MS, regular, ran);
             // the job is registered once its scheduler fires it here (a job you register yourself: Tenure yields to
             // the regular fires it has seen run here)
             Awaitility.await().atMost(Timing.scaled(Duration.ofSeconds(5))).until(() -> !regular.isEmpty());
@@ -150,26 +131,8 @@ class CatchUpGapsIT {
                 .build()) {
             Instant now = Instant.parse(servers.one("SELECT to_char(date_trunc('second', clock_timestamp()) AT TIME "
                     + "ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"')"));
-            servers.execute("INSERT INTO tenure.job_execution (job_key) VALUES ('busy')");
-            servers.execute("INSERT INTO tenure.job_schedule (job_key, kind, expression, policy, integration, "
-                    + "registered_by, swept_until, seen_at, check_at) VALUES ('busy', 'fixed-rate', 'PT1S', "
-                    + "'catch-up', 'coordinator', 'gone', '" + now.minusSeconds(10) + "', clock_timestamp(), "
-                    + "clock_timestamp())");
-            Runnable[] slot = new Runnable[1];
-            slot[0] = () -> {
-                try {
-                    Instant at = Instant.now().truncatedTo(java.time.temporal.ChronoUnit.SECONDS);
-                    String fire = schedule.fireKey(at);
-                    RunOutcome<Void> o = tenure.coordinator()
-                            .run("busy", fire, RunPolicy.skipFire(), ctx -> work(ran, fire, "regular", 800));
-                    regular.put(fire, o.status());
-                } catch (RuntimeException | Error e) {
-                    e.printStackTrace();
-                } finally {
-                    host.schedule(slot[0], 1000 - Instant.now().toEpochMilli() % 1000 + 20, TimeUnit.MILLISECONDS);
-                }
-            };
-            host.schedule(slot[0], 1000 - Instant.now().toEpochMilli() % 1000 + 20, TimeUnit.MILLISECONDS);
+            outage("busy", now.minusSeconds(10));
+            hostFires(host, tenure, schedule, "busy", 800, regular, ran);
             Awaitility.await().atMost(Timing.scaled(Duration.ofSeconds(5))).until(() -> !regular.isEmpty());
             tenure.register(ScheduledJob.of(
                             "busy",
@@ -198,6 +161,43 @@ class CatchUpGapsIT {
         } finally {
             host.shutdownNow();
         }
+    }
+
+    /** The job's schedule and position as an outage of the whole fleet left them: accounted for up to {@code since}. */
+    private static void outage(String job, Instant since) throws Exception {
+        servers.execute("INSERT INTO tenure.job_execution (job_key) VALUES ('" + job + "')");
+        servers.execute("INSERT INTO tenure.job_schedule (job_key, kind, expression, policy, integration, "
+                + "registered_by, swept_until, seen_at, check_at) VALUES ('" + job + "', 'fixed-rate', 'PT1S', "
+                + "'catch-up', 'coordinator', 'gone', '" + since + "', clock_timestamp(), clock_timestamp())");
+    }
+
+    /**
+     * The host scheduler: fires each one-second slot of {@code job} on time (work of {@code workMs}), skips it if the
+     * job is held, and records each regular fire's outcome.
+     */
+    private static void hostFires(
+            ScheduledExecutorService host,
+            Tenure tenure,
+            Schedule schedule,
+            String job,
+            long workMs,
+            Map<String, RunOutcome.Status> regular,
+            Map<String, String> ran) {
+        Runnable[] slot = new Runnable[1];
+        slot[0] = () -> {
+            try {
+                Instant at = Instant.now().truncatedTo(java.time.temporal.ChronoUnit.SECONDS);
+                String fire = schedule.fireKey(at);
+                RunOutcome<Void> o = tenure.coordinator()
+                        .run(job, fire, RunPolicy.skipFire(), ctx -> work(ran, fire, "regular", workMs));
+                regular.put(fire, o.status());
+            } catch (RuntimeException | Error e) {
+                e.printStackTrace();
+            } finally {
+                host.schedule(slot[0], 1000 - Instant.now().toEpochMilli() % 1000 + 20, TimeUnit.MILLISECONDS);
+            }
+        };
+        host.schedule(slot[0], 1000 - Instant.now().toEpochMilli() % 1000 + 20, TimeUnit.MILLISECONDS);
     }
 
     private static Void work(Map<String, String> ran, String fire, String how) throws InterruptedException {
