@@ -65,7 +65,7 @@ public final class ActiveRun implements JobContext, AutoCloseable {
     private boolean renewalsHeld;
     /** This node's name; null when it has none. */
     private final @Nullable String node;
-    /** The run's observations ({@link JobCoordinator.Builder#observationRegistry}); none by default. */
+    /** The run's observations ({@link Tenure.Builder#observationRegistry}); none by default. */
     private volatile RunObserver.Run observation = RunObserver.Run.NONE;
 
     ActiveRun(

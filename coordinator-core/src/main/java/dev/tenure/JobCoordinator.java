@@ -5,18 +5,12 @@ import dev.tenure.spi.RunLedger;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
-import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * Runs a job at most once per fire across processes: the protocol of DESIGN.md.
@@ -72,59 +66,47 @@ public final class JobCoordinator implements AutoCloseable {
     /** The integration of runs begun through this class's own methods, as their observations name it. */
     public static final String INTEGRATION = "coordinator";
 
-    private static final Logger LOG = LoggerFactory.getLogger(JobCoordinator.class);
-
-    private final @Nullable Leases valkey;
-    private final Leases database;
-    private final RunLedger ledger;
-    private final Mode mode;
+    private final ValkeyFilter valkeyFilter;
+    private final RunClaims claims;
     private final LeaseOptions options;
-    private final CircuitBreaker breaker;
-    private final FallbackLog fallbackLog;
-    private final Ticker ticker;
-    private final RunMetrics metrics;
-    private final boolean closesLeases;
     private final Duration drainTimeout;
-    private final @Nullable String nodeName;
+    private final String nodeName;
     private final RunObserver observer;
-    /** Runs claimed and not ended yet; its monitor is notified when one ends. */
-    private final Set<ActiveRun> active = ConcurrentHashMap.newKeySet();
+    private final RunsInProgress runs = new RunsInProgress();
 
     private volatile boolean closed;
-    /** Set once {@link #close} stopped waiting: a run claimed from then on is abandoned at once. */
-    private volatile boolean abandoning;
-
-    private JobCoordinator(Builder b) {
-        this.valkey = b.valkey;
-        this.database = b.database;
-        this.ledger = b.ledger;
-        this.mode = b.valkey == null ? Mode.DATABASE : b.mode == null ? Mode.VALKEY_WITH_DATABASE_FALLBACK : b.mode;
-        this.options = b.options;
-        this.ticker = b.ticker;
-        this.metrics = b.metrics;
-        this.closesLeases = b.closesLeases;
-        this.drainTimeout = b.drainTimeout;
-        this.breaker = new CircuitBreaker(b.breakerThreshold, b.breakerOpenFor, b.ticker);
-        this.fallbackLog = new FallbackLog(b.ticker, mode);
-        this.nodeName = b.nodeName;
-        this.observer = b.observationRegistry == null
-                ? RunObserver.NONE
-                : ObservedRuns.of(b.observationRegistry, b.observationConvention, mode, b.nodeName);
-    }
 
     /**
-     * Not public: {@link Tenure} builds the coordinator and sets every knob ({@link Tenure.Builder}); tests of this
-     * package wire one by hand.
+     * Not public: {@link Tenure} builds the coordinator from its settings ({@link Tenure.Builder}); tests of this
+     * package build one from {@code Tenure.builder()...settings()}.
      *
      * @param database leases on the database store
+     * @param valkey   leases on Valkey, the contention filter; null for the database mode
      * @param ledger   the run ledger of the same database
      */
-    static Builder builder(Leases database, RunLedger ledger) {
-        return new Builder(database, ledger);
+    JobCoordinator(Settings settings, Leases database, @Nullable Leases valkey, RunLedger ledger, RunMetrics metrics) {
+        this.valkeyFilter = new ValkeyFilter(valkey, settings);
+        this.claims = new RunClaims(
+                Objects.requireNonNull(database, "database"),
+                Objects.requireNonNull(ledger, "ledger"),
+                valkeyFilter,
+                settings,
+                Objects.requireNonNull(metrics, "metrics"),
+                runs);
+        this.options = settings.leaseDefaults();
+        this.drainTimeout = settings.drainTimeout();
+        this.nodeName = settings.nodeName();
+        this.observer = settings.observationRegistry() == null
+                ? RunObserver.NONE
+                : ObservedRuns.of(
+                        settings.observationRegistry(),
+                        settings.observationConvention(),
+                        valkeyFilter.mode(),
+                        nodeName);
     }
 
     public Mode mode() {
-        return mode;
+        return valkeyFilter.mode();
     }
 
     /**
@@ -136,12 +118,12 @@ public final class JobCoordinator implements AutoCloseable {
         return closed;
     }
 
-    /** This node's name, as the runs' log lines and observations carry it ({@link Builder#nodeName}); null if none. */
-    public @Nullable String nodeName() {
+    /** This node's name, as the runs' log lines and observations carry it ({@link Tenure.Builder#nodeName}). */
+    public String nodeName() {
         return nodeName;
     }
 
-    /** The lease TTL and renewal of runs that are not given their own ({@link Builder#leaseOptions}). */
+    /** The lease TTL and renewal of runs that are not given their own ({@link Tenure.Builder#leaseDefaults}). */
     public LeaseOptions leaseOptions() {
         return options;
     }
@@ -151,12 +133,7 @@ public final class JobCoordinator implements AutoCloseable {
      * call Valkey answers after it, however many retries fail inside it. Runs then use the database alone.
      */
     public boolean inFallback() {
-        return mode == Mode.VALKEY_WITH_DATABASE_FALLBACK && fallbackLog.inOutage();
-    }
-
-    /** True while runs skip Valkey: the breaker is open after failures (between its retries). */
-    private boolean bypassesValkey() {
-        return mode == Mode.VALKEY_WITH_DATABASE_FALLBACK && breaker.isOpen();
+        return valkeyFilter.inFallback();
     }
 
     /**
@@ -164,11 +141,7 @@ public final class JobCoordinator implements AutoCloseable {
      * outage, with its WARN), an answer ends an outage.
      */
     void valkeyProbed(Optional<String> problem) {
-        if (problem.isPresent()) {
-            fallbackLog.unreachable(problem.get(), breaker.openFor());
-        } else {
-            fallbackLog.valkeyAnswered();
-        }
+        valkeyFilter.probed(problem);
     }
 
     /**
@@ -176,7 +149,7 @@ public final class JobCoordinator implements AutoCloseable {
      * however many retries fail inside it.
      */
     public long fallbacks() {
-        return fallbackLog.outages();
+        return valkeyFilter.fallbacks();
     }
 
     /**
@@ -195,7 +168,7 @@ public final class JobCoordinator implements AutoCloseable {
 
     /**
      * {@link #run(String, String, RunPolicy, JobWork)} with this run's own lease TTL and renewal ({@code options}
-     * instead of the coordinator's {@link Builder#leaseOptions}); the fencing token is always taken.
+     * instead of the coordinator's {@link Tenure.Builder#leaseDefaults}); the fencing token is always taken.
      */
     public <T> RunOutcome<T> run(
             String jobKey, String fireKey, RunPolicy policy, LeaseOptions options, JobWork<T> work) {
@@ -385,215 +358,7 @@ public final class JobCoordinator implements AutoCloseable {
         if (fireKey == null || fireKey.isEmpty() || fireKey.length() > 200) {
             throw new IllegalArgumentException("fireKey must be 1..200 characters (got " + fireKey + ")");
         }
-        long start = ticker.nanoTime();
-        long deadline = start + policy.maxWait().toNanos();
-        boolean fallback = false;
-        Lease filter = null;
-        if (mode != Mode.DATABASE && !bypassesValkey()) {
-            try {
-                // a filter: losing it must not interrupt the work (the database lease decides). A run that reports the
-                // earlier run of a done fire asks the database for it, so it does not ask the filter about the fire.
-                FilterAnswer v = Objects.requireNonNull(valkey)
-                        .acquireFire(
-                                jobKey,
-                                policy.reportEarlierRun() ? null : fireKey,
-                                policy.maxWait(),
-                                options.withInterruptOnLoss(false));
-                breaker.success();
-                fallbackLog.valkeyAnswered();
-                if (v.fireDone()) {
-                    // the marker is written only after the database recorded this fire COMPLETED, which is final
-                    return new RunClaim.NotClaimed(RunOutcome.notRun(
-                            RunOutcome.Status.SKIPPED_ALREADY_DONE,
-                            jobKey,
-                            fireKey,
-                            0,
-                            null,
-                            Duration.ofNanos(ticker.nanoTime() - start),
-                            false));
-                }
-                if (v.lease() == null) {
-                    return notObtained(jobKey, fireKey, policy, start, false);
-                }
-                filter = v.lease();
-            } catch (LeaseStoreUnavailableException e) {
-                if (Thread.currentThread().isInterrupted()) {
-                    // the caller's interrupt, not Valkey's fault: as an acquire interrupted before it was sent
-                    return notObtained(jobKey, fireKey, policy, start, false);
-                }
-                fallbackLog.unreachable(Objects.requireNonNull(valkey).describe(e), breaker.openFor());
-                if (mode == Mode.VALKEY) {
-                    throw e;
-                }
-                breaker.failure();
-                fallback = true;
-            }
-        } else if (mode != Mode.DATABASE) {
-            fallback = true;
-        }
-        Lease db = null;
-        RunClaim claim = null;
-        try {
-            Optional<RunClaim> first = ledger.claimsAndStarts()
-                    ? claimAndStart(jobKey, fireKey, policy, options, filter, start, deadline, fallback, traceId)
-                    : completedEarlier(jobKey, fireKey, policy, start, fallback);
-            if (first.isPresent()) {
-                claim = first.get();
-                if (claim instanceof RunClaim.Claimed) {
-                    filter = null;
-                }
-                return claim;
-            }
-            Duration left = Duration.ofNanos(Math.max(0, deadline - ticker.nanoTime()));
-            Optional<Lease> got = database.acquire(jobKey, left, options.withFencingToken(true));
-            if (got.isEmpty()) {
-                return notObtained(jobKey, fireKey, policy, start, fallback);
-            }
-            db = got.get();
-            claim = claimFire(jobKey, fireKey, policy, db, filter, start, fallback, traceId);
-            if (claim instanceof RunClaim.Claimed) {
-                db = null;
-                filter = null;
-            }
-            return claim;
-        } finally {
-            if (db != null) {
-                db.release();
-            }
-            // a completed fire's next process learns it from Valkey
-            Leases.releaseFilter(filter, fireKey, completed(claim));
-        }
-    }
-
-    /** True if the database answered that the fire completed (not missed: that is reported as such). */
-    private static boolean completed(@Nullable RunClaim claim) {
-        return claim instanceof RunClaim.NotClaimed n && n.outcome().status() == RunOutcome.Status.SKIPPED_ALREADY_DONE;
-    }
-
-    /**
-     * The one-statement path: the fire's completion read, the database claim and the fire's start in one commit. Empty
-     * when the job is held elsewhere and the policy still has time to wait: then the caller waits on the database
-     * leases (woken by releases) and starts the fire in a second step.
-     */
-    private Optional<RunClaim> claimAndStart(
-            String jobKey,
-            String fireKey,
-            RunPolicy policy,
-            LeaseOptions options,
-            @Nullable Lease filter,
-            long start,
-            long deadline,
-            boolean fallback,
-            @Nullable String traceId) {
-        String owner = database.newOwner();
-        long sentAt = database.nanoTime(); // the lease's local deadline runs on the database leases' clock, not ours
-        RunLedger.FireClaim r;
-        try {
-            r = ledger.claimAndStart(jobKey, fireKey, owner, options.ttl(), traceId);
-        } catch (LeaseStoreUnavailableException e) {
-            database.cleanUp(jobKey, owner, options.ttl()); // the claim may have committed
-            throw e;
-        }
-        Duration waited = Duration.ofNanos(ticker.nanoTime() - start);
-        if (r instanceof RunLedger.FireStart.AlreadyCompleted d) {
-            return Optional.of(alreadyDone(jobKey, fireKey, policy, d, waited, fallback));
-        }
-        if (r instanceof RunLedger.FireClaim.Started st) {
-            Lease db = database.adopt(jobKey, owner, options.withFencingToken(true), st.epoch(), sentAt);
-            return Optional.of(new RunClaim.Claimed(tracked(new ActiveRun(
-                    ledger,
-                    metrics,
-                    ticker,
-                    jobKey,
-                    fireKey,
-                    st.epoch(),
-                    st.runId(),
-                    db,
-                    filter,
-                    waited,
-                    fallback,
-                    database,
-                    nodeName))));
-        }
-        return deadline - ticker.nanoTime() > 0
-                ? Optional.empty()
-                : Optional.of(notObtained(jobKey, fireKey, policy, start, fallback));
-    }
-
-    /** A completed fire is final: it is reported as done without a claim (no epoch spent, nothing written). */
-    private Optional<RunClaim> completedEarlier(
-            String jobKey, String fireKey, RunPolicy policy, long start, boolean fallback) {
-        return ledger.completedRun(jobKey, fireKey)
-                .map(done -> alreadyDone(
-                        jobKey, fireKey, policy, done, Duration.ofNanos(ticker.nanoTime() - start), fallback));
-    }
-
-    private static RunClaim alreadyDone(
-            String jobKey,
-            String fireKey,
-            RunPolicy policy,
-            RunLedger.FireStart.AlreadyCompleted done,
-            Duration waited,
-            boolean fallback) {
-        return new RunClaim.NotClaimed(RunOutcome.notRun(
-                done.missed() ? RunOutcome.Status.SKIPPED_MISSED : RunOutcome.Status.SKIPPED_ALREADY_DONE,
-                jobKey,
-                fireKey,
-                policy.reportEarlierRun() ? done.epoch() : 0,
-                policy.reportEarlierRun() ? done.owner() : null,
-                waited,
-                fallback));
-    }
-
-    private RunClaim claimFire(
-            String jobKey,
-            String fireKey,
-            RunPolicy policy,
-            Lease db,
-            @Nullable Lease filter,
-            long start,
-            boolean fallback,
-            @Nullable String traceId) {
-        long epoch = db.fencingToken()
-                .orElseThrow(() -> new IllegalStateException(
-                        "the database lease store returned no epoch for job '" + jobKey + "'"));
-        Duration waited = Duration.ofNanos(ticker.nanoTime() - start);
-        RunLedger.FireStart fs = ledger.startRun(jobKey, fireKey, epoch, db.owner(), traceId);
-        if (fs instanceof RunLedger.FireStart.AlreadyCompleted done) {
-            return alreadyDone(jobKey, fireKey, policy, done, waited, fallback);
-        }
-        if (fs instanceof RunLedger.FireStart.InProgress other) {
-            return new RunClaim.NotClaimed(RunOutcome.notRun(
-                    RunOutcome.Status.SKIPPED_HELD_ELSEWHERE,
-                    jobKey,
-                    fireKey,
-                    other.epoch(),
-                    other.owner(),
-                    waited,
-                    fallback));
-        }
-        String runId = ((RunLedger.FireStart.Started) fs).runId();
-        return new RunClaim.Claimed(tracked(new ActiveRun(
-                ledger, metrics, ticker, jobKey, fireKey, epoch, runId, db, filter, waited, fallback, null, nodeName)));
-    }
-
-    /**
-     * Tracks {@code run} until it ends, for {@link #close}. A run claimed after close() stopped waiting is abandoned at
-     * once (its leases released), and the caller gets the same error as a run begun after close().
-     */
-    private ActiveRun tracked(ActiveRun run) {
-        active.add(run);
-        run.whenEnded(() -> {
-            active.remove(run);
-            synchronized (active) {
-                active.notifyAll();
-            }
-        });
-        if (abandoning) {
-            run.abandon(SHUTDOWN + ": the coordinator closed while the run was being claimed");
-            throw new IllegalStateException("the JobCoordinator is closed: no new run of job '" + run.jobKey() + "'");
-        }
-        return run;
+        return claims.claim(jobKey, fireKey, policy, options, traceId);
     }
 
     static Duration checkDrain(Duration timeout) {
@@ -609,15 +374,7 @@ public final class JobCoordinator implements AutoCloseable {
         return (RunOutcome<T>) (RunOutcome<?>) o;
     }
 
-    private RunClaim notObtained(String jobKey, String fireKey, RunPolicy policy, long start, boolean fallback) {
-        RunOutcome.Status s = policy.maxWait().isZero()
-                ? RunOutcome.Status.SKIPPED_HELD_ELSEWHERE
-                : RunOutcome.Status.TIMED_OUT_WAITING;
-        return new RunClaim.NotClaimed(
-                RunOutcome.notRun(s, jobKey, fireKey, 0, null, Duration.ofNanos(ticker.nanoTime() - start), fallback));
-    }
-
-    /** {@link #close(Duration)} with the drain timeout of the builder ({@link Builder#drainTimeout}). */
+    /** {@link #close(Duration)} with the drain timeout of its Tenure ({@link Tenure.Builder#drainTimeout}). */
     @Override
     public void close() {
         close(drainTimeout);
@@ -632,9 +389,8 @@ public final class JobCoordinator implements AutoCloseable {
      * thread is not interrupted, but its fenced writes are refused from then on, and its outcome is
      * {@link RunOutcome.Status#LEASE_LOST}.
      *
-     * <p>Last, it closes the {@link Leases} it was given, only if it was built with
-     * {@link Builder#closesLeases(boolean) closesLeases(true)}. Idempotent: a second call returns at once. An interrupt
-     * ends the wait early, and the runs still going are abandoned.
+     * <p>The {@link Leases} it runs on stay open: {@link Tenure#close} closes them after this. Idempotent: a second call
+     * returns at once. An interrupt ends the wait early, and the runs still going are abandoned.
      *
      * @throws IllegalArgumentException if {@code drainTimeout} is negative
      */
@@ -646,193 +402,6 @@ public final class JobCoordinator implements AutoCloseable {
             }
             closed = true;
         }
-        awaitRuns(drainTimeout);
-        abandoning = true;
-        for (ActiveRun run : List.copyOf(active)) {
-            cutShort(run);
-        }
-        if (closesLeases) {
-            if (valkey != null) {
-                valkey.close();
-            }
-            database.close();
-        }
-    }
-
-    /**
-     * Abandons {@code run}, which did not end within the drain, and says so in one INFO line: this node is the one that
-     * knows, and the next node to look at the fire only finds its row.
-     */
-    private static void cutShort(ActiveRun run) {
-        RunOutcome<?> o =
-                run.abandon(SHUTDOWN + ": its holder stopped, and the run did not end within the drain timeout");
-        if (o == null) {
-            return; // it ended meanwhile
-        }
-        if (o.status() == RunOutcome.Status.EXECUTED) {
-            LOG.info(
-                    "{}: fire {} was still running when this node's drain timeout ran out; it had completed its fire "
-                            + "in its own transaction, so the fire is done",
-                    run.jobKey(),
-                    run.fireKey());
-            return;
-        }
-        LOG.info(
-                "{}: fire {} cut short by this node's shutdown: it had run {} ms when the drain timeout ran out. "
-                        + "Recorded ABANDONED (reason shutdown) under epoch {} and its leases released: nothing it did "
-                        + "not commit itself is kept, another node may claim the job at once, and the fire is caught "
-                        + "up or recorded MISSED by its job's missed-fire policy",
-                run.jobKey(),
-                run.fireKey(),
-                o.ran().toMillis(),
-                run.epoch());
-    }
-
-    /** Waits up to {@code drain} for every tracked run to end. */
-    private void awaitRuns(Duration drain) {
-        long deadline = System.nanoTime() + drain.toNanos();
-        synchronized (active) {
-            while (!active.isEmpty()) {
-                long left = deadline - System.nanoTime();
-                if (left <= 0) {
-                    return;
-                }
-                try {
-                    TimeUnit.NANOSECONDS.timedWait(active, left);
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    return;
-                }
-            }
-        }
-    }
-
-    /** Configuration of a {@link JobCoordinator}. */
-    public static final class Builder {
-        private final Leases database;
-        private final RunLedger ledger;
-        private @Nullable Leases valkey;
-        private @Nullable Mode mode;
-        private LeaseOptions options = LeaseOptions.ofTtl(Duration.ofSeconds(30));
-        private Ticker ticker = Ticker.system();
-        private int breakerThreshold = CircuitBreaker.DEFAULT_FAILURES;
-        private Duration breakerOpenFor = CircuitBreaker.DEFAULT_OPEN_FOR;
-        private RunMetrics metrics = RunMetrics.none();
-        private boolean closesLeases;
-        private Duration drainTimeout = DEFAULT_DRAIN_TIMEOUT;
-        private @Nullable String nodeName;
-        private @Nullable Object observationRegistry;
-        private @Nullable Object observationConvention;
-
-        private Builder(Leases database, RunLedger ledger) {
-            this.database = Objects.requireNonNull(database, "database");
-            this.ledger = Objects.requireNonNull(ledger, "ledger");
-        }
-
-        /** Leases on Valkey (the contention filter). Without it the coordinator runs in {@link Mode#DATABASE}. */
-        public Builder valkey(Leases leases) {
-            this.valkey = Objects.requireNonNull(leases, "leases");
-            return this;
-        }
-
-        /**
-         * With Valkey: {@link Mode#VALKEY_WITH_DATABASE_FALLBACK} (the default), {@link Mode#VALKEY} (fail closed) or
-         * {@link Mode#DATABASE} (Valkey not used). Without Valkey the mode is {@link Mode#DATABASE}; asking for a Valkey
-         * mode then is an error at {@link #build()}.
-         */
-        public Builder mode(Mode m) {
-            this.mode = Objects.requireNonNull(m, "mode");
-            return this;
-        }
-
-        /** TTL and renewal of both leases (default 30 s TTL, renewed every 10 s). */
-        public Builder leaseOptions(LeaseOptions o) {
-            this.options = Objects.requireNonNull(o, "options");
-            return this;
-        }
-
-        /** Where runs are reported (default: nowhere); {@code new MicrometerRunMetrics(registry)} for Micrometer. */
-        public Builder metrics(RunMetrics m) {
-            this.metrics = Objects.requireNonNull(m, "metrics");
-            return this;
-        }
-
-        /** Whether {@link JobCoordinator#close()} closes the {@link Leases} given to the builder (default false). */
-        public Builder closesLeases(boolean closes) {
-            this.closesLeases = closes;
-            return this;
-        }
-
-        /**
-         * How long {@link JobCoordinator#close()} waits for runs in progress before it abandons them (default
-         * {@link JobCoordinator#DEFAULT_DRAIN_TIMEOUT}, 10 s; zero abandons them at once).
-         *
-         * @throws IllegalArgumentException if negative
-         */
-        public Builder drainTimeout(Duration timeout) {
-            this.drainTimeout = checkDrain(timeout);
-            return this;
-        }
-
-        /**
-         * This node's name for the runs' log lines ({@link RunMdc#NODE}) and observations (default none). The name
-         * recorded on the run rows is the database store's ({@link Tenure.Builder#nodeName} sets both).
-         */
-        public Builder nodeName(String name) {
-            this.nodeName = NodeName.check(name);
-            return this;
-        }
-
-        /**
-         * Observes every run with Micrometer: {@code tenure.run} with its claim, work and completion
-         * ({@link dev.tenure.observation.TenureRunObservationDocumentation}), each a child of the observation current on
-         * the thread that begins the run. A registry with a tracing handler turns them into spans, and the run's trace id
-         * is kept on its row (by the statement that starts the run). Default none: then runs create no observation at all.
-         *
-         * @param registry an {@code io.micrometer.observation.ObservationRegistry} (micrometer-observation is optional)
-         * @throws IllegalArgumentException if it is not one
-         */
-        public Builder observationRegistry(Object registry) {
-            this.observationRegistry = ObservedRuns.checkRegistry(registry);
-            return this;
-        }
-
-        /**
-         * The names and key values of the runs' observations, instead of
-         * {@link dev.tenure.observation.DefaultTenureRunObservationConvention}. Without it, a global convention
-         * registered on the registry that supports the context is used before the default.
-         *
-         * @param convention a {@link dev.tenure.observation.TenureRunObservationConvention}
-         * @throws IllegalArgumentException if it is not one
-         */
-        public Builder observationConvention(Object convention) {
-            this.observationConvention = ObservedRuns.checkConvention(convention);
-            return this;
-        }
-
-        public Builder ticker(Ticker t) {
-            this.ticker = Objects.requireNonNull(t, "ticker");
-            return this;
-        }
-
-        /**
-         * Valkey fallback: open after {@code failures} consecutive failures, for {@code openFor} (default
-         * {@link Tenure#DEFAULT_BREAKER_FAILURES}, {@link Tenure#DEFAULT_BREAKER_OPEN_FOR}).
-         */
-        public Builder fallbackBreaker(int failures, Duration openFor) {
-            CircuitBreaker.check(failures, openFor);
-            this.breakerThreshold = failures;
-            this.breakerOpenFor = openFor;
-            return this;
-        }
-
-        public JobCoordinator build() {
-            if (mode != null && mode != Mode.DATABASE && valkey == null) {
-                throw new IllegalArgumentException(
-                        "mode " + mode + " needs Valkey leases: call valkey(leases), or leave "
-                                + "the mode out for the database mode");
-            }
-            return new JobCoordinator(this);
-        }
+        runs.drain(drainTimeout);
     }
 }

@@ -8,7 +8,7 @@ import org.slf4j.MDC;
  * The SLF4J MDC keys of a coordinated run: every log line written inside a run, the work's and Tenure's own, carries
  * the job, the fire, the epoch, the owner and the node. A scope opened for a run also makes it the thread's
  * {@link JobContext#current()}. For an {@link ActiveRun} it also makes the run's work observation current on the thread
- * ({@link JobCoordinator.Builder#observationRegistry}), so a tracer's own MDC keys and the work's observations follow
+ * ({@link Tenure.Builder#observationRegistry}), so a tracer's own MDC keys and the work's observations follow
  * it. {@link JobCoordinator#run} and {@link JobCoordinator#runInTransaction}
  * open a scope around the work and the recording of its outcome; the Quartz, Spring Batch and Spring Boot integrations
  * do the same around a fire. Closing the scope puts back what the thread had under these keys before (usually

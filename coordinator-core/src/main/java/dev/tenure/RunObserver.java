@@ -3,7 +3,7 @@ package dev.tenure;
 import org.jspecify.annotations.Nullable;
 
 /**
- * How the coordinator tells an observer about its runs ({@link JobCoordinator.Builder#observationRegistry}): no
+ * How the coordinator tells an observer about its runs ({@link Tenure.Builder#observationRegistry}): no
  * Micrometer type here, so core loads without Micrometer, and {@link #NONE} costs a run nothing.
  */
 interface RunObserver {

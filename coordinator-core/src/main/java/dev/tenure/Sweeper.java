@@ -91,28 +91,24 @@ final class Sweeper implements AutoCloseable {
     private Set<String> lastUnswept = Set.of();
 
     /**
-     * @param clock       this node's wall clock: only compared with the ledger's, to warn of skew
-     * @param retireAfter how long a schedule that no live process registers stays in the sweeps and health checks
-     * @param elections   makes the sweeper election of this application (not started) with the given listener; started
-     *                    at the first {@link #register}
+     * @param settings  its clock (only compared with the ledger's, to warn of skew), sweep interval, retirement delay,
+     *                  application and node name
+     * @param elections makes the sweeper election of this application (not started) with the given listener; started
+     *                  at the first {@link #register}
      */
     Sweeper(
             ScheduleLedger ledger,
-            Clock clock,
-            Duration interval,
-            Duration retireAfter,
+            Settings settings,
             RunMetrics metrics,
-            String application,
-            String node,
             Function<LeaderElection.Listener, LeaderElection> elections) {
         this.ledger = ledger;
-        this.clock = clock;
-        this.interval = interval;
-        this.retireAfter = retireAfter;
+        this.clock = settings.clock();
+        this.interval = settings.sweepInterval();
+        this.retireAfter = settings.retireSchedulesAfter();
         this.metrics = metrics;
         this.runTimes = metrics instanceof RunTimes t ? t : null;
-        this.application = application;
-        this.node = node;
+        this.application = settings.application();
+        this.node = settings.nodeName();
         this.elections = elections;
         readers.put("fixed-rate", Schedule.FixedRate::read);
         ScheduledThreadPoolExecutor t = new ScheduledThreadPoolExecutor(1, daemon("tenure-sweeper"));

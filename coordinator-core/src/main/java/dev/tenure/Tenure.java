@@ -20,7 +20,6 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
-import java.util.function.Supplier;
 import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -61,116 +60,61 @@ public final class Tenure implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(Tenure.class);
 
+    private final Settings settings;
     private final Leases database;
     private final @Nullable Leases valkey;
     private final RunLedger ledger;
     private final JobCoordinator coordinator;
-    private final LeaseOptions defaults;
-    private final String nodeName;
-    private final String application;
     /** How Valkey is reached ("standalone [10.0.0.5:6379], namespace tenure"), or null in the database mode. */
     private final @Nullable String valkeyAddress;
 
     private final @Nullable String schema;
     private final List<LeaderElection> elections = new ArrayList<>();
     private final Sweeper sweeper;
-    private final Duration drainTimeout;
-    private final Supplier<CircuitBreaker> electionBreaker;
     private boolean closed;
 
     private Tenure(
             Builder b,
+            Settings settings,
             LeaseStore databaseStore,
             RunLedger ledger,
             ScheduleLedger schedules,
             @Nullable LeaseStore valkeyStore) {
-        this.defaults = b.defaults;
-        this.nodeName = Objects.requireNonNull(b.nodeName, "nodeName is set by build()");
+        this.settings = settings;
         this.schema = b.inMemory ? null : b.schema;
         ValkeyConfig vc = b.valkeyConfig;
         this.valkeyAddress = valkeyStore == null || vc == null
                 ? null
                 : (vc.isCluster() ? "cluster " : "") + String.join(", ", vc.addresses()) + " (namespace "
                         + vc.namespace() + ")";
-        this.drainTimeout = b.drainTimeout;
-        int breakerFailures = b.breakerFailures;
-        Duration breakerOpenFor = b.breakerOpenFor;
-        Ticker ticker = b.ticker;
-        this.electionBreaker = () -> new CircuitBreaker(breakerFailures, breakerOpenFor, ticker);
         Metrics bound = b.meterRegistry == null
                 ? new Metrics(LeaseMetrics.none(), RunMetrics.none())
                 : MeterBinding.bind(b.meterRegistry);
         RunTimes runTimes = new RunTimes(bound.runs);
-        Metrics metrics = new Metrics(bound.leases, runTimes);
         this.ledger = ledger;
-        this.database = leases(b, databaseStore, metrics.leases, ledger, nodeName);
-        this.valkey = valkeyStore == null ? null : leases(b, valkeyStore, metrics.leases, ledger, nodeName);
-        JobCoordinator.Builder c = JobCoordinator.builder(database, ledger)
-                .leaseOptions(b.defaults)
-                .ticker(b.ticker)
-                .metrics(metrics.runs)
-                .fallbackBreaker(b.breakerFailures, b.breakerOpenFor)
-                .drainTimeout(b.drainTimeout)
-                .nodeName(nodeName);
-        if (b.observationRegistry != null) {
-            c.observationRegistry(b.observationRegistry);
-        }
-        if (b.observationConvention != null) {
-            c.observationConvention(b.observationConvention);
-        }
-        if (valkey != null) {
-            c.valkey(valkey).mode(b.mode == null ? JobCoordinator.Mode.VALKEY_WITH_DATABASE_FALLBACK : b.mode);
-        }
-        this.coordinator = c.build();
+        this.database = settings.leases(databaseStore, bound.leases, ledger);
+        this.valkey = valkeyStore == null ? null : settings.leases(valkeyStore, bound.leases, ledger);
+        this.coordinator = new JobCoordinator(settings, database, valkey, ledger, runTimes);
         if (b.meterRegistry != null) {
             MeterBinding.bind(b.meterRegistry, coordinator);
         }
-        this.application = b.application;
         this.sweeper = new Sweeper(
                 schedules,
-                b.clock,
-                b.sweepInterval,
-                b.retireSchedulesAfter,
+                settings,
                 runTimes,
-                b.application,
-                nodeName,
                 listener -> new LeaseElection(
-                        Sweeper.electionName(b.application),
-                        electionLabel(nodeName),
+                        Sweeper.electionName(settings.application()),
+                        settings.electionLabel(),
                         database,
                         valkey,
                         ledger,
-                        b.defaults,
-                        electionBreaker.get(),
+                        settings.leaseDefaults(),
+                        settings.breaker(),
                         listener));
-    }
-
-    /** The node name as an election's label: what its participant id and log lines begin with. */
-    private static String electionLabel(String nodeName) {
-        return nodeName.length() <= 100 ? nodeName : nodeName.substring(0, 100);
     }
 
     /** Where the lease and run meters go. */
     record Metrics(LeaseMetrics leases, RunMetrics runs) {}
-
-    private static Leases leases(Builder b, LeaseStore store, LeaseMetrics metrics, RunLedger ledger, String nodeName) {
-        Leases.Builder l = Leases.builder(store)
-                .defaults(b.defaults)
-                .ticker(b.ticker)
-                .metrics(metrics)
-                .ledgerId(ledger.ledgerId())
-                .nodeName(nodeName);
-        if (b.leaseCallTimeout != null) {
-            l.callTimeout(b.leaseCallTimeout);
-        }
-        if (b.maxLocalHandOffs != null) {
-            l.maxLocalHandOffs(b.maxLocalHandOffs);
-        }
-        if (b.maxTurn != null) {
-            l.maxTurn(b.maxTurn);
-        }
-        return l.build();
-    }
 
     public static Builder builder() {
         return new Builder();
@@ -190,12 +134,12 @@ public final class Tenure implements AutoCloseable {
      * every run and election term, and as who registered a schedule.
      */
     public String nodeName() {
-        return nodeName;
+        return settings.nodeName();
     }
 
     /** The application whose schedules this process registers and may sweep ({@link Builder#application}). */
     public String application() {
-        return application;
+        return settings.application();
     }
 
     /** The coordinator of job runs (one per Tenure). */
@@ -223,7 +167,7 @@ public final class Tenure implements AutoCloseable {
      * Tenure and this node's name as the label.
      */
     public LeaderElection leaderElection(String name, LeaderElection.Listener listener) {
-        return leaderElection(name, defaults, null, listener);
+        return leaderElection(name, settings.leaseDefaults(), null, listener);
     }
 
     /**
@@ -247,12 +191,12 @@ public final class Tenure implements AutoCloseable {
         requireOpen();
         LeaderElection e = new LeaseElection(
                 name,
-                label == null ? electionLabel(nodeName) : label,
+                label == null ? settings.electionLabel() : label,
                 database,
                 valkey,
                 ledger,
                 options,
-                electionBreaker.get(),
+                settings.breaker(),
                 listener);
         elections.add(e);
         return e;
@@ -347,8 +291,8 @@ public final class Tenure implements AutoCloseable {
         String where = valkeyAddress == null ? "database mode" : "mode " + mode + ", Valkey " + valkeyAddress;
         String store = schema == null ? "in memory" : "schema " + schema;
         return "Tenure: " + where + ", " + store + ", lease TTL "
-                + defaults.ttl().toMillis() + " ms renewed every "
-                + defaults.renewEvery().toMillis() + " ms";
+                + settings.leaseDefaults().ttl().toMillis() + " ms renewed every "
+                + settings.leaseDefaults().renewEvery().toMillis() + " ms";
     }
 
     /**
@@ -405,7 +349,7 @@ public final class Tenure implements AutoCloseable {
     /** {@link #close(Duration)} with the builder's drain timeout ({@link Builder#drainTimeout}, 10 s by default). */
     @Override
     public void close() {
-        close(drainTimeout);
+        close(settings.drainTimeout());
     }
 
     /**
@@ -680,9 +624,10 @@ public final class Tenure implements AutoCloseable {
         }
 
         /**
-         * Observes every coordinated run with Micrometer ({@code tenure.run} and its claim, work and completion; see
-         * {@link JobCoordinator.Builder#observationRegistry}); with a tracer, the run's trace id is kept on its row.
-         * Default none: no observation, no cost.
+         * Observes every coordinated run with Micrometer: {@code tenure.run} with its claim, work and completion
+         * ({@link dev.tenure.observation.TenureRunObservationDocumentation}), each a child of the observation current on
+         * the thread that begins the run. A registry with a tracing handler turns them into spans, and the run's trace
+         * id is kept on its row (by the statement that starts the run). Default none: no observation, no cost.
          *
          * @throws IllegalArgumentException if {@code registry} is not an {@code io.micrometer.observation.ObservationRegistry}
          */
@@ -692,8 +637,9 @@ public final class Tenure implements AutoCloseable {
         }
 
         /**
-         * The names and key values of the runs' observations
-         * ({@link JobCoordinator.Builder#observationConvention}).
+         * The names and key values of the runs' observations, instead of
+         * {@link dev.tenure.observation.DefaultTenureRunObservationConvention}. Without it, a global convention
+         * registered on the registry that supports the context is used before the default.
          *
          * @throws IllegalArgumentException if it is not a {@code dev.tenure.observation.TenureRunObservationConvention}
          */
@@ -712,9 +658,7 @@ public final class Tenure implements AutoCloseable {
          * @throws LeaseStoreUnavailableException if the database cannot be reached or migrated
          */
         public Tenure build() {
-            if (nodeName == null) {
-                nodeName = NodeName.defaultName();
-            }
+            Settings settings = settings();
             if (inMemory) {
                 if (dataSource != null || valkeyConfig != null) {
                     throw new IllegalStateException(
@@ -722,24 +666,46 @@ public final class Tenure implements AutoCloseable {
                 }
                 InMemoryLeaseStore store = new InMemoryLeaseStore(ticker);
                 InMemoryRunLedger runs = new InMemoryRunLedger(store, clock);
-                return new Tenure(this, store, runs, new InMemoryScheduleLedger(runs), null).started(false);
+                return new Tenure(this, settings, store, runs, new InMemoryScheduleLedger(runs), null).started(false);
             }
             if (dataSource == null) {
                 throw new IllegalStateException("Tenure needs a dataSource (the Postgres database of its epochs and "
                         + "run records), or inMemory() for single-process tests");
             }
-            DatabaseBackend.Stores db = Backends.database().open(dataSource, schema, migrate, nodeName, databaseConfig);
+            DatabaseBackend.Stores db =
+                    Backends.database().open(dataSource, schema, migrate, settings.nodeName(), databaseConfig);
             LeaseStore valkeyStore = null;
             Tenure tenure;
             try {
                 valkeyStore = valkeyConfig == null ? null : Backends.valkey().open(valkeyConfig);
-                tenure = new Tenure(this, db.leaseStore(), db.runLedger(), db.scheduleLedger(), valkeyStore);
+                tenure = new Tenure(this, settings, db.leaseStore(), db.runLedger(), db.scheduleLedger(), valkeyStore);
             } catch (RuntimeException | Error e) {
                 closeQuietly(valkeyStore, e);
                 closeQuietly(db.leaseStore(), e);
                 throw e;
             }
             return tenure.started(valkeyRequired);
+        }
+
+        /** The knobs as set so far, fixed: what the coordinator, the elections and the sweeper read. */
+        Settings settings() {
+            return new Settings(
+                    nodeName == null ? NodeName.defaultName() : nodeName,
+                    application,
+                    mode,
+                    defaults,
+                    ticker,
+                    clock,
+                    breakerFailures,
+                    breakerOpenFor,
+                    sweepInterval,
+                    retireSchedulesAfter,
+                    drainTimeout,
+                    leaseCallTimeout,
+                    maxLocalHandOffs,
+                    maxTurn,
+                    observationRegistry,
+                    observationConvention);
         }
 
         private static void closeQuietly(@Nullable LeaseStore store, Throwable failure) {

@@ -36,7 +36,12 @@ class CoordinatorCloseTest {
     }
 
     private JobCoordinator coordinator(Duration drain) {
-        return JobCoordinator.builder(database, ledger).drainTimeout(drain).build();
+        return new JobCoordinator(
+                Tenure.builder().drainTimeout(drain).settings(),
+                database,
+                null,
+                ledger,
+                dev.tenure.metrics.RunMetrics.none());
     }
 
     private Future<RunOutcome<String>> blockedRun(JobCoordinator c) throws InterruptedException {
@@ -96,7 +101,7 @@ class CoordinatorCloseTest {
 
     @Test
     void drainTimeout_negative_refused() {
-        assertThatThrownBy(() -> JobCoordinator.builder(database, ledger).drainTimeout(Duration.ofMillis(-1)))
+        assertThatThrownBy(() -> Tenure.builder().drainTimeout(Duration.ofMillis(-1)))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("drainTimeout");
     }

@@ -59,11 +59,15 @@ class FallbackLogTest {
 
     @Test
     void valkeyDownForAMinute_oneWarnWhenTheOutageStarts_oneInfoWhenItEnds_andOneOutageCounted() {
-        JobCoordinator c = JobCoordinator.builder(database, new InMemoryRunLedger(dbStore))
-                .valkey(valkey)
-                .ticker(ticker)
-                .fallbackBreaker(2, Duration.ofSeconds(5))
-                .build();
+        JobCoordinator c = new JobCoordinator(
+                Tenure.builder()
+                        .ticker(ticker)
+                        .fallbackBreaker(2, Duration.ofSeconds(5))
+                        .settings(),
+                database,
+                valkey,
+                new InMemoryRunLedger(dbStore),
+                dev.tenure.metrics.RunMetrics.none());
         runs(c, "up-", 2);
         valkeyStore.down.set(true);
         runs(c, "down-", 30); // 30 s on the coordinator's clock; the breaker tries Valkey again every 5 s

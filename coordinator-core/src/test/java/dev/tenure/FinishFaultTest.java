@@ -21,7 +21,7 @@ class FinishFaultTest {
     private final UnrecordedLedger ledger = new UnrecordedLedger(new InMemoryRunLedger(store));
     private final Leases leases = Leases.of(store);
     private final JobCoordinator coordinator =
-            JobCoordinator.builder(leases, ledger).build();
+            new JobCoordinator(Tenure.builder().settings(), leases, null, ledger, dev.tenure.metrics.RunMetrics.none());
 
     @AfterEach
     void close() {

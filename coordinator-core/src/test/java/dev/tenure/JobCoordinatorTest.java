@@ -31,10 +31,8 @@ class JobCoordinatorTest {
     }
 
     private JobCoordinator coordinator(JobCoordinator.Mode mode) {
-        return JobCoordinator.builder(database, ledger)
-                .valkey(valkey)
-                .mode(mode)
-                .build();
+        return new JobCoordinator(
+                Tenure.builder().mode(mode).settings(), database, valkey, ledger, dev.tenure.metrics.RunMetrics.none());
     }
 
     @Test
@@ -192,12 +190,15 @@ class JobCoordinatorTest {
     }
 
     @Test
-    void builder_valkeyModeWithoutValkey_rejected() {
-        assertThatThrownBy(() -> JobCoordinator.builder(database, ledger)
-                        .mode(JobCoordinator.Mode.VALKEY)
-                        .build())
-                .isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("needs Valkey leases");
+    void valkeyModeWithoutValkey_isTheDatabaseMode() {
+        JobCoordinator c = new JobCoordinator(
+                Tenure.builder().mode(JobCoordinator.Mode.VALKEY).settings(),
+                database,
+                null,
+                ledger,
+                dev.tenure.metrics.RunMetrics.none());
+        assertThat(c.mode()).isEqualTo(JobCoordinator.Mode.DATABASE);
+        assertThat(c.run("job", "f", RunPolicy.skipFire(), ctx -> 1).status()).isEqualTo(RunOutcome.Status.EXECUTED);
     }
 
     @Test
@@ -207,11 +208,15 @@ class JobCoordinatorTest {
         FaultyLeaseStore store = new FaultyLeaseStore(ticker);
         dev.tenure.memory.InMemoryRunLedger runs = new dev.tenure.memory.InMemoryRunLedger(store);
         try (Leases db = Leases.builder(store).ticker(ticker).build()) {
-            JobCoordinator c = JobCoordinator.builder(db, runs)
-                    .mode(JobCoordinator.Mode.DATABASE)
-                    .ticker(ticker)
-                    .leaseOptions(LeaseOptions.ofTtl(Duration.ofSeconds(2)))
-                    .build();
+            JobCoordinator c = new JobCoordinator(
+                    Tenure.builder()
+                            .ticker(ticker)
+                            .leaseDefaults(LeaseOptions.ofTtl(Duration.ofSeconds(2)))
+                            .settings(),
+                    db,
+                    null,
+                    runs,
+                    dev.tenure.metrics.RunMetrics.none());
             RunOutcome<Object> o = c.run("job", "f", RunPolicy.skipFire(), ctx -> {
                 now.addAndGet(Duration.ofSeconds(3).toNanos()); // a pause past the lease; nobody claimed meanwhile
                 assertThat(ctx.isLeaseValid()).isFalse();
@@ -267,7 +272,7 @@ class JobCoordinatorTest {
     }
 
     @Test
-    void close_refusesNewRuns_andClosesTheLeasesOnlyWhenAskedTo() {
+    void close_refusesNewRuns_andLeavesTheLeasesOpen() {
         JobCoordinator c = coordinator(JobCoordinator.Mode.DATABASE);
         c.close();
         assertThatThrownBy(() -> c.begin("job", "f", RunPolicy.skipFire()))
@@ -276,18 +281,6 @@ class JobCoordinatorTest {
         assertThat(database.tryAcquire("still-open"))
                 .as("the Leases given to it stay open")
                 .isPresent();
-
-        FaultyLeaseStore store = new FaultyLeaseStore(Ticker.system());
-        Leases owned = Leases.of(store);
-        owned.tryAcquire("held").orElseThrow();
-        JobCoordinator.builder(owned, new dev.tenure.memory.InMemoryRunLedger(store))
-                .mode(JobCoordinator.Mode.DATABASE)
-                .closesLeases(true)
-                .build()
-                .close();
-        assertThat(owned.heldLeases())
-                .as("closing released what its Leases held")
-                .isZero();
     }
 
     @Test
@@ -304,10 +297,7 @@ class JobCoordinatorTest {
                 reported.add(jobKey + " rejected");
             }
         };
-        JobCoordinator c = JobCoordinator.builder(database, ledger)
-                .mode(JobCoordinator.Mode.DATABASE)
-                .metrics(metrics)
-                .build();
+        JobCoordinator c = new JobCoordinator(Tenure.builder().settings(), database, null, ledger, metrics);
         assertThat(c.run("unfenced", "f", RunPolicy.skipFire(), ctx -> 1).fenceChecks())
                 .isZero();
         assertThat(c.run("fenced", "f", RunPolicy.skipFire(), ctx -> {

@@ -75,12 +75,13 @@ class RetireAfterTest {
                 "old-version"));
         try (Sweeper sweeper = new Sweeper(
                 ledger,
-                Clock.systemUTC(),
-                Duration.ofMillis(50),
-                Duration.ofSeconds(1),
+                Tenure.builder()
+                        .sweepInterval(Duration.ofMillis(50))
+                        .retireSchedulesAfter(Duration.ofSeconds(1))
+                        .application("app")
+                        .nodeName("node")
+                        .settings(),
                 RunMetrics.none(),
-                "app",
-                "node",
                 listener -> new Leading())) {
             sweeper.register(ScheduledJob.of("here", Schedule.fixedRate(Duration.ofHours(1)), fire -> {}), null);
 

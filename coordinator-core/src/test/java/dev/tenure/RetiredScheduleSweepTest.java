@@ -69,12 +69,14 @@ class RetiredScheduleSweepTest {
                 "v1"));
         Sweeper sweeper = new Sweeper(
                 ledger,
-                clock,
-                Duration.ofMillis(300),
-                Duration.ofSeconds(6),
+                Tenure.builder()
+                        .clock(clock)
+                        .sweepInterval(Duration.ofMillis(300))
+                        .retireSchedulesAfter(Duration.ofSeconds(6))
+                        .application("app")
+                        .nodeName("v2")
+                        .settings(),
                 RunMetrics.none(),
-                "app",
-                "v2",
                 listener -> {
                     throw new AssertionError("the test sweeps by hand");
                 });

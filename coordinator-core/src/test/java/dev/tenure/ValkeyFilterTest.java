@@ -42,11 +42,12 @@ class ValkeyFilterTest {
     }
 
     private JobCoordinator coordinator(JobCoordinator.Mode mode) {
-        return JobCoordinator.builder(database, ledger)
-                .valkey(valkey)
-                .mode(mode)
-                .leaseOptions(SHORT)
-                .build();
+        return new JobCoordinator(
+                Tenure.builder().mode(mode).leaseDefaults(SHORT).settings(),
+                database,
+                valkey,
+                ledger,
+                dev.tenure.metrics.RunMetrics.none());
     }
 
     @ParameterizedTest
