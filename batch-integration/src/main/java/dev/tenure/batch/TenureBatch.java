@@ -22,13 +22,13 @@ import org.springframework.core.retry.RetryPolicy;
  * Tenure for Spring Batch, one per application: the launch guard and the step decorators that share its runs.
  *
  * <pre>{@code
- * TenureBatch tenure = TenureBatch.of(coordinator, dataSource);   // the DataSource of the batch tables AND business tables
+ * TenureBatch batch = TenureBatch.of(tenure, dataSource);   // the DataSource of the batch tables AND business tables
  *
  * @Bean Step settle(JobRepository repo, DataSourceTransactionManager tx) {
- *     return tenure.fencedChunks(new StepBuilder("settle", repo).<Entry, Entry>chunk(100).transactionManager(tx)
+ *     return batch.fencedChunks(new StepBuilder("settle", repo).<Entry, Entry>chunk(100).transactionManager(tx)
  *             .reader(reader), writer).build();
  * }
- * BatchLaunch l = tenure.guard(jobOperator, jobRepository).launch(job, params);   // SKIPPED_HELD_ELSEWHERE on losers
+ * BatchLaunch l = batch.guard(jobOperator, jobRepository).launch(job, params);   // SKIPPED_HELD_ELSEWHERE on losers
  * }</pre>
  *
  * <p>The fence check runs on the connection of the step's transaction, so the step's transaction manager must be a
@@ -36,8 +36,8 @@ import org.springframework.core.retry.RetryPolicy;
  * {@link BatchFencingException} before writing. A fenced chunk of a stale owner throws
  * {@code dev.tenure.StaleOwnerException}: the chunk rolls back with its business writes and the step fails.
  *
- * <p>Thread-safe; holds no resources (the caller owns the coordinator and the data source). Null arguments are
- * {@link NullPointerException}s naming the argument.
+ * <p>Thread-safe; holds no resources (the caller owns the {@link dev.tenure.Tenure} and the data source). Null
+ * arguments are {@link NullPointerException}s naming the argument.
  */
 public final class TenureBatch {
 
@@ -55,15 +55,7 @@ public final class TenureBatch {
      * @param dataSource the DataSource of the Spring Batch tables, the business tables and Tenure's ledger
      */
     public static TenureBatch of(dev.tenure.Tenure tenure, DataSource dataSource) {
-        return of(tenure.coordinator(), dataSource);
-    }
-
-    /**
-     * @param coordinator the job coordinator (its database lease store on the same Postgres as {@code dataSource})
-     * @param dataSource  the DataSource of the Spring Batch tables, the business tables and Tenure's ledger
-     */
-    public static TenureBatch of(JobCoordinator coordinator, DataSource dataSource) {
-        return new TenureBatch(coordinator, dataSource);
+        return new TenureBatch(Objects.requireNonNull(tenure, "tenure").coordinator(), dataSource);
     }
 
     /** The launch guard with {@link RunPolicy#skipFire()}: a loser gets SKIPPED_HELD_ELSEWHERE at once. */

@@ -67,7 +67,7 @@ final class BatchStack implements AutoCloseable {
         factory.setDataSource(dataSource);
         factory.setTransactionManager(tx);
         factory.afterPropertiesSet();
-        tenure = TenureBatch.of(coordinator, dataSource);
+        tenure = TenureBatch.of(tenureInstance, dataSource);
         repository = tenure.fenced(factory.getObject());
         operator = new TaskExecutorJobOperator();
         operator.setJobRepository(repository);

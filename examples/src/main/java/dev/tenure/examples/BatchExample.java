@@ -55,7 +55,7 @@ public final class BatchExample {
         factory.setDataSource(dataSource);
         factory.setTransactionManager(tx);
         factory.afterPropertiesSet();
-        TenureBatch batch = TenureBatch.of(tenure.coordinator(), dataSource);   // batch, business and Tenure tables: one DataSource
+        TenureBatch batch = TenureBatch.of(tenure, dataSource);                 // batch, business and Tenure tables: one DataSource
         JobRepository repository = batch.fenced(factory.getObject());           // a stale owner cannot overwrite batch metadata
         JdbcTemplate jdbc = new JdbcTemplate(dataSource);                       // joins the chunk's transaction
         ItemWriter<Long> payouts = chunk -> jdbc.batchUpdate("INSERT INTO payout VALUES (?, ?)", chunk.getItems().stream()

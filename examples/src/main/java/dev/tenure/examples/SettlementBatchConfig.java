@@ -60,7 +60,7 @@ public class SettlementBatchConfig {
 
     @Bean
     TenureBatch tenureBatch(Tenure tenure, DataSource dataSource) {
-        return TenureBatch.of(tenure.coordinator(), dataSource);
+        return TenureBatch.of(tenure, dataSource);
     }
 
     @Bean

@@ -29,12 +29,12 @@ import org.quartz.spi.JobFactory;
  * Coordinates Quartz jobs across nodes with a {@link JobCoordinator}: each fire (a job and its trigger's scheduled
  * fire time) runs on at most one node, under a lease and an epoch that fences its writes. Two ways to plug it in:
  * <pre>{@code
- * QuartzCoordination tenure = QuartzCoordination.builder(tenureInstance)  // a Tenure, or its JobCoordinator
- *         .jobs(GroupMatcher.jobGroupEquals("settlement"))      // default: every job
+ * QuartzCoordination quartz = QuartzCoordination.builder(tenure)   // the application's Tenure
+ *         .jobs(GroupMatcher.jobGroupEquals("settlement"))         // default: every job
  *         .build();
- * tenure.registerListeners(scheduler);                          // 1. a trigger listener + job listener pair
+ * quartz.registerListeners(scheduler);                             // 1. a trigger listener + job listener pair
  * // or
- * scheduler.setJobFactory(tenure.jobFactory());                 // 2. a job factory decorator (one scope per fire)
+ * scheduler.setJobFactory(quartz.jobFactory());                    // 2. a job factory decorator (one scope per fire)
  * }</pre>
  * A job reads its run with {@link JobContext#current()} (epoch, lease state, the fence check), and from other threads
  * with {@link #contextOf}; its lease with {@link #leaseOf}.

@@ -9,11 +9,13 @@ import dev.tenure.JobCoordinator;
 import dev.tenure.Lease;
 import dev.tenure.RunClaim;
 import dev.tenure.RunPolicy;
+import dev.tenure.Tenure;
 import dev.tenure.db.TenureAdmin;
 import dev.tenure.testkit.Timing;
 import java.sql.Connection;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.Date;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -51,6 +53,7 @@ class QuartzMechanicsIT {
     private static QuartzServers servers;
     static final List<String> seen = new CopyOnWriteArrayList<>();
     static final AtomicInteger interrupts = new AtomicInteger();
+    private final List<Tenure> tenures = new ArrayList<>();
     private Scheduler scheduler;
 
     @BeforeAll
@@ -67,13 +70,21 @@ class QuartzMechanicsIT {
     @AfterEach
     void shutdown() throws SchedulerException {
         seen.clear();
-        if (scheduler != null) {
-            scheduler.shutdown(false);
+        try {
+            if (scheduler != null) {
+                scheduler.shutdown(false);
+            }
+        } finally {
+            tenures.forEach(Tenure::close);
+            tenures.clear();
         }
     }
 
-    private static JobCoordinator coordinator(Duration ttl) {
-        return servers.coordinator(ttl);
+    /** A Tenure on the servers with lease TTL {@code ttl}, closed after the test. */
+    private Tenure tenure(Duration ttl) {
+        Tenure tenure = servers.tenure(ttl);
+        tenures.add(tenure);
+        return tenure;
     }
 
     private Scheduler scheduler(String name) throws SchedulerException {
@@ -97,9 +108,9 @@ class QuartzMechanicsIT {
 
     @Test
     void listeners_jobReadsItsLeaseEpochAndFence_fromTheContext() throws Exception {
-        JobCoordinator coordinator = coordinator(Duration.ofSeconds(30));
+        Tenure tenure = tenure(Duration.ofSeconds(30));
         Scheduler s = scheduler("m-read");
-        QuartzCoordination.builder(coordinator).build().registerListeners(s);
+        QuartzCoordination.builder(tenure).build().registerListeners(s);
         s.scheduleJob(
                 JobBuilder.newJob(ReadingJob.class).withIdentity("reader", "m").build(), onceNow("reader"));
         s.start();
@@ -111,9 +122,9 @@ class QuartzMechanicsIT {
 
     @Test
     void anotherListenerVetoesAfterOurs_fireGivenBack_leasesReleased() throws Exception {
-        JobCoordinator coordinator = coordinator(Duration.ofSeconds(30));
+        Tenure tenure = tenure(Duration.ofSeconds(30));
         Scheduler s = scheduler("m-veto");
-        QuartzCoordination.builder(coordinator).build().registerListeners(s);
+        QuartzCoordination.builder(tenure).build().registerListeners(s);
         s.getListenerManager().addTriggerListener(new TriggerListenerSupport() {
             @Override
             public String getName() {
@@ -134,15 +145,15 @@ class QuartzMechanicsIT {
         String fire = seen.get(0).split("fire=")[1];
         await().atMost(Timing.scaled(Duration.ofSeconds(10)))
                 .until(() -> "FAILED".equals(servers.runStatus("quartz:m:vetoed", fire)));
-        assertThat(jobIsFree(coordinator(Duration.ofSeconds(30)), "quartz:m:vetoed", "probe"))
+        assertThat(jobIsFree(tenure(Duration.ofSeconds(30)).coordinator(), "quartz:m:vetoed", "probe"))
                 .isTrue();
     }
 
     @Test
     void anotherListenerThrows_quartzAbandonsTheFire_leasesReleasedAnyway() throws Exception {
-        JobCoordinator coordinator = coordinator(Duration.ofSeconds(30));
+        Tenure tenure = tenure(Duration.ofSeconds(30));
         Scheduler s = scheduler("m-throw");
-        QuartzCoordination.builder(coordinator).build().registerListeners(s);
+        QuartzCoordination.builder(tenure).build().registerListeners(s);
         s.getListenerManager().addTriggerListener(new TriggerListenerSupport() {
             @Override
             public String getName() {
@@ -162,15 +173,15 @@ class QuartzMechanicsIT {
         String fire = seen.get(0).split("fire=")[1];
         await().atMost(Timing.scaled(Duration.ofSeconds(10)))
                 .until(() -> "FAILED".equals(servers.runStatus("quartz:m:thrown", fire)));
-        assertThat(jobIsFree(coordinator(Duration.ofSeconds(30)), "quartz:m:thrown", "probe"))
+        assertThat(jobIsFree(tenure(Duration.ofSeconds(30)).coordinator(), "quartz:m:thrown", "probe"))
                 .isTrue();
     }
 
     @Test
     void factory_delegateThrows_newJobDoesNotThrow_fireFails_triggerStaysHealthy() throws Exception {
-        JobCoordinator coordinator = coordinator(Duration.ofSeconds(30));
+        Tenure tenure = tenure(Duration.ofSeconds(30));
         Scheduler s = scheduler("m-factory");
-        s.setJobFactory(QuartzCoordination.builder(coordinator).build().jobFactory((bundle, sch) -> {
+        s.setJobFactory(QuartzCoordination.builder(tenure).build().jobFactory((bundle, sch) -> {
             throw new SchedulerException("no instance today");
         }));
         s.getListenerManager()
@@ -203,9 +214,9 @@ class QuartzMechanicsIT {
 
     @Test
     void factory_onlyMatchedJobsAreCoordinated() throws Exception {
-        JobCoordinator coordinator = coordinator(Duration.ofSeconds(30));
+        Tenure tenure = tenure(Duration.ofSeconds(30));
         Scheduler s = scheduler("m-match");
-        s.setJobFactory(QuartzCoordination.builder(coordinator)
+        s.setJobFactory(QuartzCoordination.builder(tenure)
                 .jobs(GroupMatcher.jobGroupEquals("m"))
                 .build()
                 .jobFactory());
@@ -226,9 +237,9 @@ class QuartzMechanicsIT {
 
     @Test
     void leaseLostMidJob_interruptableJobIsInterrupted() throws Exception {
-        JobCoordinator coordinator = coordinator(Duration.ofMillis(1500));
+        Tenure tenure = tenure(Duration.ofMillis(1500));
         Scheduler s = scheduler("m-interrupt");
-        s.setJobFactory(QuartzCoordination.builder(coordinator).build().jobFactory());
+        s.setJobFactory(QuartzCoordination.builder(tenure).build().jobFactory());
         s.scheduleJob(
                 JobBuilder.newJob(SleepingJob.class)
                         .withIdentity("sleeper", "m")
@@ -247,9 +258,9 @@ class QuartzMechanicsIT {
     @Test
     void valkeyFrozenMidJob_theJobIsNotInterrupted_whileItsDatabaseLeaseHolds() throws Exception {
         Duration ttl = Duration.ofMillis(1500);
-        JobCoordinator coordinator = coordinator(ttl);
+        Tenure tenure = tenure(ttl);
         Scheduler s = scheduler("m-no-interrupt");
-        s.setJobFactory(QuartzCoordination.builder(coordinator).build().jobFactory());
+        s.setJobFactory(QuartzCoordination.builder(tenure).build().jobFactory());
         s.scheduleJob(
                 JobBuilder.newJob(SleepingJob.class)
                         .withIdentity("frozen-valkey", "m")
@@ -274,15 +285,15 @@ class QuartzMechanicsIT {
 
     @Test
     void refireImmediately_reExecutionIsClaimedAgain_neverRunsUncoordinated() throws Exception {
-        JobCoordinator coordinator = coordinator(Duration.ofSeconds(30));
+        Tenure tenure = tenure(Duration.ofSeconds(30));
         for (boolean factory : new boolean[] {false, true}) {
             seen.clear();
             Scheduler s = scheduler("m-refire-" + factory);
-            QuartzCoordination tenure = QuartzCoordination.builder(coordinator).build();
+            QuartzCoordination coordination = QuartzCoordination.builder(tenure).build();
             if (factory) {
-                s.setJobFactory(tenure.jobFactory());
+                s.setJobFactory(coordination.jobFactory());
             } else {
-                tenure.registerListeners(s);
+                coordination.registerListeners(s);
             }
             String name = "refire-" + factory;
             s.scheduleJob(
@@ -320,10 +331,11 @@ class QuartzMechanicsIT {
     @Test
     void recoveringFire_ownerStillHoldsTheJob_waitsForItsLeaseInsteadOfSkipping() throws Exception {
         String original = "2026-12-02T09:00:00Z";
-        ActiveRun frozenOwner = ((RunClaim.Claimed)
-                        coordinator(Duration.ofSeconds(30)).begin("quartz:m:recov", original, RunPolicy.skipFire()))
+        ActiveRun frozenOwner = ((RunClaim.Claimed) tenure(Duration.ofSeconds(30))
+                        .coordinator()
+                        .begin("quartz:m:recov", original, RunPolicy.skipFire()))
                 .run();
-        FireGuard guard = new FireGuard(QuartzCoordination.builder(coordinator(Duration.ofSeconds(30)))
+        FireGuard guard = new FireGuard(QuartzCoordination.builder(tenure(Duration.ofSeconds(30)))
                 .recoveryPolicy(RunPolicy.waitUpTo(Duration.ofSeconds(20)))
                 .build());
 

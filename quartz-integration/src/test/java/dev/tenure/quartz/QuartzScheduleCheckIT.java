@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import dev.tenure.Tenure;
 import dev.tenure.metrics.MetricNames;
 import dev.tenure.testkit.StderrCapture;
 import dev.tenure.testkit.Timing;
@@ -43,6 +44,7 @@ class QuartzScheduleCheckIT {
     private static QuartzServers servers;
     static final List<String> ran = new CopyOnWriteArrayList<>();
     private final List<Scheduler> schedulers = new ArrayList<>();
+    private final List<Tenure> tenures = new ArrayList<>();
     private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
 
     @BeforeAll
@@ -57,15 +59,21 @@ class QuartzScheduleCheckIT {
 
     @AfterEach
     void shutdown() throws SchedulerException {
-        for (Scheduler s : schedulers) {
-            s.shutdown(true);
+        try {
+            for (Scheduler s : schedulers) {
+                s.shutdown(true);
+            }
+        } finally {
+            tenures.forEach(Tenure::close);
+            ran.clear();
         }
-        ran.clear();
     }
 
+    /** A coordination builder on a new Tenure (lease TTL 30 s), closed after the test. */
     private QuartzCoordination.Builder tenure() {
-        return QuartzCoordination.builder(servers.coordinator(Duration.ofSeconds(30)))
-                .metrics(new MicrometerFireMetrics(registry));
+        Tenure tenure = servers.tenure(Duration.ofSeconds(30));
+        tenures.add(tenure);
+        return QuartzCoordination.builder(tenure).metrics(new MicrometerFireMetrics(registry));
     }
 
     private Scheduler ram(String name) throws SchedulerException {

@@ -25,7 +25,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.TreeMap;
-import java.util.concurrent.CopyOnWriteArrayList;
 import org.quartz.Scheduler;
 import org.quartz.SchedulerException;
 import org.quartz.impl.StdSchedulerFactory;
@@ -39,7 +38,6 @@ final class QuartzServers implements AutoCloseable {
     final ValkeyServer valkey;
     final PostgresDatabase db;
     private final List<JvmProcess> nodes = new ArrayList<>();
-    private final List<Tenure> tenures = new CopyOnWriteArrayList<>();
 
     QuartzServers(Class<?> testClass, PostgresSource source) throws SQLException, IOException {
         valkey = ValkeyServers.standalone();
@@ -73,9 +71,9 @@ final class QuartzServers implements AutoCloseable {
         return p;
     }
 
-    /** An in-process coordinator on these servers (Valkey mode, lease TTL {@code ttl}); closed with this fixture. */
-    synchronized JobCoordinator coordinator(Duration ttl) {
-        Tenure tenure = Tenure.builder()
+    /** A new in-process Tenure on these servers (Valkey mode, lease TTL {@code ttl}); the caller closes it. */
+    Tenure tenure(Duration ttl) {
+        return Tenure.builder()
                 .dataSource(db.dataSource())
                 .valkey(ValkeyConfig.standalone("127.0.0.1:" + valkey.port())
                         .requestTimeout(Duration.ofMillis(300))
@@ -83,8 +81,6 @@ final class QuartzServers implements AutoCloseable {
                 .mode(JobCoordinator.Mode.VALKEY)
                 .leaseDefaults(LeaseOptions.ofTtl(ttl))
                 .build();
-        tenures.add(tenure);
-        return tenure.coordinator();
     }
 
     /** A new in-process scheduler on a RAMJobStore (two worker threads), not started; the caller shuts it down. */
@@ -146,7 +142,6 @@ final class QuartzServers implements AutoCloseable {
     @Override
     public void close() {
         nodes.forEach(JvmProcess::close);
-        tenures.forEach(Tenure::close);
         db.close();
         valkey.close();
     }
