@@ -79,7 +79,7 @@ public final class QuartzCoordination {
         this.scheduleCheck = b.scheduleCheck;
         this.intendedSchedules = b.intendedSchedules;
         this.guard = new FireGuard(this);
-        this.tenure = b.tenure;
+        this.tenure = b.recordSchedules ? b.tenure : null;
         this.missedFires = b.missedFires;
     }
 
@@ -88,14 +88,7 @@ public final class QuartzCoordination {
      * {@link dev.tenure.Tenure#register} (see {@link #checkSchedules}), so that missed fires are caught up or reported.
      */
     public static Builder builder(dev.tenure.Tenure tenure) {
-        Builder b = builder(tenure.coordinator());
-        b.tenure = tenure;
-        return b;
-    }
-
-    /** Coordinates fires through {@code coordinator}. */
-    public static Builder builder(JobCoordinator coordinator) {
-        return new Builder(coordinator);
+        return new Builder(tenure);
     }
 
     /**
@@ -117,7 +110,7 @@ public final class QuartzCoordination {
     }
 
     /**
-     * Records the schedules of the coordinated jobs with Tenure (when built from a {@link dev.tenure.Tenure}), now and
+     * Records the schedules of the coordinated jobs with Tenure (unless {@link Builder#recordSchedules} is off), now and
      * whenever their triggers change: a missed fire is then caught up as {@code scheduler.triggerJob} with the missed
      * fire's key, or recorded MISSED, by {@link #missedFires()}. Then the schedule check ({@link ScheduleCheck}, unless
      * {@code OFF}): checks the triggers of coordinated jobs already
@@ -220,7 +213,7 @@ public final class QuartzCoordination {
     ScheduleCheck scheduleCheck() {
         return scheduleCheck;
     }
-    /** What happens to a missed fire of a coordinated job (when built from a Tenure). */
+    /** What happens to a missed fire of a coordinated job ({@link Builder#missedFires}). */
     public dev.tenure.MissedFirePolicy missedFires() {
         return missedFires;
     }
@@ -247,11 +240,13 @@ public final class QuartzCoordination {
         private FireMetrics metrics = FireMetrics.none();
         private ScheduleCheck scheduleCheck = ScheduleCheck.WARN;
         private Matcher<TriggerKey> intendedSchedules = NotMatcher.not(EverythingMatcher.allTriggers());
-        private dev.tenure.@Nullable Tenure tenure;
+        private final dev.tenure.Tenure tenure;
         private dev.tenure.MissedFirePolicy missedFires = dev.tenure.MissedFirePolicy.catchUp();
+        private boolean recordSchedules = true;
 
-        private Builder(JobCoordinator coordinator) {
-            this.coordinator = Objects.requireNonNull(coordinator, "coordinator");
+        private Builder(dev.tenure.Tenure tenure) {
+            this.tenure = Objects.requireNonNull(tenure, "tenure");
+            this.coordinator = tenure.coordinator();
         }
 
         /** Listener name (default {@value #DEFAULT_NAME}); use another for a second coordination on one scheduler. */
@@ -338,10 +333,21 @@ public final class QuartzCoordination {
          * fire's key). A job whose recurring triggers all say "never fire late" ({@code MISFIRE_INSTRUCTION_DO_NOTHING},
          * or a simple trigger's {@code RESCHEDULE_NEXT_WITH_*}) is never caught up: under a catch-up policy it is
          * registered with action SKIP, its bounds kept. A job paused, unscheduled or deleted in Quartz, or whose
-         * scheduler stands by, has no due fires meanwhile. Only with {@link QuartzCoordination#builder(dev.tenure.Tenure)}.
+         * scheduler stands by, has no due fires meanwhile.
          */
         public Builder missedFires(dev.tenure.MissedFirePolicy policy) {
             this.missedFires = Objects.requireNonNull(policy, "policy");
+            return this;
+        }
+
+        /**
+         * Whether {@link QuartzCoordination#checkSchedules} records the coordinated jobs' schedules in Tenure's ledger
+         * (default true). Off, fires are still coordinated, but nobody accounts for a fire that no node ran: no catch-up,
+         * no MISSED record, no overdue count. The Spring Boot starter turns it off with
+         * {@code tenure.missed-fires.enabled=false}.
+         */
+        public Builder recordSchedules(boolean record) {
+            this.recordSchedules = record;
             return this;
         }
 

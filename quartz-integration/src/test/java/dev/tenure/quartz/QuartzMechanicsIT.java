@@ -121,6 +121,33 @@ class QuartzMechanicsIT {
     }
 
     @Test
+    void recordSchedulesOff_firesAreStillCoordinated_butNoScheduleIsRecorded() throws Exception {
+        Tenure tenure = tenure(Duration.ofSeconds(30));
+        Scheduler s = scheduler("m-unrecorded");
+        QuartzCoordination.builder(tenure).recordSchedules(false).build().registerListeners(s);
+        s.scheduleJob(
+                JobBuilder.newJob(ReadingJob.class)
+                        .withIdentity("unrecorded", "m")
+                        .build(),
+                TriggerBuilder.newTrigger()
+                        .withIdentity("unrecorded", "m")
+                        .startNow()
+                        .withSchedule(org.quartz.SimpleScheduleBuilder.repeatSecondlyForever())
+                        .build());
+        s.start();
+        await().atMost(Timing.scaled(Duration.ofSeconds(20))).until(() -> !seen.isEmpty());
+        assertThat(seen.get(0)).startsWith("valid=true epochMatches=true fenced=true");
+        assertThat(tenure.scheduledJobs()).as("recordSchedules(false)").isEmpty();
+
+        Tenure recording = tenure(Duration.ofSeconds(30));
+        QuartzCoordination.builder(recording).build().checkSchedules(s);
+        assertThat(recording.scheduledJobs())
+                .as("the default records the same scheduler's job")
+                .extracting(dev.tenure.ScheduledJob::jobKey)
+                .contains("quartz:m:unrecorded");
+    }
+
+    @Test
     void anotherListenerVetoesAfterOurs_fireGivenBack_leasesReleased() throws Exception {
         Tenure tenure = tenure(Duration.ofSeconds(30));
         Scheduler s = scheduler("m-veto");

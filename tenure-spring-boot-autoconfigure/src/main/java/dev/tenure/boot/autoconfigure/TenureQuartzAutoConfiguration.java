@@ -45,11 +45,10 @@ public final class TenureQuartzAutoConfiguration {
     @ConditionalOnMissingBean
     QuartzCoordination tenureQuartzCoordination(
             Tenure tenure, TenureProperties properties, ObjectProvider<FireMetrics> metrics) {
-        // built from the Tenure, the coordination records the jobs' schedules for the sweeper; with missed-fire
-        // accounting turned off (tenure.missed-fires.enabled=false), from its coordinator, which records none
-        QuartzCoordination.Builder b = properties.missedFires().enabled()
-                ? QuartzCoordination.builder(tenure)
-                : QuartzCoordination.builder(tenure.coordinator());
+        // the coordination records the jobs' schedules for the sweeper, unless missed-fire accounting is turned off
+        // (tenure.missed-fires.enabled=false)
+        QuartzCoordination.Builder b = QuartzCoordination.builder(tenure)
+                .recordSchedules(properties.missedFires().enabled());
         List<String> groups = properties.quartz().jobGroups();
         if (!groups.isEmpty()) {
             Matcher<JobKey> matcher = GroupMatcher.jobGroupEquals(groups.get(0));
