@@ -2,7 +2,8 @@ import org.jspecify.annotations.NullMarked;
 
 /**
  * Tenure's core: the {@link dev.tenure.Tenure} entry point, coordinated jobs, leases and elections
- * ({@code dev.tenure}), the interfaces a store implements ({@code dev.tenure.spi}), the in-memory store for tests
+ * ({@code dev.tenure}), what an integration with a host scheduler builds on ({@code dev.tenure.integration}: a claim
+ * begun in one callback and finished in another), the interfaces a store implements ({@code dev.tenure.spi}), the in-memory store for tests
  * ({@code dev.tenure.memory}) and the meters and observations ({@code dev.tenure.metrics},
  * {@code dev.tenure.observation}). {@code dev.tenure.internal} holds helpers shared with Tenure's own store modules
  * and is exported to them alone.
@@ -22,6 +23,7 @@ module dev.tenure.core {
     requires static spring.tx;
 
     exports dev.tenure;
+    exports dev.tenure.integration;
     exports dev.tenure.spi;
     exports dev.tenure.memory;
     exports dev.tenure.metrics;

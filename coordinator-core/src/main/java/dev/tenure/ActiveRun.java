@@ -1,5 +1,6 @@
 package dev.tenure;
 
+import dev.tenure.integration.ClaimedRun;
 import dev.tenure.metrics.RunMetrics;
 import dev.tenure.spi.RunLedger;
 import java.sql.Connection;
@@ -31,7 +32,7 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>Thread-safe.
  */
-public final class ActiveRun implements JobContext, AutoCloseable {
+final class ActiveRun implements ClaimedRun {
 
     private final RunLedger ledger;
     private final RunMetrics metrics;
@@ -123,7 +124,7 @@ public final class ActiveRun implements JobContext, AutoCloseable {
         return db.owner();
     }
 
-    /** This node's name ({@link Tenure#nodeName()}); null when the coordinator was given none. */
+    @Override
     public @Nullable String node() {
         return node;
     }
@@ -138,16 +139,19 @@ public final class ActiveRun implements JobContext, AutoCloseable {
     }
 
     /** The job's database lease: its state, remaining validity and epoch ({@link Lease#fencingToken()}). */
+    @Override
     public Lease lease() {
         return db;
     }
 
     /** True if the run went to the database directly because Valkey was unreachable. */
+    @Override
     public boolean viaFallback() {
         return viaFallback;
     }
 
     /** Fence checks (and completions) that passed so far. */
+    @Override
     public int fenceChecks() {
         return fenceChecks.get();
     }
@@ -195,6 +199,7 @@ public final class ActiveRun implements JobContext, AutoCloseable {
      * {@link #finish} has begun: the work is over by then. Losing the Valkey lease does not run it: the database lease
      * is the authority, and it still keeps every other process out.
      */
+    @Override
     public ActiveRun onCancelled(Runnable action) {
         Objects.requireNonNull(action, "action");
         AtomicBoolean once = new AtomicBoolean();
@@ -208,6 +213,7 @@ public final class ActiveRun implements JobContext, AutoCloseable {
     }
 
     /** True once {@link #finish} (or {@link #close()}) ran. */
+    @Override
     public synchronized boolean isFinished() {
         return outcome != null;
     }
@@ -235,6 +241,7 @@ public final class ActiveRun implements JobContext, AutoCloseable {
      *                                        later calls return keeps the work's result and exception
      */
     @SuppressWarnings("unchecked")
+    @Override
     public synchronized <T> RunOutcome<T> finish(@Nullable T result, @Nullable Throwable error) {
         if (outcome != null) {
             return (RunOutcome<T>) outcome;

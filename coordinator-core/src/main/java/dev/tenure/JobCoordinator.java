@@ -1,5 +1,7 @@
 package dev.tenure;
 
+import dev.tenure.integration.ClaimedRun;
+import dev.tenure.integration.RunClaim;
 import dev.tenure.metrics.RunMetrics;
 import dev.tenure.spi.RunLedger;
 import java.sql.Connection;
@@ -191,7 +193,7 @@ public final class JobCoordinator implements AutoCloseable {
         if (claim instanceof RunClaim.NotClaimed not) {
             return retype(not.outcome());
         }
-        try (ActiveRun run = ((RunClaim.Claimed) claim).run();
+        try (ActiveRun run = (ActiveRun) ((RunClaim.Claimed) claim).run();
                 RunMdc.Scope log = RunMdc.open(run)) {
             T result = null;
             Throwable error = null;
@@ -244,7 +246,7 @@ public final class JobCoordinator implements AutoCloseable {
         if (claim instanceof RunClaim.NotClaimed not) {
             return retype(not.outcome());
         }
-        try (ActiveRun run = ((RunClaim.Claimed) claim).run();
+        try (ActiveRun run = (ActiveRun) ((RunClaim.Claimed) claim).run();
                 RunMdc.Scope log = RunMdc.open(run)) {
             boolean oneStatement = run.releasesInTransaction() && !CompletingTransaction.inSpringTransaction();
             // the work's result outlives a completion or commit that failed: the ledger may still say EXECUTED
@@ -307,7 +309,7 @@ public final class JobCoordinator implements AutoCloseable {
     /**
      * The first half of {@link #run}, for hosts that start and end a run in two callbacks: takes the leases and
      * starts the fire's run row. On {@link RunClaim.Claimed} the caller does the work and then calls
-     * {@link ActiveRun#finish} (from any thread), which records the outcome and releases the leases.
+     * {@link ClaimedRun#finish} (from any thread), which records the outcome and releases the leases.
      *
      * @throws LeaseStoreUnavailableException on faults of the database (and of Valkey in {@link Mode#VALKEY});
      *                                        nothing is held then
@@ -338,7 +340,7 @@ public final class JobCoordinator implements AutoCloseable {
             throw e;
         }
         if (claim instanceof RunClaim.Claimed c) {
-            ActiveRun run = c.run();
+            ActiveRun run = (ActiveRun) c.run(); // the claims make only ActiveRuns
             run.observe(observed);
             observed.claimed(run.epoch(), run.owner(), run.viaFallback());
         } else {

@@ -1,5 +1,6 @@
 package dev.tenure;
 
+import dev.tenure.integration.RunClaim;
 import dev.tenure.metrics.RunMetrics;
 import dev.tenure.spi.RunLedger;
 import java.time.Duration;

@@ -1,5 +1,6 @@
 package dev.tenure;
 
+import dev.tenure.integration.NodeName;
 import dev.tenure.memory.InMemoryLeaseStore;
 import dev.tenure.memory.InMemoryRunLedger;
 import dev.tenure.memory.InMemoryScheduleLedger;

@@ -3,6 +3,7 @@ package dev.tenure;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
+import dev.tenure.integration.RunClaim;
 import dev.tenure.memory.InMemoryLeaseStore;
 import dev.tenure.memory.InMemoryRunLedger;
 import dev.tenure.spi.RunLedger;
@@ -32,7 +33,7 @@ class FinishFaultTest {
     void finishFails_afterTheWorkThrew_theFaultCarriesTheWorksException_andTheOutcomeKeepsIt() {
         IllegalStateException own = new IllegalStateException("settlement file missing");
         RunClaim.Claimed claim = (RunClaim.Claimed) coordinator.begin("settle", "f1", RunPolicy.skipFire());
-        ActiveRun run = claim.run();
+        ActiveRun run = (ActiveRun) claim.run();
         LeaseStoreUnavailableException fault =
                 catchThrowableOfType(LeaseStoreUnavailableException.class, () -> run.finish(null, own));
         assertThat(fault).hasMessageContaining("outcome lost");
@@ -52,7 +53,7 @@ class FinishFaultTest {
         assertThat(fault.getSuppressed()).isEmpty();
         RunClaim again = coordinator.begin("settle", "f3", RunPolicy.skipFire());
         assertThat(again).as("the leases were released all the same").isInstanceOf(RunClaim.Claimed.class);
-        ActiveRun run = ((RunClaim.Claimed) again).run();
+        ActiveRun run = (ActiveRun) ((RunClaim.Claimed) again).run();
         catchThrowableOfType(LeaseStoreUnavailableException.class, () -> run.finish(7, null));
         RunOutcome<Integer> kept = run.finish(null, null);
         assertThat(kept.status()).isEqualTo(RunOutcome.Status.FAILED);

@@ -3,6 +3,7 @@ package dev.tenure;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.tenure.integration.RunClaim;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -90,7 +91,7 @@ class JobCoordinatorTest {
         JobCoordinator c = coordinator(JobCoordinator.Mode.VALKEY);
         RunClaim claim = c.begin("job", "f1", RunPolicy.skipFire());
         assertThat(claim).isInstanceOf(RunClaim.Claimed.class);
-        ActiveRun run = ((RunClaim.Claimed) claim).run();
+        ActiveRun run = (ActiveRun) ((RunClaim.Claimed) claim).run();
         assertThat(run.isLeaseValid()).isTrue();
         assertThat(run.lease().fencingToken()).hasValue(run.epoch());
 
@@ -118,7 +119,7 @@ class JobCoordinatorTest {
     @Test
     void close_withoutFinish_recordsFailure_andFireCanBeRetried() {
         JobCoordinator c = coordinator(JobCoordinator.Mode.VALKEY);
-        try (ActiveRun run = ((RunClaim.Claimed) c.begin("job", "f1", RunPolicy.skipFire())).run()) {
+        try (ActiveRun run = (ActiveRun) ((RunClaim.Claimed) c.begin("job", "f1", RunPolicy.skipFire())).run()) {
             assertThat(run.isFinished()).isFalse();
         }
         assertThat(ledger.statusOf("job", "f1")).hasValue("FAILED");

@@ -3,6 +3,7 @@ package dev.tenure;
 import static io.micrometer.observation.tck.TestObservationRegistryAssert.assertThat;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.tenure.integration.RunClaim;
 import dev.tenure.observation.DefaultTenureRunObservationConvention;
 import dev.tenure.observation.TenureRunObservationContext;
 import io.micrometer.common.KeyValues;
@@ -152,7 +153,7 @@ class RunObservationTest {
                             RunPolicy.skipFire(),
                             tenure.coordinator().leaseOptions(),
                             "quartz");
-            ActiveRun run = ((RunClaim.Claimed) claim).run();
+            ActiveRun run = (ActiveRun) ((RunClaim.Claimed) claim).run();
             assertThat(registry.getCurrentObservation()).isNull();
             Thread t = new Thread(() -> run.finish(null, null));
             t.start();

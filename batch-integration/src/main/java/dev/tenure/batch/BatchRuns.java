@@ -1,6 +1,6 @@
 package dev.tenure.batch;
 
-import dev.tenure.ActiveRun;
+import dev.tenure.integration.ClaimedRun;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
@@ -14,9 +14,9 @@ import org.springframework.batch.core.step.StepExecution;
  */
 final class BatchRuns {
 
-    private final Map<Long, ActiveRun> byExecution = new ConcurrentHashMap<>();
+    private final Map<Long, ClaimedRun> byExecution = new ConcurrentHashMap<>();
 
-    void register(long jobExecutionId, ActiveRun run) {
+    void register(long jobExecutionId, ClaimedRun run) {
         byExecution.put(jobExecutionId, run);
     }
 
@@ -24,16 +24,16 @@ final class BatchRuns {
         byExecution.remove(jobExecutionId);
     }
 
-    Optional<ActiveRun> of(long jobExecutionId) {
+    Optional<ClaimedRun> of(long jobExecutionId) {
         return Optional.ofNullable(byExecution.get(jobExecutionId));
     }
 
-    Optional<ActiveRun> of(StepExecution step) {
+    Optional<ClaimedRun> of(StepExecution step) {
         return Optional.ofNullable(byExecution.get(step.getJobExecution().getId()));
     }
 
     /** The run of {@code step}; a {@link BatchFencingException} if the job was not launched by a guard. */
-    ActiveRun require(StepExecution step) {
+    ClaimedRun require(StepExecution step) {
         return of(step).orElseThrow(() -> new BatchFencingException(
                 "step '" + step.getStepName() + "' of job execution "
                         + step.getJobExecution().getId()
@@ -44,7 +44,7 @@ final class BatchRuns {
     }
 
     /** The run of the step executing on this thread (Spring Batch registers it for the step's duration). */
-    ActiveRun requireCurrent() {
+    ClaimedRun requireCurrent() {
         StepContext ctx = StepSynchronizationManager.getContext();
         if (ctx == null) {
             throw new BatchFencingException(

@@ -1,6 +1,6 @@
 package dev.tenure.batch;
 
-import dev.tenure.ActiveRun;
+import dev.tenure.integration.ClaimedRun;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.Objects;
@@ -21,7 +21,7 @@ final class ChunkFence {
     }
 
     /** Throws {@code dev.tenure.StaleOwnerException} (from the ledger) if {@code run}'s epoch is no longer current. */
-    void check(ActiveRun run) throws SQLException {
+    void check(ClaimedRun run) throws SQLException {
         onTransaction(run, run::fence);
     }
 
@@ -29,7 +29,7 @@ final class ChunkFence {
      * The fence check plus "this fire is done", in the current transaction: it commits with the writes of that
      * transaction (the job execution's COMPLETED status) or not at all.
      */
-    void complete(ActiveRun run) throws SQLException {
+    void complete(ClaimedRun run) throws SQLException {
         onTransaction(run, run::complete);
     }
 
@@ -37,7 +37,7 @@ final class ChunkFence {
         void accept(Connection c) throws SQLException;
     }
 
-    private void onTransaction(ActiveRun run, OnConnection action) throws SQLException {
+    private void onTransaction(ClaimedRun run, OnConnection action) throws SQLException {
         Connection c = DataSourceUtils.getConnection(dataSource);
         try {
             if (!DataSourceUtils.isConnectionTransactional(c, dataSource)) {

@@ -1,6 +1,6 @@
 package dev.tenure.batch;
 
-import dev.tenure.ActiveRun;
+import dev.tenure.integration.ClaimedRun;
 import java.util.Objects;
 import javax.sql.DataSource;
 import org.springframework.batch.infrastructure.item.Chunk;
@@ -24,7 +24,7 @@ final class FencedItemWriter<T> implements ItemWriter<T> {
 
     @Override
     public void write(Chunk<? extends T> chunk) throws Exception {
-        ActiveRun run = runs.requireCurrent();
+        ClaimedRun run = runs.requireCurrent();
         fence.check(run);
         delegate.write(chunk);
     }

@@ -1,6 +1,6 @@
 package dev.tenure.batch;
 
-import dev.tenure.ActiveRun;
+import dev.tenure.integration.ClaimedRun;
 import java.lang.reflect.InvocationHandler;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
@@ -53,7 +53,7 @@ final class FencedJobRepository implements InvocationHandler {
         if (method.getDeclaringClass() == Object.class) {
             return objectMethod(proxy, method, args);
         }
-        Optional<ActiveRun> run = FENCED.contains(method.getName()) ? runOf(args) : Optional.empty();
+        Optional<ClaimedRun> run = FENCED.contains(method.getName()) ? runOf(args) : Optional.empty();
         if (run.isEmpty()) {
             return call(method, args);
         }
@@ -93,7 +93,7 @@ final class FencedJobRepository implements InvocationHandler {
                 && je.getStatus() == BatchStatus.COMPLETED;
     }
 
-    private Optional<ActiveRun> runOf(Object[] args) {
+    private Optional<ClaimedRun> runOf(Object[] args) {
         for (Object a : args == null ? new Object[0] : args) {
             if (a instanceof JobExecution je) {
                 return runs.of(je.getId());

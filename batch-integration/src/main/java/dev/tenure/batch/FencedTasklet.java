@@ -1,6 +1,6 @@
 package dev.tenure.batch;
 
-import dev.tenure.ActiveRun;
+import dev.tenure.integration.ClaimedRun;
 import java.util.Objects;
 import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
@@ -27,7 +27,7 @@ final class FencedTasklet implements Tasklet {
 
     @Override
     public @Nullable RepeatStatus execute(StepContribution contribution, ChunkContext chunkContext) throws Exception {
-        ActiveRun run = runs.require(chunkContext.getStepContext().getStepExecution());
+        ClaimedRun run = runs.require(chunkContext.getStepContext().getStepExecution());
         fence.check(run);
         return delegate.execute(contribution, chunkContext);
     }

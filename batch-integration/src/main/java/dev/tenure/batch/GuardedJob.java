@@ -1,8 +1,8 @@
 package dev.tenure.batch;
 
-import dev.tenure.ActiveRun;
 import dev.tenure.RunMdc;
 import dev.tenure.RunOutcome;
+import dev.tenure.integration.ClaimedRun;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.jspecify.annotations.Nullable;
@@ -27,13 +27,13 @@ final class GuardedJob implements Job {
     private static final Logger log = LoggerFactory.getLogger(GuardedJob.class);
 
     private final Job delegate;
-    private final ActiveRun run;
+    private final ClaimedRun run;
     private final BatchRuns runs;
     private final AtomicBoolean started = new AtomicBoolean();
     private final CompletableFuture<RunOutcome<Void>> outcome = new CompletableFuture<>();
     private volatile @Nullable JobExecution execution;
 
-    GuardedJob(Job delegate, ActiveRun run, BatchRuns runs) {
+    GuardedJob(Job delegate, ClaimedRun run, BatchRuns runs) {
         this.delegate = delegate;
         this.run = run;
         this.runs = runs;

@@ -1,11 +1,11 @@
 package dev.tenure.batch;
 
-import dev.tenure.ActiveRun;
 import dev.tenure.JobCoordinator;
-import dev.tenure.RunClaim;
 import dev.tenure.RunMdc;
 import dev.tenure.RunOutcome;
 import dev.tenure.RunPolicy;
+import dev.tenure.integration.ClaimedRun;
+import dev.tenure.integration.RunClaim;
 import dev.tenure.spi.LeaseKeys;
 import java.time.LocalDateTime;
 import java.util.Objects;
@@ -107,14 +107,14 @@ public final class GuardedJobOperator {
         return launchClaimed(job, parameters, ((RunClaim.Claimed) claim).run());
     }
 
-    private BatchLaunch launchClaimed(Job job, JobParameters parameters, ActiveRun run) {
+    private BatchLaunch launchClaimed(Job job, JobParameters parameters, ClaimedRun run) {
         GuardedJob guarded = new GuardedJob(job, run, runs);
         try (RunMdc.Scope log = RunMdc.open(run)) { // the launching thread's lines about this run
             return launchClaimed(job, parameters, run, guarded);
         }
     }
 
-    private BatchLaunch launchClaimed(Job job, JobParameters parameters, ActiveRun run, GuardedJob guarded) {
+    private BatchLaunch launchClaimed(Job job, JobParameters parameters, ClaimedRun run, GuardedJob guarded) {
         try {
             recoverStale(job, parameters, run);
             JobExecution started = operator.start(guarded, parameters);
@@ -139,7 +139,7 @@ public final class GuardedJobOperator {
         }
     }
 
-    private void recoverStale(Job job, JobParameters parameters, ActiveRun run) {
+    private void recoverStale(Job job, JobParameters parameters, ClaimedRun run) {
         JobExecution last = repository.getLastJobExecution(job.getName(), parameters);
         if (last == null) {
             return;
@@ -166,7 +166,7 @@ public final class GuardedJobOperator {
      * step's checkpoint share one transaction on one DataSource (which {@link TenureBatch} requires): whether or not
      * it committed, the checkpoint matches the data; and this process holds the claim, so that owner's lease ended.
      */
-    private void repairUnknown(Job job, JobParameters parameters, ActiveRun run) {
+    private void repairUnknown(Job job, JobParameters parameters, ClaimedRun run) {
         JobInstance instance = repository.getJobInstance(job.getName(), parameters);
         if (instance == null) {
             return;

@@ -1,6 +1,6 @@
 package dev.tenure.batch;
 
-import dev.tenure.ActiveRun;
+import dev.tenure.integration.ClaimedRun;
 import org.springframework.batch.core.ExitStatus;
 import org.springframework.batch.core.job.JobInterruptedException;
 import org.springframework.batch.core.step.StepExecution;
@@ -27,7 +27,7 @@ final class LeaseLossInterruptionPolicy implements StepInterruptionPolicy {
 
     @Override
     public void checkInterrupted(StepExecution step) throws JobInterruptedException {
-        ActiveRun run = runs.of(step).orElse(null);
+        ClaimedRun run = runs.of(step).orElse(null);
         if (run != null && run.isCancelled()) {
             String why = LEASE_LOST + ": job '" + run.jobKey() + "' epoch " + run.epoch() + " (owner " + run.owner()
                     + ") no longer holds its lease; step '" + step.getStepName() + "' stops so the new owner can "

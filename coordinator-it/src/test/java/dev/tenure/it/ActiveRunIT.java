@@ -2,15 +2,15 @@ package dev.tenure.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.tenure.ActiveRun;
 import dev.tenure.JobCoordinator;
 import dev.tenure.LeaseOptions;
 import dev.tenure.LeaseState;
-import dev.tenure.RunClaim;
 import dev.tenure.RunOutcome;
 import dev.tenure.RunPolicy;
 import dev.tenure.Tenure;
 import dev.tenure.ValkeyConfig;
+import dev.tenure.integration.ClaimedRun;
+import dev.tenure.integration.RunClaim;
 import dev.tenure.metrics.MetricNames;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
@@ -51,7 +51,7 @@ class ActiveRunIT {
             JobCoordinator coordinator = tenure.coordinator();
             AtomicInteger cancellations = new AtomicInteger();
             for (int i = 0; i < 5; i++) {
-                ActiveRun run =
+                ClaimedRun run =
                         ((RunClaim.Claimed) coordinator.begin("clean", "fire-" + i, RunPolicy.skipFire())).run();
                 run.onCancelled(cancellations::incrementAndGet);
                 RunOutcome<String> o = run.finish("ok", i % 2 == 0 ? null : new IllegalStateException("work failed"));

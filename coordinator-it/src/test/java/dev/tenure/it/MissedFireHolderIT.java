@@ -2,14 +2,14 @@ package dev.tenure.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.tenure.ActiveRun;
 import dev.tenure.DatabaseConfig;
 import dev.tenure.LeaseOptions;
-import dev.tenure.RunClaim;
 import dev.tenure.RunOutcome;
 import dev.tenure.RunPolicy;
 import dev.tenure.StaleOwnerException;
 import dev.tenure.Tenure;
+import dev.tenure.integration.ClaimedRun;
+import dev.tenure.integration.RunClaim;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
@@ -49,7 +49,7 @@ class MissedFireHolderIT {
             boolean fenced, boolean newRunId) throws Exception {
         String job = job("finish");
         try (Tenure tenure = tenure()) {
-            ActiveRun run = ((RunClaim.Claimed) tenure.coordinator().begin(job, "f1", RunPolicy.skipFire())).run();
+            ClaimedRun run = ((RunClaim.Claimed) tenure.coordinator().begin(job, "f1", RunPolicy.skipFire())).run();
             recordMissed(job, "f1", fenced, newRunId);
             RunOutcome<Object> o = run.finish(null, null);
             System.out.println("finish after MISSED (fenced " + fenced + ", new run id " + newRunId + "): " + o.status()
@@ -119,7 +119,7 @@ class MissedFireHolderIT {
             throws Exception {
         String job = job("abandon");
         Tenure tenure = tenure();
-        ActiveRun run = ((RunClaim.Claimed) tenure.coordinator().begin(job, "f1", RunPolicy.skipFire())).run();
+        ClaimedRun run = ((RunClaim.Claimed) tenure.coordinator().begin(job, "f1", RunPolicy.skipFire())).run();
         recordMissed(job, "f1", fenced, newRunId);
         tenure.close(Duration.ZERO);
         RunOutcome<Object> o = run.finish(null, null);

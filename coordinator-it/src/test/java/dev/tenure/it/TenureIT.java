@@ -94,7 +94,7 @@ class TenureIT {
                 Tenure unnamed = base().build()) {
             assertThat(tenure.nodeName()).isEqualTo(named);
             assertThat(unnamed.nodeName())
-                    .isEqualTo(dev.tenure.NodeName.defaultName())
+                    .isEqualTo(dev.tenure.integration.NodeName.defaultName())
                     .endsWith("/" + ProcessHandle.current().pid());
             for (Tenure t : List.of(tenure, valkey, unnamed)) {
                 assertThat(t.coordinator()

@@ -179,7 +179,7 @@ public final class JdbcLeaseStore implements LeaseStore {
         }
 
         /**
-         * The name of this node as people read it ({@link dev.tenure.NodeName}), recorded next to the owner id on every
+         * The name of this node as people read it ({@link dev.tenure.integration.NodeName}), recorded next to the owner id on every
          * claim of this store and every run of a {@link JdbcRunLedger} on it, and shown by the console instead of the
          * owner id (default none: the console shows the owner's process). {@link dev.tenure.Tenure.Builder#nodeName}
          * sets it for the stores Tenure builds; set it here when wiring a {@code JobCoordinator} by hand.

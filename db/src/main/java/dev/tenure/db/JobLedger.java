@@ -371,11 +371,11 @@ final class JobLedger {
         }
 
         /**
-         * The node name written next to the owner id on every claim and run ({@link dev.tenure.NodeName}; default none:
+         * The node name written next to the owner id on every claim and run ({@link dev.tenure.integration.NodeName}; default none:
          * readers then show the owner id).
          */
         public Builder nodeName(String name) {
-            this.nodeName = dev.tenure.NodeName.check(name);
+            this.nodeName = dev.tenure.integration.NodeName.check(name);
             return this;
         }
 

@@ -38,7 +38,7 @@ public final class TenureAdmin {
 
     /**
      * A job as the database sees it now (database clock). {@code owner} is null when nobody holds it; {@code node} is the
-     * holder's node name ({@link dev.tenure.NodeName}), null when nobody holds it or the holder recorded none (a claim
+     * holder's node name ({@link dev.tenure.integration.NodeName}), null when nobody holds it or the holder recorded none (a claim
      * by a version before node names).
      */
     public record JobState(

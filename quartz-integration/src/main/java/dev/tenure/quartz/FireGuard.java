@@ -1,11 +1,11 @@
 package dev.tenure.quartz;
 
-import dev.tenure.ActiveRun;
 import dev.tenure.JobCoordinator;
-import dev.tenure.RunClaim;
 import dev.tenure.RunMdc;
 import dev.tenure.RunOutcome;
 import dev.tenure.RunPolicy;
+import dev.tenure.integration.ClaimedRun;
+import dev.tenure.integration.RunClaim;
 import java.util.Locale;
 import java.util.Optional;
 import org.jspecify.annotations.Nullable;
@@ -67,7 +67,7 @@ final class FireGuard {
             if (!config.coordinates(context.getJobDetail().getKey())) {
                 return Entry.NOT_COORDINATED;
             }
-            if (context.get(RUN) instanceof ActiveRun held && !held.isFinished()) {
+            if (context.get(RUN) instanceof ClaimedRun held && !held.isFinished()) {
                 return Entry.RUN; // both plug-in styles on one scheduler: the first one holds the fire
             }
             // a finished run here is a re-execution (JobExecutionException with refireImmediately): claim again
@@ -93,7 +93,7 @@ final class FireGuard {
                         not.outcome().status());
                 return Entry.SKIP;
             }
-            ActiveRun run = ((RunClaim.Claimed) claim).run();
+            ClaimedRun run = ((RunClaim.Claimed) claim).run();
             context.put(RUN, run);
             context.put(LOG_SCOPE, RunMdc.open(run));
             if (config.interruptOnLeaseLoss()) {
@@ -108,7 +108,7 @@ final class FireGuard {
     /** Records the outcome of a run {@link #enter} claimed ({@code error == null}: success). Never throws. */
     void exit(JobExecutionContext context, @Nullable Throwable error) {
         Object held = context.get(RUN);
-        if (!(held instanceof ActiveRun run) || run.isFinished()) {
+        if (!(held instanceof ClaimedRun run) || run.isFinished()) {
             closeLogScope(context);
             return;
         }
@@ -154,7 +154,7 @@ final class FireGuard {
     /** The fire was vetoed by someone else after {@link #enter} claimed it: give the fire back as failed. */
     void vetoedElsewhere(JobExecutionContext context) {
         Object held = context.get(RUN);
-        if (held instanceof ActiveRun run && !run.isFinished()) {
+        if (held instanceof ClaimedRun run && !run.isFinished()) {
             report(run.jobKey(), "vetoed_by_other_listener");
             exit(context, new IllegalStateException("fire vetoed by another Quartz listener"));
         }
@@ -192,7 +192,7 @@ final class FireGuard {
         return Entry.SKIP;
     }
 
-    private void interrupt(JobExecutionContext context, ActiveRun run) {
+    private void interrupt(JobExecutionContext context, ClaimedRun run) {
         Job job = context.getJobInstance();
         try (RunMdc.Scope log = RunMdc.open(run)) { // on Tenure's watchdog thread: a line about this run all the same
             LOG.warn(

@@ -1,11 +1,11 @@
 package dev.tenure.quartz;
 
-import dev.tenure.ActiveRun;
 import dev.tenure.JobContext;
 import dev.tenure.JobCoordinator;
 import dev.tenure.Lease;
 import dev.tenure.RunOutcome;
 import dev.tenure.RunPolicy;
+import dev.tenure.integration.ClaimedRun;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
@@ -164,7 +164,7 @@ public final class QuartzCoordination {
 
     /** The database lease of the fire's run (state, time left, epoch); empty if this fire is not coordinated. */
     public static Optional<Lease> leaseOf(JobExecutionContext context) {
-        return run(context).map(ActiveRun::lease);
+        return run(context).map(ClaimedRun::lease);
     }
 
     /** What Tenure decided for this fire, once known: a skip at once, a run's outcome after it finished. */
@@ -173,9 +173,9 @@ public final class QuartzCoordination {
         return o instanceof RunOutcome<?> outcome ? Optional.of(outcome) : Optional.empty();
     }
 
-    private static Optional<ActiveRun> run(JobExecutionContext context) {
+    private static Optional<ClaimedRun> run(JobExecutionContext context) {
         Object o = context.get(FireGuard.RUN);
-        return o instanceof ActiveRun r ? Optional.of(r) : Optional.empty();
+        return o instanceof ClaimedRun r ? Optional.of(r) : Optional.empty();
     }
 
     boolean coordinates(JobKey key) {

@@ -3,14 +3,14 @@ package dev.tenure.quartz;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.tenure.ActiveRun;
 import dev.tenure.JobContext;
 import dev.tenure.JobCoordinator;
 import dev.tenure.Lease;
-import dev.tenure.RunClaim;
 import dev.tenure.RunPolicy;
 import dev.tenure.Tenure;
 import dev.tenure.db.TenureAdmin;
+import dev.tenure.integration.ClaimedRun;
+import dev.tenure.integration.RunClaim;
 import dev.tenure.testkit.Timing;
 import java.sql.Connection;
 import java.time.Duration;
@@ -358,7 +358,7 @@ class QuartzMechanicsIT {
     @Test
     void recoveringFire_ownerStillHoldsTheJob_waitsForItsLeaseInsteadOfSkipping() throws Exception {
         String original = "2026-12-02T09:00:00Z";
-        ActiveRun frozenOwner = ((RunClaim.Claimed) tenure(Duration.ofSeconds(30))
+        ClaimedRun frozenOwner = ((RunClaim.Claimed) tenure(Duration.ofSeconds(30))
                         .coordinator()
                         .begin("quartz:m:recov", original, RunPolicy.skipFire()))
                 .run();

@@ -5,7 +5,7 @@ import java.util.regex.Pattern;
 
 /**
  * Names the node (process) behind a row: its recorded node name ({@code node} column, e.g. {@code web-3/invoicing/22418};
- * see {@code dev.tenure.NodeName}) when it has one, else the process behind its owner id. Rows written before node
+ * see {@code dev.tenure.integration.NodeName}) when it has one, else the process behind its owner id. Rows written before node
  * names (schema version 5) have none. Tenure's owner ids are unique per acquisition, {@code
  * <16 hex process id>-<pid>-<engine>.<counter>}; the process part names the node, so consecutive runs of one process
  * count as one node. Other owner ids (set by hand, other tools) are their own node.

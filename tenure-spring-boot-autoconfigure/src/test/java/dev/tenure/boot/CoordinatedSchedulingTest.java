@@ -3,11 +3,11 @@ package dev.tenure.boot;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.tenure.ActiveRun;
 import dev.tenure.JobContext;
 import dev.tenure.RunOutcome;
 import dev.tenure.Tenure;
 import dev.tenure.boot.autoconfigure.TenureSchedulingAutoConfiguration;
+import dev.tenure.integration.ClaimedRun;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -78,7 +78,7 @@ class CoordinatedSchedulingTest {
             assertThat(run.fireKey())
                     .isEqualTo(java.time.Instant.ofEpochMilli(System.currentTimeMillis() / hour * hour)
                             .toString());
-            assertThat(((ActiveRun) run).lease().remaining())
+            assertThat(((ClaimedRun) run).lease().remaining())
                     .isLessThanOrEqualTo(Duration.ofSeconds(7)); // unscaled: a TTL
             assertThat(context.getBean(Outcomes.class).seen)
                     .extracting(RunOutcome::status)

@@ -3,8 +3,8 @@ package dev.tenure.boot.autoconfigure;
 import static dev.tenure.boot.TenureConfigurationException.property;
 
 import dev.tenure.JobCoordinator;
-import dev.tenure.NodeName;
 import dev.tenure.db.TenureSchema;
+import dev.tenure.integration.NodeName;
 import java.util.List;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.NestedConfigurationProperty;
@@ -33,7 +33,7 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param missedFires   what happens to fires of @Coordinated methods that were due and did not complete
  * @param nodeName      this instance's name as people read it, recorded on every run and election term and shown by
  *                      the console, the CLI and the actuator endpoint (default: host/spring.application.name/pid, or
- *                      host/pid without an application name; see dev.tenure.NodeName)
+ *                      host/pid without an application name; see dev.tenure.integration.NodeName)
  * @param application   the application whose schedules this instance registers, and whose instances elect one
  *                      sweeper for all of them (default: spring.application.name, else {@code default}); instances of
  *                      another version of the same application belong to it, another service sharing the schema does not

@@ -105,11 +105,11 @@ class TenureAutoConfigurationIT {
         runner().withPropertyValues("spring.application.name=invoicing").run(context -> {
             Tenure tenure = context.getBean(Tenure.class);
             assertThat(tenure.nodeName())
-                    .isEqualTo(dev.tenure.NodeName.defaultName("invoicing"))
+                    .isEqualTo(dev.tenure.integration.NodeName.defaultName("invoicing"))
                     .endsWith("/invoicing/" + pid);
         });
         runner().run(context -> assertThat(context.getBean(Tenure.class).nodeName())
-                .isEqualTo(dev.tenure.NodeName.defaultName())
+                .isEqualTo(dev.tenure.integration.NodeName.defaultName())
                 .doesNotContain("invoicing"));
         runner().withPropertyValues("spring.application.name=invoicing", "tenure.node-name=web-3/invoicing/" + pid)
                 .run(context -> {

@@ -1,4 +1,4 @@
-package dev.tenure;
+package dev.tenure.integration;
 
 import java.net.InetAddress;
 import java.util.Objects;

@@ -1,8 +1,9 @@
-package dev.tenure;
+package dev.tenure.integration;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.tenure.Tenure;
 import org.junit.jupiter.api.Test;
 
 /** Issue 24, item 3: node names as people read them, by default host, application and pid; bad ones refused by name. */
