@@ -28,7 +28,8 @@ final class LedgerIds {
         Optional<String> id = jdbc.run("read of the ledger id", "tenure_ledger", false, c -> {
             try (PreparedStatement ps = jdbc.prepare(
                             c,
-                            "SELECT id::text FROM \"" + schema + "\".tenure_ledger ORDER BY created_at, id LIMIT 1");
+                            "SELECT id::text FROM \"%s\".tenure_ledger ORDER BY created_at, id LIMIT 1"
+                                    .formatted(schema));
                     ResultSet r = ps.executeQuery()) {
                 return r.next() ? Optional.ofNullable(r.getString(1)) : Optional.<String>empty();
             } catch (SQLException e) {

@@ -24,12 +24,13 @@ final class ListenerMarks {
     public ListenerMarks(String quotedSchema, String listener) {
         String t = quotedSchema + ".release_listener";
         this.listener = listener;
-        upsert = "INSERT INTO " + t
-                + " (channel, listener, expires_at) SELECT c, ?, clock_timestamp() + interval '30 seconds' "
-                + "FROM unnest(?::text[]) AS c ON CONFLICT (channel, listener) DO UPDATE SET expires_at = excluded.expires_at";
-        deleteOthers = "DELETE FROM " + t + " WHERE listener = ? AND channel <> ALL (?::text[])";
-        purge = "DELETE FROM " + t + " WHERE expires_at < clock_timestamp() - interval '5 minutes'";
-        deleteAll = "DELETE FROM " + t + " WHERE listener = ?";
+        upsert = """
+                INSERT INTO %s (channel, listener, expires_at)
+                SELECT c, ?, clock_timestamp() + interval '30 seconds' FROM unnest(?::text[]) AS c
+                ON CONFLICT (channel, listener) DO UPDATE SET expires_at = excluded.expires_at""".formatted(t);
+        deleteOthers = "DELETE FROM %s WHERE listener = ? AND channel <> ALL (?::text[])".formatted(t);
+        purge = "DELETE FROM %s WHERE expires_at < clock_timestamp() - interval '5 minutes'".formatted(t);
+        deleteAll = "DELETE FROM %s WHERE listener = ?".formatted(t);
     }
 
     /** Makes the rows of this listener exactly {@code channels} (call after LISTEN, so a row never precedes it). */

@@ -67,13 +67,14 @@ final class ScheduleReads {
                     OR (s.state = 'ACTIVE' AND coalesce(s.next_due_at, s.swept_until)
                         <= clock_timestamp() - s.grace_ms * interval '1 millisecond'))
                 ORDER BY s.state = 'PAUSED', s.job_key LIMIT ?""";
-        String missedColumns =
-                "SELECT job_key, fire_key, finished_at, error, owner FROM " + jr + " WHERE status = 'MISSED' ";
-        missed = missedColumns + "AND finished_at > clock_timestamp() - ? * interval '1 millisecond' "
-                + "ORDER BY finished_at DESC, fire_key DESC LIMIT ?";
-        missedOfJob =
-                missedColumns + "AND job_key = ? AND finished_at > clock_timestamp() - ? * interval '1 millisecond' "
-                        + "ORDER BY finished_at DESC, fire_key DESC LIMIT ?";
+        missed = """
+                SELECT job_key, fire_key, finished_at, error, owner FROM %s WHERE status = 'MISSED'
+                AND finished_at > clock_timestamp() - ? * interval '1 millisecond'
+                ORDER BY finished_at DESC, fire_key DESC LIMIT ?""".formatted(jr);
+        missedOfJob = """
+                SELECT job_key, fire_key, finished_at, error, owner FROM %s WHERE status = 'MISSED'
+                AND job_key = ? AND finished_at > clock_timestamp() - ? * interval '1 millisecond'
+                ORDER BY finished_at DESC, fire_key DESC LIMIT ?""".formatted(jr);
         versions = """
                 SELECT version, kind, expression, policy, registered_by, valid_from, valid_until
                 FROM %s.job_schedule_version WHERE job_key = ? ORDER BY version DESC LIMIT %d""".formatted(quotedSchema, ScheduleHistory.MAX);

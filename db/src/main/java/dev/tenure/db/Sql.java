@@ -52,27 +52,20 @@ final class Sql {
      */
     static final long STALE_IDLE_MILLIS = 1000;
 
-    private static final String INTERVAL = "?::bigint * interval '1 millisecond'";
     private static final String MICROS = "(extract(epoch FROM clock_timestamp()) * 1000000)::bigint";
-    /** True in a READ COMMITTED transaction (Postgres runs READ UNCOMMITTED as READ COMMITTED). */
-    private static final String READ_COMMITTED =
-            "current_setting('transaction_isolation') IN ('read committed', 'read uncommitted')";
     /**
      * The first CTE of the fence check and the completions, {@code iso}: {@code rc}, true in a READ COMMITTED
-     * transaction, and the transaction tagged as a fenced one of its job: a shared advisory lock, held until the
-     * transaction ends, on parameter 1 (the job's tag, {@link StaleFences#tag}).
+     * transaction (Postgres runs READ UNCOMMITTED as READ COMMITTED), and the transaction tagged as a fenced one of its
+     * job: a shared advisory lock, held until the transaction ends, on parameter 1 (the job's tag,
+     * {@link StaleFences#tag}).
      */
-    private static final String ISO = "iso AS (SELECT " + READ_COMMITTED + " AS rc, "
-            + "(SELECT pg_try_advisory_xact_lock_shared(t.k) FROM (SELECT ?::bigint AS k) t) AS tagged)";
+    private static final String ISO = """
+            iso AS (SELECT current_setting('transaction_isolation') IN ('read committed', 'read uncommitted') AS rc,
+                (SELECT pg_try_advisory_xact_lock_shared(t.k) FROM (SELECT ?::bigint AS k) t) AS tagged)""";
 
-    /**
-     * In finish and abandon, after a {@code prior} CTE that reads the run's row: the run is still its holder's, RUNNING
-     * or COMPLETED (not MISSED, not taken over, not gone).
-     */
-    private static final String HOLDERS_RUN = "EXISTS (SELECT 1 FROM prior WHERE status IN ('RUNNING', 'COMPLETED'))";
-
-    private static final String CLEAR_LEASE = "owner = NULL, node = NULL, status = 'IDLE', lease_expires_at = NULL, "
-            + "current_run_id = NULL, updated_at = clock_timestamp()";
+    private static final String CLEAR_LEASE = """
+            owner = NULL, node = NULL, status = 'IDLE', lease_expires_at = NULL, current_run_id = NULL,
+            updated_at = clock_timestamp()""";
 
     final String claim;
     final String claimNew;
@@ -122,127 +115,151 @@ final class Sql {
      * channel; parameters: channel, key, channel. Also used by {@link TenureAdmin}'s force-release.
      */
     static String notifyIfListened(String quotedSchema, String from) {
-        return "(SELECT count(*) FROM (SELECT pg_notify(?, ?) FROM " + from + quotedSchema + ".release_listener l "
-                + "WHERE l.channel = ? AND l.expires_at > clock_timestamp() LIMIT 1) n)";
+        return """
+                (SELECT count(*) FROM (SELECT pg_notify(?, ?) FROM %s%s.release_listener l WHERE l.channel = ?
+                    AND l.expires_at > clock_timestamp() LIMIT 1) n)""".formatted(from, quotedSchema);
     }
 
     public Sql(String quotedSchema) {
         String je = quotedSchema + ".job_execution";
         String jr = quotedSchema + ".job_run";
-        claim = "WITH cfg AS (SELECT set_config('lock_timeout', ?, true) AS lt), "
-                + "free AS (SELECT je.job_key FROM " + je
-                + " AS je, cfg WHERE je.job_key = ? AND (je.lease_expires_at IS NULL "
-                + "OR je.lease_expires_at <= clock_timestamp() OR je.owner = ?) FOR UPDATE OF je), "
-                + "won AS (UPDATE " + je + " AS je SET fencing_token = greatest(je.fencing_token + 1, " + MICROS + "), "
-                + "owner = ?, node = ?, status = 'HELD', "
-                + "current_run_id = NULL, claimed_at = clock_timestamp(), lease_expires_at = clock_timestamp() + "
-                + INTERVAL
-                + ", updated_at = clock_timestamp() FROM free WHERE je.job_key = free.job_key "
-                + "RETURNING je.fencing_token, je.owner, je.claimed_at, je.lease_expires_at) "
-                + "SELECT true, fencing_token, owner, claimed_at, lease_expires_at, clock_timestamp() FROM won "
-                + "UNION ALL SELECT false, fencing_token, owner, claimed_at, lease_expires_at, clock_timestamp() FROM "
-                + je
-                + " WHERE job_key = ? AND NOT EXISTS (SELECT 1 FROM won)";
-        claimNew = "INSERT INTO " + je + " (job_key, fencing_token, owner, node, status, claimed_at, lease_expires_at) "
-                + "VALUES (?, greatest(1, " + MICROS + "), ?, ?, 'HELD', clock_timestamp(), clock_timestamp() + "
-                + INTERVAL + ") "
-                + "ON CONFLICT (job_key) DO NOTHING RETURNING fencing_token, claimed_at, lease_expires_at, clock_timestamp()";
-        holder = "SELECT owner, fencing_token, claimed_at, lease_expires_at, clock_timestamp() FROM " + je
-                + " WHERE job_key = ?";
-        String renew = "WITH cfg AS (SELECT set_config('lock_timeout', ?, true) AS lt) "
-                + "UPDATE " + je + " AS je SET lease_expires_at = clock_timestamp() + " + INTERVAL
-                + ", updated_at = clock_timestamp() FROM cfg WHERE je.job_key = ? AND ";
-        String renewTail =
-                " AND je.lease_expires_at > clock_timestamp() RETURNING je.lease_expires_at, clock_timestamp()";
-        renewEpoch = renew + "je.fencing_token = ? AND je.owner = ?" + renewTail;
-        renewOwner = renew + "je.owner = ?" + renewTail;
+        String notifyCleared = notifyIfListened(quotedSchema, "cleared, ");
+        claim = """
+                WITH cfg AS (SELECT set_config('lock_timeout', ?, true) AS lt),
+                free AS (SELECT je.job_key FROM %1$s AS je, cfg WHERE je.job_key = ?
+                    AND (je.lease_expires_at IS NULL OR je.lease_expires_at <= clock_timestamp() OR je.owner = ?)
+                    FOR UPDATE OF je),
+                won AS (UPDATE %1$s AS je SET fencing_token = greatest(je.fencing_token + 1, %2$s),
+                    owner = ?, node = ?, status = 'HELD', current_run_id = NULL, claimed_at = clock_timestamp(),
+                    lease_expires_at = clock_timestamp() + ?::bigint * interval '1 millisecond',
+                    updated_at = clock_timestamp() FROM free WHERE je.job_key = free.job_key
+                    RETURNING je.fencing_token, je.owner, je.claimed_at, je.lease_expires_at)
+                SELECT true, fencing_token, owner, claimed_at, lease_expires_at, clock_timestamp() FROM won
+                UNION ALL SELECT false, fencing_token, owner, claimed_at, lease_expires_at, clock_timestamp() FROM %1$s
+                WHERE job_key = ? AND NOT EXISTS (SELECT 1 FROM won)""".formatted(je, MICROS);
+        claimNew = """
+                INSERT INTO %s (job_key, fencing_token, owner, node, status, claimed_at, lease_expires_at)
+                VALUES (?, greatest(1, %s), ?, ?, 'HELD', clock_timestamp(),
+                    clock_timestamp() + ?::bigint * interval '1 millisecond')
+                ON CONFLICT (job_key) DO NOTHING
+                RETURNING fencing_token, claimed_at, lease_expires_at, clock_timestamp()""".formatted(je, MICROS);
+        holder = """
+                SELECT owner, fencing_token, claimed_at, lease_expires_at, clock_timestamp() FROM %s
+                WHERE job_key = ?""".formatted(je);
+        // %2$s: the holder's check, its epoch and owner or its owner alone
+        String renew = """
+                WITH cfg AS (SELECT set_config('lock_timeout', ?, true) AS lt)
+                UPDATE %1$s AS je SET lease_expires_at = clock_timestamp() + ?::bigint * interval '1 millisecond',
+                    updated_at = clock_timestamp()
+                FROM cfg WHERE je.job_key = ? AND %2$s AND je.lease_expires_at > clock_timestamp()
+                RETURNING je.lease_expires_at, clock_timestamp()""";
+        renewEpoch = renew.formatted(je, "je.fencing_token = ? AND je.owner = ?");
+        renewOwner = renew.formatted(je, "je.owner = ?");
         // Many renewals in one statement, each row with its own owner check and TTL. Parameters: lock timeout, keys,
         // owners, TTLs in ms (arrays of equal length). Returns the (key, owner) of every lease it extended.
-        renewOwners = "WITH cfg AS (SELECT set_config('lock_timeout', ?, true) AS lt), "
-                + "req AS (SELECT * FROM unnest(?::text[], ?::text[], ?::bigint[]) AS r(job_key, owner, ttl_ms)) "
-                + "UPDATE " + je
-                + " AS je SET lease_expires_at = clock_timestamp() + req.ttl_ms * interval '1 millisecond', "
-                + "updated_at = clock_timestamp() FROM cfg, req WHERE je.job_key = req.job_key AND je.owner = req.owner "
-                + "AND je.lease_expires_at > clock_timestamp() RETURNING je.job_key, je.owner";
-        String holderColumns =
-                "fencing_token, owner, lease_expires_at, coalesce(lease_expires_at > clock_timestamp(), false)";
-        fence = "WITH " + ISO + ", f AS (SELECT " + holderColumns + " AS live FROM " + je
-                + " WHERE job_key = ? FOR KEY SHARE) SELECT f.fencing_token, f.owner, f.lease_expires_at, f.live, iso.rc "
-                + "FROM iso LEFT JOIN f ON true";
-        complete = completion(je, jr, holderColumns, false, "");
-        String release = "WITH r AS (UPDATE " + je + " SET " + CLEAR_LEASE + " WHERE job_key = ? AND ";
-        String releaseTail = " AND owner IS NOT NULL RETURNING updated_at) SELECT updated_at, "
-                + notifyIfListened(quotedSchema, "") + " FROM r";
-        releaseEpoch = release + "fencing_token = ? AND owner = ?" + releaseTail;
-        releaseOwner = release + "owner = ?" + releaseTail;
-        handOff = "WITH cfg AS (SELECT set_config('lock_timeout', ?, true) AS lt), "
-                + "cur AS (SELECT je.job_key FROM " + je
-                + " AS je, cfg WHERE je.job_key = ? AND je.owner = ? FOR UPDATE OF je) "
-                + "UPDATE " + je + " AS je SET owner = ?, node = ?, fencing_token = greatest(je.fencing_token + 1, "
-                + MICROS + "), "
-                + "status = 'HELD', current_run_id = NULL, claimed_at = clock_timestamp(), lease_expires_at = clock_timestamp() + "
-                + INTERVAL + ", updated_at = clock_timestamp() FROM cur WHERE je.job_key = cur.job_key "
-                + "RETURNING je.fencing_token, je.lease_expires_at, clock_timestamp()";
-        lockForRun = "SELECT " + holderColumns + " FROM " + je + " WHERE job_key = ? FOR NO KEY UPDATE";
-        abandonOlderRuns = "UPDATE " + jr + " SET status = 'ABANDONED', finished_at = clock_timestamp(), "
-                + "error = 'the lease of ' || " + HOLDER
-                + " || ' (epoch ' || epoch || ') ended while the run was RUNNING' "
-                + "WHERE job_key = ? AND status = 'RUNNING' AND epoch < ?";
-        upsertRun = "INSERT INTO " + jr
-                + " AS r (run_id, job_key, fire_key, epoch, owner, node, trace_id, status, started_at) "
-                + "VALUES (?, ?, ?, ?, ?, ?, ?, 'RUNNING', clock_timestamp()) "
-                + "ON CONFLICT (job_key, fire_key) DO UPDATE SET run_id = excluded.run_id, epoch = excluded.epoch, "
-                + "owner = excluded.owner, node = excluded.node, trace_id = excluded.trace_id, status = 'RUNNING', attempt = r.attempt + 1, "
-                + "previous_run_id = r.run_id, "
-                + "previous_status = r.status, started_at = clock_timestamp(), finished_at = NULL, error = NULL "
-                + "WHERE r.status IN ('FAILED', 'ABANDONED', 'REJECTED_STALE') "
-                + "RETURNING r.attempt, r.previous_status";
-        markRunning = "UPDATE " + je + " SET status = 'RUNNING', current_run_id = ?, updated_at = clock_timestamp() "
-                + "WHERE job_key = ? AND fencing_token = ?";
+        renewOwners = """
+                WITH cfg AS (SELECT set_config('lock_timeout', ?, true) AS lt),
+                req AS (SELECT * FROM unnest(?::text[], ?::text[], ?::bigint[]) AS r(job_key, owner, ttl_ms))
+                UPDATE %s AS je SET lease_expires_at = clock_timestamp() + req.ttl_ms * interval '1 millisecond',
+                    updated_at = clock_timestamp()
+                FROM cfg, req WHERE je.job_key = req.job_key AND je.owner = req.owner
+                    AND je.lease_expires_at > clock_timestamp()
+                RETURNING je.job_key, je.owner""".formatted(je);
+        fence = """
+                WITH %s,
+                f AS (SELECT fencing_token, owner, lease_expires_at,
+                    coalesce(lease_expires_at > clock_timestamp(), false) AS live
+                    FROM %s WHERE job_key = ? FOR KEY SHARE)
+                SELECT f.fencing_token, f.owner, f.lease_expires_at, f.live, iso.rc
+                FROM iso LEFT JOIN f ON true""".formatted(ISO, je);
+        complete = completion(je, jr, false, "");
+        // %3$s: the holder's check, its epoch and owner or its owner alone
+        String release = """
+                WITH r AS (UPDATE %1$s SET %2$s
+                    WHERE job_key = ? AND %3$s AND owner IS NOT NULL RETURNING updated_at)
+                SELECT updated_at, %4$s FROM r""";
+        String notify = notifyIfListened(quotedSchema, "");
+        releaseEpoch = release.formatted(je, CLEAR_LEASE, "fencing_token = ? AND owner = ?", notify);
+        releaseOwner = release.formatted(je, CLEAR_LEASE, "owner = ?", notify);
+        handOff = """
+                WITH cfg AS (SELECT set_config('lock_timeout', ?, true) AS lt),
+                cur AS (SELECT je.job_key FROM %1$s AS je, cfg WHERE je.job_key = ? AND je.owner = ? FOR UPDATE OF je)
+                UPDATE %1$s AS je SET owner = ?, node = ?, fencing_token = greatest(je.fencing_token + 1, %2$s),
+                    status = 'HELD', current_run_id = NULL, claimed_at = clock_timestamp(),
+                    lease_expires_at = clock_timestamp() + ?::bigint * interval '1 millisecond',
+                    updated_at = clock_timestamp()
+                FROM cur WHERE je.job_key = cur.job_key
+                RETURNING je.fencing_token, je.lease_expires_at, clock_timestamp()""".formatted(je, MICROS);
+        lockForRun = """
+                SELECT fencing_token, owner, lease_expires_at, coalesce(lease_expires_at > clock_timestamp(), false)
+                FROM %s WHERE job_key = ? FOR NO KEY UPDATE""".formatted(je);
+        abandonOlderRuns = """
+                UPDATE %s SET status = 'ABANDONED', finished_at = clock_timestamp(),
+                    error = 'the lease of ' || %s || ' (epoch ' || epoch || ') ended while the run was RUNNING'
+                WHERE job_key = ? AND status = 'RUNNING' AND epoch < ?""".formatted(jr, HOLDER);
+        upsertRun = """
+                INSERT INTO %s AS r (run_id, job_key, fire_key, epoch, owner, node, trace_id, status, started_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?, 'RUNNING', clock_timestamp())
+                ON CONFLICT (job_key, fire_key) DO UPDATE SET run_id = excluded.run_id, epoch = excluded.epoch,
+                    owner = excluded.owner, node = excluded.node, trace_id = excluded.trace_id, status = 'RUNNING',
+                    attempt = r.attempt + 1, previous_run_id = r.run_id, previous_status = r.status,
+                    started_at = clock_timestamp(), finished_at = NULL, error = NULL
+                WHERE r.status IN ('FAILED', 'ABANDONED', 'REJECTED_STALE')
+                RETURNING r.attempt, r.previous_status""".formatted(jr);
+        markRunning = """
+                UPDATE %s SET status = 'RUNNING', current_run_id = ?, updated_at = clock_timestamp()
+                WHERE job_key = ? AND fencing_token = ?""".formatted(je);
         claimAndStart = claimAndStart(je, jr);
-        insertIdle = "INSERT INTO " + je + " (job_key) VALUES (?) ON CONFLICT (job_key) DO NOTHING";
-        recordTraceId = "UPDATE " + jr + " SET trace_id = ? WHERE run_id = ?::uuid AND job_key = ?";
-        runOf = "SELECT run_id, job_key, fire_key, epoch, owner, status, attempt, started_at, finished_at, error FROM "
-                + jr + " WHERE job_key = ? AND fire_key = ?";
-        runStatus = "SELECT status FROM " + jr + " WHERE run_id = ?";
-        runOrMissed = "SELECT coalesce((SELECT status FROM " + jr + " WHERE run_id = ?), (SELECT status FROM " + jr
-                + " WHERE job_key = ? AND previous_run_id = ? AND status = 'MISSED' LIMIT 1))";
-        finishAndRelease = finish(je, jr, CLEAR_LEASE, notifyIfListened(quotedSchema, "cleared, "));
+        insertIdle = "INSERT INTO %s (job_key) VALUES (?) ON CONFLICT (job_key) DO NOTHING".formatted(je);
+        recordTraceId = "UPDATE %s SET trace_id = ? WHERE run_id = ?::uuid AND job_key = ?".formatted(jr);
+        runOf = """
+                SELECT run_id, job_key, fire_key, epoch, owner, status, attempt, started_at, finished_at, error
+                FROM %s WHERE job_key = ? AND fire_key = ?""".formatted(jr);
+        runStatus = "SELECT status FROM %s WHERE run_id = ?".formatted(jr);
+        runOrMissed = """
+                SELECT coalesce((SELECT status FROM %1$s WHERE run_id = ?),
+                    (SELECT status FROM %1$s WHERE job_key = ? AND previous_run_id = ? AND status = 'MISSED'
+                        LIMIT 1))""".formatted(jr);
+        finishAndRelease = finish(je, jr, CLEAR_LEASE, notifyCleared);
         // The completion and the release, in the caller's (business) transaction, for a run that is that one
         // transaction; see completion().
-        completeAndRelease = completion(je, jr, holderColumns, true, notifyIfListened(quotedSchema, "cleared, "));
+        completeAndRelease = completion(je, jr, true, notifyCleared);
         finish = finish(je, jr, "status = 'HELD', current_run_id = NULL, updated_at = clock_timestamp()", "0");
+        // The sessions that hold the job's fence tag (a shared advisory lock, see ISO) and sit idle in their
+        // transaction, for at least STALE_IDLE_MILLIS, while the job's lease has expired: terminated, if this role may
+        // (same role or pg_signal_backend; a superuser's session only by a superuser). Parameters: 1 and 2 the tag,
+        // 3 job. Column: sessions ended.
+        endStaleFences = """
+                SELECT count(*) FILTER (WHERE pg_terminate_backend(a.pid))
+                FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid JOIN pg_roles r ON r.oid = a.usesysid
+                WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 1
+                    AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())
+                    AND l.classid = ((?::bigint >> 32) & 4294967295)::oid AND l.objid = (?::bigint & 4294967295)::oid
+                    AND a.state IN ('idle in transaction', 'idle in transaction (aborted)')
+                    AND a.pid <> pg_backend_pid()
+                    AND a.state_change < clock_timestamp() - interval '%s milliseconds'
+                    AND (pg_has_role(a.usesysid, 'MEMBER') OR pg_has_role('pg_signal_backend', 'MEMBER'))
+                    AND (NOT r.rolsuper OR (SELECT rolsuper FROM pg_roles WHERE rolname = current_user))
+                    AND EXISTS (SELECT 1 FROM %s WHERE job_key = ? AND (lease_expires_at IS NULL
+                        OR lease_expires_at <= clock_timestamp()))""".formatted(STALE_IDLE_MILLIS, je);
         // The holder shuts down before its run ended: the lease is cleared and a RUNNING run turns ABANDONED with the
         // reason, both only under the holder's epoch and owner, and only while the run is the holder's (see finish()):
         // a run recorded MISSED is left so, and so is the lease, for its holder to release. A run whose completion is
         // still uncommitted in the holder's transaction is waited for (its row is locked; at most the lock timeout, as
         // finish waits) and stays COMPLETED. Parameters: 1 lock timeout, 2 run id, 3 job, 4 epoch, 5 owner, 6 reason,
         // 7 run id, 8 job, 9 epoch, then the notify's. Columns: 1 leases cleared, 2 runs abandoned, 3 the run's status
-        // before this statement (null: no row has its id). The sessions that hold the job's fence tag (a shared
-        // advisory lock, see ISO) and sit idle in their transaction, for at least STALE_IDLE_MILLIS, while the job's
-        // lease has expired: terminated, if this role may (same role or pg_signal_backend; a superuser's session only
-        // by a superuser). Parameters: 1 and 2 the tag, 3 job. Column: sessions ended.
-        endStaleFences = "SELECT count(*) FILTER (WHERE pg_terminate_backend(a.pid)) FROM pg_locks l "
-                + "JOIN pg_stat_activity a ON a.pid = l.pid JOIN pg_roles r ON r.oid = a.usesysid "
-                + "WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 1 "
-                + "AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database()) "
-                + "AND l.classid = ((?::bigint >> 32) & 4294967295)::oid AND l.objid = (?::bigint & 4294967295)::oid "
-                + "AND a.state IN ('idle in transaction', 'idle in transaction (aborted)') AND a.pid <> pg_backend_pid() "
-                + "AND a.state_change < clock_timestamp() - interval '" + STALE_IDLE_MILLIS + " milliseconds' "
-                + "AND (pg_has_role(a.usesysid, 'MEMBER') OR pg_has_role('pg_signal_backend', 'MEMBER')) "
-                + "AND (NOT r.rolsuper OR (SELECT rolsuper FROM pg_roles WHERE rolname = current_user)) "
-                + "AND EXISTS (SELECT 1 FROM " + je + " WHERE job_key = ? AND (lease_expires_at IS NULL "
-                + "OR lease_expires_at <= clock_timestamp()))";
-        abandon = "WITH cfg AS (SELECT set_config('lock_timeout', ?, true) AS lt), "
-                + "prior AS (SELECT status FROM " + jr + " WHERE run_id = ?), "
-                + "cleared AS (UPDATE " + je + " SET " + CLEAR_LEASE
-                + " FROM cfg WHERE job_key = ? AND fencing_token = ? "
-                + "AND owner = ? AND " + HOLDERS_RUN + " RETURNING job_key), "
-                + "run AS (UPDATE " + jr + " SET status = 'ABANDONED', finished_at = clock_timestamp(), error = ? "
-                + "FROM cfg WHERE run_id = ? AND job_key = ? AND epoch = ? AND status = 'RUNNING' "
-                + "AND EXISTS (SELECT 1 FROM cleared) RETURNING run_id) "
-                + "SELECT (SELECT count(*) FROM cleared), (SELECT count(*) FROM run), (SELECT status FROM prior), "
-                + notifyIfListened(quotedSchema, "cleared, ");
+        // before this statement (null: no row has its id).
+        abandon = """
+                WITH cfg AS (SELECT set_config('lock_timeout', ?, true) AS lt),
+                prior AS (SELECT status FROM %1$s WHERE run_id = ?),
+                cleared AS (UPDATE %2$s SET %3$s
+                    FROM cfg WHERE job_key = ? AND fencing_token = ? AND owner = ?
+                    AND EXISTS (SELECT 1 FROM prior WHERE status IN ('RUNNING', 'COMPLETED')) RETURNING job_key),
+                run AS (UPDATE %1$s SET status = 'ABANDONED', finished_at = clock_timestamp(), error = ?
+                    FROM cfg WHERE run_id = ? AND job_key = ? AND epoch = ? AND status = 'RUNNING'
+                    AND EXISTS (SELECT 1 FROM cleared) RETURNING run_id)
+                SELECT (SELECT count(*) FROM cleared), (SELECT count(*) FROM run), (SELECT status FROM prior),
+                    %4$s""".formatted(jr, je, CLEAR_LEASE, notifyCleared);
     }
 
     /**
@@ -263,36 +280,38 @@ final class Sql {
      * 2 epoch, 3 owner, 4 run id, 5 lease expiry, 6 database now, 7 attempt (null: the fire completed meanwhile).
      */
     private static String claimAndStart(String je, String jr) {
-        return "WITH cfg AS (SELECT set_config('lock_timeout', ?, true) AS lt), "
-                + "done AS (SELECT run_id, owner, epoch, status FROM " + jr + " WHERE job_key = ? AND fire_key = ? "
-                + "AND status IN ('COMPLETED', 'MISSED')), "
-                + "free AS (SELECT je.job_key FROM " + je
-                + " AS je, cfg WHERE je.job_key = ? AND (je.lease_expires_at IS NULL "
-                + "OR je.lease_expires_at <= clock_timestamp() OR je.owner = ?) AND NOT EXISTS (SELECT 1 FROM done) FOR UPDATE OF je), "
-                + "won AS (UPDATE " + je + " AS je SET fencing_token = greatest(je.fencing_token + 1, " + MICROS + "), "
-                + "owner = ?, node = ?, status = 'RUNNING', current_run_id = ?::uuid, claimed_at = clock_timestamp(), "
-                + "lease_expires_at = clock_timestamp() + " + INTERVAL + ", updated_at = clock_timestamp() FROM free "
-                + "WHERE je.job_key = free.job_key RETURNING je.fencing_token, je.lease_expires_at), "
-                + "abandoned AS (UPDATE " + jr + " SET status = 'ABANDONED', finished_at = clock_timestamp(), "
-                + "error = 'the lease of ' || " + HOLDER
-                + " || ' (epoch ' || epoch || ') ended while the run was RUNNING' "
-                + "WHERE job_key = ? AND fire_key <> ? AND status = 'RUNNING' AND epoch < (SELECT fencing_token FROM won)), "
-                + "run AS (INSERT INTO " + jr
-                + " AS r (run_id, job_key, fire_key, epoch, owner, node, trace_id, status, "
-                + "started_at) SELECT ?::uuid, ?, ?, won.fencing_token, ?, ?, ?, 'RUNNING', clock_timestamp() FROM won "
-                + "ON CONFLICT (job_key, fire_key) DO UPDATE SET run_id = excluded.run_id, epoch = excluded.epoch, "
-                + "owner = excluded.owner, node = excluded.node, trace_id = excluded.trace_id, status = 'RUNNING', attempt = r.attempt + 1, "
-                + "previous_run_id = r.run_id, "
-                + "previous_status = CASE WHEN r.status = 'RUNNING' THEN 'ABANDONED' ELSE r.status END, "
-                + "started_at = clock_timestamp(), finished_at = NULL, error = NULL "
-                + "WHERE r.status IN ('FAILED', 'ABANDONED', 'REJECTED_STALE', 'RUNNING') RETURNING r.attempt) "
-                + "SELECT 'started', w.fencing_token, NULL, NULL, w.lease_expires_at, clock_timestamp(), (SELECT attempt FROM run) "
-                + "FROM won w "
-                + "UNION ALL SELECT CASE WHEN d.status = 'MISSED' THEN 'missed' ELSE 'done' END, d.epoch, d.owner, "
-                + "d.run_id::text, NULL, clock_timestamp(), NULL FROM done d "
-                + "UNION ALL SELECT 'held', je.fencing_token, je.owner, NULL, je.lease_expires_at, clock_timestamp(), NULL FROM "
-                + je
-                + " je WHERE je.job_key = ? AND NOT EXISTS (SELECT 1 FROM won) AND NOT EXISTS (SELECT 1 FROM done)";
+        return """
+                WITH cfg AS (SELECT set_config('lock_timeout', ?, true) AS lt),
+                done AS (SELECT run_id, owner, epoch, status FROM %2$s WHERE job_key = ? AND fire_key = ?
+                    AND status IN ('COMPLETED', 'MISSED')),
+                free AS (SELECT je.job_key FROM %1$s AS je, cfg WHERE je.job_key = ?
+                    AND (je.lease_expires_at IS NULL OR je.lease_expires_at <= clock_timestamp() OR je.owner = ?)
+                    AND NOT EXISTS (SELECT 1 FROM done) FOR UPDATE OF je),
+                won AS (UPDATE %1$s AS je SET fencing_token = greatest(je.fencing_token + 1, %3$s),
+                    owner = ?, node = ?, status = 'RUNNING', current_run_id = ?::uuid, claimed_at = clock_timestamp(),
+                    lease_expires_at = clock_timestamp() + ?::bigint * interval '1 millisecond',
+                    updated_at = clock_timestamp() FROM free
+                    WHERE je.job_key = free.job_key RETURNING je.fencing_token, je.lease_expires_at),
+                abandoned AS (UPDATE %2$s SET status = 'ABANDONED', finished_at = clock_timestamp(),
+                    error = 'the lease of ' || %4$s || ' (epoch ' || epoch || ') ended while the run was RUNNING'
+                    WHERE job_key = ? AND fire_key <> ? AND status = 'RUNNING'
+                    AND epoch < (SELECT fencing_token FROM won)),
+                run AS (INSERT INTO %2$s AS r
+                    (run_id, job_key, fire_key, epoch, owner, node, trace_id, status, started_at)
+                    SELECT ?::uuid, ?, ?, won.fencing_token, ?, ?, ?, 'RUNNING', clock_timestamp() FROM won
+                    ON CONFLICT (job_key, fire_key) DO UPDATE SET run_id = excluded.run_id, epoch = excluded.epoch,
+                        owner = excluded.owner, node = excluded.node, trace_id = excluded.trace_id, status = 'RUNNING',
+                        attempt = r.attempt + 1, previous_run_id = r.run_id,
+                        previous_status = CASE WHEN r.status = 'RUNNING' THEN 'ABANDONED' ELSE r.status END,
+                        started_at = clock_timestamp(), finished_at = NULL, error = NULL
+                    WHERE r.status IN ('FAILED', 'ABANDONED', 'REJECTED_STALE', 'RUNNING') RETURNING r.attempt)
+                SELECT 'started', w.fencing_token, NULL, NULL, w.lease_expires_at, clock_timestamp(),
+                    (SELECT attempt FROM run) FROM won w
+                UNION ALL SELECT CASE WHEN d.status = 'MISSED' THEN 'missed' ELSE 'done' END, d.epoch, d.owner,
+                    d.run_id::text, NULL, clock_timestamp(), NULL FROM done d
+                UNION ALL SELECT 'held', je.fencing_token, je.owner, NULL, je.lease_expires_at, clock_timestamp(), NULL
+                    FROM %1$s je WHERE je.job_key = ? AND NOT EXISTS (SELECT 1 FROM won)
+                    AND NOT EXISTS (SELECT 1 FROM done)""".formatted(je, jr, MICROS, HOLDER);
     }
 
     /**
@@ -314,27 +333,39 @@ final class Sql {
      * null when the row is missing from the snapshot), 5 runs completed now, 6 the run's status before, 7 read committed;
      * with {@code release} 8 leases cleared.
      */
-    private static String completion(String je, String jr, String holderColumns, boolean release, String notify) {
-        String locked = release
-                ? "fw AS (SELECT " + holderColumns + " AS live FROM " + je
-                        + " AS je, iso WHERE je.job_key = ? AND iso.rc "
-                        + "FOR NO KEY UPDATE OF je), fs AS (SELECT " + holderColumns + " AS live FROM " + je
-                        + " AS je, iso "
-                        + "WHERE je.job_key = ? AND NOT iso.rc FOR KEY SHARE OF je), f AS (SELECT * FROM fw UNION ALL SELECT * FROM fs), "
-                : "f AS (SELECT " + holderColumns + " AS live FROM " + je + " WHERE job_key = ? FOR KEY SHARE), ";
-        String cleared = !release
-                ? ""
-                : ", cleared AS (UPDATE " + je + " AS je SET " + CLEAR_LEASE + " FROM fw "
-                        + "WHERE je.job_key = ? AND fw.fencing_token = ? AND fw.owner = ? AND fw.live RETURNING je.job_key)";
-        return "WITH " + ISO + ", " + locked
-                + "done AS (UPDATE " + jr
-                + " AS r SET status = 'COMPLETED', finished_at = clock_timestamp(), error = NULL "
-                + "FROM f, iso WHERE f.fencing_token = ? AND f.owner = ? AND (f.live OR NOT iso.rc) AND r.run_id = ? "
-                + "AND r.job_key = ? AND r.epoch = f.fencing_token AND r.status = 'RUNNING' RETURNING r.run_id)"
-                + cleared
-                + " SELECT f.fencing_token, f.owner, f.lease_expires_at, f.live, (SELECT count(*) FROM done), "
-                + "(SELECT status FROM " + jr + " WHERE run_id = ?), iso.rc"
-                + (release ? ", (SELECT count(*) FROM cleared), " + notify : "") + " FROM iso LEFT JOIN f ON true";
+    private static String completion(String je, String jr, boolean release, String notify) {
+        if (!release) {
+            return """
+                    WITH %1$s,
+                    f AS (SELECT fencing_token, owner, lease_expires_at,
+                        coalesce(lease_expires_at > clock_timestamp(), false) AS live FROM %2$s WHERE job_key = ?
+                        FOR KEY SHARE),
+                    done AS (UPDATE %3$s AS r SET status = 'COMPLETED', finished_at = clock_timestamp(), error = NULL
+                        FROM f, iso WHERE f.fencing_token = ? AND f.owner = ? AND (f.live OR NOT iso.rc)
+                        AND r.run_id = ? AND r.job_key = ? AND r.epoch = f.fencing_token AND r.status = 'RUNNING'
+                        RETURNING r.run_id)
+                    SELECT f.fencing_token, f.owner, f.lease_expires_at, f.live, (SELECT count(*) FROM done),
+                        (SELECT status FROM %3$s WHERE run_id = ?), iso.rc
+                    FROM iso LEFT JOIN f ON true""".formatted(ISO, je, jr);
+        }
+        return """
+                WITH %1$s,
+                fw AS (SELECT fencing_token, owner, lease_expires_at,
+                    coalesce(lease_expires_at > clock_timestamp(), false) AS live FROM %2$s AS je, iso
+                    WHERE je.job_key = ? AND iso.rc FOR NO KEY UPDATE OF je),
+                fs AS (SELECT fencing_token, owner, lease_expires_at,
+                    coalesce(lease_expires_at > clock_timestamp(), false) AS live FROM %2$s AS je, iso
+                    WHERE je.job_key = ? AND NOT iso.rc FOR KEY SHARE OF je),
+                f AS (SELECT * FROM fw UNION ALL SELECT * FROM fs),
+                done AS (UPDATE %3$s AS r SET status = 'COMPLETED', finished_at = clock_timestamp(), error = NULL
+                    FROM f, iso WHERE f.fencing_token = ? AND f.owner = ? AND (f.live OR NOT iso.rc)
+                    AND r.run_id = ? AND r.job_key = ? AND r.epoch = f.fencing_token AND r.status = 'RUNNING'
+                    RETURNING r.run_id),
+                cleared AS (UPDATE %2$s AS je SET %4$s FROM fw
+                    WHERE je.job_key = ? AND fw.fencing_token = ? AND fw.owner = ? AND fw.live RETURNING je.job_key)
+                SELECT f.fencing_token, f.owner, f.lease_expires_at, f.live, (SELECT count(*) FROM done),
+                    (SELECT status FROM %3$s WHERE run_id = ?), iso.rc, (SELECT count(*) FROM cleared), %5$s
+                FROM iso LEFT JOIN f ON true""".formatted(ISO, je, jr, CLEAR_LEASE, notify);
     }
 
     /**
@@ -354,18 +385,21 @@ final class Sql {
      * again.
      */
     private static String finish(String je, String jr, String set, String notify) {
-        return "WITH cfg AS (SELECT set_config('lock_timeout', ?, true) AS lt), "
-                + "prior AS (SELECT status FROM " + jr + " WHERE run_id = ?), "
-                + "cleared AS (UPDATE " + je + " SET " + set
-                + " FROM cfg WHERE job_key = ? AND fencing_token = ? AND owner = ? AND " + HOLDERS_RUN
-                + " RETURNING job_key), "
-                + "run AS (UPDATE " + jr + " SET status = CASE WHEN EXISTS (SELECT 1 FROM cleared) THEN ? "
-                + "ELSE 'REJECTED_STALE' END, finished_at = clock_timestamp(), "
-                + "error = nullif(concat_ws('; then its holder came back and was refused: ', "
-                + "CASE WHEN status = 'ABANDONED' THEN error END, ?::text), '') "
-                + "FROM cfg WHERE run_id = ? AND job_key = ? AND epoch = ? AND (status = 'RUNNING' "
-                + "OR (status = 'ABANDONED' AND NOT EXISTS (SELECT 1 FROM cleared))) RETURNING status) "
-                + "SELECT (SELECT count(*) FROM cleared), (SELECT status FROM run), (SELECT status FROM prior), "
-                + notify;
+        return """
+                WITH cfg AS (SELECT set_config('lock_timeout', ?, true) AS lt),
+                prior AS (SELECT status FROM %1$s WHERE run_id = ?),
+                cleared AS (UPDATE %2$s SET %3$s
+                    FROM cfg WHERE job_key = ? AND fencing_token = ? AND owner = ?
+                    AND EXISTS (SELECT 1 FROM prior WHERE status IN ('RUNNING', 'COMPLETED')) RETURNING job_key),
+                run AS (UPDATE %1$s
+                    SET status = CASE WHEN EXISTS (SELECT 1 FROM cleared) THEN ? ELSE 'REJECTED_STALE' END,
+                    finished_at = clock_timestamp(),
+                    error = nullif(concat_ws('; then its holder came back and was refused: ',
+                        CASE WHEN status = 'ABANDONED' THEN error END, ?::text), '')
+                    FROM cfg WHERE run_id = ? AND job_key = ? AND epoch = ?
+                    AND (status = 'RUNNING' OR (status = 'ABANDONED' AND NOT EXISTS (SELECT 1 FROM cleared)))
+                    RETURNING status)
+                SELECT (SELECT count(*) FROM cleared), (SELECT status FROM run), (SELECT status FROM prior),
+                    %4$s""".formatted(jr, je, set, notify);
     }
 }

@@ -341,24 +341,26 @@ public final class TenureAdmin {
         this.overdueReads = new OverdueReads(jdbc, q);
         this.retirement = new ScheduleRetirement(jdbc, q);
         String columns = "job_key, fencing_token, owner, status, claimed_at, lease_expires_at, clock_timestamp(), node";
-        this.jobs = "SELECT " + columns + " FROM " + q + ".job_execution ORDER BY job_key LIMIT ?";
-        this.job = "SELECT " + columns + " FROM " + q + ".job_execution WHERE job_key = ?";
-        this.forceRelease = "WITH cfg AS (SELECT set_config('lock_timeout', ?, true) AS lt), "
-                + "old AS (SELECT je.fencing_token, je.owner, je.node FROM " + q
-                + ".job_execution je, cfg WHERE je.job_key = ? FOR UPDATE OF je), "
-                + "rel AS (UPDATE " + q + ".job_execution je SET fencing_token = greatest(je.fencing_token + 1, "
-                + "(extract(epoch FROM clock_timestamp()) * 1000000)::bigint), owner = NULL, node = NULL, status = 'IDLE', "
-                + "lease_expires_at = NULL, current_run_id = NULL, updated_at = clock_timestamp() FROM old "
-                + "WHERE je.job_key = ? RETURNING je.fencing_token), "
-                + "abandoned AS (UPDATE " + q + ".job_run SET status = 'ABANDONED', finished_at = clock_timestamp(), "
-                + "error = 'force-released by ' || ? || ': ' || ? WHERE job_key = ? AND status = 'RUNNING' "
-                + "AND EXISTS (SELECT 1 FROM rel)), "
-                + "aud AS (INSERT INTO " + q
-                + ".audit_log (actor, action, job_key, reason, old_epoch, old_owner, old_node, "
-                + "new_epoch) SELECT ?, 'force-release', ?, ?, old.fencing_token, old.owner, old.node, rel.fencing_token "
-                + "FROM old, rel RETURNING id) "
-                + "SELECT old.fencing_token, old.owner, rel.fencing_token, (SELECT id FROM aud), "
-                + Sql.notifyIfListened(q, "") + ", old.node FROM old, rel";
+        this.jobs = "SELECT %s FROM %s.job_execution ORDER BY job_key LIMIT ?".formatted(columns, q);
+        this.job = "SELECT %s FROM %s.job_execution WHERE job_key = ?".formatted(columns, q);
+        this.forceRelease = """
+                WITH cfg AS (SELECT set_config('lock_timeout', ?, true) AS lt),
+                old AS (SELECT je.fencing_token, je.owner, je.node FROM %1$s.job_execution je, cfg WHERE je.job_key = ?
+                    FOR UPDATE OF je),
+                rel AS (UPDATE %1$s.job_execution je
+                    SET fencing_token = greatest(je.fencing_token + 1,
+                        (extract(epoch FROM clock_timestamp()) * 1000000)::bigint),
+                    owner = NULL, node = NULL, status = 'IDLE', lease_expires_at = NULL, current_run_id = NULL,
+                    updated_at = clock_timestamp() FROM old WHERE je.job_key = ? RETURNING je.fencing_token),
+                abandoned AS (UPDATE %1$s.job_run SET status = 'ABANDONED', finished_at = clock_timestamp(),
+                    error = 'force-released by ' || ? || ': ' || ? WHERE job_key = ? AND status = 'RUNNING'
+                    AND EXISTS (SELECT 1 FROM rel)),
+                aud AS (INSERT INTO %1$s.audit_log
+                    (actor, action, job_key, reason, old_epoch, old_owner, old_node, new_epoch)
+                    SELECT ?, 'force-release', ?, ?, old.fencing_token, old.owner, old.node, rel.fencing_token
+                    FROM old, rel RETURNING id)
+                SELECT old.fencing_token, old.owner, rel.fencing_token, (SELECT id FROM aud), %2$s, old.node
+                FROM old, rel""".formatted(q, Sql.notifyIfListened(q, ""));
     }
 
     /** On schema {@value TenureSchema#DEFAULT_SCHEMA}. */
