@@ -40,9 +40,9 @@ final class ScheduleReads {
                     s.swept_at, s.swept_by, s.next_due_at, s.overdue, s.missed_total, s.last_missed_at,
                     (SELECT r.finished_at FROM %1$s r WHERE r.job_key = s.job_key AND r.status = 'COMPLETED'
                         ORDER BY r.started_at DESC LIMIT 1),
-                    (SELECT least(coalesce(sum(x.n), 0), %3$d) FROM (SELECT %4$s AS n FROM %1$s m
+                    (SELECT least(coalesce(sum(x.n), 0), %3$s) FROM (SELECT %4$s AS n FROM %1$s m
                         WHERE m.job_key = s.job_key AND m.status = 'MISSED'
-                        AND m.finished_at > clock_timestamp() - interval '1 hour' LIMIT %3$d) x),
+                        AND m.finished_at > clock_timestamp() - interval '1 hour' LIMIT %3$s) x),
                     s.application, s.state, s.state_since, s.state_reason, s.state_by, s.version, s.version_from,
                     s.seen_at, s.check_at, s.sweep_error, clock_timestamp()
                 FROM %2$s s
@@ -77,10 +77,10 @@ final class ScheduleReads {
                 ORDER BY finished_at DESC, fire_key DESC LIMIT ?""".formatted(jr);
         versions = """
                 SELECT version, kind, expression, policy, registered_by, valid_from, valid_until
-                FROM %s.job_schedule_version WHERE job_key = ? ORDER BY version DESC LIMIT %d""".formatted(quotedSchema, ScheduleHistory.MAX);
+                FROM %s.job_schedule_version WHERE job_key = ? ORDER BY version DESC LIMIT %s""".formatted(quotedSchema, ScheduleHistory.MAX);
         spans = """
                 SELECT state, from_at, until_at, reason, set_by
-                FROM %s.job_schedule_span WHERE job_key = ? ORDER BY from_at DESC LIMIT %d""".formatted(quotedSchema, ScheduleHistory.MAX);
+                FROM %s.job_schedule_span WHERE job_key = ? ORDER BY from_at DESC LIMIT %s""".formatted(quotedSchema, ScheduleHistory.MAX);
     }
 
     List<TenureAdmin.ScheduleState> schedules(int limit) {

@@ -11,6 +11,7 @@ import dev.tenure.spi.ScheduleLedger.SweepMark;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.UUID;
 import java.util.stream.Collectors;
@@ -144,6 +145,27 @@ class ScheduleAdminIT {
                     previous_by = registered_by, changed_at = t.at, version = 2, version_from = t.at,
                     expression = '%2$s'
                 FROM t WHERE s.job_key = '%1$s'""".formatted(job, expression));
+    }
+
+    @Test
+    void underALocaleWithItsOwnDigits_theHistoryReadsAll_itsLimitIsSqlDigits() {
+        Locale before = Locale.getDefault();
+        Locale.setDefault(Locale.forLanguageTag("ar-EG")); // String.format("%d", 100) is "١٠٠" there
+        TenureAdmin arabic;
+        try {
+            arabic = TenureAdmin.create(fx.pool);
+        } finally {
+            Locale.setDefault(before);
+        }
+        String job = "locale-job";
+        ledger.register(row(job, "PT1M"));
+        newVersion(job, "PT2M");
+        assertThat(arabic.scheduleHistory(job).versions())
+                .extracting(ScheduleHistory.Version::version)
+                .containsExactly(2, 1);
+        assertThat(arabic.schedule(job))
+                .as("the schedule's row, with its capped missed count")
+                .isPresent();
     }
 
     @Test
