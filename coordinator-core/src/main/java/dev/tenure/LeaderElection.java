@@ -7,8 +7,8 @@ import java.util.OptionalLong;
 
 /**
  * Leadership of one named role among many processes, from {@link Tenure#leaderElection}: the role's database lease
- * decides (renewed while held; Valkey, when configured, filters the candidates in front of it), and every term carries
- * the lease's epoch, which only ever grows. A leader fences its writes with {@link #fence(Connection)}.
+ * decides (renewed while held; Valkey, when configured, filters the candidates in front of it), and every leadership
+ * carries the lease's epoch, which only ever grows. A leader fences its writes with {@link #fence(Connection)}.
  *
  * <pre>{@code
  * LeaderElection e = tenure.leaderElection("reporter", listener);
@@ -36,7 +36,7 @@ public interface LeaderElection extends AutoCloseable {
 
     /** Told when this participant becomes leader and when it stops being one. Runs on the election's thread. */
     interface Listener {
-        /** This participant leads from now on; {@code epoch} is the term (the database lease's fencing token). */
+        /** This participant leads from now on, under {@code epoch} (the role's database lease's epoch). */
         void elected(long epoch);
 
         /**
@@ -50,8 +50,11 @@ public interface LeaderElection extends AutoCloseable {
     /** The election's name (the role). */
     String name();
 
-    /** This participant's id: its label (default {@code pid@host}) and a random suffix, unique per instance. */
-    String participantId();
+    /**
+     * This participant's owner id, what the role's row records as its owner and fencing compares: its label (default
+     * this node's name) and a random suffix, unique per instance.
+     */
+    String owner();
 
     /**
      * Starts campaigning on the election's thread. Idempotent while running.
@@ -63,22 +66,22 @@ public interface LeaderElection extends AutoCloseable {
     /** Resigns ({@code revoked("stopped")}, then the lease is released) and stops campaigning. Idempotent. */
     void stop();
 
-    /** True while this participant holds a valid term (its database lease, by the local monotonic deadline). */
+    /** True while this participant leads: its database lease is valid, by the local monotonic deadline. */
     boolean isLeader();
 
-    /** The current term's epoch while leader; empty otherwise. */
-    OptionalLong term();
+    /** The epoch of this participant's leadership while it leads; empty otherwise. */
+    OptionalLong epoch();
 
     /** The current leader as the database sees it (empty if nobody holds the role); one read. */
     Optional<Holder> currentLeader();
 
     /**
-     * The fence check of the current term inside the caller's open transaction on {@code connection}, which must be on
+     * The fence check of this leadership inside the caller's open transaction on {@code connection}, which must be on
      * the database of Tenure's tables. The role's row is locked and its epoch and owner compared. So the transaction
-     * commits only if this term is still current, and a successor's claim waits for it to end.
+     * commits only if this epoch is still current, and a successor's claim waits for it to end.
      *
-     * @throws LeaseLostException    if this participant does not hold a valid term now; nothing is sent then
-     * @throws StaleOwnerException   if the database says the term is no longer current: roll the transaction back and
+     * @throws LeaseLostException    if this participant does not lead now; nothing is sent then
+     * @throws StaleOwnerException   if the database says the epoch is no longer current: roll the transaction back and
      *                               stop writing
      * @throws IllegalStateException if {@code connection} is in autocommit mode: there is no transaction to protect
      * @throws SQLException          as the caller's own statements would; the caller handles its transaction

@@ -20,7 +20,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The leader election, in rounds on the lease engine: wait for the role's Valkey lease (when Valkey is configured and
- * reachable), then for its database lease, which decides (its epoch is the term); lead until that lease is lost or the
+ * reachable), then for its database lease, which decides (its epoch is the leadership's epoch); lead until that lease is lost or the
  * election stops; release both; again. Waiting (back-off capped by the holder's remaining time, woken early by release
  * notifications), renewal and revocation at the local validity deadline are the engine's ({@link Leases}): this class
  * only strings rounds together. Without Valkey it is the database-only election.
@@ -53,7 +53,7 @@ final class LeaseElection implements LeaderElection {
     private @Nullable Thread thread; // guarded by lifecycle
     private boolean waiting; // guarded by lifecycle: stop() may interrupt the thread now
     private volatile boolean stopped;
-    private volatile @Nullable Lease term;
+    private volatile @Nullable Lease held;
     /** True from a failed Valkey call of the election's thread to the next one Valkey answers (that thread only). */
     private boolean valkeyFailing;
 
@@ -75,7 +75,7 @@ final class LeaseElection implements LeaderElection {
             CircuitBreaker breaker,
             Listener listener) {
         this.name = LeaseKeys.validate(name);
-        this.participant = participantId(label);
+        this.participant = ownerId(label);
         this.database = Objects.requireNonNull(database, "database");
         this.valkey = valkey;
         this.ledger = Objects.requireNonNull(ledger, "ledger");
@@ -93,7 +93,7 @@ final class LeaseElection implements LeaderElection {
     }
 
     @Override
-    public String participantId() {
+    public String owner() {
         return participant;
     }
 
@@ -145,13 +145,13 @@ final class LeaseElection implements LeaderElection {
 
     @Override
     public boolean isLeader() {
-        Lease t = term;
+        Lease t = held;
         return t != null && t.isValid();
     }
 
     @Override
-    public OptionalLong term() {
-        Lease t = term;
+    public OptionalLong epoch() {
+        Lease t = held;
         return t != null && t.isValid() ? t.fencingToken() : OptionalLong.empty();
     }
 
@@ -162,7 +162,7 @@ final class LeaseElection implements LeaderElection {
 
     @Override
     public void fence(Connection connection) throws SQLException {
-        Lease t = term;
+        Lease t = held;
         if (t == null || !t.isValid()) {
             throw new LeaseLostException(
                     name,
@@ -213,7 +213,7 @@ final class LeaseElection implements LeaderElection {
                 lead(db);
             }
         } finally {
-            term = null;
+            held = null;
             if (db != null) {
                 db.release(); // at once after stop() began, even if it never led: a late win is given back
             }
@@ -263,14 +263,14 @@ final class LeaseElection implements LeaderElection {
     private void lead(Lease db) {
         lost.drainPermits();
         db.onLost(l -> lost.release());
-        term = db;
+        held = db;
         long epoch = db.fencingToken().orElseThrow();
         LOG.info("election '{}': {} leads, epoch {} (owner {})", name, participant, epoch, db.owner());
         callback(() -> listener.elected(epoch));
         while (!stopped && db.isValid()) {
             interruptibly(() -> awaitLoss(db));
         }
-        term = null;
+        held = null;
         String reason = stopped ? "stopped" : "database lease lost: " + lostReason(db);
         LOG.info("election '{}': {} no longer leads (epoch {}): {}", name, participant, epoch, reason);
         callback(() -> listener.revoked(reason));
@@ -320,7 +320,7 @@ final class LeaseElection implements LeaderElection {
         }
     }
 
-    private static String participantId(@Nullable String label) {
+    private static String ownerId(@Nullable String label) {
         String l = label == null ? ManagementFactory.getRuntimeMXBean().getName() : label;
         if (l.isBlank() || l.length() > 100) {
             throw new IllegalArgumentException(
@@ -333,7 +333,7 @@ final class LeaseElection implements LeaderElection {
 
     @Override
     public String toString() {
-        Lease t = term;
+        Lease t = held;
         return "LeaderElection[" + name + ", " + participant
                 + (t != null && t.isValid()
                         ? ", leader, epoch " + t.fencingToken().orElse(0)

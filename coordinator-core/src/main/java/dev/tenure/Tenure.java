@@ -180,7 +180,7 @@ public final class Tenure implements AutoCloseable {
      *
      * @param options  the TTL of the role's leases, their renewal period and safety margin. A crashed leader is replaced
      *                 within about one TTL, a stopped one at once. Renewal and the fencing token are always on.
-     * @param label    how this participant names itself in {@link LeaderElection#participantId()} and the logs. A random
+     * @param label    how this participant names itself in {@link LeaderElection#owner()} and the logs. A random
      *                 suffix keeps ids unique, so equal labels never share a lease. Null means this node's name
      *                 ({@link #nodeName()}, its first 100 characters).
      * @param listener told on the election's thread when this participant is elected and when it stops leading

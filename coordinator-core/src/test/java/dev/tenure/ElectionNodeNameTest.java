@@ -24,8 +24,8 @@ class ElectionNodeNameTest {
                 Tenure.builder().inMemory().nodeName("vm/billing/4446").build()) {
             LeaderElection a = tenure.leaderElection("role", NONE);
             LeaderElection b = tenure.leaderElection("role", NONE);
-            assertThat(a.participantId()).matches("vm/billing/4446#[0-9a-f]{8}");
-            assertThat(b.participantId()).startsWith("vm/billing/4446#").isNotEqualTo(a.participantId());
+            assertThat(a.owner()).matches("vm/billing/4446#[0-9a-f]{8}");
+            assertThat(b.owner()).startsWith("vm/billing/4446#").isNotEqualTo(a.owner());
         }
     }
 
@@ -33,7 +33,7 @@ class ElectionNodeNameTest {
     void leaderElection_aNodeNameOverAHundredCharacters_isCutForTheLabel() {
         String name = "n".repeat(150);
         try (Tenure tenure = Tenure.builder().inMemory().nodeName(name).build()) {
-            assertThat(tenure.leaderElection("role", NONE).participantId()).startsWith("n".repeat(100) + "#");
+            assertThat(tenure.leaderElection("role", NONE).owner()).startsWith("n".repeat(100) + "#");
         }
     }
 }

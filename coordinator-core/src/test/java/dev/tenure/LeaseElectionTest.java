@@ -58,11 +58,11 @@ class LeaseElectionTest {
     void participantIds_carryTheLabel_uniquePerInstance() {
         LeaderElection a = election("ids", "node-a");
         LeaderElection b = election("ids", "node-a");
-        assertThat(a.participantId()).startsWith("node-a#").isNotEqualTo(b.participantId());
+        assertThat(a.owner()).startsWith("node-a#").isNotEqualTo(b.owner());
         // without a label, the node's name (<host>/<pid> by default) and a short random id
-        assertThat(election("ids", null).participantId())
+        assertThat(election("ids", null).owner())
                 .matches(".+/\\d+#[0-9a-f]{8}")
-                .isNotEqualTo(election("ids", null).participantId());
+                .isNotEqualTo(election("ids", null).owner());
     }
 
     @Test
@@ -70,9 +70,9 @@ class LeaseElectionTest {
         LeaderElection e = election("renewed", "solo");
         e.start();
         await().atMost(Timing.scaled(Duration.ofSeconds(5))).until(e::isLeader);
-        long term = e.term().orElseThrow();
+        long term = e.epoch().orElseThrow();
         LockSupportSleep.sleep(Duration.ofSeconds(1)); // over three TTLs
-        assertThat(e.term()).hasValue(term);
+        assertThat(e.epoch()).hasValue(term);
         assertThat(events).containsExactly("elected " + term);
     }
 
@@ -108,14 +108,14 @@ class LeaseElectionTest {
         a.start();
         await().atMost(Timing.scaled(Duration.ofSeconds(5))).until(a::isLeader);
         b.start();
-        long first = a.term().orElseThrow();
+        long first = a.epoch().orElseThrow();
         a.stop();
         await().atMost(Timing.scaled(Duration.ofSeconds(2))).until(b::isLeader);
-        assertThat(b.term().orElseThrow()).isGreaterThan(first);
+        assertThat(b.epoch().orElseThrow()).isGreaterThan(first);
         assertThat(b.currentLeader())
                 .get()
                 .extracting(Holder::epoch)
-                .isEqualTo(b.term().orElseThrow());
+                .isEqualTo(b.epoch().orElseThrow());
     }
 
     /** Sleeps without being cut short by interrupts of other tests' threads. */

@@ -31,7 +31,7 @@ class RetireAfterTest {
         }
 
         @Override
-        public String participantId() {
+        public String owner() {
             return "node";
         }
 
@@ -47,7 +47,7 @@ class RetireAfterTest {
         }
 
         @Override
-        public OptionalLong term() {
+        public OptionalLong epoch() {
             return OptionalLong.of(1);
         }
 

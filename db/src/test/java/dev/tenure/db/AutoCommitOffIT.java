@@ -96,13 +96,13 @@ class AutoCommitOffIT {
                     .as("the claim is committed")
                     .get()
                     .extracting(JobHolder::epoch)
-                    .isEqualTo(e.term().orElseThrow());
+                    .isEqualTo(e.epoch().orElseThrow());
             Thread.sleep(2000); // a TTL: only committed renewals keep it
             assertThat(fx.ledger.holder(role))
                     .as("the renewals are committed")
                     .get()
                     .extracting(JobHolder::epoch)
-                    .isEqualTo(e.term().orElseThrow());
+                    .isEqualTo(e.epoch().orElseThrow());
         }
         assertThat(fx.ledger.holder(role)).as("the release is committed").isEmpty();
         JobLedger ledger = JobLedger.create(noAutoCommit);

@@ -9,7 +9,7 @@ import javax.sql.DataSource;
 /**
  * A leader-elected worker ({@code tenure.leaderElection}): two application instances (two {@link Tenure}s here, one
  * per process in real life) campaign for the "reporter" role; one leads, the other waits; when the leader stops, the
- * other takes over at once, under a larger term (the election's epoch, a fencing token). Prints each step.
+ * other takes over at once, under a larger epoch (the role's database lease's epoch). Prints each step.
  */
 public final class LeaderElectionExample {
 
@@ -27,13 +27,13 @@ public final class LeaderElectionExample {
                 Tenure nodeB =
                         Tenure.builder().dataSource(dataSource).valkey(valkey).build()) {
             LeaderElection a = reporter(nodeA, "node-a");
-            long termA = awaitLeader(a);
+            long epochA = awaitLeader(a);
             LeaderElection b = reporter(nodeB, "node-b");
             Thread.sleep(500);
             System.out.println("node-b leads while node-a does: " + b.isLeader());
             a.stop(); // resigns: releases the role, so node-b need not wait for the lease to expire
-            long termB = awaitLeader(b);
-            System.out.println("node-b took over; its term is larger: " + (termB > termA));
+            long epochB = awaitLeader(b);
+            System.out.println("node-b took over; its epoch is larger: " + (epochB > epochA));
         }
     }
 
@@ -41,8 +41,8 @@ public final class LeaderElectionExample {
     static LeaderElection reporter(Tenure tenure, String node) {
         LeaderElection election = tenure.leaderElection("reporter", new LeaderElection.Listener() {
             @Override
-            public void elected(long term) {          // on the election's thread: start the leader's work, don't block
-                System.out.println(node + " elected, term " + term);
+            public void elected(long epoch) {         // on the election's thread: start the leader's work, don't block
+                System.out.println(node + " elected, epoch " + epoch);
             }
 
             @Override
@@ -59,10 +59,10 @@ public final class LeaderElectionExample {
         long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
         while (!election.isLeader()) {
             if (System.nanoTime() > deadline) {
-                throw new IllegalStateException(election.participantId() + " not elected within 30 s");
+                throw new IllegalStateException(election.owner() + " not elected within 30 s");
             }
             Thread.sleep(10);
         }
-        return election.term().orElseThrow();
+        return election.epoch().orElseThrow();
     }
 }

@@ -70,10 +70,10 @@ class ExamplesIT {
     void leaderElection_handsTheRoleOver_underALargerTerm() {
         List<Matcher> m = assertLinesInOrder(
                 run(LeaderElectionExample.class),
-                "node-a elected, term (\\d+)",
+                "node-a elected, epoch (\\d+)",
                 "node-b leads while node-a does: false",
-                "node-b elected, term (\\d+)",
-                "node-b took over; its term is larger: true");
+                "node-b elected, epoch (\\d+)",
+                "node-b took over; its epoch is larger: true");
         assertThat(Long.parseLong(m.get(2).group(1)))
                 .isGreaterThan(Long.parseLong(m.get(0).group(1)));
     }

@@ -115,7 +115,7 @@ final class CliRows {
         m.put("role", l.role());
         m.put("leader", l.leader());
         m.put("node", l.leaderNode());
-        m.put("term", l.term());
+        m.put("epoch", l.epoch());
         m.put("since", l.since());
         m.put("leaseLeftMillis", l.leaseLeft());
         return m;

@@ -4,10 +4,10 @@ import java.util.List;
 import java.util.Map;
 import picocli.CommandLine.Command;
 
-/** {@code leaders}: every role (rows without runs): its leader, term and since when. */
+/** {@code leaders}: every role (rows without runs): its leader, epoch and since when. */
 @Command(
         name = "leaders",
-        description = "Leader elections: role, current leader, term (epoch), since when. Roles are "
+        description = "Leader elections: role, current leader, epoch, since when. Roles are "
                 + "job_execution rows without job_run rows (plain database leases look the same).")
 final class LeadersCommand extends CliCommand {
 
@@ -19,7 +19,7 @@ final class LeadersCommand extends CliCommand {
             t.row(
                     l.role(),
                     l.leader() == null ? "none" : l.leaderNode(),
-                    l.term(),
+                    l.epoch(),
                     Html.time(l.since()),
                     Html.duration(l.leaseLeft()));
         }

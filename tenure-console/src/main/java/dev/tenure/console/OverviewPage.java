@@ -29,7 +29,7 @@ final class OverviewPage {
         "missed (1 h)",
         "overdue"
     };
-    private static final String[] LEADER_HEADERS = {"role", "leader (node)", "term", "leader since", "lease left"};
+    private static final String[] LEADER_HEADERS = {"role", "leader (node)", "epoch", "leader since", "lease left"};
 
     private OverviewPage() {}
 
@@ -151,14 +151,14 @@ final class OverviewPage {
                     .append(Layout.td(
                             l.leader() == null ? "none (lease ended)" : l.leaderNode(),
                             l.leader() == null ? "muted" : "holder"))
-                    .append(Layout.td(l.term(), "num"))
+                    .append(Layout.td(l.epoch(), "num"))
                     .append(Layout.td(Html.time(l.since()), null))
                     .append(Layout.td(Html.duration(l.leaseLeft()), "num"))
                     .append("</tr>");
         }
         return Layout.table("leaders", LEADER_HEADERS, rows, "No roles.")
                 + "<p class=\"note\">How roles are told from jobs: a leader election is a job_execution row too, and its "
-                + "epoch is the term; roles are the rows that have no job_run rows (an election never records runs). A "
+                + "epoch is the leadership's; roles are the rows that have no job_run rows (an election never records runs). A "
                 + "plain database lease (tenure.databaseLeases()) and a job that has not run yet have no runs either, so "
                 + "they are listed here as well.</p>";
     }

@@ -200,9 +200,9 @@ final class Views {
 
     /**
      * A role without runs: its current leader's owner id (null if none is live) and node ({@code leaderNode}: its name,
-     * or the process behind the owner id), term (the epoch), and since when it leads.
+     * or the process behind the owner id), its epoch, and since when it leads.
      */
-    record Leader(String role, long term, String leader, String leaderNode, Instant since, Duration leaseLeft) {}
+    record Leader(String role, long epoch, String leader, String leaderNode, Instant since, Duration leaseLeft) {}
 
     /**
      * An operator's action from {@code audit_log}; {@code oldNode} is null when no node name was recorded; the epochs

@@ -172,15 +172,15 @@ class CliIT {
     void leaders_showTheRoleItsLeaderAndTerm_asTableAndJson() {
         CliFixture.Result t = ok(cli.run("leaders"));
         assertThat(t.lines().get(0)).matches("ROLE +LEADER +TERM +SINCE +LEASE LEFT");
-        long term = reporter.term().orElseThrow();
+        long epoch = reporter.epoch().orElseThrow();
         assertThat(t.lines())
                 .anySatisfy(l -> assertThat(l)
-                        .matches("reporter +" + Pattern.quote(NODE) + " +" + term
+                        .matches("reporter +" + Pattern.quote(NODE) + " +" + epoch
                                 + " +20\\d\\d-\\d\\d-\\d\\d \\S+Z +\\d+\\.\\d s"));
         assertThat(t.out()).doesNotContain("settle");
 
         JsonNode l = find(ok(cli.run("leaders", "--json")).json().get("leaders"), "role", "reporter");
-        assertThat(l.get("term").asLong()).isEqualTo(term);
+        assertThat(l.get("epoch").asLong()).isEqualTo(epoch);
         assertThat(l.get("node").asText()).isEqualTo(NODE);
         assertThat(l.get("leader").asText()).isNotBlank();
     }

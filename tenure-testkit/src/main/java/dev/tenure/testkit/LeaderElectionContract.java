@@ -87,7 +87,7 @@ public abstract class LeaderElectionContract {
             for (int term = 0; term < 4; term++) {
                 ElectionParticipant leader =
                         ElectionParticipant.awaitLeader(all, Timing.scaled(Duration.ofSeconds(10)));
-                long epoch = leader.election().term().orElseThrow();
+                long epoch = leader.election().epoch().orElseThrow();
                 assertThat(leader.election().currentLeader())
                         .as("the database names the leader's term")
                         .get()
@@ -143,7 +143,7 @@ public abstract class LeaderElectionContract {
         String role = role();
         ElectionParticipant solo = participant(role, "solo", SHORT);
         await().atMost(Timing.scaled(Duration.ofSeconds(5))).until(solo.election()::isLeader);
-        long first = solo.election().term().orElseThrow();
+        long first = solo.election().epoch().orElseThrow();
         long revokedAfter;
         try (Connection blocker = dataSource().getConnection()) {
             blocker.setAutoCommit(false); // an open transaction holds the role's row: renewals time out
@@ -158,7 +158,7 @@ public abstract class LeaderElectionContract {
             blocker.rollback();
         }
         await().atMost(Timing.scaled(Duration.ofSeconds(10))).until(solo.election()::isLeader);
-        long second = solo.election().term().orElseThrow();
+        long second = solo.election().epoch().orElseThrow();
         System.out.printf(
                 "%s: renewals blocked: revoked %d ms after the row was locked (TTL 900 ms); elected again "
                         + "with epoch %d (was %d)%n",
@@ -175,11 +175,11 @@ public abstract class LeaderElectionContract {
         String role = role();
         ElectionParticipant solo = participant(role, "solo", LeaseOptions.ofTtl(Duration.ofMillis(1500)));
         await().atMost(Timing.scaled(Duration.ofSeconds(5))).until(solo.election()::isLeader);
-        long first = solo.election().term().orElseThrow();
+        long first = solo.election().epoch().orElseThrow();
         supersede(role, Duration.ofMillis(200));
         await().atMost(Timing.scaled(Duration.ofSeconds(5)))
                 .until(() -> solo.events().size() >= 3);
-        long second = solo.election().term().orElseThrow();
+        long second = solo.election().epoch().orElseThrow();
         assertThat(solo.events())
                 .containsExactly(
                         "elected " + first,
@@ -196,15 +196,15 @@ public abstract class LeaderElectionContract {
         ElectionParticipant a = participant(role, "same", ttl);
         await().atMost(Timing.scaled(Duration.ofSeconds(5))).until(a.election()::isLeader);
         ElectionParticipant b = participant(role, "same", ttl);
-        assertThat(a.election().participantId())
+        assertThat(a.election().owner())
                 .startsWith("same#")
-                .isNotEqualTo(b.election().participantId());
+                .isNotEqualTo(b.election().owner());
         long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(4); // unscaled: two TTLs of renewals and attempts
         while (System.nanoTime() < until) {
             assertThat(b.election().isLeader()).isFalse();
             sleep(20);
         }
-        long epoch = a.election().term().orElseThrow();
+        long epoch = a.election().epoch().orElseThrow();
         assertThat(a.election().currentLeader())
                 .get()
                 .satisfies(l -> assertThat(l.epoch()).isEqualTo(epoch));
@@ -300,14 +300,14 @@ public abstract class LeaderElectionContract {
                 Ticker.system(),
                 ElectionParticipant.Reaction.THROW);
         await().atMost(Timing.scaled(Duration.ofSeconds(5))).until(thrower.election()::isLeader);
-        long first = thrower.election().term().orElseThrow();
+        long first = thrower.election().epoch().orElseThrow();
         supersede(role, Duration.ofMillis(200)); // revoked (throws), then elected again (throws)
         await().atMost(Timing.scaled(Duration.ofSeconds(5)))
                 .until(() -> thrower.events().size() >= 3);
-        assertThat(thrower.election().term())
+        assertThat(thrower.election().epoch())
                 .as("elected again after two callbacks threw")
                 .isPresent();
-        assertThat(thrower.election().term().orElseThrow()).isGreaterThan(first);
+        assertThat(thrower.election().epoch().orElseThrow()).isGreaterThan(first);
 
         ElectionParticipant quitter =
                 participant(role, "quitter", LONG, Ticker.system(), ElectionParticipant.Reaction.STOP_WHEN_ELECTED);
@@ -332,13 +332,13 @@ public abstract class LeaderElectionContract {
         sleep(2500); // more than the TTL: several renewals with both clocks running
         assertThat(ahead.election().isLeader()).isTrue();
         assertThat(behind.election().isLeader()).isFalse();
-        long first = ahead.election().term().orElseThrow();
+        long first = ahead.election().epoch().orElseThrow();
         assertThat(behind.election().currentLeader())
                 .get()
                 .satisfies(l -> assertThat(l.epoch()).isEqualTo(first));
         ahead.election().stop();
         await().atMost(Timing.scaled(Duration.ofSeconds(3))).until(behind.election()::isLeader);
-        long second = behind.election().term().orElseThrow();
+        long second = behind.election().epoch().orElseThrow();
         assertThat(ahead.election().currentLeader())
                 .get()
                 .satisfies(l -> assertThat(l.epoch()).isEqualTo(second));
