@@ -1,9 +1,11 @@
 package dev.tenure.quartz;
 
 import dev.tenure.ScheduledJob;
+import java.util.List;
 import java.util.Optional;
 import java.util.function.BooleanSupplier;
 import org.jspecify.annotations.Nullable;
+import org.quartz.JobDetail;
 import org.quartz.JobKey;
 import org.quartz.Scheduler;
 import org.quartz.SchedulerException;
@@ -77,11 +79,18 @@ record QuartzPause(Scheduler scheduler, JobKey job, BooleanSupplier shuttingDown
         if (scheduler.isInStandbyMode() && scheduler.isStarted()) {
             return jvmShuttingDown() ? null : STANDBY;
         }
-        if (!scheduler.checkExists(job)) {
-            return "job " + job + " is not in the Quartz scheduler (deleted or unscheduled)";
+        JobDetail detail = scheduler.getJobDetail(job);
+        if (detail == null) {
+            return gone();
+        }
+        List<? extends Trigger> triggers = scheduler.getTriggersOfJob(job);
+        if (triggers.isEmpty() && !detail.isDurable()) {
+            // read between the unschedule of its last trigger and the delete of the job, which a JDBC job store does in
+            // one transaction that these two reads straddle: the job is going
+            return gone();
         }
         boolean paused = false;
-        for (Trigger t : scheduler.getTriggersOfJob(job)) {
+        for (Trigger t : triggers) {
             if (!QuartzSchedule.recurring(t)) {
                 continue;
             }
@@ -93,6 +102,10 @@ record QuartzPause(Scheduler scheduler, JobKey job, BooleanSupplier shuttingDown
             }
         }
         return paused ? PAUSED : UNSCHEDULED;
+    }
+
+    private String gone() {
+        return "job " + job + " is not in the Quartz scheduler (deleted or unscheduled)";
     }
 
     /** True once the JVM runs its shutdown hooks: it then refuses new ones. */

@@ -67,6 +67,28 @@ class QuartzPauseTest {
     }
 
     @Test
+    void aJobThatIsNotDurable_readBetweenTheUnscheduleOfItsLastTriggerAndItsDelete_isGone_notUnscheduled()
+            throws Exception {
+        JobKey going = JobKey.jobKey("going", "g");
+        scheduler.scheduleJob(
+                JobBuilder.newJob(Idle.class).withIdentity(going).build(),
+                TriggerBuilder.newTrigger()
+                        .withIdentity("going", "g")
+                        .withSchedule(CronScheduleBuilder.cronSchedule("0 0 2 * * ?"))
+                        .build());
+        // a JDBC job store unschedules the last trigger and deletes the job in one transaction, which the pause's reads
+        // of the job and of its triggers can straddle: the job is read before it, its triggers after it
+        Scheduler straddling = (Scheduler) java.lang.reflect.Proxy.newProxyInstance(
+                Scheduler.class.getClassLoader(),
+                new Class<?>[] {Scheduler.class},
+                (proxy, method, args) -> method.getName().equals("getTriggersOfJob")
+                        ? java.util.List.of()
+                        : method.invoke(scheduler, args));
+        assertThat(new QuartzPause(straddling, going, () -> false).pausedBecause())
+                .contains("job g.going is not in the Quartz scheduler (deleted or unscheduled)");
+    }
+
+    @Test
     void activeJob_isNotPaused_andMayBeCaughtUp() throws SchedulerException {
         scheduler.scheduleJob(nightly("a"));
         scheduler.start();
