@@ -11,6 +11,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.jspecify.annotations.Nullable;
 
+// Over 400 lines: one run's life (its work's fence checks and completion, finish, abandon at shutdown, and a Spring
+// transaction that completes it and ends later) turns on one monitor; split, that lock would span several classes.
 /**
  * A claimed run of one fire, between {@link JobCoordinator#begin} and {@link #finish}: the holder of the job's
  * database lease (and Valkey lease, if used) and of the fire's run row. It is the run's {@link JobContext}.

@@ -14,6 +14,8 @@ import java.util.concurrent.atomic.AtomicReference;
 import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
 
+// Over 400 lines: the public run API (run, runInTransaction and begin, with their overloads), each documented here;
+// the claim is RunClaims, the Valkey filter ValkeyFilter, the drain RunsInProgress.
 /**
  * Runs a job at most once per fire across processes: the protocol of DESIGN.md.
  * <ol>

@@ -18,6 +18,8 @@ import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+// Over 400 lines: waiting and release share each key's local FIFO under one lock and must agree on it; hand-offs,
+// renewal, TTL changes and unknown outcomes are already classes of their own.
 /**
  * The lease state machine over a {@link LeaseStore}: single attempts, waiting with a local FIFO per key, and release.
  * Waiting and release share the per-key queue and must agree on it. The other concerns have classes of their own:

@@ -14,6 +14,8 @@ import java.util.TreeSet;
 import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
 
+// Over 400 lines: the public lock API (acquire, tryAcquire, runLocked, acquireAll and their overloads), each documented
+// here; the state machine behind it is LeaseEngine.
 /**
  * Leases and locks over one {@link LeaseStore}. Thread-safe; share one per store. Every lease it grants is renewed by
  * its watchdog until released or lost. Applications get theirs from {@link Tenure}, which sets every knob

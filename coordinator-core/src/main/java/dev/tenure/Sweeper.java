@@ -23,6 +23,8 @@ import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+// Over 400 lines: the sweep timer, the election, registrations and housekeeping share one lifecycle lock; one sweep
+// is a SweepRound, its log lines a SweepLog, the catch-ups CatchUps.
 /**
  * Accounts for every fire of every schedule in the ledger. Each process registers its jobs' schedules
  * ({@link #register}), keeps its registrations alive, and runs the catch-ups that a sweeper asks of the jobs it has. The

@@ -26,6 +26,8 @@ import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+// Over 400 lines: Tenure.Builder is nested here (Tenure.builder() is the API) and documents each knob where it is set;
+// the assembly is the constructor, and the knobs it fixes are a Settings record.
 /**
  * Tenure for one application: one object from one builder, which hands out the {@link JobCoordinator}, plain
  * {@link Leases} and {@link LeaderElection}s, and closes what it created.
