@@ -57,7 +57,7 @@ public final class JobCoordinator implements AutoCloseable {
          * database lease, not the Valkey lease, keeps the other processes out.
          */
         VALKEY,
-        /** Database only: the DB leader-election mode. */
+        /** The database alone: the database mode. */
         DATABASE,
         /** Valkey lease, then database. While Valkey is unreachable and the breaker is open, database only. The default. */
         VALKEY_WITH_DATABASE_FALLBACK

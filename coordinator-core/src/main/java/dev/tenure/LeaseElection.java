@@ -23,7 +23,7 @@ import org.slf4j.LoggerFactory;
  * reachable), then for its database lease, which decides (its epoch is the leadership's epoch); lead until that lease is lost or the
  * election stops; release both; again. Waiting (back-off capped by the holder's remaining time, woken early by release
  * notifications), renewal and revocation at the local validity deadline are the engine's ({@link Leases}): this class
- * only strings rounds together. Without Valkey it is the database-only election.
+ * only strings rounds together. Without Valkey it is the election of the database mode.
  *
  * <p>Valkey only filters (followers wait on Valkey, not on the database): while it is unreachable (the Tenure's
  * fallback breaker, by default two failures in a row open it for 5 s) the database decides alone, and a leader that loses its Valkey lease keeps leading, since

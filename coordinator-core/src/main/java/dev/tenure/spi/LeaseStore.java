@@ -6,7 +6,7 @@ import java.util.concurrent.CompletableFuture;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Where leases live: Valkey, or the database in DB mode. Implementations are thread-safe and never block the
+ * Where leases live: Valkey, or the database in the database mode. Implementations are thread-safe and never block the
  * calling thread: every operation returns a future that completes within the store's configured timeouts,
  * exceptionally with a {@link dev.tenure.LeaseStoreUnavailableException} on faults.
  *
