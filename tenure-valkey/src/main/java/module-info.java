@@ -2,8 +2,8 @@ import org.jspecify.annotations.NullMarked;
 
 /**
  * Tenure's Valkey store over Valkey GLIDE: {@link dev.tenure.Tenure} finds it as a
- * {@link dev.tenure.spi.ValkeyBackend}. Exports {@code dev.tenure.valkey} for {@code ValkeyLeaseStore}'s function
- * library tools; applications reach the store through {@code Tenure}.
+ * {@link dev.tenure.spi.ValkeyBackend}. Exports {@code dev.tenure.valkey} for {@code ValkeyFunctions}, the function
+ * library tools an administrator runs; applications reach the store through {@code Tenure}.
  */
 @NullMarked
 module dev.tenure.valkey {

@@ -269,7 +269,7 @@ public final class ValkeyConfig {
         /**
          * How the lease script runs (default {@link ScriptMode#EVALSHA_LOAD_ON_MISS}). With
          * {@link ScriptMode#PRELOADED_FUNCTION} an administrator installs the function first
-         * ({@code ValkeyLeaseStore.installFunction(ValkeyConfig)}, module tenure-valkey), and the ACL user needs {@code +fcall} instead of
+         * ({@code ValkeyFunctions.install(ValkeyConfig)}, module tenure-valkey), and the ACL user needs {@code +fcall} instead of
          * {@code +evalsha +script|load}.
          */
         public Builder scriptMode(ScriptMode mode) {
@@ -345,8 +345,8 @@ public final class ValkeyConfig {
 
         /**
          * {@code FCALL} of a Valkey function that an administrator installed ahead of time, with
-         * {@code ValkeyLeaseStore.installFunction(ValkeyConfig)} or {@code FUNCTION LOAD REPLACE} of
-         * {@code ValkeyLeaseStore.functionLibrary()}, on every primary of a cluster. Needs only {@code +fcall}: the user
+         * {@code ValkeyFunctions.install(ValkeyConfig)} or {@code FUNCTION LOAD REPLACE} of
+         * {@code ValkeyFunctions.library()} (module tenure-valkey), on every primary of a cluster. Needs only {@code +fcall}: the user
          * cannot run Lua of its own. Functions are kept in RDB and AOF files and replicated to replicas, so a restart with
          * persistence or a failover keeps them. The function's name carries a hash of the script, so a Tenure version
          * with a changed script needs a new install (old and new can be installed side by side during a rolling upgrade).

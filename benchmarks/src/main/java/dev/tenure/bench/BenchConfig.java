@@ -104,7 +104,7 @@ public final class BenchConfig {
               --many-leases N        scenario many: leases held by this JVM (default 10000)
               --many-seconds S       scenario many: how long they are held and renewed (default 60)
               --many-ttl-ms MS       scenario many: their TTL (default 30000; renewed every third)
-              --many-stores a,b      scenario many: valkey, db (default both; db = JdbcLeaseStore on a fresh
+              --many-stores a,b      scenario many: valkey, db (default both; db = the database lease store on a fresh
                                      database of the Postgres at --pg-host:--pg-port, user --pg-user, trust auth)
               --pg-host H / --pg-port P / --pg-user U   (default 127.0.0.1 / 5432 / postgres)
               --handoff-threads N    threads contending for one key (default 16)

@@ -8,7 +8,7 @@ import dev.tenure.bench.coordinated.Proc;
 import dev.tenure.db.JdbcBackend;
 import dev.tenure.db.TenureSchema;
 import dev.tenure.spi.LeaseStore;
-import dev.tenure.valkey.ValkeyLeaseStore;
+import dev.tenure.valkey.GlideBackend;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.ResultSet;
@@ -33,10 +33,11 @@ final class ManyLeasesReport {
                 case "valkey" ->
                     results.add(ManyLeases.run(
                             "valkey",
-                            ValkeyLeaseStore.create(ValkeyConfig.standalone(cfg.host() + ":" + cfg.port())
-                                    .requestTimeout(cfg.requestTimeout())
-                                    .clientName("bench-many")
-                                    .build()),
+                            new GlideBackend()
+                                    .open(ValkeyConfig.standalone(cfg.host() + ":" + cfg.port())
+                                            .requestTimeout(cfg.requestTimeout())
+                                            .clientName("bench-many")
+                                            .build()),
                             cfg,
                             () -> scriptCalls(admin),
                             admin));

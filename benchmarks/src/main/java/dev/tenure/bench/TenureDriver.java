@@ -5,13 +5,14 @@ import dev.tenure.LeaseOptions;
 import dev.tenure.Leases;
 import dev.tenure.ReleaseResult;
 import dev.tenure.ValkeyConfig;
-import dev.tenure.valkey.ValkeyLeaseStore;
+import dev.tenure.valkey.GlideBackend;
 import java.time.Duration;
 import java.util.Optional;
 
 /**
  * Tenure's lease under the benchmark: the safe protocol (owner-checked renew and release, watchdog renewal,
- * release notification) through {@link Leases} over {@link ValkeyLeaseStore}.
+ * release notification) through {@link Leases} over the Valkey store ({@code ValkeyLeaseStore}, opened through the
+ * {@link GlideBackend} that {@code Tenure} finds with the {@code ServiceLoader}).
  */
 public final class TenureDriver implements LockDriver {
 
@@ -37,12 +38,13 @@ public final class TenureDriver implements LockDriver {
         this.clients = clients;
         // -Dtenure.localHandOffs=N and -Dtenure.maxTurnMillis=M (through JAVA_OPTS) change Leases.Builder's
         // maxLocalHandOffs and maxTurn for experiments; unset, the builder's defaults apply
-        Leases.Builder b = Leases.builder(ValkeyLeaseStore.create(ValkeyConfig.standalone(cfg.host() + ":" + cfg.port())
-                .requestTimeout(cfg.requestTimeout())
-                .clientName("bench-" + name)
-                .maxInFlightBatches(inFlight)
-                .clients(clients)
-                .build()));
+        Leases.Builder b = Leases.builder(new GlideBackend()
+                .open(ValkeyConfig.standalone(cfg.host() + ":" + cfg.port())
+                        .requestTimeout(cfg.requestTimeout())
+                        .clientName("bench-" + name)
+                        .maxInFlightBatches(inFlight)
+                        .clients(clients)
+                        .build()));
         Integer handOffs = Integer.getInteger("tenure.localHandOffs");
         if (handOffs != null) {
             b.maxLocalHandOffs(handOffs);

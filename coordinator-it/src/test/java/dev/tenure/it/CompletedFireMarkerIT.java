@@ -14,7 +14,7 @@ import dev.tenure.ValkeyConfig.ScriptMode;
 import dev.tenure.integration.RunClaim;
 import dev.tenure.metrics.MetricNames;
 import dev.tenure.testkit.Timing;
-import dev.tenure.valkey.ValkeyLeaseStore;
+import dev.tenure.valkey.ValkeyFunctions;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.lang.reflect.InvocationHandler;
 import java.lang.reflect.InvocationTargetException;
@@ -51,7 +51,7 @@ class CompletedFireMarkerIT {
     static void start() throws Exception {
         servers = new CoordinatorServers(CompletedFireMarkerIT.class);
         ledgerId = servers.one("SELECT id::text FROM tenure.tenure_ledger");
-        ValkeyLeaseStore.installFunction(
+        ValkeyFunctions.install(
                 ValkeyConfig.standalone(servers.valkey.address()).build());
     }
 

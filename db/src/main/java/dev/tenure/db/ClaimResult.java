@@ -4,7 +4,7 @@ import java.time.Duration;
 import java.time.Instant;
 import org.jspecify.annotations.Nullable;
 
-/** The answer of {@link JobLedger#claim}: the job is ours with a new epoch, or someone else's lease is live. */
+/** The answer of {@link JdbcLeaseStore#claim}: the job is ours with a new epoch, or someone else's lease is live. */
 sealed interface ClaimResult {
 
     /**

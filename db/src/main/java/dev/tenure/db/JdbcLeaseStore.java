@@ -1,26 +1,29 @@
 package dev.tenure.db;
 
+import static dev.tenure.db.LedgerArgs.epoch;
+import static dev.tenure.db.LedgerArgs.id;
+import static dev.tenure.db.LedgerArgs.key;
+import static dev.tenure.db.LedgerArgs.ttl;
+
 import dev.tenure.DatabaseConfig;
 import dev.tenure.spi.AcquireResult;
 import dev.tenure.spi.LeaseStore;
 import java.time.Duration;
-import java.util.Objects;
+import java.time.Instant;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
 
 /**
  * Leases on {@code job_execution} rows: the database leader-election mode of Tenure, a {@link LeaseStore} for
  * {@link dev.tenure.Leases}. A lease's fencing token is the row's epoch, so it can be checked with
- * {@link JobLedger#fence} inside business transactions.
+ * {@link JdbcRunLedger#fence} inside business transactions.
  *
- * <p>Applications do not wire it by hand: {@link dev.tenure.Tenure} builds it from a data source and a
- * {@link dev.tenure.DatabaseConfig} ({@code Tenure.builder().dataSource(pool).database(config)}), and
- * {@link dev.tenure.Tenure#databaseLeases()} gives its leases. A tool that needs the store alone opens it through
- * {@link JdbcBackend}.
+ * <p>{@link JdbcBackend} opens it, on the {@link LeaseRows} it shares with its siblings, the {@link JdbcRunLedger} and
+ * the {@link JdbcScheduleLedger}; applications get its leases from {@link dev.tenure.Tenure#databaseLeases()}.
  *
  * <ul>
- *   <li>acquire = {@link JobLedger#claim} (one statement), renew = extend where the owner's lease is live (with the
+ *   <li>acquire = {@link #claim} (one statement), renew = extend where the owner's lease is live (with the
  *   ledger's renew lock timeout, so the watchdog never stalls behind its own holder's fenced transaction; renewals that
  *   arrive together share one statement, see {@link RenewalBatches}), release =
  *   clear where the owner matches, then {@code NOTIFY}; hand-off = one UPDATE from owner to owner (atomic).</li>
@@ -30,58 +33,85 @@ import org.jspecify.annotations.Nullable;
  *   {@link LedgerUnavailableException} (a {@link dev.tenure.LeaseStoreUnavailableException}) naming the key.</li>
  * </ul>
  *
- * Thread-safe. {@link #close()} stops the executor and the notifications it owns, not the data source.
+ * Thread-safe. {@link #close()} stops the executor and the notifications, not the data source.
  */
-public final class JdbcLeaseStore implements LeaseStore {
+final class JdbcLeaseStore implements LeaseStore {
 
     /** Renewal statements running at once; renewals arriving meanwhile leave together in the next one. */
     private static final int RENEWALS_IN_FLIGHT = 2;
 
     private static final int MAX_RENEWALS_PER_STATEMENT = 1000;
 
-    private final JobLedger ledger;
     private final LeaseRows rows;
     private final AsyncCalls calls;
     private final RenewalBatches renewals;
     private final @Nullable ReleaseNotifications notifications;
-    private final boolean ownsNotifications;
     private final Duration queryTimeout;
 
-    private JdbcLeaseStore(Builder b, JobLedger ledger) {
-        this.ledger = ledger;
-        this.rows = ledger.leaseRows();
-        DatabaseConfig config = Objects.requireNonNull(b.config, "config"); // set by build()
+    /**
+     * The store on {@code rows}, with the threads, queue and call timeout of {@code config}, and {@code notifications}
+     * to wake its waiters (null: they only poll), which it closes with itself.
+     */
+    JdbcLeaseStore(LeaseRows rows, DatabaseConfig config, @Nullable ReleaseNotifications notifications) {
+        this.rows = rows;
         this.calls = new AsyncCalls(config.threads(), config.maxQueued(), config.callTimeout());
         this.queryTimeout = config.queryTimeout();
         this.renewals = new RenewalBatches(calls, rows, RENEWALS_IN_FLIGHT, MAX_RENEWALS_PER_STATEMENT);
-        this.ownsNotifications = b.notifications == null && config.listen();
-        this.notifications = b.notifications != null
-                ? b.notifications
-                : config.listen() ? ReleaseNotifications.start(b.dataSource, ledger.schema()) : null;
+        this.notifications = notifications;
     }
 
     /**
-     * A store on schema {@value TenureSchema#DEFAULT_SCHEMA} with default settings and its own notifications. Not public:
-     * applications get the store from {@link dev.tenure.Tenure}; tools that need it alone from {@link JdbcBackend}.
+     * Claims {@code jobKey} for {@code owner} for {@code ttl}, on the calling thread: creates the row if missing, and
+     * bumps its epoch and sets the lease only where no other owner's lease is live by the database clock (a live lease
+     * of the same owner is claimed again with a new epoch). A claim waits for a current fence lock (up to the claim lock
+     * timeout), so a holder's open fenced transaction finishes before the hand-over; if it stays open longer, the job
+     * counts as held.
+     *
+     * @return {@link ClaimResult.Claimed} with the new epoch, or {@link ClaimResult.Held} the current holder
+     * @throws LedgerUnavailableException on faults; if {@link LedgerUnavailableException#outcomeUnknown()}, the row may
+     *                                    name {@code owner} until its TTL: {@link #releaseIfOwner} clears it
      */
-    static JdbcLeaseStore create(DataSource dataSource) {
-        return builder(dataSource).build();
+    ClaimResult claim(String jobKey, String owner, Duration ttl) {
+        return rows.claim(key(jobKey), id("owner", owner), ttl(ttl));
     }
 
-    /** See {@link #create}. */
-    static Builder builder(DataSource dataSource) {
-        return new Builder(dataSource);
+    /**
+     * Extends the lease of {@code epoch} (held by {@code owner}) to {@code ttl} from now (database clock), only if that
+     * epoch is current, still {@code owner}'s, and its lease still live. {@code false} = fenced out or expired: the
+     * lease is lost and must be claimed again.
+     *
+     * <p>Fence checks do not hold it up (they lock the row FOR KEY SHARE, which a renewal's FOR NO KEY UPDATE does not
+     * conflict with). If the row is locked by a claim or hand-off in progress, it gives up after the renew lock timeout
+     * with a {@link LedgerUnavailableException} (SQLSTATE 55P03), to be retried.
+     */
+    boolean renewEpoch(String jobKey, long epoch, String owner, Duration ttl) {
+        return rows.renewEpoch(key(jobKey), epoch(epoch), id("owner", owner), ttl(ttl));
     }
 
-    /** The ledger this store works on. */
-    JobLedger ledger() {
-        return ledger;
+    /**
+     * Clears the lease of {@code epoch} (the epoch stays; the next claim bumps it) and wakes waiters with
+     * {@code NOTIFY}. Call it after the run's transactions have committed, never before.
+     *
+     * @return the database time of the release, or empty if the epoch was no longer {@code owner}'s or already released
+     */
+    Optional<Instant> releaseEpoch(String jobKey, long epoch, String owner) {
+        return rows.releaseEpoch(key(jobKey), epoch(epoch), id("owner", owner));
+    }
+
+    /** Clears {@code owner}'s lease (after a claim whose outcome is unknown, say) and wakes waiters. True if it was theirs. */
+    boolean releaseIfOwner(String jobKey, String owner) {
+        return rows.releaseOwner(key(jobKey), id("owner", owner)).isPresent();
+    }
+
+    /** Who holds {@code jobKey} now by the database clock; empty if nobody's lease is live. */
+    Optional<JobHolder> holder(String jobKey) {
+        return rows.holder(key(jobKey));
     }
 
     @Override
     public CompletableFuture<AcquireResult> tryAcquire(String key, String owner, Duration ttl, boolean fencingToken) {
         return calls.call("acquire", key, () -> {
-            ClaimResult r = ledger.claim(key, owner, ttl);
+            ClaimResult r = claim(key, owner, ttl);
             if (r instanceof ClaimResult.Claimed c) {
                 return AcquireResult.acquired(fencingToken ? c.epoch() : 0);
             }
@@ -94,10 +124,7 @@ public final class JdbcLeaseStore implements LeaseStore {
     @Override
     public CompletableFuture<Boolean> renew(String key, String owner, Duration ttl) {
         try {
-            return renewals.renew(
-                    JobLedger.key(key),
-                    JobLedger.id("owner", owner),
-                    JobLedger.ttl(ttl).toMillis());
+            return renewals.renew(key(key), id("owner", owner), ttl(ttl).toMillis());
         } catch (IllegalArgumentException e) {
             return CompletableFuture.failedFuture(e);
         }
@@ -105,18 +132,14 @@ public final class JdbcLeaseStore implements LeaseStore {
 
     @Override
     public CompletableFuture<Boolean> release(String key, String owner) {
-        return calls.call("release", key, () -> ledger.releaseIfOwner(key, owner));
+        return calls.call("release", key, () -> releaseIfOwner(key, owner));
     }
 
     @Override
     public CompletableFuture<AcquireResult> handOff(
             String key, String fromOwner, String toOwner, Duration ttl, boolean fencingToken) {
         return calls.call("hand-off", key, () -> {
-            var moved = rows.handOff(
-                    JobLedger.key(key),
-                    JobLedger.id("owner", fromOwner),
-                    JobLedger.id("owner", toOwner),
-                    JobLedger.ttl(ttl));
+            var moved = rows.handOff(key(key), id("owner", fromOwner), id("owner", toOwner), ttl(ttl));
             if (moved.isPresent()) {
                 return AcquireResult.acquired(fencingToken ? moved.get().epoch() : 0);
             }
@@ -154,120 +177,8 @@ public final class JdbcLeaseStore implements LeaseStore {
     @Override
     public void close() {
         calls.close();
-        if (ownsNotifications && notifications != null) {
+        if (notifications != null) {
             notifications.close();
-        }
-    }
-
-    /** Configuration of a {@link JdbcLeaseStore}. Not thread-safe; build once. */
-    public static final class Builder {
-        private final DataSource dataSource;
-        private final JobLedger.Builder ledger;
-        private final DatabaseConfig.Builder knobs = DatabaseConfig.builder();
-        private @Nullable DatabaseConfig config;
-        private @Nullable ReleaseNotifications notifications;
-
-        private Builder(DataSource dataSource) {
-            this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
-            this.ledger = JobLedger.builder(dataSource);
-        }
-
-        /** The schema holding Tenure's tables (default {@value TenureSchema#DEFAULT_SCHEMA}). */
-        public Builder schema(String schema) {
-            ledger.schema(schema);
-            return this;
-        }
-
-        /**
-         * The name of this node as people read it ({@link dev.tenure.integration.NodeName}), recorded next to the owner id on every
-         * claim of this store and every run of a {@link JdbcRunLedger} on it, and shown by the console instead of the
-         * owner id (default none: the console shows the owner's process). {@link dev.tenure.Tenure.Builder#nodeName}
-         * sets it for the stores Tenure builds; set it here when wiring a {@code JobCoordinator} by hand.
-         *
-         * @throws IllegalArgumentException if blank, too long or with control characters
-         */
-        public Builder nodeName(String name) {
-            ledger.nodeName(name);
-            return this;
-        }
-
-        /**
-         * Every knob at once: lock waits, query timeout, threads, queue, call timeout, LISTEN. The setters below change
-         * one knob each, after or instead of this.
-         */
-        public Builder config(DatabaseConfig config) {
-            knobs.claimLockTimeout(config.claimLockTimeout())
-                    .renewLockTimeout(config.renewLockTimeout())
-                    .queryTimeout(config.queryTimeout())
-                    .threads(config.threads())
-                    .maxQueued(config.maxQueued())
-                    .callTimeout(config.callTimeout())
-                    .listen(config.listen());
-            return this;
-        }
-
-        /** See {@link DatabaseConfig.Builder#claimLockTimeout} and {@link JobLedger.Builder#claimLockTimeout}. */
-        public Builder claimLockTimeout(Duration timeout) {
-            knobs.claimLockTimeout(timeout);
-            return this;
-        }
-
-        /** See {@link DatabaseConfig.Builder#renewLockTimeout}. */
-        public Builder renewLockTimeout(Duration timeout) {
-            knobs.renewLockTimeout(timeout);
-            return this;
-        }
-
-        /** See {@link DatabaseConfig.Builder#queryTimeout}. */
-        public Builder queryTimeout(Duration timeout) {
-            knobs.queryTimeout(timeout);
-            return this;
-        }
-
-        /** Threads running JDBC calls (default 4; at most the pool size makes sense). */
-        public Builder threads(int threads) {
-            knobs.threads(threads);
-            return this;
-        }
-
-        /** Calls that may wait for a thread before new ones fail at once (default 1024). */
-        public Builder maxQueued(int max) {
-            knobs.maxQueued(max);
-            return this;
-        }
-
-        /**
-         * Upper bound on every call, queueing included (default 4.5 s: above the pool's connection timeout plus a
-         * claim's lock wait, below {@link dev.tenure.Leases}' 5 s call timeout).
-         */
-        public Builder callTimeout(Duration timeout) {
-            knobs.callTimeout(timeout);
-            return this;
-        }
-
-        /** Shares release notifications (one LISTEN connection) with other stores; not closed by the store. */
-        public Builder notifications(ReleaseNotifications shared) {
-            this.notifications = Objects.requireNonNull(shared, "notifications");
-            return this;
-        }
-
-        /** Whether to LISTEN for releases at all (default true); without, waiters only poll. */
-        public Builder listen(boolean on) {
-            knobs.listen(on);
-            return this;
-        }
-
-        public JdbcLeaseStore build() {
-            config = knobs.build();
-            JobLedger built = ledger.claimLockTimeout(config.claimLockTimeout())
-                    .renewLockTimeout(config.renewLockTimeout())
-                    .queryTimeout(config.queryTimeout())
-                    .build();
-            if (notifications != null && !notifications.schema().equals(built.schema())) {
-                throw new IllegalArgumentException("the shared notifications listen on schema '"
-                        + notifications.schema() + "' but the store works on schema '" + built.schema() + "'");
-            }
-            return new JdbcLeaseStore(this, built);
         }
     }
 }

@@ -18,7 +18,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.function.Function;
-import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -45,15 +44,15 @@ final class JdbcScheduleLedger implements ScheduleLedger {
     private final Jdbc jdbc;
     private final ScheduleSql sql;
 
-    /** {@code queryTimeout}: the backstop per statement, the lease store's too ({@link dev.tenure.DatabaseConfig}). */
-    JdbcScheduleLedger(DataSource dataSource, String schema, Duration queryTimeout) {
-        this.jdbc = new Jdbc(dataSource, queryTimeout);
+    /** The ledger on {@code schema}, through {@code jdbc}: the query timeout of the lease store and the run ledger. */
+    JdbcScheduleLedger(Jdbc jdbc, String schema) {
+        this.jdbc = jdbc;
         this.sql = new ScheduleSql(TenureSchema.quoted(schema));
     }
 
     @Override
     public Registered register(ScheduleRow row) {
-        String key = JobLedger.key(row.jobKey());
+        String key = LedgerArgs.key(row.jobKey());
         return jdbc.inTransaction("register schedule", key, c -> {
             String now = databaseNow(c).toString();
             update(c, sql.insertIdle, key);
@@ -376,7 +375,7 @@ final class JdbcScheduleLedger implements ScheduleLedger {
     @Override
     public Settled settle(
             List<Missed> missed, List<Summary> summaries, Function<Settled, List<SweepMark>> marks, String sweeper) {
-        String owner = truncate(sweeper, JobLedger.MAX_ID_LENGTH);
+        String owner = truncate(sweeper, LedgerArgs.MAX_ID_LENGTH);
         return jdbc.inTransaction("record missed fires", "*", c -> {
             Set<String> jobs = new LinkedHashSet<>();
             missed.forEach(m -> jobs.add(m.fire().jobKey()));
@@ -565,7 +564,7 @@ final class JdbcScheduleLedger implements ScheduleLedger {
             return;
         }
         try (PreparedStatement ps = jdbc.prepare(c, sql.swept)) {
-            ps.setString(1, truncate(sweeper, JobLedger.MAX_ID_LENGTH));
+            ps.setString(1, truncate(sweeper, LedgerArgs.MAX_ID_LENGTH));
             ps.setArray(
                     2,
                     c.createArrayOf(
@@ -615,9 +614,9 @@ final class JdbcScheduleLedger implements ScheduleLedger {
 
     @Override
     public void pause(String jobKey, Instant from, String reason, String by) {
-        String key = JobLedger.key(jobKey);
+        String key = LedgerArgs.key(jobKey);
         String r = truncate(reason, 500);
-        String b = truncate(by, JobLedger.MAX_ID_LENGTH);
+        String b = truncate(by, LedgerArgs.MAX_ID_LENGTH);
         jdbc.run(
                 "pause schedule",
                 key,
@@ -627,8 +626,8 @@ final class JdbcScheduleLedger implements ScheduleLedger {
 
     @Override
     public void resume(String jobKey, Instant at, String by) {
-        String key = JobLedger.key(jobKey);
-        String b = truncate(by, JobLedger.MAX_ID_LENGTH);
+        String key = LedgerArgs.key(jobKey);
+        String b = truncate(by, LedgerArgs.MAX_ID_LENGTH);
         jdbc.run(
                 "resume schedule",
                 key,
@@ -638,7 +637,7 @@ final class JdbcScheduleLedger implements ScheduleLedger {
 
     @Override
     public List<String> retireUnseen(Duration unseenFor, String by) {
-        String b = truncate(by, JobLedger.MAX_ID_LENGTH);
+        String b = truncate(by, LedgerArgs.MAX_ID_LENGTH);
         String reason = "no live process registered it for " + unseenFor;
         return jdbc.run("retire schedules", "*", true, c -> {
             List<String> out = new ArrayList<>();
@@ -682,7 +681,7 @@ final class JdbcScheduleLedger implements ScheduleLedger {
         }
         jdbc.run("request catch-ups", "*", true, c -> {
             try (PreparedStatement ps = jdbc.prepare(c, sql.requestCatchUps)) {
-                ps.setString(1, truncate(by, JobLedger.MAX_ID_LENGTH));
+                ps.setString(1, truncate(by, LedgerArgs.MAX_ID_LENGTH));
                 ps.setArray(
                         2,
                         c.createArrayOf(

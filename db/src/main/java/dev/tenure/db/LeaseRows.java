@@ -182,6 +182,11 @@ final class LeaseRows {
         });
     }
 
+    /** Who holds {@code key} now by the database clock; empty if nobody's lease is live. */
+    Optional<JobHolder> holder(String key) {
+        return read(key).filter(h -> h.owner() != null && h.remaining().compareTo(Duration.ZERO) > 0);
+    }
+
     /** Extends the live lease of {@code epoch} held by {@code owner}; false if not current or its lease has expired. */
     public boolean renewEpoch(String key, long epoch, String owner, Duration ttl) {
         return renew(sql.renewEpoch, key, ttl, ps -> {

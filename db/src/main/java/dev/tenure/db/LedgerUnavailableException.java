@@ -11,7 +11,7 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>{@link #outcomeUnknown()} tells whether the statement may have taken effect even so (the connection broke
  * after it was sent). For a claim with an unknown outcome, the row may hold the caller's owner id until its TTL:
- * {@link JobLedger#releaseIfOwner(String, String)} with the same owner id clears it.
+ * {@link JdbcLeaseStore#releaseIfOwner(String, String)} with the same owner id clears it.
  */
 class LedgerUnavailableException extends LeaseStoreUnavailableException {
 

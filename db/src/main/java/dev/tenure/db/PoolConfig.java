@@ -12,7 +12,7 @@ import org.jspecify.annotations.Nullable;
  * @param user              may be null when the URL carries it
  * @param password          may be null
  * @param maxPoolSize       connections in the pool, fixed (default {@value #DEFAULT_MAX_POOL_SIZE}); the LISTEN
- *                          connection of a {@link JdbcLeaseStore} (elections included) takes one of them for good
+ *                          connection of the database lease store (elections included) takes one of them for good
  * @param connectionTimeout how long an operation waits for a free connection before failing with
  *                          {@link LedgerUnavailableException} (default 1.5 s; Hikari's minimum is 250 ms)
  * @param statementTimeout  the server-side {@code statement_timeout} of every connection (default 3 s); also bounds

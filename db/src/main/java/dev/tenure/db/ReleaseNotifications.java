@@ -24,7 +24,7 @@ import org.slf4j.LoggerFactory;
 /**
  * Release notifications from Postgres: one dedicated connection that {@code LISTEN}s on the channels of the keys
  * someone here waits for, read by one daemon thread with {@code PGConnection.getNotifications(timeout)}. Releases
- * ({@link JobLedger#release}, {@link JobLedger#finishAndRelease}, {@link JdbcLeaseStore#release}) {@code NOTIFY} on
+ * ({@link JdbcLeaseStore#releaseEpoch}, {@link JdbcLeaseStore#release}, {@link JdbcRunLedger#finishAndRelease}) {@code NOTIFY} on
  * the key's channel when they commit, but only if a listener has marked the channel in {@code release_listener} (this
  * class does, after its LISTEN, and refreshes the mark every 10 s): NOTIFY serialises all notifying commits of the
  * database on one lock, so releases nobody waits for skip it. Bound to one Tenure schema.
@@ -37,7 +37,7 @@ import org.slf4j.LoggerFactory;
  * <p>Thread-safe. Subscribers' callbacks run on the listening thread and must not block. {@link #close()} stops the
  * thread and closes the connection; idempotent.
  */
-public final class ReleaseNotifications implements AutoCloseable {
+final class ReleaseNotifications implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(ReleaseNotifications.class);
     private static final int POLL_MILLIS = 100;
@@ -66,7 +66,7 @@ public final class ReleaseNotifications implements AutoCloseable {
     }
 
     /** {@link #start(DataSource, String)} for schema {@value TenureSchema#DEFAULT_SCHEMA}. */
-    public static ReleaseNotifications start(DataSource dataSource) {
+    static ReleaseNotifications start(DataSource dataSource) {
         return start(dataSource, TenureSchema.DEFAULT_SCHEMA);
     }
 
@@ -74,7 +74,7 @@ public final class ReleaseNotifications implements AutoCloseable {
      * Listens for releases of jobs in {@code schema}, through a connection of {@code dataSource}, taken when the first
      * subscription arrives (so a store whose callers never wait never holds it) and kept until {@link #close()}.
      */
-    public static ReleaseNotifications start(DataSource dataSource, String schema) {
+    static ReleaseNotifications start(DataSource dataSource, String schema) {
         return new ReleaseNotifications(
                 Objects.requireNonNull(dataSource, "dataSource"), TenureSchema.checkName(schema));
     }
@@ -90,7 +90,7 @@ public final class ReleaseNotifications implements AutoCloseable {
      * handle ends it.
      */
     public AutoCloseable subscribe(String jobKey, Runnable onRelease) {
-        String channel = Channels.of(schema, JobLedger.key(jobKey));
+        String channel = Channels.of(schema, LedgerArgs.key(jobKey));
         Objects.requireNonNull(onRelease, "onRelease");
         subscribers.computeIfAbsent(channel, c -> new CopyOnWriteArrayList<>()).add(onRelease);
         startOnce();

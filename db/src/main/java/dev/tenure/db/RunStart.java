@@ -4,7 +4,7 @@ import java.time.Instant;
 import java.util.UUID;
 import org.jspecify.annotations.Nullable;
 
-/** The answer of {@link JobLedger#startRun}: whether this fire runs now, ran already, or runs elsewhere. */
+/** The answer of {@link JdbcRunLedger#start}: whether this fire runs now, ran already, or runs elsewhere. */
 sealed interface RunStart {
 
     /**

@@ -1,5 +1,6 @@
 package dev.tenure.db;
 
+import dev.tenure.DatabaseConfig;
 import dev.tenure.spi.LeaseEviction;
 import dev.tenure.spi.ScheduleLedger;
 import java.sql.PreparedStatement;
@@ -333,7 +334,7 @@ public final class TenureAdmin {
 
     private TenureAdmin(DataSource dataSource, String schema, Duration lockTimeout, @Nullable LeaseEviction valkey) {
         this.valkey = valkey;
-        this.jdbc = new Jdbc(Objects.requireNonNull(dataSource, "dataSource"), JobLedger.Builder.DEFAULT_QUERY_TIMEOUT);
+        this.jdbc = new Jdbc(Objects.requireNonNull(dataSource, "dataSource"), DatabaseConfig.DEFAULT_QUERY_TIMEOUT);
         this.lockTimeout = Long.toString(Math.max(1, lockTimeout.toMillis()));
         this.schema = TenureSchema.checkName(schema);
         String q = "\"" + this.schema + "\"";
@@ -370,7 +371,7 @@ public final class TenureAdmin {
 
     /** On {@code schema}; a force-release waits up to 2 s for the old holder's open fenced transactions. */
     public static TenureAdmin create(DataSource dataSource, String schema) {
-        return new TenureAdmin(dataSource, schema, JobLedger.Builder.DEFAULT_CLAIM_LOCK_TIMEOUT, null);
+        return new TenureAdmin(dataSource, schema, DatabaseConfig.DEFAULT_CLAIM_LOCK_TIMEOUT, null);
     }
 
     /**
@@ -382,7 +383,7 @@ public final class TenureAdmin {
         return new TenureAdmin(
                 dataSource,
                 schema,
-                JobLedger.Builder.DEFAULT_CLAIM_LOCK_TIMEOUT,
+                DatabaseConfig.DEFAULT_CLAIM_LOCK_TIMEOUT,
                 Objects.requireNonNull(valkey, "valkey"));
     }
 
@@ -401,7 +402,7 @@ public final class TenureAdmin {
 
     /** One job, if it has a row. */
     public Optional<JobState> job(String jobKey) {
-        String key = JobLedger.key(jobKey);
+        String key = LedgerArgs.key(jobKey);
         return jdbc.run("read job", key, false, c -> {
             try (PreparedStatement ps = jdbc.prepare(c, job)) {
                 ps.setString(1, key);
@@ -540,7 +541,7 @@ public final class TenureAdmin {
      * {@value ScheduleHistory#MAX} of each); both empty when it has no schedule.
      */
     public ScheduleHistory scheduleHistory(String jobKey) {
-        return schedules.history(JobLedger.key(jobKey));
+        return schedules.history(LedgerArgs.key(jobKey));
     }
 
     /**
@@ -554,7 +555,7 @@ public final class TenureAdmin {
      * @throws IllegalArgumentException for a bad key, an empty or over-long reason or actor, or a job without a schedule
      */
     public Retirement retire(String jobKey, String reason, String actor) {
-        String key = JobLedger.key(jobKey);
+        String key = LedgerArgs.key(jobKey);
         String why = text("reason", reason, 500);
         String who = text("actor", actor, 200);
         return retirement
@@ -565,7 +566,7 @@ public final class TenureAdmin {
 
     /** One job's schedule, if it has one. */
     public Optional<ScheduleState> schedule(String jobKey) {
-        return schedules.schedule(JobLedger.key(jobKey)).stream().findFirst();
+        return schedules.schedule(LedgerArgs.key(jobKey)).stream().findFirst();
     }
 
     /**
@@ -577,7 +578,7 @@ public final class TenureAdmin {
         if (within.isNegative() || within.isZero()) {
             throw new IllegalArgumentException("within must be positive (got " + within + ")");
         }
-        return schedules.missed(jobKey == null ? null : JobLedger.key(jobKey), within, limit(limit));
+        return schedules.missed(jobKey == null ? null : LedgerArgs.key(jobKey), within, limit(limit));
     }
 
     private static int limit(int limit) {
@@ -619,7 +620,7 @@ public final class TenureAdmin {
      *                                        longer than the lock timeout (nothing changed then: try again)
      */
     public ForceRelease forceRelease(String jobKey, String reason, String actor) {
-        String key = JobLedger.key(jobKey);
+        String key = LedgerArgs.key(jobKey);
         String why = text("reason", reason, 500);
         String who = text("actor", actor, 200);
         Optional<ForceRelease> done = jdbc.run("force-release", key, true, c -> {

@@ -48,11 +48,11 @@ class AutoCommitOffIT {
     @Test
     void leasesOnAPoolWithoutAutoCommit_claimRenewAndReleaseAreCommitted() throws Exception {
         String key = "ac-" + UUID.randomUUID();
-        try (Leases off = Leases.of(JdbcLeaseStore.create(noAutoCommit));
-                Leases other = Leases.of(JdbcLeaseStore.create(fx.pool))) {
+        try (Leases off = Leases.of(Fixture.store(noAutoCommit));
+                Leases other = Leases.of(Fixture.store(fx.pool))) {
             Lease lease = off.tryAcquire(key, LeaseOptions.ofTtl(Duration.ofMillis(900)))
                     .orElseThrow();
-            assertThat(fx.ledger.holder(key))
+            assertThat(fx.leases.holder(key))
                     .as("the claim is committed")
                     .get()
                     .extracting(JobHolder::owner)
@@ -61,14 +61,14 @@ class AutoCommitOffIT {
                     .as("another process cannot take it")
                     .isEmpty();
             Thread.sleep(2000); // over two TTLs: only committed renewals keep it
-            assertThat(fx.ledger.holder(key))
+            assertThat(fx.leases.holder(key))
                     .as("the renewals are committed")
                     .get()
                     .extracting(JobHolder::owner)
                     .isEqualTo(lease.owner());
             assertThat(other.tryAcquire(key)).isEmpty();
             assertThat(lease.release()).isEqualTo(ReleaseResult.RELEASED);
-            assertThat(fx.ledger.holder(key)).as("the release is committed").isEmpty();
+            assertThat(fx.leases.holder(key)).as("the release is committed").isEmpty();
         }
     }
 
@@ -92,30 +92,33 @@ class AutoCommitOffIT {
                     });
             e.start();
             Awaitility.await().atMost(Timing.scaled(Duration.ofSeconds(5))).until(e::isLeader);
-            assertThat(fx.ledger.holder(role))
+            assertThat(fx.leases.holder(role))
                     .as("the claim is committed")
                     .get()
                     .extracting(JobHolder::epoch)
                     .isEqualTo(e.epoch().orElseThrow());
             Thread.sleep(2000); // a TTL: only committed renewals keep it
-            assertThat(fx.ledger.holder(role))
+            assertThat(fx.leases.holder(role))
                     .as("the renewals are committed")
                     .get()
                     .extracting(JobHolder::epoch)
                     .isEqualTo(e.epoch().orElseThrow());
         }
-        assertThat(fx.ledger.holder(role)).as("the release is committed").isEmpty();
-        JobLedger ledger = JobLedger.create(noAutoCommit);
+        assertThat(fx.leases.holder(role)).as("the release is committed").isEmpty();
+        JdbcBackend.Siblings stores = Fixture.open(noAutoCommit, Fixture.NO_LISTEN);
+        JdbcLeaseStore leases = stores.leases();
+        JdbcRunLedger runs = stores.runs();
         String key = "ac-run-" + UUID.randomUUID();
-        long n = ((ClaimResult.Claimed) ledger.claim(key, "A", Duration.ofSeconds(5))).epoch();
-        RunStart.Started s = (RunStart.Started) ledger.startRun(key, "fire-1", n, "A");
-        assertThat(fx.ledger.runOf(key, "fire-1"))
+        long n = ((ClaimResult.Claimed) leases.claim(key, "A", Duration.ofSeconds(5))).epoch();
+        RunStart.Started s = (RunStart.Started) runs.start(key, "fire-1", n, "A");
+        assertThat(fx.runs.runOf(key, "fire-1"))
                 .as("the run's start is committed")
                 .isPresent();
-        ledger.finishAndRelease(key, n, "A", s.runId(), RunStatus.COMPLETED, null);
-        assertThat(fx.ledger.completedRun(key, "fire-1"))
+        runs.finishAndRelease(key, n, "A", s.runId(), RunStatus.COMPLETED, null);
+        assertThat(fx.runs.completedRun(key, "fire-1"))
                 .as("the outcome is committed")
                 .isPresent();
         assertThat(events).containsExactly("elected", "revoked stopped");
+        stores.close();
     }
 }

@@ -33,12 +33,14 @@ final class ClaimLoop {
     final AtomicLong attempts = new AtomicLong();
     final java.util.Map<String, Integer> faultKinds = new java.util.concurrent.ConcurrentHashMap<>();
 
-    private final JobLedger ledger;
+    private final JdbcLeaseStore leases;
+    private final JdbcRunLedger runs;
     private final DataSource business;
     private final String key;
 
-    ClaimLoop(JobLedger ledger, DataSource business, String key) {
-        this.ledger = ledger;
+    ClaimLoop(JdbcBackend.Siblings stores, DataSource business, String key) {
+        this.leases = stores.leases();
+        this.runs = stores.runs();
         this.business = business;
         this.key = key;
     }
@@ -54,7 +56,7 @@ final class ClaimLoop {
             attempts.incrementAndGet();
             ClaimResult r;
             try {
-                r = ledger.claim(key, owner, ttl);
+                r = leases.claim(key, owner, ttl);
             } catch (LedgerUnavailableException e) {
                 fault(e);
                 continue;
@@ -70,7 +72,7 @@ final class ClaimLoop {
             long released = -1;
             if (!abandon) {
                 try {
-                    Optional<Instant> at = ledger.release(key, c.epoch(), owner);
+                    Optional<Instant> at = leases.releaseEpoch(key, c.epoch(), owner);
                     released = at.map(ClaimLoop::micros).orElse(-1L);
                 } catch (LedgerUnavailableException e) {
                     fault(e);
@@ -85,7 +87,7 @@ final class ClaimLoop {
         try (Connection tx = business.getConnection()) {
             tx.setAutoCommit(false);
             try {
-                ledger.fence(tx, key, epoch, owner);
+                runs.fence(tx, key, epoch, owner);
                 try (PreparedStatement ps = tx.prepareStatement(
                         "UPDATE public.fenced_counter SET n = n + 1, last_epoch = ? WHERE id = 1 AND last_epoch <= ?")) {
                     ps.setLong(1, epoch);

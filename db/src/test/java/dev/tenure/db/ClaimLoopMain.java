@@ -30,8 +30,8 @@ public final class ClaimLoopMain {
                 .maxPoolSize(Math.max(2, threads))
                 .statementTimeout(Duration.ofSeconds(5))
                 .build())) {
-            JobLedger ledger = JobLedger.create(pool);
-            ClaimLoop loop = new ClaimLoop(ledger, pool, key);
+            JdbcBackend.Siblings stores = Fixture.open(pool, Fixture.NO_LISTEN);
+            ClaimLoop loop = new ClaimLoop(stores, pool, key);
             List<String> history = Collections.synchronizedList(new ArrayList<>());
             System.out.println("READY");
             System.out.flush();

@@ -69,7 +69,9 @@ class ClaimMutualExclusionIT {
             // a connection per thread: the holder's fenced write and release must not queue behind 15 claimers
             HikariDataSource pool = fx.pool(Fixture.poolConfig(fx.db).maxPoolSize(LOCAL_THREADS));
             closeLater.add(pool);
-            ClaimLoop local = new ClaimLoop(JobLedger.create(pool), pool, key);
+            JdbcBackend.Siblings stores = Fixture.open(pool, Fixture.NO_LISTEN);
+            closeLater.add(stores);
+            ClaimLoop local = new ClaimLoop(stores, pool, key);
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(SECONDS); // unscaled: how long they compete
             ExecutorService ex = Executors.newFixedThreadPool(LOCAL_THREADS);
             for (int t = 0; t < LOCAL_THREADS; t++) {

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.zaxxer.hikari.HikariConfig;
+import dev.tenure.DatabaseConfig;
 import dev.tenure.StaleOwnerException;
 import java.time.Duration;
 import java.util.UUID;
@@ -71,30 +72,43 @@ class ConfigurationTest {
                     .isInstanceOf(IllegalArgumentException.class)
                     .hasMessageContaining("[a-z_][a-z0-9_]{0,62}");
         }
-        assertThatThrownBy(() -> JobLedger.builder(new PGSimpleDataSource()).schema("Bad"))
+        assertThatThrownBy(() -> new JdbcBackend() // never connected: the name is checked first
+                        .open(
+                                new PGSimpleDataSource(),
+                                "Bad",
+                                false,
+                                null,
+                                DatabaseConfig.builder().build()))
                 .isInstanceOf(IllegalArgumentException.class);
     }
 
     @Test
     void ledgerArguments_checkedBeforeAnyDatabaseCall() {
-        JobLedger ledger = JobLedger.create(new PGSimpleDataSource()); // never connected: validation comes first
-        assertThatThrownBy(() -> ledger.claim("bad key", "o", Duration.ofSeconds(1)))
+        DatabaseConfig config = DatabaseConfig.builder().listen(false).build();
+        Jdbc jdbc =
+                new Jdbc(new PGSimpleDataSource(), config.queryTimeout()); // never connected: validation comes first
+        Sql sql = new Sql("\"tenure\"");
+        LeaseRows rows = new LeaseRows(jdbc, sql, "tenure", config.claimLockTimeout(), config.renewLockTimeout(), null);
+        JdbcLeaseStore leases = new JdbcLeaseStore(rows, config, null);
+        JdbcRunLedger runs = new JdbcRunLedger(
+                rows, new RunRows(jdbc, sql, rows), new FenceChecks(jdbc, sql, rows), config, "never read");
+        assertThatThrownBy(() -> leases.claim("bad key", "o", Duration.ofSeconds(1)))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("whitespace");
-        assertThatThrownBy(() -> ledger.claim("k", "", Duration.ofSeconds(1)))
+        assertThatThrownBy(() -> leases.claim("k", "", Duration.ofSeconds(1)))
                 .hasMessageContaining("owner must have 1 to 200");
-        assertThatThrownBy(() -> ledger.claim("k", "o", Duration.ofMillis(5)))
+        assertThatThrownBy(() -> leases.claim("k", "o", Duration.ofMillis(5)))
                 .hasMessageContaining("ttl must be at least 10 ms");
-        assertThatThrownBy(() -> ledger.renew("k", 0, "o", Duration.ofSeconds(1)))
+        assertThatThrownBy(() -> leases.renewEpoch("k", 0, "o", Duration.ofSeconds(1)))
                 .hasMessageContaining("epoch must be >= 1");
-        assertThatThrownBy(() -> ledger.finishAndRelease("k", 1, "o", UUID.randomUUID(), RunStatus.ABANDONED, null))
+        assertThatThrownBy(() -> runs.finishAndRelease("k", 1, "o", UUID.randomUUID(), RunStatus.ABANDONED, null))
                 .hasMessageContaining("COMPLETED or FAILED");
-        assertThatThrownBy(() -> ledger.startRun("k", "f".repeat(201), 1, "o")).hasMessageContaining("fireKey");
+        assertThatThrownBy(() -> runs.start("k", "f".repeat(201), 1, "o")).hasMessageContaining("fireKey");
     }
 
     @Test
-    void ledgerBuilder_rejectsNonsenseTimeouts() {
-        JobLedger.Builder b = JobLedger.builder(new PGSimpleDataSource());
+    void databaseConfig_rejectsNonsenseTimeouts() {
+        DatabaseConfig.Builder b = DatabaseConfig.builder();
         assertThatThrownBy(() -> b.claimLockTimeout(Duration.ZERO))
                 .hasMessageContaining("claimLockTimeout must be at least 1 ms");
         assertThatThrownBy(() -> b.renewLockTimeout(Duration.ofNanos(5))).hasMessageContaining("renewLockTimeout");

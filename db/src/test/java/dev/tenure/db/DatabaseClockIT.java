@@ -46,10 +46,9 @@ class DatabaseClockIT {
     @Test
     void holdersTickerJumpsHours_databaseHolderUnchangedUntilItsDatabaseTtl() {
         SettableTicker ticker = new SettableTicker(System.nanoTime());
-        try (Leases jumping = Leases.builder(JdbcLeaseStore.create(fx.pool))
-                        .ticker(ticker)
-                        .build();
-                Leases other = Leases.of(JdbcLeaseStore.create(fx.pool))) {
+        try (Leases jumping =
+                        Leases.builder(Fixture.store(fx.pool)).ticker(ticker).build();
+                Leases other = Leases.of(Fixture.store(fx.pool))) {
             LeaseOptions options = LeaseOptions.ofTtl(Duration.ofSeconds(2)).withRenewal(false);
             Lease lease = jumping.tryAcquire("jump", options).orElseThrow();
             ticker.advance(Duration.ofHours(3)); // this process now believes hours have passed
@@ -61,7 +60,7 @@ class DatabaseClockIT {
             assertThat(other.tryAcquire("jump", options))
                     .as("the database still says it is held")
                     .isEmpty();
-            assertThat(fx.ledger.holder("jump"))
+            assertThat(fx.leases.holder("jump"))
                     .get()
                     .extracting(JobHolder::owner)
                     .isEqualTo(lease.owner());
@@ -91,12 +90,12 @@ class DatabaseClockIT {
             String claimed = holder.await("CLAIMED ");
             Instant childWall = Instant.parse(holder.await("WALL ").substring(5));
             assertThat(Duration.between(Instant.now(), childWall)).isGreaterThan(Duration.ofHours(2));
-            ClaimResult.Held h = (ClaimResult.Held) fx.ledger.claim("skew-a", "real-clock", Duration.ofSeconds(2));
+            ClaimResult.Held h = (ClaimResult.Held) fx.leases.claim("skew-a", "real-clock", Duration.ofSeconds(2));
             assertThat(h.owner()).isEqualTo("skewed-holder");
             assertThat(h.remaining())
                     .isLessThanOrEqualTo(Duration.ofSeconds(2)); // unscaled: the lease's remaining time
             long started = System.nanoTime();
-            while (!(fx.ledger.claim("skew-a", "real-clock", Duration.ofSeconds(2)) instanceof ClaimResult.Claimed)) {
+            while (!(fx.leases.claim("skew-a", "real-clock", Duration.ofSeconds(2)) instanceof ClaimResult.Claimed)) {
                 sleep(20);
             }
             long waited = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
@@ -111,7 +110,7 @@ class DatabaseClockIT {
         try {
             waiter.await("READY");
             ClaimResult.Claimed mine =
-                    (ClaimResult.Claimed) fx.ledger.claim("skew-b", "real-clock", Duration.ofSeconds(3));
+                    (ClaimResult.Claimed) fx.leases.claim("skew-b", "real-clock", Duration.ofSeconds(3));
             String held = waiter.await("HELD ");
             String claimed = waiter.await("CLAIMED ");
             long heldRemaining = Long.parseLong(held.split(" ")[2]);

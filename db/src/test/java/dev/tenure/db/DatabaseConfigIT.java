@@ -102,7 +102,6 @@ class DatabaseConfigIT {
                 .hasMessageContaining("claimLockTimeout");
         assertThatThrownBy(() -> DatabaseConfig.builder().queryTimeout(Duration.ofSeconds(-1)))
                 .hasMessageContaining("queryTimeout");
-        assertThat(DatabaseConfig.defaults().claimLockTimeout())
-                .isEqualTo(JobLedger.Builder.DEFAULT_CLAIM_LOCK_TIMEOUT);
+        assertThat(DatabaseConfig.defaults().claimLockTimeout()).isEqualTo(DatabaseConfig.DEFAULT_CLAIM_LOCK_TIMEOUT);
     }
 }

@@ -70,18 +70,18 @@ class FenceRenewalIT {
     @Test
     void renew_whileOwnFencedTransactionsAreOpen_doesNotWait() throws Exception {
         String key = key();
-        long n = ((ClaimResult.Claimed) fx.ledger.claim(key, "A", Duration.ofSeconds(5))).epoch();
+        long n = ((ClaimResult.Claimed) fx.leases.claim(key, "A", Duration.ofSeconds(5))).epoch();
         try (Connection tx1 = fx.connect();
                 Connection tx2 = fx.connect()) {
             tx1.setAutoCommit(false);
             tx2.setAutoCommit(false);
-            fx.ledger.fence(tx1, key, n, "A");
-            fx.ledger.fence(tx2, key, n, "A");
+            fx.runs.fence(tx1, key, n, "A");
+            fx.runs.fence(tx2, key, n, "A");
             long started = System.nanoTime();
-            assertThat(fx.ledger.renew(key, n, "A", Duration.ofSeconds(5))).isTrue();
+            assertThat(fx.leases.renewEpoch(key, n, "A", Duration.ofSeconds(5))).isTrue();
             long took = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
             System.out.printf("renew with two of the holder's fenced transactions open: %d ms%n", took);
-            fx.ledger.fence(tx1, key, n, "A"); // still the holder after its renewal
+            fx.runs.fence(tx1, key, n, "A"); // still the holder after its renewal
             tx1.commit();
             tx2.commit();
         }
@@ -127,7 +127,7 @@ class FenceRenewalIT {
     void eightOverlappingFencedTransactions_forThreeTtls_leaseStaysActive_andAClaimStillWaitsForThem()
             throws Exception {
         Duration ttl = Duration.ofMillis(1500);
-        TimedRenewals store = new TimedRenewals(JdbcLeaseStore.create(fx.pool));
+        TimedRenewals store = new TimedRenewals(Fixture.store(fx.pool));
         try (Leases leases = Leases.of(store)) {
             String key = key();
             Lease lease = leases.tryAcquire(key, LeaseOptions.ofTtl(ttl).withFencingToken(true))
@@ -145,7 +145,7 @@ class FenceRenewalIT {
                             while (System.nanoTime() < until) {
                                 try (Connection tx = fx.connect()) {
                                     tx.setAutoCommit(false);
-                                    fx.ledger.fence(tx, key, epoch, lease.owner());
+                                    fx.runs.fence(tx, key, epoch, lease.owner());
                                     maxOpen.accumulateAndGet(open.incrementAndGet(), Math::max);
                                     write(tx, key, epoch);
                                     Thread.sleep(ThreadLocalRandom.current().nextLong(50, 300));
@@ -188,13 +188,13 @@ class FenceRenewalIT {
             // and a new owner's claim still waits for the holder's open fenced transaction
             try (Connection tx = fx.connect()) {
                 tx.setAutoCommit(false);
-                fx.ledger.fence(tx, key, epoch, lease.owner());
+                fx.runs.fence(tx, key, epoch, lease.owner());
                 write(tx, key, -epoch);
                 assertThat(lease.release())
                         .as("the release does not wait for the open transaction")
                         .isEqualTo(ReleaseResult.RELEASED);
                 CompletableFuture<ClaimResult> claim =
-                        CompletableFuture.supplyAsync(() -> fx.ledger.claim(key, "B", Duration.ofSeconds(5)));
+                        CompletableFuture.supplyAsync(() -> fx.leases.claim(key, "B", Duration.ofSeconds(5)));
                 Awaitility.await()
                         .atMost(Timing.scaled(Duration.ofSeconds(5)))
                         .until(FenceRenewalIT::someoneWaitsForALock);
@@ -215,7 +215,7 @@ class FenceRenewalIT {
 
     @Test
     void watchdog_fencedTransactionShorterThanTtl_leaseStaysActive() throws Exception {
-        try (Leases leases = Leases.of(JdbcLeaseStore.create(fx.pool))) {
+        try (Leases leases = Leases.of(Fixture.store(fx.pool))) {
             String key = key();
             Lease lease = leases.tryAcquire(
                             key, LeaseOptions.ofTtl(Duration.ofMillis(2400)).withFencingToken(true))
@@ -223,24 +223,24 @@ class FenceRenewalIT {
             long epoch = lease.fencingToken().orElseThrow();
             try (Connection tx = fx.connect()) {
                 tx.setAutoCommit(false);
-                fx.ledger.fence(tx, key, epoch, lease.owner());
+                fx.runs.fence(tx, key, epoch, lease.owner());
                 write(tx, key, epoch);
                 Thread.sleep(1500); // spans the renewal at 800 ms, which does not wait for the fence lock
-                fx.ledger.fence(tx, key, epoch, lease.owner());
+                fx.runs.fence(tx, key, epoch, lease.owner());
                 tx.commit();
             }
             Thread.sleep(1200);
             assertThat(lease.state()).isEqualTo(LeaseState.ACTIVE);
             assertThat(lease.isValid()).isTrue();
-            assertThat(fx.ledger.holder(key)).get().extracting(JobHolder::epoch).isEqualTo(epoch);
+            assertThat(fx.leases.holder(key)).get().extracting(JobHolder::epoch).isEqualTo(epoch);
             assertThat(lease.release()).isEqualTo(ReleaseResult.RELEASED);
         }
     }
 
     @Test
     void fencedTransactionOutlivingTheLease_writesCommitBeforeTheNextClaim() throws Exception {
-        try (Leases a = Leases.of(JdbcLeaseStore.create(fx.pool));
-                Leases b = Leases.of(JdbcLeaseStore.create(fx.pool))) {
+        try (Leases a = Leases.of(Fixture.store(fx.pool));
+                Leases b = Leases.of(Fixture.store(fx.pool))) {
             String key = key();
             Lease lease = a.tryAcquire(
                             key,
@@ -252,7 +252,7 @@ class FenceRenewalIT {
             CompletableFuture<Optional<Lease>> next;
             try (Connection tx = fx.connect()) {
                 tx.setAutoCommit(false);
-                fx.ledger.fence(tx, key, epoch, lease.owner());
+                fx.runs.fence(tx, key, epoch, lease.owner());
                 write(tx, key, epoch);
                 Awaitility.await()
                         .atMost(Timing.scaled(Duration.ofSeconds(3)))

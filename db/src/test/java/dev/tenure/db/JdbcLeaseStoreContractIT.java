@@ -14,7 +14,7 @@ class JdbcLeaseStoreContractIT extends LeaseStoreContract {
     @BeforeAll
     static void start() {
         fx = Fixture.forClass(JdbcLeaseStoreContractIT.class);
-        store = JdbcLeaseStore.create(fx.pool);
+        store = Fixture.store(fx.pool);
     }
 
     @AfterAll

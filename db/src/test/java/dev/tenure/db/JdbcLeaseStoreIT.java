@@ -36,8 +36,8 @@ class JdbcLeaseStoreIT {
     @Test
     void counterFuzzer_twoEnginesOnOneDatabase_noLostIncrements(@TempDir Path dir) throws Exception {
         Path counter = CounterFuzzer.newCounter(dir);
-        try (Leases a = Leases.of(JdbcLeaseStore.create(fx.pool));
-                Leases b = Leases.of(JdbcLeaseStore.create(fx.pool))) {
+        try (Leases a = Leases.of(Fixture.store(fx.pool));
+                Leases b = Leases.of(Fixture.store(fx.pool))) {
             CompletableFuture<Integer> fa = CompletableFuture.supplyAsync(() -> hammer(a, counter));
             CompletableFuture<Integer> fb = CompletableFuture.supplyAsync(() -> hammer(b, counter));
             int made = fa.get(Timing.scaledMillis(120_000), TimeUnit.MILLISECONDS)
@@ -57,8 +57,8 @@ class JdbcLeaseStoreIT {
 
     @Test
     void releaseInOneProcess_wakesWaiterOfAnother_byNotification() throws Exception {
-        try (Leases a = Leases.of(JdbcLeaseStore.create(fx.pool));
-                Leases b = Leases.of(JdbcLeaseStore.create(fx.pool))) {
+        try (Leases a = Leases.of(Fixture.store(fx.pool));
+                Leases b = Leases.of(Fixture.store(fx.pool))) {
             long wakeMillis = handOverMillis(a, b);
             System.out.printf("waiter in another engine acquired %d ms after the release%n", wakeMillis);
             assertThat(wakeMillis).isLessThan(Timing.scaledMillis(1000));
@@ -68,9 +68,8 @@ class JdbcLeaseStoreIT {
     /** Elections on stores without LISTEN (the knob the database-only election had) still hand over by polling. */
     @Test
     void withoutNotifications_waiterOfAnotherProcess_takesOverByPolling() throws Exception {
-        try (Leases a = Leases.of(JdbcLeaseStore.builder(fx.pool).listen(false).build());
-                Leases b =
-                        Leases.of(JdbcLeaseStore.builder(fx.pool).listen(false).build())) {
+        try (Leases a = Leases.of(Fixture.store(fx.pool, Fixture.NO_LISTEN));
+                Leases b = Leases.of(Fixture.store(fx.pool, Fixture.NO_LISTEN))) {
             long wakeMillis = handOverMillis(a, b);
             System.out.printf("waiter without notifications acquired %d ms after the release (30 s TTL)%n", wakeMillis);
             assertThat(wakeMillis).isLessThan(Timing.scaledMillis(1500)); // polling: up to its 500 ms back-off cap

@@ -10,36 +10,34 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 
 /**
- * The RunLedger contract on {@link JdbcRunLedger} over a fresh Postgres database: epochs from {@link JobLedger#claim},
+ * The RunLedger contract on {@link JdbcRunLedger} over a fresh Postgres database: epochs from {@link JdbcLeaseStore#claim},
  * completions in real pooled transactions (autocommit off) that the contract commits or rolls back.
  */
 class JdbcRunLedgerContractIT extends RunLedgerContract {
 
     private static Fixture fx;
-    private static JdbcLeaseStore store;
-    private static JdbcRunLedger ledger;
+    private static JdbcBackend.Siblings stores;
 
     @BeforeAll
     static void start() {
         fx = Fixture.forClass(JdbcRunLedgerContractIT.class);
-        store = JdbcLeaseStore.builder(fx.pool).listen(false).build();
-        ledger = new JdbcRunLedger(store);
+        stores = Fixture.open(fx.pool, Fixture.NO_LISTEN);
     }
 
     @AfterAll
     static void stop() {
-        store.close();
+        stores.close();
         fx.close();
     }
 
     @Override
     protected RunLedger ledger() {
-        return ledger;
+        return stores.runs();
     }
 
     @Override
     protected long claim(String jobKey, String owner) {
-        if (fx.ledger.claim(jobKey, owner, Duration.ofSeconds(30)) instanceof ClaimResult.Claimed c) {
+        if (stores.leases().claim(jobKey, owner, Duration.ofSeconds(30)) instanceof ClaimResult.Claimed c) {
             return c.epoch();
         }
         throw new AssertionError("job " + jobKey + " is held");
@@ -50,7 +48,7 @@ class JdbcRunLedgerContractIT extends RunLedgerContract {
     protected void expire(String jobKey) {
         try (Connection c = fx.pool.getConnection();
                 PreparedStatement ps = c.prepareStatement(
-                        "UPDATE \"" + fx.ledger.schema()
+                        "UPDATE \"" + TenureSchema.DEFAULT_SCHEMA
                                 + "\".job_execution SET lease_expires_at = clock_timestamp() WHERE job_key = ? AND owner IS NOT NULL")) {
             ps.setString(1, jobKey);
             if (ps.executeUpdate() != 1) {
@@ -68,7 +66,7 @@ class JdbcRunLedgerContractIT extends RunLedgerContract {
     @Override
     protected boolean recordMissed(String jobKey, String fireKey) throws SQLException {
         try (Connection c = fx.pool.getConnection();
-                PreparedStatement ps = c.prepareStatement("UPDATE \"" + fx.ledger.schema()
+                PreparedStatement ps = c.prepareStatement("UPDATE \"" + TenureSchema.DEFAULT_SCHEMA
                         + "\".job_run SET status = 'MISSED', previous_run_id = run_id, run_id = gen_random_uuid(), "
                         + "previous_status = status, owner = 'sweeper', finished_at = clock_timestamp(), "
                         + "error = 'contract: missed' WHERE job_key = ? AND fire_key = ? AND status = 'RUNNING'")) {

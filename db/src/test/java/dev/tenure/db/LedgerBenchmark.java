@@ -43,7 +43,9 @@ public final class LedgerBenchmark {
                         .connectionTimeout(Duration.ofSeconds(5))
                         .build())) {
             TenureSchema.migrate(pool);
-            JobLedger ledger = JobLedger.create(pool);
+            JdbcBackend.Siblings stores = Fixture.open(pool, Fixture.NO_LISTEN);
+            JdbcLeaseStore leases = stores.leases();
+            JdbcRunLedger runs = stores.runs();
             String version = String.join("", query(pool, "SHOW server_version"));
             System.out.printf(
                     Locale.ROOT,
@@ -64,16 +66,16 @@ public final class LedgerBenchmark {
                         long s = System.nanoTime();
                         String owner = "owner-" + t + "-" + i;
                         ClaimResult.Claimed c =
-                                (ClaimResult.Claimed) ledger.claim("bench-" + t, owner, Duration.ofSeconds(30));
+                                (ClaimResult.Claimed) leases.claim("bench-" + t, owner, Duration.ofSeconds(30));
                         long m = System.nanoTime();
-                        ledger.release("bench-" + t, c.epoch(), owner);
+                        leases.releaseEpoch("bench-" + t, c.epoch(), owner);
                         long e = System.nanoTime();
                         lat[0][i] = m - s;
                         lat[1][i] = e - m;
                     }));
 
             for (int t = 0; t < threads; t++) {
-                epochs[t] = ((ClaimResult.Claimed) ledger.claim("bench-" + t, "holder-" + t, Duration.ofMinutes(10)))
+                epochs[t] = ((ClaimResult.Claimed) leases.claim("bench-" + t, "holder-" + t, Duration.ofMinutes(10)))
                         .epoch();
             }
             rows.addAll(measure(
@@ -86,7 +88,7 @@ public final class LedgerBenchmark {
                         try (Connection tx = pool.getConnection()) {
                             tx.setAutoCommit(false);
                             long f = System.nanoTime();
-                            ledger.fence(tx, "bench-" + t, epochs[t], "holder-" + t);
+                            runs.fence(tx, "bench-" + t, epochs[t], "holder-" + t);
                             lat[0][i] = System.nanoTime() - f;
                             tx.commit();
                         }
@@ -94,7 +96,7 @@ public final class LedgerBenchmark {
                     }));
             rows.addAll(measure("renew", new String[] {"renew"}, threads, seconds, (t, lat, i) -> {
                 long s = System.nanoTime();
-                if (!ledger.renew("bench-" + t, epochs[t], "holder-" + t, Duration.ofMinutes(10))) {
+                if (!leases.renewEpoch("bench-" + t, epochs[t], "holder-" + t, Duration.ofMinutes(10))) {
                     throw new IllegalStateException("renewal refused");
                 }
                 lat[0][i] = System.nanoTime() - s;

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.zaxxer.hikari.HikariDataSource;
+import dev.tenure.DatabaseConfig;
 import dev.tenure.LeaseStoreUnavailableException;
 import dev.tenure.Leases;
 import dev.tenure.spi.RunLedger.Finished;
@@ -82,7 +83,7 @@ class LedgerFaultsIT {
         Awaitility.await()
                 .atMost(Timing.scaled(Duration.ofSeconds(5)))
                 .pollInterval(Duration.ofMillis(10))
-                .until(() -> fx.ledger.holder(key).isEmpty());
+                .until(() -> fx.leases.holder(key).isEmpty());
     }
 
     private static String row(String key) {
@@ -95,11 +96,11 @@ class LedgerFaultsIT {
     @Test
     void backendKilledMidClaim_typedError_rowUnchanged_cleanClaimAfterwards() throws Exception {
         String key = key();
-        long n = ((ClaimResult.Claimed) fx.ledger.claim(key, "A", Duration.ofMillis(1000))).epoch();
+        long n = ((ClaimResult.Claimed) fx.leases.claim(key, "A", Duration.ofMillis(1000))).epoch();
         try (Connection a = openRowLock(key)) {
             awaitExpiry(key); // A's lease has ended; B's claim will wait for A's row lock
             CompletableFuture<ClaimResult> b =
-                    CompletableFuture.supplyAsync(() -> fx.ledger.claim(key, "B", Duration.ofSeconds(5)));
+                    CompletableFuture.supplyAsync(() -> fx.leases.claim(key, "B", Duration.ofSeconds(5)));
             backendWaitingOnLock("free AS");
             long killedAt = System.nanoTime();
             // The claim's first try waits for the lock only briefly. Under load it could give up just before the kill
@@ -125,18 +126,18 @@ class LedgerFaultsIT {
             assertThat(row(key)).isEqualTo(n + " A HELD");
             a.commit();
         }
-        ClaimResult.Claimed again = (ClaimResult.Claimed) fx.ledger.claim(key, "B", Duration.ofSeconds(5));
+        ClaimResult.Claimed again = (ClaimResult.Claimed) fx.leases.claim(key, "B", Duration.ofSeconds(5));
         assertThat(again.epoch()).isGreaterThan(n);
     }
 
     @Test
     void backendKilledMidRun_businessWritesRolledBack_runAbandonedAndTakenOver() throws Exception {
         String key = key();
-        long n = ((ClaimResult.Claimed) fx.ledger.claim(key, "A", Duration.ofMillis(1500))).epoch();
-        RunStart.Started run = (RunStart.Started) fx.ledger.startRun(key, "fire-1", n, "A");
+        long n = ((ClaimResult.Claimed) fx.leases.claim(key, "A", Duration.ofMillis(1500))).epoch();
+        RunStart.Started run = (RunStart.Started) fx.runs.start(key, "fire-1", n, "A");
         Connection a = fx.connect();
         a.setAutoCommit(false);
-        fx.ledger.fence(a, key, n, "A");
+        fx.runs.fence(a, key, n, "A");
         try (PreparedStatement ps = a.prepareStatement("INSERT INTO public.business VALUES (?, ?)")) {
             for (int i = 0; i < 3; i++) {
                 ps.setString(1, key);
@@ -152,30 +153,29 @@ class LedgerFaultsIT {
         a.close();
         assertThat(fx.query("SELECT count(*) FROM public.business WHERE job_key = '" + key + "'"))
                 .containsExactly("0");
-        assertThat(fx.ledger.runOf(key, "fire-1"))
+        assertThat(fx.runs.runOf(key, "fire-1"))
                 .get()
                 .extracting(RunRecord::status)
                 .isEqualTo(RunStatus.RUNNING);
 
         Awaitility.await()
                 .atMost(Timing.scaled(Duration.ofSeconds(5)))
-                .until(() -> fx.ledger.holder(key).isEmpty());
-        long m = ((ClaimResult.Claimed) fx.ledger.claim(key, "B", Duration.ofSeconds(5))).epoch();
-        RunStart retry = fx.ledger.startRun(key, "fire-1", m, "B");
+                .until(() -> fx.leases.holder(key).isEmpty());
+        long m = ((ClaimResult.Claimed) fx.leases.claim(key, "B", Duration.ofSeconds(5))).epoch();
+        RunStart retry = fx.runs.start(key, "fire-1", m, "B");
         assertThat(retry).isInstanceOfSatisfying(RunStart.Started.class, s -> {
             assertThat(s.attempt()).isEqualTo(2);
             assertThat(s.previousStatus()).isEqualTo(RunStatus.ABANDONED);
         });
-        RunRecord taken = fx.ledger.runOf(key, "fire-1").orElseThrow();
+        RunRecord taken = fx.runs.runOf(key, "fire-1").orElseThrow();
         assertThat(taken.epoch()).isEqualTo(m);
         assertThat(taken.owner()).isEqualTo("B");
-        assertThat(fx.ledger.finishAndRelease(key, n, "A", run.runId(), RunStatus.COMPLETED, null))
+        assertThat(fx.runs.finishAndRelease(key, n, "A", run.runId(), RunStatus.COMPLETED, null))
                 .as("the old holder's late finish")
                 .isEqualTo(Finished.STALE);
-        assertThat(fx.ledger.finishAndRelease(
-                        key, m, "B", ((RunStart.Started) retry).runId(), RunStatus.COMPLETED, null))
+        assertThat(fx.runs.finishAndRelease(key, m, "B", ((RunStart.Started) retry).runId(), RunStatus.COMPLETED, null))
                 .isEqualTo(Finished.RECORDED);
-        assertThat(fx.ledger.runOf(key, "fire-1"))
+        assertThat(fx.runs.runOf(key, "fire-1"))
                 .get()
                 .extracting(RunRecord::status)
                 .isEqualTo(RunStatus.COMPLETED);
@@ -183,16 +183,17 @@ class LedgerFaultsIT {
 
     @Test
     void pooledConnectionKilledBetweenCalls_nextCallTyped_thenRecovers() {
-        try (HikariDataSource pool = fx.pool(Fixture.poolConfig(fx.db).maxPoolSize(2))) {
-            JobLedger ledger = JobLedger.create(pool);
+        try (HikariDataSource pool = fx.pool(Fixture.poolConfig(fx.db).maxPoolSize(2));
+                JdbcLeaseStore leases = Fixture.store(pool, Fixture.NO_LISTEN)) {
             String key = key();
-            long n = ((ClaimResult.Claimed) ledger.claim(key, "A", Duration.ofSeconds(5))).epoch();
+            long n = ((ClaimResult.Claimed) leases.claim(key, "A", Duration.ofSeconds(5))).epoch();
             fx.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() "
                     + "AND application_name = 'tenure' AND pid <> pg_backend_pid()");
             int typed = 0;
             for (int i = 0; i < 4; i++) {
                 try {
-                    assertThat(ledger.renew(key, n, "A", Duration.ofSeconds(5))).isTrue();
+                    assertThat(leases.renewEpoch(key, n, "A", Duration.ofSeconds(5)))
+                            .isTrue();
                 } catch (LedgerUnavailableException e) {
                     typed++;
                 }
@@ -200,7 +201,7 @@ class LedgerFaultsIT {
             assertThat(typed)
                     .as("dead pooled connections fail typed, then Hikari replaces them")
                     .isLessThanOrEqualTo(2);
-            assertThat(ledger.release(key, n, "A")).isPresent();
+            assertThat(leases.releaseEpoch(key, n, "A")).isPresent();
         }
     }
 
@@ -212,18 +213,22 @@ class LedgerFaultsIT {
     @Test
     void finishBlockedByARowLock_typedLockTimeout_withinTheClaimLockTimeout_nothingChanged() throws Exception {
         String key = key();
-        long n = ((ClaimResult.Claimed) fx.ledger.claim(key, "A", Duration.ofSeconds(30))).epoch();
-        UUID run = ((RunStart.Started) fx.ledger.startRun(key, "f1", n, "A")).runId();
-        JobLedger ledger = JobLedger.builder(fx.pool)
-                .claimLockTimeout(Duration.ofMillis(500))
-                .build();
-        try (Connection lock = fx.connect()) {
+        long n = ((ClaimResult.Claimed) fx.leases.claim(key, "A", Duration.ofSeconds(30))).epoch();
+        UUID run = ((RunStart.Started) fx.runs.start(key, "f1", n, "A")).runId();
+        try (JdbcBackend.Siblings stores = Fixture.open(
+                        fx.pool,
+                        DatabaseConfig.builder()
+                                .claimLockTimeout(Duration.ofMillis(500))
+                                .listen(false)
+                                .build());
+                Connection lock = fx.connect()) {
+            JdbcRunLedger runs = stores.runs();
             lock.setAutoCommit(false);
             try (Statement s = lock.createStatement()) {
                 s.execute("SELECT 1 FROM tenure.job_run WHERE run_id = '" + run + "' FOR UPDATE");
             }
             long started = System.nanoTime();
-            assertThatThrownBy(() -> ledger.finishAndRelease(key, n, "A", run, RunStatus.COMPLETED, null))
+            assertThatThrownBy(() -> runs.finishAndRelease(key, n, "A", run, RunStatus.COMPLETED, null))
                     .isInstanceOfSatisfying(LedgerUnavailableException.class, e -> {
                         assertThat(e.sqlState()).isEqualTo(Faults.LOCK_TIMEOUT);
                         assertThat(e.outcomeUnknown()).isFalse();
@@ -238,22 +243,25 @@ class LedgerFaultsIT {
         assertThat(row(key)).isEqualTo(n + " A RUNNING");
         assertThat(fx.query("SELECT status FROM tenure.job_run WHERE run_id = '" + run + "'"))
                 .containsExactly("RUNNING");
-        assertThat(ledger.finishAndRelease(key, n, "A", run, RunStatus.COMPLETED, null))
+        assertThat(fx.runs.finishAndRelease(key, n, "A", run, RunStatus.COMPLETED, null))
                 .isEqualTo(Finished.RECORDED);
     }
 
     @Test
     void statementTimeout_typedError_nothingChanged() throws Exception {
         String key = key();
-        long n = ((ClaimResult.Claimed) fx.ledger.claim(key, "A", Duration.ofMillis(1000))).epoch();
+        long n = ((ClaimResult.Claimed) fx.leases.claim(key, "A", Duration.ofMillis(1000))).epoch();
         try (Connection a = openRowLock(key);
-                HikariDataSource pool = fx.pool(Fixture.poolConfig(fx.db).statementTimeout(Duration.ofMillis(300)))) {
-            JobLedger ledger = JobLedger.builder(pool)
-                    .claimLockTimeout(Duration.ofSeconds(10))
-                    .build();
+                HikariDataSource pool = fx.pool(Fixture.poolConfig(fx.db).statementTimeout(Duration.ofMillis(300)));
+                JdbcLeaseStore leases = Fixture.store(
+                        pool,
+                        DatabaseConfig.builder()
+                                .claimLockTimeout(Duration.ofSeconds(10))
+                                .listen(false)
+                                .build())) {
             awaitExpiry(key);
             long started = System.nanoTime();
-            assertThatThrownBy(() -> ledger.claim(key, "B", Duration.ofSeconds(5)))
+            assertThatThrownBy(() -> leases.claim(key, "B", Duration.ofSeconds(5)))
                     .isInstanceOfSatisfying(LedgerUnavailableException.class, e -> {
                         assertThat(e.sqlState()).isEqualTo("57014");
                         assertThat(e.outcomeUnknown()).isFalse();
@@ -264,7 +272,7 @@ class LedgerFaultsIT {
             assertThat(took).isBetween(250L, Timing.scaledMillis(2000));
             assertThat(row(key)).isEqualTo(n + " A HELD");
             a.commit();
-            assertThat(((ClaimResult.Claimed) ledger.claim(key, "B", Duration.ofSeconds(5))).epoch())
+            assertThat(((ClaimResult.Claimed) leases.claim(key, "B", Duration.ofSeconds(5))).epoch())
                     .isGreaterThan(n);
         }
     }
@@ -273,15 +281,13 @@ class LedgerFaultsIT {
     void poolExhausted_typedErrorWithinConnectionTimeout_syncAndAsync() throws Exception {
         try (HikariDataSource pool =
                         fx.pool(Fixture.poolConfig(fx.db).maxPoolSize(2).connectionTimeout(Duration.ofMillis(300)));
-                JdbcLeaseStore store =
-                        JdbcLeaseStore.builder(pool).listen(false).build()) {
-            JobLedger ledger = JobLedger.create(pool);
+                JdbcLeaseStore store = Fixture.store(pool, Fixture.NO_LISTEN)) {
             String key = key();
             Connection c1 = pool.getConnection();
             Connection c2 = pool.getConnection();
             try {
                 long started = System.nanoTime();
-                assertThatThrownBy(() -> ledger.claim(key, "A", Duration.ofSeconds(5)))
+                assertThatThrownBy(() -> store.claim(key, "A", Duration.ofSeconds(5)))
                         .isInstanceOfSatisfying(LedgerUnavailableException.class, e -> {
                             assertThat(e.outcomeUnknown()).isFalse();
                             assertThat(e.getMessage())
@@ -313,7 +319,7 @@ class LedgerFaultsIT {
                 c1.close();
                 c2.close();
             }
-            assertThat(ledger.claim(key, "A", Duration.ofSeconds(5))).isInstanceOf(ClaimResult.Claimed.class);
+            assertThat(store.claim(key, "A", Duration.ofSeconds(5))).isInstanceOf(ClaimResult.Claimed.class);
         }
     }
 }

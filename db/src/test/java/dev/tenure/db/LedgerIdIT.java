@@ -32,12 +32,10 @@ class LedgerIdIT {
     @Test
     void runLedgersOnOneSchema_readItsOneRow_anotherSchemaHasAnotherId() {
         String row = fx.query("SELECT id::text FROM tenure.tenure_ledger").get(0);
-        JdbcLeaseStore store = JdbcLeaseStore.builder(fx.pool).listen(false).build();
-        try {
-            assertThat(new JdbcRunLedger(store).ledgerId()).isEqualTo(row);
-            assertThat(new JdbcRunLedger(store).ledgerId()).isEqualTo(row);
-        } finally {
-            store.close();
+        try (JdbcBackend.Siblings one = Fixture.open(fx.pool, Fixture.NO_LISTEN);
+                JdbcBackend.Siblings two = Fixture.open(fx.pool, Fixture.NO_LISTEN)) {
+            assertThat(one.runs().ledgerId()).isEqualTo(row);
+            assertThat(two.runs().ledgerId()).isEqualTo(row);
         }
 
         TenureSchema.migrate(fx.pool, "other_app");
@@ -62,8 +60,7 @@ class LedgerIdIT {
     @Test
     void schemaWithoutTheTable_isRefused_sayingToMigrate() {
         fx.execute("CREATE SCHEMA bare");
-        assertThatThrownBy(
-                        () -> JobLedger.builder(fx.pool).schema("bare").build().readLedgerId())
+        assertThatThrownBy(() -> new JdbcBackend().open(fx.pool, "bare", false, null, Fixture.NO_LISTEN))
                 .isInstanceOf(TenureException.class)
                 .hasMessageContaining("older than version 7")
                 .hasMessageContaining("Migrate it");

@@ -98,9 +98,10 @@ class MigrationIT {
             }
             elsewhere.setOptions("-c search_path=nowhere");
             assertThat(TenureSchema.migrate(elsewhere, "jobs").applied()).isEqualTo(7);
-            JobLedger ledger = JobLedger.builder(elsewhere).schema("jobs").build();
-            ClaimResult.Claimed c = (ClaimResult.Claimed) ledger.claim("k", "o", Duration.ofSeconds(5));
-            assertThat(ledger.startRun("k", "f", c.epoch(), "o")).isInstanceOf(RunStart.Started.class);
+            try (JdbcBackend.Siblings stores = JdbcBackend.siblings(elsewhere, "jobs", null, Fixture.NO_LISTEN)) {
+                ClaimResult.Claimed c = (ClaimResult.Claimed) stores.leases().claim("k", "o", Duration.ofSeconds(5));
+                assertThat(stores.runs().start("k", "f", c.epoch(), "o")).isInstanceOf(RunStart.Started.class);
+            }
             assertThat(query(db, "SELECT count(*) FROM jobs.job_run")).containsExactly("1");
             assertThat(query(db, "SELECT count(*) FROM information_schema.schemata WHERE schema_name = 'tenure'"))
                     .containsExactly("0");

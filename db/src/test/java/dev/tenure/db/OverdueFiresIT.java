@@ -38,7 +38,7 @@ class OverdueFiresIT {
 
     @Test
     void overdue_countsTheUnaccountedSlotsPastTheirGrace_outsideSpans_andNeverForAPausedSchedule() throws Exception {
-        JdbcScheduleLedger ledger = new JdbcScheduleLedger(fx.pool, "tenure", Duration.ofSeconds(5));
+        JdbcScheduleLedger ledger = new JdbcScheduleLedger(new Jdbc(fx.pool, Duration.ofSeconds(5)), "tenure");
         for (String job : List.of("billing", "paused", "quartz-job", "custom-job")) {
             ledger.register(new ScheduleRow(
                     job,

@@ -46,11 +46,11 @@ class PostgresRestartIT {
         String key = "restart-job";
         // A's lease must outlive the restart and the checks below (a 2 s lease ran out once on a loaded machine, and a
         // claimant took the job before the check that A still holds it)
-        long n = ((ClaimResult.Claimed) fx.ledger.claim(key, "A", Timing.scaled(Duration.ofSeconds(8)))).epoch();
-        RunStart.Started run = (RunStart.Started) fx.ledger.startRun(key, "fire-1", n, "A");
+        long n = ((ClaimResult.Claimed) fx.leases.claim(key, "A", Timing.scaled(Duration.ofSeconds(8)))).epoch();
+        RunStart.Started run = (RunStart.Started) fx.runs.start(key, "fire-1", n, "A");
         Connection a = fx.pool.getConnection();
         a.setAutoCommit(false);
-        fx.ledger.fence(a, key, n, "A");
+        fx.runs.fence(a, key, n, "A");
         try (PreparedStatement ps = a.prepareStatement("INSERT INTO public.business VALUES ('" + key + "', 1)")) {
             ps.executeUpdate();
         }
@@ -71,7 +71,7 @@ class PostgresRestartIT {
                     while (running.get()) {
                         long s = System.nanoTime();
                         try {
-                            fx.ledger.claim(key, owner, Duration.ofSeconds(2));
+                            fx.leases.claim(key, owner, Duration.ofSeconds(2));
                         } catch (LedgerUnavailableException e) {
                             errors.merge(String.valueOf(e.sqlState()), 1, Integer::sum);
                         } catch (RuntimeException e) {
@@ -108,22 +108,22 @@ class PostgresRestartIT {
             assertThat(fx.query("SELECT fencing_token || ' ' || owner FROM tenure.job_execution WHERE job_key = '" + key
                             + "'"))
                     .containsExactly(n + " A");
-            assertThat(fx.ledger.runOf(key, "fire-1"))
+            assertThat(fx.runs.runOf(key, "fire-1"))
                     .get()
                     .extracting(RunRecord::status)
                     .isEqualTo(RunStatus.RUNNING);
             ClaimResult.Claimed b = awaitClaim(key, "B");
             assertThat(b.epoch()).isGreaterThan(n);
-            assertThat(fx.ledger.startRun(key, "fire-1", b.epoch(), "B")).isInstanceOf(RunStart.Started.class);
-            assertThat(fx.ledger.finishAndRelease(key, n, "A", run.runId(), RunStatus.COMPLETED, null))
+            assertThat(fx.runs.start(key, "fire-1", b.epoch(), "B")).isInstanceOf(RunStart.Started.class);
+            assertThat(fx.runs.finishAndRelease(key, n, "A", run.runId(), RunStatus.COMPLETED, null))
                     .isEqualTo(Finished.STALE);
 
             // notifications reconnected by themselves
             Awaitility.await().atMost(Timing.scaled(Duration.ofSeconds(10))).until(notifications::isConnected);
             int before = woken.get();
-            long e = ((ClaimResult.Claimed) fx.ledger.claim("other", "C", Duration.ofSeconds(5))).epoch();
+            long e = ((ClaimResult.Claimed) fx.leases.claim("other", "C", Duration.ofSeconds(5))).epoch();
             sleep(Timing.scaledMillis(300)); // the subscription is re-established within ~100 ms of reconnecting
-            fx.ledger.release("other", e, "C");
+            fx.leases.releaseEpoch("other", e, "C");
             Awaitility.await().atMost(Timing.scaled(Duration.ofSeconds(5))).until(() -> woken.get() > before);
         }
     }
@@ -133,7 +133,7 @@ class PostgresRestartIT {
                 System.nanoTime() + Timing.scaled(Duration.ofSeconds(15)).toNanos();
         while (System.nanoTime() < deadline) {
             try {
-                if (fx.ledger.claim(key, owner, Duration.ofSeconds(5)) instanceof ClaimResult.Claimed c) {
+                if (fx.leases.claim(key, owner, Duration.ofSeconds(5)) instanceof ClaimResult.Claimed c) {
                     return c;
                 }
             } catch (LedgerUnavailableException e) {

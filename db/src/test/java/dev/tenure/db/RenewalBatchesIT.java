@@ -2,6 +2,7 @@ package dev.tenure.db;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.tenure.DatabaseConfig;
 import dev.tenure.spi.AcquireResult;
 import dev.tenure.testkit.Timing;
 import java.time.Duration;
@@ -19,10 +20,13 @@ import org.junit.jupiter.api.Test;
 class RenewalBatchesIT {
 
     private static Fixture fx;
+    /** Reads the rows as committed, expired leases included. */
+    private static LeaseRows rows;
 
     @BeforeAll
     static void start() {
         fx = Fixture.forClass(RenewalBatchesIT.class);
+        rows = Fixture.rows(fx.pool, DatabaseConfig.defaults());
     }
 
     @AfterAll
@@ -32,7 +36,7 @@ class RenewalBatchesIT {
 
     @Test
     void manyRenewalsAtOnce_extendOnlyTheLeasesOfTheirOwners() throws Exception {
-        try (JdbcLeaseStore store = JdbcLeaseStore.create(fx.pool)) {
+        try (JdbcLeaseStore store = Fixture.store(fx.pool)) {
             String run = UUID.randomUUID().toString();
             int n = 3000; // three times the call queue: one statement per renewal would overflow it
             // the leases must outlive the 3,000 acquires before the renewals: a loaded machine took over 5 s for them
@@ -46,7 +50,7 @@ class RenewalBatchesIT {
                                 .get(Timing.scaledMillis(10_000), TimeUnit.MILLISECONDS))
                         .isInstanceOf(AcquireResult.Acquired.class);
             }
-            Instant before = expiry(store, keys.get(0));
+            Instant before = expiry(keys.get(0));
             List<CompletableFuture<Boolean>> mine = new ArrayList<>();
             List<CompletableFuture<Boolean>> foreign = new ArrayList<>();
             for (int i = 0; i < n; i++) {
@@ -65,22 +69,16 @@ class RenewalBatchesIT {
                         .isFalse();
             }
             // a lease renewed by its owner runs 10 min; one "renewed" by someone else keeps its first TTL
-            assertThat(Duration.between(before, expiry(store, keys.get(0))))
+            assertThat(Duration.between(before, expiry(keys.get(0))))
                     .isGreaterThan(renewed.minus(ttl).minusMinutes(1));
-            assertThat(Duration.between(Instant.now(), expiry(store, keys.get(1))))
-                    .isLessThanOrEqualTo(ttl);
-            assertThat(store.ledger()
-                            .leaseRows()
-                            .read(keys.get(1))
-                            .orElseThrow()
-                            .owner())
-                    .isEqualTo("owner-1");
+            assertThat(Duration.between(Instant.now(), expiry(keys.get(1)))).isLessThanOrEqualTo(ttl);
+            assertThat(rows.read(keys.get(1)).orElseThrow().owner()).isEqualTo("owner-1");
         }
     }
 
     @Test
     void expiredLease_isNotRenewed_whileOthersInTheSameStatementAre() throws Exception {
-        try (JdbcLeaseStore store = JdbcLeaseStore.create(fx.pool)) {
+        try (JdbcLeaseStore store = Fixture.store(fx.pool)) {
             String run = UUID.randomUUID().toString();
             String expiring = "expiring-" + run;
             store.tryAcquire(expiring, "a", Duration.ofMillis(100), false)
@@ -106,7 +104,7 @@ class RenewalBatchesIT {
         }
     }
 
-    private static Instant expiry(JdbcLeaseStore store, String key) {
-        return store.ledger().leaseRows().read(key).orElseThrow().leaseExpiresAt();
+    private static Instant expiry(String key) {
+        return rows.read(key).orElseThrow().leaseExpiresAt();
     }
 }

@@ -34,7 +34,7 @@ class RetiredScheduleHealthIT {
 
     @Test
     void overdueOrMissed_listsARecentlyMissedJob_untilItsScheduleIsRetired() {
-        JdbcScheduleLedger ledger = new JdbcScheduleLedger(fx.pool, "tenure", Duration.ofSeconds(5));
+        JdbcScheduleLedger ledger = new JdbcScheduleLedger(new Jdbc(fx.pool, Duration.ofSeconds(5)), "tenure");
         TenureAdmin admin = TenureAdmin.create(fx.pool);
         for (String job : List.of("legacy", "report")) {
             ledger.register(new ScheduleRow(

@@ -37,7 +37,7 @@ class ScheduleAdminIT {
     static void start() {
         fx = Fixture.forClass(ScheduleAdminIT.class);
         admin = TenureAdmin.create(fx.pool);
-        ledger = new JdbcScheduleLedger(fx.pool, TenureSchema.DEFAULT_SCHEMA, Duration.ofSeconds(5));
+        ledger = new JdbcScheduleLedger(new Jdbc(fx.pool, Duration.ofSeconds(5)), TenureSchema.DEFAULT_SCHEMA);
     }
 
     @AfterAll

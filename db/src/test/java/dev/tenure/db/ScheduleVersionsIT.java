@@ -38,7 +38,7 @@ class ScheduleVersionsIT {
 
     @Test
     void anotherSchedule_isTheNextVersionFromTheDatabasesInstant_theSameOneAgainChangesNothing() {
-        ScheduleLedger ledger = new JdbcScheduleLedger(fx.pool, "tenure", Duration.ofSeconds(5));
+        ScheduleLedger ledger = new JdbcScheduleLedger(new Jdbc(fx.pool, Duration.ofSeconds(5)), "tenure");
         assertThat(ledger.register(row("PT3S")).created()).isTrue();
 
         Registered changed = ledger.register(row("PT2S"));

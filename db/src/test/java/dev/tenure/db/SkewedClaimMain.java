@@ -31,23 +31,23 @@ public final class SkewedClaimMain {
         if (password != null) {
             ds.setPassword(password);
         }
-        {
-            JobLedger ledger = JobLedger.create(ds);
+        try (JdbcBackend.Siblings stores = Fixture.open(ds, Fixture.NO_LISTEN)) {
+            JdbcLeaseStore leases = stores.leases();
             if ("hold".equals(args[4])) {
-                ClaimResult.Claimed c = (ClaimResult.Claimed) ledger.claim(key, "skewed-holder", Duration.ofSeconds(2));
+                ClaimResult.Claimed c = (ClaimResult.Claimed) leases.claim(key, "skewed-holder", Duration.ofSeconds(2));
                 System.out.println("CLAIMED " + c.epoch() + " " + c.remaining().toMillis());
                 Thread.sleep(60_000);
                 return;
             }
-            ledger.holder(key); // warm up (class loading, first connection), then wait for the other side's claim
+            leases.holder(key); // warm up (class loading, first connection), then wait for the other side's claim
             System.out.println("READY");
             System.out.flush();
-            while (ledger.holder(key).isEmpty()) {
+            while (leases.holder(key).isEmpty()) {
                 Thread.sleep(5);
             }
             long heldAt = 0;
             while (true) {
-                ClaimResult r = ledger.claim(key, "skewed-waiter", Duration.ofSeconds(2));
+                ClaimResult r = leases.claim(key, "skewed-waiter", Duration.ofSeconds(2));
                 if (r instanceof ClaimResult.Claimed c) {
                     System.out.println(
                             "CLAIMED " + c.epoch() + " " + c.remaining().toMillis() + " AFTER "

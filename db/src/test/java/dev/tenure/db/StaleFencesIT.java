@@ -3,6 +3,7 @@ package dev.tenure.db;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.tenure.DatabaseConfig;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -19,19 +20,29 @@ import org.junit.jupiter.api.Test;
 class StaleFencesIT {
 
     private static Fixture fx;
-    private static JobLedger ledger;
+    private static JdbcBackend.Siblings stores;
+    private static JdbcLeaseStore leases;
+    private static JdbcRunLedger runs;
+    /** The rows under {@link #leases}, with the same claim lock timeout. */
+    private static LeaseRows rows;
 
     @BeforeAll
     static void start() {
         fx = Fixture.forClass(StaleFencesIT.class);
-        ledger = JobLedger.builder(fx.pool)
+        DatabaseConfig config = DatabaseConfig.builder()
                 .claimLockTimeout(Duration.ofMillis(300))
+                .listen(false)
                 .build();
+        stores = Fixture.open(fx.pool, config);
+        leases = stores.leases();
+        runs = stores.runs();
+        rows = Fixture.rows(fx.pool, config);
         fx.execute("CREATE TABLE public.fenced_write (job_key text)");
     }
 
     @AfterAll
     static void stop() {
+        stores.close();
         fx.close();
     }
 
@@ -46,7 +57,7 @@ class StaleFencesIT {
     private static final Duration SHORT = Duration.ofMillis(1500);
 
     private static long claim(String key, String owner, Duration ttl) {
-        ClaimResult r = ledger.claim(key, owner, ttl);
+        ClaimResult r = leases.claim(key, owner, ttl);
         assertThat(r).as("claim of %s by %s", key, owner).isInstanceOf(ClaimResult.Claimed.class);
         return ((ClaimResult.Claimed) r).epoch();
     }
@@ -55,7 +66,7 @@ class StaleFencesIT {
     private static Connection idleFenced(String key, long epoch, String owner) throws SQLException {
         Connection c = fx.connect();
         c.setAutoCommit(false);
-        ledger.fence(c, key, epoch, owner);
+        runs.fence(c, key, epoch, owner);
         try (Statement s = c.createStatement()) {
             s.execute("INSERT INTO public.fenced_write VALUES ('" + key + "')");
         }
@@ -87,8 +98,8 @@ class StaleFencesIT {
         String key = key();
         long a = claim(key, "a", Duration.ofSeconds(30));
         try (Connection live = idleFenced(key, a, "a")) {
-            assertThat(ledger.leaseRows().endStaleFences(key)).isFalse();
-            assertThat(ledger.claim(key, "b", Duration.ofSeconds(30))).isInstanceOf(ClaimResult.Held.class);
+            assertThat(rows.endStaleFences(key)).isFalse();
+            assertThat(leases.claim(key, "b", Duration.ofSeconds(30))).isInstanceOf(ClaimResult.Held.class);
             live.commit();
         }
         assertThat(rows(key)).isEqualTo(1);
@@ -108,9 +119,7 @@ class StaleFencesIT {
             }
             claim(key, "a", SHORT);
             Thread.sleep(SHORT.toMillis() + 300); // both leases expire
-            assertThat(ledger.leaseRows().endStaleFences(key))
-                    .as("ends for another job")
-                    .isFalse();
+            assertThat(rows.endStaleFences(key)).as("ends for another job").isFalse();
             unfenced.commit();
             otherJob.commit();
         }

@@ -27,12 +27,14 @@ import org.junit.jupiter.api.Test;
 class StaleOwnerIT {
 
     private static Fixture fx;
-    private static JobLedger ledger;
+    private static JdbcLeaseStore leases;
+    private static JdbcRunLedger runs;
 
     @BeforeAll
     static void start() {
         fx = Fixture.forClass(StaleOwnerIT.class);
-        ledger = fx.ledger;
+        leases = fx.leases;
+        runs = fx.runs;
         fx.execute("CREATE TABLE public.settlement (job_key text, writer text, epoch bigint, "
                 + "written_at timestamptz DEFAULT clock_timestamp())");
     }
@@ -66,18 +68,18 @@ class StaleOwnerIT {
     @Test
     void expiredOwner_fencedWriteRollsBack_newOwnerCommits() throws Exception {
         String key = key();
-        long n = ((ClaimResult.Claimed) ledger.claim(key, "A", Duration.ofMillis(300))).epoch();
+        long n = ((ClaimResult.Claimed) leases.claim(key, "A", Duration.ofMillis(300))).epoch();
         Awaitility.await()
                 .atMost(Timing.scaled(Duration.ofSeconds(5)))
                 .pollInterval(Duration.ofMillis(20))
-                .until(() -> ledger.holder(key).isEmpty());
-        long b = ((ClaimResult.Claimed) ledger.claim(key, "B", Duration.ofSeconds(10))).epoch();
+                .until(() -> leases.holder(key).isEmpty());
+        long b = ((ClaimResult.Claimed) leases.claim(key, "B", Duration.ofSeconds(10))).epoch();
         assertThat(b).isGreaterThan(n);
 
         try (Connection a = fx.pool.getConnection()) {
             a.setAutoCommit(false);
             write(a, key, "A", n); // the stale owner writes first ...
-            assertThatThrownBy(() -> ledger.fence(a, key, n, "A")) // ... and the fence check before commit refuses
+            assertThatThrownBy(() -> runs.fence(a, key, n, "A")) // ... and the fence check before commit refuses
                     .isInstanceOfSatisfying(StaleOwnerException.class, e -> {
                         assertThat(e.key()).isEqualTo(key);
                         assertThat(e.expectedEpoch()).isEqualTo(n);
@@ -88,15 +90,15 @@ class StaleOwnerIT {
         }
         try (Connection bTx = fx.pool.getConnection()) {
             bTx.setAutoCommit(false);
-            ledger.fence(bTx, key, b, "B");
+            runs.fence(bTx, key, b, "B");
             write(bTx, key, "B", b);
             bTx.commit();
         }
         assertThat(writers(key)).isEqualTo("B:" + b);
-        assertThat(ledger.release(key, n, "A"))
+        assertThat(leases.releaseEpoch(key, n, "A"))
                 .as("the stale owner cannot release")
                 .isEmpty();
-        assertThat(ledger.renew(key, n, "A", Duration.ofSeconds(10)))
+        assertThat(leases.renewEpoch(key, n, "A", Duration.ofSeconds(10)))
                 .as("nor renew")
                 .isFalse();
     }
@@ -104,11 +106,11 @@ class StaleOwnerIT {
     @Test
     void expiredButUnclaimedLease_failsTheFenceToo() throws Exception {
         String key = key();
-        long n = ((ClaimResult.Claimed) ledger.claim(key, "A", Duration.ofMillis(100))).epoch();
+        long n = ((ClaimResult.Claimed) leases.claim(key, "A", Duration.ofMillis(100))).epoch();
         Thread.sleep(200);
         try (Connection a = fx.pool.getConnection()) {
             a.setAutoCommit(false);
-            assertThatThrownBy(() -> ledger.fence(a, key, n, "A"))
+            assertThatThrownBy(() -> runs.fence(a, key, n, "A"))
                     .isInstanceOfSatisfying(
                             StaleOwnerException.class,
                             e -> assertThat(e.expired()).isTrue());
@@ -119,14 +121,14 @@ class StaleOwnerIT {
     @Test
     void openFencedTransaction_makesTheNextClaimWait_olderWritesCommitFirst() throws Exception {
         String key = key();
-        ClaimResult.Claimed a = (ClaimResult.Claimed) ledger.claim(key, "A", Duration.ofMillis(700));
+        ClaimResult.Claimed a = (ClaimResult.Claimed) leases.claim(key, "A", Duration.ofMillis(700));
         long n = a.epoch();
         long holdMillis = 2000;
         CompletableFuture<Instant> aCommitted = new CompletableFuture<>();
         Thread holder = new Thread(() -> {
             try (Connection tx = fx.pool.getConnection()) {
                 tx.setAutoCommit(false);
-                ledger.fence(tx, key, n, "A"); // live now: passes, and locks the row FOR KEY SHARE
+                runs.fence(tx, key, n, "A"); // live now: passes, and locks the row FOR KEY SHARE
                 write(tx, key, "A", n);
                 try (Statement busy = tx.createStatement()) { // the lease expires meanwhile (700 ms); a holder
                     busy.execute("SELECT pg_sleep(" + holdMillis / 1000.0 + ")"); // running a statement is never ended
@@ -140,11 +142,11 @@ class StaleOwnerIT {
         });
         holder.start();
         Thread.sleep(1000); // A's lease has expired by the database clock
-        assertThat(ledger.holder(key)).isEmpty();
+        assertThat(leases.holder(key)).isEmpty();
         assertThat(aCommitted).isNotDone();
 
         long started = System.nanoTime();
-        ClaimResult r = ledger.claim(key, "B", Duration.ofSeconds(10)); // must wait for A's transaction
+        ClaimResult r = leases.claim(key, "B", Duration.ofSeconds(10)); // must wait for A's transaction
         long waitedMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
         aCommitted.get(Timing.scaledMillis(10_000), TimeUnit.MILLISECONDS);
 
@@ -166,7 +168,7 @@ class StaleOwnerIT {
 
         try (Connection tx = fx.pool.getConnection()) { // from now on A is stale
             tx.setAutoCommit(false);
-            assertThatThrownBy(() -> ledger.fence(tx, key, n, "A")).isInstanceOf(StaleOwnerException.class);
+            assertThatThrownBy(() -> runs.fence(tx, key, n, "A")).isInstanceOf(StaleOwnerException.class);
             tx.rollback();
         }
     }
@@ -174,12 +176,12 @@ class StaleOwnerIT {
     @Test
     void openFencedTransaction_liveLease_otherClaimsAnswerHeldAtOnce() throws Exception {
         String key = key();
-        long n = ((ClaimResult.Claimed) ledger.claim(key, "A", Duration.ofSeconds(10))).epoch();
+        long n = ((ClaimResult.Claimed) leases.claim(key, "A", Duration.ofSeconds(10))).epoch();
         try (Connection tx = fx.pool.getConnection()) {
             tx.setAutoCommit(false);
-            ledger.fence(tx, key, n, "A");
+            runs.fence(tx, key, n, "A");
             long started = System.nanoTime();
-            ClaimResult r = ledger.claim(key, "B", Duration.ofSeconds(10));
+            ClaimResult r = leases.claim(key, "B", Duration.ofSeconds(10));
             long tookMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
             assertThat(r)
                     .isInstanceOfSatisfying(
@@ -213,57 +215,57 @@ class StaleOwnerIT {
     @Test
     void rowRolledBackByALossyFailover_anotherClaims_theOldHolderIsRefusedEverywhere() throws Exception {
         String key = key();
-        long before = ((ClaimResult.Claimed) ledger.claim(key, "Z", Duration.ofSeconds(10))).epoch();
-        ledger.releaseIfOwner(key, "Z");
-        long n = ((ClaimResult.Claimed) ledger.claim(key, "A", Duration.ofSeconds(10))).epoch();
-        RunStart.Started run = (RunStart.Started) ledger.startRun(key, "fire-1", n, "A");
+        long before = ((ClaimResult.Claimed) leases.claim(key, "Z", Duration.ofSeconds(10))).epoch();
+        leases.releaseIfOwner(key, "Z");
+        long n = ((ClaimResult.Claimed) leases.claim(key, "A", Duration.ofSeconds(10))).epoch();
+        RunStart.Started run = (RunStart.Started) runs.start(key, "fire-1", n, "A");
         fx.execute("UPDATE tenure.job_execution SET fencing_token = " + before + ", owner = NULL, status = 'IDLE', "
                 + "lease_expires_at = NULL, current_run_id = NULL WHERE job_key = '" + key + "'");
         fx.execute("DELETE FROM tenure.job_run WHERE run_id = '" + run.runId() + "'");
 
-        long m = ((ClaimResult.Claimed) ledger.claim(key, "B", Duration.ofSeconds(10))).epoch();
+        long m = ((ClaimResult.Claimed) leases.claim(key, "B", Duration.ofSeconds(10))).epoch();
         System.out.printf(
                 "lossy failover: epochs %d (lost) -> %d (A, lost with the old primary) -> %d (B)%n", before, n, m);
         assertThat(m).as("the new claim's epoch is above the lost one").isGreaterThan(n);
         assertOldHolderRefused(key, n, run);
-        assertThat(ledger.holder(key)).get().extracting(JobHolder::owner).isEqualTo("B");
+        assertThat(leases.holder(key)).get().extracting(JobHolder::owner).isEqualTo("B");
     }
 
     /** The same, if an epoch were handed out twice (as plain +1 epochs would after such a failover): the owner decides. */
     @Test
     void sameEpochHandedToAnotherOwner_theOldHolderIsRefusedEverywhere() throws Exception {
         String key = key();
-        long n = ((ClaimResult.Claimed) ledger.claim(key, "A", Duration.ofSeconds(10))).epoch();
-        RunStart.Started run = (RunStart.Started) ledger.startRun(key, "fire-1", n, "A");
+        long n = ((ClaimResult.Claimed) leases.claim(key, "A", Duration.ofSeconds(10))).epoch();
+        RunStart.Started run = (RunStart.Started) runs.start(key, "fire-1", n, "A");
         fx.execute(
                 "UPDATE tenure.job_execution SET owner = 'B', lease_expires_at = clock_timestamp() + interval '10 seconds' "
                         + "WHERE job_key = '" + key + "'");
         assertOldHolderRefused(key, n, run);
         try (Connection tx = fx.pool.getConnection()) {
             tx.setAutoCommit(false);
-            ledger.fence(tx, key, n, "B");
+            runs.fence(tx, key, n, "B");
             tx.rollback();
         }
-        assertThat(ledger.renew(key, n, "B", Duration.ofSeconds(10))).isTrue();
+        assertThat(leases.renewEpoch(key, n, "B", Duration.ofSeconds(10))).isTrue();
     }
 
     private static void assertOldHolderRefused(String key, long n, RunStart.Started run) throws Exception {
         try (Connection tx = fx.pool.getConnection()) {
             tx.setAutoCommit(false);
-            assertThatThrownBy(() -> ledger.fence(tx, key, n, "A")).as("fence").isInstanceOf(StaleOwnerException.class);
+            assertThatThrownBy(() -> runs.fence(tx, key, n, "A")).as("fence").isInstanceOf(StaleOwnerException.class);
             tx.rollback();
-            assertThatThrownBy(() -> ledger.complete(tx, key, n, "A", run.runId()))
+            assertThatThrownBy(() -> runs.complete(tx, key, n, "A", run.runId()))
                     .as("complete")
                     .isInstanceOf(StaleOwnerException.class);
             tx.rollback();
         }
-        assertThat(ledger.renew(key, n, "A", Duration.ofSeconds(10)))
+        assertThat(leases.renewEpoch(key, n, "A", Duration.ofSeconds(10)))
                 .as("renewal")
                 .isFalse();
-        assertThat(ledger.finish(key, n, "A", run.runId(), RunStatus.COMPLETED, null))
+        assertThat(runs.finish(key, n, "A", run.runId(), RunStatus.COMPLETED, null))
                 .as("outcome")
                 .isEqualTo(dev.tenure.spi.RunLedger.Finished.STALE);
-        assertThat(ledger.release(key, n, "A")).as("release").isEmpty();
-        assertThat(ledger.completedRun(key, "fire-1")).isEmpty();
+        assertThat(leases.releaseEpoch(key, n, "A")).as("release").isEmpty();
+        assertThat(runs.completedRun(key, "fire-1")).isEmpty();
     }
 }

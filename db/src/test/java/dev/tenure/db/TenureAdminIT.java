@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import dev.tenure.DatabaseConfig;
 import dev.tenure.Lease;
 import dev.tenure.LeaseOptions;
 import dev.tenure.LeaseStoreUnavailableException;
@@ -46,8 +47,8 @@ class TenureAdminIT {
     @Test
     void forceRelease_bumpsTheEpoch_refusesTheOldHolder_abandonsItsRun_andAudits() throws Exception {
         String key = "admin-" + UUID.randomUUID();
-        long n = ((ClaimResult.Claimed) fx.ledger.claim(key, "A", Duration.ofSeconds(30))).epoch();
-        RunStart.Started run = (RunStart.Started) fx.ledger.startRun(key, "fire-1", n, "A");
+        long n = ((ClaimResult.Claimed) fx.leases.claim(key, "A", Duration.ofSeconds(30))).epoch();
+        RunStart.Started run = (RunStart.Started) fx.runs.start(key, "fire-1", n, "A");
         assertThat(admin.job(key)).get().satisfies(j -> {
             assertThat(j.owner()).isEqualTo("A");
             assertThat(j.leaseLeft()).isGreaterThan(Duration.ofSeconds(25));
@@ -59,11 +60,11 @@ class TenureAdminIT {
         assertThat(r.newEpoch()).isGreaterThan(n);
         try (Connection c = fx.pool.getConnection()) {
             c.setAutoCommit(false);
-            assertThatThrownBy(() -> fx.ledger.fence(c, key, n, "A")).isInstanceOf(StaleOwnerException.class);
+            assertThatThrownBy(() -> fx.runs.fence(c, key, n, "A")).isInstanceOf(StaleOwnerException.class);
             c.rollback();
         }
-        assertThat(fx.ledger.renew(key, n, "A", Duration.ofSeconds(30))).isFalse();
-        assertThat(fx.ledger.runOf(key, "fire-1")).get().satisfies(x -> {
+        assertThat(fx.leases.renewEpoch(key, n, "A", Duration.ofSeconds(30))).isFalse();
+        assertThat(fx.runs.runOf(key, "fire-1")).get().satisfies(x -> {
             assertThat(x.status()).isEqualTo(RunStatus.ABANDONED);
             assertThat(x.error()).contains("force-released by ops:alice: stuck since the deploy");
         });
@@ -75,7 +76,7 @@ class TenureAdminIT {
             assertThat(j.owner()).isNull();
             assertThat(j.epoch()).isEqualTo(r.newEpoch());
         });
-        assertThat(((ClaimResult.Claimed) fx.ledger.claim(key, "B", Duration.ofSeconds(30))).epoch())
+        assertThat(((ClaimResult.Claimed) fx.leases.claim(key, "B", Duration.ofSeconds(30))).epoch())
                 .isGreaterThan(r.newEpoch());
         assertThat(admin.jobs(100)).extracting(TenureAdmin.JobState::jobKey).contains(key);
         assertThat(run.runId()).isNotNull();
@@ -99,10 +100,12 @@ class TenureAdminIT {
         Map<String, Long> acquiredAt = new ConcurrentHashMap<>();
         ExecutorService threads = Executors.newFixedThreadPool(jobs);
         try (ReleaseNotifications listener = ReleaseNotifications.start(fx.pool);
-                Leases holder =
-                        Leases.of(JdbcLeaseStore.builder(fx.pool).listen(false).build());
+                Leases holder = Leases.of(Fixture.store(fx.pool, Fixture.NO_LISTEN));
                 Leases waiting = Leases.of(
-                        JdbcLeaseStore.builder(fx.pool).notifications(listener).build())) {
+                        new JdbcLeaseStore( // wakes its waiters through listener, and closes it
+                                Fixture.rows(fx.pool, DatabaseConfig.defaults()),
+                                DatabaseConfig.defaults(),
+                                listener))) {
             List<Future<Optional<Lease>>> waiters = new ArrayList<>();
             for (String key : keys) {
                 holder.tryAcquire(key, LeaseOptions.ofTtl(Duration.ofSeconds(30)))
@@ -147,10 +150,10 @@ class TenureAdminIT {
     @Test
     void forceRelease_oldHoldersFencedTransactionStaysOpen_typedErrorAndNothingChanged() throws Exception {
         String key = "admin-" + UUID.randomUUID();
-        long n = ((ClaimResult.Claimed) fx.ledger.claim(key, "A", Duration.ofSeconds(30))).epoch();
+        long n = ((ClaimResult.Claimed) fx.leases.claim(key, "A", Duration.ofSeconds(30))).epoch();
         try (Connection c = fx.pool.getConnection()) {
             c.setAutoCommit(false);
-            fx.ledger.fence(c, key, n, "A");
+            fx.runs.fence(c, key, n, "A");
             long started = System.nanoTime();
             assertThatThrownBy(() -> admin.forceRelease(key, "test", "ops"))
                     .isInstanceOf(LeaseStoreUnavailableException.class)

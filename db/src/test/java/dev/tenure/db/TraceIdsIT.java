@@ -19,12 +19,10 @@ class TraceIdsIT {
     private static final String TRACE_1 = "4bf92f3577b34da6a3ce929d0e0e4736";
     private static final String TRACE_2 = "00f067aa0ba902b700f067aa0ba902b7";
     private static Fixture fx;
-    private static JdbcRunLedger runs;
 
     @BeforeAll
     static void start() {
         fx = Fixture.forClass(TraceIdsIT.class);
-        runs = new JdbcRunLedger(JdbcLeaseStore.builder(fx.pool).build());
     }
 
     @AfterAll
@@ -35,21 +33,21 @@ class TraceIdsIT {
     @Test
     void startRun_keepsTheTraceId_andATakeOverWritesItsOwn_orNone() {
         String key = "traces-" + UUID.randomUUID();
-        long e1 = ((ClaimResult.Claimed) fx.ledger.claim(key, "A", Duration.ofSeconds(30))).epoch();
-        RunStart.Started run = (RunStart.Started) fx.ledger.startRun(key, "f1", e1, "A", TRACE_1);
+        long e1 = ((ClaimResult.Claimed) fx.leases.claim(key, "A", Duration.ofSeconds(30))).epoch();
+        RunStart.Started run = (RunStart.Started) fx.runs.start(key, "f1", e1, "A", TRACE_1);
         assertThat(traceId(key, "f1")).isEqualTo(TRACE_1);
-        fx.ledger.finish(key, e1, "A", run.runId(), RunStatus.FAILED, "boom");
+        fx.runs.finish(key, e1, "A", run.runId(), RunStatus.FAILED, "boom");
         assertThat(traceId(key, "f1")).as("kept with the outcome").isEqualTo(TRACE_1);
-        fx.ledger.release(key, e1, "A");
+        fx.leases.releaseEpoch(key, e1, "A");
 
-        long e2 = ((ClaimResult.Claimed) fx.ledger.claim(key, "B", Duration.ofSeconds(30))).epoch();
-        RunStart.Started again = (RunStart.Started) fx.ledger.startRun(key, "f1", e2, "B", TRACE_2);
+        long e2 = ((ClaimResult.Claimed) fx.leases.claim(key, "B", Duration.ofSeconds(30))).epoch();
+        RunStart.Started again = (RunStart.Started) fx.runs.start(key, "f1", e2, "B", TRACE_2);
         assertThat(traceId(key, "f1")).as("the take-over's own trace").isEqualTo(TRACE_2);
-        fx.ledger.finish(key, e2, "B", again.runId(), RunStatus.FAILED, "boom");
-        fx.ledger.release(key, e2, "B");
+        fx.runs.finish(key, e2, "B", again.runId(), RunStatus.FAILED, "boom");
+        fx.leases.releaseEpoch(key, e2, "B");
 
-        long e3 = ((ClaimResult.Claimed) fx.ledger.claim(key, "C", Duration.ofSeconds(30))).epoch();
-        fx.ledger.startRun(key, "f1", e3, "C");
+        long e3 = ((ClaimResult.Claimed) fx.leases.claim(key, "C", Duration.ofSeconds(30))).epoch();
+        fx.runs.start(key, "f1", e3, "C");
         assertThat(traceId(key, "f1"))
                 .as("an untraced take-over shows no earlier attempt's trace")
                 .isNull();
@@ -59,31 +57,31 @@ class TraceIdsIT {
     void claimAndStart_keepsTheTraceId_andATakeOverWritesItsOwn_orNone() {
         String key = "traces-" + UUID.randomUUID();
         RunLedger.FireClaim.Started first =
-                (RunLedger.FireClaim.Started) runs.claimAndStart(key, "f1", "A", Duration.ofSeconds(30), TRACE_1);
+                (RunLedger.FireClaim.Started) fx.runs.claimAndStart(key, "f1", "A", Duration.ofSeconds(30), TRACE_1);
         assertThat(traceId(key, "f1")).isEqualTo(TRACE_1);
-        runs.finishAndRelease(key, first.epoch(), "A", first.runId(), false, "boom");
+        fx.runs.finishAndRelease(key, first.epoch(), "A", first.runId(), false, "boom");
 
         RunLedger.FireClaim.Started second =
-                (RunLedger.FireClaim.Started) runs.claimAndStart(key, "f1", "B", Duration.ofSeconds(30), TRACE_2);
+                (RunLedger.FireClaim.Started) fx.runs.claimAndStart(key, "f1", "B", Duration.ofSeconds(30), TRACE_2);
         assertThat(traceId(key, "f1")).isEqualTo(TRACE_2);
-        runs.finishAndRelease(key, second.epoch(), "B", second.runId(), false, "boom");
+        fx.runs.finishAndRelease(key, second.epoch(), "B", second.runId(), false, "boom");
 
-        runs.claimAndStart(key, "f1", "C", Duration.ofSeconds(30));
+        fx.runs.claimAndStart(key, "f1", "C", Duration.ofSeconds(30));
         assertThat(traceId(key, "f1")).as("an untraced take-over").isNull();
     }
 
     @Test
     void recordTraceId_keepsItOnTheRunsRow_onlyWhileTheRunIdNamesIt() {
         String key = "traces-" + UUID.randomUUID();
-        long e1 = ((ClaimResult.Claimed) fx.ledger.claim(key, "A", Duration.ofSeconds(30))).epoch();
-        RunStart.Started run = (RunStart.Started) fx.ledger.startRun(key, "f1", e1, "A");
-        runs.recordTraceId(key, run.runId().toString(), TRACE_1);
+        long e1 = ((ClaimResult.Claimed) fx.leases.claim(key, "A", Duration.ofSeconds(30))).epoch();
+        RunStart.Started run = (RunStart.Started) fx.runs.start(key, "f1", e1, "A");
+        fx.runs.recordTraceId(key, run.runId().toString(), TRACE_1);
         assertThat(traceId(key, "f1")).isEqualTo(TRACE_1);
-        fx.ledger.finish(key, e1, "A", run.runId(), RunStatus.FAILED, "boom");
-        fx.ledger.release(key, e1, "A");
-        long e2 = ((ClaimResult.Claimed) fx.ledger.claim(key, "B", Duration.ofSeconds(30))).epoch();
-        fx.ledger.startRun(key, "f1", e2, "B", TRACE_2);
-        runs.recordTraceId(key, run.runId().toString(), TRACE_1);
+        fx.runs.finish(key, e1, "A", run.runId(), RunStatus.FAILED, "boom");
+        fx.leases.releaseEpoch(key, e1, "A");
+        long e2 = ((ClaimResult.Claimed) fx.leases.claim(key, "B", Duration.ofSeconds(30))).epoch();
+        fx.runs.start(key, "f1", e2, "B", TRACE_2);
+        fx.runs.recordTraceId(key, run.runId().toString(), TRACE_1);
         assertThat(traceId(key, "f1"))
                 .as("the old attempt's run id no longer names the row")
                 .isEqualTo(TRACE_2);

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 import static org.awaitility.Awaitility.await;
 
+import dev.tenure.DatabaseConfig;
 import dev.tenure.LeaseOptions;
 import dev.tenure.LeaseOutcomeUnknownException;
 import dev.tenure.Leases;
@@ -46,12 +47,14 @@ class UnknownClaimIT {
     @Test
     void claimOutcomeUnknown_commitsAfterTheCleanUpLooked_keyFreeLongBeforeItsTtl() throws Exception {
         String key = "late-claim-" + UUID.randomUUID();
-        assertThat(fx.ledger.claim(key, "seed", Duration.ofSeconds(1))).isInstanceOf(ClaimResult.Claimed.class);
-        assertThat(fx.ledger.releaseIfOwner(key, "seed")).isTrue(); // the row exists and is free
-        JdbcLeaseStore jdbc = JdbcLeaseStore.builder(fx.pool)
-                .callTimeout(Duration.ofMillis(300))
-                .claimLockTimeout(Duration.ofSeconds(4))
-                .build();
+        assertThat(fx.leases.claim(key, "seed", Duration.ofSeconds(1))).isInstanceOf(ClaimResult.Claimed.class);
+        assertThat(fx.leases.releaseIfOwner(key, "seed")).isTrue(); // the row exists and is free
+        JdbcLeaseStore jdbc = Fixture.store(
+                fx.pool,
+                DatabaseConfig.builder()
+                        .callTimeout(Duration.ofMillis(300))
+                        .claimLockTimeout(Duration.ofSeconds(4))
+                        .build());
         List<Boolean> releases = new CopyOnWriteArrayList<>();
         try (Leases leases = Leases.of(observingReleases(jdbc, releases));
                 Connection fenced = fx.connect()) {
@@ -69,7 +72,7 @@ class UnknownClaimIT {
             fenced.commit(); // now the claim gets the row and commits
             await().atMost(Timing.scaled(Duration.ofSeconds(5))).until(() -> holderIs(key, unknown.owner()));
             await().atMost(Timing.scaled(Duration.ofSeconds(12)))
-                    .until(() -> fx.ledger.holder(key).isEmpty());
+                    .until(() -> fx.leases.holder(key).isEmpty());
             Duration freedAfter = Duration.ofNanos(System.nanoTime() - sent);
             System.out.printf(
                     "key blocked by the late claim was free again %d ms after it was sent (TTL %s)%n",
@@ -77,13 +80,13 @@ class UnknownClaimIT {
             assertThat(freedAfter).isLessThan(TTL.dividedBy(2)); // unscaled: long before the 30 s TTL, the point
             // the key is anyone's again; claimed through the ledger, not through the store's 300 ms call timeout,
             // which a loaded machine can overrun on a call that has nothing to wait for
-            assertThat(fx.ledger.claim(key, "next", TTL)).isInstanceOf(ClaimResult.Claimed.class);
-            assertThat(fx.ledger.holder(key).map(JobHolder::owner)).contains("next");
+            assertThat(fx.leases.claim(key, "next", TTL)).isInstanceOf(ClaimResult.Claimed.class);
+            assertThat(fx.leases.holder(key).map(JobHolder::owner)).contains("next");
         }
     }
 
     private static boolean holderIs(String key, String owner) {
-        return fx.ledger.holder(key).filter(h -> owner.equals(h.owner())).isPresent();
+        return fx.leases.holder(key).filter(h -> owner.equals(h.owner())).isPresent();
     }
 
     private static void lockForShare(Connection c, String key) throws Exception {

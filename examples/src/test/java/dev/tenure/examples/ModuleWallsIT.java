@@ -6,7 +6,7 @@ import dev.tenure.Tenure;
 import dev.tenure.batch.TenureBatch;
 import dev.tenure.db.TenureSchema;
 import dev.tenure.quartz.QuartzCoordination;
-import dev.tenure.valkey.ValkeyLeaseStore;
+import dev.tenure.valkey.ValkeyFunctions;
 import java.io.File;
 import java.net.URISyntaxException;
 import java.nio.file.Files;
@@ -44,7 +44,7 @@ class ModuleWallsIT {
     private static final List<Class<?>> MODULES = List.of(
             Tenure.class,
             TenureSchema.class,
-            ValkeyLeaseStore.class,
+            ValkeyFunctions.class,
             QuartzCoordination.class,
             TenureBatch.class,
             org.slf4j.Logger.class,
@@ -82,7 +82,7 @@ class ModuleWallsIT {
             import dev.tenure.metrics.MetricNames;
             import dev.tenure.quartz.QuartzCoordination;
             import dev.tenure.spi.LeaseStore;
-            import dev.tenure.valkey.ValkeyLeaseStore;
+            import dev.tenure.valkey.ValkeyFunctions;
             import org.postgresql.ds.PGSimpleDataSource;
             %s
             public final class Main {
@@ -94,7 +94,7 @@ class ModuleWallsIT {
                         ds.setPassword(args[2]);
                     }
                     List<Class<?>> api = List.of(QuartzCoordination.class, TenureBatch.class, LeaseStore.class,
-                            InMemoryLeaseStore.class, MetricNames.class, ValkeyLeaseStore.class);
+                            InMemoryLeaseStore.class, MetricNames.class, ValkeyFunctions.class);
                     System.out.println("API types: " + api.size());
                     try (Tenure tenure = Tenure.builder().dataSource(ds).build()) {
                         for (String attempt : List.of("first", "second")) {
@@ -102,7 +102,7 @@ class ModuleWallsIT {
                             System.out.println(attempt + " run: " + o.status());
                         }
                     }
-                    System.out.println("core " + Tenure.class.getModule() + ", store " + ValkeyLeaseStore.class.getModule());
+                    System.out.println("core " + Tenure.class.getModule() + ", store " + ValkeyFunctions.class.getModule());
                 }
             }
             """;

@@ -21,7 +21,8 @@ import java.util.Map;
  * one connection per read, every GET and PTTL pipelined, 1 s timeouts (an ACL user needs {@code +get +pttl} on
  * {@code ~{<namespace>:*}}). A force-release deletes a job's lease key ({@link #evict}: DEL, then PUBLISH of the
  * release notification so waiters try at once; {@code +del +publish} and {@code &{<namespace>:*}}). The key layout is
- * the Valkey store's ({@code ValkeyLeaseStore.leaseKeyOf}; {@code ValkeyLeasesIT} checks both agree). A key whose value
+ * the Valkey store's ({@code ValkeyKeys.lease} in tenure-valkey; {@code ValkeyLeasesIT} checks that the lease Tenure
+ * holds is where this looks). A key whose value
  * marks a completed fire ({@code d:<fireKey>}, left for one TTL after the run) has no holder and is not listed. Standalone
  * servers only: a cluster's MOVED reply is reported as an error, not followed. Thread-safe (no shared state).
  */

@@ -12,7 +12,6 @@ import dev.tenure.db.TenureAdmin;
 import dev.tenure.testkit.Timing;
 import dev.tenure.testkit.ValkeyServer;
 import dev.tenure.testkit.ValkeyServers;
-import dev.tenure.valkey.ValkeyLeaseStore;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -58,12 +57,10 @@ class ValkeyLeasesIT {
         ExecutorService holders = Executors.newFixedThreadPool(2);
         CliFixture cli = new CliFixture(db.database());
         try (Tenure tenure = Tenure.builder()
-                        .dataSource(pool)
-                        .leaseDefaults(LeaseOptions.ofTtl(Duration.ofSeconds(30)))
-                        .valkey(ValkeyConfig.standalone(valkey.address()).build())
-                        .build();
-                ValkeyLeaseStore layout = ValkeyLeaseStore.create(
-                        ValkeyConfig.standalone(valkey.address()).build())) {
+                .dataSource(pool)
+                .leaseDefaults(LeaseOptions.ofTtl(Duration.ofSeconds(30)))
+                .valkey(ValkeyConfig.standalone(valkey.address()).build())
+                .build()) {
             List<Future<RunOutcome<Boolean>>> runs = new ArrayList<>();
             for (String job : List.of("page-release", "cli-release")) {
                 runs.add(holders.submit(() -> tenure.coordinator().run(job, "f-1", RunPolicy.skipFire(), ctx -> {
@@ -75,23 +72,22 @@ class ValkeyLeasesIT {
                     .isTrue();
             TenureConsole console =
                     TenureConsole.builder(pool).valkey(valkey.address()).build();
-            assertThat(new ValkeyLeases(valkey.address(), "tenure", null, null).leaseKey("page-release"))
-                    .as("the console's key layout is the store's")
-                    .isEqualTo(layout.leaseKeyOf("page-release"));
-            assertThat(valkey.command("EXISTS", layout.leaseKeyOf("page-release")))
+            ValkeyLeases layout = new ValkeyLeases(valkey.address(), "tenure", null, null);
+            assertThat(valkey.command("EXISTS", layout.leaseKey("page-release")))
+                    .as("the console's key layout is the store's: the lease Tenure holds is where the console looks")
                     .isEqualTo(1L);
+            assertThat(valkey.command("EXISTS", layout.leaseKey("cli-release"))).isEqualTo(1L);
 
             TenureAdmin.ForceRelease page = console.admin().forceRelease("page-release", "stuck", "console:test");
             assertThat(page.valkeyLease()).isEqualTo(TenureAdmin.ValkeyLease.DELETED);
-            assertThat(valkey.command("EXISTS", layout.leaseKeyOf("page-release")))
+            assertThat(valkey.command("EXISTS", layout.leaseKey("page-release")))
                     .isEqualTo(0L);
 
             CliFixture.Result r = cli.run(
                     "release", "cli-release", "--reason", "stuck", "--actions", "--yes", "--valkey", valkey.address());
             assertThat(r.exit()).as(r.err()).isZero();
             assertThat(r.out()).contains("; Valkey lease deleted");
-            assertThat(valkey.command("EXISTS", layout.leaseKeyOf("cli-release")))
-                    .isEqualTo(0L);
+            assertThat(valkey.command("EXISTS", layout.leaseKey("cli-release"))).isEqualTo(0L);
             done.countDown();
             for (Future<RunOutcome<Boolean>> run : runs) {
                 assertThat(run.get(Timing.scaledMillis(30_000), TimeUnit.MILLISECONDS)

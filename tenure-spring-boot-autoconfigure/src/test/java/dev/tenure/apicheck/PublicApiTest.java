@@ -9,7 +9,7 @@ import dev.tenure.boot.Coordinated;
 import dev.tenure.console.TenureConsole;
 import dev.tenure.db.TenureSchema;
 import dev.tenure.quartz.QuartzCoordination;
-import dev.tenure.valkey.ValkeyLeaseStore;
+import dev.tenure.valkey.ValkeyFunctions;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -53,7 +53,7 @@ class PublicApiTest {
     static {
         MODULES.put("coordinator-core", Tenure.class);
         MODULES.put("tenure-db", TenureSchema.class);
-        MODULES.put("tenure-valkey", ValkeyLeaseStore.class);
+        MODULES.put("tenure-valkey", ValkeyFunctions.class);
         MODULES.put("tenure-quartz", QuartzCoordination.class);
         MODULES.put("tenure-batch", TenureBatch.class);
         MODULES.put("tenure-spring-boot-autoconfigure", Coordinated.class);

@@ -7,6 +7,8 @@ import dev.tenure.spi.ValkeyBackend;
 /**
  * The Valkey store for {@link dev.tenure.Tenure} (registered in {@code META-INF/services/dev.tenure.spi.ValkeyBackend}):
  * {@link ValkeyLeaseStore#create}, after checking that Valkey GLIDE and its native library for this platform load.
+ *
+ * <p>Public only because the {@link java.util.ServiceLoader} needs it; applications use {@link dev.tenure.Tenure}.
  */
 public final class GlideBackend implements ValkeyBackend {
 

@@ -34,8 +34,8 @@ final class LeaseFunction {
     static String missing() {
         return "the Valkey function " + NAME + " (library " + LIBRARY + ") is not installed, and this store runs in "
                 + "ScriptMode.PRELOADED_FUNCTION. An administrator installs it once per Tenure version, on every primary: "
-                + "ValkeyLeaseStore.installFunction(adminConfig), or FUNCTION LOAD REPLACE with the text of "
-                + "ValkeyLeaseStore.functionLibrary()";
+                + "ValkeyFunctions.install(adminConfig), or FUNCTION LOAD REPLACE with the text of "
+                + "ValkeyFunctions.library()";
     }
 
     /** {@code FUNCTION LOAD REPLACE} on the server, or on every primary of a cluster, as the user of {@code admin}. */

@@ -23,10 +23,11 @@ import org.jspecify.annotations.Nullable;
  * {@link ValkeyConfig#replicaAcks()}, acquires and hand-offs use a second connection, where each call is followed
  * by WAIT (see {@link AckedGrants}); renewals and releases never queue behind a WAIT.
  *
- * <p>In {@link ScriptMode#PRELOADED_FUNCTION} an administrator first installs the function:
- * {@link #installFunction(ValkeyConfig)}, or {@code FUNCTION LOAD REPLACE} of {@link #functionLibrary()}.
+ * <p>In {@link ScriptMode#PRELOADED_FUNCTION} an administrator first installs the function ({@link ValkeyFunctions}).
+ *
+ * <p>{@link GlideBackend} opens it for {@link dev.tenure.Tenure}; tests of this package open it with {@link #create}.
  */
-public final class ValkeyLeaseStore implements LeaseStore {
+final class ValkeyLeaseStore implements LeaseStore {
 
     static {
         // GLIDE's native core logs every failed in-flight request at WARN on stdout; Tenure reports faults itself.
@@ -69,68 +70,41 @@ public final class ValkeyLeaseStore implements LeaseStore {
      * Creates the store. Connects lazily, so this succeeds while Valkey is down; operations then fail with
      * {@link dev.tenure.LeaseStoreUnavailableException} within the request timeout.
      */
-    public static ValkeyLeaseStore create(ValkeyConfig cfg) {
+    static ValkeyLeaseStore create(ValkeyConfig cfg) {
         return new ValkeyLeaseStore(cfg);
     }
 
-    public ValkeyConfig config() {
+    ValkeyConfig config() {
         return cfg;
     }
 
     /** The Valkey key that holds the lease of {@code key} (for operators and tests). */
-    public String leaseKeyOf(String key) {
+    String leaseKeyOf(String key) {
         return ValkeyKeys.lease(cfg.namespace(), key);
     }
 
     /** The channel on which a turn at {@code key} reserved for the process queued as {@code engine} is announced. */
-    public String turnChannelOf(String key, String engine) {
+    String turnChannelOf(String key, String engine) {
         return ValkeyKeys.turnChannel(ValkeyKeys.lease(cfg.namespace(), key), engine);
     }
 
     /** The Valkey key that holds the fencing counter of {@code key}. */
-    public String fenceKeyOf(String key) {
+    String fenceKeyOf(String key) {
         return ValkeyKeys.fence(cfg.namespace(), key);
     }
 
     /** The Valkey key that marks {@code key} as waited for (set by a refused acquire, for 2 s). */
-    public String waitingKeyOf(String key) {
+    String waitingKeyOf(String key) {
         return ValkeyKeys.waiting(cfg.namespace(), key);
     }
 
     /** The Valkey list of the processes queued for {@code key}, oldest first. */
-    public String queueKeyOf(String key) {
+    String queueKeyOf(String key) {
         return ValkeyKeys.queue(cfg.namespace(), key);
     }
 
-    /**
-     * The Valkey function library that {@link ScriptMode#PRELOADED_FUNCTION} calls: the lease script wrapped as one
-     * function, named after the script's hash. An administrator loads it with {@code FUNCTION LOAD REPLACE <text>} on
-     * every primary (or with {@link #installFunction(ValkeyConfig)}).
-     */
-    public static String functionLibrary() {
-        return LeaseFunction.TEXT;
-    }
-
-    /** The name of the function that {@link ScriptMode#PRELOADED_FUNCTION} calls with {@code FCALL}. */
-    public static String functionName() {
-        return LeaseFunction.NAME;
-    }
-
-    /**
-     * Installs {@link #functionLibrary()} with {@code FUNCTION LOAD REPLACE}: on the server, or on every primary of a
-     * cluster (replicas get it by replication). Run it as an administrator, once per Tenure version and after
-     * adding a primary or restarting one without persistence. Blocks at most about the connection and request
-     * timeouts of {@code adminConfig}.
-     *
-     * @param adminConfig how to reach Valkey as a user allowed to run {@code FUNCTION LOAD}
-     * @throws dev.tenure.LeaseStoreUnavailableException if a server cannot be reached or refuses the load
-     */
-    public static void installFunction(ValkeyConfig adminConfig) {
-        LeaseFunction.install(adminConfig);
-    }
-
     /** The underlying GLIDE client (the first, with several {@link ValkeyConfig#clients()}), for diagnostics. Do not close it. */
-    public BaseClient client() {
+    BaseClient client() {
         return link.client();
     }
 

@@ -42,7 +42,7 @@ class ScriptCallTest {
         assertThat(cmd)
                 .containsExactly(
                         "FCALL",
-                        ValkeyLeaseStore.functionName(),
+                        ValkeyFunctions.name(),
                         "4",
                         "{tenure:job}:lease",
                         "{tenure:job}:fence",
@@ -67,12 +67,7 @@ class ScriptCallTest {
                                 .build())
                         .loneRelease(release))
                 .containsExactly(
-                        "FCALL",
-                        ValkeyLeaseStore.functionName(),
-                        "2",
-                        "{tenure:job}:lease",
-                        "{tenure:job}:waiting",
-                        "owner-1");
+                        "FCALL", ValkeyFunctions.name(), "2", "{tenure:job}:lease", "{tenure:job}:waiting", "owner-1");
     }
 
     /** The acquire for a fire and the release after its completion: their op codes and arguments, and the three answers. */
@@ -101,8 +96,8 @@ class ScriptCallTest {
     void functionLibrary_wrapsTheScriptBodyUnderItsHash() {
         String version = LeaseScript.SHA.substring(0, 12);
 
-        assertThat(ValkeyLeaseStore.functionName()).isEqualTo("tenure_lease_" + version);
-        assertThat(ValkeyLeaseStore.functionLibrary())
+        assertThat(ValkeyFunctions.name()).isEqualTo("tenure_lease_" + version);
+        assertThat(ValkeyFunctions.library())
                 .startsWith("#!lua name=tenure_" + version + "\n")
                 .contains("redis.register_function('tenure_lease_" + version + "', function(KEYS, ARGV)\n"
                         + LeaseScript.SOURCE + "end)");
@@ -116,8 +111,8 @@ class ScriptCallTest {
 
         assertThat(call.failure(ACQUIRE, new RuntimeException("Function not found")))
                 .hasMessageContaining("lease 'job'")
-                .hasMessageContaining(ValkeyLeaseStore.functionName())
-                .hasMessageContaining("ValkeyLeaseStore.installFunction(adminConfig)")
+                .hasMessageContaining(ValkeyFunctions.name())
+                .hasMessageContaining("ValkeyFunctions.install(adminConfig)")
                 .hasMessageContaining("FUNCTION LOAD REPLACE");
         assertThat(call.needsLoad(new RuntimeException("NOSCRIPT No matching script")))
                 .as("never loads in function mode")

@@ -1,4 +1,4 @@
-package dev.tenure.valkey.it;
+package dev.tenure.valkey;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -43,7 +43,7 @@ class MutualExclusionIT {
         @Test
         void counter_32threadsOneProcess_noLostUpdates() throws Exception {
             Path counter = CounterFuzzer.newCounter(dir);
-            try (Leases leases = Leases.of(dev.tenure.valkey.ValkeyLeaseStore.create(config().build()))) {
+            try (Leases leases = Leases.of(ValkeyLeaseStore.create(config().build()))) {
                 int made = CounterFuzzer.hammer(leases, "counter-threads", counter, 32, INCREMENTS);
                 assertThat(made).isEqualTo(INCREMENTS);
             }

@@ -1,4 +1,4 @@
-package dev.tenure.valkey.it;
+package dev.tenure.valkey;
 
 /** {@link StandaloneFailoverIT} with two GLIDE clients in the store: both move to the promoted replica. */
 class StandaloneFailoverTwoClientsIT extends StandaloneFailoverIT {

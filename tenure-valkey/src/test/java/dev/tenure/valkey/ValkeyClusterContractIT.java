@@ -1,4 +1,4 @@
-package dev.tenure.valkey.it;
+package dev.tenure.valkey;
 
 import dev.tenure.ValkeyConfig;
 import dev.tenure.spi.LeaseStore;
@@ -6,7 +6,6 @@ import dev.tenure.testkit.LeaseStoreContract;
 import dev.tenure.testkit.Timing;
 import dev.tenure.testkit.ValkeyCluster;
 import dev.tenure.testkit.ValkeyServers;
-import dev.tenure.valkey.ValkeyLeaseStore;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import org.awaitility.Awaitility;

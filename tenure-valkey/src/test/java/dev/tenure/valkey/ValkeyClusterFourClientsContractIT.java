@@ -1,11 +1,10 @@
-package dev.tenure.valkey.it;
+package dev.tenure.valkey;
 
 import dev.tenure.ValkeyConfig;
 import dev.tenure.spi.LeaseStore;
 import dev.tenure.testkit.LeaseStoreContract;
 import dev.tenure.testkit.ValkeyCluster;
 import dev.tenure.testkit.ValkeyServers;
-import dev.tenure.valkey.ValkeyLeaseStore;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 

@@ -1,9 +1,8 @@
-package dev.tenure.valkey.it;
+package dev.tenure.valkey;
 
 import dev.tenure.Lease;
 import dev.tenure.Leases;
 import dev.tenure.ValkeyConfig;
-import dev.tenure.valkey.ValkeyLeaseStore;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
 import java.time.Duration;

@@ -1,4 +1,4 @@
-package dev.tenure.valkey.it;
+package dev.tenure.valkey;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -11,7 +11,6 @@ import dev.tenure.ValkeyConfig;
 import dev.tenure.testkit.Timing;
 import dev.tenure.testkit.ValkeyServer;
 import dev.tenure.testkit.ValkeyServers;
-import dev.tenure.valkey.ValkeyLeaseStore;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;

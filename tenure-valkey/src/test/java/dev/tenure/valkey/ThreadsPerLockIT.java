@@ -1,4 +1,4 @@
-package dev.tenure.valkey.it;
+package dev.tenure.valkey;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

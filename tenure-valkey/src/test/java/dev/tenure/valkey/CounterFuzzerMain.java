@@ -1,9 +1,8 @@
-package dev.tenure.valkey.it;
+package dev.tenure.valkey;
 
 import dev.tenure.Leases;
 import dev.tenure.ValkeyConfig;
 import dev.tenure.testkit.CounterFuzzer;
-import dev.tenure.valkey.ValkeyLeaseStore;
 import java.nio.file.Path;
 import java.time.Duration;
 

@@ -1,16 +1,15 @@
-package dev.tenure.valkey.it;
+package dev.tenure.valkey;
 
 import dev.tenure.ValkeyConfig;
 import dev.tenure.spi.LeaseStore;
 import dev.tenure.testkit.LeaseStoreContract;
 import dev.tenure.testkit.ValkeyServer;
 import dev.tenure.testkit.ValkeyServers;
-import dev.tenure.valkey.ValkeyLeaseStore;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 
-/** The LeaseStore contract on a standalone valkey-server. */
-class ValkeyStandaloneContractIT extends LeaseStoreContract {
+/** The LeaseStore contract on a standalone valkey-server, through a store with four GLIDE clients. */
+class ValkeyStandaloneFourClientsContractIT extends LeaseStoreContract {
 
     private static ValkeyServer server;
     private static ValkeyLeaseStore store;
@@ -19,7 +18,7 @@ class ValkeyStandaloneContractIT extends LeaseStoreContract {
     static void start() {
         server = ValkeyServers.standalone();
         store = ValkeyLeaseStore.create(
-                ValkeyConfig.standalone(server.address()).build());
+                ValkeyConfig.standalone(server.address()).clients(4).build());
     }
 
     @AfterAll

@@ -1,4 +1,4 @@
-package dev.tenure.valkey.it;
+package dev.tenure.valkey;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -20,7 +20,6 @@ import dev.tenure.testkit.ValkeyReplicationGroup;
 import dev.tenure.testkit.ValkeyReplyException;
 import dev.tenure.testkit.ValkeyServer;
 import dev.tenure.testkit.ValkeyServers;
-import dev.tenure.valkey.ValkeyLeaseStore;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.time.Duration;
@@ -119,7 +118,7 @@ class AclIT {
         /** In function mode, the administrator's step before Tenure's user can work. */
         void installFunctionIfNeeded() {
             if (scriptMode() == ScriptMode.PRELOADED_FUNCTION) {
-                ValkeyLeaseStore.installFunction(
+                ValkeyFunctions.install(
                         config().credentials(null, ADMIN_PASSWORD).build());
             }
         }
@@ -346,7 +345,7 @@ class AclIT {
             assertRefused(asUser(node, "EVALSHA", sha1(setOutside), "0"));
             assertRefused(asUser(node, "SCRIPT", "LOAD", setOutside));
             assertRefused(asUser(node, "FUNCTION", "LOAD", looping));
-            assertRefused(asUser(node, "FCALL", ValkeyLeaseStore.functionName(), "1", outside));
+            assertRefused(asUser(node, "FCALL", ValkeyFunctions.name(), "1", outside));
         }
 
         /**
@@ -367,16 +366,16 @@ class AclIT {
                         .isInstanceOf(ExecutionException.class)
                         .cause()
                         .isInstanceOf(LeaseStoreUnavailableException.class)
-                        .hasMessageContaining(ValkeyLeaseStore.functionName())
-                        .hasMessageContaining("installFunction")
+                        .hasMessageContaining(ValkeyFunctions.name())
+                        .hasMessageContaining("ValkeyFunctions.install")
                         .hasMessageContaining("FUNCTION LOAD REPLACE");
                 assertThat((String) node.command("INFO", "commandstats"))
                         .as("one FCALL, no retries")
                         .contains("cmdstat_fcall:calls=1,");
                 assertThatThrownBy(() -> leases.tryAcquire("removed"))
                         .isInstanceOf(LeaseStoreUnavailableException.class)
-                        .hasMessageContaining(ValkeyLeaseStore.functionName())
-                        .hasMessageContaining("installFunction");
+                        .hasMessageContaining(ValkeyFunctions.name())
+                        .hasMessageContaining("ValkeyFunctions.install");
                 installFunctionIfNeeded();
             }
             assertThat(leases.tryAcquire("removed").orElseThrow().release()).isEqualTo(ReleaseResult.RELEASED);

@@ -15,15 +15,17 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
-class JobLedgerIT {
+class LedgerOperationsIT {
 
     private static Fixture fx;
-    private static JobLedger ledger;
+    private static JdbcLeaseStore leases;
+    private static JdbcRunLedger runs;
 
     @BeforeAll
     static void start() {
-        fx = Fixture.forClass(JobLedgerIT.class);
-        ledger = fx.ledger;
+        fx = Fixture.forClass(LedgerOperationsIT.class);
+        leases = fx.leases;
+        runs = fx.runs;
     }
 
     @AfterAll
@@ -39,14 +41,14 @@ class JobLedgerIT {
     void claim_free_grantsAnEpochFromTheDatabaseClock_thenReportsHolder() {
         String key = key();
         long before = System.currentTimeMillis() * 1000 - 60_000_000L; // a minute of clock difference allowed
-        ClaimResult.Claimed c = (ClaimResult.Claimed) ledger.claim(key, "a", Duration.ofSeconds(10));
+        ClaimResult.Claimed c = (ClaimResult.Claimed) leases.claim(key, "a", Duration.ofSeconds(10));
         assertThat(c.epoch()).as("epoch = database clock in microseconds").isGreaterThan(before);
         assertThat(c.remaining())
                 .isGreaterThan(Duration.ofSeconds(9))
                 .isLessThanOrEqualTo(Duration.ofSeconds(10)); // unscaled: a TTL
         assertThat(c.leaseExpiresAt()).isAfter(c.claimedAt());
 
-        ClaimResult.Held h = (ClaimResult.Held) ledger.claim(key, "b", Duration.ofSeconds(10));
+        ClaimResult.Held h = (ClaimResult.Held) leases.claim(key, "b", Duration.ofSeconds(10));
         assertThat(h.owner()).isEqualTo("a");
         assertThat(h.epoch()).isEqualTo(c.epoch());
         assertThat(h.remaining()).isGreaterThan(Duration.ofSeconds(8));
@@ -57,53 +59,53 @@ class JobLedgerIT {
     @Test
     void claim_afterRelease_bumpsEpoch() {
         String key = key();
-        long e1 = ((ClaimResult.Claimed) ledger.claim(key, "a", Duration.ofSeconds(10))).epoch();
-        assertThat(ledger.release(key, e1, "b"))
+        long e1 = ((ClaimResult.Claimed) leases.claim(key, "a", Duration.ofSeconds(10))).epoch();
+        assertThat(leases.releaseEpoch(key, e1, "b"))
                 .as("another owner cannot release epoch e1")
                 .isEmpty();
-        assertThat(ledger.release(key, e1, "a")).isPresent();
-        assertThat(ledger.release(key, e1, "a")).isEmpty();
-        long e2 = ((ClaimResult.Claimed) ledger.claim(key, "b", Duration.ofSeconds(10))).epoch();
+        assertThat(leases.releaseEpoch(key, e1, "a")).isPresent();
+        assertThat(leases.releaseEpoch(key, e1, "a")).isEmpty();
+        long e2 = ((ClaimResult.Claimed) leases.claim(key, "b", Duration.ofSeconds(10))).epoch();
         assertThat(e2).isGreaterThan(e1);
-        assertThat(ledger.holder(key)).get().extracting(JobHolder::owner).isEqualTo("b");
+        assertThat(leases.holder(key)).get().extracting(JobHolder::owner).isEqualTo("b");
     }
 
     @Test
     void claim_afterExpiry_bumpsEpoch_andOldEpochCannotRenew() throws Exception {
         String key = key();
-        long e1 = ((ClaimResult.Claimed) ledger.claim(key, "a", Duration.ofMillis(800))).epoch();
-        assertThat(ledger.renew(key, e1, "b", Duration.ofMillis(300)))
+        long e1 = ((ClaimResult.Claimed) leases.claim(key, "a", Duration.ofMillis(800))).epoch();
+        assertThat(leases.renewEpoch(key, e1, "b", Duration.ofMillis(300)))
                 .as("another owner cannot renew epoch e1")
                 .isFalse();
-        assertThat(ledger.renew(key, e1, "a", Duration.ofMillis(300))).isTrue();
+        assertThat(leases.renewEpoch(key, e1, "a", Duration.ofMillis(300))).isTrue();
         Thread.sleep(400);
-        assertThat(ledger.holder(key)).isEmpty();
-        assertThat(ledger.renew(key, e1, "a", Duration.ofSeconds(10)))
+        assertThat(leases.holder(key)).isEmpty();
+        assertThat(leases.renewEpoch(key, e1, "a", Duration.ofSeconds(10)))
                 .as("expired lease cannot be renewed")
                 .isFalse();
-        long e2 = ((ClaimResult.Claimed) ledger.claim(key, "b", Duration.ofSeconds(10))).epoch();
+        long e2 = ((ClaimResult.Claimed) leases.claim(key, "b", Duration.ofSeconds(10))).epoch();
         assertThat(e2).isGreaterThan(e1);
-        assertThat(ledger.renew(key, e1, "a", Duration.ofSeconds(10))).isFalse();
-        assertThat(ledger.renew(key, e2, "b", Duration.ofSeconds(10))).isTrue();
+        assertThat(leases.renewEpoch(key, e1, "a", Duration.ofSeconds(10))).isFalse();
+        assertThat(leases.renewEpoch(key, e2, "b", Duration.ofSeconds(10))).isTrue();
     }
 
     @Test
     void fence_currentEpoch_passes_staleEpochThrows() throws Exception {
         String key = key();
-        long e1 = ((ClaimResult.Claimed) ledger.claim(key, "a", Duration.ofSeconds(10))).epoch();
+        long e1 = ((ClaimResult.Claimed) leases.claim(key, "a", Duration.ofSeconds(10))).epoch();
         try (Connection c = fx.pool.getConnection()) {
             c.setAutoCommit(false);
-            ledger.fence(c, key, e1, "a");
-            assertThatThrownBy(() -> ledger.fence(c, key, e1 + 1, "a"))
+            runs.fence(c, key, e1, "a");
+            assertThatThrownBy(() -> runs.fence(c, key, e1 + 1, "a"))
                     .isInstanceOf(StaleOwnerException.class)
                     .hasMessageContaining("presented epoch " + (e1 + 1));
-            assertThatThrownBy(() -> ledger.fence(c, key, e1, "b"))
+            assertThatThrownBy(() -> runs.fence(c, key, e1, "b"))
                     .isInstanceOf(StaleOwnerException.class)
                     .hasMessageContaining("belongs to owner a");
             c.rollback();
         }
         try (Connection c = fx.pool.getConnection()) {
-            assertThatThrownBy(() -> ledger.fence(c, key, e1, "a"))
+            assertThatThrownBy(() -> runs.fence(c, key, e1, "a"))
                     .isInstanceOf(IllegalStateException.class)
                     .hasMessageContaining("autocommit");
         }
@@ -112,19 +114,19 @@ class JobLedgerIT {
     @Test
     void startRun_thenFinishAndRelease_completedFireIsNotRunAgain() {
         String key = key();
-        long e1 = ((ClaimResult.Claimed) ledger.claim(key, "a", Duration.ofSeconds(10))).epoch();
-        RunStart.Started s = (RunStart.Started) ledger.startRun(key, "fire-1", e1, "a");
+        long e1 = ((ClaimResult.Claimed) leases.claim(key, "a", Duration.ofSeconds(10))).epoch();
+        RunStart.Started s = (RunStart.Started) runs.start(key, "fire-1", e1, "a");
         assertThat(s.attempt()).isEqualTo(1);
-        assertThat(ledger.startRun(key, "fire-1", e1, "a")).isInstanceOf(RunStart.InProgress.class);
-        assertThat(ledger.finishAndRelease(key, e1, "a", s.runId(), RunStatus.COMPLETED, null))
+        assertThat(runs.start(key, "fire-1", e1, "a")).isInstanceOf(RunStart.InProgress.class);
+        assertThat(runs.finishAndRelease(key, e1, "a", s.runId(), RunStatus.COMPLETED, null))
                 .isEqualTo(Finished.RECORDED);
-        assertThat(ledger.holder(key)).isEmpty();
+        assertThat(leases.holder(key)).isEmpty();
 
-        long e2 = ((ClaimResult.Claimed) ledger.claim(key, "b", Duration.ofSeconds(10))).epoch();
-        RunStart again = ledger.startRun(key, "fire-1", e2, "b");
+        long e2 = ((ClaimResult.Claimed) leases.claim(key, "b", Duration.ofSeconds(10))).epoch();
+        RunStart again = runs.start(key, "fire-1", e2, "b");
         assertThat(again).isInstanceOf(RunStart.AlreadyCompleted.class);
         assertThat(((RunStart.AlreadyCompleted) again).runId()).isEqualTo(s.runId());
-        assertThat(ledger.runOf(key, "fire-1"))
+        assertThat(runs.runOf(key, "fire-1"))
                 .get()
                 .extracting(RunRecord::status)
                 .isEqualTo(RunStatus.COMPLETED);
@@ -133,46 +135,46 @@ class JobLedgerIT {
     @Test
     void finish_keepsTheLeaseForItsHolderToRelease_staleEpochRejected() {
         String key = key();
-        long e1 = ((ClaimResult.Claimed) ledger.claim(key, "a", Duration.ofSeconds(10))).epoch();
-        RunStart.Started s = (RunStart.Started) ledger.startRun(key, "fire-1", e1, "a");
-        assertThat(ledger.finish(key, e1, "a", s.runId(), RunStatus.COMPLETED, null))
+        long e1 = ((ClaimResult.Claimed) leases.claim(key, "a", Duration.ofSeconds(10))).epoch();
+        RunStart.Started s = (RunStart.Started) runs.start(key, "fire-1", e1, "a");
+        assertThat(runs.finish(key, e1, "a", s.runId(), RunStatus.COMPLETED, null))
                 .isEqualTo(Finished.RECORDED);
-        assertThat(ledger.runOf(key, "fire-1"))
+        assertThat(runs.runOf(key, "fire-1"))
                 .get()
                 .extracting(RunRecord::status)
                 .isEqualTo(RunStatus.COMPLETED);
-        assertThat(ledger.holder(key)).get().extracting(JobHolder::owner).isEqualTo("a");
-        assertThat(ledger.releaseIfOwner(key, "a"))
+        assertThat(leases.holder(key)).get().extracting(JobHolder::owner).isEqualTo("a");
+        assertThat(leases.releaseIfOwner(key, "a"))
                 .as("the holder's own release still finds its lease")
                 .isTrue();
-        assertThat(ledger.holder(key)).isEmpty();
+        assertThat(leases.holder(key)).isEmpty();
 
-        long e2 = ((ClaimResult.Claimed) ledger.claim(key, "b", Duration.ofSeconds(10))).epoch();
-        RunStart.Started s2 = (RunStart.Started) ledger.startRun(key, "fire-2", e2, "b");
-        assertThat(ledger.finish(key, e2 - 1, "b", s2.runId(), RunStatus.COMPLETED, null))
+        long e2 = ((ClaimResult.Claimed) leases.claim(key, "b", Duration.ofSeconds(10))).epoch();
+        RunStart.Started s2 = (RunStart.Started) runs.start(key, "fire-2", e2, "b");
+        assertThat(runs.finish(key, e2 - 1, "b", s2.runId(), RunStatus.COMPLETED, null))
                 .isEqualTo(Finished.STALE);
-        assertThat(ledger.finish(key, e2, "a", s2.runId(), RunStatus.COMPLETED, null))
+        assertThat(runs.finish(key, e2, "a", s2.runId(), RunStatus.COMPLETED, null))
                 .isEqualTo(Finished.STALE);
-        assertThat(ledger.holder(key)).get().extracting(JobHolder::owner).isEqualTo("b");
+        assertThat(leases.holder(key)).get().extracting(JobHolder::owner).isEqualTo("b");
     }
 
     @Test
     void finishAndRelease_afterBeingFencedOut_rejectsTheOutcome_andTheFireIsRetried() throws Exception {
         String key = key();
-        long n = ((ClaimResult.Claimed) ledger.claim(key, "a", Duration.ofMillis(800))).epoch();
-        RunStart.Started s = (RunStart.Started) ledger.startRun(key, "fire-1", n, "a");
-        ledger.renew(key, n, "a", Duration.ofMillis(100));
+        long n = ((ClaimResult.Claimed) leases.claim(key, "a", Duration.ofMillis(800))).epoch();
+        RunStart.Started s = (RunStart.Started) runs.start(key, "fire-1", n, "a");
+        leases.renewEpoch(key, n, "a", Duration.ofMillis(100));
         Thread.sleep(200);
-        long m = ((ClaimResult.Claimed) ledger.claim(key, "b", Duration.ofSeconds(10))).epoch();
-        assertThat(ledger.finishAndRelease(key, n, "a", s.runId(), RunStatus.COMPLETED, null))
+        long m = ((ClaimResult.Claimed) leases.claim(key, "b", Duration.ofSeconds(10))).epoch();
+        assertThat(runs.finishAndRelease(key, n, "a", s.runId(), RunStatus.COMPLETED, null))
                 .isEqualTo(Finished.STALE);
-        assertThat(ledger.runOf(key, "fire-1"))
+        assertThat(runs.runOf(key, "fire-1"))
                 .get()
                 .extracting(RunRecord::status)
                 .isEqualTo(RunStatus.REJECTED_STALE);
-        assertThat(ledger.holder(key)).get().extracting(JobHolder::owner).isEqualTo("b");
+        assertThat(leases.holder(key)).get().extracting(JobHolder::owner).isEqualTo("b");
 
-        RunStart.Started retry = (RunStart.Started) ledger.startRun(key, "fire-1", m, "b");
+        RunStart.Started retry = (RunStart.Started) runs.start(key, "fire-1", m, "b");
         assertThat(retry.attempt()).isEqualTo(2);
         assertThat(retry.previousStatus()).isEqualTo(RunStatus.REJECTED_STALE);
         assertThat(fx.query("SELECT status || ' ' || current_run_id FROM tenure.job_execution WHERE job_key = '" + key
@@ -183,22 +185,22 @@ class JobLedgerIT {
     @Test
     void failedFire_isTakenOverByTheNextAttempt_completedOneIsFinal() {
         String key = key();
-        long n = ((ClaimResult.Claimed) ledger.claim(key, "a", Duration.ofSeconds(10))).epoch();
-        RunStart.Started s = (RunStart.Started) ledger.startRun(key, "fire-1", n, "a");
-        assertThat(ledger.finishAndRelease(key, n, "a", s.runId(), RunStatus.FAILED, "boom"))
+        long n = ((ClaimResult.Claimed) leases.claim(key, "a", Duration.ofSeconds(10))).epoch();
+        RunStart.Started s = (RunStart.Started) runs.start(key, "fire-1", n, "a");
+        assertThat(runs.finishAndRelease(key, n, "a", s.runId(), RunStatus.FAILED, "boom"))
                 .isEqualTo(Finished.RECORDED);
-        RunRecord failed = ledger.runOf(key, "fire-1").orElseThrow();
+        RunRecord failed = runs.runOf(key, "fire-1").orElseThrow();
         assertThat(failed.status()).isEqualTo(RunStatus.FAILED);
         assertThat(failed.error()).isEqualTo("boom");
         assertThat(failed.finishedAt()).isAfterOrEqualTo(failed.startedAt());
 
-        long m = ((ClaimResult.Claimed) ledger.claim(key, "b", Duration.ofSeconds(10))).epoch();
-        RunStart.Started retry = (RunStart.Started) ledger.startRun(key, "fire-1", m, "b");
+        long m = ((ClaimResult.Claimed) leases.claim(key, "b", Duration.ofSeconds(10))).epoch();
+        RunStart.Started retry = (RunStart.Started) runs.start(key, "fire-1", m, "b");
         assertThat(retry.attempt()).isEqualTo(2);
         assertThat(retry.previousStatus()).isEqualTo(RunStatus.FAILED);
-        assertThat(ledger.finishAndRelease(key, m, "b", retry.runId(), RunStatus.COMPLETED, null))
+        assertThat(runs.finishAndRelease(key, m, "b", retry.runId(), RunStatus.COMPLETED, null))
                 .isEqualTo(Finished.RECORDED);
-        assertThat(ledger.runOf(key, "fire-1")).get().satisfies(r -> {
+        assertThat(runs.runOf(key, "fire-1")).get().satisfies(r -> {
             assertThat(r.status()).isEqualTo(RunStatus.COMPLETED);
             assertThat(r.error()).isNull();
             assertThat(r.owner()).isEqualTo("b");
@@ -208,147 +210,146 @@ class JobLedgerIT {
     @Test
     void startRun_byAStaleOrForeignHolder_isRefused() {
         String key = key();
-        long n = ((ClaimResult.Claimed) ledger.claim(key, "a", Duration.ofSeconds(10))).epoch();
-        assertThatThrownBy(() -> ledger.startRun(key, "fire-1", n + 1, "a")).isInstanceOf(StaleOwnerException.class);
-        assertThatThrownBy(() -> ledger.startRun(key, "fire-1", n, "b")).isInstanceOf(StaleOwnerException.class);
-        assertThatThrownBy(() -> ledger.startRun("never-claimed-" + key, "fire-1", 1, "a"))
+        long n = ((ClaimResult.Claimed) leases.claim(key, "a", Duration.ofSeconds(10))).epoch();
+        assertThatThrownBy(() -> runs.start(key, "fire-1", n + 1, "a")).isInstanceOf(StaleOwnerException.class);
+        assertThatThrownBy(() -> runs.start(key, "fire-1", n, "b")).isInstanceOf(StaleOwnerException.class);
+        assertThatThrownBy(() -> runs.start("never-claimed-" + key, "fire-1", 1, "a"))
                 .isInstanceOfSatisfying(
                         StaleOwnerException.class,
                         e -> assertThat(e.currentEpoch()).isZero());
-        assertThat(ledger.runOf(key, "fire-1")).isEmpty();
+        assertThat(runs.runOf(key, "fire-1")).isEmpty();
     }
 
     @Test
     void sameOwnerClaimingAgain_getsANewEpoch_oldOneIsFenced() throws Exception {
         String key = key();
-        long n = ((ClaimResult.Claimed) ledger.claim(key, "a", Duration.ofSeconds(10))).epoch();
-        long again = ((ClaimResult.Claimed) ledger.claim(key, "a", Duration.ofSeconds(10))).epoch();
+        long n = ((ClaimResult.Claimed) leases.claim(key, "a", Duration.ofSeconds(10))).epoch();
+        long again = ((ClaimResult.Claimed) leases.claim(key, "a", Duration.ofSeconds(10))).epoch();
         assertThat(again).isGreaterThan(n);
-        assertThat(ledger.renew(key, n, "a", Duration.ofSeconds(10))).isFalse();
-        assertThat(ledger.releaseIfOwner(key, "b")).isFalse();
-        assertThat(ledger.releaseIfOwner(key, "a")).isTrue();
+        assertThat(leases.renewEpoch(key, n, "a", Duration.ofSeconds(10))).isFalse();
+        assertThat(leases.releaseIfOwner(key, "b")).isFalse();
+        assertThat(leases.releaseIfOwner(key, "a")).isTrue();
     }
 
     @Test
     void complete_commitsWithTheBusinessWrite_andIsFinal_evenAfterTheLeaseMovedOn() throws Exception {
         String key = key();
-        long n = ((ClaimResult.Claimed) ledger.claim(key, "a", Duration.ofMillis(800))).epoch();
-        RunStart.Started s = (RunStart.Started) ledger.startRun(key, "fire-1", n, "a");
+        long n = ((ClaimResult.Claimed) leases.claim(key, "a", Duration.ofMillis(800))).epoch();
+        RunStart.Started s = (RunStart.Started) runs.start(key, "fire-1", n, "a");
         try (Connection c = fx.pool.getConnection()) {
             c.setAutoCommit(false);
-            ledger.complete(c, key, n, "a", s.runId());
+            runs.complete(c, key, n, "a", s.runId());
             c.rollback(); // rolled back: nothing completed
         }
-        assertThat(ledger.runOf(key, "fire-1"))
+        assertThat(runs.runOf(key, "fire-1"))
                 .get()
                 .extracting(RunRecord::status)
                 .isEqualTo(RunStatus.RUNNING);
-        assertThat(ledger.completedRun(key, "fire-1")).isEmpty();
+        assertThat(runs.completedRun(key, "fire-1")).isEmpty();
         try (Connection c = fx.pool.getConnection()) {
             c.setAutoCommit(false);
-            ledger.complete(c, key, n, "a", s.runId());
-            ledger.complete(c, key, n, "a", s.runId()); // twice in one transaction: harmless
+            runs.complete(c, key, n, "a", s.runId());
+            runs.complete(c, key, n, "a", s.runId()); // twice in one transaction: harmless
             c.commit();
         }
-        assertThat(ledger.completedRun(key, "fire-1"))
+        assertThat(runs.completedRun(key, "fire-1"))
                 .get()
-                .extracting(RunRecord::epoch)
+                .extracting(FireStart.AlreadyCompleted::epoch)
                 .isEqualTo(n);
         Thread.sleep(1000); // the holder stalls past its lease after the commit; another owner claims
-        long m = ((ClaimResult.Claimed) ledger.claim(key, "b", Duration.ofSeconds(10))).epoch();
-        assertThat(ledger.startRun(key, "fire-1", m, "b")).isInstanceOf(RunStart.AlreadyCompleted.class);
-        assertThat(ledger.finish(key, n, "a", s.runId(), RunStatus.FAILED, "late"))
+        long m = ((ClaimResult.Claimed) leases.claim(key, "b", Duration.ofSeconds(10))).epoch();
+        assertThat(runs.start(key, "fire-1", m, "b")).isInstanceOf(RunStart.AlreadyCompleted.class);
+        assertThat(runs.finish(key, n, "a", s.runId(), RunStatus.FAILED, "late"))
                 .as("the late outcome")
                 .isEqualTo(Finished.COMPLETED_EARLIER);
-        assertThat(ledger.runOf(key, "fire-1")).get().satisfies(r -> {
+        assertThat(runs.runOf(key, "fire-1")).get().satisfies(r -> {
             assertThat(r.status()).isEqualTo(RunStatus.COMPLETED);
             assertThat(r.error()).isNull();
         });
-        assertThat(ledger.holder(key)).get().extracting(JobHolder::owner).isEqualTo("b");
+        assertThat(leases.holder(key)).get().extracting(JobHolder::owner).isEqualTo("b");
     }
 
     @Test
     void complete_byAStaleOrForeignHolder_isRefused_andCompletesNothing() throws Exception {
         String key = key();
-        long n = ((ClaimResult.Claimed) ledger.claim(key, "a", Duration.ofSeconds(10))).epoch();
-        RunStart.Started s = (RunStart.Started) ledger.startRun(key, "fire-1", n, "a");
+        long n = ((ClaimResult.Claimed) leases.claim(key, "a", Duration.ofSeconds(10))).epoch();
+        RunStart.Started s = (RunStart.Started) runs.start(key, "fire-1", n, "a");
         try (Connection c = fx.pool.getConnection()) {
             c.setAutoCommit(false);
-            assertThatThrownBy(() -> ledger.complete(c, key, n, "b", s.runId()))
-                    .isInstanceOf(StaleOwnerException.class);
+            assertThatThrownBy(() -> runs.complete(c, key, n, "b", s.runId())).isInstanceOf(StaleOwnerException.class);
             c.rollback();
-            assertThatThrownBy(() -> ledger.complete(c, key, n, "a", UUID.randomUUID()))
+            assertThatThrownBy(() -> runs.complete(c, key, n, "a", UUID.randomUUID()))
                     .isInstanceOf(IllegalStateException.class)
                     .hasMessageContaining("missing");
             c.rollback();
         }
-        ledger.releaseIfOwner(key, "a");
+        leases.releaseIfOwner(key, "a");
         try (Connection c = fx.pool.getConnection()) {
             c.setAutoCommit(false);
-            assertThatThrownBy(() -> ledger.complete(c, key, n, "a", s.runId()))
+            assertThatThrownBy(() -> runs.complete(c, key, n, "a", s.runId()))
                     .isInstanceOf(StaleOwnerException.class)
                     .hasMessageContaining("was released");
             c.rollback();
         }
-        assertThat(ledger.completedRun(key, "fire-1")).isEmpty();
+        assertThat(runs.completedRun(key, "fire-1")).isEmpty();
     }
 
     @Test
     void claimAndStart_oneStatement_startsHeldAndDoneAsClaimAndStartRunWould() throws Exception {
         String key = key();
-        FireClaim first = ledger.claimAndStart(key, "fire-1", "a", Duration.ofSeconds(10)); // no job row yet
+        FireClaim first = runs.claimAndStart(key, "fire-1", "a", Duration.ofSeconds(10)); // no job row yet
         assertThat(first).isInstanceOf(FireClaim.Started.class);
         FireClaim.Started a = (FireClaim.Started) first;
         assertThat(a.remaining()).isGreaterThan(Duration.ofSeconds(8));
-        assertThat(ledger.holder(key)).get().satisfies(h -> {
+        assertThat(leases.holder(key)).get().satisfies(h -> {
             assertThat(h.owner()).isEqualTo("a");
             assertThat(h.epoch()).isEqualTo(a.epoch());
         });
-        assertThat(ledger.runOf(key, "fire-1")).get().satisfies(r -> {
+        assertThat(runs.runOf(key, "fire-1")).get().satisfies(r -> {
             assertThat(r.status()).isEqualTo(RunStatus.RUNNING);
             assertThat(r.runId().toString()).isEqualTo(a.runId());
         });
-        assertThat(ledger.claimAndStart(key, "fire-2", "b", Duration.ofSeconds(10)))
+        assertThat(runs.claimAndStart(key, "fire-2", "b", Duration.ofSeconds(10)))
                 .isInstanceOfSatisfying(
                         FireClaim.Held.class, h -> assertThat(h.owner()).isEqualTo("a"));
 
         try (Connection c = fx.pool.getConnection()) {
             c.setAutoCommit(false);
-            ledger.complete(c, key, a.epoch(), "a", UUID.fromString(a.runId()));
+            runs.complete(c, key, a.epoch(), "a", UUID.fromString(a.runId()));
             c.commit();
         }
-        assertThat(ledger.finishAndRelease(key, a.epoch(), "a", UUID.fromString(a.runId()), RunStatus.COMPLETED, null))
+        assertThat(runs.finishAndRelease(key, a.epoch(), "a", UUID.fromString(a.runId()), RunStatus.COMPLETED, null))
                 .isEqualTo(Finished.COMPLETED_EARLIER);
-        assertThat(ledger.holder(key)).as("the finish released the lease").isEmpty();
+        assertThat(leases.holder(key)).as("the finish released the lease").isEmpty();
         String epochBefore = fx.query("SELECT fencing_token FROM tenure.job_execution WHERE job_key = '" + key + "'")
                 .get(0);
-        assertThat(ledger.claimAndStart(key, "fire-1", "b", Duration.ofSeconds(10)))
+        assertThat(runs.claimAndStart(key, "fire-1", "b", Duration.ofSeconds(10)))
                 .isInstanceOfSatisfying(
                         FireStart.AlreadyCompleted.class,
                         d -> assertThat(d.epoch()).isEqualTo(a.epoch()));
         assertThat(fx.query("SELECT fencing_token FROM tenure.job_execution WHERE job_key = '" + key + "'"))
                 .as("a done fire claims nothing")
                 .containsExactly(epochBefore);
-        assertThat(ledger.holder(key)).isEmpty();
+        assertThat(leases.holder(key)).isEmpty();
     }
 
     @Test
     void claimAndStart_takesOverAFailedFire_andAbandonsOlderRunningRuns() {
         String key = key();
-        FireClaim.Started a1 = (FireClaim.Started) ledger.claimAndStart(key, "fire-1", "a", Duration.ofMillis(300));
-        assertThat(ledger.finishAndRelease(key, a1.epoch(), "a", UUID.fromString(a1.runId()), RunStatus.FAILED, "boom"))
+        FireClaim.Started a1 = (FireClaim.Started) runs.claimAndStart(key, "fire-1", "a", Duration.ofMillis(300));
+        assertThat(runs.finishAndRelease(key, a1.epoch(), "a", UUID.fromString(a1.runId()), RunStatus.FAILED, "boom"))
                 .isEqualTo(Finished.RECORDED);
-        FireClaim.Started a2 = (FireClaim.Started) ledger.claimAndStart(key, "fire-2", "a2", Duration.ofMillis(100));
+        FireClaim.Started a2 = (FireClaim.Started) runs.claimAndStart(key, "fire-2", "a2", Duration.ofMillis(100));
         org.awaitility.Awaitility.await()
                 .atMost(Timing.scaled(Duration.ofSeconds(5)))
-                .until(() -> ledger.holder(key).isEmpty());
-        FireClaim.Started b = (FireClaim.Started) ledger.claimAndStart(key, "fire-1", "b", Duration.ofSeconds(10));
+                .until(() -> leases.holder(key).isEmpty());
+        FireClaim.Started b = (FireClaim.Started) runs.claimAndStart(key, "fire-1", "b", Duration.ofSeconds(10));
         assertThat(b.epoch()).isGreaterThan(a2.epoch());
-        assertThat(ledger.runOf(key, "fire-1")).get().satisfies(r -> {
+        assertThat(runs.runOf(key, "fire-1")).get().satisfies(r -> {
             assertThat(r.attempt()).isEqualTo(2);
             assertThat(r.owner()).isEqualTo("b");
         });
-        assertThat(ledger.runOf(key, "fire-2"))
+        assertThat(runs.runOf(key, "fire-2"))
                 .get()
                 .extracting(RunRecord::status)
                 .isEqualTo(RunStatus.ABANDONED);
@@ -357,25 +358,25 @@ class JobLedgerIT {
     @Test
     void finishAndRelease_ofARunAbandonedByASuccessor_marksItRejectedStale_keepingTheAbandonReason() {
         String key = key();
-        FireClaim.Started a = (FireClaim.Started) ledger.claimAndStart(key, "fire-1", "a", Duration.ofMillis(100));
+        FireClaim.Started a = (FireClaim.Started) runs.claimAndStart(key, "fire-1", "a", Duration.ofMillis(100));
         org.awaitility.Awaitility.await()
                 .atMost(Timing.scaled(Duration.ofSeconds(5)))
-                .until(() -> ledger.holder(key).isEmpty());
-        ledger.claimAndStart(key, "fire-2", "b", Duration.ofSeconds(10));
-        assertThat(ledger.runOf(key, "fire-1"))
+                .until(() -> leases.holder(key).isEmpty());
+        runs.claimAndStart(key, "fire-2", "b", Duration.ofSeconds(10));
+        assertThat(runs.runOf(key, "fire-1"))
                 .get()
                 .extracting(RunRecord::status)
                 .isEqualTo(RunStatus.ABANDONED);
 
-        assertThat(ledger.finishAndRelease(
+        assertThat(runs.finishAndRelease(
                         key, a.epoch(), "a", UUID.fromString(a.runId()), RunStatus.FAILED, "fence refused"))
                 .as("the paused holder came back")
                 .isEqualTo(Finished.STALE);
-        assertThat(ledger.runOf(key, "fire-1")).get().satisfies(r -> {
+        assertThat(runs.runOf(key, "fire-1")).get().satisfies(r -> {
             assertThat(r.status()).isEqualTo(RunStatus.REJECTED_STALE);
             assertThat(r.error()).contains("ended while the run was RUNNING").endsWith("was refused: fence refused");
         });
-        assertThat(ledger.runOf(key, "fire-2"))
+        assertThat(runs.runOf(key, "fire-2"))
                 .get()
                 .extracting(RunRecord::status)
                 .isEqualTo(RunStatus.RUNNING);

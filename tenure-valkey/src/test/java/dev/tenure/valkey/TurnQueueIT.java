@@ -1,4 +1,4 @@
-package dev.tenure.valkey.it;
+package dev.tenure.valkey;
 
 import static glide.api.models.GlideString.gs;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -16,7 +16,6 @@ import dev.tenure.testkit.JvmProcess;
 import dev.tenure.testkit.Timing;
 import dev.tenure.testkit.ValkeyServer;
 import dev.tenure.testkit.ValkeyServers;
-import dev.tenure.valkey.ValkeyLeaseStore;
 import glide.api.GlideClient;
 import glide.api.models.configuration.GlideClientConfiguration;
 import glide.api.models.configuration.NodeAddress;
