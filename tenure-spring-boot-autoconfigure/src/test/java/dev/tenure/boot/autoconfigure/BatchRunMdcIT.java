@@ -121,7 +121,7 @@ class BatchRunMdcIT {
                                 APP_KEY,
                                 "acme");
                         assertThat(lines.mdcOf("batch step")).containsExactly(run);
-                        assertThat(lines.mdcOf("ClaimedRun[job=batch:mdc-statements"))
+                        assertThat(lines.mdcOf("ActiveRun[job=batch:mdc-statements"))
                                 .as("Tenure's line about the end")
                                 .containsExactly(run);
                         assertThat(lines.mdcOf("the next task")).containsExactly(Map.of(APP_KEY, "acme"));
