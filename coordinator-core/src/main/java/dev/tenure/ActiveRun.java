@@ -261,7 +261,7 @@ final class ActiveRun implements ClaimedRun {
         boolean completed = false;
         try {
             // after a completion, success is the ledger's COMPLETED row alone: asked as a failure, it answers
-            // COMPLETED_EARLIER if the completion committed, and records FAILED if it was rolled back
+            // ALREADY_DONE if the completion committed, and records FAILED if it was rolled back
             Throwable failure = error == null && completionAsked ? completionRolledBack() : error;
             String why = failure == null ? null : String.valueOf(failure);
             RunLedger.Finished f;
@@ -274,14 +274,14 @@ final class ActiveRun implements ClaimedRun {
             }
             RunOutcome.Status status = f == RunLedger.Finished.STALE
                     ? RunOutcome.Status.LEASE_LOST
-                    : f == RunLedger.Finished.COMPLETED_EARLIER || failure == null
+                    : f == RunLedger.Finished.ALREADY_DONE || failure == null
                             ? RunOutcome.Status.EXECUTED
                             : RunOutcome.Status.FAILED;
             completed = status == RunOutcome.Status.EXECUTED;
             Throwable reported = status == RunOutcome.Status.FAILED
                     ? failure
                     : status == RunOutcome.Status.LEASE_LOST ? fencedOff(error) : error;
-            return ended(outcome(status, ran, result, reported, f == RunLedger.Finished.COMPLETED_EARLIER));
+            return ended(outcome(status, ran, result, reported, f == RunLedger.Finished.ALREADY_DONE));
         } catch (RuntimeException e) {
             if (error != null && error != e) {
                 e.addSuppressed(error); // the work's own exception travels with the fault
@@ -435,7 +435,7 @@ final class ActiveRun implements ClaimedRun {
         } catch (RuntimeException e) {
             why.addSuppressed(e);
         }
-        boolean completed = f == RunLedger.Finished.COMPLETED_EARLIER;
+        boolean completed = f == RunLedger.Finished.ALREADY_DONE;
         RunOutcome<?> o = ended(outcome(
                 completed ? RunOutcome.Status.EXECUTED : RunOutcome.Status.LEASE_LOST,
                 null,

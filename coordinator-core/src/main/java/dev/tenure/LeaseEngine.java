@@ -109,7 +109,7 @@ final class LeaseEngine implements AutoCloseable {
 
     /** What an attempt, or a wait made of attempts, came to. */
     private sealed interface Attempt {
-        Attempt ALREADY_COMPLETED = new AlreadyCompleted();
+        Attempt ALREADY_COMPLETED = new AlreadyDone();
         Attempt NOT_SENT = new NotSent();
 
         /** The lease, if one was granted. */
@@ -124,7 +124,7 @@ final class LeaseEngine implements AutoCloseable {
         record HeldElsewhere(AcquireResult.Held held) implements Attempt {}
 
         /** Not granted: the store says the fire is done ({@link LeaseStore#tryAcquireFire}). */
-        record AlreadyCompleted() implements Attempt {}
+        record AlreadyDone() implements Attempt {}
 
         /** Nothing granted and nothing held known: the thread was interrupted, or the wait ran out. */
         record NotSent() implements Attempt {}
@@ -141,12 +141,12 @@ final class LeaseEngine implements AutoCloseable {
         if (r instanceof Attempt.Granted g) {
             return new FilterAnswer(g.lease(), false);
         }
-        return r instanceof Attempt.AlreadyCompleted ? FilterAnswer.DONE : FilterAnswer.NONE;
+        return r instanceof Attempt.AlreadyDone ? FilterAnswer.DONE : FilterAnswer.NONE;
     }
 
     /**
      * One store call. {@link Attempt.NotSent} if the thread is interrupted: an interrupted thread would not wait for the
-     * answer, so it sends nothing. {@link Attempt.AlreadyCompleted} only with a {@code fireKey}.
+     * answer, so it sends nothing. {@link Attempt.AlreadyDone} only with a {@code fireKey}.
      */
     private Attempt attempt(
             String key, String owner, LeaseOptions o, @Nullable String queuedAs, @Nullable String fireKey) {
@@ -182,7 +182,7 @@ final class LeaseEngine implements AutoCloseable {
             watchdog.register(lease);
             return new Attempt.Granted(lease);
         }
-        if (r instanceof AcquireResult.AlreadyCompleted) {
+        if (r instanceof AcquireResult.AlreadyDone) {
             metrics.acquire(LeaseMetrics.AcquireOutcome.DONE, now() - sentAt);
             return Attempt.ALREADY_COMPLETED;
         }
@@ -215,7 +215,7 @@ final class LeaseEngine implements AutoCloseable {
     }
 
     /**
-     * {@link Attempt.Granted}, {@link Attempt.AlreadyCompleted} (only with a {@code fireKey}), or {@link Attempt.NotSent}
+     * {@link Attempt.Granted}, {@link Attempt.AlreadyDone} (only with a {@code fireKey}), or {@link Attempt.NotSent}
      * at the deadline.
      */
     private Attempt await(String key, Duration wait, LeaseOptions o, @Nullable String fireKey) {

@@ -123,7 +123,7 @@ final class RunClaims {
             throw e;
         }
         Duration waited = Duration.ofNanos(ticker.nanoTime() - start);
-        if (r instanceof RunLedger.FireStart.AlreadyCompleted d) {
+        if (r instanceof RunLedger.FireStart.AlreadyDone d) {
             return Optional.of(alreadyDone(jobKey, fireKey, policy, d, waited, fallback));
         }
         if (r instanceof RunLedger.FireClaim.Started st) {
@@ -160,7 +160,7 @@ final class RunClaims {
             String jobKey,
             String fireKey,
             RunPolicy policy,
-            RunLedger.FireStart.AlreadyCompleted done,
+            RunLedger.FireStart.AlreadyDone done,
             Duration waited,
             boolean fallback) {
         return new RunClaim.NotClaimed(RunOutcome.notRun(
@@ -187,7 +187,7 @@ final class RunClaims {
                         "the database lease store returned no epoch for job '" + jobKey + "'"));
         Duration waited = Duration.ofNanos(ticker.nanoTime() - start);
         RunLedger.FireStart fs = ledger.startRun(jobKey, fireKey, epoch, db.owner(), traceId);
-        if (fs instanceof RunLedger.FireStart.AlreadyCompleted done) {
+        if (fs instanceof RunLedger.FireStart.AlreadyDone done) {
             return alreadyDone(jobKey, fireKey, policy, done, waited, fallback);
         }
         if (fs instanceof RunLedger.FireStart.InProgress other) {

@@ -88,7 +88,7 @@ final class ValkeyFilter {
                     options.withInterruptOnLoss(false));
             breaker.success();
             log.valkeyAnswered();
-            if (v.fireDone()) {
+            if (v.alreadyDone()) {
                 return new Pass.Done();
             }
             Lease lease = v.lease();

@@ -65,7 +65,7 @@ class FinishFaultTest {
     private record UnrecordedLedger(RunLedger target) implements RunLedger {
 
         @Override
-        public Optional<FireStart.AlreadyCompleted> completedRun(String jobKey, String fireKey) {
+        public Optional<FireStart.AlreadyDone> completedRun(String jobKey, String fireKey) {
             return target.completedRun(jobKey, fireKey);
         }
 

@@ -88,7 +88,7 @@ public final class InMemoryRunLedger implements RunLedger {
     }
 
     @Override
-    public Optional<FireStart.AlreadyCompleted> completedRun(String jobKey, String fireKey) {
+    public Optional<FireStart.AlreadyDone> completedRun(String jobKey, String fireKey) {
         Row r = runs.get(id(jobKey, fireKey));
         return r != null && (r.status().equals("COMPLETED") || r.status().equals("MISSED"))
                 ? Optional.of(done(r))
@@ -111,8 +111,8 @@ public final class InMemoryRunLedger implements RunLedger {
         return new FireStart.Started(runId);
     }
 
-    private static FireStart.AlreadyCompleted done(Row r) {
-        return new FireStart.AlreadyCompleted(
+    private static FireStart.AlreadyDone done(Row r) {
+        return new FireStart.AlreadyDone(
                 r.runId(), r.owner(), r.epoch(), r.status().equals("MISSED"));
     }
 
@@ -125,7 +125,7 @@ public final class InMemoryRunLedger implements RunLedger {
     }
 
     /**
-     * As the database ledger, from the run's row: COMPLETED_EARLIER if it completed; STALE if it is no longer the
+     * As the database ledger, from the run's row: ALREADY_DONE if it completed; STALE if it is no longer the
      * holder's RUNNING run (recorded MISSED, taken over, gone), and then nothing changes.
      */
     @Override
@@ -133,7 +133,7 @@ public final class InMemoryRunLedger implements RunLedger {
             String jobKey, long epoch, String owner, String runId, boolean succeeded, @Nullable String error) {
         Map.@Nullable Entry<String, Row> e = find(runId);
         if (e != null && e.getValue().status().equals("COMPLETED")) {
-            return Finished.COMPLETED_EARLIER;
+            return Finished.ALREADY_DONE;
         }
         if (e == null || !e.getValue().runningUnder(jobKey, epoch)) {
             return Finished.STALE;
@@ -157,7 +157,7 @@ public final class InMemoryRunLedger implements RunLedger {
             release(jobKey, owner);
         }
         if (completed) {
-            return Finished.COMPLETED_EARLIER;
+            return Finished.ALREADY_DONE;
         }
         if (!ok || e == null || !e.getValue().runningUnder(jobKey, epoch)) {
             return Finished.STALE;
@@ -179,7 +179,7 @@ public final class InMemoryRunLedger implements RunLedger {
      */
     @Override
     public synchronized FireClaim claimAndStart(String jobKey, String fireKey, String owner, Duration ttl) {
-        Optional<FireStart.AlreadyCompleted> done = completedRun(jobKey, fireKey);
+        Optional<FireStart.AlreadyDone> done = completedRun(jobKey, fireKey);
         if (done.isPresent()) {
             return done.get();
         }

@@ -26,7 +26,7 @@ public sealed interface AcquireResult {
      * COMPLETED ({@link LeaseStore#releaseCompleted}). Only {@link LeaseStore#tryAcquireFire} answers it, and only for
      * the fire key of the marker.
      */
-    record AlreadyCompleted(Duration remaining) implements AcquireResult {}
+    record AlreadyDone(Duration remaining) implements AcquireResult {}
 
     static AcquireResult acquired(long token) {
         return acquired(token, false);

@@ -38,7 +38,7 @@ public interface LeaseStore extends AutoCloseable {
     /**
      * {@link #tryAcquire(String, String, Duration, boolean, String)} for the filter in front of a coordinated run of
      * fire {@code fireKey}: a store that keeps {@linkplain #releaseCompleted completion markers} answers
-     * {@link AcquireResult.AlreadyCompleted} when the key holds the marker of this fire, and treats a marker of another fire
+     * {@link AcquireResult.AlreadyDone} when the key holds the marker of this fire, and treats a marker of another fire
      * as a free key. The default ignores {@code fireKey}.
      *
      * <p>The coordinator names the fire with its ledger's id, {@code <ledgerId>/<fireKey>}

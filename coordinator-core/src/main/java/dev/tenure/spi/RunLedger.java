@@ -26,10 +26,9 @@ public interface RunLedger {
          * This fire already completed, or the sweeper recorded it MISSED ({@code missed}; then {@code owner} is the
          * sweeper): do not run it again.
          */
-        record AlreadyCompleted(String runId, String owner, long epoch, boolean missed)
-                implements FireStart, FireClaim {
+        record AlreadyDone(String runId, String owner, long epoch, boolean missed) implements FireStart, FireClaim {
             /** A completed fire. */
-            public AlreadyCompleted(String runId, String owner, long epoch) {
+            public AlreadyDone(String runId, String owner, long epoch) {
                 this(runId, owner, epoch, false);
             }
         }
@@ -39,7 +38,7 @@ public interface RunLedger {
     }
 
     /**
-     * What {@link #claimAndStart} found: {@link Started}, {@link Held}, or {@link FireStart.AlreadyCompleted} (the fire
+     * What {@link #claimAndStart} found: {@link Started}, {@link Held}, or {@link FireStart.AlreadyDone} (the fire
      * already completed or was recorded MISSED: nothing was claimed).
      */
     sealed interface FireClaim {
@@ -61,7 +60,7 @@ public interface RunLedger {
          * The run had already COMPLETED inside its own business transaction ({@link #complete}); that stays, whatever
          * the epoch is now.
          */
-        COMPLETED_EARLIER,
+        ALREADY_DONE,
         /**
          * The epoch (or owner) is no longer current, or the run is no longer its holder's (the sweeper recorded its fire
          * MISSED): nothing was recorded; a RUNNING run of a stale epoch is marked rejected as stale.
@@ -73,7 +72,7 @@ public interface RunLedger {
      * The fire's completed run (or its MISSED record), if there is one: a read without locks, for skipping a fire that
      * is done before claiming anything (a completed or missed fire is final).
      */
-    Optional<FireStart.AlreadyCompleted> completedRun(String jobKey, String fireKey);
+    Optional<FireStart.AlreadyDone> completedRun(String jobKey, String fireKey);
 
     /** Records that {@code owner} starts {@code fireKey} of {@code jobKey} under {@code epoch}. */
     FireStart startRun(String jobKey, String fireKey, long epoch, String owner);
@@ -82,13 +81,13 @@ public interface RunLedger {
      * Records the outcome, only if {@code epoch} of {@code owner} is still the job's current epoch and run {@code runId}
      * is still theirs. It leaves the job's lease to its holder, who releases it right after (so that the holder's lease
      * handle ends RELEASED, not LOST). The run's row decides the answer: a COMPLETED run stays COMPLETED
-     * ({@link Finished#COMPLETED_EARLIER}, whatever {@code succeeded} says); a run the sweeper recorded MISSED stays
+     * ({@link Finished#ALREADY_DONE}, whatever {@code succeeded} says); a run the sweeper recorded MISSED stays
      * MISSED ({@link Finished#STALE}).
      *
      * <p><b>After a completion.</b> A completion counts only if the run's row is COMPLETED after its commit. So a holder
      * whose work called {@link #complete} never asks for a success: it passes {@code succeeded = false} with an
      * {@code error} that says the completion was rolled back. If the completion committed, the answer is
-     * COMPLETED_EARLIER; if it was rolled back (with its transaction, or to a savepoint), the run is still RUNNING and is
+     * ALREADY_DONE; if it was rolled back (with its transaction, or to a savepoint), the run is still RUNNING and is
      * recorded FAILED ({@link Finished#RECORDED}), so that the next claim takes the fire over. A completion whose
      * transaction is still open when this runs is waited for (a database ledger waits for the run row's lock) and
      * answered by how it ended.
@@ -139,7 +138,7 @@ public interface RunLedger {
      * Records that the run {@code runId} of {@code epoch} of {@code owner} was cut short because its holder shuts down:
      * a RUNNING run turns ABANDONED with {@code reason}, so that the next claim takes the fire over at once. Only under
      * the current epoch and owner, as {@link #finish}; a run that completed in its own transaction stays COMPLETED
-     * ({@link Finished#COMPLETED_EARLIER}), and one recorded MISSED stays MISSED ({@link Finished#STALE}). When
+     * ({@link Finished#ALREADY_DONE}), and one recorded MISSED stays MISSED ({@link Finished#STALE}). When
      * {@link #claimsAndStarts()}, the job's lease is cleared in the same step, as {@link #finishAndRelease} does;
      * otherwise the holder releases it next.
      *

@@ -61,9 +61,9 @@ final class JdbcRunLedger implements RunLedger {
     }
 
     @Override
-    public Optional<FireStart.AlreadyCompleted> completedRun(String jobKey, String fireKey) {
+    public Optional<FireStart.AlreadyDone> completedRun(String jobKey, String fireKey) {
         return runs.completedRun(key(jobKey), id("fireKey", fireKey))
-                .map(r -> new FireStart.AlreadyCompleted(
+                .map(r -> new FireStart.AlreadyDone(
                         r.runId().toString(), r.owner(), r.epoch(), r.status() == RunStatus.MISSED));
     }
 
@@ -84,8 +84,8 @@ final class JdbcRunLedger implements RunLedger {
         if (s instanceof RunStart.Started started) {
             return new FireStart.Started(started.runId().toString());
         }
-        if (s instanceof RunStart.AlreadyCompleted done) {
-            return new FireStart.AlreadyCompleted(done.runId().toString(), done.owner(), done.epoch(), done.missed());
+        if (s instanceof RunStart.AlreadyDone done) {
+            return new FireStart.AlreadyDone(done.runId().toString(), done.owner(), done.epoch(), done.missed());
         }
         RunStart.InProgress other = (RunStart.InProgress) s;
         return new FireStart.InProgress(other.runId().toString(), other.owner(), other.epoch());
@@ -138,7 +138,7 @@ final class JdbcRunLedger implements RunLedger {
      * <p>It waits for a row lock at most the claim lock timeout: the run row stays locked while a transaction that
      * completed the run has not ended (a completion joined to a caller's transaction that is still open, say).
      *
-     * @return RECORDED; COMPLETED_EARLIER; or STALE if fenced out (the run, if still RUNNING or ABANDONED by a
+     * @return RECORDED; ALREADY_DONE; or STALE if fenced out (the run, if still RUNNING or ABANDONED by a
      *         successor, is marked REJECTED_STALE) or if the sweeper recorded the fire MISSED (the run stays MISSED and
      *         the lease is not cleared: release it)
      * @throws LedgerUnavailableException on faults; SQLSTATE 55P03 when a row lock outlasted the claim lock timeout
@@ -288,7 +288,7 @@ final class JdbcRunLedger implements RunLedger {
      * completed in its own transaction stays COMPLETED; a completion not yet committed is waited for, up to the claim
      * lock timeout (then a {@link LedgerUnavailableException}, SQLSTATE 55P03, and nothing changed).
      *
-     * @return RECORDED; COMPLETED_EARLIER; or STALE if the epoch was no longer {@code owner}'s, or the sweeper recorded
+     * @return RECORDED; ALREADY_DONE; or STALE if the epoch was no longer {@code owner}'s, or the sweeper recorded
      *         the fire MISSED (nothing changed)
      */
     @Override

@@ -73,7 +73,7 @@ final class RunRows {
                     .orElseThrow(() -> new IllegalStateException(
                             "job_run row of '" + key + "' / '" + fireKey + "' vanished inside the transaction"));
             if (existing.status() == RunStatus.COMPLETED || existing.status() == RunStatus.MISSED) {
-                return new RunStart.AlreadyCompleted(
+                return new RunStart.AlreadyDone(
                         existing.runId(),
                         existing.owner(),
                         existing.epoch(),
@@ -107,7 +107,7 @@ final class RunRows {
      * next), in one statement, only if {@code epoch} of {@code owner} is still the job's and the run is still theirs;
      * otherwise marks the run REJECTED_STALE (if it is still RUNNING) and changes nothing else. The run row decides what
      * is reported: a run that COMPLETED in its own transaction stays COMPLETED whatever the epoch is now
-     * (COMPLETED_EARLIER); a run the sweeper recorded MISSED stays MISSED, and so does the lease (STALE). A row lock held
+     * (ALREADY_DONE); a run the sweeper recorded MISSED stays MISSED, and so does the lease (STALE). A row lock held
      * longer than {@code lockTimeout} (milliseconds) fails it with SQLSTATE 55P03, nothing changed.
      */
     public Finished finish(
@@ -138,7 +138,7 @@ final class RunRows {
                     rs.next();
                     String before = rs.getString(3);
                     if ("COMPLETED".equals(before)) {
-                        return Optional.of(Finished.COMPLETED_EARLIER);
+                        return Optional.of(Finished.ALREADY_DONE);
                     }
                     if (rs.getString(2) != null) {
                         return Optional.of(rs.getLong(1) > 0 ? Finished.RECORDED : Finished.STALE);
@@ -155,7 +155,7 @@ final class RunRows {
     /**
      * Ends a run cut short by its holder's shutdown, in one statement: clears the lease and turns the run ABANDONED with
      * {@code reason}, only if {@code epoch} of {@code owner} is still the job's and the run still theirs. RECORDED;
-     * COMPLETED_EARLIER if the run had completed in its own transaction (the lease is cleared all the same); STALE if the
+     * ALREADY_DONE if the run had completed in its own transaction (the lease is cleared all the same); STALE if the
      * epoch was no longer theirs, or the run was recorded MISSED (then the lease is left to its holder's release).
      */
     public Finished abandon(String key, long epoch, String owner, UUID runId, String reason, String lockTimeout) {
@@ -177,7 +177,7 @@ final class RunRows {
                         return Optional.of(Finished.RECORDED);
                     }
                     return "COMPLETED".equals(rs.getString(3))
-                            ? Optional.of(Finished.COMPLETED_EARLIER)
+                            ? Optional.of(Finished.ALREADY_DONE)
                             : Optional.<Finished>empty();
                 }
             }
@@ -186,15 +186,13 @@ final class RunRows {
         return f.orElseGet(() -> completedOrStale(key, runId));
     }
 
-    /** COMPLETED_EARLIER if run {@code runId} is COMPLETED now (a read of its own, after the statement); else STALE. */
+    /** ALREADY_DONE if run {@code runId} is COMPLETED now (a read of its own, after the statement); else STALE. */
     private Finished completedOrStale(String key, UUID runId) {
         return jdbc.run("read run", key, false, c -> {
             try (PreparedStatement ps = jdbc.prepare(c, sql.runStatus)) {
                 ps.setObject(1, runId);
                 try (ResultSet rs = ps.executeQuery()) {
-                    return rs.next() && "COMPLETED".equals(rs.getString(1))
-                            ? Finished.COMPLETED_EARLIER
-                            : Finished.STALE;
+                    return rs.next() && "COMPLETED".equals(rs.getString(1)) ? Finished.ALREADY_DONE : Finished.STALE;
                 }
             }
         });
@@ -232,7 +230,7 @@ final class RunRows {
                         .<FireClaim>map(h -> new FireClaim.Held(h.owner(), h.epoch(), Duration.ZERO))
                         .orElseGet(() -> new FireClaim.Held(null, 0, Duration.ZERO));
             }
-            if (r instanceof FireClaim.Started || r instanceof FireStart.AlreadyCompleted) {
+            if (r instanceof FireClaim.Started || r instanceof FireStart.AlreadyDone) {
                 return (FireClaim) r;
             }
             if (r instanceof FireClaim.Held h
@@ -246,7 +244,7 @@ final class RunRows {
                 Optional<RunRecord> done = completedRun(key, fireKey);
                 if (done.isPresent()) {
                     RunRecord d = done.get();
-                    return new FireStart.AlreadyCompleted(
+                    return new FireStart.AlreadyDone(
                             d.runId().toString(), d.owner(), d.epoch(), d.status() == RunStatus.MISSED);
                 }
                 continue;
@@ -311,8 +309,7 @@ final class RunRows {
                 long epoch = rs.getLong(2);
                 Duration remaining = Jdbc.between(Rows.instant(rs, 6), Rows.instant(rs, 5));
                 if (kind.equals("done") || kind.equals("missed")) {
-                    return new FireStart.AlreadyCompleted(
-                            rs.getString(4), rs.getString(3), epoch, kind.equals("missed"));
+                    return new FireStart.AlreadyDone(rs.getString(4), rs.getString(3), epoch, kind.equals("missed"));
                 }
                 if (kind.equals("held")) {
                     return new FireClaim.Held(rs.getString(3), epoch, remaining);

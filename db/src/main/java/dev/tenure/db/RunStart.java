@@ -14,7 +14,7 @@ sealed interface RunStart {
     record Started(UUID runId, int attempt, @Nullable RunStatus previousStatus) implements RunStart {}
 
     /** The fire already COMPLETED (or was recorded MISSED: {@code missed}): do not run it again; report the earlier run. */
-    record AlreadyCompleted(
+    record AlreadyDone(
             UUID runId, String owner, long epoch, @Nullable Instant finishedAt, boolean missed) implements RunStart {}
 
     /** The fire is RUNNING under the caller's own epoch (another thread of the same holder started it). */

@@ -124,8 +124,8 @@ class LedgerOperationsIT {
 
         long e2 = ((ClaimResult.Claimed) leases.claim(key, "b", Duration.ofSeconds(10))).epoch();
         RunStart again = runs.start(key, "fire-1", e2, "b");
-        assertThat(again).isInstanceOf(RunStart.AlreadyCompleted.class);
-        assertThat(((RunStart.AlreadyCompleted) again).runId()).isEqualTo(s.runId());
+        assertThat(again).isInstanceOf(RunStart.AlreadyDone.class);
+        assertThat(((RunStart.AlreadyDone) again).runId()).isEqualTo(s.runId());
         assertThat(runs.runOf(key, "fire-1"))
                 .get()
                 .extracting(RunRecord::status)
@@ -254,14 +254,14 @@ class LedgerOperationsIT {
         }
         assertThat(runs.completedRun(key, "fire-1"))
                 .get()
-                .extracting(FireStart.AlreadyCompleted::epoch)
+                .extracting(FireStart.AlreadyDone::epoch)
                 .isEqualTo(n);
         Thread.sleep(1000); // the holder stalls past its lease after the commit; another owner claims
         long m = ((ClaimResult.Claimed) leases.claim(key, "b", Duration.ofSeconds(10))).epoch();
-        assertThat(runs.start(key, "fire-1", m, "b")).isInstanceOf(RunStart.AlreadyCompleted.class);
+        assertThat(runs.start(key, "fire-1", m, "b")).isInstanceOf(RunStart.AlreadyDone.class);
         assertThat(runs.finish(key, n, "a", s.runId(), RunStatus.FAILED, "late"))
                 .as("the late outcome")
-                .isEqualTo(Finished.COMPLETED_EARLIER);
+                .isEqualTo(Finished.ALREADY_DONE);
         assertThat(runs.runOf(key, "fire-1")).get().satisfies(r -> {
             assertThat(r.status()).isEqualTo(RunStatus.COMPLETED);
             assertThat(r.error()).isNull();
@@ -319,14 +319,13 @@ class LedgerOperationsIT {
             c.commit();
         }
         assertThat(runs.finishAndRelease(key, a.epoch(), "a", UUID.fromString(a.runId()), RunStatus.COMPLETED, null))
-                .isEqualTo(Finished.COMPLETED_EARLIER);
+                .isEqualTo(Finished.ALREADY_DONE);
         assertThat(leases.holder(key)).as("the finish released the lease").isEmpty();
         String epochBefore = fx.query("SELECT fencing_token FROM tenure.job_execution WHERE job_key = '" + key + "'")
                 .get(0);
         assertThat(runs.claimAndStart(key, "fire-1", "b", Duration.ofSeconds(10)))
                 .isInstanceOfSatisfying(
-                        FireStart.AlreadyCompleted.class,
-                        d -> assertThat(d.epoch()).isEqualTo(a.epoch()));
+                        FireStart.AlreadyDone.class, d -> assertThat(d.epoch()).isEqualTo(a.epoch()));
         assertThat(fx.query("SELECT fencing_token FROM tenure.job_execution WHERE job_key = '" + key + "'"))
                 .as("a done fire claims nothing")
                 .containsExactly(epochBefore);

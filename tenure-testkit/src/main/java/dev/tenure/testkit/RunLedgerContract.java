@@ -182,7 +182,7 @@ public abstract class RunLedgerContract {
         String runId = start(a, "f");
         assertThat(ledger().finish(a.job(), a.epoch(), a.owner(), runId, true, null))
                 .isEqualTo(Finished.RECORDED);
-        FireStart.AlreadyCompleted done = new FireStart.AlreadyCompleted(runId, a.owner(), a.epoch());
+        FireStart.AlreadyDone done = new FireStart.AlreadyDone(runId, a.owner(), a.epoch());
         assertThat(ledger().completedRun(a.job(), "f")).contains(done);
         Holder b = takeOver(a);
         assertThat(ledger().startRun(b.job(), "f", b.epoch(), b.owner())).isEqualTo(done);
@@ -233,9 +233,9 @@ public abstract class RunLedgerContract {
         String runId = start(a, "f");
         complete(a, runId);
         assertThat(ledger().abandon(a.job(), a.epoch(), a.owner(), runId, "shutdown: contract"))
-                .isEqualTo(Finished.COMPLETED_EARLIER);
+                .isEqualTo(Finished.ALREADY_DONE);
         assertThat(ledger().completedRun(a.job(), "f"))
-                .contains(new FireStart.AlreadyCompleted(runId, a.owner(), a.epoch()));
+                .contains(new FireStart.AlreadyDone(runId, a.owner(), a.epoch()));
     }
 
     @Test
@@ -286,9 +286,9 @@ public abstract class RunLedgerContract {
         complete(a, runId);
         Holder b = takeOver(a);
         assertThat(ledger().finish(a.job(), a.epoch(), a.owner(), runId, false, "late"))
-                .isEqualTo(Finished.COMPLETED_EARLIER);
+                .isEqualTo(Finished.ALREADY_DONE);
         assertThat(ledger().startRun(b.job(), "f", b.epoch(), b.owner()))
-                .isEqualTo(new FireStart.AlreadyCompleted(runId, a.owner(), a.epoch()));
+                .isEqualTo(new FireStart.AlreadyDone(runId, a.owner(), a.epoch()));
     }
 
     @Test
@@ -297,9 +297,9 @@ public abstract class RunLedgerContract {
         String runId = start(a, "f");
         complete(a, runId);
         assertThat(ledger().completedRun(a.job(), "f"))
-                .contains(new FireStart.AlreadyCompleted(runId, a.owner(), a.epoch()));
+                .contains(new FireStart.AlreadyDone(runId, a.owner(), a.epoch()));
         assertThat(ledger().finish(a.job(), a.epoch(), a.owner(), runId, false, "after"))
-                .isEqualTo(Finished.COMPLETED_EARLIER);
+                .isEqualTo(Finished.ALREADY_DONE);
         assertThat(ledger().completedRun(a.job(), "f")).isPresent();
     }
 
@@ -346,9 +346,9 @@ public abstract class RunLedgerContract {
                     .isEqualTo(Finished.RECORDED);
         } else {
             assertThat(ledger().completedRun(a.job(), "f"))
-                    .contains(new FireStart.AlreadyCompleted(runId, a.owner(), a.epoch()));
+                    .contains(new FireStart.AlreadyDone(runId, a.owner(), a.epoch()));
             assertThat(ledger().finish(a.job(), a.epoch(), a.owner(), runId, true, null))
-                    .isEqualTo(Finished.COMPLETED_EARLIER);
+                    .isEqualTo(Finished.ALREADY_DONE);
         }
     }
 
@@ -364,7 +364,7 @@ public abstract class RunLedgerContract {
         inTransaction(false, c -> ledger().complete(c, a.job(), a.epoch(), a.owner(), runId));
         Finished f = ledger().finish(a.job(), a.epoch(), a.owner(), runId, false, "its completion was rolled back");
         if (!transactional()) {
-            assertThat(f).isEqualTo(Finished.COMPLETED_EARLIER);
+            assertThat(f).isEqualTo(Finished.ALREADY_DONE);
             return;
         }
         assertThat(f).isEqualTo(Finished.RECORDED);
@@ -374,7 +374,7 @@ public abstract class RunLedgerContract {
 
     /**
      * A finish that meets the run's completion in a transaction still open waits for that transaction: after its commit
-     * the run is {@link Finished#COMPLETED_EARLIER}, whatever the finish was asked to record.
+     * the run is {@link Finished#ALREADY_DONE}, whatever the finish was asked to record.
      */
     @Test
     void finish_whileTheCompletionsTransactionIsOpen_completedEarlierOnceItCommits() throws Exception {
@@ -398,12 +398,12 @@ public abstract class RunLedgerContract {
         }
         try {
             assertThat(finished.get(Timing.scaled(Duration.ofSeconds(10)).toMillis(), TimeUnit.MILLISECONDS))
-                    .isEqualTo(Finished.COMPLETED_EARLIER);
+                    .isEqualTo(Finished.ALREADY_DONE);
         } finally {
             thread.shutdownNow();
         }
         assertThat(ledger().completedRun(a.job(), "f"))
-                .contains(new FireStart.AlreadyCompleted(runId, a.owner(), a.epoch()));
+                .contains(new FireStart.AlreadyDone(runId, a.owner(), a.epoch()));
     }
 
     /**
@@ -477,9 +477,9 @@ public abstract class RunLedgerContract {
         Holder holder = new Holder(job, "a", a.epoch());
         complete(holder, a.runId());
         assertThat(ledger().finishAndRelease(job, a.epoch(), "a", a.runId(), true, null))
-                .isEqualTo(Finished.COMPLETED_EARLIER);
+                .isEqualTo(Finished.ALREADY_DONE);
         assertThat(ledger().claimAndStart(job, "f", "b", java.time.Duration.ofSeconds(30)))
-                .isEqualTo(new FireStart.AlreadyCompleted(a.runId(), "a", a.epoch()));
+                .isEqualTo(new FireStart.AlreadyDone(a.runId(), "a", a.epoch()));
         RunLedger.FireClaim g = ledger().claimAndStart(job, "g", "b", java.time.Duration.ofSeconds(30));
         assertThat(g).as("the release let another owner in").isInstanceOf(RunLedger.FireClaim.Started.class);
         assertThat(((RunLedger.FireClaim.Started) g).epoch()).isGreaterThan(a.epoch());

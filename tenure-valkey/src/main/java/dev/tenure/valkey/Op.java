@@ -74,7 +74,7 @@ final class Op {
                         granted
                                 ? AcquireResult.acquired(n)
                                 : ((Long) ok) == 2L
-                                        ? new AcquireResult.AlreadyCompleted(Duration.ofMillis(Math.max(0, n)))
+                                        ? new AcquireResult.AlreadyDone(Duration.ofMillis(Math.max(0, n)))
                                         : AcquireResult.held(text == null ? "" : text.toString(), n));
             case HAND_OFF, HAND_OFF_KEEPING_EXPIRY ->
                 future.complete(

@@ -129,7 +129,7 @@ final class ValkeyLeaseStore implements LeaseStore {
     }
 
     /**
-     * The acquire with {@code fireKey}: the script answers {@link AcquireResult.AlreadyCompleted} when the lease key holds
+     * The acquire with {@code fireKey}: the script answers {@link AcquireResult.AlreadyDone} when the lease key holds
      * {@code d:<fireKey>}, the marker of {@link #releaseCompleted}, and takes a marker of another fire as a free key. The
      * coordinator's fire keys carry its ledger's id ({@code <ledgerId>/<fireKey>}), so a marker of another ledger that
      * shares the namespace is a marker of another fire.

@@ -214,7 +214,7 @@ class AclIT {
 
             assertThat(store.tryAcquireFire("fired", "o.2", ttl, false, "f1", "w.")
                             .get(bound, TimeUnit.MILLISECONDS))
-                    .isInstanceOf(dev.tenure.spi.AcquireResult.AlreadyCompleted.class);
+                    .isInstanceOf(dev.tenure.spi.AcquireResult.AlreadyDone.class);
             assertThat(store.tryAcquireFire("fired", "o.3", ttl, true, "f2", null)
                             .get(bound, TimeUnit.MILLISECONDS))
                     .isInstanceOf(dev.tenure.spi.AcquireResult.Acquired.class);

@@ -80,7 +80,7 @@ class ScriptCallTest {
                 .endsWith("p", "F", "owner-1", "5000", "0:e.:r:7", "C", "owner-1", "5000", "r:7");
         fire.complete(2L, 1234L, "");
         assertThat(fire.future.get())
-                .isEqualTo(new dev.tenure.spi.AcquireResult.AlreadyCompleted(java.time.Duration.ofMillis(1234)));
+                .isEqualTo(new dev.tenure.spi.AcquireResult.AlreadyDone(java.time.Duration.ofMillis(1234)));
         Op held = new Op(Op.ACQUIRE_FIRE, "job", "tenure", "owner-2", 5_000, "0::r:7", false);
         held.complete(0L, 300L, "owner-1");
         assertThat(held.future.get())
