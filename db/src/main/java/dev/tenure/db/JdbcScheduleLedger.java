@@ -20,6 +20,8 @@ import java.util.Set;
 import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
 
+// Over 400 lines: the ScheduleLedger SPI's methods (register, due, settle, swept, pause, resume, retire, catch-ups),
+// each one transaction of one to three statements that share the ledger's locks; the SQL is ScheduleSql.
 /**
  * The ledger of schedules on Postgres: {@code job_schedule} (one row per job: its current version, state, policy and
  * where its account stands), {@code job_schedule_version}, {@code job_schedule_span}, {@code job_catch_up}, and MISSED

@@ -1,5 +1,7 @@
 package dev.tenure.db;
 
+// Over 400 lines: every statement on the job and run rows in one place, each a text block with what its parameters
+// are; the schedule ledger's statements are ScheduleSql.
 /**
  * The ledger's SQL, with the schema written into every table name (never {@code search_path}) and the database clock
  * ({@code clock_timestamp()}) for every time: {@code now()} would be the start of a possibly long transaction, and the

@@ -20,6 +20,8 @@ import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+// Over 400 lines: the operators' API in one type (jobs, schedules, history, overdue fires, force-release, retirement)
+// with the records it returns nested, as users import them; the reads are ScheduleReads and OverdueReads.
 /**
  * What operators need of Tenure's tables: who holds which job, the schedules as the ledger holds them (state, versions,
  * spans, the sweeper's account), and two audited writes: a force-release with a reason, and the retirement of a

@@ -22,6 +22,7 @@ import javax.sql.DataSource;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
+// Over 400 lines: one contract's tests in one class, as JUnit runs them against each configuration that extends it.
 /**
  * The behaviour every configuration of Tenure's leader election must have (database only; Valkey in front of the
  * database), on real servers. A configuration's test extends this and says how to build one participant's

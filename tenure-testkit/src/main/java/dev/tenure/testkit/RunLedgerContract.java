@@ -15,6 +15,7 @@ import java.util.concurrent.TimeUnit;
 import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
 import org.junit.jupiter.api.Test;
 
+// Over 400 lines: one contract's tests in one class, as JUnit runs them against each ledger that extends it.
 /**
  * The rules every {@link RunLedger} must follow, checked through the SPI alone: a fire starts once per epoch, a
  * completed fire is final, and only the current epoch of its owner records, completes or passes a fence. A ledger's test
