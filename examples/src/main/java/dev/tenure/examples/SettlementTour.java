@@ -17,7 +17,7 @@ import java.util.TreeMap;
  * that fires every second (and campaign for a "reporter" role). While they run, the tour kills the instance that is
  * settling (kill -9), freezes another one mid-run past its lease (SIGSTOP, 3 s), and stops Valkey for 5 s. Then it
  * prints, per slot, who settled it under which epoch, and the totals: takeovers, runs through the database fallback,
- * stale writes rejected, reporter terms, and slots settled more than once (must be 0; the settlement table has no
+ * stale writes rejected, reporter leaderships, and slots settled more than once (must be 0; the settlement table has no
  * unique key on the slot, so only the protocol keeps it at 0).
  *
  * <p>Servers: see {@link ExampleServers}; without a {@code valkey-server}, the DATABASE mode (and it says so).
@@ -152,13 +152,13 @@ public final class SettlementTour {
         int fallbacks = 0;
         int stale = 0;
         int executed = 0;
-        int leaderTerms = 0;
+        int leaderships = 0;
         for (JvmProcess n : nodes) {
             for (String l : n.stdoutLines()) {
                 executed += l.startsWith("OUTCOME ") && l.contains(" EXECUTED ") ? 1 : 0;
                 fallbacks += l.startsWith("OUTCOME ") && l.contains(" EXECUTED ") && l.endsWith("fallback") ? 1 : 0;
                 stale += l.startsWith("OUTCOME ") && l.contains(" LEASE_LOST ") ? 1 : 0;
-                leaderTerms += l.startsWith("LEADER ") ? 1 : 0;
+                leaderships += l.startsWith("LEADER ") ? 1 : 0;
             }
         }
         System.out.println();
@@ -184,7 +184,7 @@ public final class SettlementTour {
         System.out.printf("takeovers (node changes) %d%n", takeovers);
         System.out.printf("runs via DB fallback     %d%n", fallbacks);
         System.out.printf("stale writes rejected    %d%n", stale);
-        System.out.printf("reporter leader terms    %d%n", leaderTerms);
+        System.out.printf("reporter leaderships     %d%n", leaderships);
         System.out.printf(
                 "slots settled twice      %d   (business rows; the table has no unique key on the slot)%n", duplicates);
     }
