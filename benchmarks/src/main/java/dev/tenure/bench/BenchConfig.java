@@ -18,8 +18,6 @@ public final class BenchConfig {
     Duration warmup = Duration.ofSeconds(2);
     List<Integer> threads = List.of(1, 16, 64);
     List<String> drivers = Drivers.DEFAULT;
-    /** {@code --tenure-clients 1,2,4}: in scenario A, each {@code tenure} becomes one row per count (tenure-c1, ...). */
-    List<Integer> tenureClients = List.of();
 
     String scenario = "all";
     Duration ttl = Duration.ofSeconds(30);
@@ -41,8 +39,6 @@ public final class BenchConfig {
     String pgHost = "127.0.0.1";
     int pgPort = 5432;
     String pgUser = "postgres";
-    /** {@code --profile DIR}: async-profiler CPU samples of every measured window, saved and summed by component. */
-    String profileDir;
     /** Every key of this run starts with this, so runs never collide. */
     String runId = "tb:" + LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMddHHmmss")) + "-"
             + Integer.toHexString(ThreadLocalRandom.current().nextInt(0x1000, 0x10000));
@@ -63,25 +59,6 @@ public final class BenchConfig {
         return poll;
     }
 
-    /**
-     * The drivers of scenario A: {@link #drivers}, with each {@code tenure} replaced by {@code tenure-c<n>} for every
-     * count of {@code --tenure-clients}, in order.
-     */
-    List<String> pairsDrivers() {
-        if (tenureClients.isEmpty()) {
-            return drivers;
-        }
-        List<String> out = new ArrayList<>();
-        for (String d : drivers) {
-            if (d.equals("tenure")) {
-                tenureClients.forEach(n -> out.add("tenure-c" + n));
-            } else {
-                out.add(d);
-            }
-        }
-        return out;
-    }
-
     /** Key prefix for one driver in this run, e.g. {@code tb:20260101120000-1a2b:glide}. */
     public String keyPrefix(String driver) {
         return runId + ":" + driver;
@@ -96,10 +73,7 @@ public final class BenchConfig {
               --handoff-seconds S    measured seconds per ContendedHandoff run
               --warmup S             warm-up seconds before each measured run (default 2)
               --threads 1,16,64      thread counts for UncontendedPairs
-              --drivers a,b,...|all  drivers (default %s; known: %s;
-                                     also tenure-cN: tenure with N GLIDE clients, ValkeyConfig.clients)
-              --tenure-clients 1,2,4 scenario A only: each tenure in --drivers becomes one row per count,
-                                     tenure-c1, tenure-c2, tenure-c4 (ValkeyConfig.clients; 1..16)
+              --drivers a,b,...|all  drivers (default %s; known: %s)
               --scenario pairs|handoff|all|many   (default all = pairs and handoff; many runs alone)
               --many-leases N        scenario many: leases held by this JVM (default 10000)
               --many-seconds S       scenario many: how long they are held and renewed (default 60)
@@ -119,8 +93,6 @@ public final class BenchConfig {
               --no-baseline          skip valkey-benchmark
               --valkey-benchmark P   path of valkey-benchmark (default: on PATH)
               --baseline-requests N  -n for valkey-benchmark (default 200000)
-              --profile DIR          CPU-sample every measured window with async-profiler (all threads, Java and
-                                     native frames); saves DIR/<row>.collapsed and prints us per unit by component
             """;
 
     static BenchConfig parse(String[] args) {
@@ -168,12 +140,6 @@ public final class BenchConfig {
                                     .map(String::trim)
                                     .filter(s -> !s.isEmpty())
                                     .toList();
-                case "--tenure-clients" ->
-                    c.tenureClients = Arrays.stream(v.split(","))
-                            .map(String::trim)
-                            .filter(x -> !x.isEmpty())
-                            .map(Integer::parseInt)
-                            .toList();
                 case "--scenario" -> c.scenario = v;
                 case "--handoff-threads" -> c.handoffThreads = Integer.parseInt(v);
                 case "--handoff-processes" -> c.handoffProcesses = Integer.parseInt(v);
@@ -185,7 +151,6 @@ public final class BenchConfig {
                 case "--timeout-ms" -> c.requestTimeout = Duration.ofMillis(Long.parseLong(v));
                 case "--valkey-benchmark" -> c.valkeyBenchmark = v;
                 case "--baseline-requests" -> c.baselineRequests = Integer.parseInt(v);
-                case "--profile" -> c.profileDir = v;
                 case "--many-leases" -> c.manyLeases = Integer.parseInt(v);
                 case "--many-seconds" -> c.manyDuration = secs(Double.parseDouble(v));
                 case "--many-ttl-ms" -> c.manyTtl = Duration.ofMillis(Long.parseLong(v));
@@ -220,12 +185,8 @@ public final class BenchConfig {
         if (!List.of("pairs", "handoff", "all", "many").contains(c.scenario)) {
             throw new IllegalArgumentException("--scenario must be pairs, handoff, all or many");
         }
-        if (c.tenureClients.stream().anyMatch(n -> n < 1 || n > 16)) {
-            throw new IllegalArgumentException(
-                    "--tenure-clients takes counts from 1 to 16 (got " + c.tenureClients + ")");
-        }
         List<String> unknown = new ArrayList<>(c.drivers);
-        unknown.removeIf(Drivers::isKnown);
+        unknown.removeIf(d -> !Drivers.known().contains(d));
         if (!unknown.isEmpty()) {
             throw new IllegalArgumentException("unknown driver(s) " + unknown + "; known: " + Drivers.known()
                     + (unknown.contains("tenure") ? " (tenure is not wired yet: register it in Drivers.all)" : ""));

@@ -79,7 +79,7 @@ final class ContendedHandoff {
 
     private ContendedHandoff() {}
 
-    static Result run(LockDriver driver, ValkeyAdmin admin, Profiler profiler, BenchConfig cfg) throws Exception {
+    static Result run(LockDriver driver, ValkeyAdmin admin, BenchConfig cfg) throws Exception {
         int threads = cfg.handoffThreads;
         String key = "handoff";
         long holdNanos = cfg.hold.toNanos();
@@ -191,11 +191,11 @@ final class ContendedHandoff {
         }
         phases.start(cfg.warmup, cfg.handoffDuration, driver.name());
         Poll.sleepNanos(phases.warmEnd() - System.nanoTime());
-        Window window = Window.open(admin, profiler);
+        Window window = Window.open(admin);
         Poll.sleepNanos(phases.end() - System.nanoTime());
         Window.Measured measured;
         try {
-            measured = window.close("handoff-" + driver.name());
+            measured = window.close();
         } finally {
             phases.windowClosed();
         }

@@ -47,14 +47,12 @@ public final class LockBenchmark {
                         + ", availableProcessors=" + Runtime.getRuntime().availableProcessors());
         System.out.println("libraries  " + Format.libVersions());
         System.out.println("run        id=" + cfg.runId + " drivers=" + cfg.drivers
-                + (cfg.tenureClients.isEmpty() ? "" : " tenure-clients=" + cfg.tenureClients) + " scenario="
-                + cfg.scenario
+                + " scenario=" + cfg.scenario
                 + " warmup=" + cfg.warmup.toMillis() / 1000.0 + "s pairs=" + cfg.pairsDuration.toMillis() / 1000.0
                 + "s handoff=" + cfg.handoffDuration.toMillis() / 1000.0 + "s ttl=" + Format.ms(cfg.ttl)
                 + " timeout=" + Format.ms(cfg.requestTimeout) + " poll=" + Format.ms(cfg.poll));
         System.out.println();
 
-        Profiler profiler = Profiler.of(cfg.profileDir);
         Map<String, String> descriptions = new LinkedHashMap<>();
         if (cfg.scenario.equals("many")) {
             ManyLeasesReport.run(cfg, admin);
@@ -74,11 +72,11 @@ public final class LockBenchmark {
             }
             List<UncontendedPairs.Result> results = new ArrayList<>();
             Map<String, String> failures = new LinkedHashMap<>();
-            for (String name : cfg.pairsDrivers()) {
+            for (String name : cfg.drivers) {
                 try (LockDriver d = Drivers.create(name, cfg)) {
                     descriptions.put(name, d.describe());
                     for (int threads : cfg.threads) {
-                        UncontendedPairs.Result r = UncontendedPairs.run(d, admin, profiler, cfg, threads);
+                        UncontendedPairs.Result r = UncontendedPairs.run(d, admin, cfg, threads);
                         results.add(r);
                         progress(String.format(
                                 Locale.ROOT,
@@ -103,7 +101,7 @@ public final class LockBenchmark {
             for (String name : cfg.drivers) {
                 try (LockDriver d = Drivers.create(name, cfg)) {
                     descriptions.put(name, d.describe());
-                    ContendedHandoff.Result r = ContendedHandoff.run(d, admin, profiler, cfg);
+                    ContendedHandoff.Result r = ContendedHandoff.run(d, admin, cfg);
                     results.add(r);
                     progress(String.format(
                             Locale.ROOT,
@@ -375,7 +373,7 @@ public final class LockBenchmark {
         };
     }
 
-    /** Client CPU by thread group per unit, the JIT's share, and the profile's components when sampled. */
+    /** Client CPU by thread group per unit and the JIT's share. */
     static void printCpu(String row, Window.Measured m, long units) {
         if (units == 0) {
             return;
@@ -383,10 +381,6 @@ public final class LockBenchmark {
         System.out.println(
                 "  client CPU us per unit by thread, " + row + ": " + m.cpu().perUnit(units) + "  (JIT "
                         + Format.num(m.cpu().jitSeconds() * 1e6 / units) + " not counted)");
-        Map<String, Double> profile = m.profile(units);
-        if (!profile.isEmpty()) {
-            System.out.println("  profile, " + row + ": " + Profiler.describe(profile));
-        }
     }
 
     private static String perUnit(Map<String, Long> commands, long units) {

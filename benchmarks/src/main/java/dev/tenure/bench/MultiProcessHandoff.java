@@ -86,7 +86,7 @@ final class MultiProcessHandoff {
                     cfg,
                     dir,
                     processes,
-                    new Window.Measured(commands, usage, ""),
+                    new Window.Measured(commands, usage),
                     admin);
         } finally {
             for (Process proc : children) {

@@ -12,21 +12,16 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 
 /**
  * ShedLock's Spring Data Redis provider over Lettuce: {@code lockProvider.lock(new LockConfiguration(now, name,
- * lockAtMostFor, 0))} ({@code SET NX PX}) and {@code SimpleLock.unlock()}. By default unlock is an unconditional
- * {@code DEL}; the {@code shedlock-safe} variant enables {@code safeUpdate(true)} (Lua compare-and-delete).
- * ShedLock never waits ("skip if locked"), so the waiting acquire polls at a fixed interval.
+ * lockAtMostFor, 0))} ({@code SET NX PX}) and {@code SimpleLock.unlock()}. Unlock is an unconditional {@code DEL}
+ * (the default, {@code safeUpdate(false)}). ShedLock never waits ("skip if locked"), so the waiting acquire polls at a fixed interval.
  */
 public final class ShedLockDriver implements LockDriver {
 
-    private final String name;
-    private final boolean safeUpdate;
     private final LettuceConnectionFactory factory;
     private final RedisLockProvider provider;
     private final Duration poll;
 
-    public ShedLockDriver(BenchConfig cfg, String name, boolean safeUpdate) {
-        this.name = name;
-        this.safeUpdate = safeUpdate;
+    public ShedLockDriver(BenchConfig cfg) {
         this.factory = new LettuceConnectionFactory(
                 new RedisStandaloneConfiguration(cfg.host(), cfg.port()),
                 LettuceClientConfiguration.builder()
@@ -36,23 +31,22 @@ public final class ShedLockDriver implements LockDriver {
         factory.afterPropertiesSet();
         factory.start();
         this.provider = new RedisLockProvider.Builder(factory)
-                .keyPrefix(cfg.keyPrefix(name))
+                .keyPrefix(cfg.keyPrefix(name()))
                 .environment("bench")
-                .safeUpdate(safeUpdate)
+                .safeUpdate(false)
                 .build();
         this.poll = cfg.poll();
     }
 
     @Override
     public String name() {
-        return name;
+        return "shedlock";
     }
 
     @Override
     public String describe() {
-        return "ShedLock RedisLockProvider (spring-data-redis/Lettuce), safeUpdate=" + safeUpdate
-                + (safeUpdate ? " (Lua compare-and-delete)" : " (unlock = plain DEL)")
-                + "; wait = poll every " + Format.ms(poll) + "; 1 provider shared";
+        return "ShedLock RedisLockProvider (spring-data-redis/Lettuce), unlock = plain DEL; wait = poll every "
+                + Format.ms(poll) + "; 1 provider shared";
     }
 
     @Override

@@ -16,31 +16,17 @@ import org.springframework.integration.support.locks.DistributedLock;
  *
  * <p>The registry guards each key with a JVM-local ReentrantLock before touching Valkey and owns locks per
  * registry (not per thread). With one registry shared by all threads, contention between threads is therefore
- * settled in the JVM, not in Valkey. To model separate instances contending in Valkey, the per-thread modes
- * give each benchmark thread its own registry (same registry key, same connection factory).
+ * settled in the JVM, not in Valkey. To model separate instances contending in Valkey, each benchmark thread gets
+ * its own registry (same registry key, same connection factory).
  */
 public final class SpringIntegrationDriver implements LockDriver {
 
-    public enum Mode {
-        /** Library default lock type (SPIN_LOCK, idleBetweenTries 100 ms); one registry per benchmark thread. */
-        SPIN_PER_THREAD,
-        /** PUB_SUB_LOCK (documented as preferred outside master/replica); one registry per benchmark thread. */
-        PUBSUB_PER_THREAD,
-        /** Library defaults; one registry shared by all threads (contention settled by the local ReentrantLock). */
-        SPIN_SHARED
-    }
-
-    private final String name;
-    private final Mode mode;
     private final LettuceConnectionFactory factory;
     private final String registryKey;
-    private final RedisLockRegistry shared;
     private final ThreadLocal<RedisLockRegistry> perThread;
     private final List<RedisLockRegistry> registries = new CopyOnWriteArrayList<>();
 
-    public SpringIntegrationDriver(BenchConfig cfg, String name, Mode mode) {
-        this.name = name;
-        this.mode = mode;
+    public SpringIntegrationDriver(BenchConfig cfg) {
         this.factory = new LettuceConnectionFactory(
                 new RedisStandaloneConfiguration(cfg.host(), cfg.port()),
                 LettuceClientConfiguration.builder()
@@ -49,39 +35,29 @@ public final class SpringIntegrationDriver implements LockDriver {
                         .build());
         factory.afterPropertiesSet();
         factory.start();
-        this.registryKey = cfg.keyPrefix(name);
-        this.shared = mode == Mode.SPIN_SHARED ? newRegistry() : null;
+        this.registryKey = cfg.keyPrefix(name());
         this.perThread = ThreadLocal.withInitial(this::newRegistry);
     }
 
+    /** The library's defaults: SPIN_LOCK, 100 ms between tries. */
     private RedisLockRegistry newRegistry() {
         RedisLockRegistry r = new RedisLockRegistry(factory, registryKey, Duration.ofSeconds(60));
-        if (mode == Mode.PUBSUB_PER_THREAD) {
-            r.setRedisLockType(RedisLockRegistry.RedisLockType.PUB_SUB_LOCK);
-        }
         registries.add(r);
         return r;
     }
 
     private RedisLockRegistry registry() {
-        return shared != null ? shared : perThread.get();
+        return perThread.get();
     }
 
     @Override
     public String name() {
-        return name;
+        return "spring";
     }
 
     @Override
     public String describe() {
-        return switch (mode) {
-            case SPIN_PER_THREAD ->
-                "Spring Integration RedisLockRegistry, default SPIN_LOCK (retry every 100 ms), one registry per thread (= per instance), shared Lettuce connection";
-            case PUBSUB_PER_THREAD ->
-                "Spring Integration RedisLockRegistry, PUB_SUB_LOCK, one registry per thread (= per instance), shared Lettuce connection";
-            case SPIN_SHARED ->
-                "Spring Integration RedisLockRegistry, default SPIN_LOCK, ONE registry shared by all threads (in-JVM ReentrantLock settles contention)";
-        };
+        return "Spring Integration RedisLockRegistry, default SPIN_LOCK (retry every 100 ms), one registry per thread (= per instance), shared Lettuce connection";
     }
 
     @Override

@@ -18,32 +18,18 @@ public final class TenureDriver implements LockDriver {
 
     private final Leases leases;
     private final String prefix;
-    private final String name;
     private final int inFlight;
-    private final int clients;
 
     public TenureDriver(BenchConfig cfg) {
-        this(cfg, "tenure", Integer.getInteger("tenure.inflight", 2));
-    }
-
-    /** A variant with {@code inFlight} script calls in flight at once ({@code ValkeyConfig.maxInFlightBatches}). */
-    public TenureDriver(BenchConfig cfg, String name, int inFlight) {
-        this(cfg, name, inFlight, 1);
-    }
-
-    /** A variant with {@code clients} GLIDE clients ({@code ValkeyConfig.clients}), each with {@code inFlight} calls in flight. */
-    public TenureDriver(BenchConfig cfg, String name, int inFlight, int clients) {
-        this.name = name;
-        this.inFlight = inFlight;
-        this.clients = clients;
+        // -Dtenure.inflight=N sets ValkeyConfig.maxInFlightBatches (script calls in flight at once; default 2);
         // -Dtenure.localHandOffs=N and -Dtenure.maxTurnMillis=M (through JAVA_OPTS) change Leases.Builder's
         // maxLocalHandOffs and maxTurn for experiments; unset, the builder's defaults apply
+        this.inFlight = Integer.getInteger("tenure.inflight", 2);
         Leases.Builder b = Leases.builder(new GlideBackend()
                 .open(ValkeyConfig.standalone(cfg.host() + ":" + cfg.port())
                         .requestTimeout(cfg.requestTimeout())
-                        .clientName("bench-" + name)
+                        .clientName("bench-tenure")
                         .maxInFlightBatches(inFlight)
-                        .clients(clients)
                         .build()));
         Integer handOffs = Integer.getInteger("tenure.localHandOffs");
         if (handOffs != null) {
@@ -59,14 +45,13 @@ public final class TenureDriver implements LockDriver {
 
     @Override
     public String name() {
-        return name;
+        return "tenure";
     }
 
     @Override
     public String describe() {
-        return "Tenure Leases over ValkeyLeaseStore (owner-checked script ops coalesced per call, " + clients
-                + " GLIDE client(s) with " + inFlight
-                + " call(s) in flight each, watchdog on, FIFO hand-off in-process)";
+        return "Tenure Leases over ValkeyLeaseStore (owner-checked script ops coalesced per call, 1 GLIDE client with "
+                + inFlight + " call(s) in flight, watchdog on, FIFO hand-off in-process)";
     }
 
     @Override

@@ -45,8 +45,7 @@ final class UncontendedPairs {
 
     private UncontendedPairs() {}
 
-    static Result run(LockDriver driver, ValkeyAdmin admin, Profiler profiler, BenchConfig cfg, int threads)
-            throws Exception {
+    static Result run(LockDriver driver, ValkeyAdmin admin, BenchConfig cfg, int threads) throws Exception {
         Duration ttl = cfg.ttl;
         Phases phases = new Phases(threads);
         List<Worker> workers = new ArrayList<>();
@@ -115,11 +114,11 @@ final class UncontendedPairs {
         }
         phases.start(cfg.warmup, cfg.pairsDuration, driver.name());
         Poll.sleepNanos(phases.warmEnd() - System.nanoTime());
-        Window window = Window.open(admin, profiler);
+        Window window = Window.open(admin);
         Poll.sleepNanos(phases.end() - System.nanoTime());
         Window.Measured measured;
         try {
-            measured = window.close("pairs-" + driver.name() + "-" + threads);
+            measured = window.close();
         } finally {
             phases.windowClosed();
         }
