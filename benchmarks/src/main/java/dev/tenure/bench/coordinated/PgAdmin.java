@@ -97,7 +97,8 @@ final class PgAdmin implements AutoCloseable {
      */
     void resetTenure(int jobs, int historyPerJob) throws SQLException {
         exec(
-                "TRUNCATE tenure.job_run, tenure.job_schedule, tenure.job_execution, tenure.release_listener",
+                "TRUNCATE tenure.job_run, tenure.job_schedule_span, tenure.job_schedule_version, tenure.job_catch_up, "
+                        + "tenure.job_schedule, tenure.job_execution, tenure.release_listener",
                 "INSERT INTO tenure.job_execution (job_key, fencing_token) SELECT 'job-' || g, 1 FROM generate_series(0, "
                         + (jobs - 1) + ") g",
                 "INSERT INTO tenure.job_run (run_id, job_key, fire_key, epoch, owner, status, started_at, finished_at) "
