@@ -182,7 +182,7 @@ public final class SettlementTour {
         System.out.printf("slots settled            %d of %d%n", settled.size(), FIRES);
         System.out.printf("runs executed            %d%n", executed);
         System.out.printf("takeovers (node changes) %d%n", takeovers);
-        System.out.printf("runs via DB fallback     %d%n", fallbacks);
+        System.out.printf("database fallback runs   %d%n", fallbacks);
         System.out.printf("stale writes rejected    %d%n", stale);
         System.out.printf("reporter leaderships     %d%n", leaderships);
         System.out.printf(
