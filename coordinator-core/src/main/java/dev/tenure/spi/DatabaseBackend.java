@@ -15,8 +15,9 @@ public interface DatabaseBackend {
 
     /**
      * Opens the stores on {@code dataSource}, in {@code schema}; migrates the schema first when {@code migrate}. The
-     * stores record {@code nodeName} ({@link dev.tenure.integration.NodeName}; null: none) next to the owner id on every claim and
-     * run, and take their lock waits, timeouts and threads from {@code config}. The run ledger reads its
+     * stores record {@code nodeName} ({@link dev.tenure.integration.NodeName}; {@link dev.tenure.Tenure} always passes
+     * its node's) next to the owner id on every claim and run, and take their lock waits, timeouts and threads from
+     * {@code config}. The run ledger reads its
      * {@linkplain RunLedger#ledgerId() id} here, once.
      *
      * @throws dev.tenure.LeaseStoreUnavailableException if the database cannot be reached or migrated

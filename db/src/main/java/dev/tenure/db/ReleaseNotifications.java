@@ -80,7 +80,7 @@ final class ReleaseNotifications implements AutoCloseable {
     }
 
     /** The Tenure schema whose releases this listens to. */
-    public String schema() {
+    String schema() {
         return schema;
     }
 
@@ -89,7 +89,7 @@ final class ReleaseNotifications implements AutoCloseable {
      * subscription takes effect within about 100 ms (releases before that only reach polling waiters). Closing the
      * handle ends it.
      */
-    public AutoCloseable subscribe(String jobKey, Runnable onRelease) {
+    AutoCloseable subscribe(String jobKey, Runnable onRelease) {
         String channel = Channels.of(schema, LedgerArgs.key(jobKey));
         Objects.requireNonNull(onRelease, "onRelease");
         subscribers.computeIfAbsent(channel, c -> new CopyOnWriteArrayList<>()).add(onRelease);
@@ -108,7 +108,7 @@ final class ReleaseNotifications implements AutoCloseable {
     }
 
     /** Whether the listening connection is up (for health checks and tests). */
-    public boolean isConnected() {
+    boolean isConnected() {
         return connected;
     }
 
