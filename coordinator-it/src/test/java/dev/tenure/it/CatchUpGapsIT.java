@@ -53,13 +53,8 @@ class CatchUpGapsIT {
         Map<String, RunOutcome.Status> regular = new ConcurrentHashMap<>();
         Schedule schedule = Schedule.fixedRate(RATE);
         ScheduledExecutorService host = Executors.newSingleThreadScheduledExecutor();
-        try (Tenure tenure = Tenure.builder()
-                .dataSource(servers.db.dataSource())
-                .leaseDefaults(LeaseOptions.ofTtl(Duration.ofSeconds(3)))
-                .sweepInterval(Duration.ofMillis(200))
-                .build()) {
-            Instant now = Instant.parse(servers.one("SELECT to_char(date_trunc('second', clock_timestamp()) AT TIME "
-                    + "ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"')"));
+        try (Tenure tenure = tenure()) {
+            Instant now = servers.databaseNow("second");
             // an outage of the whole fleet left the position 20 s back
             outage("gappy", now.minusSeconds(20));
             // the host scheduler fires each slot on time, and skips it if the job is held
@@ -126,13 +121,8 @@ class CatchUpGapsIT {
         Map<String, RunOutcome.Status> regular = new ConcurrentHashMap<>();
         Schedule schedule = Schedule.fixedRate(RATE);
         ScheduledExecutorService host = Executors.newSingleThreadScheduledExecutor();
-        try (Tenure tenure = Tenure.builder()
-                .dataSource(servers.db.dataSource())
-                .leaseDefaults(LeaseOptions.ofTtl(Duration.ofSeconds(3)))
-                .sweepInterval(Duration.ofMillis(200))
-                .build()) {
-            Instant now = Instant.parse(servers.one("SELECT to_char(date_trunc('second', clock_timestamp()) AT TIME "
-                    + "ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"')"));
+        try (Tenure tenure = tenure()) {
+            Instant now = servers.databaseNow("second");
             outage("busy", now.minusSeconds(10));
             hostFires(host, tenure, schedule, "busy", 800, regular, ran);
             Awaitility.await().atMost(Timing.scaled(Duration.ofSeconds(5))).until(() -> !regular.isEmpty());
@@ -173,6 +163,15 @@ class CatchUpGapsIT {
         servers.execute("INSERT INTO tenure.job_schedule (job_key, kind, expression, policy, integration, "
                 + "registered_by, swept_until, seen_at, check_at) VALUES ('" + job + "', 'fixed-rate', 'PT1S', "
                 + "'catch-up', 'coordinator', 'gone', '" + since + "', clock_timestamp(), clock_timestamp())");
+    }
+
+    /** A Tenure on the class's database: 3 s leases, a sweep every 200 ms. */
+    private static Tenure tenure() {
+        return Tenure.builder()
+                .dataSource(servers.db.dataSource())
+                .leaseDefaults(LeaseOptions.ofTtl(Duration.ofSeconds(3)))
+                .sweepInterval(Duration.ofMillis(200))
+                .build();
     }
 
     /**

@@ -42,6 +42,12 @@ final class CoordinatorServers implements AutoCloseable {
         }
     }
 
+    /** The database's clock now, truncated to {@code field} ({@code second}, {@code minute}: date_trunc's fields). */
+    java.time.Instant databaseNow(String field) throws SQLException {
+        return java.time.Instant.parse(one("SELECT to_char(date_trunc('" + field + "', clock_timestamp()) AT TIME ZONE "
+                + "'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"')"));
+    }
+
     /** The first column of every row of {@code sql}. */
     java.util.List<String> strings(String sql) throws SQLException {
         java.util.List<String> out = new java.util.ArrayList<>();

@@ -53,8 +53,7 @@ class LongOutageIT {
                 .leaseDefaults(LeaseOptions.ofTtl(Duration.ofSeconds(5)))
                 .sweepInterval(Duration.ofMillis(200))
                 .build()) {
-            Instant end = Instant.parse(servers.one("SELECT to_char(date_trunc('minute', clock_timestamp()) AT TIME "
-                    + "ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"')"));
+            Instant end = servers.databaseNow("minute");
             // the schedules and their positions as an 8-day outage of the whole fleet left them
             for (int i = 0; i < JOBS; i++) {
                 String job = "outage-" + i;

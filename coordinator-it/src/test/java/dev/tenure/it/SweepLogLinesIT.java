@@ -241,7 +241,6 @@ class SweepLogLinesIT {
     }
 
     private static Instant minute() throws Exception {
-        return Instant.parse(servers.one("SELECT to_char(date_trunc('minute', clock_timestamp()) AT TIME ZONE 'UTC', "
-                + "'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"')"));
+        return servers.databaseNow("minute");
     }
 }
