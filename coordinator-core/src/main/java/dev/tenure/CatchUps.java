@@ -30,6 +30,9 @@ import org.jspecify.annotations.Nullable;
  */
 final class CatchUps {
 
+    /** Catch-up requests a process takes per tick at most. */
+    private static final int TAKE_LIMIT = 50;
+
     private final ScheduleLedger ledger;
     private final Clock clock;
     private final String application;
@@ -50,18 +53,16 @@ final class CatchUps {
 
     CatchUps(
             ScheduleLedger ledger,
-            Clock clock,
-            String application,
-            String node,
+            Settings settings,
             @Nullable RunTimes runTimes,
             Map<String, ScheduledJob> jobs,
             ScheduledExecutorService timer,
             ThreadFactory threads,
             BooleanSupplier closed) {
         this.ledger = ledger;
-        this.clock = clock;
-        this.application = application;
-        this.node = node;
+        this.clock = settings.clock();
+        this.application = settings.application();
+        this.node = settings.nodeName();
         this.runTimes = runTimes;
         this.jobs = jobs;
         this.timer = timer;
@@ -286,7 +287,7 @@ final class CatchUps {
         if (jobs.isEmpty()) {
             return;
         }
-        for (DueFire f : ledger.takeCatchUps(jobs.keySet(), Sweeper.TAKE_LIMIT)) {
+        for (DueFire f : ledger.takeCatchUps(jobs.keySet(), TAKE_LIMIT)) {
             ScheduledJob job = jobs.get(f.jobKey());
             if (job != null && due(f)) {
                 catchUp(job, f, "asked by the sweeper of application '" + application + "'");

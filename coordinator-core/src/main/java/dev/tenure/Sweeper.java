@@ -47,8 +47,6 @@ final class Sweeper implements AutoCloseable {
     private static final long HOUSEKEEPING_EVERY_NANOS = TimeUnit.SECONDS.toNanos(30);
     /** How long a leader works through a backlog in one tick before it lets the next tick come. */
     private static final long BACKLOG_NANOS = TimeUnit.SECONDS.toNanos(20);
-    /** Catch-up requests a process takes per tick at most. */
-    static final int TAKE_LIMIT = 50;
     /** Every how many ticks the leader looks for catch-up requests of its jobs (other processes do every tick). */
     private static final int LEADER_TAKES_EVERY = 10;
 
@@ -110,8 +108,7 @@ final class Sweeper implements AutoCloseable {
         ScheduledThreadPoolExecutor t = new ScheduledThreadPoolExecutor(1, daemon("tenure-sweeper"));
         t.setRemoveOnCancelPolicy(true);
         this.timer = t;
-        this.catchUpRuns = new CatchUps(
-                ledger, clock, application, node, runTimes, jobs, t, daemon("tenure-catch-up"), this::isClosed);
+        this.catchUpRuns = new CatchUps(ledger, settings, runTimes, jobs, t, daemon("tenure-catch-up"), this::isClosed);
     }
 
     private static java.util.concurrent.ThreadFactory daemon(String name) {
