@@ -105,15 +105,22 @@ public final class Tenure implements AutoCloseable {
                 schedules,
                 settings,
                 runTimes,
-                listener -> new LeaseElection(
-                        Sweeper.electionName(settings.application()),
-                        settings.electionLabel(),
-                        database,
-                        valkey,
-                        ledger,
-                        settings.leaseDefaults(),
-                        settings.breaker(),
-                        listener));
+                listener -> election(
+                        Sweeper.electionName(settings.application()), settings.leaseDefaults(), null, listener));
+    }
+
+    /** An election on this Tenure's leases, with a breaker of its own; {@code label} null means the node's name. */
+    private LeaseElection election(
+            String name, LeaseOptions options, @Nullable String label, LeaderElection.Listener listener) {
+        return new LeaseElection(
+                name,
+                label == null ? settings.electionLabel() : label,
+                database,
+                valkey,
+                ledger,
+                options,
+                settings.breaker(),
+                listener);
     }
 
     /** Where the lease and run meters go. */
@@ -192,15 +199,7 @@ public final class Tenure implements AutoCloseable {
     public synchronized LeaderElection leaderElection(
             String name, LeaseOptions options, @Nullable String label, LeaderElection.Listener listener) {
         requireOpen();
-        LeaderElection e = new LeaseElection(
-                name,
-                label == null ? settings.electionLabel() : label,
-                database,
-                valkey,
-                ledger,
-                options,
-                settings.breaker(),
-                listener);
+        LeaderElection e = election(name, options, label, listener);
         elections.add(e);
         return e;
     }
