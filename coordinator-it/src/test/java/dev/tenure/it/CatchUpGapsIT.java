@@ -62,16 +62,7 @@ class CatchUpGapsIT {
             // the job is registered once its scheduler fires it here (a job you register yourself: Tenure yields to
             // the regular fires it has seen run here)
             Awaitility.await().atMost(Timing.scaled(Duration.ofSeconds(5))).until(() -> !regular.isEmpty());
-            tenure.register(ScheduledJob.of(
-                            "gappy",
-                            schedule,
-                            fire -> tenure.coordinator()
-                                    .run(
-                                            "gappy",
-                                            fire,
-                                            RunPolicy.waitUpTo(Duration.ofSeconds(3)),
-                                            ctx -> work(ran, fire, "catch-up")))
-                    .withPolicy(MissedFirePolicy.catchUp().withMaxCatchUps(10).withGrace(Duration.ofMillis(300))));
+            registerCatchingUp(tenure, "gappy", schedule, WORK_MS, 10, ran);
 
             Awaitility.await()
                     .atMost(Timing.scaled(Duration.ofSeconds(40)))
@@ -126,16 +117,7 @@ class CatchUpGapsIT {
             outage("busy", now.minusSeconds(10));
             hostFires(host, tenure, schedule, "busy", 800, regular, ran);
             Awaitility.await().atMost(Timing.scaled(Duration.ofSeconds(5))).until(() -> !regular.isEmpty());
-            tenure.register(ScheduledJob.of(
-                            "busy",
-                            schedule,
-                            fire -> tenure.coordinator()
-                                    .run(
-                                            "busy",
-                                            fire,
-                                            RunPolicy.waitUpTo(Duration.ofSeconds(3)),
-                                            ctx -> work(ran, fire, "catch-up", 800)))
-                    .withPolicy(MissedFirePolicy.catchUp().withMaxCatchUps(3).withGrace(Duration.ofMillis(300))));
+            registerCatchingUp(tenure, "busy", schedule, 800, 3, ran);
             // three overdue fires, each after about three periods of waiting: well within 30 s (scaled); before, none
             // ran until their fires were an hour old
             Awaitility.await()
@@ -163,6 +145,25 @@ class CatchUpGapsIT {
         servers.execute("INSERT INTO tenure.job_schedule (job_key, kind, expression, policy, integration, "
                 + "registered_by, swept_until, seen_at, check_at) VALUES ('" + job + "', 'fixed-rate', 'PT1S', "
                 + "'catch-up', 'coordinator', 'gone', '" + since + "', clock_timestamp(), clock_timestamp())");
+    }
+
+    /**
+     * Registers {@code job} with Tenure, its catch-ups running the work for {@code workMs} (waiting up to 3 s for the
+     * job), at most {@code maxCatchUps} of them, a grace of 300 ms.
+     */
+    private static void registerCatchingUp(
+            Tenure tenure, String job, Schedule schedule, long workMs, int maxCatchUps, Map<String, String> ran) {
+        tenure.register(ScheduledJob.of(
+                        job,
+                        schedule,
+                        fire -> tenure.coordinator()
+                                .run(
+                                        job,
+                                        fire,
+                                        RunPolicy.waitUpTo(Duration.ofSeconds(3)),
+                                        ctx -> work(ran, fire, "catch-up", workMs)))
+                .withPolicy(
+                        MissedFirePolicy.catchUp().withMaxCatchUps(maxCatchUps).withGrace(Duration.ofMillis(300))));
     }
 
     /** A Tenure on the class's database: 3 s leases, a sweep every 200 ms. */
@@ -201,10 +202,6 @@ class CatchUpGapsIT {
             }
         };
         host.schedule(slot[0], 1000 - Instant.now().toEpochMilli() % 1000 + 20, TimeUnit.MILLISECONDS);
-    }
-
-    private static Void work(Map<String, String> ran, String fire, String how) throws InterruptedException {
-        return work(ran, fire, how, WORK_MS);
     }
 
     private static Void work(Map<String, String> ran, String fire, String how, long ms) throws InterruptedException {
