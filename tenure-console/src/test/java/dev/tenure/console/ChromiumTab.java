@@ -132,6 +132,8 @@ final class ChromiumTab implements AutoCloseable {
 
     /** Clicks the middle of the element {@code selector} finds, with the mouse (scrolled into view first). */
     void click(String selector) {
+        // the page's stylesheets and scripts first: a click aimed before they apply lands where the element was
+        await("document.readyState === 'complete'", Duration.ofSeconds(10));
         JsonNode at = evaluate("(() => { const e = document.querySelector(" + quote(selector) + "); "
                 + "if (!e) return null; e.scrollIntoView({block: 'center'}); const r = e.getBoundingClientRect(); "
                 + "return [r.x + r.width / 2, r.y + r.height / 2]; })()");
