@@ -26,6 +26,11 @@ import java.util.Objects;
  *     connection timeout plus a claim's lock wait, below the lease engine's 5 s</td></tr>
  * <tr><td>listen</td><td>true</td><td>LISTEN for releases on one connection, so waiters wake at once; without,
  *     they poll</td></tr>
+ * <tr><td>claimStatementsInFlight</td><td>2</td><td>claim statements one process runs at once; a claim made while
+ *     that many run waits for one of them to return and then goes with the claims queued behind it, in one
+ *     statement (1 to 64)</td></tr>
+ * <tr><td>maxClaimsPerStatement</td><td>16</td><td>claims of different jobs one statement carries at most (1 to
+ *     1000; 1: every claim a statement of its own)</td></tr>
  * </table>
  */
 public final class DatabaseConfig {
@@ -42,6 +47,10 @@ public final class DatabaseConfig {
     public static final int DEFAULT_MAX_QUEUED = 1024;
     /** Default {@link Builder#callTimeout}. */
     public static final Duration DEFAULT_CALL_TIMEOUT = Duration.ofMillis(4500);
+    /** Default {@link Builder#claimStatementsInFlight}. */
+    public static final int DEFAULT_CLAIM_STATEMENTS_IN_FLIGHT = 2;
+    /** Default {@link Builder#maxClaimsPerStatement}. */
+    public static final int DEFAULT_MAX_CLAIMS_PER_STATEMENT = 16;
 
     private static final DatabaseConfig DEFAULTS = builder().build();
 
@@ -52,6 +61,8 @@ public final class DatabaseConfig {
     private final int maxQueued;
     private final Duration callTimeout;
     private final boolean listen;
+    private final int claimStatementsInFlight;
+    private final int maxClaimsPerStatement;
 
     private DatabaseConfig(Builder b) {
         this.claimLockTimeout = b.claimLockTimeout;
@@ -61,6 +72,8 @@ public final class DatabaseConfig {
         this.maxQueued = b.maxQueued;
         this.callTimeout = b.callTimeout;
         this.listen = b.listen;
+        this.claimStatementsInFlight = b.claimStatementsInFlight;
+        this.maxClaimsPerStatement = b.maxClaimsPerStatement;
     }
 
     /** Every knob at its default. */
@@ -100,11 +113,20 @@ public final class DatabaseConfig {
         return listen;
     }
 
+    public int claimStatementsInFlight() {
+        return claimStatementsInFlight;
+    }
+
+    public int maxClaimsPerStatement() {
+        return maxClaimsPerStatement;
+    }
+
     @Override
     public String toString() {
         return "DatabaseConfig{claimLockTimeout=" + claimLockTimeout + ", renewLockTimeout=" + renewLockTimeout
                 + ", queryTimeout=" + queryTimeout + ", threads=" + threads + ", maxQueued=" + maxQueued
-                + ", callTimeout=" + callTimeout + ", listen=" + listen + "}";
+                + ", callTimeout=" + callTimeout + ", listen=" + listen + ", claimStatementsInFlight="
+                + claimStatementsInFlight + ", maxClaimsPerStatement=" + maxClaimsPerStatement + "}";
     }
 
     /** Not thread-safe; build once. Each setter checks its value and names the knob when it refuses one. */
@@ -116,6 +138,8 @@ public final class DatabaseConfig {
         private int maxQueued = DEFAULT_MAX_QUEUED;
         private Duration callTimeout = DEFAULT_CALL_TIMEOUT;
         private boolean listen = true;
+        private int claimStatementsInFlight = DEFAULT_CLAIM_STATEMENTS_IN_FLIGHT;
+        private int maxClaimsPerStatement = DEFAULT_MAX_CLAIMS_PER_STATEMENT;
 
         private Builder() {}
 
@@ -167,6 +191,26 @@ public final class DatabaseConfig {
 
         public Builder listen(boolean on) {
             this.listen = on;
+            return this;
+        }
+
+        /** 1 to 64. */
+        public Builder claimStatementsInFlight(int statements) {
+            if (statements < 1 || statements > 64) {
+                throw new IllegalArgumentException(
+                        "claimStatementsInFlight must be between 1 and 64 (got " + statements + ")");
+            }
+            this.claimStatementsInFlight = statements;
+            return this;
+        }
+
+        /** 1 to 1000; 1: every claim a statement of its own. */
+        public Builder maxClaimsPerStatement(int claims) {
+            if (claims < 1 || claims > 1000) {
+                throw new IllegalArgumentException(
+                        "maxClaimsPerStatement must be between 1 and 1000 (got " + claims + ")");
+            }
+            this.maxClaimsPerStatement = claims;
             return this;
         }
 

@@ -10,6 +10,8 @@ final class Faults {
     public static final String LOCK_TIMEOUT = "55P03";
     /** SQLSTATE of a statement cut by {@code statement_timeout} (or a cancel request). */
     public static final String QUERY_CANCELED = "57014";
+    /** SQLSTATE of a statement the server rolled back to break a deadlock. */
+    public static final String DEADLOCK = "40P01";
 
     private Faults() {}
 
@@ -31,7 +33,7 @@ final class Faults {
         boolean rolledBack = LOCK_TIMEOUT.equals(state)
                 || QUERY_CANCELED.equals(state)
                 || "40001".equals(state)
-                || "40P01".equals(state);
+                || DEADLOCK.equals(state);
         boolean unknown = writes && !rolledBack;
         return new LedgerUnavailableException(
                 op + " of '" + key + "' failed (" + describe(state) + ", SQLSTATE " + state + "): " + e.getMessage()

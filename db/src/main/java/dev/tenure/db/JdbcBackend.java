@@ -46,7 +46,12 @@ public final class JdbcBackend implements DatabaseBackend {
                 new JdbcLeaseStore(
                         leases, config, config.listen() ? ReleaseNotifications.start(dataSource, schema) : null),
                 new JdbcRunLedger(
-                        leases, new RunRows(jdbc, sql, leases), new FenceChecks(jdbc, sql, leases), config, ledgerId),
+                        leases,
+                        new RunRows(
+                                jdbc, sql, leases, config.claimStatementsInFlight(), config.maxClaimsPerStatement()),
+                        new FenceChecks(jdbc, sql, leases),
+                        config,
+                        ledgerId),
                 new JdbcScheduleLedger(jdbc, schema));
     }
 

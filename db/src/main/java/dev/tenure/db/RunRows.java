@@ -8,6 +8,10 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
 import org.jspecify.annotations.Nullable;
@@ -15,14 +19,37 @@ import org.jspecify.annotations.Nullable;
 /** The run operations on {@code job_run}: fire idempotency, start and finish. Thread-safe. */
 final class RunRows {
 
+    /** One claim of {@link #claimAndStart}, as {@link ClaimGroups} carries it. */
+    record Claim(
+            String key,
+            String fireKey,
+            String owner,
+            Duration ttl,
+            String lockTimeout,
+            UUID runId,
+            @Nullable String traceId) {}
+
     private final Jdbc jdbc;
     private final Sql sql;
     private final LeaseRows leases;
+    private final ClaimGroups<Claim> groups;
 
-    public RunRows(Jdbc jdbc, Sql sql, LeaseRows leases) {
+    /** Claims grouped by the defaults of {@link dev.tenure.DatabaseConfig}. */
+    RunRows(Jdbc jdbc, Sql sql, LeaseRows leases) {
+        this(
+                jdbc,
+                sql,
+                leases,
+                dev.tenure.DatabaseConfig.DEFAULT_CLAIM_STATEMENTS_IN_FLIGHT,
+                dev.tenure.DatabaseConfig.DEFAULT_MAX_CLAIMS_PER_STATEMENT);
+    }
+
+    /** {@code claimsInFlight} claim statements at once, each carrying at most {@code claimsPerStatement} claims. */
+    RunRows(Jdbc jdbc, Sql sql, LeaseRows leases, int claimsInFlight, int claimsPerStatement) {
         this.jdbc = jdbc;
         this.sql = sql;
         this.leases = leases;
+        this.groups = new ClaimGroups<>(claimsInFlight, claimsPerStatement, Claim::key, this::sendGroup);
     }
 
     /** Keeps the run's trace id on its row (a statement of its own, committed). */
@@ -213,11 +240,25 @@ final class RunRows {
             Object r;
             String wait = quick ? LeaseRows.quickLockTimeout(lockTimeout) : lockTimeout;
             try {
-                r = jdbc.run(
-                        "claim and start",
-                        key,
-                        true,
-                        c -> claimAndStartOnce(c, key, fireKey, owner, ttl, wait, runId, traceId));
+                r = null;
+                if (attempt == 0) {
+                    // the first claim may share a statement with other threads' claims; a group that could not lock
+                    // one of its rows in time has each claim made again on its own
+                    ClaimGroups.Answer a = groups.claim(new Claim(key, fireKey, owner, ttl, wait, runId, traceId));
+                    if (a instanceof ClaimGroups.Failed f) {
+                        throw f.error();
+                    }
+                    if (a instanceof ClaimGroups.Value v) {
+                        r = v.value();
+                    }
+                }
+                if (r == null) {
+                    r = jdbc.run(
+                            "claim and start",
+                            key,
+                            true,
+                            c -> claimAndStartOnce(c, key, fireKey, owner, ttl, wait, runId, traceId));
+                }
             } catch (LedgerUnavailableException e) {
                 if (!Faults.LOCK_TIMEOUT.equals(e.sqlState())) {
                     throw e;
@@ -264,8 +305,84 @@ final class RunRows {
                 .orElseGet(() -> new FireClaim.Held(null, 0, Duration.ZERO));
     }
 
+    /**
+     * One statement for a group of claims ({@link ClaimGroups}), on this thread: a group of one is the one-claim
+     * statement, whose faults reach its caller as they are; a larger group is {@link Sql#claimAndStartMany} with the
+     * quick lock timeout, and if that statement fails on a lock timeout or a deadlock, each claim is made again on its
+     * own ({@link ClaimGroups.Alone}). Answers in the order of {@code claims}.
+     */
+    List<ClaimGroups.Answer> sendGroup(List<Claim> claims) {
+        if (claims.size() == 1) {
+            Claim k = claims.get(0);
+            return List.of(new ClaimGroups.Value(jdbc.run(
+                    "claim and start",
+                    k.key(),
+                    true,
+                    c -> claimAndStartOnce(
+                            c, k.key(), k.fireKey(), k.owner(), k.ttl(), k.lockTimeout(), k.runId(), k.traceId()))));
+        }
+        try {
+            Object[] answers = jdbc.run("claim and start", claims.size() + " jobs", true, c -> claimMany(c, claims));
+            List<ClaimGroups.Answer> out = new ArrayList<>(answers.length);
+            for (Object a : answers) {
+                out.add(new ClaimGroups.Value(a));
+            }
+            return out;
+        } catch (LedgerUnavailableException e) {
+            if (!Faults.LOCK_TIMEOUT.equals(e.sqlState()) && !Faults.DEADLOCK.equals(e.sqlState())) {
+                throw e;
+            }
+            return Collections.nCopies(claims.size(), new ClaimGroups.Alone());
+        }
+    }
+
+    /** {@link Sql#claimAndStartMany}: each claim's answer as {@link #claimAndStartOnce} gives it, in order. */
+    private Object[] claimMany(Connection c, List<Claim> claims) throws SQLException {
+        int n = claims.size();
+        String[] keys = new String[n];
+        String[] fires = new String[n];
+        String[] owners = new String[n];
+        String[] runIds = new String[n];
+        Long[] ttls = new Long[n];
+        String[] traces = new String[n];
+        for (int i = 0; i < n; i++) {
+            Claim k = claims.get(i);
+            keys[i] = k.key();
+            fires[i] = k.fireKey();
+            owners[i] = k.owner();
+            runIds[i] = k.runId().toString();
+            ttls[i] = k.ttl().toMillis();
+            traces[i] = k.traceId();
+        }
+        Object[] answers = new Object[n];
+        Arrays.fill(answers, NO_ROW);
+        try (PreparedStatement ps = jdbc.prepare(c, sql.claimAndStartMany)) {
+            ps.setString(1, LeaseRows.quickLockTimeout(claims.get(0).lockTimeout()));
+            ps.setArray(2, c.createArrayOf("text", keys));
+            ps.setArray(3, c.createArrayOf("text", fires));
+            ps.setArray(4, c.createArrayOf("text", owners));
+            ps.setArray(5, c.createArrayOf("text", runIds));
+            ps.setArray(6, c.createArrayOf("bigint", ttls));
+            ps.setArray(7, c.createArrayOf("text", traces));
+            ps.setString(8, leases.node());
+            ps.setString(9, leases.node());
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    int i = (int) rs.getLong(1) - 1;
+                    answers[i] = answer(rs, 2, claims.get(i).runId());
+                }
+            }
+        }
+        return answers;
+    }
+
+    /** Claim statements sent and the claims they carried: {@code [statements, claims]} ({@link ClaimGroups#sent}). */
+    long[] claimStatements() {
+        return groups.sent();
+    }
+
     /** What {@link #claimAndStartOnce} answers when the job has no row yet. */
-    private static final Object NO_ROW = new Object();
+    static final Object NO_ROW = new Object();
 
     /**
      * Started, Done or Held; the claimed epoch (a Long) when the fire completed meanwhile; {@link #NO_ROW} when the job
@@ -302,24 +419,30 @@ final class RunRows {
             ps.setString(i++, traceId);
             ps.setString(i, key);
             try (ResultSet rs = ps.executeQuery()) {
-                if (!rs.next()) {
-                    return NO_ROW;
-                }
-                String kind = rs.getString(1);
-                long epoch = rs.getLong(2);
-                Duration remaining = Jdbc.between(Rows.instant(rs, 6), Rows.instant(rs, 5));
-                if (kind.equals("done") || kind.equals("missed")) {
-                    return new FireStart.AlreadyDone(rs.getString(4), rs.getString(3), epoch, kind.equals("missed"));
-                }
-                if (kind.equals("held")) {
-                    return new FireClaim.Held(rs.getString(3), epoch, remaining);
-                }
-                if (rs.getObject(7) == null) {
-                    return epoch; // claimed, but the fire completed meanwhile
-                }
-                return new FireClaim.Started(epoch, runId.toString(), remaining);
+                return rs.next() ? answer(rs, 1, runId) : NO_ROW;
             }
         }
+    }
+
+    /**
+     * The answer in the current row of a claim statement's result, whose 7 columns start at {@code first}: Started,
+     * Done or Held, or the claimed epoch (a Long) when the fire completed meanwhile.
+     */
+    private static Object answer(ResultSet rs, int first, UUID runId) throws SQLException {
+        String kind = rs.getString(first);
+        long epoch = rs.getLong(first + 1);
+        Duration remaining = Jdbc.between(Rows.instant(rs, first + 5), Rows.instant(rs, first + 4));
+        if (kind.equals("done") || kind.equals("missed")) {
+            return new FireStart.AlreadyDone(
+                    rs.getString(first + 3), rs.getString(first + 2), epoch, kind.equals("missed"));
+        }
+        if (kind.equals("held")) {
+            return new FireClaim.Held(rs.getString(first + 2), epoch, remaining);
+        }
+        if (rs.getObject(first + 6) == null) {
+            return epoch; // claimed, but the fire completed meanwhile
+        }
+        return new FireClaim.Started(epoch, runId.toString(), remaining);
     }
 
     /** The COMPLETED (or MISSED) run of the fire, if any: a read without locks (a completed or missed fire is final). */

@@ -99,6 +99,8 @@ final class Sql {
     final String runOrMissed;
     /** One statement: the fire's completion read, the claim and the fire's start; see {@link #claimAndStart}. */
     final String claimAndStart;
+    /** {@link #claimAndStart} for claims of several jobs in one statement; see {@link #claimAndStartMany}. */
+    final String claimAndStartMany;
     /** A job row with no holder yet (epoch 0), so that the next claim has a row to lock. */
     final String insertIdle;
 
@@ -212,6 +214,7 @@ final class Sql {
                 UPDATE %s SET status = 'RUNNING', current_run_id = ?, updated_at = clock_timestamp()
                 WHERE job_key = ? AND fencing_token = ?""".formatted(je);
         claimAndStart = claimAndStart(je, jr);
+        claimAndStartMany = claimAndStartMany(je, jr);
         insertIdle = "INSERT INTO %s (job_key) VALUES (?) ON CONFLICT (job_key) DO NOTHING".formatted(je);
         recordTraceId = "UPDATE %s SET trace_id = ? WHERE run_id = ?::uuid AND job_key = ?".formatted(jr);
         runOf = """
@@ -314,6 +317,60 @@ final class Sql {
                 UNION ALL SELECT 'held', je.fencing_token, je.owner, NULL, je.lease_expires_at, clock_timestamp(), NULL
                     FROM %1$s je WHERE je.job_key = ? AND NOT EXISTS (SELECT 1 FROM won)
                     AND NOT EXISTS (SELECT 1 FROM done)""".formatted(je, jr, MICROS, HOLDER);
+    }
+
+    /**
+     * {@link #claimAndStart} for several claims in one statement ({@link ClaimGroups}): each request row ({@code req},
+     * numbered from 1 in array order) has its own job, fire, owner, run id, TTL and trace id, and is read, claimed and
+     * started under exactly the conditions of the one-claim statement, so each row gets the epoch and answer it would
+     * have got alone. No two requests may name the same job (a statement cannot update a row twice). The free job rows
+     * are locked in job key order, so two such statements never wait for each other in a cycle. Parameters: 1 lock
+     * timeout, 2-7 arrays of jobs, fires, owners, run ids, TTLs in ms and trace ids (equal lengths), 8 node, 9 node.
+     * Columns: 1 request number, then the one-claim statement's 7; a request whose job has no row gets none.
+     */
+    private static String claimAndStartMany(String je, String jr) {
+        return """
+                WITH cfg AS (SELECT set_config('lock_timeout', ?, true) AS lt),
+                req AS (SELECT * FROM unnest(?::text[], ?::text[], ?::text[], ?::text[], ?::bigint[], ?::text[])
+                    WITH ORDINALITY AS q(job_key, fire_key, owner, run_id, ttl_ms, trace_id, n)),
+                done AS (SELECT req.n, d.run_id, d.owner, d.epoch, d.status FROM req JOIN %2$s AS d
+                    ON d.job_key = req.job_key AND d.fire_key = req.fire_key WHERE d.status IN ('COMPLETED', 'MISSED')),
+                free AS (SELECT je.job_key, req.n FROM req JOIN %1$s AS je ON je.job_key = req.job_key, cfg
+                    WHERE (je.lease_expires_at IS NULL OR je.lease_expires_at <= clock_timestamp()
+                        OR je.owner = req.owner)
+                    AND NOT EXISTS (SELECT 1 FROM done WHERE done.n = req.n) ORDER BY je.job_key FOR UPDATE OF je),
+                won AS (UPDATE %1$s AS je SET fencing_token = greatest(je.fencing_token + 1, %3$s),
+                    owner = req.owner, node = ?, status = 'RUNNING', current_run_id = req.run_id::uuid,
+                    claimed_at = clock_timestamp(),
+                    lease_expires_at = clock_timestamp() + req.ttl_ms * interval '1 millisecond',
+                    updated_at = clock_timestamp() FROM free JOIN req ON req.n = free.n
+                    WHERE je.job_key = free.job_key
+                    RETURNING req.n, je.job_key AS job, req.fire_key AS fire, req.owner AS claimant,
+                        req.run_id AS rid, req.trace_id AS tid, je.fencing_token, je.lease_expires_at),
+                abandoned AS (UPDATE %2$s SET status = 'ABANDONED', finished_at = clock_timestamp(),
+                    error = 'the lease of ' || %4$s || ' (epoch ' || epoch || ') ended while the run was RUNNING'
+                    FROM won WHERE job_key = won.job AND fire_key <> won.fire AND status = 'RUNNING'
+                    AND epoch < won.fencing_token),
+                run AS (INSERT INTO %2$s AS r
+                    (run_id, job_key, fire_key, epoch, owner, node, trace_id, status, started_at)
+                    SELECT won.rid::uuid, won.job, won.fire, won.fencing_token, won.claimant, ?, won.tid, 'RUNNING',
+                        clock_timestamp() FROM won
+                    ON CONFLICT (job_key, fire_key) DO UPDATE SET run_id = excluded.run_id, epoch = excluded.epoch,
+                        owner = excluded.owner, node = excluded.node, trace_id = excluded.trace_id, status = 'RUNNING',
+                        attempt = r.attempt + 1, previous_run_id = r.run_id,
+                        previous_status = CASE WHEN r.status = 'RUNNING' THEN 'ABANDONED' ELSE r.status END,
+                        started_at = clock_timestamp(), finished_at = NULL, error = NULL
+                    WHERE r.status IN ('FAILED', 'ABANDONED', 'REJECTED_STALE', 'RUNNING')
+                    RETURNING r.job_key, r.attempt)
+                SELECT w.n, 'started', w.fencing_token, NULL, NULL, w.lease_expires_at, clock_timestamp(), run.attempt
+                    FROM won w LEFT JOIN run ON run.job_key = w.job
+                UNION ALL SELECT d.n, CASE WHEN d.status = 'MISSED' THEN 'missed' ELSE 'done' END, d.epoch, d.owner,
+                    d.run_id::text, NULL, clock_timestamp(), NULL FROM done d
+                UNION ALL SELECT req.n, 'held', je.fencing_token, je.owner, NULL, je.lease_expires_at,
+                    clock_timestamp(), NULL
+                    FROM req JOIN %1$s je ON je.job_key = req.job_key
+                    WHERE NOT EXISTS (SELECT 1 FROM won WHERE won.n = req.n)
+                    AND NOT EXISTS (SELECT 1 FROM done WHERE done.n = req.n)""".formatted(je, jr, MICROS, HOLDER);
     }
 
     /**

@@ -114,6 +114,16 @@ class ConfigurationTest {
         assertThatThrownBy(() -> b.renewLockTimeout(Duration.ofNanos(5))).hasMessageContaining("renewLockTimeout");
         assertThatThrownBy(() -> b.queryTimeout(Duration.ofSeconds(-1)))
                 .hasMessageContaining("queryTimeout must not be negative");
+        assertThatThrownBy(() -> b.claimStatementsInFlight(0))
+                .hasMessageContaining("claimStatementsInFlight must be between 1 and 64 (got 0)");
+        assertThatThrownBy(() -> b.maxClaimsPerStatement(1001))
+                .hasMessageContaining("maxClaimsPerStatement must be between 1 and 1000 (got 1001)");
+        DatabaseConfig grouped =
+                b.claimStatementsInFlight(3).maxClaimsPerStatement(1).build();
+        assertThat(grouped.claimStatementsInFlight()).isEqualTo(3);
+        assertThat(grouped.maxClaimsPerStatement()).isEqualTo(1);
+        assertThat(DatabaseConfig.defaults().toString())
+                .contains("claimStatementsInFlight=2", "maxClaimsPerStatement=16");
     }
 
     @Test

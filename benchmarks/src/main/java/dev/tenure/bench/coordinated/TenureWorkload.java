@@ -1,5 +1,6 @@
 package dev.tenure.bench.coordinated;
 
+import dev.tenure.DatabaseConfig;
 import dev.tenure.JobCoordinator;
 import dev.tenure.RunOutcome;
 import dev.tenure.RunPolicy;
@@ -53,6 +54,16 @@ final class TenureWorkload implements Node.Workload {
         if (!observed.equals("none")) {
             b.observationRegistry(Observations.registry(observed));
         }
+        // claim statements in flight and claims per statement (DatabaseConfig); --node-opts may set the defaults
+        int perStatement = Integer.parseInt(n.args.getOrDefault(
+                "claimsPerStatement",
+                Integer.toString(Integer.getInteger(
+                        "tenure.claimsPerStatement", DatabaseConfig.DEFAULT_MAX_CLAIMS_PER_STATEMENT))));
+        int inFlight = Integer.getInteger("tenure.claimsInFlight", DatabaseConfig.DEFAULT_CLAIM_STATEMENTS_IN_FLIGHT);
+        b.database(DatabaseConfig.builder()
+                .maxClaimsPerStatement(perStatement)
+                .claimStatementsInFlight(inFlight)
+                .build());
         if (valkey) {
             b.valkey(ValkeyConfig.standalone(n.arg("valkey"))
                             .clientName("bench-node-" + n.node)

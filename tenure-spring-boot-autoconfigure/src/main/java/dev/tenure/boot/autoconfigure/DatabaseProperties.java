@@ -16,6 +16,9 @@ import java.util.function.Consumer;
  * @param maxQueued        calls that may wait for one of them before new ones fail at once (default 1024)
  * @param callTimeout      bound on every database call, queueing included (default 4.5s)
  * @param listen           LISTEN for releases so waiters wake at once; false: they poll (default true)
+ * @param claimStatementsInFlight claim statements a process runs at once; further claims go together in the next
+ *                         (default 2)
+ * @param maxClaimsPerStatement claims one statement carries at most, 1 to 1000; 1: each claim alone (default 16)
  */
 public record DatabaseProperties(
         Duration claimLockTimeout,
@@ -24,15 +27,35 @@ public record DatabaseProperties(
         Integer threads,
         Integer maxQueued,
         Duration callTimeout,
-        Boolean listen) {
+        Boolean listen,
+        Integer claimStatementsInFlight,
+        Integer maxClaimsPerStatement) {
 
     public DatabaseProperties {
-        toConfig(claimLockTimeout, renewLockTimeout, queryTimeout, threads, maxQueued, callTimeout, listen);
+        toConfig(
+                claimLockTimeout,
+                renewLockTimeout,
+                queryTimeout,
+                threads,
+                maxQueued,
+                callTimeout,
+                listen,
+                claimStatementsInFlight,
+                maxClaimsPerStatement);
     }
 
     /** These values over {@link DatabaseConfig}'s defaults. */
     public DatabaseConfig toConfig() {
-        return toConfig(claimLockTimeout, renewLockTimeout, queryTimeout, threads, maxQueued, callTimeout, listen);
+        return toConfig(
+                claimLockTimeout,
+                renewLockTimeout,
+                queryTimeout,
+                threads,
+                maxQueued,
+                callTimeout,
+                listen,
+                claimStatementsInFlight,
+                maxClaimsPerStatement);
     }
 
     private static DatabaseConfig toConfig(
@@ -42,7 +65,9 @@ public record DatabaseProperties(
             Integer threads,
             Integer maxQueued,
             Duration callTimeout,
-            Boolean listen) {
+            Boolean listen,
+            Integer claimStatementsInFlight,
+            Integer maxClaimsPerStatement) {
         DatabaseConfig.Builder b = DatabaseConfig.builder();
         set("claim-lock-timeout", claimLockTimeout, b::claimLockTimeout, "at least 1ms");
         set("renew-lock-timeout", renewLockTimeout, b::renewLockTimeout, "at least 1ms");
@@ -51,6 +76,8 @@ public record DatabaseProperties(
         set("max-queued", maxQueued, b::maxQueued, "1 or more");
         set("call-timeout", callTimeout, b::callTimeout, "at least 10ms");
         set("listen", listen, b::listen, "true or false");
+        set("claim-statements-in-flight", claimStatementsInFlight, b::claimStatementsInFlight, "1 to 64");
+        set("max-claims-per-statement", maxClaimsPerStatement, b::maxClaimsPerStatement, "1 to 1000");
         return b.build();
     }
 

@@ -56,6 +56,7 @@ class TenurePropertiesTest {
                 "tenure.database.threads              | 65                   | tenure.database.threads",
                 "tenure.database.claim-lock-timeout   | 0ms                  | tenure.database.claim-lock-timeout",
                 "tenure.database.call-timeout         | 5ms                  | tenure.database.call-timeout",
+                "tenure.database.max-claims-per-statement | 0                | tenure.database.max-claims-per-statement",
             })
     void aBadValue_failsTheStartUp_namingTheProperty(String property, String value, String named) {
         runner.withPropertyValues(property + "=" + value).run(context -> {
@@ -137,7 +138,11 @@ class TenurePropertiesTest {
                         "tenure.database.call-timeout",
                         "1500ms",
                         "tenure.database.listen",
-                        "false")))
+                        "false",
+                        "tenure.database.claim-statements-in-flight",
+                        "3",
+                        "tenure.database.max-claims-per-statement",
+                        "1")))
                 .bindOrCreate("tenure", TenureProperties.class);
         TenureProperties unset =
                 new Binder(new MapConfigurationPropertySource(Map.of())).bindOrCreate("tenure", TenureProperties.class);
@@ -146,6 +151,8 @@ class TenurePropertiesTest {
         assertThat(c.threads()).isEqualTo(2);
         assertThat(c.callTimeout()).isEqualTo(Duration.ofMillis(1500));
         assertThat(c.listen()).isFalse();
+        assertThat(c.claimStatementsInFlight()).isEqualTo(3);
+        assertThat(c.maxClaimsPerStatement()).isEqualTo(1);
         assertThat(c.renewLockTimeout()).isEqualTo(DatabaseConfig.DEFAULT_RENEW_LOCK_TIMEOUT);
         assertThat(unset.database().toConfig())
                 .hasToString(DatabaseConfig.defaults().toString());
