@@ -129,7 +129,24 @@ final class Sweeper implements AutoCloseable {
      * to the ledger: from {@code firstFire}, the first fire the host scheduler fires, if known).
      */
     ScheduleLedger.Registered register(ScheduledJob job, @Nullable Instant firstFire) {
-        ScheduleLedger.Registered r = ledger.register(new ScheduleLedger.ScheduleRow(
+        ScheduleLedger.Registered r = ledger.register(row(job, firstFire));
+        registered(job, r);
+        return r;
+    }
+
+    /** {@link #register} for many jobs (no first fires known), written to the ledger in a few statements. */
+    List<ScheduleLedger.Registered> registerAll(List<ScheduledJob> all) {
+        List<ScheduleLedger.ScheduleRow> rows = new ArrayList<>(all.size());
+        all.forEach(j -> rows.add(row(j, null)));
+        List<ScheduleLedger.Registered> answers = ledger.registerAll(rows);
+        for (int i = 0; i < all.size(); i++) {
+            registered(all.get(i), answers.get(i));
+        }
+        return answers;
+    }
+
+    private ScheduleLedger.ScheduleRow row(ScheduledJob job, @Nullable Instant firstFire) {
+        return new ScheduleLedger.ScheduleRow(
                 job.jobKey(),
                 application,
                 job.schedule().kind(),
@@ -138,7 +155,11 @@ final class Sweeper implements AutoCloseable {
                 describe(job.policy()),
                 job.integration(),
                 node,
-                firstFire));
+                firstFire);
+    }
+
+    /** What a registration leaves here: its warnings logged, the job known, the sweeper's election started. */
+    private void registered(ScheduledJob job, ScheduleLedger.Registered r) {
         r.replaced()
                 .ifPresent(old -> LOG.warn(
                         "job '{}': its schedule changes from {} {} (registered by {} at {}) to {} {} (this node, {}), "
@@ -171,7 +192,6 @@ final class Sweeper implements AutoCloseable {
                 timer.scheduleWithFixedDelay(this::tick, period, period, TimeUnit.MILLISECONDS);
             }
         }
-        return r;
     }
 
     /** The jobs registered here. */

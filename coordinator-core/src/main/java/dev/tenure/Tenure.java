@@ -17,6 +17,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -253,6 +254,24 @@ public final class Tenure implements AutoCloseable {
         Objects.requireNonNull(firstFire, "firstFire");
         requireOpen();
         sweeper.register(job, firstFire);
+    }
+
+    /**
+     * As {@link #register(ScheduledJob)} for each of {@code jobs}, written to the ledger in a few statements (on
+     * Postgres, a handful per thousand jobs) instead of one transaction per job: for a process that registers many jobs
+     * at start-up. Each job's registration is what {@link #register(ScheduledJob)} would have made of it; a job key
+     * named twice is registered twice, in order, the later replacing the earlier.
+     *
+     * @throws IllegalStateException          if this Tenure is closed
+     * @throws LeaseStoreUnavailableException if the database cannot be reached
+     */
+    public void registerAll(Collection<ScheduledJob> jobs) {
+        Objects.requireNonNull(jobs, "jobs");
+        List<ScheduledJob> all = List.copyOf(jobs);
+        requireOpen();
+        if (!all.isEmpty()) {
+            sweeper.registerAll(all);
+        }
     }
 
     /** The jobs registered with {@link #register} in this process. */

@@ -91,4 +91,42 @@ class RetireAfterTest {
             assertThat(ledger.stateOf("here")).as("the job this process has").contains(ScheduleLedger.ACTIVE);
         }
     }
+
+    @Test
+    void registerAll_registersEachJobAsRegisterWould_inOneCallToTheLedger() {
+        InMemoryRunLedger runs = new InMemoryRunLedger(new InMemoryLeaseStore(), Clock.systemUTC());
+        java.util.List<java.util.List<ScheduleRow>> calls = new java.util.ArrayList<>();
+        InMemoryScheduleLedger ledger = new InMemoryScheduleLedger(runs);
+        ScheduleLedger recorded = (ScheduleLedger) java.lang.reflect.Proxy.newProxyInstance(
+                ScheduleLedger.class.getClassLoader(), new Class<?>[] {ScheduleLedger.class}, (proxy, method, args) -> {
+                    if (method.getName().equals("registerAll")) {
+                        @SuppressWarnings("unchecked")
+                        java.util.List<ScheduleRow> rows = (java.util.List<ScheduleRow>) args[0];
+                        calls.add(rows);
+                    }
+                    try {
+                        return method.invoke(ledger, args);
+                    } catch (java.lang.reflect.InvocationTargetException e) {
+                        throw e.getCause();
+                    }
+                });
+        ledger.register(new ScheduleRow(
+                "b", "app", "fixed-rate", "PT2H", MissedFirePolicy.catchUp(), "catch-up", "scheduled", "old-version"));
+        try (Sweeper sweeper = new Sweeper(
+                recorded,
+                Tenure.builder().application("app").nodeName("node").settings(),
+                RunMetrics.none(),
+                listener -> new Leading())) {
+            java.util.List<ScheduleLedger.Registered> answers = sweeper.registerAll(java.util.List.of(
+                    ScheduledJob.of("a", Schedule.fixedRate(Duration.ofHours(1)), fire -> {}),
+                    ScheduledJob.of("b", Schedule.fixedRate(Duration.ofHours(1)), fire -> {})));
+            assertThat(calls).hasSize(1);
+            assertThat(calls.get(0)).extracting(ScheduleRow::jobKey).containsExactly("a", "b");
+            assertThat(answers.get(0).created()).isTrue();
+            assertThat(answers.get(1).version()).isEqualTo(2);
+            assertThat(answers.get(1).replaced()).map(ScheduleRow::expression).contains("PT2H");
+            assertThat(sweeper.jobs()).extracting(ScheduledJob::jobKey).containsExactlyInAnyOrder("a", "b");
+            assertThat(ledger.stateOf("a")).contains(ScheduleLedger.ACTIVE);
+        }
+    }
 }

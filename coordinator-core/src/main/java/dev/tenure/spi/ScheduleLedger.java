@@ -196,6 +196,18 @@ public interface ScheduleLedger {
      */
     Registered register(ScheduleRow row);
 
+    /**
+     * {@link #register} for many rows, answered in their order; a store may write them in a few statements (the
+     * default registers one row at a time).
+     */
+    default List<Registered> registerAll(List<ScheduleRow> rows) {
+        List<Registered> out = new java.util.ArrayList<>(rows.size());
+        for (ScheduleRow r : rows) {
+            out.add(register(r));
+        }
+        return out;
+    }
+
     /** Marks the schedules of {@code jobKeys} as registered by a live process now (those not marked for {@code every}). */
     void seen(Collection<String> jobKeys, Duration every);
 

@@ -58,17 +58,7 @@ final class JdbcScheduleLedger implements ScheduleLedger {
         return jdbc.inTransaction("register schedule", key, c -> {
             String now = databaseNow(c).toString();
             update(c, sql.insertIdle, key);
-            MissedFirePolicy p = row.policy();
-            Object[] policy = {
-                row.policyText(),
-                row.integration(),
-                row.node() == null ? "unknown" : row.node(),
-                row.application(),
-                p.action().name(),
-                p.maxCatchUps(),
-                p.maxAge().toMillis(),
-                p.grace().toMillis()
-            };
+            Object[] policy = policy(row);
             if (update(
                             c,
                             sql.insertSchedule,
@@ -94,68 +84,60 @@ final class JdbcScheduleLedger implements ScheduleLedger {
                 update(c, sql.insertVersion, key, 1, row.kind(), row.expression(), row.policyText(), policy[2], now);
                 return new Registered(true, 1, Optional.empty(), null, false);
             }
-            ScheduleRow old;
-            Instant at;
-            int version;
-            boolean retired;
-            try (PreparedStatement ps = jdbc.prepare(c, sql.readSchedule)) {
-                ps.setString(1, key);
-                try (ResultSet rs = ps.executeQuery()) {
-                    rs.next();
-                    old = new ScheduleRow(
-                            key,
-                            rs.getString(9),
-                            rs.getString(1),
-                            rs.getString(2),
-                            row.policy(),
-                            rs.getString(3),
-                            rs.getString(4),
-                            rs.getString(5));
-                    at = Rows.instant(rs, 6);
-                    version = rs.getInt(7);
-                    retired = RETIRED.equals(rs.getString(8));
-                }
+            return registerExisting(c, row, key, now, policy);
+        });
+    }
+
+    /** Policy values of {@code row} as the statements take them: text, integration, node, application, action, ... */
+    private static Object[] policy(ScheduleRow row) {
+        MissedFirePolicy p = row.policy();
+        return new Object[] {
+            row.policyText(),
+            row.integration(),
+            row.node() == null ? "unknown" : row.node(),
+            row.application(),
+            p.action().name(),
+            p.maxCatchUps(),
+            p.maxAge().toMillis(),
+            p.grace().toMillis()
+        };
+    }
+
+    /**
+     * The registration of a job whose schedule is in the ledger already, in {@code c}'s transaction: the same schedule
+     * refreshed, or a new version, and a RETIRED one active again.
+     */
+    private Registered registerExisting(Connection c, ScheduleRow row, String key, String now, Object[] policy)
+            throws SQLException {
+        ScheduleRow old;
+        Instant at;
+        int version;
+        boolean retired;
+        try (PreparedStatement ps = jdbc.prepare(c, sql.readSchedule)) {
+            ps.setString(1, key);
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                old = new ScheduleRow(
+                        key,
+                        rs.getString(9),
+                        rs.getString(1),
+                        rs.getString(2),
+                        row.policy(),
+                        rs.getString(3),
+                        rs.getString(4),
+                        rs.getString(5));
+                at = Rows.instant(rs, 6);
+                version = rs.getInt(7);
+                retired = RETIRED.equals(rs.getString(8));
             }
-            if (retired) {
-                update(c, sql.endSpans, now, key, RETIRED);
-            }
-            if (old.kind().equals(row.kind()) && old.expression().equals(row.expression())) {
-                update(
-                        c,
-                        sql.refresh,
-                        policy[0],
-                        policy[1],
-                        policy[2],
-                        policy[3],
-                        policy[4],
-                        policy[5],
-                        policy[6],
-                        policy[7],
-                        now,
-                        now,
-                        now,
-                        now,
-                        key);
-                return new Registered(false, version, Optional.empty(), at, retired);
-            }
-            update(c, sql.endVersion, now, key, version);
+        }
+        if (retired) {
+            update(c, sql.endSpans, now, key, RETIRED);
+        }
+        if (old.kind().equals(row.kind()) && old.expression().equals(row.expression())) {
             update(
                     c,
-                    sql.insertVersion,
-                    key,
-                    version + 1,
-                    row.kind(),
-                    row.expression(),
-                    row.policyText(),
-                    policy[2],
-                    now);
-            update(
-                    c,
-                    sql.replace,
-                    now,
-                    now,
-                    row.kind(),
-                    row.expression(),
+                    sql.refresh,
                     policy[0],
                     policy[1],
                     policy[2],
@@ -169,8 +151,189 @@ final class JdbcScheduleLedger implements ScheduleLedger {
                     now,
                     now,
                     key);
-            return new Registered(false, version + 1, Optional.of(old), at, retired);
-        });
+            return new Registered(false, version, Optional.empty(), at, retired);
+        }
+        update(c, sql.endVersion, now, key, version);
+        update(c, sql.insertVersion, key, version + 1, row.kind(), row.expression(), row.policyText(), policy[2], now);
+        update(
+                c,
+                sql.replace,
+                now,
+                now,
+                row.kind(),
+                row.expression(),
+                policy[0],
+                policy[1],
+                policy[2],
+                policy[3],
+                policy[4],
+                policy[5],
+                policy[6],
+                policy[7],
+                now,
+                now,
+                now,
+                now,
+                key);
+        return new Registered(false, version + 1, Optional.of(old), at, retired);
+    }
+
+    /** Jobs one transaction of {@link #registerAll} registers at most. */
+    static final int REGISTER_BATCH = 1000;
+
+    /**
+     * The registrations of {@code rows} in a few statements per {@link #REGISTER_BATCH} jobs, one transaction each:
+     * the job rows and the new schedules inserted from arrays, the existing schedules read and locked at once (in key
+     * order, as the inserts go, so two processes registering the same jobs never wait for each other in a cycle), the
+     * unchanged ones refreshed in one statement; a changed or RETIRED schedule goes the way {@link #register} takes
+     * it. Each answer is what {@link #register} would have answered. A list that names a job twice is registered one
+     * job at a time.
+     */
+    @Override
+    public List<Registered> registerAll(List<ScheduleRow> rows) {
+        Set<String> keys = new HashSet<>();
+        for (ScheduleRow r : rows) {
+            if (!keys.add(LedgerArgs.key(r.jobKey()))) {
+                List<Registered> out = new ArrayList<>(rows.size());
+                rows.forEach(x -> out.add(register(x)));
+                return out;
+            }
+        }
+        List<Registered> out = new ArrayList<>(rows.size());
+        for (int from = 0; from < rows.size(); from += REGISTER_BATCH) {
+            List<ScheduleRow> chunk = rows.subList(from, Math.min(rows.size(), from + REGISTER_BATCH));
+            out.addAll(jdbc.inTransaction(
+                    "register schedules",
+                    chunk.size() + " jobs from " + chunk.get(0).jobKey(),
+                    c -> registerChunk(c, chunk)));
+        }
+        return out;
+    }
+
+    private List<Registered> registerChunk(Connection c, List<ScheduleRow> rows) throws SQLException {
+        String now = databaseNow(c).toString();
+        int n = rows.size();
+        String[] keys = new String[n];
+        String[] kinds = new String[n];
+        String[] expressions = new String[n];
+        String[] policies = new String[n];
+        String[] integrations = new String[n];
+        String[] nodes = new String[n];
+        String[] applications = new String[n];
+        String[] actions = new String[n];
+        Integer[] maxCatchUps = new Integer[n];
+        Long[] maxAges = new Long[n];
+        Long[] graces = new Long[n];
+        String[] from = new String[n];
+        for (int i = 0; i < n; i++) {
+            ScheduleRow r = rows.get(i);
+            Object[] p = policy(r);
+            keys[i] = r.jobKey();
+            kinds[i] = r.kind();
+            expressions[i] = r.expression();
+            policies[i] = (String) p[0];
+            integrations[i] = (String) p[1];
+            nodes[i] = (String) p[2];
+            applications[i] = (String) p[3];
+            actions[i] = (String) p[4];
+            maxCatchUps[i] = (Integer) p[5];
+            maxAges[i] = (Long) p[6];
+            graces[i] = (Long) p[7];
+            from[i] = r.firstFire() == null ? now : r.firstFire().minusMillis(1).toString();
+        }
+        update(c, sql.insertIdleMany, c.createArrayOf("text", keys));
+        Set<String> created = new HashSet<>();
+        try (PreparedStatement ps = jdbc.prepare(c, sql.insertScheduleMany)) {
+            Object[] values = {
+                c.createArrayOf("text", keys),
+                c.createArrayOf("text", kinds),
+                c.createArrayOf("text", expressions),
+                c.createArrayOf("text", policies),
+                c.createArrayOf("text", integrations),
+                c.createArrayOf("text", nodes),
+                c.createArrayOf("text", applications),
+                c.createArrayOf("text", actions),
+                c.createArrayOf("int4", maxCatchUps),
+                c.createArrayOf("int8", maxAges),
+                c.createArrayOf("int8", graces),
+                c.createArrayOf("timestamptz", from),
+                now
+            };
+            for (int i = 0; i < values.length; i++) {
+                ps.setObject(i + 1, values[i]);
+            }
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    created.add(rs.getString(1));
+                }
+            }
+        }
+        List<Integer> fresh = new ArrayList<>();
+        List<Integer> known = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            (created.contains(keys[i]) ? fresh : known).add(i);
+        }
+        if (!fresh.isEmpty()) {
+            update(
+                    c,
+                    sql.insertFirstVersions,
+                    now,
+                    c.createArrayOf("text", pick(keys, fresh)),
+                    c.createArrayOf("text", pick(kinds, fresh)),
+                    c.createArrayOf("text", pick(expressions, fresh)),
+                    c.createArrayOf("text", pick(policies, fresh)),
+                    c.createArrayOf("text", pick(nodes, fresh)));
+        }
+        Registered[] answers = new Registered[n];
+        fresh.forEach(i -> answers[i] = new Registered(true, 1, Optional.empty(), null, false));
+        if (!known.isEmpty()) {
+            Map<String, Object[]> stored = new HashMap<>();
+            try (PreparedStatement ps = jdbc.prepare(c, sql.readSchedules)) {
+                ps.setArray(1, c.createArrayOf("text", pick(keys, known)));
+                try (ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        stored.put(rs.getString(10), new Object[] {
+                            rs.getString(1), rs.getString(2), rs.getInt(7), rs.getString(8), Rows.instant(rs, 6)
+                        });
+                    }
+                }
+            }
+            List<Integer> same = new ArrayList<>();
+            for (int i : known) {
+                Object[] st = stored.get(keys[i]);
+                if (st != null && st[0].equals(kinds[i]) && st[1].equals(expressions[i]) && !RETIRED.equals(st[3])) {
+                    same.add(i);
+                    answers[i] = new Registered(false, (Integer) st[2], Optional.empty(), (Instant) st[4], false);
+                } else {
+                    answers[i] = registerExisting(c, rows.get(i), keys[i], now, policy(rows.get(i)));
+                }
+            }
+            if (!same.isEmpty()) {
+                update(
+                        c,
+                        sql.refreshMany,
+                        c.createArrayOf("text", pick(keys, same)),
+                        c.createArrayOf("text", pick(policies, same)),
+                        c.createArrayOf("text", pick(integrations, same)),
+                        c.createArrayOf("text", pick(nodes, same)),
+                        c.createArrayOf("text", pick(applications, same)),
+                        c.createArrayOf("text", pick(actions, same)),
+                        c.createArrayOf("int4", pick(maxCatchUps, same)),
+                        c.createArrayOf("int8", pick(maxAges, same)),
+                        c.createArrayOf("int8", pick(graces, same)),
+                        now);
+            }
+        }
+        return List.of(answers);
+    }
+
+    /** The elements of {@code all} at {@code at}, in that order. */
+    private static <T> T[] pick(T[] all, List<Integer> at) {
+        T[] out = java.util.Arrays.copyOf(all, at.size());
+        for (int i = 0; i < at.size(); i++) {
+            out[i] = all[at.get(i)];
+        }
+        return out;
     }
 
     private Instant databaseNow(Connection c) throws SQLException {

@@ -10,7 +10,19 @@ final class ScheduleSql {
 
     final String now = "SELECT clock_timestamp()";
     final String insertIdle;
+    /** {@link #insertIdle} for many jobs: 1 jobs (text[]), in key order. */
+    final String insertIdleMany;
+
     final String insertSchedule;
+    /** {@link #insertSchedule} for many jobs from arrays, in key order; returns the jobs it inserted. */
+    final String insertScheduleMany;
+    /** Version 1 of many new schedules: 1 jobs, 2 kinds, 3 expressions, 4 policies, 5 nodes, 6 valid from. */
+    final String insertFirstVersions;
+    /** {@link #readSchedule} for many jobs: 1 jobs (text[]); locked in key order. */
+    final String readSchedules;
+    /** {@link #refresh} for many jobs whose schedule is the same and not RETIRED; see the constructor. */
+    final String refreshMany;
+
     final String insertVersion;
     final String readSchedule;
     final String refresh;
@@ -46,6 +58,44 @@ final class ScheduleSql {
         String jss = q + ".job_schedule_span";
         String jcu = q + ".job_catch_up";
         insertIdle = "INSERT INTO %s (job_key) VALUES (?) ON CONFLICT (job_key) DO NOTHING".formatted(je);
+        insertIdleMany = """
+                INSERT INTO %s (job_key) SELECT k FROM unnest(?::text[]) AS k ORDER BY k
+                ON CONFLICT (job_key) DO NOTHING""".formatted(je);
+        // arrays: 1 jobs, 2 kinds, 3 expressions, 4 policies, 5 integrations, 6 nodes, 7 applications, 8 actions,
+        // 9 max catch-ups, 10 max ages ms, 11 graces ms, 12 accounted-from; then 13 now
+        insertScheduleMany = """
+                INSERT INTO %s (job_key, kind, expression, policy, integration, registered_by, application,
+                    policy_action, max_catch_ups, max_age_ms, grace_ms, version, version_from, registered_at, seen_at,
+                    check_at, swept_until)
+                SELECT q.job_key, q.kind, q.expression, q.policy, q.integration, q.node, q.application, q.action,
+                    q.max_catch_ups, q.max_age_ms, q.grace_ms, 1, n.now, n.now, n.now, n.now, q.swept_until
+                FROM unnest(?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[],
+                    ?::int[], ?::bigint[], ?::bigint[], ?::timestamptz[]) AS q(job_key, kind, expression, policy,
+                    integration, node, application, action, max_catch_ups, max_age_ms, grace_ms, swept_until),
+                    (SELECT ?::timestamptz AS now) n
+                ORDER BY q.job_key
+                ON CONFLICT (job_key) DO NOTHING RETURNING job_key""".formatted(js);
+        insertFirstVersions = """
+                INSERT INTO %s (job_key, version, kind, expression, policy, registered_by, valid_from)
+                SELECT q.job_key, 1, q.kind, q.expression, q.policy, q.node, ?::timestamptz
+                FROM unnest(?::text[], ?::text[], ?::text[], ?::text[], ?::text[])
+                    AS q(job_key, kind, expression, policy, node)
+                ORDER BY q.job_key ON CONFLICT (job_key, version) DO NOTHING""".formatted(jsv);
+        readSchedules = """
+                SELECT kind, expression, policy, integration, registered_by, registered_at, version, state, application,
+                    job_key
+                FROM %s WHERE job_key = ANY(?) ORDER BY job_key FOR UPDATE""".formatted(js);
+        // the same schedules again, none RETIRED (refresh's CASEs for that): arrays 1 jobs, 2 policies,
+        // 3 integrations, 4 nodes, 5 applications, 6 actions, 7 max catch-ups, 8 max ages, 9 graces; 10 now
+        refreshMany = """
+                UPDATE %s AS s SET policy = q.policy, integration = q.integration, registered_by = q.node,
+                    application = q.application, policy_action = q.action, max_catch_ups = q.max_catch_ups,
+                    max_age_ms = q.max_age_ms, grace_ms = q.grace_ms, registered_at = n.now, seen_at = n.now,
+                    check_at = coalesce(s.check_at, n.now)
+                FROM unnest(?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::int[], ?::bigint[],
+                    ?::bigint[]) AS q(job_key, policy, integration, node, application, action, max_catch_ups,
+                    max_age_ms, grace_ms), (SELECT ?::timestamptz AS now) n
+                WHERE s.job_key = q.job_key AND s.state <> 'RETIRED'""".formatted(js);
         // 1 job, 2 kind, 3 expression, 4 policy, 5 integration, 6 node, 7 application, 8 action, 9 max catch-ups,
         // 10 max age ms, 11 grace ms, 12 now
         insertSchedule = """

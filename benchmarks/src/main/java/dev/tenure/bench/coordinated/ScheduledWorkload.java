@@ -14,7 +14,6 @@ import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
 import java.util.Locale;
-import java.util.concurrent.Future;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
@@ -126,21 +125,15 @@ final class ScheduledWorkload implements Node.Workload {
         registerSeconds = (System.nanoTime() - start) / 1e9;
     }
 
-    /**
-     * Registers every job, on the workers in parallel: one transaction per job (Tenure has no bulk registration), and
-     * 10,000 of them one after the other would take minutes on a busy machine.
-     */
-    private void register() throws Exception {
-        List<Future<?>> done = new ArrayList<>();
+    /** Registers every job in one bulk registration ({@link Tenure#registerAll}). */
+    private void register() {
+        List<ScheduledJob> all = new ArrayList<>(n.jobs);
         for (int j = 0; j < n.jobs; j++) {
             String job = "job-" + j;
-            ScheduledJob sj = ScheduledJob.of(job, schedules[j], fire -> catchUp(job, fire))
-                    .withPolicy(policy);
-            done.add(workers.submit(() -> tenure.register(sj)));
+            all.add(ScheduledJob.of(job, schedules[j], fire -> catchUp(job, fire))
+                    .withPolicy(policy));
         }
-        for (Future<?> f : done) {
-            f.get();
-        }
+        tenure.registerAll(all);
     }
 
     private RunOutcome<Void> attempt(String job, String fire, RunPolicy policy) {

@@ -148,10 +148,12 @@ public final class SweepBenchmark {
                     .build();
             try (tenure) {
                 MissedFirePolicy policy = MissedFirePolicy.skip().withGrace(Duration.ofSeconds(2));
+                List<ScheduledJob> all = new ArrayList<>(jobs);
                 for (int i = 0; i < jobs; i++) {
-                    tenure.register(ScheduledJob.of("bench-" + i, Schedule.fixedRate(rate), fire -> {})
+                    all.add(ScheduledJob.of("bench-" + i, Schedule.fixedRate(rate), fire -> {})
                             .withPolicy(policy));
                 }
+                tenure.registerAll(all);
                 double registerSeconds = (System.nanoTime() - registerStart) / 1e9;
                 try (Statement st = driverPool.getConnection().createStatement()) {
                     st.execute("ANALYZE tenure.job_schedule; ANALYZE tenure.job_execution; ANALYZE tenure.job_run");
