@@ -2,6 +2,7 @@ package dev.tenure.db;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.tenure.testkit.Timing;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -15,6 +16,8 @@ import org.junit.jupiter.api.Test;
 
 /** How {@link ClaimGroups} forms groups and answers their claims; the statement is a stand-in (pure logic). */
 class ClaimGroupsTest {
+
+    private static final long WAIT = Timing.scaledMillis(10_000);
 
     /** A claim: its job, and a name to answer with. */
     private record C(String job, String name) {}
@@ -51,7 +54,7 @@ class ClaimGroupsTest {
         ExecutorService pool = Executors.newCachedThreadPool();
         try {
             Future<ClaimGroups.Answer> first = pool.submit(() -> g.claim(new C("a", "first")));
-            assertThat(firstSent.await(10, TimeUnit.SECONDS)).isTrue();
+            assertThat(firstSent.await(WAIT, TimeUnit.MILLISECONDS)).isTrue();
             // queued while the first statement runs: b, c, b again (same job: not in the same group), d, e
             List<Future<ClaimGroups.Answer>> rest = new ArrayList<>();
             for (C c :
@@ -60,10 +63,10 @@ class ClaimGroupsTest {
                 waitUntilQueued(g, rest.size());
             }
             release.countDown();
-            assertThat(first.get(10, TimeUnit.SECONDS)).isEqualTo(new ClaimGroups.Value("first"));
+            assertThat(first.get(WAIT, TimeUnit.MILLISECONDS)).isEqualTo(new ClaimGroups.Value("first"));
             List<String> names = new ArrayList<>();
             for (Future<ClaimGroups.Answer> f : rest) {
-                names.add((String) ((ClaimGroups.Value) f.get(10, TimeUnit.SECONDS)).value());
+                names.add((String) ((ClaimGroups.Value) f.get(WAIT, TimeUnit.MILLISECONDS)).value());
             }
             assertThat(names).containsExactly("b1", "c1", "b2", "d1", "e1");
             assertThat(sent).hasSize(3);
@@ -93,15 +96,15 @@ class ClaimGroupsTest {
         ExecutorService pool = Executors.newCachedThreadPool();
         try {
             Future<ClaimGroups.Answer> first = pool.submit(() -> g.claim(new C("a", "first")));
-            assertThat(firstSent.await(10, TimeUnit.SECONDS)).isTrue();
+            assertThat(firstSent.await(WAIT, TimeUnit.MILLISECONDS)).isTrue();
             Future<ClaimGroups.Answer> b = pool.submit(() -> g.claim(new C("b", "b")));
             waitUntilQueued(g, 1);
             Future<ClaimGroups.Answer> c = pool.submit(() -> g.claim(new C("c", "c")));
             waitUntilQueued(g, 2);
             release.countDown();
-            first.get(10, TimeUnit.SECONDS);
+            first.get(WAIT, TimeUnit.MILLISECONDS);
             for (Future<ClaimGroups.Answer> f : List.of(b, c)) {
-                assertThat(f.get(10, TimeUnit.SECONDS))
+                assertThat(f.get(WAIT, TimeUnit.MILLISECONDS))
                         .isInstanceOfSatisfying(
                                 ClaimGroups.Failed.class,
                                 x -> assertThat(x.error()).hasRootCauseMessage("the statement broke"));
@@ -114,8 +117,8 @@ class ClaimGroupsTest {
 
     private static void await(CountDownLatch latch) {
         try {
-            if (!latch.await(10, TimeUnit.SECONDS)) {
-                throw new IllegalStateException("not released in 10 s");
+            if (!latch.await(WAIT, TimeUnit.MILLISECONDS)) {
+                throw new IllegalStateException("not released in " + WAIT + " ms");
             }
         } catch (InterruptedException e) {
             throw new IllegalStateException(e);
@@ -123,10 +126,10 @@ class ClaimGroupsTest {
     }
 
     private static void waitUntilQueued(ClaimGroups<C> g, int n) throws InterruptedException {
-        long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(WAIT);
         while (g.queued() < n) {
             if (System.nanoTime() > until) {
-                throw new IllegalStateException(n + " claims not queued in 10 s");
+                throw new IllegalStateException(n + " claims not queued in " + WAIT + " ms");
             }
             Thread.sleep(1);
         }
