@@ -126,7 +126,7 @@ class ClaimGroupsTest {
     }
 
     private static void waitUntilQueued(ClaimGroups<C> g, int n) throws InterruptedException {
-        long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(WAIT);
+        long until = System.nanoTime() + WAIT * 1_000_000;
         while (g.queued() < n) {
             if (System.nanoTime() > until) {
                 throw new IllegalStateException(n + " claims not queued in " + WAIT + " ms");
