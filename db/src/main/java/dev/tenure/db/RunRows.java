@@ -337,7 +337,18 @@ final class RunRows {
     }
 
     /** {@link Sql#claimAndStartMany}: each claim's answer as {@link #claimAndStartOnce} gives it, in order. */
-    private Object[] claimMany(Connection c, List<Claim> claims) throws SQLException {
+    private Object[] claimMany(Connection c, List<Claim> unsorted) throws SQLException {
+        // in job key order, the order the statement locks the rows in; answered in the caller's order
+        Integer[] order = new Integer[unsorted.size()];
+        for (int i = 0; i < order.length; i++) {
+            order[i] = i;
+        }
+        Arrays.sort(
+                order, (a, b) -> unsorted.get(a).key().compareTo(unsorted.get(b).key()));
+        List<Claim> claims = new ArrayList<>(order.length);
+        for (Integer i : order) {
+            claims.add(unsorted.get(i));
+        }
         int n = claims.size();
         String[] keys = new String[n];
         String[] fires = new String[n];
@@ -365,11 +376,12 @@ final class RunRows {
             ps.setArray(6, c.createArrayOf("bigint", ttls));
             ps.setArray(7, c.createArrayOf("text", traces));
             ps.setString(8, leases.node());
-            ps.setString(9, leases.node());
+            ps.setArray(9, c.createArrayOf("text", keys));
+            ps.setString(10, leases.node());
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
                     int i = (int) rs.getLong(1) - 1;
-                    answers[i] = answer(rs, 2, claims.get(i).runId());
+                    answers[order[i]] = answer(rs, 2, claims.get(i).runId());
                 }
             }
         }

@@ -324,27 +324,31 @@ final class Sql {
      * numbered from 1 in array order) has its own job, fire, owner, run id, TTL and trace id, and is read, claimed and
      * started under exactly the conditions of the one-claim statement, so each row gets the epoch and answer it would
      * have got alone. No two requests may name the same job (a statement cannot update a row twice). The free job rows
-     * are locked in job key order, so two such statements never wait for each other in a cycle. Parameters: 1 lock
-     * timeout, 2-7 arrays of jobs, fires, owners, run ids, TTLs in ms and trace ids (equal lengths), 8 node, 9 node.
-     * Columns: 1 request number, then the one-claim statement's 7; a request whose job has no row gets none.
+     * are locked in job key order (the claims come sorted by job, and each is locked by a subquery of its own), so two
+     * such statements never wait for each other in a cycle. Each job row is read by a subquery per request: the plan
+     * is a generic one, planned without the arrays, and a join of {@code req} with the job table scans a small table
+     * whole, so every claim statement would read every job row. Parameters: 1 lock timeout, 2-7 arrays of jobs (in
+     * key order, no job twice), fires, owners, run ids, TTLs in ms and trace ids (equal lengths), 8 node, 9 jobs,
+     * 10 node. Columns: 1 request number, then the one-claim statement's 7; a request whose job has no row gets none.
      */
     private static String claimAndStartMany(String je, String jr) {
         return """
                 WITH cfg AS (SELECT set_config('lock_timeout', ?, true) AS lt),
                 req AS (SELECT * FROM unnest(?::text[], ?::text[], ?::text[], ?::text[], ?::bigint[], ?::text[])
-                    WITH ORDINALITY AS q(job_key, fire_key, owner, run_id, ttl_ms, trace_id, n)),
+                    WITH ORDINALITY AS q(job_key, fire_key, owner, run_id, ttl_ms, trace_id, n) ORDER BY job_key),
                 done AS (SELECT req.n, d.run_id, d.owner, d.epoch, d.status FROM req JOIN %2$s AS d
                     ON d.job_key = req.job_key AND d.fire_key = req.fire_key WHERE d.status IN ('COMPLETED', 'MISSED')),
-                free AS (SELECT je.job_key, req.n FROM req JOIN %1$s AS je ON je.job_key = req.job_key, cfg
-                    WHERE (je.lease_expires_at IS NULL OR je.lease_expires_at <= clock_timestamp()
+                free AS (SELECT f.job_key, req.n FROM req CROSS JOIN LATERAL (SELECT je.job_key FROM %1$s AS je, cfg
+                    WHERE je.job_key = req.job_key
+                    AND (je.lease_expires_at IS NULL OR je.lease_expires_at <= clock_timestamp()
                         OR je.owner = req.owner)
-                    AND NOT EXISTS (SELECT 1 FROM done WHERE done.n = req.n) ORDER BY je.job_key FOR UPDATE OF je),
+                    AND NOT EXISTS (SELECT 1 FROM done WHERE done.n = req.n) FOR UPDATE OF je) f),
                 won AS (UPDATE %1$s AS je SET fencing_token = greatest(je.fencing_token + 1, %3$s),
                     owner = req.owner, node = ?, status = 'RUNNING', current_run_id = req.run_id::uuid,
                     claimed_at = clock_timestamp(),
                     lease_expires_at = clock_timestamp() + req.ttl_ms * interval '1 millisecond',
                     updated_at = clock_timestamp() FROM free JOIN req ON req.n = free.n
-                    WHERE je.job_key = free.job_key
+                    WHERE je.job_key = free.job_key AND je.job_key = ANY(?::text[])
                     RETURNING req.n, je.job_key AS job, req.fire_key AS fire, req.owner AS claimant,
                         req.run_id AS rid, req.trace_id AS tid, je.fencing_token, je.lease_expires_at),
                 abandoned AS (UPDATE %2$s SET status = 'ABANDONED', finished_at = clock_timestamp(),
@@ -368,7 +372,8 @@ final class Sql {
                     d.run_id::text, NULL, clock_timestamp(), NULL FROM done d
                 UNION ALL SELECT req.n, 'held', je.fencing_token, je.owner, NULL, je.lease_expires_at,
                     clock_timestamp(), NULL
-                    FROM req JOIN %1$s je ON je.job_key = req.job_key
+                    FROM req CROSS JOIN LATERAL (SELECT j.fencing_token, j.owner, j.lease_expires_at FROM %1$s j
+                        WHERE j.job_key = req.job_key OFFSET 0) je
                     WHERE NOT EXISTS (SELECT 1 FROM won WHERE won.n = req.n)
                     AND NOT EXISTS (SELECT 1 FROM done WHERE done.n = req.n)""".formatted(je, jr, MICROS, HOLDER);
     }
