@@ -105,17 +105,20 @@ record Scenario(String name, String kind, Map<String, String> args, int threads,
                         true));
             }
         }
-        for (String mode : List.of("VALKEY", "DATABASE")) {
-            // the A/B of grouped claims (issue 37): the same row with every claim a statement of its own
-            String m = mode.equals("VALKEY") ? "valkey" : "db";
-            String lease = mode.equals("VALKEY") ? "Valkey acquire/release around " : "";
-            s.add(new Scenario(
-                    "tenure-" + m + " " + jobs + " jobs claims alone",
-                    "tenure",
-                    args("mode", mode, "jobs", Integer.toString(jobs), "fires", "own", "claimsPerStatement", "1"),
-                    threads,
-                    "one EXECUTED " + lease + TENURE_UNIT + ", every claim a statement of its own",
-                    true));
+        for (String fires : List.of("own", "shared")) {
+            for (String mode : List.of("VALKEY", "DATABASE")) {
+                // the A/B of grouped claims (issue 37): the same row with every claim a statement of its own
+                String m = mode.equals("VALKEY") ? "valkey" : "db";
+                String lease = mode.equals("VALKEY") ? "Valkey acquire/release around " : "";
+                s.add(new Scenario(
+                        "tenure-" + m + " " + jobs + " jobs" + (fires.equals("shared") ? " shared" : "")
+                                + " claims alone",
+                        "tenure",
+                        args("mode", mode, "jobs", Integer.toString(jobs), "fires", fires, "claimsPerStatement", "1"),
+                        threads,
+                        "one EXECUTED " + lease + TENURE_UNIT + ", every claim a statement of its own",
+                        true));
+            }
         }
         for (String mode : List.of("VALKEY", "DATABASE")) {
             String m = mode.equals("VALKEY") ? "valkey" : "db";
