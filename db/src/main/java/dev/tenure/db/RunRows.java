@@ -239,12 +239,13 @@ final class RunRows {
             UUID runId = UUID.randomUUID();
             Object r;
             String wait = quick ? LeaseRows.quickLockTimeout(lockTimeout) : lockTimeout;
+            Claim claim = new Claim(key, fireKey, owner, ttl, wait, runId, traceId);
             try {
                 r = null;
                 if (attempt == 0) {
                     // the first claim may share a statement with other threads' claims; a group that could not lock
                     // one of its rows in time has each claim made again on its own
-                    ClaimGroups.Answer a = groups.claim(new Claim(key, fireKey, owner, ttl, wait, runId, traceId));
+                    ClaimGroups.Answer a = groups.claim(claim);
                     if (a instanceof ClaimGroups.Failed f) {
                         throw f.error();
                     }
@@ -253,11 +254,7 @@ final class RunRows {
                     }
                 }
                 if (r == null) {
-                    r = jdbc.run(
-                            "claim and start",
-                            key,
-                            true,
-                            c -> claimAndStartOnce(c, key, fireKey, owner, ttl, wait, runId, traceId));
+                    r = jdbc.run("claim and start", key, true, c -> claimAndStartOnce(c, claim));
                 }
             } catch (LedgerUnavailableException e) {
                 if (!Faults.LOCK_TIMEOUT.equals(e.sqlState())) {
@@ -314,12 +311,8 @@ final class RunRows {
     List<ClaimGroups.Answer> sendGroup(List<Claim> claims) {
         if (claims.size() == 1) {
             Claim k = claims.get(0);
-            return List.of(new ClaimGroups.Value(jdbc.run(
-                    "claim and start",
-                    k.key(),
-                    true,
-                    c -> claimAndStartOnce(
-                            c, k.key(), k.fireKey(), k.owner(), k.ttl(), k.lockTimeout(), k.runId(), k.traceId()))));
+            return List.of(
+                    new ClaimGroups.Value(jdbc.run("claim and start", k.key(), true, c -> claimAndStartOnce(c, k))));
         }
         try {
             Object[] answers = jdbc.run("claim and start", claims.size() + " jobs", true, c -> claimMany(c, claims));
@@ -400,19 +393,14 @@ final class RunRows {
      * Started, Done or Held; the claimed epoch (a Long) when the fire completed meanwhile; {@link #NO_ROW} when the job
      * has no row.
      */
-    private Object claimAndStartOnce(
-            Connection c,
-            String key,
-            String fireKey,
-            String owner,
-            Duration ttl,
-            String lockTimeout,
-            UUID runId,
-            @Nullable String traceId)
-            throws SQLException {
+    private Object claimAndStartOnce(Connection c, Claim k) throws SQLException {
+        String key = k.key();
+        String fireKey = k.fireKey();
+        String owner = k.owner();
+        UUID runId = k.runId();
         try (PreparedStatement ps = jdbc.prepare(c, sql.claimAndStart)) {
             int i = 1;
-            ps.setString(i++, lockTimeout);
+            ps.setString(i++, k.lockTimeout());
             ps.setString(i++, key);
             ps.setString(i++, fireKey);
             ps.setString(i++, key);
@@ -420,7 +408,7 @@ final class RunRows {
             ps.setString(i++, owner);
             ps.setString(i++, leases.node());
             ps.setString(i++, runId.toString());
-            ps.setLong(i++, ttl.toMillis());
+            ps.setLong(i++, k.ttl().toMillis());
             ps.setString(i++, key);
             ps.setString(i++, fireKey);
             ps.setString(i++, runId.toString());
@@ -428,7 +416,7 @@ final class RunRows {
             ps.setString(i++, fireKey);
             ps.setString(i++, owner);
             ps.setString(i++, leases.node());
-            ps.setString(i++, traceId);
+            ps.setString(i++, k.traceId());
             ps.setString(i, key);
             try (ResultSet rs = ps.executeQuery()) {
                 return rs.next() ? answer(rs, 1, runId) : NO_ROW;
