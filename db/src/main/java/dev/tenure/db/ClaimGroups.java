@@ -107,9 +107,9 @@ final class ClaimGroups<C> {
         }
         List<Answer> answers;
         try {
-            List<C> claims = new ArrayList<>(group.size());
-            group.forEach(w -> claims.add(w.claim));
-            answers = send.apply(claims);
+            List<C> carried = new ArrayList<>(group.size());
+            group.forEach(w -> carried.add(w.claim));
+            answers = send.apply(carried);
         } catch (RuntimeException | Error e) {
             // every claim of the group is answered, whatever happened: none of its threads waits forever
             answers = Collections.nCopies(

@@ -287,23 +287,31 @@ final class JdbcScheduleLedger implements ScheduleLedger {
         Registered[] answers = new Registered[n];
         fresh.forEach(i -> answers[i] = new Registered(true, 1, Optional.empty(), null, false));
         if (!known.isEmpty()) {
-            Map<String, Object[]> stored = new HashMap<>();
+            Map<String, Stored> stored = new HashMap<>();
             try (PreparedStatement ps = jdbc.prepare(c, sql.readSchedules)) {
                 ps.setArray(1, c.createArrayOf("text", pick(keys, known)));
                 try (ResultSet rs = ps.executeQuery()) {
                     while (rs.next()) {
-                        stored.put(rs.getString(10), new Object[] {
-                            rs.getString(1), rs.getString(2), rs.getInt(7), rs.getString(8), Rows.instant(rs, 6)
-                        });
+                        stored.put(
+                                rs.getString(10),
+                                new Stored(
+                                        rs.getString(1),
+                                        rs.getString(2),
+                                        rs.getInt(7),
+                                        RETIRED.equals(rs.getString(8)),
+                                        Rows.instant(rs, 6)));
                     }
                 }
             }
             List<Integer> same = new ArrayList<>();
             for (int i : known) {
-                Object[] st = stored.get(keys[i]);
-                if (st != null && st[0].equals(kinds[i]) && st[1].equals(expressions[i]) && !RETIRED.equals(st[3])) {
+                Stored st = stored.get(keys[i]);
+                if (st != null
+                        && st.kind().equals(kinds[i])
+                        && st.expression().equals(expressions[i])
+                        && !st.retired()) {
                     same.add(i);
-                    answers[i] = new Registered(false, (Integer) st[2], Optional.empty(), (Instant) st[4], false);
+                    answers[i] = new Registered(false, st.version(), Optional.empty(), st.registeredAt(), false);
                 } else {
                     answers[i] = registerExisting(c, rows.get(i), keys[i], now, policy(rows.get(i)));
                 }
@@ -326,6 +334,14 @@ final class JdbcScheduleLedger implements ScheduleLedger {
         }
         return List.of(answers);
     }
+
+    /** A schedule as {@link #registerChunk} reads it back: enough to tell an unchanged, active one. */
+    private record Stored(
+            String kind,
+            String expression,
+            int version,
+            boolean retired,
+            @Nullable Instant registeredAt) {}
 
     /** The elements of {@code all} at {@code at}, in that order. */
     private static <T> T[] pick(T[] all, List<Integer> at) {

@@ -34,16 +34,6 @@ final class RunRows {
     private final LeaseRows leases;
     private final ClaimGroups<Claim> groups;
 
-    /** Claims grouped by the defaults of {@link dev.tenure.DatabaseConfig}. */
-    RunRows(Jdbc jdbc, Sql sql, LeaseRows leases) {
-        this(
-                jdbc,
-                sql,
-                leases,
-                dev.tenure.DatabaseConfig.DEFAULT_CLAIM_STATEMENTS_IN_FLIGHT,
-                dev.tenure.DatabaseConfig.DEFAULT_MAX_CLAIMS_PER_STATEMENT);
-    }
-
     /** {@code claimsInFlight} claim statements at once, each carrying at most {@code claimsPerStatement} claims. */
     RunRows(Jdbc jdbc, Sql sql, LeaseRows leases, int claimsInFlight, int claimsPerStatement) {
         this.jdbc = jdbc;
@@ -254,7 +244,7 @@ final class RunRows {
                     }
                 }
                 if (r == null) {
-                    r = jdbc.run("claim and start", key, true, c -> claimAndStartOnce(c, claim));
+                    r = claimAlone(claim);
                 }
             } catch (LedgerUnavailableException e) {
                 if (!Faults.LOCK_TIMEOUT.equals(e.sqlState())) {
@@ -310,9 +300,7 @@ final class RunRows {
      */
     List<ClaimGroups.Answer> sendGroup(List<Claim> claims) {
         if (claims.size() == 1) {
-            Claim k = claims.get(0);
-            return List.of(
-                    new ClaimGroups.Value(jdbc.run("claim and start", k.key(), true, c -> claimAndStartOnce(c, k))));
+            return List.of(new ClaimGroups.Value(claimAlone(claims.get(0))));
         }
         try {
             Object[] answers = jdbc.run("claim and start", claims.size() + " jobs", true, c -> claimMany(c, claims));
@@ -327,6 +315,11 @@ final class RunRows {
             }
             return Collections.nCopies(claims.size(), new ClaimGroups.Alone());
         }
+    }
+
+    /** The one-claim statement ({@link #claimAndStartOnce}) for {@code k}, committed. */
+    private Object claimAlone(Claim k) {
+        return jdbc.run("claim and start", k.key(), true, c -> claimAndStartOnce(c, k));
     }
 
     /** {@link Sql#claimAndStartMany}: each claim's answer as {@link #claimAndStartOnce} gives it, in order. */

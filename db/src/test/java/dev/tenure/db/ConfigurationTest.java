@@ -91,7 +91,11 @@ class ConfigurationTest {
         LeaseRows rows = new LeaseRows(jdbc, sql, "tenure", config.claimLockTimeout(), config.renewLockTimeout(), null);
         JdbcLeaseStore leases = new JdbcLeaseStore(rows, config, null);
         JdbcRunLedger runs = new JdbcRunLedger(
-                rows, new RunRows(jdbc, sql, rows), new FenceChecks(jdbc, sql, rows), config, "never read");
+                rows,
+                new RunRows(jdbc, sql, rows, config.claimStatementsInFlight(), config.maxClaimsPerStatement()),
+                new FenceChecks(jdbc, sql, rows),
+                config,
+                "never read");
         assertThatThrownBy(() -> leases.claim("bad key", "o", Duration.ofSeconds(1)))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("whitespace");
