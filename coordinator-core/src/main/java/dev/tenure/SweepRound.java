@@ -242,7 +242,12 @@ final class SweepRound {
                 }
                 sweeper.metrics().firesOverdue(p.jobKey(), p.open().size());
                 sweeper.missedNow(ws.get(i).tracked(), p, settled.recorded(), written);
-                catchUps.addAll(sweeper.catchUps(ws.get(i).local(), ws.get(i).tracked(), p));
+                if (written) {
+                    // a busy job's plan is carried out by a later sweep, whole: catching up its newest fires while its
+                    // older ones stay unrecorded would make the next sweep see others as the newest and catch them up
+                    catchUps.addAll(
+                            sweeper.catchUps(ws.get(i).local(), ws.get(i).tracked(), p));
+                }
             }
             start = end;
         }
