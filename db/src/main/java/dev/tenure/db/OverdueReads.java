@@ -54,7 +54,7 @@ final class OverdueReads {
         runs = """
                 SELECT d.job_key, d.fire_key
                 FROM unnest(?::text[], ?::text[]) AS d(job_key, fire_key)
-                JOIN %1$s.job_run r ON r.job_key = d.job_key AND r.fire_key = d.fire_key
+                JOIN %1$s.job_runs r ON r.job_key = d.job_key AND r.fire_key = d.fire_key
                 WHERE r.status IN ('COMPLETED', 'FAILED', 'MISSED') OR (r.status = 'RUNNING' AND EXISTS (
                     SELECT 1 FROM %1$s.job_execution x WHERE x.job_key = r.job_key AND x.fencing_token = r.epoch
                     AND x.owner = r.owner AND x.lease_expires_at > clock_timestamp()))""".formatted(quotedSchema);

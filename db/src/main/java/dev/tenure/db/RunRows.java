@@ -80,7 +80,7 @@ final class RunRows {
                 try (ResultSet rs = ps.executeQuery()) {
                     if (rs.next()) {
                         String previous = rs.getString(2);
-                        markRunning(c, key, epoch, runId);
+                        markRunning(c, key, epoch, runId, fireKey, traceId);
                         return new RunStart.Started(
                                 runId, rs.getInt(1), previous == null ? null : RunStatus.valueOf(previous));
                     }
@@ -110,11 +110,14 @@ final class RunRows {
         }
     }
 
-    private void markRunning(Connection c, String key, long epoch, UUID runId) throws SQLException {
+    private void markRunning(Connection c, String key, long epoch, UUID runId, String fireKey, @Nullable String traceId)
+            throws SQLException {
         try (PreparedStatement ps = jdbc.prepare(c, sql.markRunning)) {
             ps.setObject(1, runId);
-            ps.setString(2, key);
-            ps.setLong(3, epoch);
+            ps.setString(2, fireKey);
+            ps.setString(3, traceId);
+            ps.setString(4, key);
+            ps.setLong(5, epoch);
             ps.executeUpdate();
         }
     }
@@ -402,6 +405,8 @@ final class RunRows {
             ps.setString(i++, leases.node());
             ps.setString(i++, runId.toString());
             ps.setLong(i++, k.ttl().toMillis());
+            ps.setString(i++, fireKey);
+            ps.setString(i++, k.traceId());
             ps.setString(i++, key);
             ps.setString(i++, fireKey);
             ps.setString(i++, runId.toString());

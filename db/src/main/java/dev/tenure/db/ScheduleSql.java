@@ -209,10 +209,10 @@ final class ScheduleSql {
         // are refused. Only while the holder's lease is still over (this transaction holds the row). 1 jobs, 2 epochs
         fence = """
                 UPDATE %s AS je SET fencing_token = greatest(je.fencing_token + 1, %s), owner = NULL, node = NULL,
-                    status = 'IDLE', lease_expires_at = NULL, current_run_id = NULL, updated_at = clock_timestamp()
+                    status = 'IDLE', lease_expires_at = NULL, %3$s, updated_at = clock_timestamp()
                 FROM unnest(?::text[], ?::bigint[]) AS m(job_key, epoch)
                 WHERE je.job_key = m.job_key AND je.fencing_token = m.epoch
-                    AND (je.lease_expires_at IS NULL OR je.lease_expires_at <= clock_timestamp())""".formatted(je, MICROS);
+                    AND (je.lease_expires_at IS NULL OR je.lease_expires_at <= clock_timestamp())""".formatted(je, MICROS, Sql.NO_RUN);
         // 1 sweeper, 2 jobs, 3 fire keys, 4 reasons
         summaries = """
                 INSERT INTO %1$s (run_id, job_key, fire_key, epoch, owner, status, started_at, finished_at, error)

@@ -65,9 +65,13 @@ final class Sql {
             iso AS (SELECT current_setting('transaction_isolation') IN ('read committed', 'read uncommitted') AS rc,
                 (SELECT pg_try_advisory_xact_lock_shared(t.k) FROM (SELECT ?::bigint AS k) t) AS tagged)""";
 
+    /** The running fire on the job row cleared with the run pointer (set by the statements that start a run). */
+    static final String NO_RUN =
+            "current_run_id = NULL, run_fire_key = NULL, run_started_at = NULL, run_trace_id = NULL";
+
     private static final String CLEAR_LEASE = """
-            owner = NULL, node = NULL, status = 'IDLE', lease_expires_at = NULL, current_run_id = NULL,
-            updated_at = clock_timestamp()""";
+            owner = NULL, node = NULL, status = 'IDLE', lease_expires_at = NULL, %s,
+            updated_at = clock_timestamp()""".formatted(NO_RUN);
 
     final String claim;
     final String claimNew;
@@ -134,13 +138,13 @@ final class Sql {
                     AND (je.lease_expires_at IS NULL OR je.lease_expires_at <= clock_timestamp() OR je.owner = ?)
                     FOR UPDATE OF je),
                 won AS (UPDATE %1$s AS je SET fencing_token = greatest(je.fencing_token + 1, %2$s),
-                    owner = ?, node = ?, status = 'HELD', current_run_id = NULL, claimed_at = clock_timestamp(),
+                    owner = ?, node = ?, status = 'HELD', %3$s, claimed_at = clock_timestamp(),
                     lease_expires_at = clock_timestamp() + ?::bigint * interval '1 millisecond',
                     updated_at = clock_timestamp() FROM free WHERE je.job_key = free.job_key
                     RETURNING je.fencing_token, je.owner, je.claimed_at, je.lease_expires_at)
                 SELECT true, fencing_token, owner, claimed_at, lease_expires_at, clock_timestamp() FROM won
                 UNION ALL SELECT false, fencing_token, owner, claimed_at, lease_expires_at, clock_timestamp() FROM %1$s
-                WHERE job_key = ? AND NOT EXISTS (SELECT 1 FROM won)""".formatted(je, MICROS);
+                WHERE job_key = ? AND NOT EXISTS (SELECT 1 FROM won)""".formatted(je, MICROS, NO_RUN);
         claimNew = """
                 INSERT INTO %s (job_key, fencing_token, owner, node, status, claimed_at, lease_expires_at)
                 VALUES (?, greatest(1, %s), ?, ?, 'HELD', clock_timestamp(),
@@ -189,11 +193,11 @@ final class Sql {
                 WITH cfg AS (SELECT set_config('lock_timeout', ?, true) AS lt),
                 cur AS (SELECT je.job_key FROM %1$s AS je, cfg WHERE je.job_key = ? AND je.owner = ? FOR UPDATE OF je)
                 UPDATE %1$s AS je SET owner = ?, node = ?, fencing_token = greatest(je.fencing_token + 1, %2$s),
-                    status = 'HELD', current_run_id = NULL, claimed_at = clock_timestamp(),
+                    status = 'HELD', %3$s, claimed_at = clock_timestamp(),
                     lease_expires_at = clock_timestamp() + ?::bigint * interval '1 millisecond',
                     updated_at = clock_timestamp()
                 FROM cur WHERE je.job_key = cur.job_key
-                RETURNING je.fencing_token, je.lease_expires_at, clock_timestamp()""".formatted(je, MICROS);
+                RETURNING je.fencing_token, je.lease_expires_at, clock_timestamp()""".formatted(je, MICROS, NO_RUN);
         lockForRun = """
                 SELECT fencing_token, owner, lease_expires_at, coalesce(lease_expires_at > clock_timestamp(), false)
                 FROM %s WHERE job_key = ? FOR NO KEY UPDATE""".formatted(je);
@@ -210,13 +214,21 @@ final class Sql {
                     started_at = clock_timestamp(), finished_at = NULL, error = NULL
                 WHERE r.status IN ('FAILED', 'ABANDONED', 'REJECTED_STALE')
                 RETURNING r.attempt, r.previous_status""".formatted(jr);
+        // 1 run id, 2 fire, 3 trace id, 4 job, 5 epoch
         markRunning = """
-                UPDATE %s SET status = 'RUNNING', current_run_id = ?, updated_at = clock_timestamp()
+                UPDATE %s SET status = 'RUNNING', current_run_id = ?, run_fire_key = ?, run_started_at = clock_timestamp(),
+                    run_trace_id = ?, updated_at = clock_timestamp()
                 WHERE job_key = ? AND fencing_token = ?""".formatted(je);
         claimAndStart = claimAndStart(je, jr);
         claimAndStartMany = claimAndStartMany(je, jr);
         insertIdle = "INSERT INTO %s (job_key) VALUES (?) ON CONFLICT (job_key) DO NOTHING".formatted(je);
-        recordTraceId = "UPDATE %s SET trace_id = ? WHERE run_id = ?::uuid AND job_key = ?".formatted(jr);
+        // the run's row, and the job row while the run is its current one
+        recordTraceId = """
+                WITH t AS (SELECT ?::text AS trace_id, ?::uuid AS run_id, ?::text AS job_key),
+                onJob AS (UPDATE %2$s je SET run_trace_id = t.trace_id FROM t
+                    WHERE je.job_key = t.job_key AND je.current_run_id = t.run_id RETURNING 1)
+                UPDATE %1$s r SET trace_id = t.trace_id FROM t WHERE r.run_id = t.run_id AND r.job_key = t.job_key
+                """.formatted(jr, je);
         runOf = """
                 SELECT run_id, job_key, fire_key, epoch, owner, status, attempt, started_at, finished_at, error
                 FROM %s WHERE job_key = ? AND fire_key = ?""".formatted(jr);
@@ -229,7 +241,7 @@ final class Sql {
         // The completion and the release, in the caller's (business) transaction, for a run that is that one
         // transaction; see completion().
         completeAndRelease = completion(je, jr, true, notifyCleared);
-        finish = finish(je, jr, "status = 'HELD', current_run_id = NULL, updated_at = clock_timestamp()", "0");
+        finish = finish(je, jr, "status = 'HELD', " + NO_RUN + ", updated_at = clock_timestamp()", "0");
         // The sessions that hold the job's fence tag (a shared advisory lock, see ISO) and sit idle in their
         // transaction, for at least STALE_IDLE_MILLIS, while the job's lease has expired: terminated, if this role may
         // (same role or pg_signal_backend; a superuser's session only by a superuser). Parameters: 1 and 2 the tag,
@@ -279,10 +291,10 @@ final class Sql {
      * <li>{@code run}: the fire's row is inserted, or a FAILED, ABANDONED, REJECTED_STALE or (older epoch) RUNNING row
      *     is taken over (attempt + 1); a row COMPLETED meanwhile is left alone (then no row returns from it).</li>
      * </ul>
-     * Parameters: 1 lock timeout, 2 job, 3 fire, 4 job, 5 owner, 6 owner, 7 node, 8 run id, 9 ttl ms, 10 job, 11 fire,
-     * 12 run id, 13 job, 14 fire, 15 owner, 16 node, 17 trace id, 18 job. Columns: 1 kind ({@code started}, {@code done}, {@code missed},
-     * {@code held}),
-     * 2 epoch, 3 owner, 4 run id, 5 lease expiry, 6 database now, 7 attempt (null: the fire completed meanwhile).
+     * Parameters: 1 lock timeout, 2 job, 3 fire, 4 job, 5 owner, 6 owner, 7 node, 8 run id, 9 ttl ms, 10 fire,
+     * 11 trace id (the running fire on the job row), 12 job, 13 fire, 14 run id, 15 job, 16 fire, 17 owner, 18 node,
+     * 19 trace id, 20 job. Columns: 1 kind ({@code started}, {@code done}, {@code missed}, {@code held}), 2 epoch,
+     * 3 owner, 4 run id, 5 lease expiry, 6 database now, 7 attempt (null: the fire completed meanwhile).
      */
     private static String claimAndStart(String je, String jr) {
         return """
@@ -295,6 +307,7 @@ final class Sql {
                 won AS (UPDATE %1$s AS je SET fencing_token = greatest(je.fencing_token + 1, %3$s),
                     owner = ?, node = ?, status = 'RUNNING', current_run_id = ?::uuid, claimed_at = clock_timestamp(),
                     lease_expires_at = clock_timestamp() + ?::bigint * interval '1 millisecond',
+                    run_fire_key = ?, run_started_at = clock_timestamp(), run_trace_id = ?,
                     updated_at = clock_timestamp() FROM free
                     WHERE je.job_key = free.job_key RETURNING je.fencing_token, je.lease_expires_at),
                 abandoned AS (UPDATE %2$s SET status = 'ABANDONED', finished_at = clock_timestamp(),
@@ -347,6 +360,7 @@ final class Sql {
                     owner = req.owner, node = ?, status = 'RUNNING', current_run_id = req.run_id::uuid,
                     claimed_at = clock_timestamp(),
                     lease_expires_at = clock_timestamp() + req.ttl_ms * interval '1 millisecond',
+                    run_fire_key = req.fire_key, run_started_at = clock_timestamp(), run_trace_id = req.trace_id,
                     updated_at = clock_timestamp() FROM free JOIN req ON req.n = free.n
                     WHERE je.job_key = free.job_key AND je.job_key = ANY(?::text[])
                     RETURNING req.n, je.job_key AS job, req.fire_key AS fire, req.owner AS claimant,

@@ -353,7 +353,7 @@ public final class TenureAdmin {
                 rel AS (UPDATE %1$s.job_execution je
                     SET fencing_token = greatest(je.fencing_token + 1,
                         (extract(epoch FROM clock_timestamp()) * 1000000)::bigint),
-                    owner = NULL, node = NULL, status = 'IDLE', lease_expires_at = NULL, current_run_id = NULL,
+                    owner = NULL, node = NULL, status = 'IDLE', lease_expires_at = NULL, %3$s,
                     updated_at = clock_timestamp() FROM old WHERE je.job_key = ? RETURNING je.fencing_token),
                 abandoned AS (UPDATE %1$s.job_run SET status = 'ABANDONED', finished_at = clock_timestamp(),
                     error = 'force-released by ' || ? || ': ' || ? WHERE job_key = ? AND status = 'RUNNING'
@@ -363,7 +363,7 @@ public final class TenureAdmin {
                     SELECT ?, 'force-release', ?, ?, old.fencing_token, old.owner, old.node, rel.fencing_token
                     FROM old, rel RETURNING id)
                 SELECT old.fencing_token, old.owner, rel.fencing_token, (SELECT id FROM aud), %2$s, old.node
-                FROM old, rel""".formatted(q, Sql.notifyIfListened(q, ""));
+                FROM old, rel""".formatted(q, Sql.notifyIfListened(q, ""), Sql.NO_RUN);
     }
 
     /** On schema {@value TenureSchema#DEFAULT_SCHEMA}. */

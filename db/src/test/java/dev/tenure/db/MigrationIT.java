@@ -52,12 +52,12 @@ class MigrationIT {
     void emptyDatabase_appliesOnce_thenIdempotent() {
         try (PostgresDatabase db = PostgresDatabases.forClass(MigrationIT.class)) {
             TenureSchema.Migration first = TenureSchema.migrate(db.dataSource());
-            assertThat(first.applied()).isEqualTo(7);
-            assertThat(first.version()).isEqualTo("7");
+            assertThat(first.applied()).isEqualTo(8);
+            assertThat(first.version()).isEqualTo("8");
             assertThat(first.schema()).isEqualTo("tenure");
             TenureSchema.Migration second = TenureSchema.migrate(db.dataSource());
             assertThat(second.applied()).isZero();
-            assertThat(second.version()).isEqualTo("7");
+            assertThat(second.version()).isEqualTo("8");
 
             assertThat(
                             query(
@@ -68,6 +68,7 @@ class MigrationIT {
                             "job_catch_up",
                             "job_execution",
                             "job_run",
+                            "job_runs",
                             "job_schedule",
                             "job_schedule_span",
                             "job_schedule_version",
@@ -97,7 +98,7 @@ class MigrationIT {
                 elsewhere.setPassword(db.password());
             }
             elsewhere.setOptions("-c search_path=nowhere");
-            assertThat(TenureSchema.migrate(elsewhere, "jobs").applied()).isEqualTo(7);
+            assertThat(TenureSchema.migrate(elsewhere, "jobs").applied()).isEqualTo(8);
             try (JdbcBackend.Siblings stores = JdbcBackend.siblings(elsewhere, "jobs", null, Fixture.NO_LISTEN)) {
                 ClaimResult.Claimed c = (ClaimResult.Claimed) stores.leases().claim("k", "o", Duration.ofSeconds(5));
                 assertThat(stores.runs().start("k", "f", c.epoch(), "o")).isInstanceOf(RunStart.Started.class);
@@ -120,9 +121,9 @@ class MigrationIT {
                 applied += f.get(Timing.scaledMillis(60_000), TimeUnit.MILLISECONDS)
                         .applied();
             }
-            assertThat(applied).isEqualTo(7);
+            assertThat(applied).isEqualTo(8);
             assertThat(query(db, "SELECT count(*) FROM tenure.tenure_schema_history WHERE success AND type = 'SQL'"))
-                    .containsExactly("7");
+                    .containsExactly("8");
         }
     }
 
@@ -131,7 +132,7 @@ class MigrationIT {
         try (PostgresDatabase db = PostgresDatabases.forClass(MigrationIT.class)) {
             DataSource ds = db.dataSource();
             assertThat(host(ds, "app", false).migrate().migrationsExecuted).isEqualTo(2);
-            assertThat(TenureSchema.migrate(ds, "app").applied()).isEqualTo(7);
+            assertThat(TenureSchema.migrate(ds, "app").applied()).isEqualTo(8);
             assertThat(TenureSchema.migrate(ds, "app").applied()).isZero();
             assertThat(host(ds, "app", false).migrate().migrationsExecuted).isZero();
             host(ds, "app", false).validate();
@@ -144,7 +145,8 @@ class MigrationIT {
                             query(
                                     db,
                                     "SELECT coalesce(version, '-') || ' ' || type FROM app.tenure_schema_history ORDER BY installed_rank"))
-                    .containsExactly("0 BASELINE", "1 SQL", "2 SQL", "3 SQL", "4 SQL", "5 SQL", "6 SQL", "7 SQL");
+                    .containsExactly(
+                            "0 BASELINE", "1 SQL", "2 SQL", "3 SQL", "4 SQL", "5 SQL", "6 SQL", "7 SQL", "8 SQL");
             assertThat(query(
                             db,
                             "SELECT table_name FROM information_schema.tables WHERE table_schema = 'app' ORDER BY 1"))
@@ -154,6 +156,7 @@ class MigrationIT {
                             "job_catch_up",
                             "job_execution",
                             "job_run",
+                            "job_runs",
                             "job_schedule",
                             "job_schedule_span",
                             "job_schedule_version",
@@ -168,7 +171,7 @@ class MigrationIT {
     void tenureFirst_sameSchema_hostNeedsBaselineOnMigrate_asFlywayRequiresForAnyNonEmptySchema() {
         try (PostgresDatabase db = PostgresDatabases.forClass(MigrationIT.class)) {
             DataSource ds = db.dataSource();
-            assertThat(TenureSchema.migrate(ds, "app").applied()).isEqualTo(7);
+            assertThat(TenureSchema.migrate(ds, "app").applied()).isEqualTo(8);
             assertThatThrownBy(() -> host(ds, "app", false).migrate())
                     .isInstanceOf(FlywayException.class)
                     .hasMessageContaining("non-empty schema");

@@ -19,7 +19,8 @@ import javax.sql.DataSource;
  * The console's reads of Tenure's tables, each one bounded statement on an index: jobs by key (keyset on the primary
  * key), one job's fires in slot order (keyset on {@code job_run_fire_uq (job_key, fire_key)}), its latest
  * {@value #RECENT} runs by start ({@code job_run_history_idx (job_key, started_at DESC, run_id DESC)}), roles without
- * runs. Needs only SELECT. SQL is fixed at construction from the
+ * runs. Runs are read from the view {@code job_runs} (schema version 8): the rows of {@code job_run} with each job's
+ * running fire, which its job row carries, merged in by the same indexes. Needs only SELECT. SQL is fixed at construction from the
  * validated schema name; every input is a bind parameter. Thread-safe.
  */
 final class ConsoleQueries {
@@ -48,22 +49,22 @@ final class ConsoleQueries {
         String q = "\"" + TenureSchema.checkName(schema) + "\"";
         String jobColumns = "SELECT je.job_key, je.fencing_token, je.owner, je.claimed_at, je.lease_expires_at, "
                 + MILLIS_LEFT + ", lr.status, lr.fire_key, lr.started_at, "
-                + "(SELECT count(*) FROM (SELECT 1 FROM " + q + ".job_run h WHERE h.job_key = je.job_key "
+                + "(SELECT count(*) FROM (SELECT 1 FROM " + q + ".job_runs h WHERE h.job_key = je.job_key "
                 + "AND h.started_at > statement_timestamp() - interval '1 hour' LIMIT " + FIRES_CAP + ") f), "
                 + "EXISTS (SELECT 1 FROM " + q + ".job_schedule s WHERE s.job_key = je.job_key), je.node "
                 + "FROM " + q + ".job_execution je LEFT JOIN LATERAL (SELECT r.status, r.fire_key, r.started_at FROM "
                 + q
-                + ".job_run r WHERE r.job_key = je.job_key ORDER BY r.started_at DESC, r.run_id DESC LIMIT 1) lr ON true ";
+                + ".job_runs r WHERE r.job_key = je.job_key ORDER BY r.started_at DESC, r.run_id DESC LIMIT 1) lr ON true ";
         this.jobsSql = jobColumns + "WHERE je.job_key > ? ORDER BY je.job_key LIMIT ?";
         this.job = jobColumns + "WHERE je.job_key = ?";
-        String runs = "SELECT " + RUN_COLUMNS + " FROM " + q + ".job_run WHERE job_key = ? ";
+        String runs = "SELECT " + RUN_COLUMNS + " FROM " + q + ".job_runs WHERE job_key = ? ";
         // pages in slot order: by fire key, the latest first (ISO-8601 fire keys sort as their times)
         String bySlot = "ORDER BY fire_key DESC LIMIT ?";
         this.firstPageSql = runs + bySlot;
         this.nextPageSql = runs + "AND fire_key < ? " + bySlot;
         this.recentSql = runs + "ORDER BY started_at DESC, run_id DESC LIMIT ?";
         this.rolesSql = "SELECT je.job_key, je.fencing_token, je.owner, je.claimed_at, " + MILLIS_LEFT + ", je.node "
-                + "FROM " + q + ".job_execution je WHERE NOT EXISTS (SELECT 1 FROM " + q + ".job_run r "
+                + "FROM " + q + ".job_execution je WHERE NOT EXISTS (SELECT 1 FROM " + q + ".job_runs r "
                 + "WHERE r.job_key = je.job_key) AND NOT EXISTS (SELECT 1 FROM " + q + ".job_schedule s "
                 + "WHERE s.job_key = je.job_key) ORDER BY je.job_key LIMIT ?";
         this.audit = "SELECT at, actor, action, reason, old_epoch, old_owner, new_epoch, old_node FROM " + q

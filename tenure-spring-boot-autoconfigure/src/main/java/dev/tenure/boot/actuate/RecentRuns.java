@@ -25,7 +25,7 @@ final class RecentRuns {
 
     RecentRuns(DataSource dataSource, String schema) {
         this.dataSource = dataSource;
-        String table = "\"" + TenureSchema.checkName(schema) + "\".job_run";
+        String table = "\"" + TenureSchema.checkName(schema) + "\".job_runs";
         this.sql =
                 "SELECT job_key, fire_key, status, epoch, owner, attempt, started_at, finished_at, error, node FROM ("
                         + "SELECT r.*, row_number() OVER (PARTITION BY job_key ORDER BY started_at DESC, run_id DESC) AS n "

@@ -1,0 +1,150 @@
+package dev.tenure.db;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.tenure.DatabaseConfig;
+import dev.tenure.spi.RunLedger.FireClaim;
+import java.time.Duration;
+import java.util.List;
+import java.util.UUID;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Schema version 8 (issue 37, "a run row written once"): the job row carries its running fire (fire key, start, trace
+ * id, with the run id, epoch, owner and node it already had) from the statement that starts the run until the statement
+ * that clears the run pointer; and {@code job_runs} shows every run once per fire, the rows of {@code job_run} and, for
+ * a job whose running fire has no row of its own, that fire as a RUNNING row that stands in for the fire's earlier row.
+ */
+class RunningFireIT {
+
+    private static final Duration TTL = Duration.ofSeconds(30);
+    private static Fixture fx;
+    private static RunRows grouped;
+
+    @BeforeAll
+    static void start() {
+        fx = Fixture.forClass(RunningFireIT.class);
+        Jdbc jdbc = new Jdbc(fx.pool, DatabaseConfig.DEFAULT_QUERY_TIMEOUT);
+        Sql sql = new Sql(TenureSchema.quoted(TenureSchema.DEFAULT_SCHEMA));
+        LeaseRows leases = new LeaseRows(
+                jdbc,
+                sql,
+                TenureSchema.DEFAULT_SCHEMA,
+                DatabaseConfig.DEFAULT_CLAIM_LOCK_TIMEOUT,
+                DatabaseConfig.DEFAULT_RENEW_LOCK_TIMEOUT,
+                "node-g");
+        grouped = new RunRows(jdbc, sql, leases, 1, 16);
+    }
+
+    @AfterAll
+    static void stop() {
+        fx.close();
+    }
+
+    /** The job row's running fire: run id, fire, trace, epoch, owner, started known, status ("-": null). */
+    private static String onJobRow(String key) {
+        return fx.query("SELECT concat_ws('|', coalesce(current_run_id::text, '-'), coalesce(run_fire_key, '-'), "
+                        + "coalesce(run_trace_id, '-'), fencing_token, coalesce(owner, '-'), "
+                        + "(run_started_at IS NOT NULL)::text, status) FROM tenure.job_execution WHERE job_key = '"
+                        + key + "'")
+                .get(0);
+    }
+
+    private static String node(String key) {
+        return fx.query("SELECT coalesce(node, '-') FROM tenure.job_execution WHERE job_key = '" + key + "'")
+                .get(0);
+    }
+
+    private static final String RUN_COLUMNS = "concat_ws('|', run_id, fire_key, epoch, owner, coalesce(node, '-'), "
+            + "status, attempt, coalesce(previous_run_id::text, '-'), coalesce(previous_status, '-'), "
+            + "coalesce(trace_id, '-'), (finished_at IS NULL)::text, coalesce(error, '-'))";
+
+    private static List<String> runs(String relation, String key) {
+        return fx.query("SELECT " + RUN_COLUMNS + " FROM tenure." + relation + " WHERE job_key = '" + key
+                + "' ORDER BY fire_key, run_id");
+    }
+
+    @Test
+    void claimAndStart_putsTheRunningFireOnTheJobRow_untilTheOutcomeClearsIt() {
+        String key = "running-" + UUID.randomUUID();
+        FireClaim.Started s =
+                (FireClaim.Started) fx.runs.claimAndStart(key, "f1", "A", TTL, "4bf92f3577b34da6a3ce929d0e0e4736");
+        assertThat(onJobRow(key))
+                .isEqualTo(s.runId() + "|f1|4bf92f3577b34da6a3ce929d0e0e4736|" + s.epoch() + "|A|true|RUNNING");
+        assertThat(runs("job_runs", key)).hasSize(1).isEqualTo(runs("job_run", key));
+        fx.runs.finishAndRelease(key, s.epoch(), "A", s.runId(), false, "boom");
+        assertThat(onJobRow(key)).isEqualTo("-|-|-|" + s.epoch() + "|-|false|IDLE");
+        assertThat(runs("job_runs", key)).isEqualTo(runs("job_run", key));
+    }
+
+    @Test
+    void theTwoStepStart_andRecordTraceId_putTheRunningFireOnTheJobRow_finishKeepingTheLeaseClearsIt() {
+        String key = "running-" + UUID.randomUUID();
+        long e = ((ClaimResult.Claimed) fx.leases.claim(key, "A", TTL)).epoch();
+        RunStart.Started run = (RunStart.Started) fx.runs.start(key, "f1", e, "A");
+        assertThat(onJobRow(key)).isEqualTo(run.runId() + "|f1|-|" + e + "|A|true|RUNNING");
+        fx.runs.recordTraceId(key, run.runId().toString(), "00f067aa0ba902b700f067aa0ba902b7");
+        assertThat(onJobRow(key))
+                .isEqualTo(run.runId() + "|f1|00f067aa0ba902b700f067aa0ba902b7|" + e + "|A|true|RUNNING");
+        assertThat(runs("job_runs", key)).hasSize(1).isEqualTo(runs("job_run", key));
+        fx.runs.finish(key, e, "A", run.runId(), RunStatus.FAILED, "boom");
+        assertThat(onJobRow(key)).isEqualTo("-|-|-|" + e + "|A|false|HELD");
+        fx.leases.releaseEpoch(key, e, "A");
+        assertThat(onJobRow(key)).isEqualTo("-|-|-|" + e + "|-|false|IDLE");
+    }
+
+    @Test
+    void aGroupedClaim_putsEachRunningFireOnItsJobRow() {
+        String a = "running-a-" + UUID.randomUUID();
+        String b = "running-b-" + UUID.randomUUID();
+        List<RunRows.Claim> claims = List.of(
+                new RunRows.Claim(a, "fa", "A", TTL, "2000", UUID.randomUUID(), "trace-a"),
+                new RunRows.Claim(b, "fb", "B", TTL, "2000", UUID.randomUUID(), null));
+        claims.forEach(c -> fx.execute("INSERT INTO tenure.job_execution (job_key) VALUES ('" + c.key() + "')"));
+        grouped.sendGroup(claims);
+        assertThat(node(a)).isEqualTo("node-g");
+        assertThat(onJobRow(a))
+                .startsWith(claims.get(0).runId() + "|fa|trace-a|")
+                .endsWith("|A|true|RUNNING");
+        assertThat(onJobRow(b)).startsWith(claims.get(1).runId() + "|fb|-|").endsWith("|B|true|RUNNING");
+        assertThat(runs("job_runs", a)).hasSize(1).isEqualTo(runs("job_run", a));
+        assertThat(runs("job_runs", b)).hasSize(1).isEqualTo(runs("job_run", b));
+    }
+
+    @Test
+    void aRunningFireWithoutARowOfItsOwn_showsInJobRuns_inPlaceOfTheFiresEarlierRow() {
+        String key = "running-" + UUID.randomUUID();
+        FireClaim.Started first = (FireClaim.Started) fx.runs.claimAndStart(key, "f1", "A", TTL, null);
+        fx.runs.finishAndRelease(key, first.epoch(), "A", first.runId(), false, "boom");
+        FireClaim.Started second = (FireClaim.Started) fx.runs.claimAndStart(key, "f1", "B", TTL, "trace-b");
+        // the run row of the second attempt as the protocol of schema version 8 leaves it: not written until its end,
+        // the fire's FAILED row as the first attempt left it
+        fx.execute("UPDATE tenure.job_run SET run_id = '" + first.runId() + "', status = 'FAILED', attempt = 1, "
+                + "previous_run_id = NULL, previous_status = NULL, finished_at = clock_timestamp(), error = 'boom', "
+                + "epoch = " + first.epoch() + ", owner = 'A', trace_id = NULL WHERE job_key = '" + key + "'");
+        assertThat(runs("job_runs", key))
+                .as("the running attempt, in place of the fire's FAILED row")
+                .containsExactly(String.join(
+                        "|",
+                        second.runId().toString(),
+                        "f1",
+                        Long.toString(second.epoch()),
+                        "B",
+                        node(key),
+                        "RUNNING",
+                        "2",
+                        first.runId().toString(),
+                        "FAILED",
+                        "trace-b",
+                        "true",
+                        "-"));
+        fx.execute("UPDATE tenure.job_execution SET status = 'IDLE', owner = NULL, node = NULL, "
+                + "lease_expires_at = NULL, " + Sql.NO_RUN + " WHERE job_key = '" + key + "'");
+        assertThat(runs("job_runs", key))
+                .as("its run cleared from the job row: the fire's own row again")
+                .isEqualTo(runs("job_run", key))
+                .hasSize(1);
+    }
+}
