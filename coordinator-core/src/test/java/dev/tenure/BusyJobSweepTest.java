@@ -13,11 +13,8 @@ import dev.tenure.spi.ScheduleLedger.Settled;
 import dev.tenure.spi.ScheduleLedger.SweepMark;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
-import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.ZoneId;
-import java.time.ZoneOffset;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -35,34 +32,6 @@ class BusyJobSweepTest {
 
     private static final Instant T0 = Instant.parse("2026-12-07T23:00:00Z");
     private static final String JOB = "billing";
-
-    /** A wall clock the test sets. */
-    private static final class SetClock extends Clock {
-        private volatile Instant now;
-
-        SetClock(Instant now) {
-            this.now = now;
-        }
-
-        void set(Instant t) {
-            now = t;
-        }
-
-        @Override
-        public ZoneId getZone() {
-            return ZoneOffset.UTC;
-        }
-
-        @Override
-        public Clock withZone(ZoneId zone) {
-            return this;
-        }
-
-        @Override
-        public Instant instant() {
-            return now;
-        }
-    }
 
     @Test
     void sweep_whileTheJobRowIsBusy_handsOutNoCatchUp_theNextSweepCatchesUpTheNewestAndRecordsTheRestMissed() {

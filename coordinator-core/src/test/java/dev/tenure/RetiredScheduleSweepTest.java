@@ -7,11 +7,8 @@ import dev.tenure.memory.InMemoryRunLedger;
 import dev.tenure.memory.InMemoryScheduleLedger;
 import dev.tenure.metrics.RunMetrics;
 import dev.tenure.spi.ScheduleLedger.ScheduleRow;
-import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.ZoneId;
-import java.time.ZoneOffset;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -23,34 +20,6 @@ class RetiredScheduleSweepTest {
 
     private static final Instant T0 = Instant.parse("2026-12-07T03:37:00Z");
     private static final Duration GRACE = Duration.ofSeconds(1);
-
-    /** A wall clock the test sets. */
-    private static final class SetClock extends Clock {
-        private volatile Instant now;
-
-        SetClock(Instant now) {
-            this.now = now;
-        }
-
-        void set(Instant t) {
-            now = t;
-        }
-
-        @Override
-        public ZoneId getZone() {
-            return ZoneOffset.UTC;
-        }
-
-        @Override
-        public Clock withZone(ZoneId zone) {
-            return this;
-        }
-
-        @Override
-        public Instant instant() {
-            return now;
-        }
-    }
 
     @Test
     void sweep_aFireDueWithinTheGraceBeforeTheRetirement_isRecordedMissed_thenTheScheduleLeavesTheSweeps() {

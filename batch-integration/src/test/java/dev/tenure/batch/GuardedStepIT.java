@@ -103,7 +103,7 @@ class GuardedStepIT {
                 .isEqualTo(ROWS);
         assertThat(count("SELECT count(DISTINCT entry_id) FROM settlement WHERE node = 'fresh'"))
                 .isEqualTo(ROWS);
-        assertThat(count("SELECT count(*) FROM tenure.job_run WHERE job_key = 'batch:fresh' AND status = 'COMPLETED'"))
+        assertThat(count("SELECT count(*) FROM tenure.job_runs WHERE job_key = 'batch:fresh' AND status = 'COMPLETED'"))
                 .isEqualTo(1);
 
         BatchLaunch again = sync.tenure

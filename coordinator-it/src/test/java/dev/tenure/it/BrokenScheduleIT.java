@@ -68,7 +68,7 @@ class BrokenScheduleIT {
             // each fire of the normal job was recorded within a few sweeps of its grace, none waited for the others
             List<String> late = servers.strings("SELECT fire_key || ' recorded after ' || "
                     + "(extract(epoch FROM finished_at - fire_key::timestamptz) * 1000)::bigint || ' ms' "
-                    + "FROM tenure.job_run WHERE job_key = 'steady' AND status = 'MISSED' AND finished_at > "
+                    + "FROM tenure.job_runs WHERE job_key = 'steady' AND status = 'MISSED' AND finished_at > "
                     + "fire_key::timestamptz + " + Timing.scaledMillis(GRACE.toMillis() + 1200)
                     + " * interval '1 millisecond'");
             System.out.printf(
@@ -91,7 +91,7 @@ class BrokenScheduleIT {
                     .until(() -> sweepError("throws") != null && sweepError("stuck") != null);
             assertThat(sweepError("throws")).contains("this schedule cannot say when");
             assertThat(sweepError("stuck")).contains("does not move forward");
-            assertThat(servers.count("SELECT count(*) FROM tenure.job_run WHERE job_key IN ('throws', 'stuck')"))
+            assertThat(servers.count("SELECT count(*) FROM tenure.job_runs WHERE job_key IN ('throws', 'stuck')"))
                     .isZero();
 
             List<String> lines = log.lines();
@@ -114,7 +114,7 @@ class BrokenScheduleIT {
     }
 
     private static List<String> missed(String job) throws Exception {
-        return servers.strings("SELECT fire_key FROM tenure.job_run WHERE job_key = '" + job
+        return servers.strings("SELECT fire_key FROM tenure.job_runs WHERE job_key = '" + job
                 + "' AND status = 'MISSED' ORDER BY fire_key");
     }
 

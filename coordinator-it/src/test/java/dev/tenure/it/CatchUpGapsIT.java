@@ -92,7 +92,7 @@ class CatchUpGapsIT {
                 }
             });
             tenure.close(); // a catch-up that began after the wait ended finishes and records its run first
-            assertThat(servers.count("SELECT count(*) FROM tenure.job_run WHERE job_key = 'gappy' AND status = "
+            assertThat(servers.count("SELECT count(*) FROM tenure.job_runs WHERE job_key = 'gappy' AND status = "
                             + "'COMPLETED'"))
                     .as("completed fires, each once")
                     .isEqualTo(ran.size());
@@ -130,8 +130,8 @@ class CatchUpGapsIT {
             System.out.println("busy: regular fires: " + new java.util.TreeMap<>(regular));
             System.out.println("busy: ran: " + new java.util.TreeMap<>(ran));
             tenure.close(); // a catch-up that began after the wait ended finishes and records its run first
-            assertThat(servers.count(
-                            "SELECT count(*) FROM tenure.job_run WHERE job_key = 'busy' AND status = " + "'COMPLETED'"))
+            assertThat(servers.count("SELECT count(*) FROM tenure.job_runs WHERE job_key = 'busy' AND status = "
+                            + "'COMPLETED'"))
                     .as("completed fires, each once")
                     .isEqualTo(ran.size());
         } finally {

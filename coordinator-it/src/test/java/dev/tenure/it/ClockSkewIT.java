@@ -59,12 +59,12 @@ class ClockSkewIT {
         try (Child sweeper = Child.start(job, "skip")) {
             List<String> ran = runOnTime(sweeper, job);
             for (String fire : ran) {
-                assertThat(servers.one("SELECT status FROM tenure.job_run WHERE job_key = '" + job
+                assertThat(servers.one("SELECT status FROM tenure.job_runs WHERE job_key = '" + job
                                 + "' AND fire_key = '" + fire + "'"))
                         .as("the run row of on-time fire %s", fire)
                         .isEqualTo("COMPLETED");
             }
-            assertThat(servers.count("SELECT count(*) FROM tenure.job_run WHERE job_key = '" + job
+            assertThat(servers.count("SELECT count(*) FROM tenure.job_runs WHERE job_key = '" + job
                             + "' AND status = 'MISSED' AND fire_key IN ('" + String.join("', '", ran) + "')"))
                     .as("MISSED records of on-time fires")
                     .isZero();
@@ -78,7 +78,7 @@ class ClockSkewIT {
         try (Child sweeper = Child.start(job, "catch-up")) {
             runOnTime(sweeper, job);
             List<String> early = servers.strings("SELECT fire_key || ' started at ' || started_at || ' by ' || node "
-                    + "FROM tenure.job_run WHERE job_key = '" + job + "' AND started_at < fire_key::timestamptz");
+                    + "FROM tenure.job_runs WHERE job_key = '" + job + "' AND started_at < fire_key::timestamptz");
             System.out.println("runs of " + job + " that started before their slot: " + early);
             assertThat(early).as("runs that started before their slot").isEmpty();
             sweeper.assertWarnedOnce();
@@ -122,7 +122,7 @@ class ClockSkewIT {
         System.out.println("fires of " + job + " run on time by this JVM: " + outcomes + "; the skewed sweeper: "
                 + sweeper.lastSkewLine() + "; the job's runs: "
                 + servers.strings("SELECT fire_key || ' ' || status || ' started ' || started_at || ' by ' "
-                        + "|| coalesce(node, owner) FROM tenure.job_run WHERE job_key = '" + job
+                        + "|| coalesce(node, owner) FROM tenure.job_runs WHERE job_key = '" + job
                         + "' ORDER BY fire_key"));
         assertThat(outcomes).as("the on-time runs").allMatch(o -> o.endsWith(" EXECUTED"));
         return fires;

@@ -91,7 +91,7 @@ class CompletionFaultsIT {
                     .as("business rows")
                     .isEqualTo(1);
             assertThat(servers.count(
-                            "SELECT count(*) FROM tenure.job_run WHERE job_key = 'settle' AND status = 'COMPLETED'"))
+                            "SELECT count(*) FROM tenure.job_runs WHERE job_key = 'settle' AND status = 'COMPLETED'"))
                     .isEqualTo(1);
         }
     }

@@ -175,7 +175,7 @@ class CoordinatorFaultsIT {
             assertThat(servers.count("SELECT count(*) FROM business_ledger WHERE fire_key = '" + fire + "'"))
                     .as("the frozen holder's business row")
                     .isZero();
-            assertThat(servers.count("SELECT count(*) FROM tenure.job_run WHERE fire_key = '" + fire
+            assertThat(servers.count("SELECT count(*) FROM tenure.job_runs WHERE fire_key = '" + fire
                             + "' AND status = 'COMPLETED'"))
                     .isZero();
         } finally {
@@ -192,7 +192,7 @@ class CoordinatorFaultsIT {
                 .as("one business row per executed run")
                 .isEqualTo(executed);
         assertThat(servers.count(
-                        "SELECT count(*) FROM tenure.job_run WHERE job_key = 'frozen-job' AND status = 'COMPLETED'"))
+                        "SELECT count(*) FROM tenure.job_runs WHERE job_key = 'frozen-job' AND status = 'COMPLETED'"))
                 .isEqualTo(executed);
     }
 

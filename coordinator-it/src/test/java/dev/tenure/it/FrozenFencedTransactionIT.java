@@ -115,7 +115,7 @@ class FrozenFencedTransactionIT {
                     .as("the frozen holder's business write")
                     .isZero();
             assertThat(servers.one(
-                            "SELECT status FROM tenure.job_run WHERE job_key = '" + JOB + "' AND fire_key = 'held'"))
+                            "SELECT status FROM tenure.job_runs WHERE job_key = '" + JOB + "' AND fire_key = 'held'"))
                     .as("the frozen holder's run row")
                     .isNotEqualTo("COMPLETED");
             assertThat(servers.count("SELECT count(*) FROM business_ledger WHERE fire_key = 'after-freeze'"))

@@ -164,7 +164,7 @@ class IsolationLevelsIT {
                         .isEqualTo("40001");
             }
             assertThat(servers.one(
-                            "SELECT status FROM tenure.job_run WHERE job_key = '" + job + "' AND fire_key = 'f1'"))
+                            "SELECT status FROM tenure.job_runs WHERE job_key = '" + job + "' AND fire_key = 'f1'"))
                     .isEqualTo("FAILED");
         }
     }
@@ -217,7 +217,7 @@ class IsolationLevelsIT {
         assertThat(o.result()).as("the business transaction's isolation").isEqualTo(level.postgres);
         assertThat(servers.count("SELECT count(*) FROM iso_effects WHERE job = '" + job + "'"))
                 .isEqualTo(1);
-        assertThat(servers.one("SELECT status FROM tenure.job_run WHERE job_key = '" + job + "' AND fire_key = 'f1'"))
+        assertThat(servers.one("SELECT status FROM tenure.job_runs WHERE job_key = '" + job + "' AND fire_key = 'f1'"))
                 .isEqualTo("COMPLETED");
         assertThat(servers.one(
                         "SELECT coalesce(owner, 'none') FROM tenure.job_execution WHERE job_key = '" + job + "'"))

@@ -173,7 +173,7 @@ class JobCoordinatorIT {
             assertThat(r.getInt(1)).as("business rows").isEqualTo(FIRES);
             assertThat(r.getInt(2)).isEqualTo(FIRES);
             r = s.executeQuery(
-                    "SELECT count(*) FROM tenure.job_run WHERE job_key = '" + job + "' AND status = 'COMPLETED'");
+                    "SELECT count(*) FROM tenure.job_runs WHERE job_key = '" + job + "' AND status = 'COMPLETED'");
             r.next();
             assertThat(r.getInt(1)).as("COMPLETED job_run rows").isEqualTo(FIRES);
         }

@@ -102,9 +102,9 @@ class LongOutageIT {
                 // the fires of the backlog: every minute from 8 days before the end to the end
                 Instant first = end.minus(OUTAGE).plus(RATE);
                 long fires = OUTAGE.dividedBy(RATE);
-                long rows = servers.count("SELECT count(*) FROM tenure.job_run WHERE job_key = '" + job
+                long rows = servers.count("SELECT count(*) FROM tenure.job_runs WHERE job_key = '" + job
                         + "' AND fire_key <= '" + end + "' AND fire_key NOT LIKE '%..%'");
-                long completed = servers.count("SELECT count(*) FROM tenure.job_run WHERE job_key = '" + job
+                long completed = servers.count("SELECT count(*) FROM tenure.job_runs WHERE job_key = '" + job
                         + "' AND status = 'COMPLETED' AND fire_key <= '" + end + "'");
                 // the newest 10 overdue fires when the first sweep came: 9 if a minute began before it, 11 if the
                 // outage's last fire was not overdue yet then (it is caught up at the next sweep)
@@ -114,7 +114,7 @@ class LongOutageIT {
                         .hasSize((int) completed)
                         .allSatisfy(k -> assertThat(Instant.parse(k)).isAfter(end.minus(Duration.ofMinutes(12))));
                 long summarised = 0;
-                List<String> summaries = servers.strings("SELECT error FROM tenure.job_run WHERE job_key = '" + job
+                List<String> summaries = servers.strings("SELECT error FROM tenure.job_runs WHERE job_key = '" + job
                         + "' AND fire_key LIKE '%..%' AND status = 'MISSED'");
                 assertThat(summaries).as("summary records of " + job).hasSizeBetween(1, 3);
                 for (String s : summaries) {

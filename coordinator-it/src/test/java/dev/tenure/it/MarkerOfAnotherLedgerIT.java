@@ -119,7 +119,7 @@ class MarkerOfAnotherLedgerIT {
 
     private static List<String> completedRuns(DataSource ds) throws SQLException {
         return strings(
-                ds, "SELECT fire_key FROM tenure.job_run WHERE job_key = '" + JOB + "' AND status = 'COMPLETED'");
+                ds, "SELECT fire_key FROM tenure.job_runs WHERE job_key = '" + JOB + "' AND status = 'COMPLETED'");
     }
 
     private static List<String> strings(DataSource ds, String sql) throws SQLException {

@@ -149,10 +149,13 @@ class MissedFireHolderIT {
     private static void recordMissed(String job, String fire, boolean fenced, boolean newRunId) throws SQLException {
         try (Connection c = servers.db.dataSource().getConnection()) {
             c.setAutoCommit(false);
-            try (PreparedStatement ps = c.prepareStatement("UPDATE tenure.job_run SET status = 'MISSED', "
-                    + "owner = 'sweeper', previous_run_id = run_id, previous_status = status, "
-                    + "run_id = CASE WHEN ? THEN gen_random_uuid() ELSE run_id END, finished_at = clock_timestamp(), "
-                    + "error = 'test: recorded missed' WHERE job_key = ? AND fire_key = ? AND status = 'RUNNING'")) {
+            // the running fire is on its job row (schema version 8): the MISSED row is the fire's first row
+            try (PreparedStatement ps = c.prepareStatement("INSERT INTO tenure.job_run (run_id, job_key, fire_key, "
+                    + "epoch, owner, status, started_at, finished_at, error, previous_run_id, previous_status) "
+                    + "SELECT CASE WHEN ? THEN gen_random_uuid() ELSE current_run_id END, job_key, run_fire_key, "
+                    + "fencing_token, 'sweeper', 'MISSED', clock_timestamp(), clock_timestamp(), "
+                    + "'test: recorded missed', current_run_id, 'RUNNING' FROM tenure.job_execution "
+                    + "WHERE job_key = ? AND run_fire_key = ? AND status = 'RUNNING'")) {
                 ps.setBoolean(1, newRunId);
                 ps.setString(2, job);
                 ps.setString(3, fire);
@@ -164,6 +167,7 @@ class MissedFireHolderIT {
                 try (PreparedStatement ps = c.prepareStatement("UPDATE tenure.job_execution SET fencing_token = "
                         + "greatest(fencing_token + 1, (extract(epoch FROM clock_timestamp()) * 1000000)::bigint), "
                         + "owner = NULL, node = NULL, status = 'IDLE', lease_expires_at = NULL, current_run_id = NULL, "
+                        + "run_fire_key = NULL, run_started_at = NULL, run_trace_id = NULL, "
                         + "updated_at = clock_timestamp() WHERE job_key = ?")) {
                     ps.setString(1, job);
                     assertThat(ps.executeUpdate()).isEqualTo(1);
@@ -186,7 +190,7 @@ class MissedFireHolderIT {
     }
 
     private static String runRow(String job, String fire) throws SQLException {
-        return servers.one("SELECT status || ' ' || owner FROM tenure.job_run WHERE job_key = '" + job
+        return servers.one("SELECT status || ' ' || owner FROM tenure.job_runs WHERE job_key = '" + job
                 + "' AND fire_key = '" + fire + "'");
     }
 }

@@ -64,12 +64,12 @@ class MissedFiresIT {
             Awaitility.await()
                     .atMost(Timing.scaled(Duration.ofSeconds(10)))
                     .until(() -> servers.count(
-                                    "SELECT count(*) FROM tenure.job_run WHERE job_key = 'skipped' AND status = 'MISSED'")
+                                    "SELECT count(*) FROM tenure.job_runs WHERE job_key = 'skipped' AND status = 'MISSED'")
                             >= 3);
             String missed =
-                    servers.one("SELECT fire_key FROM tenure.job_run WHERE job_key = 'skipped' AND status = 'MISSED' "
+                    servers.one("SELECT fire_key FROM tenure.job_runs WHERE job_key = 'skipped' AND status = 'MISSED' "
                             + "ORDER BY fire_key LIMIT 1");
-            assertThat(servers.one("SELECT error FROM tenure.job_run WHERE job_key = 'skipped' AND fire_key = '"
+            assertThat(servers.one("SELECT error FROM tenure.job_runs WHERE job_key = 'skipped' AND fire_key = '"
                             + missed + "'"))
                     .isEqualTo("no node ran it; policy SKIP");
             RunOutcome<Object> late = tenure.coordinator().run("skipped", missed, RunPolicy.skipFire(), ctx -> {
@@ -77,7 +77,7 @@ class MissedFiresIT {
             });
             assertThat(late.status()).isEqualTo(RunOutcome.Status.SKIPPED_MISSED);
             long rows = servers.count(
-                    "SELECT count(*) FROM tenure.job_run WHERE job_key = 'skipped' AND status = 'MISSED'");
+                    "SELECT count(*) FROM tenure.job_runs WHERE job_key = 'skipped' AND status = 'MISSED'");
             assertThat(registry.get(MetricNames.FIRE_MISSED)
                             .tag("job", "skipped")
                             .tag("reason", "not_run")
@@ -87,7 +87,7 @@ class MissedFiresIT {
                     .isLessThanOrEqualTo(rows);
             // every due fire is accounted for: between the first and the last MISSED fire, no slot is without a row
             List<String> keys =
-                    servers.strings("SELECT fire_key FROM tenure.job_run WHERE job_key = 'skipped' ORDER BY fire_key");
+                    servers.strings("SELECT fire_key FROM tenure.job_runs WHERE job_key = 'skipped' ORDER BY fire_key");
             Instant first = Instant.parse(keys.get(0));
             for (int i = 0; i < keys.size(); i++) {
                 assertThat(keys.get(i))
@@ -129,12 +129,12 @@ class MissedFiresIT {
             Awaitility.await()
                     .atMost(Timing.scaled(Duration.ofSeconds(10)))
                     .until(() -> servers.count(
-                                            "SELECT count(*) FROM tenure.job_run WHERE job_key = 'caught' AND status = 'MISSED'")
+                                            "SELECT count(*) FROM tenure.job_runs WHERE job_key = 'caught' AND status = 'MISSED'")
                                     >= 8
                             && servers.count("SELECT count(*) FROM caught_up") >= 5);
         }
         long completed =
-                servers.count("SELECT count(*) FROM tenure.job_run WHERE job_key = 'caught' AND status = 'COMPLETED'");
+                servers.count("SELECT count(*) FROM tenure.job_runs WHERE job_key = 'caught' AND status = 'COMPLETED'");
         assertThat(servers.count("SELECT count(*) FROM caught_up")).isEqualTo(completed);
         assertThat(servers.count("SELECT count(*) FROM caught_up GROUP BY fire_key ORDER BY 1 DESC LIMIT 1"))
                 .isEqualTo(1);
@@ -146,10 +146,10 @@ class MissedFiresIT {
         // loaded machine the node's own fires after the backlog can be late past the grace too: the next sweep then
         // catches up those newer ones and records a backlog fire that waited for its catch-up MISSED.
         List<String> backlog =
-                servers.strings("SELECT fire_key FROM tenure.job_run WHERE job_key = 'caught' AND fire_key < '"
+                servers.strings("SELECT fire_key FROM tenure.job_runs WHERE job_key = 'caught' AND fire_key < '"
                         + backlogEnd[0] + "' ORDER BY fire_key");
         assertThat(backlog).as("the backlog's fires, each with a row").hasSizeBetween(11, 13);
-        List<String> backlogMissed = servers.strings("SELECT fire_key FROM tenure.job_run WHERE job_key = 'caught' "
+        List<String> backlogMissed = servers.strings("SELECT fire_key FROM tenure.job_runs WHERE job_key = 'caught' "
                 + "AND status = 'MISSED' AND fire_key < '" + backlogEnd[0] + "' ORDER BY fire_key");
         assertThat(backlogMissed)
                 .as("the backlog's MISSED fires")
@@ -157,7 +157,7 @@ class MissedFiresIT {
         assertThat(catchUps.get()).isGreaterThanOrEqualTo((int) completed);
         // no slot between the first and the last accounted fire lacks a row
         List<String> keys =
-                servers.strings("SELECT fire_key FROM tenure.job_run WHERE job_key = 'caught' ORDER BY fire_key");
+                servers.strings("SELECT fire_key FROM tenure.job_runs WHERE job_key = 'caught' ORDER BY fire_key");
         Instant first = Instant.parse(keys.get(0));
         for (int i = 0; i < keys.size(); i++) {
             assertThat(keys.get(i)).isEqualTo(first.plus(RATE.multipliedBy(i)).toString());

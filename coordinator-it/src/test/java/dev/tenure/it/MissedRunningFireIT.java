@@ -104,7 +104,7 @@ class MissedRunningFireIT {
             // the sweeper walks past the fire: the fires after it, which nobody runs, are recorded MISSED
             Awaitility.await()
                     .atMost(Timing.scaled(Duration.ofSeconds(6)))
-                    .until(() -> servers.count("SELECT count(*) FROM tenure.job_run WHERE job_key = '" + job
+                    .until(() -> servers.count("SELECT count(*) FROM tenure.job_runs WHERE job_key = '" + job
                                     + "' AND status = 'MISSED' AND fire_key > '" + fire + "'")
                             >= 2);
             assertThat(runRow(job, fire))
@@ -206,7 +206,7 @@ class MissedRunningFireIT {
             // the sweeper walks past it while the transaction is open: later fires are recorded, this one is not
             Awaitility.await()
                     .atMost(Timing.scaled(Duration.ofSeconds(6)))
-                    .until(() -> servers.count("SELECT count(*) FROM tenure.job_run WHERE job_key = '" + job
+                    .until(() -> servers.count("SELECT count(*) FROM tenure.job_runs WHERE job_key = '" + job
                                     + "' AND status = 'MISSED' AND fire_key > '" + fire + "'")
                             >= 2);
             assertThat(runRow(job, fire))
@@ -255,12 +255,12 @@ class MissedRunningFireIT {
 
     private static String runRow(String job, String fire) throws SQLException {
         return servers.one(
-                "SELECT status FROM tenure.job_run WHERE job_key = '" + job + "' AND fire_key = '" + fire + "'");
+                "SELECT status FROM tenure.job_runs WHERE job_key = '" + job + "' AND fire_key = '" + fire + "'");
     }
 
     private static String error(String job, String fire) throws SQLException {
         return servers.one(
-                "SELECT error FROM tenure.job_run WHERE job_key = '" + job + "' AND fire_key = '" + fire + "'");
+                "SELECT error FROM tenure.job_runs WHERE job_key = '" + job + "' AND fire_key = '" + fire + "'");
     }
 
     private static long epoch(String job) throws SQLException {

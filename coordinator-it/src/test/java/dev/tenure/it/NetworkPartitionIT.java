@@ -364,7 +364,7 @@ class NetworkPartitionIT {
                     .as("fires never run")
                     .isZero();
             assertThat(servers.count(
-                            "SELECT count(*) FROM tenure.job_run r JOIN partition_effects b ON b.job = r.job_key "
+                            "SELECT count(*) FROM tenure.job_runs r JOIN partition_effects b ON b.job = r.job_key "
                                     + "AND b.fire_key = r.fire_key AND b.epoch = r.epoch WHERE r.job_key = '" + job
                                     + "' AND r.status = 'COMPLETED'"))
                     .as("fires completed with their row, under one epoch")

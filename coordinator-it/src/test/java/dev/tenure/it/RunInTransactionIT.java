@@ -69,7 +69,7 @@ class RunInTransactionIT {
             assertThat(o.completedInTransaction()).isTrue();
             assertThat(o.result()).isEqualTo(1);
             assertThat(servers.one(
-                            "SELECT status FROM tenure.job_run WHERE job_key = '" + job + "' AND fire_key = 'f1'"))
+                            "SELECT status FROM tenure.job_runs WHERE job_key = '" + job + "' AND fire_key = 'f1'"))
                     .isEqualTo("COMPLETED");
             assertThat(servers.one(
                             "SELECT status || ' ' || coalesce(owner, 'none') FROM tenure.job_execution WHERE job_key = '"
@@ -100,7 +100,7 @@ class RunInTransactionIT {
                     });
             assertThat(o.status()).isEqualTo(RunOutcome.Status.FAILED);
             assertThat(o.error()).hasMessage("settlement file missing");
-            assertThat(servers.one("SELECT status FROM tenure.job_run WHERE job_key = '" + job + "'"))
+            assertThat(servers.one("SELECT status FROM tenure.job_runs WHERE job_key = '" + job + "'"))
                     .isEqualTo("FAILED");
             assertThat(servers.one("SELECT status FROM tenure.job_execution WHERE job_key = '" + job + "'"))
                     .isEqualTo("IDLE");
@@ -126,7 +126,7 @@ class RunInTransactionIT {
                     });
             assertThat(o.status()).isEqualTo(RunOutcome.Status.LEASE_LOST);
             assertThat(o.completedInTransaction()).isFalse();
-            assertThat(servers.one("SELECT status FROM tenure.job_run WHERE job_key = '" + job + "'"))
+            assertThat(servers.one("SELECT status FROM tenure.job_runs WHERE job_key = '" + job + "'"))
                     .isEqualTo("REJECTED_STALE");
             assertThat(servers.count("SELECT count(*) FROM tx_effects WHERE job = '" + job + "'"))
                     .as("rolled back")
@@ -166,7 +166,7 @@ class RunInTransactionIT {
             RunOutcome<Integer> o = inserting(t, job, "f1", new FaultyCommit(servers.db.dataSource(), false));
             assertThat(o.status()).isEqualTo(RunOutcome.Status.FAILED);
             assertThat(o.completedInTransaction()).isFalse();
-            assertThat(servers.one("SELECT status FROM tenure.job_run WHERE job_key = '" + job + "'"))
+            assertThat(servers.one("SELECT status FROM tenure.job_runs WHERE job_key = '" + job + "'"))
                     .isEqualTo("FAILED");
             assertThat(servers.one("SELECT status FROM tenure.job_execution WHERE job_key = '" + job + "'"))
                     .isEqualTo("IDLE");

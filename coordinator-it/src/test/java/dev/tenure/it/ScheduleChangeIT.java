@@ -92,7 +92,7 @@ class ScheduleChangeIT {
                         .until(() -> servers.count("SELECT count(*) FROM tenure.job_schedule WHERE job_key = "
                                                 + "'report' AND swept_until >= '" + end + "'")
                                         == 1
-                                && servers.count("SELECT count(*) FROM tenure.job_run WHERE job_key = 'report' AND "
+                                && servers.count("SELECT count(*) FROM tenure.job_runs WHERE job_key = 'report' AND "
                                                 + "fire_key = '" + fireS + "' AND status IN ('COMPLETED', 'MISSED')")
                                         == 1);
             } catch (ConditionTimeoutException e) {
@@ -186,7 +186,7 @@ class ScheduleChangeIT {
                         .until(() -> servers.count("SELECT count(*) FROM tenure.job_schedule WHERE job_key = "
                                                 + "'digest' AND swept_until >= '" + at + "'")
                                         == 1
-                                && servers.count("SELECT count(*) FROM tenure.job_run WHERE job_key = 'digest'") > 0);
+                                && servers.count("SELECT count(*) FROM tenure.job_runs WHERE job_key = 'digest'") > 0);
             } catch (ConditionTimeoutException e) {
                 System.out.println("the account of digest did not reach the change at " + at + ": " + e.getMessage());
             }
@@ -232,7 +232,7 @@ class ScheduleChangeIT {
                 try {
                     Awaitility.await()
                             .atMost(Timing.scaled(Duration.ofSeconds(8)))
-                            .until(() -> servers.count("SELECT count(*) FROM tenure.job_run WHERE job_key = 'rare' "
+                            .until(() -> servers.count("SELECT count(*) FROM tenure.job_runs WHERE job_key = 'rare' "
                                             + "AND fire_key = '" + f + "' AND status IN ('COMPLETED', 'MISSED')")
                                     == 1);
                 } catch (ConditionTimeoutException e) {

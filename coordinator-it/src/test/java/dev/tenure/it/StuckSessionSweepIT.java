@@ -79,7 +79,7 @@ class StuckSessionSweepIT {
             assertThat(runRow(a, fire))
                     .as("A's fire while its stuck session holds the run row")
                     .isEqualTo("RUNNING");
-            assertThat(servers.count("SELECT count(*) FROM tenure.job_run WHERE job_key = '" + a
+            assertThat(servers.count("SELECT count(*) FROM tenure.job_runs WHERE job_key = '" + a
                             + "' AND status = 'MISSED' AND fire_key > '" + fire + "'"))
                     .as("A's later fires, which nobody runs, are accounted all the same")
                     .isPositive();
@@ -145,7 +145,7 @@ class StuckSessionSweepIT {
             holder.heal();
             RunOutcome<Object> o = holder.commit();
             String why = servers.one(
-                    "SELECT error FROM tenure.job_run WHERE job_key = '" + a + "' AND fire_key = '" + fire + "'");
+                    "SELECT error FROM tenure.job_runs WHERE job_key = '" + a + "' AND fire_key = '" + fire + "'");
             System.out.printf(
                     "stuck holder of %s, its job claimed by another node: %s (%s); its fire: MISSED, %s%n",
                     fire, o.status(), o.error(), why);
@@ -194,7 +194,7 @@ class StuckSessionSweepIT {
     }
 
     private static long missedSince(String job, Instant since) throws Exception {
-        return servers.count("SELECT count(*) FROM tenure.job_run WHERE job_key = '" + job
+        return servers.count("SELECT count(*) FROM tenure.job_runs WHERE job_key = '" + job
                 + "' AND status = 'MISSED' AND fire_key::timestamptz > '" + since + "'");
     }
 
@@ -208,7 +208,7 @@ class StuckSessionSweepIT {
     private static void assertPrompt(String job, Instant since) throws Exception {
         List<String> late = servers.strings("SELECT fire_key || ' recorded after ' || "
                 + "(extract(epoch FROM finished_at - fire_key::timestamptz) * 1000)::bigint || ' ms' "
-                + "FROM tenure.job_run WHERE job_key = '" + job + "' AND status = 'MISSED' "
+                + "FROM tenure.job_runs WHERE job_key = '" + job + "' AND status = 'MISSED' "
                 + "AND fire_key::timestamptz > '" + since + "' "
                 + "AND finished_at > fire_key::timestamptz + " + PROMPT.toMillis() + " * interval '1 millisecond'");
         assertThat(late).as("MISSED records of %s that came late", job).isEmpty();
@@ -225,7 +225,7 @@ class StuckSessionSweepIT {
     /** Between the job's first and last record, every slot has one row: nothing left unaccounted. */
     private static void assertEveryFireAccounted(String job) throws Exception {
         List<String> keys =
-                servers.strings("SELECT fire_key FROM tenure.job_run WHERE job_key = '" + job + "' ORDER BY fire_key");
+                servers.strings("SELECT fire_key FROM tenure.job_runs WHERE job_key = '" + job + "' ORDER BY fire_key");
         assertThat(keys).as("%s's records", job).isNotEmpty();
         Instant first = Instant.parse(keys.get(0));
         for (int i = 0; i < keys.size(); i++) {
@@ -237,7 +237,7 @@ class StuckSessionSweepIT {
 
     private static String runRow(String job, String fire) throws Exception {
         return servers.one(
-                "SELECT status FROM tenure.job_run WHERE job_key = '" + job + "' AND fire_key = '" + fire + "'");
+                "SELECT status FROM tenure.job_runs WHERE job_key = '" + job + "' AND fire_key = '" + fire + "'");
     }
 
     private static long businessRows(String job, String fire) throws Exception {

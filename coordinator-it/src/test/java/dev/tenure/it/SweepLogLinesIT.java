@@ -139,7 +139,7 @@ class SweepLogLinesIT {
                     .containsPattern("\\d fire\\(s\\) overdue and not run, "
                             + Pattern.quote(end.minus(Duration.ofMinutes(4)).toString()) + "\\.\\.")
                     .contains("alert-only");
-            assertThat(servers.count("SELECT count(*) FROM tenure.job_run WHERE job_key = 'watched'"))
+            assertThat(servers.count("SELECT count(*) FROM tenure.job_runs WHERE job_key = 'watched'"))
                     .as("alert-only records and runs nothing")
                     .isZero();
         }
@@ -208,13 +208,16 @@ class SweepLogLinesIT {
 
     /** The fires of {@code job} the ledger recorded MISSED, due from {@code from} to {@code until}. */
     private static long recorded(String job, Instant from, Instant until) throws Exception {
-        long rows = servers.count("SELECT count(*) FROM tenure.job_run WHERE job_key = '" + job + "' AND status = "
+        long rows = servers.count("SELECT count(*) FROM tenure.job_runs WHERE job_key = '" + job + "' AND status = "
                 + "'MISSED' AND fire_key NOT LIKE '%..%' AND fire_key::timestamptz BETWEEN '" + from + "' AND '" + until
                 + "'");
-        String sum = servers.one("SELECT coalesce(sum(split_part(error, ' ', 1)::bigint), 0) FROM tenure.job_run WHERE "
-                + "job_key = '" + job + "' AND status = 'MISSED' AND fire_key LIKE '%..%' AND split_part(fire_key, "
-                + "'..', 1)::timestamptz >= '" + from + "' AND split_part(fire_key, '..', 2)::timestamptz <= '" + until
-                + "'");
+        String sum =
+                servers.one("SELECT coalesce(sum(split_part(error, ' ', 1)::bigint), 0) FROM tenure.job_runs WHERE "
+                        + "job_key = '" + job
+                        + "' AND status = 'MISSED' AND fire_key LIKE '%..%' AND split_part(fire_key, "
+                        + "'..', 1)::timestamptz >= '" + from + "' AND split_part(fire_key, '..', 2)::timestamptz <= '"
+                        + until
+                        + "'");
         return rows + Long.parseLong(sum);
     }
 

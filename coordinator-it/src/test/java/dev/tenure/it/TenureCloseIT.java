@@ -203,7 +203,7 @@ class TenureCloseIT {
     }
 
     private static String row(String job, String fire) throws Exception {
-        return servers.one("SELECT status || ' ' || coalesce(error, 'null') FROM tenure.job_run WHERE job_key = '" + job
-                + "' AND fire_key = '" + fire + "'");
+        return servers.one("SELECT status || ' ' || coalesce(error, 'null') FROM tenure.job_runs WHERE job_key = '"
+                + job + "' AND fire_key = '" + fire + "'");
     }
 }

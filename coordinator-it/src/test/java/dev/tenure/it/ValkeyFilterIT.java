@@ -118,7 +118,7 @@ class ValkeyFilterIT {
         }
         assertThat(servers.count("SELECT count(*) FROM business_ledger WHERE fire_key = '" + job + "'"))
                 .isEqualTo(1);
-        assertThat(servers.one("SELECT status FROM tenure.job_run WHERE job_key = '" + job + "'"))
+        assertThat(servers.one("SELECT status FROM tenure.job_runs WHERE job_key = '" + job + "'"))
                 .isEqualTo("COMPLETED");
     }
 

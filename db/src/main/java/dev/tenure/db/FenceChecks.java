@@ -56,12 +56,12 @@ final class FenceChecks {
     }
 
     /**
-     * The fence check and the completion of run {@code runId} in one statement: the run row turns COMPLETED only if
-     * {@code epoch} of {@code owner} is current and live; the caller's commit makes it durable together with its
-     * business writes. Completing a run twice is harmless.
+     * The fence check and the completion of run {@code runId} in one statement: the run's row is written COMPLETED
+     * only if {@code epoch} of {@code owner} is current and live and the job row still carries the run; the caller's
+     * commit makes it durable together with its business writes. Completing a run twice is harmless.
      *
      * @throws StaleOwnerException   if the epoch is stale (roll back)
-     * @throws IllegalStateException if the run row is not this run's RUNNING or COMPLETED row
+     * @throws IllegalStateException if the run is neither running on the job row nor COMPLETED
      */
     void complete(Connection c, String key, long epoch, String owner, UUID runId) throws SQLException {
         completion(c, "complete", false, key, epoch, owner, runId);
@@ -97,12 +97,12 @@ final class FenceChecks {
             ps.setLong(i++, epoch);
             ps.setString(i++, owner);
             ps.setObject(i++, runId);
-            ps.setString(i++, key);
             if (release) {
                 ps.setString(i++, key);
                 ps.setLong(i++, epoch);
                 ps.setString(i++, owner);
             }
+            ps.setObject(i++, runId);
             ps.setObject(i++, runId);
             if (release) {
                 leases.bindNotify(ps, i, key);

@@ -22,6 +22,13 @@ final class Jdbc {
 
     private final DataSource dataSource;
     private final int queryTimeoutSeconds;
+    /**
+     * The isolation level of the pool's connections, read from the first one (-1 until then). Tenure's own work runs at
+     * READ COMMITTED whatever it is: a claim reads a fire's completion again, after it has locked the job's row, with a
+     * snapshot of its own (see {@link Sql}), which only READ COMMITTED gives. A pool at another level has each
+     * connection set to READ COMMITTED for Tenure's work and set back after.
+     */
+    private volatile int poolIsolation = -1;
 
     /** {@code queryTimeout} is a client-side backstop per statement (zero = none); rounded up to whole seconds. */
     public Jdbc(DataSource dataSource, Duration queryTimeout) {
@@ -58,7 +65,20 @@ final class Jdbc {
     private <T> T onConnection(String op, String key, boolean writes, Work<T> work) {
         Connection c = connect(op, key);
         try (c) {
-            return work.apply(c);
+            int level = poolIsolation;
+            if (level == -1) {
+                level = c.getTransactionIsolation();
+                poolIsolation = level;
+            }
+            if (level == Connection.TRANSACTION_READ_COMMITTED) {
+                return work.apply(c);
+            }
+            c.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
+            try {
+                return work.apply(c);
+            } finally {
+                restoreQuietly(c, level);
+            }
         } catch (SQLException e) {
             throw Faults.failed(op, key, e, writes);
         } catch (RuntimeException e) {
@@ -109,6 +129,14 @@ final class Jdbc {
             c.rollback();
         } catch (SQLException ignored) {
             // the connection is broken; the server rolls back on its own
+        }
+    }
+
+    private static void restoreQuietly(Connection c, int level) {
+        try {
+            c.setTransactionIsolation(level);
+        } catch (SQLException ignored) {
+            // the pool discards broken connections
         }
     }
 

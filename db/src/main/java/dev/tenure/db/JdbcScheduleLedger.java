@@ -561,13 +561,14 @@ final class JdbcScheduleLedger implements ScheduleLedger {
             Set<String> jobs = new LinkedHashSet<>();
             missed.forEach(m -> jobs.add(m.fire().jobKey()));
             summaries.forEach(s -> jobs.add(s.jobKey()));
-            Set<String> locked = lockJobs(c, jobs);
+            Map<String, String> running = new HashMap<>();
+            Set<String> locked = lockJobs(c, jobs, running);
             Set<DueFire> recorded = new HashSet<>();
             List<Missed> candidates = missed.stream()
                     .filter(m -> locked.contains(m.fire().jobKey()))
                     .toList();
             if (!candidates.isEmpty()) {
-                Set<List<String>> busy = busyRuns(c, candidates);
+                Set<List<String>> busy = busyRuns(c, candidates, running);
                 List<Missed> free = candidates.stream()
                         .filter(m -> !busy.contains(
                                 List.of(m.fire().jobKey(), m.fire().fireKey())))
@@ -607,7 +608,8 @@ final class JdbcScheduleLedger implements ScheduleLedger {
         });
     }
 
-    private Set<String> lockJobs(Connection c, Set<String> jobs) throws SQLException {
+    /** Locks the jobs' rows (SKIP LOCKED); puts the fire each locked row carries as running into {@code running}. */
+    private Set<String> lockJobs(Connection c, Set<String> jobs, Map<String, String> running) throws SQLException {
         Set<String> locked = new HashSet<>();
         try (PreparedStatement ps = jdbc.prepare(c, sql.lockJobs)) {
             ps.setString(1, LOCK_TIMEOUT);
@@ -615,6 +617,10 @@ final class JdbcScheduleLedger implements ScheduleLedger {
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
                     locked.add(rs.getString(1));
+                    String fire = rs.getString(2);
+                    if (fire != null) {
+                        running.put(rs.getString(1), fire);
+                    }
                 }
             }
         }
@@ -627,16 +633,21 @@ final class JdbcScheduleLedger implements ScheduleLedger {
      * has an open fenced transaction (the holder's fence check passed; its writes commit before the fence moves on, or
      * not at all, as with a claim).
      */
-    private Set<List<String>> busyRuns(Connection c, List<Missed> fires) throws SQLException {
+    private Set<List<String>> busyRuns(Connection c, List<Missed> fires, Map<String, String> running)
+            throws SQLException {
         Object[] jobs = fires.stream().map(m -> m.fire().jobKey()).toArray();
         Object[] keys = fires.stream().map(m -> m.fire().fireKey()).toArray();
         Map<List<String>, String> existing = runs(c, sql.existingRuns, jobs, keys);
-        if (existing.isEmpty()) {
-            return new HashSet<>();
-        }
-        Map<List<String>, String> locked = runs(c, sql.lockRuns, jobs, keys);
+        Map<List<String>, String> locked = existing.isEmpty() ? new HashMap<>() : runs(c, sql.lockRuns, jobs, keys);
         Set<List<String>> busy = new HashSet<>(existing.keySet());
         busy.removeAll(locked.keySet());
+        // a fire the job row carries as running (its run row is written at its end) counts as a RUNNING row
+        for (Missed m : fires) {
+            List<String> run = List.of(m.fire().jobKey(), m.fire().fireKey());
+            if (m.fire().fireKey().equals(running.get(m.fire().jobKey())) && !busy.contains(run)) {
+                locked.put(run, "RUNNING");
+            }
+        }
         Set<String> toFence = new HashSet<>();
         locked.forEach((run, status) -> {
             if ("RUNNING".equals(status)) {

@@ -20,7 +20,7 @@ final class LedgerIds {
     /**
      * The id, in one read. Should the table hold more than one row, every process takes the oldest.
      *
-     * @throws TenureException            if the schema is older than version 7, or the table is empty (the message
+     * @throws TenureException            if the schema is older than version 8, or the table is empty (the message
      *                                    says what to do)
      * @throws LedgerUnavailableException on faults
      */
@@ -28,10 +28,21 @@ final class LedgerIds {
         Optional<String> id = jdbc.run("read of the ledger id", "tenure_ledger", false, c -> {
             try (PreparedStatement ps = jdbc.prepare(
                             c,
-                            "SELECT id::text FROM \"%s\".tenure_ledger ORDER BY created_at, id LIMIT 1"
-                                    .formatted(schema));
+                            "SELECT id::text, to_regclass('\"%1$s\".job_runs') IS NOT NULL FROM \"%1$s\".tenure_ledger "
+                                            .formatted(schema)
+                                    + "ORDER BY created_at, id LIMIT 1");
                     ResultSet r = ps.executeQuery()) {
-                return r.next() ? Optional.ofNullable(r.getString(1)) : Optional.<String>empty();
+                if (!r.next()) {
+                    return Optional.<String>empty();
+                }
+                if (!r.getBoolean(2)) {
+                    throw new TenureException(
+                            "Tenure's schema '" + schema + "' has no view job_runs: it is older than version 8 (the "
+                                    + "running fire on the job row). Migrate it (Tenure.Builder.migrateSchema(true), "
+                                    + "or TenureSchema.migrate).",
+                            null);
+                }
+                return Optional.ofNullable(r.getString(1));
             } catch (SQLException e) {
                 if (UNDEFINED_TABLE.equals(e.getSQLState())) {
                     throw new TenureException(

@@ -55,71 +55,60 @@ final class RunRows {
     }
 
     /**
-     * One short transaction: lock the job row and check that {@code epoch} (of {@code owner}) is current and live;
-     * mark RUNNING runs of older epochs ABANDONED (their owners lost the lease); insert the run, or take over the
-     * fire's FAILED, ABANDONED or REJECTED_STALE row; if the fire already COMPLETED (or was recorded MISSED) or runs
-     * under this epoch, say so.
+     * One short transaction: lock the job row and check that {@code epoch} (of {@code owner}) is current and live; if
+     * the fire already COMPLETED (or was recorded MISSED), or runs under this epoch, say so; else start it on the job row
+     * (a run the row still carried is written ABANDONED first). No run row is written: the run's row is written once,
+     * at its end, taking over the fire's FAILED, ABANDONED or REJECTED_STALE row if it has one.
      */
     public RunStart start(String key, String fireKey, long epoch, String owner, @Nullable String traceId) {
         return jdbc.inTransaction("start run", key, c -> {
-            checkHolder(c, key, epoch, owner);
-            try (PreparedStatement ps = jdbc.prepare(c, sql.abandonOlderRuns)) {
+            String runningFire;
+            Object runningId;
+            java.time.@Nullable Instant runningSince;
+            String status;
+            try (PreparedStatement ps = jdbc.prepare(c, sql.lockForRun)) {
                 ps.setString(1, key);
-                ps.setLong(2, epoch);
-                ps.executeUpdate();
-            }
-            UUID runId = UUID.randomUUID();
-            try (PreparedStatement ps = jdbc.prepare(c, sql.upsertRun)) {
-                ps.setObject(1, runId);
-                ps.setString(2, key);
-                ps.setString(3, fireKey);
-                ps.setLong(4, epoch);
-                ps.setString(5, owner);
-                ps.setString(6, leases.node());
-                ps.setString(7, traceId);
                 try (ResultSet rs = ps.executeQuery()) {
-                    if (rs.next()) {
-                        String previous = rs.getString(2);
-                        markRunning(c, key, epoch, runId, fireKey, traceId);
-                        return new RunStart.Started(
-                                runId, rs.getInt(1), previous == null ? null : RunStatus.valueOf(previous));
-                    }
+                    FenceChecks.checkHolder(rs, key, epoch, owner);
+                    status = rs.getString(5);
+                    runningId = rs.getObject(6);
+                    runningFire = rs.getString(7);
+                    runningSince = Rows.instant(rs, 8);
                 }
             }
-            RunRecord existing = find(c, key, fireKey)
-                    .orElseThrow(() -> new IllegalStateException(
-                            "job_run row of '" + key + "' / '" + fireKey + "' vanished inside the transaction"));
-            if (existing.status() == RunStatus.COMPLETED || existing.status() == RunStatus.MISSED) {
+            // a statement of this transaction after the lock: at READ COMMITTED it sees what committed before the lock
+            Optional<RunRecord> existing = find(c, sql.doneRun, key, fireKey);
+            if (existing.isPresent()) {
+                RunRecord d = existing.get();
                 return new RunStart.AlreadyDone(
-                        existing.runId(),
-                        existing.owner(),
-                        existing.epoch(),
-                        existing.finishedAt(),
-                        existing.status() == RunStatus.MISSED);
+                        d.runId(), d.owner(), d.epoch(), d.finishedAt(), d.status() == RunStatus.MISSED);
             }
-            return new RunStart.InProgress(existing.runId(), existing.owner(), existing.epoch(), existing.startedAt());
+            if ("RUNNING".equals(status) && fireKey.equals(runningFire) && runningId != null && runningSince != null) {
+                return new RunStart.InProgress(UUID.fromString(runningId.toString()), owner, epoch, runningSince);
+            }
+            UUID runId = UUID.randomUUID();
+            try (PreparedStatement ps = jdbc.prepare(c, sql.startRun)) {
+                ps.setString(1, key);
+                ps.setObject(2, runId);
+                ps.setString(3, fireKey);
+                ps.setString(4, traceId);
+                ps.setString(5, key);
+                ps.setLong(6, epoch);
+                ps.setString(7, key);
+                ps.setString(8, fireKey);
+                ps.setString(9, fireKey);
+                ps.setString(10, fireKey);
+                try (ResultSet rs = ps.executeQuery()) {
+                    if (!rs.next()) {
+                        throw new IllegalStateException("job '" + key + "' (epoch " + epoch
+                                + ") changed hands inside the transaction that holds its row");
+                    }
+                    String previous = rs.getString(2);
+                    return new RunStart.Started(
+                            runId, rs.getInt(1), previous == null ? null : RunStatus.valueOf(previous));
+                }
+            }
         });
-    }
-
-    private void checkHolder(Connection c, String key, long epoch, String owner) throws SQLException {
-        try (PreparedStatement ps = jdbc.prepare(c, sql.lockForRun)) {
-            ps.setString(1, key);
-            try (ResultSet rs = ps.executeQuery()) {
-                FenceChecks.checkHolder(rs, key, epoch, owner);
-            }
-        }
-    }
-
-    private void markRunning(Connection c, String key, long epoch, UUID runId, String fireKey, @Nullable String traceId)
-            throws SQLException {
-        try (PreparedStatement ps = jdbc.prepare(c, sql.markRunning)) {
-            ps.setObject(1, runId);
-            ps.setString(2, fireKey);
-            ps.setString(3, traceId);
-            ps.setString(4, key);
-            ps.setLong(5, epoch);
-            ps.executeUpdate();
-        }
     }
 
     /**
@@ -141,18 +130,16 @@ final class RunRows {
             String lockTimeout) {
         Optional<Finished> f = jdbc.run("finish", key, true, c -> {
             try (PreparedStatement ps = jdbc.prepare(c, keepLease ? sql.finish : sql.finishAndRelease)) {
-                ps.setString(1, lockTimeout);
-                ps.setObject(2, runId);
-                ps.setString(3, key);
-                ps.setLong(4, epoch);
-                ps.setString(5, owner);
-                ps.setString(6, outcome.name());
-                ps.setString(7, error);
-                ps.setObject(8, runId);
-                ps.setString(9, key);
+                bindRunAndHolder(ps, lockTimeout, key, runId, epoch, owner);
+                ps.setString(8, outcome.name());
+                ps.setString(9, error);
                 ps.setLong(10, epoch);
+                ps.setString(11, error);
+                ps.setObject(12, runId);
+                ps.setString(13, key);
+                ps.setLong(14, epoch);
                 if (!keepLease) {
-                    leases.bindNotify(ps, 11, key);
+                    leases.bindNotify(ps, 15, key);
                 }
                 try (ResultSet rs = ps.executeQuery()) {
                     rs.next();
@@ -181,16 +168,9 @@ final class RunRows {
     public Finished abandon(String key, long epoch, String owner, UUID runId, String reason, String lockTimeout) {
         Optional<Finished> f = jdbc.run("abandon", key, true, c -> {
             try (PreparedStatement ps = jdbc.prepare(c, sql.abandon)) {
-                ps.setString(1, lockTimeout);
-                ps.setObject(2, runId);
-                ps.setString(3, key);
-                ps.setLong(4, epoch);
-                ps.setString(5, owner);
-                ps.setString(6, reason);
-                ps.setObject(7, runId);
-                ps.setString(8, key);
-                ps.setLong(9, epoch);
-                leases.bindNotify(ps, 10, key);
+                bindRunAndHolder(ps, lockTimeout, key, runId, epoch, owner);
+                ps.setString(8, reason);
+                leases.bindNotify(ps, 9, key);
                 try (ResultSet rs = ps.executeQuery()) {
                     rs.next();
                     if (rs.getLong(2) > 0) {
@@ -204,6 +184,22 @@ final class RunRows {
         });
         // not abandoned: the run may have completed (and released) in its own transaction meanwhile: a new read
         return f.orElseGet(() -> completedOrStale(key, runId));
+    }
+
+    /**
+     * Parameters 1-7 of {@link Sql#finish} and {@link Sql#abandon}: the lock timeout, the job's current run
+     * ({@code cur}, {@code prior}), and the holder whose lease the statement clears.
+     */
+    private static void bindRunAndHolder(
+            PreparedStatement ps, String lockTimeout, String key, UUID runId, long epoch, String owner)
+            throws SQLException {
+        ps.setString(1, lockTimeout);
+        ps.setString(2, key);
+        ps.setObject(3, runId);
+        ps.setObject(4, runId);
+        ps.setString(5, key);
+        ps.setLong(6, epoch);
+        ps.setString(7, owner);
     }
 
     /** ALREADY_DONE if run {@code runId} is COMPLETED now (a read of its own, after the statement); else STALE. */
@@ -223,7 +219,7 @@ final class RunRows {
      * {@link Sql#claimAndStart}). A first claim of a job inserts its row first; a row locked by an open fenced transaction
      * longer than the claim lock timeout counts as held, unless the lease has expired and that transaction sits idle
      * (its holder frozen): then it is ended and the claim made again ({@link StaleFences}); a fire completed while the
-     * claim waited for that lock is released again and reported done.
+     * claim waited for that lock is reported done, the job not claimed (the statement reads it again once locked).
      */
     public FireClaim claimAndStart(
             String key, String fireKey, String owner, Duration ttl, String lockTimeout, @Nullable String traceId) {
@@ -268,17 +264,6 @@ final class RunRows {
                     && h.owner() != null
                     && h.remaining().compareTo(Duration.ZERO) > 0) {
                 return h;
-            }
-            if (r instanceof Long claimedEpoch) {
-                // the fire completed while the claim waited for the row lock: give the claim back, report the fire done
-                leases.releaseEpoch(key, claimedEpoch, owner);
-                Optional<RunRecord> done = completedRun(key, fireKey);
-                if (done.isPresent()) {
-                    RunRecord d = done.get();
-                    return new FireStart.AlreadyDone(
-                            d.runId().toString(), d.owner(), d.epoch(), d.status() == RunStatus.MISSED);
-                }
-                continue;
             }
             if (r == NO_ROW) {
                 jdbc.run("insert job", key, true, c -> {
@@ -357,7 +342,7 @@ final class RunRows {
         Object[] answers = new Object[n];
         Arrays.fill(answers, NO_ROW);
         try (PreparedStatement ps = jdbc.prepare(c, sql.claimAndStartMany)) {
-            ps.setString(1, LeaseRows.quickLockTimeout(claims.get(0).lockTimeout()));
+            ps.setString(1, claims.get(0).lockTimeout()); // a first claim's: the quick lock timeout
             ps.setArray(2, c.createArrayOf("text", keys));
             ps.setArray(3, c.createArrayOf("text", fires));
             ps.setArray(4, c.createArrayOf("text", owners));
@@ -366,7 +351,6 @@ final class RunRows {
             ps.setArray(7, c.createArrayOf("text", traces));
             ps.setString(8, leases.node());
             ps.setArray(9, c.createArrayOf("text", keys));
-            ps.setString(10, leases.node());
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
                     int i = (int) rs.getLong(1) - 1;
@@ -401,6 +385,7 @@ final class RunRows {
             ps.setString(i++, fireKey);
             ps.setString(i++, key);
             ps.setString(i++, owner);
+            ps.setString(i++, fireKey);
             ps.setString(i++, owner);
             ps.setString(i++, leases.node());
             ps.setString(i++, runId.toString());
@@ -409,12 +394,7 @@ final class RunRows {
             ps.setString(i++, k.traceId());
             ps.setString(i++, key);
             ps.setString(i++, fireKey);
-            ps.setString(i++, runId.toString());
-            ps.setString(i++, key);
             ps.setString(i++, fireKey);
-            ps.setString(i++, owner);
-            ps.setString(i++, leases.node());
-            ps.setString(i++, k.traceId());
             ps.setString(i, key);
             try (ResultSet rs = ps.executeQuery()) {
                 return rs.next() ? answer(rs, 1, runId) : NO_ROW;
@@ -424,7 +404,7 @@ final class RunRows {
 
     /**
      * The answer in the current row of a claim statement's result, whose 7 columns start at {@code first}: Started,
-     * Done or Held, or the claimed epoch (a Long) when the fire completed meanwhile.
+     * Done or Held.
      */
     private static Object answer(ResultSet rs, int first, UUID runId) throws SQLException {
         String kind = rs.getString(first);
@@ -437,23 +417,20 @@ final class RunRows {
         if (kind.equals("held")) {
             return new FireClaim.Held(rs.getString(first + 2), epoch, remaining);
         }
-        if (rs.getObject(first + 6) == null) {
-            return epoch; // claimed, but the fire completed meanwhile
-        }
         return new FireClaim.Started(epoch, runId.toString(), remaining);
     }
 
     /** The COMPLETED (or MISSED) run of the fire, if any: a read without locks (a completed or missed fire is final). */
     public Optional<RunRecord> completedRun(String key, String fireKey) {
-        return runOf(key, fireKey).filter(r -> r.status() == RunStatus.COMPLETED || r.status() == RunStatus.MISSED);
+        return jdbc.run("read run", key, false, c -> find(c, sql.doneRun, key, fireKey));
     }
 
     public Optional<RunRecord> runOf(String key, String fireKey) {
-        return jdbc.run("read run", key, false, c -> find(c, key, fireKey));
+        return jdbc.run("read run", key, false, c -> find(c, sql.runOf, key, fireKey));
     }
 
-    private Optional<RunRecord> find(Connection c, String key, String fireKey) throws SQLException {
-        try (PreparedStatement ps = jdbc.prepare(c, sql.runOf)) {
+    private Optional<RunRecord> find(Connection c, String statement, String key, String fireKey) throws SQLException {
+        try (PreparedStatement ps = jdbc.prepare(c, statement)) {
             ps.setString(1, key);
             ps.setString(2, fireKey);
             try (ResultSet rs = ps.executeQuery()) {

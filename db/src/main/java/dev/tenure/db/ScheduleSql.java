@@ -169,20 +169,23 @@ final class ScheduleSql {
                 JOIN %s p ON p.job_key = q.job_key AND (p.until_at IS NULL OR p.until_at > q.since)
                 ORDER BY p.job_key, p.from_at""".formatted(jss);
         String live = "(je.fencing_token = r.epoch AND je.owner = r.owner AND je.lease_expires_at > clock_timestamp())";
+        // runs as job_runs shows them: a running fire is carried by its job row (schema version 8)
+        String runs = q + ".job_runs";
         states = """
                 SELECT d.ord, r.status, r.error, %3$s
                 FROM unnest(?::text[], ?::text[]) WITH ORDINALITY AS d(job_key, fire_key, ord)
                 LEFT JOIN %1$s r ON r.job_key = d.job_key AND r.fire_key = d.fire_key
-                LEFT JOIN %2$s je ON je.job_key = d.job_key""".formatted(jr, je, live);
+                LEFT JOIN %2$s je ON je.job_key = d.job_key""".formatted(runs, je, live);
         runsSince = """
                 SELECT q.job_key, r.fire_key, r.status, r.error, %3$s
                 FROM unnest(?::text[], ?::timestamptz[]) AS q(job_key, since)
                 JOIN %1$s r ON r.job_key = q.job_key AND r.started_at >= q.since
-                LEFT JOIN %2$s je ON je.job_key = q.job_key""".formatted(jr, je, live);
+                LEFT JOIN %2$s je ON je.job_key = q.job_key""".formatted(runs, je, live);
         // the lock timeout of the settle's transaction is set first, in the same statement (a backstop: it skips locks)
         lockJobs = """
                 WITH cfg AS (SELECT set_config('lock_timeout', ?, true) AS lt)
-                SELECT je.job_key FROM %s je, cfg WHERE je.job_key = ANY(?) FOR NO KEY UPDATE OF je SKIP LOCKED""".formatted(je);
+                SELECT je.job_key, CASE WHEN je.status = 'RUNNING' AND je.current_run_id IS NOT NULL THEN je.run_fire_key END
+                FROM %s je, cfg WHERE je.job_key = ANY(?) FOR NO KEY UPDATE OF je SKIP LOCKED""".formatted(je);
         existingRuns = """
                 SELECT r.job_key, r.fire_key, r.status FROM unnest(?::text[], ?::text[]) AS q(job_key, fire_key)
                 JOIN %s r ON r.job_key = q.job_key AND r.fire_key = q.fire_key""".formatted(jr);
@@ -190,18 +193,31 @@ final class ScheduleSql {
         // a job whose RUNNING run is about to be fenced off: FOR UPDATE, which an open fenced transaction's KEY SHARE
         // lock holds back, as it holds back a claim (SKIP LOCKED: the job waits for the next sweep instead)
         lockForFence = "SELECT job_key FROM %s WHERE job_key = ANY(?) FOR UPDATE SKIP LOCKED".formatted(je);
-        // 1 sweeper, 2 jobs, 3 fires, 4 reasons. A row is turned MISSED only where it exists and is ABANDONED,
-        // REJECTED_STALE or RUNNING under a lease that has ended; epoch is kept, previous_status tells what it was.
+        // 1 sweeper, 2 jobs, 3 fires, 4 reasons. A fire the job row carries as running (schema version 8) is recorded
+        // only once its holder's lease has ended: its run is kept as the previous one (RUNNING), under the holder's
+        // epoch, which the caller then fences off. Otherwise a row is turned MISSED only where it exists and is
+        // ABANDONED, REJECTED_STALE or RUNNING (a version before 8 wrote that) under a lease that has ended; epoch is
+        // kept, previous_status tells what it was. The job rows are locked by this transaction (lockJobs).
         recordMissed = """
-                INSERT INTO %1$s AS r (run_id, job_key, fire_key, epoch, owner, status, started_at, finished_at, error)
+                INSERT INTO %1$s AS r (run_id, job_key, fire_key, epoch, owner, status, started_at, finished_at, error,
+                    previous_run_id, previous_status)
                 SELECT gen_random_uuid(), m.job_key, m.fire_key, je.fencing_token, ?, 'MISSED', clock_timestamp(),
-                    clock_timestamp(), m.reason
+                    clock_timestamp(), m.reason, CASE WHEN running THEN je.current_run_id END,
+                    CASE WHEN running THEN 'RUNNING' END
                 FROM unnest(?::text[], ?::text[], ?::text[]) AS m(job_key, fire_key, reason)
                 JOIN %2$s je ON je.job_key = m.job_key
+                CROSS JOIN LATERAL (SELECT je.status = 'RUNNING' AND je.current_run_id IS NOT NULL
+                    AND je.run_fire_key = m.fire_key AND NOT EXISTS (SELECT 1 FROM %1$s x
+                        WHERE x.run_id = je.current_run_id) AS running) c
+                WHERE NOT (c.running AND coalesce(je.lease_expires_at > clock_timestamp(), false))
                 ON CONFLICT (job_key, fire_key) DO UPDATE SET status = 'MISSED', run_id = excluded.run_id,
-                    owner = excluded.owner, previous_run_id = r.run_id, previous_status = r.status,
+                    owner = excluded.owner, previous_run_id = coalesce(excluded.previous_run_id, r.run_id),
+                    previous_status = coalesce(excluded.previous_status, r.status),
+                    epoch = CASE WHEN excluded.previous_status = 'RUNNING' THEN excluded.epoch ELSE r.epoch END,
                     finished_at = clock_timestamp(), error = excluded.error
-                WHERE r.status IN ('ABANDONED', 'REJECTED_STALE') OR (r.status = 'RUNNING' AND NOT EXISTS (
+                WHERE (excluded.previous_status = 'RUNNING' AND r.status NOT IN ('COMPLETED', 'MISSED'))
+                    OR r.status IN ('ABANDONED', 'REJECTED_STALE')
+                    OR (r.status = 'RUNNING' AND NOT EXISTS (
                     SELECT 1 FROM %2$s x WHERE x.job_key = r.job_key AND x.fencing_token = r.epoch
                     AND x.owner = r.owner AND x.lease_expires_at > clock_timestamp()))
                 RETURNING r.job_key, r.fire_key, r.epoch, r.previous_status""".formatted(jr, je);

@@ -73,6 +73,58 @@ final class Sql {
             owner = NULL, node = NULL, status = 'IDLE', lease_expires_at = NULL, %s,
             updated_at = clock_timestamp()""".formatted(NO_RUN);
 
+    /**
+     * What a claim reads of the job row's current run before it overwrites it (the row aliased {@code je}), for
+     * {@link #abandonPrevious}: its status, run id, fire, epoch, owner, node, start and trace id.
+     */
+    static final String PREVIOUS = """
+            je.status AS was, je.current_run_id AS old_run, je.run_fire_key AS old_fire, je.fencing_token AS old_epoch,
+            je.owner AS old_owner, je.node AS old_node, je.run_started_at AS old_started, je.run_trace_id AS old_trace""";
+
+    /** Why a run whose holder's lease ended turns ABANDONED, from {@link #PREVIOUS}'s columns (aliased p). */
+    static final String LEASE_ENDED = "'the lease of ' || coalesce(p.old_node || '#' || left(p.old_owner, 4), "
+            + "p.old_owner) || ' (epoch ' || p.old_epoch || ') ended while the run was RUNNING'";
+
+    /** The columns of a run row written whole (at the run's end, or by the sweeper). */
+    static final String RUN_COLUMNS =
+            "(run_id, job_key, fire_key, epoch, owner, node, trace_id, status, started_at, finished_at, error)";
+
+    /**
+     * The conflict clause of a run row written at its end (insert alias {@code r}): a fire's earlier FAILED, ABANDONED or
+     * REJECTED_STALE row, or a RUNNING row of an older epoch left by a version before schema 8, is taken over (the
+     * attempt after it, the earlier run kept as the previous one); any other row (COMPLETED, MISSED, or this run's own)
+     * stays as it is, and nothing is written.
+     */
+    static final String TAKE_OVER = """
+            ON CONFLICT (job_key, fire_key) DO UPDATE SET run_id = excluded.run_id, epoch = excluded.epoch,
+                owner = excluded.owner, node = excluded.node, trace_id = excluded.trace_id, status = excluded.status,
+                attempt = r.attempt + 1, previous_run_id = r.run_id, previous_status = r.status,
+                started_at = excluded.started_at, finished_at = excluded.finished_at, error = excluded.error
+            WHERE r.run_id <> excluded.run_id AND (r.status IN ('FAILED', 'ABANDONED', 'REJECTED_STALE')
+                OR (r.status = 'RUNNING' AND r.epoch < excluded.epoch))""";
+
+    /**
+     * A CTE {@code name} that writes the ABANDONED row of the run that each job claimed by CTE {@code won} (column
+     * {@code job}) was running before (CTE {@code src}: {@code job_key} and {@link #PREVIOUS}'s columns), with
+     * {@code error}: a run whose holder's lease ended before it finished, whose row the claim writes since nobody else
+     * will. A run that has a row already (it completed, or its holder recorded an outcome) is left alone. Returns the
+     * job, fire and attempt of each row written.
+     */
+    static String abandonPrevious(String jr, String name, String src, String won, String error) {
+        return """
+                %2$s AS (INSERT INTO %1$s AS r %3$s
+                    SELECT p.old_run, p.job_key, p.old_fire, p.old_epoch, p.old_owner, p.old_node, p.old_trace,
+                        'ABANDONED', p.old_started, clock_timestamp(), %6$s
+                    FROM %4$s p JOIN %5$s w ON w.job = p.job_key
+                    WHERE p.was = 'RUNNING' AND p.old_run IS NOT NULL AND p.old_fire IS NOT NULL
+                        AND p.old_owner IS NOT NULL AND NOT EXISTS (SELECT 1 FROM %1$s x WHERE x.run_id = p.old_run)
+                    %7$s
+                    RETURNING r.job_key, r.fire_key, r.attempt),
+                %2$sLegacy AS (UPDATE %1$s r SET status = 'ABANDONED', finished_at = clock_timestamp(), error = %6$s
+                    FROM %4$s p JOIN %5$s w ON w.job = p.job_key
+                    WHERE r.run_id = p.old_run AND r.status = 'RUNNING')""".formatted(jr, name, RUN_COLUMNS, src, won, error, TAKE_OVER);
+    }
+
     final String claim;
     final String claimNew;
     final String holder;
@@ -86,11 +138,14 @@ final class Sql {
     final String releaseEpoch;
     final String releaseOwner;
     final String handOff;
+    /** The holder and the current run of the job row, locked FOR NO KEY UPDATE; see the constructor. */
     final String lockForRun;
-    final String abandonOlderRuns;
-    final String upsertRun;
-    final String markRunning;
+    /** The fire's start on the job row (the two-step start); see the constructor. */
+    final String startRun;
+
     final String runOf;
+    /** {@link #runOf} if the fire's run COMPLETED or was recorded MISSED. */
+    final String doneRun;
     /** Parameters: 1 trace id, 2 run id, 3 job key. */
     final String recordTraceId;
     /** The status of run {@code run_id = ?}. */
@@ -132,19 +187,22 @@ final class Sql {
         String je = quotedSchema + ".job_execution";
         String jr = quotedSchema + ".job_run";
         String notifyCleared = notifyIfListened(quotedSchema, "cleared, ");
+        // the job row's previous run, if its holder's lease ended while it ran, gets its ABANDONED row here
         claim = """
                 WITH cfg AS (SELECT set_config('lock_timeout', ?, true) AS lt),
-                free AS (SELECT je.job_key FROM %1$s AS je, cfg WHERE je.job_key = ?
+                free AS (SELECT je.job_key, %4$s FROM %1$s AS je, cfg WHERE je.job_key = ?
                     AND (je.lease_expires_at IS NULL OR je.lease_expires_at <= clock_timestamp() OR je.owner = ?)
                     FOR UPDATE OF je),
                 won AS (UPDATE %1$s AS je SET fencing_token = greatest(je.fencing_token + 1, %2$s),
                     owner = ?, node = ?, status = 'HELD', %3$s, claimed_at = clock_timestamp(),
                     lease_expires_at = clock_timestamp() + ?::bigint * interval '1 millisecond',
                     updated_at = clock_timestamp() FROM free WHERE je.job_key = free.job_key
-                    RETURNING je.fencing_token, je.owner, je.claimed_at, je.lease_expires_at)
+                    RETURNING je.job_key AS job, je.fencing_token, je.owner, je.claimed_at, je.lease_expires_at),
+                %5$s
                 SELECT true, fencing_token, owner, claimed_at, lease_expires_at, clock_timestamp() FROM won
                 UNION ALL SELECT false, fencing_token, owner, claimed_at, lease_expires_at, clock_timestamp() FROM %1$s
-                WHERE job_key = ? AND NOT EXISTS (SELECT 1 FROM won)""".formatted(je, MICROS, NO_RUN);
+                WHERE job_key = ? AND NOT EXISTS (SELECT 1 FROM won)""".formatted(
+                        je, MICROS, NO_RUN, PREVIOUS, abandonPrevious(jr, "abandoned", "free", "won", LEASE_ENDED));
         claimNew = """
                 INSERT INTO %s (job_key, fencing_token, owner, node, status, claimed_at, lease_expires_at)
                 VALUES (?, greatest(1, %s), ?, ?, 'HELD', clock_timestamp(),
@@ -191,36 +249,42 @@ final class Sql {
         releaseOwner = release.formatted(je, CLEAR_LEASE, "owner = ?", notify);
         handOff = """
                 WITH cfg AS (SELECT set_config('lock_timeout', ?, true) AS lt),
-                cur AS (SELECT je.job_key FROM %1$s AS je, cfg WHERE je.job_key = ? AND je.owner = ? FOR UPDATE OF je)
-                UPDATE %1$s AS je SET owner = ?, node = ?, fencing_token = greatest(je.fencing_token + 1, %2$s),
+                cur AS (SELECT je.job_key, %4$s FROM %1$s AS je, cfg WHERE je.job_key = ? AND je.owner = ?
+                    FOR UPDATE OF je),
+                won AS (UPDATE %1$s AS je SET owner = ?, node = ?, fencing_token = greatest(je.fencing_token + 1, %2$s),
                     status = 'HELD', %3$s, claimed_at = clock_timestamp(),
                     lease_expires_at = clock_timestamp() + ?::bigint * interval '1 millisecond',
                     updated_at = clock_timestamp()
-                FROM cur WHERE je.job_key = cur.job_key
-                RETURNING je.fencing_token, je.lease_expires_at, clock_timestamp()""".formatted(je, MICROS, NO_RUN);
+                    FROM cur WHERE je.job_key = cur.job_key
+                    RETURNING je.job_key AS job, je.fencing_token, je.lease_expires_at),
+                %5$s
+                SELECT fencing_token, lease_expires_at, clock_timestamp() FROM won""".formatted(
+                        je, MICROS, NO_RUN, PREVIOUS, abandonPrevious(jr, "abandoned", "cur", "won", LEASE_ENDED));
+        // 1 job. Columns: 1-4 the holder (epoch, owner, expiry, live), 5 status, 6 current run id, 7 its fire, 8 its
+        // start
         lockForRun = """
-                SELECT fencing_token, owner, lease_expires_at, coalesce(lease_expires_at > clock_timestamp(), false)
+                SELECT fencing_token, owner, lease_expires_at, coalesce(lease_expires_at > clock_timestamp(), false),
+                    status, current_run_id, run_fire_key, run_started_at
                 FROM %s WHERE job_key = ? FOR NO KEY UPDATE""".formatted(je);
-        abandonOlderRuns = """
-                UPDATE %s SET status = 'ABANDONED', finished_at = clock_timestamp(),
-                    error = 'the lease of ' || %s || ' (epoch ' || epoch || ') ended while the run was RUNNING'
-                WHERE job_key = ? AND status = 'RUNNING' AND epoch < ?""".formatted(jr, HOLDER);
-        upsertRun = """
-                INSERT INTO %s AS r (run_id, job_key, fire_key, epoch, owner, node, trace_id, status, started_at)
-                VALUES (?, ?, ?, ?, ?, ?, ?, 'RUNNING', clock_timestamp())
-                ON CONFLICT (job_key, fire_key) DO UPDATE SET run_id = excluded.run_id, epoch = excluded.epoch,
-                    owner = excluded.owner, node = excluded.node, trace_id = excluded.trace_id, status = 'RUNNING',
-                    attempt = r.attempt + 1, previous_run_id = r.run_id, previous_status = r.status,
-                    started_at = clock_timestamp(), finished_at = NULL, error = NULL
-                WHERE r.status IN ('FAILED', 'ABANDONED', 'REJECTED_STALE')
-                RETURNING r.attempt, r.previous_status""".formatted(jr);
-        // 1 run id, 2 fire, 3 trace id, 4 job, 5 epoch
-        markRunning = """
-                UPDATE %s SET status = 'RUNNING', current_run_id = ?, run_fire_key = ?, run_started_at = clock_timestamp(),
-                    run_trace_id = ?, updated_at = clock_timestamp()
-                WHERE job_key = ? AND fencing_token = ?""".formatted(je);
-        claimAndStart = claimAndStart(je, jr);
-        claimAndStartMany = claimAndStartMany(je, jr);
+        // The fire starts on the job row (locked by lockForRun in the same transaction), under the holder's epoch; a
+        // run
+        // the row still carried is written ABANDONED first. Parameters: 1 job, 2 run id, 3 fire, 4 trace id, 5 job,
+        // 6 epoch, 7 job, 8 fire, 9 fire, 10 fire. Columns: 1 attempt, 2 the status of the fire's earlier attempt
+        // (null:
+        // none).
+        startRun = """
+                WITH p AS (SELECT je.job_key, %3$s FROM %1$s je WHERE je.job_key = ?),
+                won AS (UPDATE %1$s AS je SET status = 'RUNNING', current_run_id = ?::uuid, run_fire_key = ?,
+                    run_started_at = clock_timestamp(), run_trace_id = ?, updated_at = clock_timestamp()
+                    WHERE je.job_key = ? AND je.fencing_token = ? RETURNING je.job_key AS job),
+                %4$s,
+                prior AS (SELECT attempt, status FROM %2$s WHERE job_key = ? AND fire_key = ?)
+                SELECT coalesce((SELECT a.attempt FROM abandoned a WHERE a.fire_key = ?), (SELECT attempt FROM prior), 0)
+                    + 1, CASE WHEN EXISTS (SELECT 1 FROM abandoned a WHERE a.fire_key = ?) THEN 'ABANDONED'
+                    ELSE (SELECT status FROM prior) END
+                FROM won""".formatted(je, jr, PREVIOUS, abandonPrevious(jr, "abandoned", "p", "won", LEASE_ENDED));
+        claimAndStart = claimAndStart(je, jr, quotedSchema);
+        claimAndStartMany = claimAndStartMany(je, jr, quotedSchema);
         insertIdle = "INSERT INTO %s (job_key) VALUES (?) ON CONFLICT (job_key) DO NOTHING".formatted(je);
         // the run's row, and the job row while the run is its current one
         recordTraceId = """
@@ -229,9 +293,14 @@ final class Sql {
                     WHERE je.job_key = t.job_key AND je.current_run_id = t.run_id RETURNING 1)
                 UPDATE %1$s r SET trace_id = t.trace_id FROM t WHERE r.run_id = t.run_id AND r.job_key = t.job_key
                 """.formatted(jr, je);
+        // a fire's COMPLETED or MISSED row: the table alone (a running fire is never done)
+        doneRun = """
+                SELECT run_id, job_key, fire_key, epoch, owner, status, attempt, started_at, finished_at, error
+                FROM %s WHERE job_key = ? AND fire_key = ? AND status IN ('COMPLETED', 'MISSED')""".formatted(jr);
+        // the fire's run as job_runs shows it: its row, or the running fire its job row carries
         runOf = """
                 SELECT run_id, job_key, fire_key, epoch, owner, status, attempt, started_at, finished_at, error
-                FROM %s WHERE job_key = ? AND fire_key = ?""".formatted(jr);
+                FROM %ss WHERE job_key = ? AND fire_key = ?""".formatted(jr);
         runStatus = "SELECT status FROM %s WHERE run_id = ?".formatted(jr);
         runOrMissed = """
                 SELECT coalesce((SELECT status FROM %1$s WHERE run_id = ?),
@@ -259,24 +328,45 @@ final class Sql {
                     AND (NOT r.rolsuper OR (SELECT rolsuper FROM pg_roles WHERE rolname = current_user))
                     AND EXISTS (SELECT 1 FROM %s WHERE job_key = ? AND (lease_expires_at IS NULL
                         OR lease_expires_at <= clock_timestamp()))""".formatted(STALE_IDLE_MILLIS, je);
-        // The holder shuts down before its run ended: the lease is cleared and a RUNNING run turns ABANDONED with the
-        // reason, both only under the holder's epoch and owner, and only while the run is the holder's (see finish()):
-        // a run recorded MISSED is left so, and so is the lease, for its holder to release. A run whose completion is
-        // still uncommitted in the holder's transaction is waited for (its row is locked; at most the lock timeout, as
-        // finish waits) and stays COMPLETED. Parameters: 1 lock timeout, 2 run id, 3 job, 4 epoch, 5 owner, 6 reason,
-        // 7 run id, 8 job, 9 epoch, then the notify's. Columns: 1 leases cleared, 2 runs abandoned, 3 the run's status
-        // before this statement (null: no row has its id).
+        // The holder shuts down before its run ended: the lease is cleared and a running run gets its ABANDONED row
+        // with
+        // the reason, both only under the holder's epoch and owner, and only while the run is the holder's (see
+        // finish()): a run recorded MISSED is left so, and so is the lease, for its holder to release. A run whose
+        // completion is still uncommitted in the holder's transaction is waited for (its job row is locked; at most
+        // the lock timeout, as finish waits) and stays COMPLETED. Parameters: 1 lock timeout, 2 job, 3 run id, 4 run
+        // id,
+        // 5 job, 6 epoch, 7 owner, 8 reason, then the notify's. Columns: 1 leases cleared, 2 runs abandoned, 3 the
+        // run's
+        // status before this statement (RUNNING while the job row carries it; null: no run of that id).
         abandon = """
                 WITH cfg AS (SELECT set_config('lock_timeout', ?, true) AS lt),
-                prior AS (SELECT status FROM %1$s WHERE run_id = ?),
+                %1$s,
                 cleared AS (UPDATE %2$s SET %3$s
                     FROM cfg WHERE job_key = ? AND fencing_token = ? AND owner = ?
                     AND EXISTS (SELECT 1 FROM prior WHERE status IN ('RUNNING', 'COMPLETED')) RETURNING job_key),
-                run AS (UPDATE %1$s SET status = 'ABANDONED', finished_at = clock_timestamp(), error = ?
-                    FROM cfg WHERE run_id = ? AND job_key = ? AND epoch = ? AND status = 'RUNNING'
-                    AND EXISTS (SELECT 1 FROM cleared) RETURNING run_id)
+                run AS (INSERT INTO %4$s AS r %5$s
+                    SELECT cur.current_run_id, cur.job_key, cur.run_fire_key, cur.fencing_token, cur.owner, cur.node,
+                        cur.run_trace_id, 'ABANDONED', cur.run_started_at, clock_timestamp(), ?
+                    FROM cur WHERE EXISTS (SELECT 1 FROM cleared)
+                        AND NOT EXISTS (SELECT 1 FROM %4$s x WHERE x.run_id = cur.current_run_id)
+                    %6$s
+                    RETURNING r.run_id)
                 SELECT (SELECT count(*) FROM cleared), (SELECT count(*) FROM run), (SELECT status FROM prior),
-                    %4$s""".formatted(jr, je, CLEAR_LEASE, notifyCleared);
+                    %7$s""".formatted(currentRun(je, jr), je, CLEAR_LEASE, jr, RUN_COLUMNS, TAKE_OVER, notifyCleared);
+    }
+
+    /**
+     * Two CTEs: {@code cur}, the job's running fire as its row (parameter: job) carries it, if its run id is the given one
+     * (parameter: run id); {@code prior}, that run's status: its row's, or RUNNING while only the job row carries it
+     * (parameter: run id).
+     */
+    private static String currentRun(String je, String jr) {
+        return """
+                cur AS (SELECT je.job_key, je.current_run_id, je.run_fire_key, je.run_started_at, je.run_trace_id,
+                    je.node, je.owner, je.fencing_token FROM %1$s je
+                    WHERE je.job_key = ? AND je.current_run_id = ?::uuid AND je.run_fire_key IS NOT NULL),
+                prior AS (SELECT coalesce((SELECT status FROM %2$s WHERE run_id = ?::uuid),
+                    (SELECT 'RUNNING' FROM cur)) AS status)""".formatted(je, jr);
     }
 
     /**
@@ -284,52 +374,50 @@ final class Sql {
      * {@code claim} and {@code startRun} would in two:
      * <ul>
      * <li>{@code done}: the fire already COMPLETED, or was recorded MISSED: nothing is claimed (no epoch spent);</li>
-     * <li>{@code free} and {@code won}: the claim (FOR UPDATE, waiting for open fenced transactions up to the lock
-     *     timeout), only where no other owner's lease is live and the fire is not done; the job row turns RUNNING with
-     *     the new run's id;</li>
-     * <li>{@code abandoned}: RUNNING runs of other fires under older epochs turn ABANDONED;</li>
-     * <li>{@code run}: the fire's row is inserted, or a FAILED, ABANDONED, REJECTED_STALE or (older epoch) RUNNING row
-     *     is taken over (attempt + 1); a row COMPLETED meanwhile is left alone (then no row returns from it).</li>
+     * <li>{@code free}: the job row locked (FOR UPDATE, waiting for open fenced transactions up to the lock timeout),
+     *     only where no other owner's lease is live and the fire is not done;</li>
+     * <li>{@code late}: the fire's completion read again once the row is locked, with a snapshot of its own
+     *     ({@code settled_run}): a completion or MISSED record committed while the claim waited for the lock is seen,
+     *     and the job is not claimed;</li>
+     * <li>{@code won}: the claim; the job row turns RUNNING and carries the fire (run id, fire, start, trace id);</li>
+     * <li>{@code abandoned}: the run the row carried before, whose holder's lease ended, gets its ABANDONED row;</li>
+     * <li>no run row is written: the run's row is written once, at its end.</li>
      * </ul>
-     * Parameters: 1 lock timeout, 2 job, 3 fire, 4 job, 5 owner, 6 owner, 7 node, 8 run id, 9 ttl ms, 10 fire,
-     * 11 trace id (the running fire on the job row), 12 job, 13 fire, 14 run id, 15 job, 16 fire, 17 owner, 18 node,
-     * 19 trace id, 20 job. Columns: 1 kind ({@code started}, {@code done}, {@code missed}, {@code held}), 2 epoch,
-     * 3 owner, 4 run id, 5 lease expiry, 6 database now, 7 attempt (null: the fire completed meanwhile).
+     * Parameters: 1 lock timeout, 2 job, 3 fire, 4 job, 5 owner, 6 fire, 7 owner, 8 node, 9 run id, 10 ttl ms, 11 fire,
+     * 12 trace id, 13 job, 14 fire, 15 fire, 16 job. Columns: 1 kind ({@code started}, {@code done}, {@code missed},
+     * {@code held}), 2 epoch, 3 owner, 4 run id, 5 lease expiry, 6 database now, 7 attempt (started only).
      */
-    private static String claimAndStart(String je, String jr) {
+    private static String claimAndStart(String je, String jr, String schema) {
         return """
                 WITH cfg AS (SELECT set_config('lock_timeout', ?, true) AS lt),
                 done AS (SELECT run_id, owner, epoch, status FROM %2$s WHERE job_key = ? AND fire_key = ?
                     AND status IN ('COMPLETED', 'MISSED')),
-                free AS (SELECT je.job_key FROM %1$s AS je, cfg WHERE je.job_key = ?
+                free AS (SELECT je.job_key, %4$s FROM %1$s AS je, cfg WHERE je.job_key = ?
                     AND (je.lease_expires_at IS NULL OR je.lease_expires_at <= clock_timestamp() OR je.owner = ?)
                     AND NOT EXISTS (SELECT 1 FROM done) FOR UPDATE OF je),
+                late AS (SELECT f.*, s.run_id AS done_run, s.owner AS done_owner, s.epoch AS done_epoch,
+                    s.status AS done_status FROM free f LEFT JOIN LATERAL %6$s.settled_run(f.job_key, ?) s ON true),
                 won AS (UPDATE %1$s AS je SET fencing_token = greatest(je.fencing_token + 1, %3$s),
                     owner = ?, node = ?, status = 'RUNNING', current_run_id = ?::uuid, claimed_at = clock_timestamp(),
                     lease_expires_at = clock_timestamp() + ?::bigint * interval '1 millisecond',
                     run_fire_key = ?, run_started_at = clock_timestamp(), run_trace_id = ?,
-                    updated_at = clock_timestamp() FROM free
-                    WHERE je.job_key = free.job_key RETURNING je.fencing_token, je.lease_expires_at),
-                abandoned AS (UPDATE %2$s SET status = 'ABANDONED', finished_at = clock_timestamp(),
-                    error = 'the lease of ' || %4$s || ' (epoch ' || epoch || ') ended while the run was RUNNING'
-                    WHERE job_key = ? AND fire_key <> ? AND status = 'RUNNING'
-                    AND epoch < (SELECT fencing_token FROM won)),
-                run AS (INSERT INTO %2$s AS r
-                    (run_id, job_key, fire_key, epoch, owner, node, trace_id, status, started_at)
-                    SELECT ?::uuid, ?, ?, won.fencing_token, ?, ?, ?, 'RUNNING', clock_timestamp() FROM won
-                    ON CONFLICT (job_key, fire_key) DO UPDATE SET run_id = excluded.run_id, epoch = excluded.epoch,
-                        owner = excluded.owner, node = excluded.node, trace_id = excluded.trace_id, status = 'RUNNING',
-                        attempt = r.attempt + 1, previous_run_id = r.run_id,
-                        previous_status = CASE WHEN r.status = 'RUNNING' THEN 'ABANDONED' ELSE r.status END,
-                        started_at = clock_timestamp(), finished_at = NULL, error = NULL
-                    WHERE r.status IN ('FAILED', 'ABANDONED', 'REJECTED_STALE', 'RUNNING') RETURNING r.attempt)
+                    updated_at = clock_timestamp() FROM late
+                    WHERE je.job_key = late.job_key AND late.done_status IS NULL
+                    RETURNING je.job_key AS job, je.fencing_token, je.lease_expires_at),
+                %5$s,
+                prior AS (SELECT attempt FROM %2$s WHERE job_key = ? AND fire_key = ?)
                 SELECT 'started', w.fencing_token, NULL, NULL, w.lease_expires_at, clock_timestamp(),
-                    (SELECT attempt FROM run) FROM won w
+                    coalesce((SELECT a.attempt FROM abandoned a WHERE a.fire_key = ?), (SELECT attempt FROM prior), 0)
+                        + 1 FROM won w
                 UNION ALL SELECT CASE WHEN d.status = 'MISSED' THEN 'missed' ELSE 'done' END, d.epoch, d.owner,
                     d.run_id::text, NULL, clock_timestamp(), NULL FROM done d
+                UNION ALL SELECT CASE WHEN l.done_status = 'MISSED' THEN 'missed' ELSE 'done' END, l.done_epoch,
+                    l.done_owner, l.done_run::text, NULL, clock_timestamp(), NULL FROM late l
+                    WHERE l.done_status IS NOT NULL
                 UNION ALL SELECT 'held', je.fencing_token, je.owner, NULL, je.lease_expires_at, clock_timestamp(), NULL
-                    FROM %1$s je WHERE je.job_key = ? AND NOT EXISTS (SELECT 1 FROM won)
-                    AND NOT EXISTS (SELECT 1 FROM done)""".formatted(je, jr, MICROS, HOLDER);
+                    FROM %1$s je WHERE je.job_key = ? AND NOT EXISTS (SELECT 1 FROM free)
+                    AND NOT EXISTS (SELECT 1 FROM done)""".formatted(
+                        je, jr, MICROS, PREVIOUS, abandonPrevious(jr, "abandoned", "late", "won", LEASE_ENDED), schema);
     }
 
     /**
@@ -341,61 +429,58 @@ final class Sql {
      * such statements never wait for each other in a cycle. Each job row is read by a subquery per request: the plan
      * is a generic one, planned without the arrays, and a join of {@code req} with the job table scans a small table
      * whole, so every claim statement would read every job row. Parameters: 1 lock timeout, 2-7 arrays of jobs (in
-     * key order, no job twice), fires, owners, run ids, TTLs in ms and trace ids (equal lengths), 8 node, 9 jobs,
-     * 10 node. Columns: 1 request number, then the one-claim statement's 7; a request whose job has no row gets none.
+     * key order, no job twice), fires, owners, run ids, TTLs in ms and trace ids (equal lengths), 8 node, 9 jobs.
+     * Columns: 1 request number, then the one-claim statement's 7; a request whose job has no row gets none.
      */
-    private static String claimAndStartMany(String je, String jr) {
+    private static String claimAndStartMany(String je, String jr, String schema) {
         return """
                 WITH cfg AS (SELECT set_config('lock_timeout', ?, true) AS lt),
                 req AS (SELECT * FROM unnest(?::text[], ?::text[], ?::text[], ?::text[], ?::bigint[], ?::text[])
                     WITH ORDINALITY AS q(job_key, fire_key, owner, run_id, ttl_ms, trace_id, n) ORDER BY job_key),
                 done AS (SELECT req.n, d.run_id, d.owner, d.epoch, d.status FROM req JOIN %2$s AS d
                     ON d.job_key = req.job_key AND d.fire_key = req.fire_key WHERE d.status IN ('COMPLETED', 'MISSED')),
-                free AS (SELECT f.job_key, req.n FROM req CROSS JOIN LATERAL (SELECT je.job_key FROM %1$s AS je, cfg
+                free AS (SELECT f.*, req.n FROM req CROSS JOIN LATERAL (SELECT je.job_key, %4$s FROM %1$s AS je, cfg
                     WHERE je.job_key = req.job_key
                     AND (je.lease_expires_at IS NULL OR je.lease_expires_at <= clock_timestamp()
                         OR je.owner = req.owner)
                     AND NOT EXISTS (SELECT 1 FROM done WHERE done.n = req.n) FOR UPDATE OF je) f),
+                late AS (SELECT f.*, s.run_id AS done_run, s.owner AS done_owner, s.epoch AS done_epoch,
+                    s.status AS done_status FROM free f JOIN req ON req.n = f.n
+                    LEFT JOIN LATERAL %6$s.settled_run(f.job_key, req.fire_key) s ON true),
                 won AS (UPDATE %1$s AS je SET fencing_token = greatest(je.fencing_token + 1, %3$s),
                     owner = req.owner, node = ?, status = 'RUNNING', current_run_id = req.run_id::uuid,
                     claimed_at = clock_timestamp(),
                     lease_expires_at = clock_timestamp() + req.ttl_ms * interval '1 millisecond',
                     run_fire_key = req.fire_key, run_started_at = clock_timestamp(), run_trace_id = req.trace_id,
-                    updated_at = clock_timestamp() FROM free JOIN req ON req.n = free.n
-                    WHERE je.job_key = free.job_key AND je.job_key = ANY(?::text[])
-                    RETURNING req.n, je.job_key AS job, req.fire_key AS fire, req.owner AS claimant,
-                        req.run_id AS rid, req.trace_id AS tid, je.fencing_token, je.lease_expires_at),
-                abandoned AS (UPDATE %2$s SET status = 'ABANDONED', finished_at = clock_timestamp(),
-                    error = 'the lease of ' || %4$s || ' (epoch ' || epoch || ') ended while the run was RUNNING'
-                    FROM won WHERE job_key = won.job AND fire_key <> won.fire AND status = 'RUNNING'
-                    AND epoch < won.fencing_token),
-                run AS (INSERT INTO %2$s AS r
-                    (run_id, job_key, fire_key, epoch, owner, node, trace_id, status, started_at)
-                    SELECT won.rid::uuid, won.job, won.fire, won.fencing_token, won.claimant, ?, won.tid, 'RUNNING',
-                        clock_timestamp() FROM won
-                    ON CONFLICT (job_key, fire_key) DO UPDATE SET run_id = excluded.run_id, epoch = excluded.epoch,
-                        owner = excluded.owner, node = excluded.node, trace_id = excluded.trace_id, status = 'RUNNING',
-                        attempt = r.attempt + 1, previous_run_id = r.run_id,
-                        previous_status = CASE WHEN r.status = 'RUNNING' THEN 'ABANDONED' ELSE r.status END,
-                        started_at = clock_timestamp(), finished_at = NULL, error = NULL
-                    WHERE r.status IN ('FAILED', 'ABANDONED', 'REJECTED_STALE', 'RUNNING')
-                    RETURNING r.job_key, r.attempt)
-                SELECT w.n, 'started', w.fencing_token, NULL, NULL, w.lease_expires_at, clock_timestamp(), run.attempt
-                    FROM won w LEFT JOIN run ON run.job_key = w.job
+                    updated_at = clock_timestamp() FROM late JOIN req ON req.n = late.n
+                    WHERE je.job_key = late.job_key AND late.done_status IS NULL AND je.job_key = ANY(?::text[])
+                    RETURNING req.n, je.job_key AS job, req.fire_key AS fire, je.fencing_token, je.lease_expires_at),
+                %5$s,
+                prior AS (SELECT won.n, p.attempt FROM won JOIN %2$s p ON p.job_key = won.job AND p.fire_key = won.fire)
+                SELECT w.n, 'started', w.fencing_token, NULL, NULL, w.lease_expires_at, clock_timestamp(),
+                    coalesce((SELECT a.attempt FROM abandoned a WHERE a.job_key = w.job AND a.fire_key = w.fire),
+                        (SELECT p.attempt FROM prior p WHERE p.n = w.n), 0) + 1
+                    FROM won w
                 UNION ALL SELECT d.n, CASE WHEN d.status = 'MISSED' THEN 'missed' ELSE 'done' END, d.epoch, d.owner,
                     d.run_id::text, NULL, clock_timestamp(), NULL FROM done d
+                UNION ALL SELECT l.n, CASE WHEN l.done_status = 'MISSED' THEN 'missed' ELSE 'done' END, l.done_epoch,
+                    l.done_owner, l.done_run::text, NULL, clock_timestamp(), NULL FROM late l
+                    WHERE l.done_status IS NOT NULL
                 UNION ALL SELECT req.n, 'held', je.fencing_token, je.owner, NULL, je.lease_expires_at,
                     clock_timestamp(), NULL
                     FROM req CROSS JOIN LATERAL (SELECT j.fencing_token, j.owner, j.lease_expires_at FROM %1$s j
                         WHERE j.job_key = req.job_key OFFSET 0) je
-                    WHERE NOT EXISTS (SELECT 1 FROM won WHERE won.n = req.n)
-                    AND NOT EXISTS (SELECT 1 FROM done WHERE done.n = req.n)""".formatted(je, jr, MICROS, HOLDER);
+                    WHERE NOT EXISTS (SELECT 1 FROM free WHERE free.n = req.n)
+                    AND NOT EXISTS (SELECT 1 FROM done WHERE done.n = req.n)""".formatted(
+                        je, jr, MICROS, PREVIOUS, abandonPrevious(jr, "abandoned", "late", "won", LEASE_ENDED), schema);
     }
 
     /**
      * The fence check and the completion of a run, in the caller's transaction: the job row locked ({@code f}) and its
-     * holder read, the run turned COMPLETED under that holder ({@code done}); with {@code release}, the lease cleared
-     * under the same check ({@code cleared}) and waiters notified at the commit.
+     * holder and running fire read; the run's row written COMPLETED under that holder ({@code done}), from what the job
+     * row carries, if it still carries this run; with {@code release}, the lease cleared under the same check
+     * ({@code cleared}) and waiters notified at the commit. The run row is written once, here, in the business
+     * transaction: it commits with the caller's writes or not at all.
      *
      * <p>At READ COMMITTED the row read is the latest committed one, and the check is made here. With {@code release}
      * the row is locked FOR NO KEY UPDATE first (a claim waits for the commit; the holder's own renewals are held back
@@ -405,79 +490,86 @@ final class Sql {
      * whatever the snapshot says of the lease's expiry, the lease is not cleared, and the caller checks the latest
      * committed row itself (the lock covers it) before it lets the transaction commit.
      *
-     * <p>Parameters: 1 the job's tag ({@link #ISO}), 2 job (with {@code release}: 2 and 3 job), then epoch, owner,
-     * run id, job; with {@code release}
-     * job, epoch, owner; run id; with {@code release} the notify's. Columns: 1-4 the holder (epoch, owner, expiry, live;
-     * null when the row is missing from the snapshot), 5 runs completed now, 6 the run's status before, 7 read committed;
-     * with {@code release} 8 leases cleared.
+     * <p>Parameters: 1 the job's tag ({@link #ISO}), 2 job (with {@code release}: 2 and 3 job), then epoch, owner, run
+     * id; with {@code release} job, epoch, owner; then run id, run id; with {@code release} the notify's. Columns: 1-4
+     * the holder (epoch, owner, expiry, live; null when the row is missing from the snapshot), 5 runs completed now, 6
+     * the run's status before (its row's; RUNNING while only the job row carries it), 7 read committed; with
+     * {@code release} 8 leases cleared.
      */
     private static String completion(String je, String jr, boolean release, String notify) {
+        String columns = "job_key, fencing_token, owner, node, lease_expires_at, "
+                + "coalesce(lease_expires_at > clock_timestamp(), false) AS live, current_run_id, run_fire_key, "
+                + "run_started_at, run_trace_id";
+        String done = """
+                done AS (INSERT INTO %1$s AS r %2$s
+                    SELECT f.current_run_id, f.job_key, f.run_fire_key, f.fencing_token, f.owner, f.node, f.run_trace_id,
+                        'COMPLETED', f.run_started_at, clock_timestamp(), NULL
+                    FROM f, iso WHERE f.fencing_token = ? AND f.owner = ? AND (f.live OR NOT iso.rc)
+                        AND f.current_run_id = ?::uuid AND f.run_fire_key IS NOT NULL
+                    %3$s
+                    RETURNING r.run_id)""".formatted(jr, RUN_COLUMNS, TAKE_OVER);
+        String before = "coalesce((SELECT status FROM %s WHERE run_id = ?::uuid), ".formatted(jr)
+                + "(SELECT 'RUNNING' FROM f x WHERE x.current_run_id = ?::uuid))";
         if (!release) {
             return """
                     WITH %1$s,
-                    f AS (SELECT fencing_token, owner, lease_expires_at,
-                        coalesce(lease_expires_at > clock_timestamp(), false) AS live FROM %2$s WHERE job_key = ?
-                        FOR KEY SHARE),
-                    done AS (UPDATE %3$s AS r SET status = 'COMPLETED', finished_at = clock_timestamp(), error = NULL
-                        FROM f, iso WHERE f.fencing_token = ? AND f.owner = ? AND (f.live OR NOT iso.rc)
-                        AND r.run_id = ? AND r.job_key = ? AND r.epoch = f.fencing_token AND r.status = 'RUNNING'
-                        RETURNING r.run_id)
-                    SELECT f.fencing_token, f.owner, f.lease_expires_at, f.live, (SELECT count(*) FROM done),
-                        (SELECT status FROM %3$s WHERE run_id = ?), iso.rc
-                    FROM iso LEFT JOIN f ON true""".formatted(ISO, je, jr);
+                    f AS (SELECT %2$s FROM %3$s WHERE job_key = ? FOR KEY SHARE),
+                    %4$s
+                    SELECT f.fencing_token, f.owner, f.lease_expires_at, f.live, (SELECT count(*) FROM done), %5$s,
+                        iso.rc
+                    FROM iso LEFT JOIN f ON true""".formatted(ISO, columns, je, done, before);
         }
         return """
                 WITH %1$s,
-                fw AS (SELECT fencing_token, owner, lease_expires_at,
-                    coalesce(lease_expires_at > clock_timestamp(), false) AS live FROM %2$s AS je, iso
-                    WHERE je.job_key = ? AND iso.rc FOR NO KEY UPDATE OF je),
-                fs AS (SELECT fencing_token, owner, lease_expires_at,
-                    coalesce(lease_expires_at > clock_timestamp(), false) AS live FROM %2$s AS je, iso
-                    WHERE je.job_key = ? AND NOT iso.rc FOR KEY SHARE OF je),
+                fw AS (SELECT %2$s FROM %3$s AS je, iso WHERE je.job_key = ? AND iso.rc FOR NO KEY UPDATE OF je),
+                fs AS (SELECT %2$s FROM %3$s AS je, iso WHERE je.job_key = ? AND NOT iso.rc FOR KEY SHARE OF je),
                 f AS (SELECT * FROM fw UNION ALL SELECT * FROM fs),
-                done AS (UPDATE %3$s AS r SET status = 'COMPLETED', finished_at = clock_timestamp(), error = NULL
-                    FROM f, iso WHERE f.fencing_token = ? AND f.owner = ? AND (f.live OR NOT iso.rc)
-                    AND r.run_id = ? AND r.job_key = ? AND r.epoch = f.fencing_token AND r.status = 'RUNNING'
-                    RETURNING r.run_id),
-                cleared AS (UPDATE %2$s AS je SET %4$s FROM fw
+                %4$s,
+                cleared AS (UPDATE %3$s AS je SET %6$s FROM fw
                     WHERE je.job_key = ? AND fw.fencing_token = ? AND fw.owner = ? AND fw.live RETURNING je.job_key)
-                SELECT f.fencing_token, f.owner, f.lease_expires_at, f.live, (SELECT count(*) FROM done),
-                    (SELECT status FROM %3$s WHERE run_id = ?), iso.rc, (SELECT count(*) FROM cleared), %5$s
-                FROM iso LEFT JOIN f ON true""".formatted(ISO, je, jr, CLEAR_LEASE, notify);
+                SELECT f.fencing_token, f.owner, f.lease_expires_at, f.live, (SELECT count(*) FROM done), %5$s,
+                    iso.rc, (SELECT count(*) FROM cleared), %7$s
+                FROM iso LEFT JOIN f ON true""".formatted(ISO, columns.replace("job_key,", "je.job_key,"), je, done, before, CLEAR_LEASE, notify);
     }
 
     /**
-     * The outcome of a run, recorded from its run row: the lease is cleared (or, for {@code finish}, its run pointer)
-     * only under the holder's epoch and owner and only while the run is the holder's, RUNNING or COMPLETED. A run the
-     * sweeper recorded MISSED (its row MISSED, or replaced by the MISSED record's own run id) is not: nothing is
-     * recorded, and the lease is left to its holder's release. A run still RUNNING under an epoch that is no longer
-     * current, or ABANDONED by a successor's claim (its holder was paused or cut off, not dead: it reports back), turns
-     * REJECTED_STALE, so the history tells a refused stale holder from a dead one (a killed holder's run stays
-     * ABANDONED); the abandon reason is kept in {@code error}. The statement waits for a row lock at most its lock
-     * timeout (set first, as the claim's is): a completion of the run in a transaction that has not ended holds the run
-     * row. Parameters: 1 lock timeout, 2 run id, 3 job, 4 epoch, 5 owner, 6 outcome, 7 error, 8 run id, 9 job, 10 epoch
-     * (then the notify's). Columns: 1 lease rows matched (0 = fenced out, or the run is not the holder's), 2 the status
-     * recorded now (null if none), 3 the run's status before this statement (null: no row has its id; {@code COMPLETED}
-     * = completed earlier in the run's own business transaction). The status before is the statement's snapshot: a run
-     * that changed while the statement waited for its lock is neither recorded nor reported, and the caller reads it
-     * again.
+     * The outcome of a run, recorded by its holder in a statement of its own: the lease is cleared (or, for
+     * {@code finish}, its run pointer) only under the holder's epoch and owner and only while the run is the holder's,
+     * running or COMPLETED; the run's row is written with the outcome from what the job row carries of it. A run the
+     * sweeper recorded MISSED (the fire's row MISSED, the holder's run kept as its previous one) is not: nothing is
+     * recorded, and the lease is left to its holder's release. A run ABANDONED by a successor's claim (its holder was
+     * paused or cut off, not dead: it reports back) turns REJECTED_STALE, so the history tells a refused stale holder
+     * from a dead one (a killed holder's run stays ABANDONED); the abandon reason is kept in {@code error}. The statement
+     * waits for a row lock at most its lock timeout (set first, as the claim's is): a completion of the run in a
+     * transaction that has not ended holds the job row. Parameters: 1 lock timeout, 2 job, 3 run id, 4 run id, 5 job,
+     * 6 epoch, 7 owner, 8 outcome, 9 error, 10 epoch, 11 error, 12 run id, 13 job, 14 epoch (then the notify's).
+     * Columns: 1 lease rows matched (0 = fenced out, or the run is not the holder's), 2 the status recorded now (null if
+     * none), 3 the run's status before this statement (its row's; RUNNING while only the job row carries it; null: no
+     * run of that id; {@code COMPLETED} = completed earlier in the run's own business transaction). The status before
+     * is the statement's snapshot: a run that changed while the statement waited for its lock is neither recorded nor
+     * reported, and the caller reads it again.
      */
     private static String finish(String je, String jr, String set, String notify) {
         return """
                 WITH cfg AS (SELECT set_config('lock_timeout', ?, true) AS lt),
-                prior AS (SELECT status FROM %1$s WHERE run_id = ?),
+                %1$s,
                 cleared AS (UPDATE %2$s SET %3$s
                     FROM cfg WHERE job_key = ? AND fencing_token = ? AND owner = ?
                     AND EXISTS (SELECT 1 FROM prior WHERE status IN ('RUNNING', 'COMPLETED')) RETURNING job_key),
-                run AS (UPDATE %1$s
-                    SET status = CASE WHEN EXISTS (SELECT 1 FROM cleared) THEN ? ELSE 'REJECTED_STALE' END,
-                    finished_at = clock_timestamp(),
-                    error = nullif(concat_ws('; then its holder came back and was refused: ',
-                        CASE WHEN status = 'ABANDONED' THEN error END, ?::text), '')
-                    FROM cfg WHERE run_id = ? AND job_key = ? AND epoch = ?
-                    AND (status = 'RUNNING' OR (status = 'ABANDONED' AND NOT EXISTS (SELECT 1 FROM cleared)))
-                    RETURNING status)
-                SELECT (SELECT count(*) FROM cleared), (SELECT status FROM run), (SELECT status FROM prior),
-                    %4$s""".formatted(jr, je, set, notify);
+                written AS (INSERT INTO %4$s AS r %5$s
+                    SELECT cur.current_run_id, cur.job_key, cur.run_fire_key, cur.fencing_token, cur.owner, cur.node,
+                        cur.run_trace_id, CASE WHEN EXISTS (SELECT 1 FROM cleared) THEN ? ELSE 'REJECTED_STALE' END,
+                        cur.run_started_at, clock_timestamp(), ?
+                    FROM cur WHERE cur.fencing_token = ?
+                        AND NOT EXISTS (SELECT 1 FROM %4$s x WHERE x.run_id = cur.current_run_id)
+                    %6$s
+                    RETURNING r.status),
+                stale AS (UPDATE %4$s SET status = 'REJECTED_STALE', finished_at = clock_timestamp(),
+                    error = nullif(concat_ws('; then its holder came back and was refused: ', error, ?::text), '')
+                    FROM cfg WHERE run_id = ?::uuid AND job_key = ? AND epoch = ? AND status = 'ABANDONED'
+                    AND NOT EXISTS (SELECT 1 FROM cleared) RETURNING status)
+                SELECT (SELECT count(*) FROM cleared),
+                    coalesce((SELECT status FROM written), (SELECT status FROM stale)), (SELECT status FROM prior),
+                    %7$s""".formatted(currentRun(je, jr), je, set, jr, RUN_COLUMNS, TAKE_OVER, notify);
     }
 }

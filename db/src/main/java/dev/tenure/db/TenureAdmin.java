@@ -346,24 +346,30 @@ public final class TenureAdmin {
         String columns = "job_key, fencing_token, owner, status, claimed_at, lease_expires_at, clock_timestamp(), node";
         this.jobs = "SELECT %s FROM %s.job_execution ORDER BY job_key LIMIT ?".formatted(columns, q);
         this.job = "SELECT %s FROM %s.job_execution WHERE job_key = ?".formatted(columns, q);
+        // the run the job row carried gets its ABANDONED row (the reason: who and why)
         this.forceRelease = """
                 WITH cfg AS (SELECT set_config('lock_timeout', ?, true) AS lt),
-                old AS (SELECT je.fencing_token, je.owner, je.node FROM %1$s.job_execution je, cfg WHERE je.job_key = ?
-                    FOR UPDATE OF je),
+                args AS (SELECT 'force-released by ' || ?::text || ': ' || ?::text AS why),
+                old AS (SELECT je.job_key, je.fencing_token, je.owner, je.node, %4$s FROM %1$s.job_execution je, cfg
+                    WHERE je.job_key = ? FOR UPDATE OF je),
                 rel AS (UPDATE %1$s.job_execution je
                     SET fencing_token = greatest(je.fencing_token + 1,
                         (extract(epoch FROM clock_timestamp()) * 1000000)::bigint),
                     owner = NULL, node = NULL, status = 'IDLE', lease_expires_at = NULL, %3$s,
-                    updated_at = clock_timestamp() FROM old WHERE je.job_key = ? RETURNING je.fencing_token),
-                abandoned AS (UPDATE %1$s.job_run SET status = 'ABANDONED', finished_at = clock_timestamp(),
-                    error = 'force-released by ' || ? || ': ' || ? WHERE job_key = ? AND status = 'RUNNING'
-                    AND EXISTS (SELECT 1 FROM rel)),
+                    updated_at = clock_timestamp() FROM old WHERE je.job_key = ?
+                    RETURNING je.job_key AS job, je.fencing_token),
+                %5$s,
                 aud AS (INSERT INTO %1$s.audit_log
                     (actor, action, job_key, reason, old_epoch, old_owner, old_node, new_epoch)
                     SELECT ?, 'force-release', ?, ?, old.fencing_token, old.owner, old.node, rel.fencing_token
                     FROM old, rel RETURNING id)
                 SELECT old.fencing_token, old.owner, rel.fencing_token, (SELECT id FROM aud), %2$s, old.node
-                FROM old, rel""".formatted(q, Sql.notifyIfListened(q, ""), Sql.NO_RUN);
+                FROM old, rel""".formatted(
+                        q,
+                        Sql.notifyIfListened(q, ""),
+                        Sql.NO_RUN,
+                        Sql.PREVIOUS,
+                        Sql.abandonPrevious(q + ".job_run", "abandoned", "old", "rel", "(SELECT why FROM args)"));
     }
 
     /** On schema {@value TenureSchema#DEFAULT_SCHEMA}. */
@@ -629,10 +635,9 @@ public final class TenureAdmin {
             try (PreparedStatement ps = jdbc.prepare(c, forceRelease)) {
                 int i = 1;
                 ps.setString(i++, lockTimeout);
-                ps.setString(i++, key);
-                ps.setString(i++, key);
                 ps.setString(i++, who);
                 ps.setString(i++, why);
+                ps.setString(i++, key);
                 ps.setString(i++, key);
                 ps.setString(i++, who);
                 ps.setString(i++, key);

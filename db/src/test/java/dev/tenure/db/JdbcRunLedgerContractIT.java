@@ -60,16 +60,19 @@ class JdbcRunLedgerContractIT extends RunLedgerContract {
     }
 
     /**
-     * The row the sweeper writes over a RUNNING run whose lease ended (JdbcScheduleLedger's recordMissed): MISSED under a
-     * run id of its own, the holder's run id kept as the previous one, the epoch left as it was.
+     * The row the sweeper writes for a running fire whose lease ended (JdbcScheduleLedger's recordMissed): MISSED under a
+     * run id of its own, the holder's run (which its job row carries) kept as the previous one, under the holder's epoch.
      */
     @Override
     protected boolean recordMissed(String jobKey, String fireKey) throws SQLException {
+        String q = "\"" + TenureSchema.DEFAULT_SCHEMA + "\"";
         try (Connection c = fx.pool.getConnection();
-                PreparedStatement ps = c.prepareStatement("UPDATE \"" + TenureSchema.DEFAULT_SCHEMA
-                        + "\".job_run SET status = 'MISSED', previous_run_id = run_id, run_id = gen_random_uuid(), "
-                        + "previous_status = status, owner = 'sweeper', finished_at = clock_timestamp(), "
-                        + "error = 'contract: missed' WHERE job_key = ? AND fire_key = ? AND status = 'RUNNING'")) {
+                PreparedStatement ps = c.prepareStatement("INSERT INTO " + q + ".job_run (run_id, job_key, fire_key, "
+                        + "epoch, owner, status, started_at, finished_at, error, previous_run_id, previous_status) "
+                        + "SELECT gen_random_uuid(), job_key, run_fire_key, fencing_token, 'sweeper', 'MISSED', "
+                        + "clock_timestamp(), clock_timestamp(), 'contract: missed', current_run_id, 'RUNNING' FROM "
+                        + q
+                        + ".job_execution WHERE job_key = ? AND run_fire_key = ? AND status = 'RUNNING'")) {
             ps.setString(1, jobKey);
             ps.setString(2, fireKey);
             if (ps.executeUpdate() != 1) {

@@ -225,7 +225,8 @@ class LedgerFaultsIT {
             JdbcRunLedger runs = stores.runs();
             lock.setAutoCommit(false);
             try (Statement s = lock.createStatement()) {
-                s.execute("SELECT 1 FROM tenure.job_run WHERE run_id = '" + run + "' FOR UPDATE");
+                // the job row, which the finish updates (the run's row is written then, schema version 8)
+                s.execute("SELECT 1 FROM tenure.job_execution WHERE job_key = '" + key + "' FOR UPDATE");
             }
             long started = System.nanoTime();
             assertThatThrownBy(() -> runs.finishAndRelease(key, n, "A", run, RunStatus.COMPLETED, null))
@@ -234,14 +235,14 @@ class LedgerFaultsIT {
                         assertThat(e.outcomeUnknown()).isFalse();
                     });
             long took = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
-            System.out.printf("finish against a locked run row, lock timeout 500 ms: typed error after %d ms%n", took);
+            System.out.printf("finish against a locked job row, lock timeout 500 ms: typed error after %d ms%n", took);
             assertThat(took)
                     .as("bounded by the lock timeout, not the 5 s statement timeout")
                     .isLessThan(Timing.scaledMillis(3000));
             lock.rollback();
         }
         assertThat(row(key)).isEqualTo(n + " A RUNNING");
-        assertThat(fx.query("SELECT status FROM tenure.job_run WHERE run_id = '" + run + "'"))
+        assertThat(fx.query("SELECT status FROM tenure.job_runs WHERE run_id = '" + run + "'"))
                 .containsExactly("RUNNING");
         assertThat(fx.runs.finishAndRelease(key, n, "A", run, RunStatus.COMPLETED, null))
                 .isEqualTo(Finished.RECORDED);

@@ -65,4 +65,20 @@ class LedgerIdIT {
                 .hasMessageContaining("older than version 7")
                 .hasMessageContaining("Migrate it");
     }
+
+    @Test
+    void schemaAtVersion7_isRefused_sayingToMigrate() {
+        org.flywaydb.core.Flyway.configure(TenureSchema.class.getClassLoader())
+                .configuration(TenureSchema.flyway(fx.pool, "at_seven").getConfiguration())
+                .target("7")
+                .load()
+                .migrate();
+        assertThatThrownBy(() -> new JdbcBackend().open(fx.pool, "at_seven", false, null, Fixture.NO_LISTEN))
+                .isInstanceOf(TenureException.class)
+                .hasMessageContaining("older than version 8")
+                .hasMessageContaining("Migrate it");
+        TenureSchema.migrate(fx.pool, "at_seven");
+        DatabaseBackend.Stores migrated = new JdbcBackend().open(fx.pool, "at_seven", false, null, Fixture.NO_LISTEN);
+        migrated.leaseStore().close();
+    }
 }

@@ -103,7 +103,7 @@ class MigrationIT {
                 ClaimResult.Claimed c = (ClaimResult.Claimed) stores.leases().claim("k", "o", Duration.ofSeconds(5));
                 assertThat(stores.runs().start("k", "f", c.epoch(), "o")).isInstanceOf(RunStart.Started.class);
             }
-            assertThat(query(db, "SELECT count(*) FROM jobs.job_run")).containsExactly("1");
+            assertThat(query(db, "SELECT count(*) FROM jobs.job_runs")).containsExactly("1");
             assertThat(query(db, "SELECT count(*) FROM information_schema.schemata WHERE schema_name = 'tenure'"))
                     .containsExactly("0");
         }

@@ -58,7 +58,7 @@ class NodeNamesIT {
         long e2 = ((ClaimResult.Claimed) web2.claim(key, "B", Duration.ofSeconds(30))).epoch();
         assertThat(holderNode(key)).isEqualTo(WEB_2);
         web2Runs.start(key, "f1", e2, "B");
-        assertThat(fx.query("SELECT node || ' ' || owner || ' ' || attempt FROM tenure.job_run WHERE job_key = '" + key
+        assertThat(fx.query("SELECT node || ' ' || owner || ' ' || attempt FROM tenure.job_runs WHERE job_key = '" + key
                         + "'"))
                 .as("the FAILED fire taken over by web-2")
                 .containsExactly(WEB_2 + " B 2");
@@ -109,7 +109,7 @@ class NodeNamesIT {
                                 + "' AND lease_expires_at <= clock_timestamp()")
                         .equals(List.of("1")));
         web2Runs.claimAndStart(key, "f2", "B", Duration.ofSeconds(30));
-        assertThat(fx.query("SELECT status || ': ' || error FROM tenure.job_run WHERE job_key = '" + key
+        assertThat(fx.query("SELECT status || ': ' || error FROM tenure.job_runs WHERE job_key = '" + key
                         + "' AND fire_key = 'f1'"))
                 .as("the reason people read names the node, not only the owner id")
                 .singleElement()
@@ -136,8 +136,8 @@ class NodeNamesIT {
     }
 
     private static String runNode(String key, String fire) {
-        List<String> rows =
-                fx.query("SELECT node FROM tenure.job_run WHERE job_key = '" + key + "' AND fire_key = '" + fire + "'");
+        List<String> rows = fx.query(
+                "SELECT node FROM tenure.job_runs WHERE job_key = '" + key + "' AND fire_key = '" + fire + "'");
         assertThat(rows).hasSize(1);
         return rows.get(0);
     }

@@ -7,6 +7,7 @@ import dev.tenure.spi.RunLedger.FireClaim;
 import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -66,16 +67,39 @@ class RunningFireIT {
                 + "' ORDER BY fire_key, run_id");
     }
 
+    /** The run's row in job_runs while only the job row carries it: RUNNING, attempt 1, no previous attempt. */
+    private static String running(String runId, String fire, long epoch, String owner, String key, String trace) {
+        return String.join(
+                "|", runId, fire, Long.toString(epoch), owner, node(key), "RUNNING", "1", "-", "-", trace, "true", "-");
+    }
+
     @Test
-    void claimAndStart_putsTheRunningFireOnTheJobRow_untilTheOutcomeClearsIt() {
+    void claimAndStart_putsTheRunningFireOnTheJobRow_andTheRunRowIsWrittenOnceAtItsEnd() {
         String key = "running-" + UUID.randomUUID();
         FireClaim.Started s =
                 (FireClaim.Started) fx.runs.claimAndStart(key, "f1", "A", TTL, "4bf92f3577b34da6a3ce929d0e0e4736");
         assertThat(onJobRow(key))
                 .isEqualTo(s.runId() + "|f1|4bf92f3577b34da6a3ce929d0e0e4736|" + s.epoch() + "|A|true|RUNNING");
-        assertThat(runs("job_runs", key)).hasSize(1).isEqualTo(runs("job_run", key));
+        assertThat(runs("job_run", key)).as("no run row while it runs").isEmpty();
+        assertThat(runs("job_runs", key))
+                .containsExactly(running(s.runId(), "f1", s.epoch(), "A", key, "4bf92f3577b34da6a3ce929d0e0e4736"));
         fx.runs.finishAndRelease(key, s.epoch(), "A", s.runId(), false, "boom");
         assertThat(onJobRow(key)).isEqualTo("-|-|-|" + s.epoch() + "|-|false|IDLE");
+        assertThat(runs("job_run", key))
+                .containsExactly(String.join(
+                        "|",
+                        s.runId(),
+                        "f1",
+                        Long.toString(s.epoch()),
+                        "A",
+                        "-",
+                        "FAILED",
+                        "1",
+                        "-",
+                        "-",
+                        "4bf92f3577b34da6a3ce929d0e0e4736",
+                        "false",
+                        "boom"));
         assertThat(runs("job_runs", key)).isEqualTo(runs("job_run", key));
     }
 
@@ -88,9 +112,13 @@ class RunningFireIT {
         fx.runs.recordTraceId(key, run.runId().toString(), "00f067aa0ba902b700f067aa0ba902b7");
         assertThat(onJobRow(key))
                 .isEqualTo(run.runId() + "|f1|00f067aa0ba902b700f067aa0ba902b7|" + e + "|A|true|RUNNING");
-        assertThat(runs("job_runs", key)).hasSize(1).isEqualTo(runs("job_run", key));
+        assertThat(runs("job_run", key)).isEmpty();
+        assertThat(runs("job_runs", key))
+                .containsExactly(
+                        running(run.runId().toString(), "f1", e, "A", key, "00f067aa0ba902b700f067aa0ba902b7"));
         fx.runs.finish(key, e, "A", run.runId(), RunStatus.FAILED, "boom");
         assertThat(onJobRow(key)).isEqualTo("-|-|-|" + e + "|A|false|HELD");
+        assertThat(runs("job_run", key)).hasSize(1).allMatch(r -> r.contains("|FAILED|"));
         fx.leases.releaseEpoch(key, e, "A");
         assertThat(onJobRow(key)).isEqualTo("-|-|-|" + e + "|-|false|IDLE");
     }
@@ -109,42 +137,88 @@ class RunningFireIT {
                 .startsWith(claims.get(0).runId() + "|fa|trace-a|")
                 .endsWith("|A|true|RUNNING");
         assertThat(onJobRow(b)).startsWith(claims.get(1).runId() + "|fb|-|").endsWith("|B|true|RUNNING");
-        assertThat(runs("job_runs", a)).hasSize(1).isEqualTo(runs("job_run", a));
-        assertThat(runs("job_runs", b)).hasSize(1).isEqualTo(runs("job_run", b));
+        assertThat(runs("job_run", a)).isEmpty();
+        assertThat(runs("job_runs", a)).hasSize(1).allMatch(r -> r.contains("|RUNNING|1|"));
+        assertThat(runs("job_runs", b)).hasSize(1).allMatch(r -> r.contains("|RUNNING|1|"));
     }
 
     @Test
-    void aRunningFireWithoutARowOfItsOwn_showsInJobRuns_inPlaceOfTheFiresEarlierRow() {
+    void aTakeOver_showsInJobRuns_inPlaceOfTheFiresEarlierRow_andItsRowTakesThatRowOverAtItsEnd() {
         String key = "running-" + UUID.randomUUID();
         FireClaim.Started first = (FireClaim.Started) fx.runs.claimAndStart(key, "f1", "A", TTL, null);
         fx.runs.finishAndRelease(key, first.epoch(), "A", first.runId(), false, "boom");
         FireClaim.Started second = (FireClaim.Started) fx.runs.claimAndStart(key, "f1", "B", TTL, "trace-b");
-        // the run row of the second attempt as the protocol of schema version 8 leaves it: not written until its end,
-        // the fire's FAILED row as the first attempt left it
-        fx.execute("UPDATE tenure.job_run SET run_id = '" + first.runId() + "', status = 'FAILED', attempt = 1, "
-                + "previous_run_id = NULL, previous_status = NULL, finished_at = clock_timestamp(), error = 'boom', "
-                + "epoch = " + first.epoch() + ", owner = 'A', trace_id = NULL WHERE job_key = '" + key + "'");
+        String running = String.join(
+                "|",
+                second.runId(),
+                "f1",
+                Long.toString(second.epoch()),
+                "B",
+                node(key),
+                "RUNNING",
+                "2",
+                first.runId(),
+                "FAILED",
+                "trace-b",
+                "true",
+                "-");
         assertThat(runs("job_runs", key))
                 .as("the running attempt, in place of the fire's FAILED row")
-                .containsExactly(String.join(
-                        "|",
-                        second.runId().toString(),
-                        "f1",
-                        Long.toString(second.epoch()),
-                        "B",
-                        node(key),
-                        "RUNNING",
-                        "2",
-                        first.runId().toString(),
-                        "FAILED",
-                        "trace-b",
-                        "true",
-                        "-"));
-        fx.execute("UPDATE tenure.job_execution SET status = 'IDLE', owner = NULL, node = NULL, "
-                + "lease_expires_at = NULL, " + Sql.NO_RUN + " WHERE job_key = '" + key + "'");
-        assertThat(runs("job_runs", key))
-                .as("its run cleared from the job row: the fire's own row again")
-                .isEqualTo(runs("job_run", key))
-                .hasSize(1);
+                .containsExactly(running);
+        assertThat(runs("job_run", key)).hasSize(1).allMatch(r -> r.contains("|FAILED|1|"));
+        fx.runs.finishAndRelease(key, second.epoch(), "B", second.runId(), true, null);
+        assertThat(runs("job_run", key))
+                .as("the second attempt's row took the first's over")
+                .containsExactly(running.replace("|RUNNING|", "|COMPLETED|").replace("|true|-", "|false|-"));
+        assertThat(runs("job_runs", key)).isEqualTo(runs("job_run", key));
+    }
+
+    /**
+     * The race that the run row written at the start used to close: a claim whose snapshot predates the holder's commit
+     * waits for the job row (the holder's completion holds it), and the holder's lease has expired meanwhile, so the
+     * claim finds the row free once it has it. It reads the fire's completion again with a snapshot of its own
+     * ({@code settled_run}): the fire is reported done under the holder's run, and the job is not claimed.
+     */
+    @Test
+    void aClaimThatWaitedForTheHoldersCompletion_findsTheFireDone_andClaimsNothing() throws Exception {
+        String key = "running-race-" + UUID.randomUUID();
+        FireClaim.Started h = (FireClaim.Started) fx.runs.claimAndStart(key, "f1", "H", Duration.ofMillis(400), null);
+        try (java.sql.Connection business = fx.pool.getConnection()) {
+            business.setAutoCommit(false);
+            fx.runs.complete(business, key, h.epoch(), "H", h.runId());
+            org.awaitility.Awaitility.await()
+                    .atMost(dev.tenure.testkit.Timing.scaled(Duration.ofSeconds(5)))
+                    .until(() -> fx.query("SELECT (lease_expires_at <= clock_timestamp())::text FROM "
+                                    + "tenure.job_execution WHERE job_key = '" + key + "'")
+                            .get(0)
+                            .equals("true"));
+            java.util.concurrent.ExecutorService claimer = java.util.concurrent.Executors.newSingleThreadExecutor();
+            try {
+                java.util.concurrent.Future<FireClaim> late =
+                        claimer.submit(() -> fx.runs.claimAndStart(key, "f1", "C", Duration.ofSeconds(30), null));
+                // the claim waits for the job row, which the holder's open transaction holds
+                org.awaitility.Awaitility.await()
+                        .atMost(dev.tenure.testkit.Timing.scaled(Duration.ofSeconds(5)))
+                        .until(() -> !fx.query("SELECT pid FROM pg_stat_activity WHERE wait_event_type = 'Lock' "
+                                        + "AND query LIKE '%settled_run%' AND datname = current_database()")
+                                .isEmpty());
+                business.commit();
+                FireClaim answer = late.get(dev.tenure.testkit.Timing.scaledMillis(10_000), TimeUnit.MILLISECONDS);
+                assertThat(answer)
+                        .as("the fire completed while the claim waited")
+                        .isInstanceOfSatisfying(dev.tenure.spi.RunLedger.FireStart.AlreadyDone.class, d -> {
+                            assertThat(d.runId()).isEqualTo(h.runId());
+                            assertThat(d.owner()).isEqualTo("H");
+                            assertThat(d.missed()).isFalse();
+                        });
+            } finally {
+                claimer.shutdownNow();
+            }
+        }
+        assertThat(fx.query("SELECT fencing_token || ' ' || coalesce(owner, '-') FROM tenure.job_execution "
+                        + "WHERE job_key = '" + key + "'"))
+                .as("not claimed: no epoch spent, the holder's row as its completion left it")
+                .containsExactly(h.epoch() + " H");
+        assertThat(runs("job_run", key)).hasSize(1).allMatch(r -> r.contains("|COMPLETED|1|"));
     }
 }

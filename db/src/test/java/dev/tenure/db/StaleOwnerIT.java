@@ -220,8 +220,8 @@ class StaleOwnerIT {
         long n = ((ClaimResult.Claimed) leases.claim(key, "A", Duration.ofSeconds(10))).epoch();
         RunStart.Started run = (RunStart.Started) runs.start(key, "fire-1", n, "A");
         fx.execute("UPDATE tenure.job_execution SET fencing_token = " + before + ", owner = NULL, status = 'IDLE', "
-                + "lease_expires_at = NULL, current_run_id = NULL WHERE job_key = '" + key + "'");
-        fx.execute("DELETE FROM tenure.job_run WHERE run_id = '" + run.runId() + "'");
+                + "lease_expires_at = NULL, " + Sql.NO_RUN + " WHERE job_key = '" + key + "'");
+        fx.execute("DELETE FROM tenure.job_run WHERE run_id = '" + run.runId() + "'"); // none: the run had no row yet
 
         long m = ((ClaimResult.Claimed) leases.claim(key, "B", Duration.ofSeconds(10))).epoch();
         System.out.printf(

@@ -88,7 +88,7 @@ class TraceIdsIT {
     }
 
     private static String traceId(String key, String fire) {
-        String t = fx.query("SELECT coalesce(trace_id, '-') FROM tenure.job_run WHERE job_key = '" + key
+        String t = fx.query("SELECT coalesce(trace_id, '-') FROM tenure.job_runs WHERE job_key = '" + key
                         + "' AND fire_key = '" + fire + "'")
                 .get(0);
         return t.equals("-") ? null : t;

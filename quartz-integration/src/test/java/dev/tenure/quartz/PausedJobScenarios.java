@@ -202,7 +202,7 @@ abstract class PausedJobScenarios {
                     .containsExactly(reason);
             assertThat(
                             strings(
-                                            "SELECT fire_key FROM tenure.job_run WHERE job_key = ? AND status = 'MISSED'",
+                                            "SELECT fire_key FROM tenure.job_runs WHERE job_key = ? AND status = 'MISSED'",
                                             jobKey)
                                     .stream()
                                     .map(Instant::parse)

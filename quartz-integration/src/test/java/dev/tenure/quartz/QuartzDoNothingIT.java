@@ -102,7 +102,7 @@ class QuartzDoNothingIT {
             assertThat(policy(never)).isEqualTo("SKIP");
             assertThat(policy(late)).isEqualTo("CATCH_UP");
             assertThat(strings(
-                            "SELECT error FROM tenure.job_run WHERE job_key = ? AND status = 'MISSED'",
+                            "SELECT error FROM tenure.job_runs WHERE job_key = ? AND status = 'MISSED'",
                             FireKeys.jobKey(never)))
                     .allMatch(why -> why.endsWith("policy SKIP"));
             assertThat(log.lines())
@@ -139,7 +139,7 @@ class QuartzDoNothingIT {
     /** The job's fires due before {@code before} that are recorded MISSED. */
     private static List<Instant> missed(JobKey job, Instant before) throws SQLException {
         return strings(
-                        "SELECT fire_key FROM tenure.job_run WHERE job_key = ? AND status = 'MISSED'",
+                        "SELECT fire_key FROM tenure.job_runs WHERE job_key = ? AND status = 'MISSED'",
                         FireKeys.jobKey(job))
                 .stream()
                 .map(Instant::parse)

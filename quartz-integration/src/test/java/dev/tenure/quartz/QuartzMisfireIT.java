@@ -110,7 +110,7 @@ class QuartzMisfireIT {
         List<String> out = new ArrayList<>();
         try (Connection c = servers.db.dataSource().getConnection();
                 Statement s = c.createStatement();
-                ResultSet r = s.executeQuery("SELECT fire_key || ' ' || status FROM tenure.job_run "
+                ResultSet r = s.executeQuery("SELECT fire_key || ' ' || status FROM tenure.job_runs "
                         + "WHERE job_key = 'quartz:misfire:tick' AND status <> 'MISSED' ORDER BY fire_key")) {
             while (r.next()) {
                 out.add(r.getString(1));

@@ -138,7 +138,7 @@ class QuartzRestartIT {
         Map<String, String> out = new LinkedHashMap<>();
         try (Connection c = servers.db.dataSource().getConnection();
                 Statement s = c.createStatement();
-                ResultSet r = s.executeQuery("SELECT fire_key, status FROM tenure.job_run WHERE job_key = '" + JOB
+                ResultSet r = s.executeQuery("SELECT fire_key, status FROM tenure.job_runs WHERE job_key = '" + JOB
                         + "' ORDER BY fire_key")) {
             while (r.next()) {
                 out.put(r.getString(1), r.getString(2));

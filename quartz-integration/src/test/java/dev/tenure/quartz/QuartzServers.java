@@ -130,7 +130,7 @@ final class QuartzServers implements AutoCloseable {
     /** The ledger status of one fire of a job, or null if it has no run row. */
     String runStatus(String jobKey, String fireKey) throws SQLException {
         try (Connection c = db.dataSource().getConnection();
-                var ps = c.prepareStatement("SELECT status FROM tenure.job_run WHERE job_key = ? AND fire_key = ?")) {
+                var ps = c.prepareStatement("SELECT status FROM tenure.job_runs WHERE job_key = ? AND fire_key = ?")) {
             ps.setString(1, jobKey);
             ps.setString(2, fireKey);
             try (ResultSet rs = ps.executeQuery()) {

@@ -575,7 +575,7 @@ class CliIT {
     @Test
     void prune_deletesOldFinishedRunsInBatches_asTableAndJson() throws Exception {
         cli.sql("UPDATE tenure.job_run SET started_at = started_at - interval '40 days' WHERE run_id IN "
-                + "(SELECT run_id FROM tenure.job_run WHERE job_key = 'old-job' ORDER BY started_at LIMIT 3)");
+                + "(SELECT run_id FROM tenure.job_runs WHERE job_key = 'old-job' ORDER BY started_at LIMIT 3)");
         CliFixture.Result t = ok(cli.run("prune", "--older-than", "30d", "--batch", "2"));
         assertThat(t.out().strip())
                 .matches(

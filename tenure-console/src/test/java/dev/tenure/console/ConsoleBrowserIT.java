@@ -146,7 +146,7 @@ class ConsoleBrowserIT {
         try (Connection c = pool.getConnection();
                 Statement s = c.createStatement();
                 ResultSet r = s.executeQuery(
-                        "SELECT status, count(*) FROM tenure.job_run WHERE job_key = 'settlement' GROUP BY 1")) {
+                        "SELECT status, count(*) FROM tenure.job_runs WHERE job_key = 'settlement' GROUP BY 1")) {
             while (r.next()) {
                 out.put(r.getString(1), r.getInt(2));
             }

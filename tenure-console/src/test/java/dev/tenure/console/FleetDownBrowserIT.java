@@ -155,13 +155,13 @@ class FleetDownBrowserIT {
                             + ".map(li => li.textContent)")
                     .forEach(s -> slots.add(s.asText()));
             String ran = test.query(
-                    "SELECT fire_key FROM tenure.job_run WHERE job_key = 'invoicing' AND status = 'COMPLETED'");
+                    "SELECT fire_key FROM tenure.job_runs WHERE job_key = 'invoicing' AND status = 'COMPLETED'");
             assertThat(slots)
                     .as("which slots are overdue, oldest first")
                     .startsWith(first)
                     .doesNotContain(ran);
             assertThat(tab.text()).contains(described(expected, since).get(0).replaceAll("^\\d+", ""));
-            String missed = test.query("SELECT fire_key FROM tenure.job_run WHERE status = 'MISSED'");
+            String missed = test.query("SELECT fire_key FROM tenure.job_runs WHERE status = 'MISSED'");
             assertThat(tab.evaluate("[...document.querySelectorAll('section.schedule ul.missed-fires li')]"
                                     + ".map(li => li.textContent)")
                             .get(0)

@@ -378,7 +378,7 @@ class MissedFiresBrowserIT {
         try (Connection c = pool.getConnection();
                 Statement st = c.createStatement();
                 ResultSet rs = st.executeQuery(
-                        "SELECT fire_key, status, error FROM tenure.job_run WHERE job_key = 'billing'")) {
+                        "SELECT fire_key, status, error FROM tenure.job_runs WHERE job_key = 'billing'")) {
             while (rs.next()) {
                 String key = rs.getString(1);
                 if (fires.contains(key)) {

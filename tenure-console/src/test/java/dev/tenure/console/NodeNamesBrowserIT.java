@@ -212,7 +212,7 @@ class NodeNamesBrowserIT {
         List<String> out = new ArrayList<>();
         try (Connection c = pool.getConnection();
                 Statement s = c.createStatement();
-                ResultSet r = s.executeQuery("SELECT node FROM tenure.job_run WHERE job_key = 'invoicing' "
+                ResultSet r = s.executeQuery("SELECT node FROM tenure.job_runs WHERE job_key = 'invoicing' "
                         + "ORDER BY started_at, run_id")) {
             while (r.next()) {
                 out.add(r.getString(1));

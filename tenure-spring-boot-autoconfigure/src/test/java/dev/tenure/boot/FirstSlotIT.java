@@ -134,7 +134,7 @@ class FirstSlotIT {
             List<String> accountedFrom =
                     servers.queryStrings("SELECT swept_until FROM tenure.job_schedule WHERE job_key = 'first-slot'");
             List<String> missed = servers.queryStrings(
-                    "SELECT fire_key FROM tenure.job_run WHERE job_key = 'first-slot' AND status = 'MISSED'");
+                    "SELECT fire_key FROM tenure.job_runs WHERE job_key = 'first-slot' AND status = 'MISSED'");
             System.out.printf(
                     "%s: first fire run %s, ran %s, MISSED %s, position %s%n",
                     policy, first, ticker.threads(), missed, accountedFrom);
@@ -143,7 +143,7 @@ class FirstSlotIT {
                     .as("every fire ran on Spring's scheduler, none was caught up")
                     .allSatisfy((fire, thread) -> assertThat(thread).doesNotContain("catch-up"));
             // every slot from the scheduler's first on ran (none lost): the account is complete
-            long slots = servers.queryLong("SELECT count(*) FROM tenure.job_run WHERE job_key = 'first-slot' AND "
+            long slots = servers.queryLong("SELECT count(*) FROM tenure.job_runs WHERE job_key = 'first-slot' AND "
                     + "status = 'COMPLETED' AND fire_key::timestamptz >= '" + first + "'");
             assertThat(slots).isEqualTo(ticker.threads().size());
         }

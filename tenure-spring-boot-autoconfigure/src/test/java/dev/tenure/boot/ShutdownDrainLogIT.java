@@ -50,7 +50,7 @@ class ShutdownDrainLogIT {
             await("a run in progress")
                     .atMost(Timing.scaled(Duration.ofSeconds(20)))
                     .until(() -> servers.queryLong(
-                                    "SELECT count(*) FROM tenure.job_run WHERE job_key = 'hand-over' AND status = 'RUNNING'")
+                                    "SELECT count(*) FROM tenure.job_runs WHERE job_key = 'hand-over' AND status = 'RUNNING'")
                             == 1);
             fire = runningFire();
             app.close();
@@ -67,7 +67,7 @@ class ShutdownDrainLogIT {
         assertThat(lines)
                 .as("WARN or ERROR lines of Tenure about it")
                 .noneMatch(l -> (l.startsWith("WARN") || l.startsWith("ERROR")) && l.contains(fire));
-        assertThat(servers.queryLong("SELECT count(*) FROM tenure.job_run WHERE job_key = 'hand-over' AND fire_key = '"
+        assertThat(servers.queryLong("SELECT count(*) FROM tenure.job_runs WHERE job_key = 'hand-over' AND fire_key = '"
                         + fire + "' AND status = 'ABANDONED' AND error LIKE 'shutdown%'"))
                 .as("the run's row")
                 .isEqualTo(1);
@@ -77,7 +77,7 @@ class ShutdownDrainLogIT {
         try (var c = servers.db().dataSource().getConnection();
                 var s = c.createStatement();
                 var rs = s.executeQuery(
-                        "SELECT fire_key FROM tenure.job_run WHERE job_key = 'hand-over' AND status = 'RUNNING'")) {
+                        "SELECT fire_key FROM tenure.job_runs WHERE job_key = 'hand-over' AND status = 'RUNNING'")) {
             assertThat(rs.next()).isTrue();
             return rs.getString(1);
         }

@@ -163,7 +163,7 @@ class ShutdownHandOverIT {
     private static String runRow(String slot) throws Exception {
         try (Connection c = servers.db().dataSource().getConnection();
                 PreparedStatement ps = c.prepareStatement(
-                        "SELECT status, error FROM tenure.job_run WHERE job_key = ? AND fire_key = ?")) {
+                        "SELECT status, error FROM tenure.job_runs WHERE job_key = ? AND fire_key = ?")) {
             ps.setString(1, JOB);
             ps.setString(2, slot);
             try (ResultSet rs = ps.executeQuery()) {

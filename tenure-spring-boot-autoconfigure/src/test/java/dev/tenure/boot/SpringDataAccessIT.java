@@ -76,7 +76,7 @@ class SpringDataAccessIT {
     void jdbcTemplateAndJdbcClient_insideTheCompletion_withoutTransactional_rollBackWhenTheWorkThrows()
             throws Exception {
         FailingTemplateSettlement failing = app.getBean(FailingTemplateSettlement.class);
-        String failed = "SELECT count(*) FROM tenure.job_run WHERE job_key = 'failing-template-settlement' "
+        String failed = "SELECT count(*) FROM tenure.job_runs WHERE job_key = 'failing-template-settlement' "
                 + "AND status = 'FAILED'";
         failing.on(true);
         try {
@@ -107,7 +107,7 @@ class SpringDataAccessIT {
         assertThat(ids[0]).as("JdbcTemplate's transaction is the completion's").isEqualTo(ids[1]);
         assertThat(servers.queryLong("SELECT count(*) FROM settlement_entry WHERE instance = 'template'"))
                 .isEqualTo(1);
-        assertThat(servers.queryLong("SELECT count(*) FROM tenure.job_run WHERE job_key = 'template-settlement' "
+        assertThat(servers.queryLong("SELECT count(*) FROM tenure.job_runs WHERE job_key = 'template-settlement' "
                         + "AND status = 'COMPLETED'"))
                 .isEqualTo(1);
     }
@@ -171,8 +171,8 @@ class SpringDataAccessIT {
         assertThat(o.status()).isEqualTo(RunOutcome.Status.FAILED);
         assertThat(o.error()).isInstanceOf(UnexpectedRollbackException.class);
         assertThat(rows).isZero();
-        assertThat(servers.queryLong(
-                        "SELECT count(*) FROM tenure.job_run WHERE job_key = 'participant' " + "AND status = 'FAILED'"))
+        assertThat(servers.queryLong("SELECT count(*) FROM tenure.job_runs WHERE job_key = 'participant' "
+                        + "AND status = 'FAILED'"))
                 .isEqualTo(1);
     }
 
@@ -230,7 +230,7 @@ class SpringDataAccessIT {
         assertThat(thrown).isInstanceOf(IllegalStateException.class).hasMessage("the service fails after the run");
         assertThat(servers.queryLong("SELECT count(*) FROM settlement_entry WHERE slot = 'r1'"))
                 .isZero();
-        assertThat(servers.queryLong("SELECT count(*) FROM tenure.job_run WHERE job_key = 'outer-rollback' "
+        assertThat(servers.queryLong("SELECT count(*) FROM tenure.job_runs WHERE job_key = 'outer-rollback' "
                         + "AND status = 'FAILED'"))
                 .as("the fire, rolled back with the service")
                 .isEqualTo(1);
@@ -403,7 +403,7 @@ class SpringDataAccessIT {
     private static String runStatus(String job, String fire) throws SQLException {
         try (Connection c = servers.db().dataSource().getConnection();
                 Statement s = c.createStatement();
-                ResultSet rs = s.executeQuery("SELECT status FROM tenure.job_run WHERE job_key = '" + job
+                ResultSet rs = s.executeQuery("SELECT status FROM tenure.job_runs WHERE job_key = '" + job
                         + "' AND fire_key = '" + fire + "'")) {
             return rs.next() ? rs.getString(1) : null;
         }
@@ -419,8 +419,9 @@ class SpringDataAccessIT {
         try (Connection lock = servers.db().dataSource().getConnection()) {
             Thread fire = settlement.gate().callUntilReached(settlement::settle, Timing.scaled(Duration.ofSeconds(20)));
             lock.setAutoCommit(false);
-            try (Statement s = lock.createStatement()) { // the fire's run row, locked until the fire is over
-                s.execute("SELECT 1 FROM tenure.job_run WHERE job_key = 'unrecorded-settlement' FOR UPDATE");
+            // the job row, which the outcome updates (the run's row is written with it), locked until the fire is over
+            try (Statement s = lock.createStatement()) {
+                s.execute("SELECT 1 FROM tenure.job_execution WHERE job_key = 'unrecorded-settlement' FOR UPDATE");
             }
             settlement.gate().open();
             fire.join(Timing.scaledMillis(30_000));
@@ -454,7 +455,7 @@ class SpringDataAccessIT {
     }
 
     private static void assertFireCompletedAndJobFree(String job, String fire) throws Exception {
-        assertThat(servers.queryLong("SELECT count(*) FROM tenure.job_run WHERE job_key = '" + job
+        assertThat(servers.queryLong("SELECT count(*) FROM tenure.job_runs WHERE job_key = '" + job
                         + "' AND fire_key = '" + fire + "' AND status = 'COMPLETED'"))
                 .as("fire " + fire + " of " + job + " COMPLETED")
                 .isEqualTo(1);

@@ -86,7 +86,7 @@ class StoppedSchedulerIT {
             assertThat(ticker.fires()).as("runs while stopped").hasSizeLessThanOrEqualTo(runsWhenStopped + 1);
             assertThat(
                             servers.queryLong(
-                                    "SELECT count(*) FROM tenure.job_run WHERE job_key = 'stopped-ticker' AND status = 'MISSED'"))
+                                    "SELECT count(*) FROM tenure.job_runs WHERE job_key = 'stopped-ticker' AND status = 'MISSED'"))
                     .isZero();
             assertThat(servers.queryLong("SELECT count(*) FROM tenure.job_schedule_span WHERE job_key = "
                             + "'stopped-ticker' AND state = 'PAUSED' AND until_at IS NULL AND reason LIKE '%stopped%'"))

@@ -104,7 +104,7 @@ class TracedRunIT {
 
         try (Connection c = servers.db().dataSource().getConnection();
                 PreparedStatement ps = c.prepareStatement(
-                        "SELECT trace_id, epoch, owner FROM tenure.job_run " + "WHERE job_key = ? AND fire_key = ?")) {
+                        "SELECT trace_id, epoch, owner FROM tenure.job_runs " + "WHERE job_key = ? AND fire_key = ?")) {
             ps.setString(1, TracedApp.JOB);
             ps.setString(2, fire);
             try (ResultSet rs = ps.executeQuery()) {

@@ -90,7 +90,7 @@ class TracedTakeoverIT {
                     .extracting(Span::name)
                     .containsExactlyInAnyOrder("tenure.run.claim", "tenure.run.work", "tenure.run.complete");
             try (Connection c = servers.db().dataSource().getConnection();
-                    PreparedStatement ps = c.prepareStatement("SELECT trace_id, status, node FROM tenure.job_run "
+                    PreparedStatement ps = c.prepareStatement("SELECT trace_id, status, node FROM tenure.job_runs "
                             + "WHERE job_key = ? AND fire_key = ?")) {
                 ps.setString(1, TracedNode.JOB);
                 ps.setString(2, fire);

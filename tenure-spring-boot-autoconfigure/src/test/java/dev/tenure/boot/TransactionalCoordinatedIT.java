@@ -104,7 +104,7 @@ class TransactionalCoordinatedIT {
         assertThat(servers.queryLong("SELECT count(*) FROM settlement_entry WHERE instance = 'stale'"))
                 .as("the stale owner's business row")
                 .isZero();
-        assertThat(servers.queryLong("SELECT count(*) FROM tenure.job_run WHERE job_key = 'stale-settlement' "
+        assertThat(servers.queryLong("SELECT count(*) FROM tenure.job_runs WHERE job_key = 'stale-settlement' "
                         + "AND status = 'COMPLETED'"))
                 .isZero();
         assertThat(app.getBean(Events.class).byFire().values())

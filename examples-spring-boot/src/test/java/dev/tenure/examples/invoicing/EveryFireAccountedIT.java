@@ -121,7 +121,7 @@ class EveryFireAccountedIT {
             invoices.put(job, perSlot("SELECT slot, count(*) FROM invoice WHERE job = '" + job + "' GROUP BY slot"));
             missed.put(
                     job,
-                    perSlot("SELECT fire_key, count(*) FROM tenure.job_run WHERE job_key = '" + job
+                    perSlot("SELECT fire_key, count(*) FROM tenure.job_runs WHERE job_key = '" + job
                             + "' AND status = 'MISSED' GROUP BY fire_key"));
         }
         List<Begin> begins =
@@ -271,7 +271,7 @@ class EveryFireAccountedIT {
                 System.nanoTime() + Timing.scaled(Duration.ofSeconds(60)).toNanos();
         int slots = (int) (Duration.between(from, to).dividedBy(SLOT)) + 1;
         while (System.nanoTime() < deadline) {
-            long settled = count("SELECT count(*) FROM tenure.job_run WHERE status IN ('COMPLETED', 'MISSED') "
+            long settled = count("SELECT count(*) FROM tenure.job_runs WHERE status IN ('COMPLETED', 'MISSED') "
                     + "AND fire_key BETWEEN '" + from + "' AND '" + to + "'");
             if (settled >= 2L * slots) {
                 return;

@@ -395,7 +395,7 @@ class FleetDownTourIT {
     private boolean isCatchUp(String job, Instant slot) {
         try (Connection c = db.dataSource().getConnection();
                 PreparedStatement ps = c.prepareStatement("SELECT started_at > ?::timestamptz + interval '2 seconds' "
-                        + "FROM tenure.job_run WHERE job_key = ? AND fire_key = ?")) {
+                        + "FROM tenure.job_runs WHERE job_key = ? AND fire_key = ?")) {
             ps.setString(1, slot.toString());
             ps.setString(2, job);
             ps.setString(3, slot.toString());
@@ -427,7 +427,7 @@ class FleetDownTourIT {
                 }
             }
             Set<String> settled = new HashSet<>();
-            try (PreparedStatement ps = c.prepareStatement("SELECT fire_key FROM tenure.job_run WHERE job_key = ? "
+            try (PreparedStatement ps = c.prepareStatement("SELECT fire_key FROM tenure.job_runs WHERE job_key = ? "
                     + "AND status IN ('COMPLETED', 'FAILED', 'MISSED')")) {
                 ps.setString(1, job);
                 try (ResultSet r = ps.executeQuery()) {
@@ -462,7 +462,7 @@ class FleetDownTourIT {
     private long completed(String job) throws SQLException {
         try (Connection c = db.dataSource().getConnection();
                 PreparedStatement ps = c.prepareStatement(
-                        "SELECT count(*) FROM tenure.job_run WHERE job_key = ? AND status = 'COMPLETED'")) {
+                        "SELECT count(*) FROM tenure.job_runs WHERE job_key = ? AND status = 'COMPLETED'")) {
             ps.setString(1, job);
             try (ResultSet r = ps.executeQuery()) {
                 r.next();

@@ -45,7 +45,7 @@ final class SlotAccount {
         SlotAccount a = new SlotAccount(job, slot);
         try (Connection c = db.getConnection()) {
             try (PreparedStatement ps = c.prepareStatement(
-                    "SELECT fire_key, status, coalesce(error, '') FROM tenure.job_run WHERE job_key = ?")) {
+                    "SELECT fire_key, status, coalesce(error, '') FROM tenure.job_runs WHERE job_key = ?")) {
                 ps.setString(1, job);
                 try (ResultSet r = ps.executeQuery()) {
                     while (r.next()) {

@@ -182,7 +182,7 @@ class RollingDeployIT {
             missed.put(
                     job,
                     grouped(
-                            "SELECT fire_key, coalesce(error, '') FROM tenure.job_run WHERE job_key = ? "
+                            "SELECT fire_key, coalesce(error, '') FROM tenure.job_runs WHERE job_key = ? "
                                     + "AND status = 'MISSED'",
                             job));
         }
@@ -295,8 +295,8 @@ class RollingDeployIT {
     /** The status of a fire's run row, with the start of its error. */
     private String runRow(String job, String fireKey) {
         try (Connection c = db.dataSource().getConnection();
-                PreparedStatement ps =
-                        c.prepareStatement("SELECT status || coalesce(': ' || left(error, 80), '') FROM tenure.job_run "
+                PreparedStatement ps = c.prepareStatement(
+                        "SELECT status || coalesce(': ' || left(error, 80), '') FROM tenure.job_runs "
                                 + "WHERE job_key = ? AND fire_key = ?")) {
             ps.setString(1, job);
             ps.setString(2, fireKey);
@@ -488,7 +488,7 @@ class RollingDeployIT {
         slots(versions(AUDIT).get(0).from(), to, 2, true).forEach(s -> keys.add(AUDIT + " " + s));
         while (true) {
             long settled = count(
-                    "SELECT count(*) FROM tenure.job_run WHERE status IN ('COMPLETED', 'FAILED', 'MISSED') "
+                    "SELECT count(*) FROM tenure.job_runs WHERE status IN ('COMPLETED', 'FAILED', 'MISSED') "
                             + "AND job_key || ' ' || fire_key = ANY(?)",
                     keys);
             if (settled >= keys.size()) {

@@ -116,8 +116,9 @@ class TenureAutoConfigurationIT {
                     Tenure tenure = context.getBean(Tenure.class);
                     assertThat(tenure.nodeName()).isEqualTo("web-3/invoicing/" + pid);
                     tenure.coordinator().run("boot-node-name", "f1", dev.tenure.RunPolicy.skipFire(), ctx -> 1);
-                    assertThat(servers.queryLong("SELECT count(*) FROM tenure.job_run WHERE job_key = 'boot-node-name' "
-                                    + "AND node = 'web-3/invoicing/" + pid + "'"))
+                    assertThat(servers.queryLong(
+                                    "SELECT count(*) FROM tenure.job_runs WHERE job_key = 'boot-node-name' "
+                                            + "AND node = 'web-3/invoicing/" + pid + "'"))
                             .isEqualTo(1);
                 });
     }

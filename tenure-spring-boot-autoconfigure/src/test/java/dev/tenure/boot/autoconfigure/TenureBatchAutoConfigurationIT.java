@@ -100,7 +100,7 @@ class TenureBatchAutoConfigurationIT {
         assertThat(Payouts.RUNS).hasValue(1);
         assertThat(servers.queryLong("SELECT count(*) FROM batch_job_execution"))
                 .isEqualTo(1);
-        assertThat(servers.queryLong("SELECT count(*) FROM tenure.job_run WHERE job_key = 'batch:payouts' "
+        assertThat(servers.queryLong("SELECT count(*) FROM tenure.job_runs WHERE job_key = 'batch:payouts' "
                         + "AND status = 'COMPLETED'"))
                 .isEqualTo(1);
     }

@@ -146,6 +146,6 @@ class TenureQuartzAutoConfigurationIT {
     }
 
     private static long count(String jobKey) throws java.sql.SQLException {
-        return servers.queryLong("SELECT count(*) FROM tenure.job_run WHERE job_key = '" + jobKey + "'");
+        return servers.queryLong("SELECT count(*) FROM tenure.job_runs WHERE job_key = '" + jobKey + "'");
     }
 }
