@@ -181,8 +181,38 @@ class RunningFireIT {
      */
     @Test
     void aClaimThatWaitedForTheHoldersCompletion_findsTheFireDone_andClaimsNothing() throws Exception {
+        race(fx.runs);
+    }
+
+    /**
+     * The same on a pool whose connections default to REPEATABLE READ (as an application may configure Hikari): the
+     * ledger's own statements run at READ COMMITTED all the same, so the claim's second read sees the completion.
+     */
+    @Test
+    void onAPoolAtRepeatableRead_aClaimThatWaitedForTheHoldersCompletion_findsTheFireDone() throws Exception {
+        try (com.zaxxer.hikari.HikariDataSource rr = new com.zaxxer.hikari.HikariDataSource()) {
+            rr.setJdbcUrl(fx.db.jdbcUrl());
+            rr.setUsername(fx.db.username());
+            rr.setPassword(fx.db.password());
+            rr.setMaximumPoolSize(4);
+            rr.setTransactionIsolation("TRANSACTION_REPEATABLE_READ");
+            try (JdbcBackend.Siblings stores = Fixture.open(rr, Fixture.NO_LISTEN)) {
+                race(stores.runs());
+                try (java.sql.Connection c = rr.getConnection();
+                        java.sql.Statement st = c.createStatement();
+                        java.sql.ResultSet r = st.executeQuery("SHOW transaction_isolation")) {
+                    r.next();
+                    assertThat(r.getString(1))
+                            .as("the pool's connections set back to their level")
+                            .isEqualTo("repeatable read");
+                }
+            }
+        }
+    }
+
+    private static void race(JdbcRunLedger runs) throws Exception {
         String key = "running-race-" + UUID.randomUUID();
-        FireClaim.Started h = (FireClaim.Started) fx.runs.claimAndStart(key, "f1", "H", Duration.ofMillis(400), null);
+        FireClaim.Started h = (FireClaim.Started) runs.claimAndStart(key, "f1", "H", Duration.ofMillis(400), null);
         try (java.sql.Connection business = fx.pool.getConnection()) {
             business.setAutoCommit(false);
             fx.runs.complete(business, key, h.epoch(), "H", h.runId());
@@ -195,7 +225,7 @@ class RunningFireIT {
             java.util.concurrent.ExecutorService claimer = java.util.concurrent.Executors.newSingleThreadExecutor();
             try {
                 java.util.concurrent.Future<FireClaim> late =
-                        claimer.submit(() -> fx.runs.claimAndStart(key, "f1", "C", Duration.ofSeconds(30), null));
+                        claimer.submit(() -> runs.claimAndStart(key, "f1", "C", Duration.ofSeconds(30), null));
                 // the claim waits for the job row, which the holder's open transaction holds
                 org.awaitility.Awaitility.await()
                         .atMost(dev.tenure.testkit.Timing.scaled(Duration.ofSeconds(5)))
