@@ -40,9 +40,6 @@ psql_ -d postgres -c "CREATE DATABASE $db"
   for f in $(ls "$root"/db/src/main/resources/dev/tenure/db/migration/V*.sql | sort -V); do
     sed 's/\${schema}/tenure/g' "$f"
   done
-  # what a job row carries when the run row is written once, at the end (the run-row-once script)
-  echo "ALTER TABLE tenure.job_execution ADD COLUMN run_fire text, ADD COLUMN run_started_at timestamptz,"
-  echo "    ADD COLUMN run_trace text;"
   echo "CREATE TABLE public.biz (id bigserial PRIMARY KEY, job text, fire text, at timestamptz DEFAULT now());"
   echo "INSERT INTO tenure.job_execution (job_key) SELECT 'j' || g FROM generate_series(1, 1000) g;"
 } | psql_ -d "$db" >/dev/null

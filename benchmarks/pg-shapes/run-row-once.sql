@@ -9,7 +9,7 @@ free AS (SELECT je.job_key FROM tenure.job_execution AS je, cfg WHERE je.job_key
 won AS (UPDATE tenure.job_execution AS je SET fencing_token = greatest(je.fencing_token + 1, (extract(epoch FROM clock_timestamp()) * 1000000)::bigint),
     owner = 'o' || :f, node = 'node-1', status = 'RUNNING', current_run_id = md5('r' || :f)::uuid, claimed_at = clock_timestamp(),
     lease_expires_at = clock_timestamp() + 30000::bigint * interval '1 millisecond',
-    updated_at = clock_timestamp(), run_fire = 'f' || :f, run_started_at = clock_timestamp(), run_trace = NULL FROM free
+    updated_at = clock_timestamp(), run_fire_key = 'f' || :f, run_started_at = clock_timestamp(), run_trace_id = NULL FROM free
     WHERE je.job_key = free.job_key RETURNING je.fencing_token, je.lease_expires_at)
 SELECT 'started' AS kind, w.fencing_token AS epoch FROM won w
 UNION ALL SELECT 'held', je.fencing_token FROM tenure.job_execution je WHERE je.job_key = 'j' || :k AND NOT EXISTS (SELECT 1 FROM won) AND NOT EXISTS (SELECT 1 FROM done) \gset
@@ -17,17 +17,17 @@ BEGIN;
 INSERT INTO public.biz(job, fire) VALUES ('j' || :k, 'f' || :f);
 WITH iso AS (SELECT current_setting('transaction_isolation') IN ('read committed', 'read uncommitted') AS rc,
     (SELECT pg_try_advisory_xact_lock_shared(t.k) FROM (SELECT :k::bigint AS k) t) AS tagged),
-fw AS (SELECT job_key, fencing_token, owner, node, run_fire, run_started_at, run_trace, current_run_id, lease_expires_at,
+fw AS (SELECT job_key, fencing_token, owner, node, run_fire_key, run_started_at, run_trace_id, current_run_id, lease_expires_at,
     coalesce(lease_expires_at > clock_timestamp(), false) AS live FROM tenure.job_execution AS je, iso
     WHERE je.job_key = 'j' || :k AND iso.rc FOR NO KEY UPDATE OF je),
 done AS (INSERT INTO tenure.job_run AS r (run_id, job_key, fire_key, epoch, owner, node, trace_id, status, started_at, finished_at)
-    SELECT fw.current_run_id, fw.job_key, fw.run_fire, fw.fencing_token, fw.owner, fw.node, fw.run_trace, 'COMPLETED', fw.run_started_at, clock_timestamp()
+    SELECT fw.current_run_id, fw.job_key, fw.run_fire_key, fw.fencing_token, fw.owner, fw.node, fw.run_trace_id, 'COMPLETED', fw.run_started_at, clock_timestamp()
     FROM fw WHERE fw.fencing_token = :epoch AND fw.owner = 'o' || :f AND fw.live AND fw.current_run_id = md5('r' || :f)::uuid
     ON CONFLICT (job_key, fire_key) DO UPDATE SET run_id = excluded.run_id, epoch = excluded.epoch, owner = excluded.owner, status = 'COMPLETED',
         attempt = r.attempt + 1, previous_run_id = r.run_id, previous_status = r.status, started_at = excluded.started_at, finished_at = excluded.finished_at, error = NULL
     WHERE r.status IN ('FAILED', 'ABANDONED', 'REJECTED_STALE')
     RETURNING r.run_id),
-cleared AS (UPDATE tenure.job_execution AS je SET owner = NULL, node = NULL, status = 'IDLE', lease_expires_at = NULL, current_run_id = NULL, run_fire = NULL, run_started_at = NULL, run_trace = NULL,
+cleared AS (UPDATE tenure.job_execution AS je SET owner = NULL, node = NULL, status = 'IDLE', lease_expires_at = NULL, current_run_id = NULL, run_fire_key = NULL, run_started_at = NULL, run_trace_id = NULL,
             updated_at = clock_timestamp() FROM fw
     WHERE je.job_key = fw.job_key AND fw.fencing_token = :epoch AND fw.owner = 'o' || :f AND fw.live RETURNING je.job_key)
 SELECT fw.fencing_token, (SELECT count(*) FROM done) AS ndone, (SELECT count(*) FROM cleared) AS ncleared

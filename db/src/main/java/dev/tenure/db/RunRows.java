@@ -393,8 +393,6 @@ final class RunRows {
             ps.setString(i++, fireKey);
             ps.setString(i++, k.traceId());
             ps.setString(i++, key);
-            ps.setString(i++, fireKey);
-            ps.setString(i++, fireKey);
             ps.setString(i, key);
             try (ResultSet rs = ps.executeQuery()) {
                 return rs.next() ? answer(rs, 1, runId) : NO_ROW;
@@ -403,7 +401,7 @@ final class RunRows {
     }
 
     /**
-     * The answer in the current row of a claim statement's result, whose 7 columns start at {@code first}: Started,
+     * The answer in the current row of a claim statement's result, whose 6 columns start at {@code first}: Started,
      * Done or Held.
      */
     private static Object answer(ResultSet rs, int first, UUID runId) throws SQLException {

@@ -111,7 +111,16 @@ final class Sql {
      * job, fire and attempt of each row written.
      */
     static String abandonPrevious(String jr, String name, String src, String won, String error) {
-        return """
+        return abandonPrevious(jr, name, src, won, error, false);
+    }
+
+    /**
+     * {@link #abandonPrevious}; with {@code legacy}, also a CTE {@code <name>Legacy} that turns ABANDONED the RUNNING
+     * row that a version before schema 8 wrote for that run. Claims leave such a row to the sweeper, which records its
+     * fire MISSED, or to the fire's next attempt, which takes it over: the check would cost every claim.
+     */
+    static String abandonPrevious(String jr, String name, String src, String won, String error, boolean legacy) {
+        String rows = """
                 %2$s AS (INSERT INTO %1$s AS r %3$s
                     SELECT p.old_run, p.job_key, p.old_fire, p.old_epoch, p.old_owner, p.old_node, p.old_trace,
                         'ABANDONED', p.old_started, clock_timestamp(), %6$s
@@ -119,10 +128,15 @@ final class Sql {
                     WHERE p.was = 'RUNNING' AND p.old_run IS NOT NULL AND p.old_fire IS NOT NULL
                         AND p.old_owner IS NOT NULL AND NOT EXISTS (SELECT 1 FROM %1$s x WHERE x.run_id = p.old_run)
                     %7$s
-                    RETURNING r.job_key, r.fire_key, r.attempt),
-                %2$sLegacy AS (UPDATE %1$s r SET status = 'ABANDONED', finished_at = clock_timestamp(), error = %6$s
-                    FROM %4$s p JOIN %5$s w ON w.job = p.job_key
-                    WHERE r.run_id = p.old_run AND r.status = 'RUNNING')""".formatted(jr, name, RUN_COLUMNS, src, won, error, TAKE_OVER);
+                    RETURNING r.job_key, r.fire_key, r.attempt)""".formatted(jr, name, RUN_COLUMNS, src, won, error, TAKE_OVER);
+        if (!legacy) {
+            return rows;
+        }
+        return rows + """
+                ,
+                %2$sLegacy AS (UPDATE %1$s r SET status = 'ABANDONED', finished_at = clock_timestamp(), error = %5$s
+                    FROM %3$s p JOIN %4$s w ON w.job = p.job_key
+                    WHERE r.run_id = p.old_run AND r.status = 'RUNNING')""".formatted(jr, name, src, won, error);
     }
 
     final String claim;
@@ -384,8 +398,9 @@ final class Sql {
      * <li>no run row is written: the run's row is written once, at its end.</li>
      * </ul>
      * Parameters: 1 lock timeout, 2 job, 3 fire, 4 job, 5 owner, 6 fire, 7 owner, 8 node, 9 run id, 10 ttl ms, 11 fire,
-     * 12 trace id, 13 job, 14 fire, 15 fire, 16 job. Columns: 1 kind ({@code started}, {@code done}, {@code missed},
-     * {@code held}), 2 epoch, 3 owner, 4 run id, 5 lease expiry, 6 database now, 7 attempt (started only).
+     * 12 trace id, 13 job (the update reads the job row by its key, whatever the plan), 14 job. Columns: 1 kind
+     * ({@code started}, {@code done}, {@code missed}, {@code held}), 2 epoch, 3 owner, 4 run id, 5 lease expiry,
+     * 6 database now.
      */
     private static String claimAndStart(String je, String jr, String schema) {
         return """
@@ -402,19 +417,16 @@ final class Sql {
                     lease_expires_at = clock_timestamp() + ?::bigint * interval '1 millisecond',
                     run_fire_key = ?, run_started_at = clock_timestamp(), run_trace_id = ?,
                     updated_at = clock_timestamp() FROM late
-                    WHERE je.job_key = late.job_key AND late.done_status IS NULL
+                    WHERE je.job_key = late.job_key AND je.job_key = ? AND late.done_status IS NULL
                     RETURNING je.job_key AS job, je.fencing_token, je.lease_expires_at),
-                %5$s,
-                prior AS (SELECT attempt FROM %2$s WHERE job_key = ? AND fire_key = ?)
-                SELECT 'started', w.fencing_token, NULL, NULL, w.lease_expires_at, clock_timestamp(),
-                    coalesce((SELECT a.attempt FROM abandoned a WHERE a.fire_key = ?), (SELECT attempt FROM prior), 0)
-                        + 1 FROM won w
+                %5$s
+                SELECT 'started', w.fencing_token, NULL, NULL, w.lease_expires_at, clock_timestamp() FROM won w
                 UNION ALL SELECT CASE WHEN d.status = 'MISSED' THEN 'missed' ELSE 'done' END, d.epoch, d.owner,
-                    d.run_id::text, NULL, clock_timestamp(), NULL FROM done d
+                    d.run_id::text, NULL, clock_timestamp() FROM done d
                 UNION ALL SELECT CASE WHEN l.done_status = 'MISSED' THEN 'missed' ELSE 'done' END, l.done_epoch,
-                    l.done_owner, l.done_run::text, NULL, clock_timestamp(), NULL FROM late l
+                    l.done_owner, l.done_run::text, NULL, clock_timestamp() FROM late l
                     WHERE l.done_status IS NOT NULL
-                UNION ALL SELECT 'held', je.fencing_token, je.owner, NULL, je.lease_expires_at, clock_timestamp(), NULL
+                UNION ALL SELECT 'held', je.fencing_token, je.owner, NULL, je.lease_expires_at, clock_timestamp()
                     FROM %1$s je WHERE je.job_key = ? AND NOT EXISTS (SELECT 1 FROM free)
                     AND NOT EXISTS (SELECT 1 FROM done)""".formatted(
                         je, jr, MICROS, PREVIOUS, abandonPrevious(jr, "abandoned", "late", "won", LEASE_ENDED), schema);
@@ -430,7 +442,7 @@ final class Sql {
      * is a generic one, planned without the arrays, and a join of {@code req} with the job table scans a small table
      * whole, so every claim statement would read every job row. Parameters: 1 lock timeout, 2-7 arrays of jobs (in
      * key order, no job twice), fires, owners, run ids, TTLs in ms and trace ids (equal lengths), 8 node, 9 jobs.
-     * Columns: 1 request number, then the one-claim statement's 7; a request whose job has no row gets none.
+     * Columns: 1 request number, then the one-claim statement's 6; a request whose job has no row gets none.
      */
     private static String claimAndStartMany(String je, String jr, String schema) {
         return """
@@ -455,19 +467,15 @@ final class Sql {
                     updated_at = clock_timestamp() FROM late JOIN req ON req.n = late.n
                     WHERE je.job_key = late.job_key AND late.done_status IS NULL AND je.job_key = ANY(?::text[])
                     RETURNING req.n, je.job_key AS job, req.fire_key AS fire, je.fencing_token, je.lease_expires_at),
-                %5$s,
-                prior AS (SELECT won.n, p.attempt FROM won JOIN %2$s p ON p.job_key = won.job AND p.fire_key = won.fire)
-                SELECT w.n, 'started', w.fencing_token, NULL, NULL, w.lease_expires_at, clock_timestamp(),
-                    coalesce((SELECT a.attempt FROM abandoned a WHERE a.job_key = w.job AND a.fire_key = w.fire),
-                        (SELECT p.attempt FROM prior p WHERE p.n = w.n), 0) + 1
-                    FROM won w
+                %5$s
+                SELECT w.n, 'started', w.fencing_token, NULL, NULL, w.lease_expires_at, clock_timestamp() FROM won w
                 UNION ALL SELECT d.n, CASE WHEN d.status = 'MISSED' THEN 'missed' ELSE 'done' END, d.epoch, d.owner,
-                    d.run_id::text, NULL, clock_timestamp(), NULL FROM done d
+                    d.run_id::text, NULL, clock_timestamp() FROM done d
                 UNION ALL SELECT l.n, CASE WHEN l.done_status = 'MISSED' THEN 'missed' ELSE 'done' END, l.done_epoch,
-                    l.done_owner, l.done_run::text, NULL, clock_timestamp(), NULL FROM late l
+                    l.done_owner, l.done_run::text, NULL, clock_timestamp() FROM late l
                     WHERE l.done_status IS NOT NULL
                 UNION ALL SELECT req.n, 'held', je.fencing_token, je.owner, NULL, je.lease_expires_at,
-                    clock_timestamp(), NULL
+                    clock_timestamp()
                     FROM req CROSS JOIN LATERAL (SELECT j.fencing_token, j.owner, j.lease_expires_at FROM %1$s j
                         WHERE j.job_key = req.job_key OFFSET 0) je
                     WHERE NOT EXISTS (SELECT 1 FROM free WHERE free.n = req.n)

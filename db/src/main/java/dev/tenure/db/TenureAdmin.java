@@ -369,7 +369,7 @@ public final class TenureAdmin {
                         Sql.notifyIfListened(q, ""),
                         Sql.NO_RUN,
                         Sql.PREVIOUS,
-                        Sql.abandonPrevious(q + ".job_run", "abandoned", "old", "rel", "(SELECT why FROM args)"));
+                        Sql.abandonPrevious(q + ".job_run", "abandoned", "old", "rel", "(SELECT why FROM args)", true));
     }
 
     /** On schema {@value TenureSchema#DEFAULT_SCHEMA}. */

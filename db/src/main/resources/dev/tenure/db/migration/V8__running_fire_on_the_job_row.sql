@@ -35,10 +35,12 @@ WHERE je.status = 'RUNNING' AND je.run_fire_key IS NOT NULL AND je.current_run_i
 -- The fire's COMPLETED or MISSED row, read with a snapshot of its own: a claim calls it after it has locked the job's
 -- row, and sees a completion or a MISSED record committed while it waited for that lock, which the claim statement's
 -- own snapshot (taken before the wait) does not show. VOLATILE and in PL/pgSQL, so that its query takes a new snapshot
--- (at READ COMMITTED, the level Tenure's own statements run at) and is never inlined into the caller's.
+-- (at READ COMMITTED, the level Tenure's own statements run at) and is never inlined into the caller's. ROWS 1: it
+-- returns at most one row, and a planner that expected the default 1,000 would join the claim to the job table by a
+-- scan of all of it.
 CREATE OR REPLACE FUNCTION ${schema}.settled_run(p_job text, p_fire text)
     RETURNS TABLE (run_id uuid, owner text, epoch bigint, status text)
-    LANGUAGE plpgsql VOLATILE AS $$
+    LANGUAGE plpgsql VOLATILE ROWS 1 AS $$
 BEGIN
     RETURN QUERY SELECT r.run_id, r.owner, r.epoch, r.status FROM ${schema}.job_run r
         WHERE r.job_key = p_job AND r.fire_key = p_fire AND r.status IN ('COMPLETED', 'MISSED');
