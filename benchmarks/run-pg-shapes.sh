@@ -27,7 +27,7 @@ if [ -z "$pgbench" ]; then
 fi
 scripts=("$@")
 if [ ${#scripts[@]} -eq 0 ]; then
-  scripts=(business-only plain-floor run-row-once today)
+  scripts=(business-only plain-floor run-row-once job-row-once today built built-no-second-read)
 fi
 
 db="tenure_shapes_$$"

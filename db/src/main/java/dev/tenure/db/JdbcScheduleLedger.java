@@ -600,6 +600,15 @@ final class JdbcScheduleLedger implements ScheduleLedger {
                     ps.executeUpdate();
                 }
             }
+            Set<String> touched = new HashSet<>();
+            recorded.forEach(f -> touched.add(f.jobKey()));
+            written.forEach(w -> touched.add(w.jobKey()));
+            if (!touched.isEmpty()) {
+                try (PreparedStatement ps = jdbc.prepare(c, sql.touchJobs)) {
+                    ps.setArray(1, c.createArrayOf("text", touched.toArray()));
+                    ps.executeUpdate();
+                }
+            }
             Set<String> busyJobs = new HashSet<>(jobs);
             busyJobs.removeAll(locked);
             Settled settled = new Settled(recorded, busyJobs);

@@ -42,6 +42,7 @@ final class ScheduleSql {
     final String recordMissed;
     final String fence;
     final String summaries;
+    final String touchJobs;
     final String swept;
     final String pause;
     final String resume;
@@ -229,6 +230,10 @@ final class ScheduleSql {
                 FROM unnest(?::text[], ?::bigint[]) AS m(job_key, epoch)
                 WHERE je.job_key = m.job_key AND je.fencing_token = m.epoch
                     AND (je.lease_expires_at IS NULL OR je.lease_expires_at <= clock_timestamp())""".formatted(je, MICROS, Sql.NO_RUN);
+        // The job rows of fires just recorded MISSED get a new version (a HOT update of updated_at): a claim of such a
+        // fire whose snapshot predates this transaction's commit, and which waited for the row, then sees a version
+        // its snapshot does not show, and reads the fire's state again (Sql.SECOND_READ). 1 jobs
+        touchJobs = "UPDATE %s SET updated_at = clock_timestamp() WHERE job_key = ANY(?)".formatted(je);
         // 1 sweeper, 2 jobs, 3 fire keys, 4 reasons
         summaries = """
                 INSERT INTO %1$s (run_id, job_key, fire_key, epoch, owner, status, started_at, finished_at, error)

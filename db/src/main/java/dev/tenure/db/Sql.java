@@ -75,11 +75,29 @@ final class Sql {
 
     /**
      * What a claim reads of the job row's current run before it overwrites it (the row aliased {@code je}), for
-     * {@link #abandonPrevious}: its status, run id, fire, epoch, owner, node, start and trace id.
+     * {@link #abandonPrevious}: its status, run id, fire, epoch, owner, node, start and trace id; and the transaction
+     * that wrote the version it locked ({@link #SECOND_READ}).
      */
     static final String PREVIOUS = """
             je.status AS was, je.current_run_id AS old_run, je.run_fire_key AS old_fire, je.fencing_token AS old_epoch,
-            je.owner AS old_owner, je.node AS old_node, je.run_started_at AS old_started, je.run_trace_id AS old_trace""";
+            je.owner AS old_owner, je.node AS old_node, je.run_started_at AS old_started, je.run_trace_id AS old_trace,
+            je.xmin::text AS locked_xmin""";
+
+    /**
+     * When a claim reads the fire's completion again ({@code settled_run}, with a snapshot of its own) once it holds the
+     * job row (aliased {@code f}, with {@link #PREVIOUS}'s columns; {@code %s} the job table): only when something may
+     * have completed the fire, or recorded it MISSED, after the claim statement's snapshot was taken:
+     * <ul>
+     * <li>the row it locked is not the version its snapshot shows (another transaction changed it since: a claim, a
+     *     completion that released the lease, a release, a sweeper that recorded MISSED fires of the job);</li>
+     * <li>or the row still names a holder (whose lease has ended, or the claimant itself): a holder may complete in a
+     *     transaction that only locks the row, and commit just before the claim gets it.</li>
+     * </ul>
+     * Otherwise nobody wrote to the job since the snapshot, and nobody holds it, so the snapshot's read ({@code done})
+     * stands: the common claim, of a job its last holder released, spends no second read.
+     */
+    static final String SECOND_READ = "(f.old_owner IS NOT NULL OR f.locked_xmin IS DISTINCT FROM "
+            + "(SELECT j.xmin::text FROM %s j WHERE j.job_key = f.job_key))";
 
     /** Why a run whose holder's lease ended turns ABANDONED, from {@link #PREVIOUS}'s columns (aliased p). */
     static final String LEASE_ENDED = "'the lease of ' || coalesce(p.old_node || '#' || left(p.old_owner, 4), "
@@ -391,7 +409,8 @@ final class Sql {
      * <li>{@code free}: the job row locked (FOR UPDATE, waiting for open fenced transactions up to the lock timeout),
      *     only where no other owner's lease is live and the fire is not done;</li>
      * <li>{@code late}: the fire's completion read again once the row is locked, with a snapshot of its own
-     *     ({@code settled_run}): a completion or MISSED record committed while the claim waited for the lock is seen,
+     *     ({@code settled_run}), when something may have completed it after the statement's snapshot
+     *     ({@link #SECOND_READ}): a completion or MISSED record committed while the claim waited for the lock is seen,
      *     and the job is not claimed;</li>
      * <li>{@code won}: the claim; the job row turns RUNNING and carries the fire (run id, fire, start, trace id);</li>
      * <li>{@code abandoned}: the run the row carried before, whose holder's lease ended, gets its ABANDONED row;</li>
@@ -411,7 +430,8 @@ final class Sql {
                     AND (je.lease_expires_at IS NULL OR je.lease_expires_at <= clock_timestamp() OR je.owner = ?)
                     AND NOT EXISTS (SELECT 1 FROM done) FOR UPDATE OF je),
                 late AS (SELECT f.*, s.run_id AS done_run, s.owner AS done_owner, s.epoch AS done_epoch,
-                    s.status AS done_status FROM free f LEFT JOIN LATERAL %6$s.settled_run(f.job_key, ?) s ON true),
+                    s.status AS done_status FROM free f LEFT JOIN LATERAL (SELECT * FROM %6$s.settled_run(f.job_key, ?)
+                        WHERE %7$s) s ON true),
                 won AS (UPDATE %1$s AS je SET fencing_token = greatest(je.fencing_token + 1, %3$s),
                     owner = ?, node = ?, status = 'RUNNING', current_run_id = ?::uuid, claimed_at = clock_timestamp(),
                     lease_expires_at = clock_timestamp() + ?::bigint * interval '1 millisecond',
@@ -429,7 +449,13 @@ final class Sql {
                 UNION ALL SELECT 'held', je.fencing_token, je.owner, NULL, je.lease_expires_at, clock_timestamp()
                     FROM %1$s je WHERE je.job_key = ? AND NOT EXISTS (SELECT 1 FROM free)
                     AND NOT EXISTS (SELECT 1 FROM done)""".formatted(
-                        je, jr, MICROS, PREVIOUS, abandonPrevious(jr, "abandoned", "late", "won", LEASE_ENDED), schema);
+                        je,
+                        jr,
+                        MICROS,
+                        PREVIOUS,
+                        abandonPrevious(jr, "abandoned", "late", "won", LEASE_ENDED),
+                        schema,
+                        SECOND_READ.formatted(je));
     }
 
     /**
@@ -458,7 +484,7 @@ final class Sql {
                     AND NOT EXISTS (SELECT 1 FROM done WHERE done.n = req.n) FOR UPDATE OF je) f),
                 late AS (SELECT f.*, s.run_id AS done_run, s.owner AS done_owner, s.epoch AS done_epoch,
                     s.status AS done_status FROM free f JOIN req ON req.n = f.n
-                    LEFT JOIN LATERAL %6$s.settled_run(f.job_key, req.fire_key) s ON true),
+                    LEFT JOIN LATERAL (SELECT * FROM %6$s.settled_run(f.job_key, req.fire_key) WHERE %7$s) s ON true),
                 won AS (UPDATE %1$s AS je SET fencing_token = greatest(je.fencing_token + 1, %3$s),
                     owner = req.owner, node = ?, status = 'RUNNING', current_run_id = req.run_id::uuid,
                     claimed_at = clock_timestamp(),
@@ -480,7 +506,13 @@ final class Sql {
                         WHERE j.job_key = req.job_key OFFSET 0) je
                     WHERE NOT EXISTS (SELECT 1 FROM free WHERE free.n = req.n)
                     AND NOT EXISTS (SELECT 1 FROM done WHERE done.n = req.n)""".formatted(
-                        je, jr, MICROS, PREVIOUS, abandonPrevious(jr, "abandoned", "late", "won", LEASE_ENDED), schema);
+                        je,
+                        jr,
+                        MICROS,
+                        PREVIOUS,
+                        abandonPrevious(jr, "abandoned", "late", "won", LEASE_ENDED),
+                        schema,
+                        SECOND_READ.formatted(je));
     }
 
     /**

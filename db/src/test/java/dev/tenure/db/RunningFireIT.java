@@ -181,7 +181,9 @@ class RunningFireIT {
      */
     @Test
     void aClaimThatWaitedForTheHoldersCompletion_findsTheFireDone_andClaimsNothing() throws Exception {
-        race(fx.runs);
+        try (JdbcBackend.Siblings stores = Fixture.open(fx.pool, patientClaims())) {
+            race(stores.runs());
+        }
     }
 
     /**
@@ -196,7 +198,7 @@ class RunningFireIT {
             rr.setPassword(fx.db.password());
             rr.setMaximumPoolSize(4);
             rr.setTransactionIsolation("TRANSACTION_REPEATABLE_READ");
-            try (JdbcBackend.Siblings stores = Fixture.open(rr, Fixture.NO_LISTEN)) {
+            try (JdbcBackend.Siblings stores = Fixture.open(rr, patientClaims())) {
                 race(stores.runs());
                 try (java.sql.Connection c = rr.getConnection();
                         java.sql.Statement st = c.createStatement();
@@ -210,9 +212,24 @@ class RunningFireIT {
         }
     }
 
+    /** A ledger whose claims wait long for a row lock: the races below decide when the lock is released. */
+    private static DatabaseConfig patientClaims() {
+        return DatabaseConfig.builder()
+                .listen(false)
+                .claimLockTimeout(dev.tenure.testkit.Timing.scaled(Duration.ofSeconds(20)))
+                .build();
+    }
+
+    /**
+     * Holder H completes fire f1 in a business transaction, its lease expires, and claimant C claims f1 while H's
+     * transaction is still open. H's transaction stays busy (a statement that sleeps) until C is seen waiting for the job
+     * row, so that C's claim does not end it as a frozen holder's idle transaction ({@link StaleFences}); then it
+     * commits.
+     */
     private static void race(JdbcRunLedger runs) throws Exception {
         String key = "running-race-" + UUID.randomUUID();
         FireClaim.Started h = (FireClaim.Started) runs.claimAndStart(key, "f1", "H", Duration.ofMillis(400), null);
+        java.util.concurrent.ExecutorService threads = java.util.concurrent.Executors.newFixedThreadPool(2);
         try (java.sql.Connection business = fx.pool.getConnection()) {
             business.setAutoCommit(false);
             fx.runs.complete(business, key, h.epoch(), "H", h.runId());
@@ -222,33 +239,99 @@ class RunningFireIT {
                                     + "tenure.job_execution WHERE job_key = '" + key + "'")
                             .get(0)
                             .equals("true"));
-            java.util.concurrent.ExecutorService claimer = java.util.concurrent.Executors.newSingleThreadExecutor();
-            try {
-                java.util.concurrent.Future<FireClaim> late =
-                        claimer.submit(() -> runs.claimAndStart(key, "f1", "C", Duration.ofSeconds(30), null));
-                // the claim waits for the job row, which the holder's open transaction holds
-                org.awaitility.Awaitility.await()
-                        .atMost(dev.tenure.testkit.Timing.scaled(Duration.ofSeconds(5)))
-                        .until(() -> !fx.query("SELECT pid FROM pg_stat_activity WHERE wait_event_type = 'Lock' "
-                                        + "AND query LIKE '%settled_run%' AND datname = current_database()")
-                                .isEmpty());
+            double busySeconds = dev.tenure.testkit.Timing.scaledMillis(3000) / 1000.0;
+            java.util.concurrent.Future<?> holder = threads.submit(() -> {
+                try (java.sql.Statement st = business.createStatement()) {
+                    st.execute("SELECT pg_sleep(" + busySeconds + ")");
+                }
                 business.commit();
-                FireClaim answer = late.get(dev.tenure.testkit.Timing.scaledMillis(10_000), TimeUnit.MILLISECONDS);
-                assertThat(answer)
-                        .as("the fire completed while the claim waited")
-                        .isInstanceOfSatisfying(dev.tenure.spi.RunLedger.FireStart.AlreadyDone.class, d -> {
-                            assertThat(d.runId()).isEqualTo(h.runId());
-                            assertThat(d.owner()).isEqualTo("H");
-                            assertThat(d.missed()).isFalse();
-                        });
-            } finally {
-                claimer.shutdownNow();
-            }
+                return null;
+            });
+            org.awaitility.Awaitility.await()
+                    .atMost(dev.tenure.testkit.Timing.scaled(Duration.ofSeconds(5)))
+                    .until(() -> !fx.query("SELECT pid FROM pg_stat_activity WHERE state = 'active' "
+                                    + "AND query LIKE 'SELECT pg_sleep%' AND datname = current_database()")
+                            .isEmpty());
+            java.util.concurrent.Future<FireClaim> late =
+                    threads.submit(() -> runs.claimAndStart(key, "f1", "C", Duration.ofSeconds(30), null));
+            // the claim waits for the job row, which the holder's open transaction holds
+            org.awaitility.Awaitility.await()
+                    .atMost(dev.tenure.testkit.Timing.scaled(Duration.ofSeconds(5)))
+                    .until(() -> !fx.query("SELECT pid FROM pg_stat_activity WHERE wait_event_type = 'Lock' "
+                                    + "AND query LIKE '%settled_run%' AND datname = current_database()")
+                            .isEmpty());
+            holder.get(dev.tenure.testkit.Timing.scaledMillis(20_000), TimeUnit.MILLISECONDS);
+            FireClaim answer = late.get(dev.tenure.testkit.Timing.scaledMillis(20_000), TimeUnit.MILLISECONDS);
+            assertThat(answer)
+                    .as("the fire completed while the claim waited")
+                    .isInstanceOfSatisfying(dev.tenure.spi.RunLedger.FireStart.AlreadyDone.class, d -> {
+                        assertThat(d.runId()).isEqualTo(h.runId());
+                        assertThat(d.owner()).isEqualTo("H");
+                        assertThat(d.missed()).isFalse();
+                    });
+        } finally {
+            threads.shutdownNow();
         }
         assertThat(fx.query("SELECT fencing_token || ' ' || coalesce(owner, '-') FROM tenure.job_execution "
                         + "WHERE job_key = '" + key + "'"))
                 .as("not claimed: no epoch spent, the holder's row as its completion left it")
                 .containsExactly(h.epoch() + " H");
         assertThat(runs("job_run", key)).hasSize(1).allMatch(r -> r.contains("|COMPLETED|1|"));
+    }
+
+    /**
+     * The sweeper's side of the same race: a claim of a fire that a sweep records MISSED while the claim waits for the
+     * job row (the sweep's transaction locks it). The sweep gives the job row a new version when it records MISSED
+     * fires of the job, so the claim, which locks a version its snapshot does not show, reads the fire again and finds
+     * it MISSED: the fire is not run. The sweep's statements are the ledger's own (lockJobs, recordMissed, touchJobs).
+     */
+    @Test
+    void aClaimThatWaitedForASweepRecordingTheFireMissed_findsItMissed_andClaimsNothing() throws Exception {
+        String key = "running-missed-" + UUID.randomUUID();
+        FireClaim.Started earlier = (FireClaim.Started) fx.runs.claimAndStart(key, "f0", "H", TTL, null);
+        fx.runs.finishAndRelease(key, earlier.epoch(), "H", earlier.runId(), true, null);
+        ScheduleSql sweep = new ScheduleSql(TenureSchema.quoted(TenureSchema.DEFAULT_SCHEMA));
+        try (JdbcBackend.Siblings patient = Fixture.open(fx.pool, patientClaims());
+                java.sql.Connection sweeper = fx.pool.getConnection()) {
+            sweeper.setAutoCommit(false);
+            try (java.sql.PreparedStatement ps = sweeper.prepareStatement(sweep.lockJobs)) {
+                ps.setString(1, "1000");
+                ps.setArray(2, sweeper.createArrayOf("text", new Object[] {key}));
+                ps.executeQuery().close();
+            }
+            try (java.sql.PreparedStatement ps = sweeper.prepareStatement(sweep.recordMissed)) {
+                ps.setString(1, "sweeper");
+                ps.setArray(2, sweeper.createArrayOf("text", new Object[] {key}));
+                ps.setArray(3, sweeper.createArrayOf("text", new Object[] {"f1"}));
+                ps.setArray(4, sweeper.createArrayOf("text", new Object[] {"test: nobody ran it"}));
+                ps.executeQuery().close();
+            }
+            try (java.sql.PreparedStatement ps = sweeper.prepareStatement(sweep.touchJobs)) {
+                ps.setArray(1, sweeper.createArrayOf("text", new Object[] {key}));
+                ps.executeUpdate();
+            }
+            java.util.concurrent.ExecutorService claimer = java.util.concurrent.Executors.newSingleThreadExecutor();
+            try {
+                java.util.concurrent.Future<FireClaim> late =
+                        claimer.submit(() -> patient.runs().claimAndStart(key, "f1", "C", TTL, null));
+                org.awaitility.Awaitility.await()
+                        .atMost(dev.tenure.testkit.Timing.scaled(Duration.ofSeconds(5)))
+                        .until(() -> !fx.query("SELECT pid FROM pg_stat_activity WHERE wait_event_type = 'Lock' "
+                                        + "AND query LIKE '%settled_run%' AND datname = current_database()")
+                                .isEmpty());
+                sweeper.commit();
+                FireClaim answer = late.get(dev.tenure.testkit.Timing.scaledMillis(10_000), TimeUnit.MILLISECONDS);
+                assertThat(answer)
+                        .as("the fire recorded MISSED while the claim waited")
+                        .isInstanceOfSatisfying(
+                                dev.tenure.spi.RunLedger.FireStart.AlreadyDone.class,
+                                d -> assertThat(d.missed()).isTrue());
+            } finally {
+                claimer.shutdownNow();
+            }
+        }
+        assertThat(fx.query("SELECT coalesce(owner, '-') FROM tenure.job_execution WHERE job_key = '" + key + "'"))
+                .as("not claimed")
+                .containsExactly("-");
     }
 }
