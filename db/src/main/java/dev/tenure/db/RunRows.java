@@ -370,8 +370,8 @@ final class RunRows {
     static final Object NO_ROW = new Object();
 
     /**
-     * Started, Done or Held; the claimed epoch (a Long) when the fire completed meanwhile; {@link #NO_ROW} when the job
-     * has no row.
+     * Started, Done (also when the fire completed while the claim waited for the row) or Held; {@link #NO_ROW} when the
+     * job has no row.
      */
     private Object claimAndStartOnce(Connection c, Claim k) throws SQLException {
         String key = k.key();
