@@ -42,12 +42,6 @@ package dev.tenure.db;
 final class Sql {
 
     /**
-     * A run row's holder as people read it: its node name and the first 4 characters of its owner id (which tell two
-     * processes of one name apart), or the owner id of a run whose node is not known.
-     */
-    static final String HOLDER = "coalesce(node || '#' || left(owner, 4), owner)";
-
-    /**
      * How long a session must have sat idle in a fenced transaction of a job whose lease has expired before a claim ends
      * it: a holder frozen at that point has been idle since before its lease ran out (about a TTL), while one that is
      * merely between two statements gets the claim's full lock timeout to commit.
@@ -99,7 +93,11 @@ final class Sql {
     static final String SECOND_READ = "(f.old_owner IS NOT NULL OR f.locked_xmin IS DISTINCT FROM "
             + "(SELECT j.xmin::text FROM %s j WHERE j.job_key = f.job_key))";
 
-    /** Why a run whose holder's lease ended turns ABANDONED, from {@link #PREVIOUS}'s columns (aliased p). */
+    /**
+     * Why a run whose holder's lease ended turns ABANDONED, from {@link #PREVIOUS}'s columns (aliased p), naming the
+     * holder as people read it: its node name and the first 4 characters of its owner id (which tell two processes of
+     * one name apart), or the owner id of a run whose node is not known.
+     */
     static final String LEASE_ENDED = "'the lease of ' || coalesce(p.old_node || '#' || left(p.old_owner, 4), "
             + "p.old_owner) || ' (epoch ' || p.old_epoch || ') ended while the run was RUNNING'";
 
@@ -402,6 +400,23 @@ final class Sql {
     }
 
     /**
+     * The parts both claim statements ({@link #claimAndStart}, {@link #claimAndStartMany}) are written with, as their
+     * format arguments: 1 job table, 2 run table, 3 the new epoch, 4 {@link #PREVIOUS}, 5 the ABANDONED write of the
+     * previous run, 6 schema, 7 {@link #SECOND_READ}.
+     */
+    private static Object[] claimParts(String je, String jr, String schema) {
+        return new Object[] {
+            je,
+            jr,
+            MICROS,
+            PREVIOUS,
+            abandonPrevious(jr, "abandoned", "late", "won", LEASE_ENDED),
+            schema,
+            SECOND_READ.formatted(je)
+        };
+    }
+
+    /**
      * Reads the fire's completion, claims the job and starts the fire, in one statement (one commit), as
      * {@code claim} and {@code startRun} would in two:
      * <ul>
@@ -448,14 +463,7 @@ final class Sql {
                     WHERE l.done_status IS NOT NULL
                 UNION ALL SELECT 'held', je.fencing_token, je.owner, NULL, je.lease_expires_at, clock_timestamp()
                     FROM %1$s je WHERE je.job_key = ? AND NOT EXISTS (SELECT 1 FROM free)
-                    AND NOT EXISTS (SELECT 1 FROM done)""".formatted(
-                        je,
-                        jr,
-                        MICROS,
-                        PREVIOUS,
-                        abandonPrevious(jr, "abandoned", "late", "won", LEASE_ENDED),
-                        schema,
-                        SECOND_READ.formatted(je));
+                    AND NOT EXISTS (SELECT 1 FROM done)""".formatted(claimParts(je, jr, schema));
     }
 
     /**
@@ -505,14 +513,7 @@ final class Sql {
                     FROM req CROSS JOIN LATERAL (SELECT j.fencing_token, j.owner, j.lease_expires_at FROM %1$s j
                         WHERE j.job_key = req.job_key OFFSET 0) je
                     WHERE NOT EXISTS (SELECT 1 FROM free WHERE free.n = req.n)
-                    AND NOT EXISTS (SELECT 1 FROM done WHERE done.n = req.n)""".formatted(
-                        je,
-                        jr,
-                        MICROS,
-                        PREVIOUS,
-                        abandonPrevious(jr, "abandoned", "late", "won", LEASE_ENDED),
-                        schema,
-                        SECOND_READ.formatted(je));
+                    AND NOT EXISTS (SELECT 1 FROM done WHERE done.n = req.n)""".formatted(claimParts(je, jr, schema));
     }
 
     /**
